@@ -57,7 +57,9 @@ try {
   }
 
   if (problems.length > 0) {
-    console.error(`check-generated: ${genDir}/ does not match what buf.gen.yaml makes from proto/:`);
+    console.error(
+      `check-generated: ${genDir}/ does not match what buf.gen.yaml makes from proto/:`,
+    );
     for (const problem of problems) console.error(`  ${problem}`);
     console.error('Run `npx buf generate` and commit src/gen/.');
     process.exit(1);
