@@ -1,0 +1,81 @@
+import type { ConfigKey, ConfigSchema } from './schema.ts';
+
+export type ConfigValues = {
+  readonly [K in ConfigKey]: ConfigSchema[K]['defaultValue'];
+};
+
+export type CaptchaProvider = 'hcaptcha' | 'recaptcha' | 'turnstile';
+
+/** The one typed, frozen configuration object handed down from the composition root. */
+export type Config = {
+  readonly http: {
+    readonly host: string;
+    readonly port: number;
+    readonly bodyLimitBytes: number;
+    readonly requestTimeoutMs: number;
+    readonly headersTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+  };
+  readonly baseUrl: URL | undefined;
+  readonly trustProxy: readonly string[];
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly adminHandles: readonly string[];
+  readonly secretKey: string | undefined;
+  readonly forgeApiVersion: string;
+  readonly auth: { readonly openRegistration: boolean; readonly sessionLifetimeMs: number };
+  readonly logLevel: string;
+  readonly protect: {
+    readonly enabled: boolean;
+    readonly anonymousBudget: number;
+    readonly userBudget: number;
+    readonly windowMs: number;
+    readonly captchaProvider: CaptchaProvider | undefined;
+    readonly captchaSiteKey: string | undefined;
+    readonly captchaSecretKey: string | undefined;
+    readonly captchaVerifyUrl: URL | undefined;
+    readonly passLifetimeMs: number;
+  };
+  readonly ci: { readonly taskTimeoutMs: number; readonly zombieReclaimIntervalMs: number };
+};
+
+/** Shapes the flat key → value map into the nested object the code reads. */
+export function toConfig(values: ConfigValues): Config {
+  return Object.freeze({
+    http: Object.freeze({
+      host: values['service.http.host'],
+      port: values['service.http.port'],
+      bodyLimitBytes: values['service.http.body-limit'],
+      requestTimeoutMs: values['service.http.request-timeout'],
+      headersTimeoutMs: values['service.http.headers-timeout'],
+      keepAliveTimeoutMs: values['service.http.keep-alive-timeout'],
+    }),
+    baseUrl: values['service.base-url'],
+    trustProxy: values['service.trust-proxy'],
+    dataDir: values['service.data-dir'],
+    databaseUrl: values['service.database-url'],
+    adminHandles: values['service.admin-handles'],
+    secretKey: values['service.secret-key'],
+    forgeApiVersion: values['service.forge-api.version'],
+    auth: Object.freeze({
+      openRegistration: values['service.auth.open-registration'],
+      sessionLifetimeMs: values['service.auth.session-lifetime'],
+    }),
+    logLevel: values['service.log.level'] ?? 'info',
+    protect: Object.freeze({
+      enabled: values['service.protect.enabled'],
+      anonymousBudget: values['service.protect.anonymous-budget'],
+      userBudget: values['service.protect.user-budget'],
+      windowMs: values['service.protect.window'],
+      captchaProvider: values['service.protect.captcha-provider'],
+      captchaSiteKey: values['service.protect.captcha-site-key'],
+      captchaSecretKey: values['service.protect.captcha-secret-key'],
+      captchaVerifyUrl: values['service.protect.captcha-verify-url'],
+      passLifetimeMs: values['service.protect.pass-lifetime'],
+    }),
+    ci: Object.freeze({
+      taskTimeoutMs: values['service.ci.task-timeout'],
+      zombieReclaimIntervalMs: values['service.ci.zombie-reclaim-interval'],
+    }),
+  });
+}

@@ -1,0 +1,173 @@
+import {
+  booleanField,
+  durationField,
+  enumField,
+  integerField,
+  listField,
+  optionalStringField,
+  stringField,
+  urlField,
+} from './fields.ts';
+
+const HANDLE = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const TRUSTED_PROXY = /^[0-9A-Fa-f:.]+(\/\d{1,3})?$/;
+const SEMVER = /^\d+\.\d+\.\d+$/;
+
+/**
+ * Every configuration key Kiln reads, in documentation order. A key `service.a.b-c` is set in the
+ * TOML file as `service.a.b-c = …` (or in a `[service.a]` table) and in the environment as
+ * `SERVICE_A_B_C`; the environment wins. docs/configuration.md is generated from this table.
+ */
+export const configSchema = {
+  'service.http.host': stringField({
+    default: '127.0.0.1',
+    form: 'a host name or IP address',
+    description: 'Address the HTTP server listens on.',
+  }),
+  'service.http.port': integerField({
+    default: 3000,
+    min: 0,
+    max: 65535,
+    description: 'TCP port of the HTTP server; `0` picks a free port.',
+  }),
+  'service.http.body-limit': integerField({
+    default: 4 * 1024 * 1024,
+    min: 1024,
+    max: 1024 * 1024 * 1024,
+    description:
+      'Largest JSON or form request body in bytes (git pushes stream and are not limited by it).',
+  }),
+  'service.http.request-timeout': durationField({
+    default: 3_600_000,
+    minMs: 1000,
+    description:
+      'Longest time a client may take to send one whole request (a git push included); slower clients are cut off.',
+  }),
+  'service.http.headers-timeout': durationField({
+    default: 30_000,
+    minMs: 1000,
+    description: 'Longest time a client may take to send the request headers.',
+  }),
+  'service.http.keep-alive-timeout': durationField({
+    default: 65_000,
+    minMs: 1000,
+    description: 'How long an idle keep-alive connection stays open.',
+  }),
+  'service.base-url': urlField({
+    protocols: ['http:', 'https:'],
+    description:
+      'External base URL (for example `https://git.example.com`). Unset: derived from each request through trusted proxies.',
+  }),
+  'service.trust-proxy': listField({
+    default: [],
+    itemForm: 'IP addresses or CIDR ranges',
+    validate: (item) => TRUSTED_PROXY.test(item),
+    description:
+      'Reverse proxies whose `X-Forwarded-For`, `X-Forwarded-Proto` and `X-Forwarded-Host` headers are believed.',
+  }),
+  'service.data-dir': stringField({
+    default: './data',
+    form: 'a directory path',
+    description: 'Where repositories (and the SQLite database) live.',
+  }),
+  'service.database-url': optionalStringField({
+    secret: true,
+    form: 'a `postgres://` or `postgresql://` URL',
+    validate: (value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value),
+    description: 'Unset: SQLite in the data dir. A `postgres://…` URL: PostgreSQL.',
+  }),
+  'service.admin-handles': listField({
+    default: [],
+    itemForm: 'user handles',
+    validate: (item) => HANDLE.test(item),
+    description:
+      'Users who are administrators. Empty: there are no administrators and every `/admin` page is closed.',
+  }),
+  'service.secret-key': optionalStringField({
+    secret: true,
+    form: 'a secret of at least 16 characters',
+    validate: (value) => value.length >= 16,
+    description:
+      'Key that encrypts CI secrets at rest. Unset: CI secrets cannot be created and are never sent to runners.',
+  }),
+  'service.forge-api.version': stringField({
+    default: '1.13.0',
+    form: 'a version `MAJOR.MINOR.PATCH`',
+    validate: (value) => SEMVER.test(value),
+    description:
+      'Version reported by `GET /api/v1/version`. Clients gate features on it; keep it below `1.14.0`.',
+  }),
+  'service.auth.open-registration': booleanField({
+    default: true,
+    description: 'Whether anyone may create an account at `/signup`.',
+  }),
+  'service.auth.session-lifetime': durationField({
+    default: 30 * 86_400_000,
+    minMs: 60_000,
+    description: 'How long a web sign-in lasts.',
+  }),
+  'service.log.level': enumField({
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    description: 'Log level; unset means `info`.',
+  }),
+  'service.protect.enabled': booleanField({
+    default: true,
+    description: 'Meter the expensive pages (commits, history, pull requests, search).',
+  }),
+  'service.protect.anonymous-budget': integerField({
+    default: 30,
+    min: 1,
+    max: 1_000_000,
+    description: 'Metered requests per window for one anonymous client IP.',
+  }),
+  'service.protect.user-budget': integerField({
+    default: 120,
+    min: 1,
+    max: 1_000_000,
+    description: 'Metered requests per window for one signed-in user or one challenge pass.',
+  }),
+  'service.protect.window': durationField({
+    default: 60_000,
+    minMs: 1000,
+    description: 'Length of the fixed metering window.',
+  }),
+  'service.protect.captcha-provider': enumField({
+    values: ['hcaptcha', 'recaptcha', 'turnstile'],
+    description: 'Captcha provider of the challenge page; the challenge is on only when provider, site key and secret key are all set.',
+  }),
+  'service.protect.captcha-site-key': optionalStringField({
+    description: 'Public site key of the captcha provider.',
+  }),
+  'service.protect.captcha-secret-key': optionalStringField({
+    secret: true,
+    description: 'Secret key of the captcha provider; also keys the challenge pass cookie.',
+  }),
+  'service.protect.captcha-verify-url': urlField({
+    protocols: ['http:', 'https:'],
+    description: "Verification endpoint. Unset: the provider's own.",
+  }),
+  'service.protect.pass-lifetime': durationField({
+    default: 86_400_000,
+    minMs: 60_000,
+    description: 'How long a solved challenge (the `service_human` cookie) stays valid.',
+  }),
+  'service.ci.task-timeout': durationField({
+    default: 3_600_000,
+    minMs: 1000,
+    description: 'A claimed CI task must finish within this time or it is failed.',
+  }),
+  'service.ci.zombie-reclaim-interval': durationField({
+    default: 60_000,
+    minMs: 1000,
+    description:
+      'How often tasks running past their deadline are failed and their runners marked offline.',
+  }),
+} as const;
+
+export type ConfigSchema = typeof configSchema;
+export type ConfigKey = keyof ConfigSchema;
+
+/** `service.ci.task-timeout` → `SERVICE_CI_TASK_TIMEOUT`. */
+export function envName(key: string): string {
+  return key.toUpperCase().replace(/[.-]/g, '_');
+}
