@@ -1,0 +1,90 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kysely, type MigrationResultSet, Migrator, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Dialect } from './migration.ts';
+import { migrations } from './migrations/index.ts';
+import { NodeSqliteDialect, openSqlite } from './sqlite-adapter.ts';
+import type { Tables } from './tables.ts';
+
+export type Db = Kysely<Tables>;
+
+export type Database = {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  /** Cheap round trip for health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
+
+export type DatabaseOptions = {
+  /** A `postgres://` URL selects PostgreSQL; otherwise SQLite at `<dataDir>/kiln.db`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  poolSize?: number;
+};
+
+/**
+ * pg returns int8 as strings; every int8 Kiln stores (epoch milliseconds, counts) fits in 2^53,
+ * so they are read as numbers.
+ */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+/** Opens the configured engine. Call `migrate` before first use. */
+export function openDatabase(options: DatabaseOptions): Database {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      types: pgTypes,
+    });
+    // An idle client's connection error must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      dialect: 'postgres',
+      ping: async () => {
+        await pool.query('select 1');
+      },
+      close: () => db.destroy(),
+    };
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  const sqlite = openSqlite({ path: join(options.dataDir, 'kiln.db') });
+  const db = new Kysely<Tables>({ dialect: new NodeSqliteDialect(sqlite) });
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: async () => {
+      sqlite.prepare('select 1').all([]);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** Applies every pending migration; safe to run from several processes at once. */
+export async function migrate(database: Database): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db: database.db as Kysely<unknown>,
+    migrationTableName: 'kiln_migrations',
+    migrationLockTableName: 'kiln_migrations_lock',
+    provider: {
+      getMigrations: async () =>
+        Object.fromEntries(
+          migrations.map((migration) => [
+            migration.name,
+            { up: (db: Kysely<unknown>) => migration.up(db, database.dialect) },
+          ]),
+        ),
+    },
+  });
+  const result = await migrator.migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}

@@ -1,0 +1,5 @@
+import type { Migration } from '../migration.ts';
+import { accountsMigration } from './0001-accounts.ts';
+
+/** Every migration, in the order it is applied. Append only; never edit a released one. */
+export const migrations: readonly Migration[] = [accountsMigration];

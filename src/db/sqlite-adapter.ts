@@ -1,0 +1,78 @@
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  SqliteDialect,
+  type SqliteDatabase,
+  SqliteDriver,
+  type SqliteStatement,
+} from 'kysely';
+
+/** Values node:sqlite can bind: it has no booleans, so they become 1/0 as SQLite stores them. */
+function toSqlite(value: unknown): SQLInputValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (
+    typeof value === 'string' ||
+    typeof value === 'number' ||
+    typeof value === 'bigint' ||
+    value instanceof Uint8Array
+  ) {
+    return value;
+  }
+  if (value instanceof Date) return value.getTime();
+  throw new TypeError(`cannot bind a ${typeof value} to SQLite`);
+}
+
+/**
+ * Kysely's SQLite dialect speaks to a better-sqlite3-shaped object; node:sqlite differs in two
+ * ways: statements take spread parameters, and they have no `reader` flag (a statement that
+ * returns columns is a reader).
+ */
+function adaptStatement(statement: StatementSync): SqliteStatement {
+  return {
+    reader: statement.columns().length > 0,
+    all: (parameters) => statement.all(...parameters.map(toSqlite)),
+    run: (parameters) => statement.run(...parameters.map(toSqlite)),
+    iterate: (parameters) => statement.iterate(...parameters.map(toSqlite)),
+  };
+}
+
+export type SqliteOptions = { path: string; busyTimeoutMs?: number };
+
+/** Opens the file with WAL, foreign keys and a busy timeout, as every Kiln process expects. */
+export function openSqlite(options: SqliteOptions): SqliteDatabase {
+  const database = new DatabaseSync(options.path, { enableForeignKeyConstraints: true });
+  database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
+  database.exec('PRAGMA journal_mode = WAL');
+  database.exec('PRAGMA synchronous = NORMAL');
+  database.exec('PRAGMA foreign_keys = ON');
+  return {
+    close: () => database.close(),
+    prepare: (sql) => adaptStatement(database.prepare(sql)),
+  };
+}
+
+/**
+ * Transactions start with BEGIN IMMEDIATE: the write lock is taken up front, so two processes
+ * on one file wait on the busy timeout instead of deadlocking when both try to upgrade a read.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+export class NodeSqliteDialect extends SqliteDialect {
+  readonly #database: SqliteDatabase;
+
+  constructor(database: SqliteDatabase) {
+    super({ database });
+    this.#database = database;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver({ database: this.#database });
+  }
+}

@@ -1,0 +1,111 @@
+import { newId } from '../../lib/ids.ts';
+import { Invalid, NotFound } from '../errors.ts';
+import { assertValidHandle } from './handle.ts';
+import { hashPassword, verifyPassword } from './password.ts';
+import type { UserStore } from './user.store.ts';
+import { type Account, isUser, type User } from './user.types.ts';
+
+export type CreateUserInput = {
+  handle: string;
+  email: string;
+  password: string;
+  fullName?: string;
+};
+
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+$/;
+export const MIN_PASSWORD_LENGTH = 8;
+const MAX_PASSWORD_LENGTH = 1024;
+
+function assertPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw new Invalid(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
+  }
+}
+
+/** People: sign-up, sign-in, profiles. Organisations share the handle namespace (OrgService). */
+export class UserService {
+  readonly #store: UserStore;
+
+  constructor(store: UserStore) {
+    this.#store = store;
+  }
+
+  async createUser(input: CreateUserInput): Promise<User> {
+    assertValidHandle(input.handle);
+    const email = input.email.trim();
+    if (email.length > 254 || !EMAIL.test(email)) throw new Invalid('email is not a valid address');
+    assertPassword(input.password);
+    const fullName = (input.fullName ?? '').trim();
+    if (fullName.length > 100) throw new Invalid('full name must be at most 100 characters');
+    const now = Date.now();
+    const account = await this.#store.insert({
+      id: newId(),
+      handle: input.handle,
+      handle_lower: input.handle.toLowerCase(),
+      kind: 'user',
+      email,
+      email_lower: email.toLowerCase(),
+      full_name: fullName,
+      description: '',
+      password_hash: await hashPassword(input.password),
+      created_at: now,
+      updated_at: now,
+    });
+    return account as User;
+  }
+
+  /** The person with this handle or email and password, or undefined (never says which was wrong). */
+  async authenticate(login: string, password: string): Promise<User | undefined> {
+    const credentials = await this.#store.findCredentials(login.trim());
+    if (!credentials || !(await verifyPassword(password, credentials.passwordHash))) return undefined;
+    const account = await this.#store.findById(credentials.id);
+    return account && isUser(account) ? account : undefined;
+  }
+
+  async changePassword(user: User, current: string, next: string): Promise<void> {
+    const credentials = await this.#store.findCredentials(user.handle);
+    if (!credentials || !(await verifyPassword(current, credentials.passwordHash))) {
+      throw new Invalid('current password is wrong');
+    }
+    assertPassword(next);
+    await this.#store.updatePasswordHash(user.id, await hashPassword(next), Date.now());
+  }
+
+  async updateProfile(user: User, profile: { fullName: string; description: string }): Promise<void> {
+    const fullName = profile.fullName.trim();
+    const description = profile.description.trim();
+    if (fullName.length > 100) throw new Invalid('full name must be at most 100 characters');
+    if (description.length > 255) throw new Invalid('description must be at most 255 characters');
+    await this.#store.updateProfile(user.id, { fullName, description }, Date.now());
+  }
+
+  /** A person or organisation by handle (any case); NotFound otherwise. */
+  async getAccount(handle: string): Promise<Account> {
+    const account = await this.findAccount(handle);
+    if (!account) throw new NotFound(`user does not exist [name: ${handle}]`);
+    return account;
+  }
+
+  async findAccount(handle: string): Promise<Account | undefined> {
+    if (handle.length === 0 || handle.length > 100) return undefined;
+    return this.#store.findByHandle(handle);
+  }
+
+  async getUser(handle: string): Promise<User> {
+    const account = await this.getAccount(handle);
+    if (!isUser(account)) throw new NotFound(`user does not exist [name: ${handle}]`);
+    return account;
+  }
+
+  async findById(id: string): Promise<Account | undefined> {
+    return this.#store.findById(id);
+  }
+
+  async findManyByIds(ids: readonly string[]): Promise<Map<string, Account>> {
+    return this.#store.findManyByIds(ids);
+  }
+
+  async search(query: string, limit: number): Promise<Account[]> {
+    return this.#store.search(query, limit);
+  }
+}

@@ -1,0 +1,109 @@
+import { type Selectable, sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { uniqueOrConflict } from '../../db/errors.ts';
+import type { UsersTable } from '../../db/tables.ts';
+import { likePattern } from '../../lib/like.ts';
+import type { Account } from './user.types.ts';
+
+function toAccount(row: Selectable<UsersTable>): Account {
+  return {
+    id: row.id,
+    handle: row.handle,
+    kind: row.kind,
+    email: row.email,
+    fullName: row.full_name,
+    description: row.description,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** Queries over `users` (people and organisations). */
+export class UserStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async insert(row: UsersTable): Promise<Account> {
+    await uniqueOrConflict(
+      () => this.#db.insertInto('users').values(row).execute(),
+      row.email_lower !== null
+        ? 'user already exists [name or email taken]'
+        : `name "${row.handle}" is already taken`,
+    );
+    return toAccount(row);
+  }
+
+  async findByHandle(handle: string): Promise<Account | undefined> {
+    const row = await this.#db
+      .selectFrom('users')
+      .selectAll()
+      .where('handle_lower', '=', handle.toLowerCase())
+      .executeTakeFirst();
+    return row && toAccount(row);
+  }
+
+  async findById(id: string): Promise<Account | undefined> {
+    const row = await this.#db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toAccount(row);
+  }
+
+  async findManyByIds(ids: readonly string[]): Promise<Map<string, Account>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.#db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', 'in', [...new Set(ids)])
+      .execute();
+    return new Map(rows.map((row) => [row.id, toAccount(row)]));
+  }
+
+  /** The password hash of a person found by handle or email, for sign-in. */
+  async findCredentials(login: string): Promise<{ id: string; passwordHash: string } | undefined> {
+    const lower = login.toLowerCase();
+    const row = await this.#db
+      .selectFrom('users')
+      .select(['id', 'password_hash'])
+      .where('kind', '=', 'user')
+      .where((eb) => eb.or([eb('handle_lower', '=', lower), eb('email_lower', '=', lower)]))
+      .executeTakeFirst();
+    return row?.password_hash ? { id: row.id, passwordHash: row.password_hash } : undefined;
+  }
+
+  async updatePasswordHash(id: string, passwordHash: string, now: number): Promise<void> {
+    await this.#db
+      .updateTable('users')
+      .set({ password_hash: passwordHash, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async updateProfile(
+    id: string,
+    profile: { fullName: string; description: string },
+    now: number,
+  ): Promise<void> {
+    await this.#db
+      .updateTable('users')
+      .set({ full_name: profile.fullName, description: profile.description, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** People and organisations whose handle or full name contains `query`, by handle. */
+  async search(query: string, limit: number): Promise<Account[]> {
+    const pattern = likePattern(query);
+    const rows = await this.#db
+      .selectFrom('users')
+      .selectAll()
+      .where(
+        sql<boolean>`(handle_lower like ${pattern} escape '\\' or lower(full_name) like ${pattern} escape '\\')`,
+      )
+      .orderBy('handle_lower')
+      .limit(limit)
+      .execute();
+    return rows.map(toAccount);
+  }
+}

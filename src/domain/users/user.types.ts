@@ -1,0 +1,20 @@
+/** A person or an organisation: both live in one namespace of handles, as in Gitea. */
+export type AccountKind = 'user' | 'org';
+
+export type Account = {
+  readonly id: string;
+  readonly handle: string;
+  readonly kind: AccountKind;
+  /** Only people have an address; never shown to anyone but themselves. */
+  readonly email: string | null;
+  readonly fullName: string;
+  readonly description: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+};
+
+export type User = Account & { readonly kind: 'user'; readonly email: string };
+
+export function isUser(account: Account): account is User {
+  return account.kind === 'user';
+}
