@@ -4,7 +4,7 @@ import { FixedWindowMeter } from './fixed-window-meter.ts';
 describe('FixedWindowMeter', () => {
   it('allows up to the budget within one window, then refuses', () => {
     const meter = new FixedWindowMeter({ windowMs: 60_000 });
-    const t0 = 1_000_000;
+    const t0 = 1_200_000; // a window boundary
     expect(meter.hit('ip:1.2.3.4', 3, t0)).toEqual({
       allowed: true,
       retryAfterSeconds: 60,
@@ -66,13 +66,26 @@ describe('FixedWindowMeter', () => {
     expect(meter.hit('k', 1).allowed).toBe(true);
   });
 
+  it('aligns windows to the clock, so a late first hit gets a short Retry-After', () => {
+    const meter = new FixedWindowMeter({ windowMs: 60_000 });
+    expect(meter.hit('k', 1, 119_500)).toEqual({
+      allowed: true,
+      retryAfterSeconds: 1,
+      remaining: 0,
+    });
+    expect(meter.hit('k', 1, 119_900).allowed).toBe(false);
+    expect(meter.hit('k', 1, 120_000)).toMatchObject({ allowed: true, retryAfterSeconds: 60 });
+  });
+
   it('starts a new window when the clock steps backwards', () => {
     const meter = new FixedWindowMeter({ windowMs: 60_000 });
     meter.hit('k', 1, 100_000);
     expect(meter.hit('k', 1, 100_001).allowed).toBe(false);
-    const back = meter.hit('k', 1, 50_000);
-    expect(back.allowed).toBe(true);
-    expect(back.retryAfterSeconds).toBe(60);
+    expect(meter.hit('k', 1, 50_000)).toEqual({
+      allowed: true,
+      retryAfterSeconds: 10,
+      remaining: 0,
+    });
   });
 
   it('keeps elapsed entries while below the key threshold', () => {
@@ -90,11 +103,11 @@ describe('FixedWindowMeter', () => {
     expect(meter.hit('k0', 1, 999).allowed).toBe(false);
   });
 
-  it('prunes a key whose window rolled over only after its new window ends', () => {
+  it('keeps a key whose window rolled over into the current one', () => {
     const meter = new FixedWindowMeter({ windowMs: 1000, maxKeys: 2 });
     meter.hit('old', 1, 0);
     meter.hit('other', 1, 10);
-    // 'old' rolls over and moves behind 'other' in window-start order.
+    // 'old' rolls over into the window starting at 1000; 'other' stays in the elapsed one.
     meter.hit('old', 1, 1500);
     meter.hit('new', 1, 1600);
     expect(meter.size).toBe(2);

@@ -1,20 +1,20 @@
 /**
  * In-memory fixed-window request meter (SPEC.md → Limits): one (window start, count) entry per
- * key, per replica. A key's window opens at its first hit and lasts `windowMs`; the hit that
- * finds the window elapsed opens a new one.
+ * key, per replica. Windows are aligned to the clock (`floor(now / windowMs)`), so every key rolls
+ * over at the same instant; a key's first hit in a new window resets its count.
  *
- * Memory stays bounded under a flood of distinct keys: the map is kept in window-start order
- * (a key whose window rolls over is deleted and re-inserted at the end), so once it holds more
- * than `maxKeys` entries the elapsed ones are all at the front and each insert drops them from
- * there, stopping at the first live entry. Each entry is removed at most once per insert, so
- * the cost is amortised O(1), and the map never holds more than `maxKeys` plus the keys of one
- * window.
+ * Memory stays bounded under a flood of distinct keys: once the map holds more than `maxKeys`
+ * entries, one pass drops every entry of an elapsed window, and no further pass runs until the
+ * current window ends (nothing else can have elapsed before then). Each pass is paid for by the
+ * inserts since the previous one, and the map never holds more than `maxKeys` plus the keys of
+ * one window. (Pruning entry by entry from the front of the Map looks cheaper but is not: V8
+ * leaves deleted slots in place until the next rehash, and every fresh iterator walks them.)
  */
 
 export interface MeterDecision {
   /** The hit is within the key's budget for the current window. */
   readonly allowed: boolean;
-  /** Whole seconds until the key's current window ends, at least 1 (the `Retry-After` value). */
+  /** Whole seconds until the current window ends, at least 1 (the `Retry-After` value). */
   readonly retryAfterSeconds: number;
   /** Hits left in the current window after this one, never negative. */
   readonly remaining: number;
@@ -41,6 +41,8 @@ export class FixedWindowMeter {
   readonly maxKeys: number;
   readonly #clock: () => number;
   readonly #entries = new Map<string, WindowEntry>();
+  /** Start of the window in which the last prune ran; no second pass within one window. */
+  #prunedWindow = Number.NaN;
 
   constructor(options: FixedWindowMeterOptions) {
     if (!Number.isFinite(options.windowMs) || options.windowMs <= 0) {
@@ -64,38 +66,34 @@ export class FixedWindowMeter {
 
   /**
    * Counts one hit for `key` and decides it against `budget` hits per window. Refused hits are
-   * counted too (the count stops growing at budget + 1), so hammering does not open a new window.
+   * counted too (the count stops growing at budget + 1).
    */
   hit(key: string, budget: number, now: number = this.#clock()): MeterDecision {
+    const windowStart = Math.floor(now / this.windowMs) * this.windowMs;
     let entry = this.#entries.get(key);
-    if (entry === undefined || this.#elapsed(entry, now)) {
-      if (entry !== undefined) this.#entries.delete(key);
-      entry = { start: now, count: 0 };
+    if (entry === undefined) {
+      entry = { start: windowStart, count: 0 };
       this.#entries.set(key, entry);
-      if (this.#entries.size > this.maxKeys) this.#pruneElapsed(now);
+      if (this.#entries.size > this.maxKeys) this.#prune(windowStart);
+    } else if (entry.start !== windowStart) {
+      // Elapsed, or from the future because the clock stepped back: a fresh window either way.
+      entry.start = windowStart;
+      entry.count = 0;
     }
     if (entry.count <= budget) entry.count += 1;
-    const windowEnd = entry.start + this.windowMs;
     return {
       allowed: entry.count <= budget,
-      retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
+      retryAfterSeconds: Math.max(1, Math.ceil((windowStart + this.windowMs - now) / 1000)),
       remaining: Math.max(0, budget - entry.count),
     };
   }
 
-  /**
-   * A window has elapsed once its full length has passed. A start in the future means the clock
-   * stepped back; treat that window as over rather than stretching it.
-   */
-  #elapsed(entry: WindowEntry, now: number): boolean {
-    return now >= entry.start + this.windowMs || now < entry.start;
-  }
-
-  /** Drops elapsed entries from the front of the (start-ordered) map, up to the first live one. */
-  #pruneElapsed(now: number): void {
+  /** Drops every entry that is not of the current window, at most once per window. */
+  #prune(windowStart: number): void {
+    if (this.#prunedWindow === windowStart) return;
+    this.#prunedWindow = windowStart;
     for (const [key, entry] of this.#entries) {
-      if (!this.#elapsed(entry, now)) return;
-      this.#entries.delete(key);
+      if (entry.start !== windowStart) this.#entries.delete(key);
     }
   }
 }
