@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Config } from '../../config/config.ts';
 import {
   CAPTCHA_PROVIDERS,
   type CaptchaProviderName,
@@ -90,7 +91,7 @@ function verify(path: string, extra: { provider?: CaptchaProviderName; timeoutMs
     response: 'token-123',
     remoteIp: '198.51.100.7',
     siteKey: 'site-1',
-    verifyUrl: `${base}${path}`,
+    verifyUrl: new URL(path, base),
     timeoutMs: extra.timeoutMs ?? 2000,
   });
 }
@@ -232,20 +233,36 @@ describe('CAPTCHA_PROVIDERS', () => {
 });
 
 describe('captchaIsConfigured', () => {
-  const full = { provider: 'turnstile', siteKey: 'site', secretKey: 'secret' };
+  const full = { captchaProvider: 'turnstile', captchaSiteKey: 'site', captchaSecretKey: 'secret' };
 
   it('is true only when provider, site key and secret key are all set', () => {
     expect(captchaIsConfigured(full)).toBe(true);
-    expect(captchaIsConfigured({ ...full, provider: undefined })).toBe(false);
-    expect(captchaIsConfigured({ ...full, provider: '' })).toBe(false);
-    expect(captchaIsConfigured({ ...full, siteKey: undefined })).toBe(false);
-    expect(captchaIsConfigured({ ...full, siteKey: '  ' })).toBe(false);
-    expect(captchaIsConfigured({ ...full, secretKey: null })).toBe(false);
-    expect(captchaIsConfigured({ ...full, secretKey: '' })).toBe(false);
+    expect(captchaIsConfigured({ ...full, captchaProvider: undefined })).toBe(false);
+    expect(captchaIsConfigured({ ...full, captchaProvider: '' })).toBe(false);
+    expect(captchaIsConfigured({ ...full, captchaSiteKey: undefined })).toBe(false);
+    expect(captchaIsConfigured({ ...full, captchaSiteKey: '  ' })).toBe(false);
+    expect(captchaIsConfigured({ ...full, captchaSecretKey: null })).toBe(false);
+    expect(captchaIsConfigured({ ...full, captchaSecretKey: '' })).toBe(false);
     expect(captchaIsConfigured({})).toBe(false);
   });
 
+  it('reads the protect section of the configuration as it is', () => {
+    const protect: Config['protect'] = {
+      enabled: true,
+      anonymousBudget: 30,
+      userBudget: 120,
+      windowMs: 60_000,
+      captchaProvider: 'hcaptcha',
+      captchaSiteKey: 'site',
+      captchaSecretKey: 'secret',
+      captchaVerifyUrl: undefined,
+      passLifetimeMs: 86_400_000,
+    };
+    expect(captchaIsConfigured(protect)).toBe(true);
+    expect(captchaIsConfigured({ ...protect, captchaSecretKey: undefined })).toBe(false);
+  });
+
   it('is false for an unknown provider', () => {
-    expect(captchaIsConfigured({ ...full, provider: 'mcaptcha' })).toBe(false);
+    expect(captchaIsConfigured({ ...full, captchaProvider: 'mcaptcha' })).toBe(false);
   });
 });

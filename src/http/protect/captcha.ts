@@ -65,10 +65,11 @@ export function isCaptchaProviderName(value: unknown): value is CaptchaProviderN
   return typeof value === 'string' && (CAPTCHA_PROVIDER_NAMES as readonly string[]).includes(value);
 }
 
+/** The captcha part of `config.protect`. */
 export interface CaptchaSettings {
-  readonly provider?: string | null | undefined;
-  readonly siteKey?: string | null | undefined;
-  readonly secretKey?: string | null | undefined;
+  readonly captchaProvider?: string | null | undefined;
+  readonly captchaSiteKey?: string | null | undefined;
+  readonly captchaSecretKey?: string | null | undefined;
 }
 
 /**
@@ -77,11 +78,11 @@ export interface CaptchaSettings {
  */
 export function captchaIsConfigured(settings: CaptchaSettings): boolean {
   return (
-    isCaptchaProviderName(settings.provider) &&
-    typeof settings.siteKey === 'string' &&
-    settings.siteKey.trim() !== '' &&
-    typeof settings.secretKey === 'string' &&
-    settings.secretKey.trim() !== ''
+    isCaptchaProviderName(settings.captchaProvider) &&
+    typeof settings.captchaSiteKey === 'string' &&
+    settings.captchaSiteKey.trim() !== '' &&
+    typeof settings.captchaSecretKey === 'string' &&
+    settings.captchaSecretKey.trim() !== ''
   );
 }
 
@@ -101,7 +102,7 @@ export interface VerifyCaptchaInput {
   /** Sent along to providers that take it (hCaptcha). */
   readonly siteKey?: string | undefined;
   /** Overrides the provider's verify endpoint (tests, proxies, self-hosted compatibles). */
-  readonly verifyUrl?: string | undefined;
+  readonly verifyUrl?: string | URL | undefined;
   /** Deadline for the whole exchange; default 5 s, at most 10 s. */
   readonly timeoutMs?: number | undefined;
 }

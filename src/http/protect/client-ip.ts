@@ -9,13 +9,6 @@ import { BlockList, isIP, SocketAddress } from 'node:net';
  * client and are never read.
  */
 
-/** Named ranges accepted in `SERVICE_TRUST_PROXY`, the same names Fastify's `trustProxy` knows. */
-const NAMED_RANGES: Readonly<Record<string, readonly string[]>> = {
-  loopback: ['127.0.0.0/8', '::1/128'],
-  linklocal: ['169.254.0.0/16', 'fe80::/10'],
-  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
-};
-
 /** The set of trusted reverse proxies, parsed once from configuration. */
 export interface TrustedProxies {
   /** The configured entries, trimmed, in order (e.g. to hand to Fastify's `trustProxy`). */
@@ -28,22 +21,19 @@ export interface TrustedProxies {
 export const NO_TRUSTED_PROXIES: TrustedProxies = parseTrustedProxies('');
 
 /**
- * Parses `SERVICE_TRUST_PROXY`: comma-separated IPv4/IPv6 addresses, CIDR ranges
- * (`10.0.0.0/8`, `fd00::/8`) or the names `loopback`, `linklocal`, `uniquelocal`. Empty entries
- * are ignored; anything else malformed throws an `Error` naming the entry.
+ * Parses `SERVICE_TRUST_PROXY`: IPv4/IPv6 addresses and CIDR ranges (`10.0.0.0/8`, `fd00::/8`),
+ * comma-separated or already split into a list. Empty entries are ignored; anything else that is
+ * not an address or range throws an `Error` naming the entry.
  *
  * @example parseTrustedProxies('127.0.0.1, ::1, 10.1.0.0/16').has('10.1.2.3') // true
  */
-export function parseTrustedProxies(value: string): TrustedProxies {
-  const entries = value
-    .split(',')
+export function parseTrustedProxies(value: string | readonly string[]): TrustedProxies {
+  const entries = (typeof value === 'string' ? [value] : value)
+    .flatMap((item) => item.split(','))
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
   const list = new BlockList();
-  for (const entry of entries) {
-    const named = NAMED_RANGES[entry.toLowerCase()];
-    for (const range of named ?? [entry]) addRange(list, range, entry);
-  }
+  for (const entry of entries) addRange(list, entry);
   return {
     entries,
     has(address: string): boolean {
@@ -54,10 +44,10 @@ export function parseTrustedProxies(value: string): TrustedProxies {
   };
 }
 
-function addRange(list: BlockList, range: string, entry: string): void {
-  const slash = range.indexOf('/');
-  const written = slash === -1 ? range : range.slice(0, slash);
-  const prefixText = slash === -1 ? undefined : range.slice(slash + 1);
+function addRange(list: BlockList, entry: string): void {
+  const slash = entry.indexOf('/');
+  const written = slash === -1 ? entry : entry.slice(0, slash);
+  const prefixText = slash === -1 ? undefined : entry.slice(slash + 1);
   const address = normalizeIp(written);
   if (address === undefined || (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText))) {
     throw new Error(`invalid trusted proxy entry "${entry}": expected an IP address or CIDR range`);
