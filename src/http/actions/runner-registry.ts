@@ -1,0 +1,74 @@
+/**
+ * What the runner protocol edge needs from the domain. The edge speaks protobuf on one side and this
+ * interface on the other: plain camelCase inputs and records, no wire types. The implementation
+ * lives in the domain (runners) and reports failures with the errors of `domain/errors.ts`;
+ * `connect-errors.ts` turns them into Connect codes.
+ */
+
+/** Runner status as the domain sees it; `unspecified` when it does not say. */
+export type RunnerStatusName = 'unspecified' | 'idle' | 'active' | 'offline';
+
+/** A registered runner, as the edge needs to describe it to the runner itself. */
+export interface RunnerRecord {
+  /** Internal key (a UUID); the wire `id` is its one-way fold. */
+  readonly id: string;
+  /** The runner's public identifier, sent back by the runner as `x-runner-uuid`. */
+  readonly uuid: string;
+  readonly name: string;
+  readonly version: string;
+  /** Label names (`ubuntu-latest`), without any `:docker://…` schema part. */
+  readonly labels: readonly string[];
+  readonly ephemeral: boolean;
+  readonly status: RunnerStatusName;
+}
+
+export interface RegisterRunnerInput {
+  /** The registration token, in plain text as the runner sent it. */
+  readonly token: string;
+  readonly name: string;
+  readonly version: string;
+  /** Label names; already taken from the deprecated `agent_labels` when `labels` was empty. */
+  readonly labels: readonly string[];
+  readonly ephemeral: boolean;
+  /** Capability flags the runner advertises, e.g. `cancelling`. */
+  readonly capabilities: readonly string[];
+}
+
+export interface RegisteredRunner {
+  readonly runner: RunnerRecord;
+  /** The new per-runner secret in plain text; shown this once and never again. */
+  readonly token: string;
+}
+
+export interface DeclareRunnerInput {
+  /** Credentials from `x-runner-uuid` / `x-runner-token`, already checked by `authenticate`. */
+  readonly uuid: string;
+  readonly token: string;
+  readonly version: string;
+  readonly labels: readonly string[];
+  readonly capabilities: readonly string[];
+}
+
+export interface RunnerRegistry {
+  /**
+   * Creates a runner from a registration token.
+   * Throws `Unauthenticated` when the token is unknown or deleted, `Invalid` for a bad name or
+   * other input (its message is shown to the operator).
+   */
+  register(input: RegisterRunnerInput): Promise<RegisteredRunner>;
+
+  /**
+   * Records the version, labels and capabilities a starting runner declares and returns the
+   * updated runner. The edge has called `authenticate` for this request first; the credentials are
+   * passed again so the update can check them in the same transaction. Throws `Unauthenticated`
+   * when the runner is gone or the token does not match.
+   */
+  declare(input: DeclareRunnerInput): Promise<RunnerRecord>;
+
+  /**
+   * Checks the runner headers of an authenticated call (every RunnerService method but Register)
+   * and refreshes the runner's last-seen time. Throws `Unauthenticated` (or `NotFound`, treated
+   * the same) for an unknown uuid, a deleted runner or a wrong token.
+   */
+  authenticate(uuid: string, token: string): Promise<RunnerRecord>;
+}
