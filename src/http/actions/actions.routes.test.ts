@@ -102,6 +102,9 @@ beforeAll(async () => {
     }
   });
   await app.register(formbody);
+  // ...and its REST-shaped 404 and error answers, which must not reach /api/actions either.
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ message: 'Not Found' }));
+  app.setErrorHandler((_error, _request, reply) => reply.code(500).send({ message: 'REST' }));
   app.post('/api/v1/echo', async (request) => request.body);
   registerActionsRoutes(app, { runners: registry, maxRequestBytes: 64 * 1024 });
   await app.listen({ host: '127.0.0.1', port: 0 });
