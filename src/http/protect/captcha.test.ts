@@ -209,6 +209,18 @@ describe('verifyCaptcha against a fake provider', () => {
   });
 });
 
+describe('verifyCaptcha without a usable configuration', () => {
+  it('fails without calling out when the secret is empty or the provider unknown', async () => {
+    const common = { response: 't', verifyUrl: 'http://127.0.0.1:9/never' };
+    expect(await checkCaptcha({ ...common, provider: 'hcaptcha', secret: '' })).toMatchObject({
+      success: false,
+      reason: 'not-configured',
+    });
+    const unknown = 'mcaptcha' as CaptchaProviderName;
+    expect(await verifyCaptcha({ ...common, provider: unknown, secret: 's' })).toBe(false);
+  });
+});
+
 describe('CAPTCHA_PROVIDERS', () => {
   it('describes each widget and its default verify endpoint', () => {
     expect(CAPTCHA_PROVIDERS.hcaptcha).toMatchObject({

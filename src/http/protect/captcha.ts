@@ -108,6 +108,7 @@ export interface VerifyCaptchaInput {
 }
 
 export type CaptchaFailure =
+  | 'not-configured'
   | 'no-response'
   | 'timeout'
   | 'unreachable'
@@ -128,11 +129,11 @@ export type CaptchaVerdict =
 /** `verifyCaptcha` with the reason for a failure, for logging. Never throws. */
 export async function checkCaptcha(input: VerifyCaptchaInput): Promise<CaptchaVerdict> {
   const { response } = input;
+  if (!isCaptchaProviderName(input.provider) || !input.secret) return failure('not-configured');
   if (
     typeof response !== 'string' ||
     response === '' ||
-    response.length > MAX_CAPTCHA_RESPONSE_LENGTH ||
-    input.secret === ''
+    response.length > MAX_CAPTCHA_RESPONSE_LENGTH
   ) {
     return failure('no-response');
   }

@@ -71,7 +71,12 @@ export function normalizeIp(value: string): string | undefined {
   const family = isIP(value);
   if (family === 0) return undefined;
   if (family === 4) return value;
-  const canonical = new SocketAddress({ address: value, family: 'ipv6' }).address;
+  let canonical: string;
+  try {
+    canonical = new SocketAddress({ address: value, family: 'ipv6' }).address;
+  } catch {
+    return undefined;
+  }
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(canonical);
   return mapped?.[1] ?? canonical;
 }
@@ -104,7 +109,7 @@ export interface ClientIpInput {
  */
 export function clientIp({ peer, forwardedFor, trusted }: ClientIpInput): string | undefined {
   let current = peer === undefined ? undefined : normalizeIp(peer);
-  if (current === undefined || forwardedFor === undefined) return current;
+  if (current === undefined || forwardedFor === undefined || !trusted.has(current)) return current;
   const elements = (typeof forwardedFor === 'string' ? [forwardedFor] : forwardedFor)
     .join(',')
     .split(',');
