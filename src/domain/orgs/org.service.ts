@@ -47,7 +47,7 @@ export class OrgService {
 
   async getOrg(name: string): Promise<Account> {
     const account = await this.#users.findByHandle(name);
-    if (!account || account.kind !== 'org') throw new NotFound(`org does not exist [name: ${name}]`);
+    if (account?.kind !== 'org') throw new NotFound(`org does not exist [name: ${name}]`);
     return account;
   }
 

@@ -49,7 +49,8 @@ export class TokenService {
 
   async create(user: User, name: string): Promise<{ token: string; record: AccessToken }> {
     const label = name.trim();
-    if (label.length === 0 || label.length > 100) throw new Invalid('token name must be 1 to 100 characters');
+    if (label.length === 0 || label.length > 100)
+      throw new Invalid('token name must be 1 to 100 characters');
     const token = randomHex(TOKEN_BYTES);
     const row: AccessTokensTable = {
       id: newId(),

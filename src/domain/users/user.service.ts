@@ -18,7 +18,9 @@ const MAX_PASSWORD_LENGTH = 1024;
 
 function assertPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-    throw new Invalid(`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
+    throw new Invalid(
+      `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
+    );
   }
 }
 
@@ -57,7 +59,8 @@ export class UserService {
   /** The person with this handle or email and password, or undefined (never says which was wrong). */
   async authenticate(login: string, password: string): Promise<User | undefined> {
     const credentials = await this.#store.findCredentials(login.trim());
-    if (!credentials || !(await verifyPassword(password, credentials.passwordHash))) return undefined;
+    if (!credentials || !(await verifyPassword(password, credentials.passwordHash)))
+      return undefined;
     const account = await this.#store.findById(credentials.id);
     return account && isUser(account) ? account : undefined;
   }
@@ -71,7 +74,10 @@ export class UserService {
     await this.#store.updatePasswordHash(user.id, await hashPassword(next), Date.now());
   }
 
-  async updateProfile(user: User, profile: { fullName: string; description: string }): Promise<void> {
+  async updateProfile(
+    user: User,
+    profile: { fullName: string; description: string },
+  ): Promise<void> {
     const fullName = profile.fullName.trim();
     const description = profile.description.trim();
     if (fullName.length > 100) throw new Invalid('full name must be at most 100 characters');

@@ -46,7 +46,11 @@ export class UserStore {
   }
 
   async findById(id: string): Promise<Account | undefined> {
-    const row = await this.#db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row && toAccount(row);
   }
 

@@ -1,0 +1,101 @@
+/**
+ * Keeps the layering of DESIGN.md honest: `http`/`mcp` → `domain` → `db`/`git` → `lib`, and only
+ * `src/git/` spawns processes. Walks every import of every source file.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = dirname(fileURLToPath(import.meta.url));
+
+/** Top-level area of a path inside src/ (`domain/repos/x.ts` → `domain`). */
+function areaOf(path: string): string {
+  const rel = relative(SRC, path);
+  const [first] = rel.split('/');
+  return first?.endsWith('.ts') ? first.replace(/\.ts$/, '') : (first ?? '');
+}
+
+/** Which areas each area may import from (itself always allowed). */
+const ALLOWED: Record<string, readonly string[]> = {
+  lib: [],
+  config: ['lib'],
+  db: ['lib', 'config', 'domain/errors'],
+  git: ['lib', 'config', 'domain/errors'],
+  domain: ['lib', 'config', 'db', 'git'],
+  gen: [],
+  http: ['lib', 'config', 'domain', 'git', 'gen', 'app', 'version'],
+  mcp: ['lib', 'config', 'domain', 'http/convert', 'http/api/v1/schemas', 'app', 'version'],
+  app: ['lib', 'config', 'db', 'domain', 'git', 'version'],
+  main: ['lib', 'config', 'db', 'domain', 'git', 'http', 'mcp', 'app', 'version'],
+  version: [],
+  'architecture.test': [],
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'gen' ? [] : sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const IMPORT =
+  /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(IMPORT)].map((match) => match[1] ?? match[2] ?? '');
+}
+
+function permitted(fromArea: string, target: string): boolean {
+  const rel = relative(SRC, target).replace(/\.ts$/, '');
+  const targetArea = areaOf(target);
+  if (targetArea === fromArea) return true;
+  return (ALLOWED[fromArea] ?? []).some(
+    (allowed) => rel === allowed || rel.startsWith(`${allowed}/`),
+  );
+}
+
+const files = sourceFiles(SRC);
+
+describe('architecture', () => {
+  it('knows every top-level area', () => {
+    const unknown = [...new Set(files.map(areaOf))].filter((area) => !(area in ALLOWED));
+    expect(unknown).toEqual([]);
+  });
+
+  it('imports only inward', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      if (file.endsWith('.test.ts')) continue;
+      const from = areaOf(file);
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('.')) continue;
+        const target = resolve(dirname(file), specifier);
+        if (!target.startsWith(SRC)) continue;
+        if (!permitted(from, target)) {
+          violations.push(`${relative(SRC, file)} → ${relative(SRC, target)}`);
+        }
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('spawns processes only from src/git/', () => {
+    const spawners = files
+      .filter((file) => !file.endsWith('.test.ts') && areaOf(file) !== 'git')
+      .filter((file) =>
+        importsOf(file).some((s) => s === 'node:child_process' || s === 'child_process'),
+      )
+      .map((file) => relative(SRC, file));
+    expect(spawners).toEqual([]);
+  });
+
+  it('flags a forbidden edge (self-check)', () => {
+    expect(permitted('domain', join(SRC, 'http/server.ts'))).toBe(false);
+    expect(permitted('lib', join(SRC, 'domain/errors.ts'))).toBe(false);
+    expect(permitted('db', join(SRC, 'domain/errors.ts'))).toBe(true);
+    expect(permitted('http', join(SRC, 'domain/users/user.service.ts'))).toBe(true);
+  });
+});

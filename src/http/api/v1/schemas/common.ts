@@ -1,0 +1,18 @@
+import { Type } from 'typebox';
+
+export const ApiErrorSchema = Type.Object(
+  { message: Type.String(), url: Type.String(), errors: Type.Optional(Type.Array(Type.String())) },
+  { $id: 'APIError' },
+);
+
+export const ServerVersionSchema = Type.Object(
+  { version: Type.String() },
+  { $id: 'ServerVersion' },
+);
+
+export const errorResponses = {
+  401: ApiErrorSchema,
+  403: ApiErrorSchema,
+  404: ApiErrorSchema,
+  422: ApiErrorSchema,
+} as const;

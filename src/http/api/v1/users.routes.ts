@@ -1,0 +1,47 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../../../app.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { toApiUser } from '../../convert/user.ts';
+import { errorResponses } from './schemas/common.ts';
+import { ApiUserSchema } from './schemas/user.ts';
+
+export function registerUserRoutes(parent: FastifyInstance, app: App): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  server.get(
+    '/user',
+    {
+      schema: {
+        summary: 'The authenticated user, with their email',
+        tags: ['user'],
+        response: { 200: ApiUserSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const user = requireUser(request);
+      return toApiUser(
+        user,
+        { baseUrl: baseUrlOf(request, app.config) },
+        { self: true, isAdmin: app.services.admins.isAdmin(user) },
+      );
+    },
+  );
+
+  server.get(
+    '/users/:username',
+    {
+      schema: {
+        summary: 'A user or organisation by name (never with an email)',
+        tags: ['user'],
+        params: Type.Object({ username: Type.String({ maxLength: 100 }) }),
+        response: { 200: ApiUserSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const account = await app.services.users.getAccount(request.params.username);
+      return toApiUser(account, { baseUrl: baseUrlOf(request, app.config) });
+    },
+  );
+}

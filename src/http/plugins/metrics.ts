@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/**
+ * Prometheus metrics at /metrics: request counts and latency by route template (never by raw
+ * URL, which would let clients mint unbounded label values), plus the process defaults.
+ */
+export function registerMetrics(server: FastifyInstance): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'kiln_http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'kiln_http_request_duration_seconds',
+    help: 'HTTP request latency by method and route',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+
+  server.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const method = request.method;
+    requests.inc({ method, route, status: String(reply.statusCode) });
+    duration.observe({ method, route }, reply.elapsedTime / 1000);
+  });
+
+  server.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+    reply.header('Content-Type', registry.contentType);
+    return registry.metrics();
+  });
+  return registry;
+}

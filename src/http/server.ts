@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { App } from '../app.ts';
+import { apiV1Plugin } from './api/v1/api.plugin.ts';
+import { registerApiDocs } from './api/v1/docs.ts';
+import { ANONYMOUS, type Viewer } from './auth/viewer.ts';
+import { sendErrorPage } from './errors/web-errors.ts';
+import { registerHealth } from './plugins/health.ts';
+import { registerMetrics } from './plugins/metrics.ts';
+import { Pages } from './web/page.ts';
+import { viewerFromSession } from './web/session-cookie.ts';
+import { webPlugin } from './web/web.plugin.ts';
+
+export type ServerOptions = {
+  /** A pino destination; defaults to stderr so stdout stays free for the `listening` line. */
+  logStream?: NodeJS.WritableStream;
+};
+
+/**
+ * Builds the Fastify instance with every surface registered explicitly: health and metrics, the
+ * REST API, and the pages. Nothing listens here; `main.ts` (or a test) does.
+ */
+export async function buildServer(app: App, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const { config } = app;
+  const server = Fastify({
+    logger: {
+      level: config.logLevel,
+      stream: options.logStream ?? process.stderr,
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+        censor: '[redacted]',
+      },
+      serializers: {
+        req: (request: { method: string; url: string; id: string }) => ({
+          method: request.method,
+          // Query strings can carry secrets (legacy ?token=); log the path only.
+          url: request.url.split('?')[0],
+          id: request.id,
+        }),
+      },
+    },
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
+    bodyLimit: config.http.bodyLimitBytes,
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    routerOptions: { maxParamLength: 1000, ignoreDuplicateSlashes: false },
+    return503OnClosing: true,
+  });
+  server.server.headersTimeout = config.http.headersTimeoutMs;
+
+  // Set per request by the hooks below; null only until the first hook runs.
+  server.decorateRequest<Viewer | null>('viewer', null);
+  server.addHook('onRequest', async (request) => {
+    request.viewer = ANONYMOUS;
+  });
+  await server.register(cookie);
+  await server.register(formbody, { bodyLimit: config.http.bodyLimitBytes });
+
+  const pages = new Pages(app);
+  server.setNotFoundHandler(async (request, reply) => {
+    request.viewer = await viewerFromSession(app.services, request).catch(() => ANONYMOUS);
+    return sendErrorPage(
+      pages,
+      request,
+      reply,
+      404,
+      'There is nothing here, or you may not see it.',
+    );
+  });
+  server.setErrorHandler((error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return reply.status(status).type('text/plain').send('bad request');
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).type('text/plain').send('internal server error');
+  });
+
+  registerHealth(server, app);
+  registerMetrics(server);
+  await registerApiDocs(server, app);
+  await server.register(apiV1Plugin, { prefix: '/api/v1', app });
+  await server.register(webPlugin, { app, pages });
+  return server;
+}

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { FastifyInstance } from 'fastify';
+
+type Asset = { body: Buffer; type: string };
+
+function load(): Map<string, Asset> {
+  const require = createRequire(import.meta.url);
+  const own = (name: string) => readFileSync(new URL(`../assets/${name}`, import.meta.url));
+  return new Map([
+    [
+      'primer.css',
+      {
+        body: readFileSync(require.resolve('@primer/css/dist/primer.css')),
+        type: 'text/css; charset=utf-8',
+      },
+    ],
+    ['kiln.css', { body: own('kiln.css'), type: 'text/css; charset=utf-8' }],
+    ['kiln.js', { body: own('kiln.js'), type: 'text/javascript; charset=utf-8' }],
+    ['avatar.svg', { body: own('avatar.svg'), type: 'image/svg+xml' }],
+  ]);
+}
+
+/** Static assets, read once at start and served from memory. */
+export function registerAssetRoutes(server: FastifyInstance): void {
+  const assets = load();
+  server.get('/assets/:name', { logLevel: 'warn' }, async (request, reply) => {
+    const { name } = request.params as { name: string };
+    const asset = assets.get(name);
+    if (!asset) return reply.callNotFound();
+    return reply.header('Cache-Control', 'public, max-age=3600').type(asset.type).send(asset.body);
+  });
+}

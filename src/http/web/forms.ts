@@ -1,0 +1,6 @@
+/** Reads a text field of a parsed urlencoded form; anything else (arrays, missing) is ''. */
+export function field(body: unknown, name: string, maxLength = 10_000): string {
+  if (typeof body !== 'object' || body === null) return '';
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value.slice(0, maxLength) : '';
+}

@@ -1,0 +1,52 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../app.ts';
+import { KILN_VERSION } from '../../version.ts';
+import { viewerUser } from '../auth/viewer.ts';
+import { isSecureOrigin } from '../base-url.ts';
+import { csrfToken } from './csrf.ts';
+import { takeFlash } from './flash.ts';
+import type { Html } from './html.ts';
+import { layout, type PageContext } from './layout.ts';
+
+/** Builds the frame context of a page and sends pages; one per web plugin instance. */
+export class Pages {
+  readonly #app: App;
+
+  constructor(app: App) {
+    this.#app = app;
+  }
+
+  secure(request: FastifyRequest): boolean {
+    return isSecureOrigin(request, this.#app.config);
+  }
+
+  context(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra?: { searchQuery?: string },
+  ): PageContext {
+    const user = viewerUser(request.viewer);
+    return {
+      user,
+      isAdmin: this.#app.services.admins.isAdmin(user),
+      csrf: csrfToken(request, reply, this.secure(request)),
+      flash: takeFlash(request, reply),
+      version: KILN_VERSION,
+      path: request.url.length > 2000 ? '/' : request.url,
+      ...(extra?.searchQuery !== undefined ? { searchQuery: extra.searchQuery } : {}),
+    };
+  }
+
+  send(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: { title: string; body: Html | ((context: PageContext) => Html); status?: number },
+  ): FastifyReply {
+    const context = this.context(request, reply);
+    const body = typeof page.body === 'function' ? page.body(context) : page.body;
+    return reply
+      .status(page.status ?? 200)
+      .type('text/html; charset=utf-8')
+      .send(layout(context, { title: page.title, body }));
+  }
+}

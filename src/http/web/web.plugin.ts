@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import type { App } from '../../app.ts';
+import { webErrorHandler } from '../errors/web-errors.ts';
+import { registerAssetRoutes } from './assets.routes.ts';
+import type { Pages } from './page.ts';
+import { registerAuthRoutes } from './pages/auth.routes.ts';
+import { registerHomeRoutes } from './pages/home.routes.ts';
+import { registerTokenRoutes } from './pages/tokens.routes.ts';
+import { viewerFromSession } from './session-cookie.ts';
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Rendered pages: session cookies (never Authorization headers), CSRF-checked forms, a strict
+ * Content-Security-Policy without inline scripts, errors as pages.
+ */
+export async function webPlugin(
+  server: FastifyInstance,
+  opts: { app: App; pages: Pages },
+): Promise<void> {
+  const { app, pages } = opts;
+  server.setErrorHandler(webErrorHandler(pages));
+  server.addHook('onRequest', async (request, reply) => {
+    request.viewer = await viewerFromSession(app.services, request);
+    reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Referrer-Policy', 'same-origin');
+    reply.header('X-Frame-Options', 'DENY');
+  });
+  registerAssetRoutes(server);
+  registerHomeRoutes(server, app, pages);
+  registerAuthRoutes(server, app, pages);
+  registerTokenRoutes(server, app, pages);
+}

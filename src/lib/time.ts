@@ -1,0 +1,7 @@
+/** RFC 3339 in UTC at second precision, as Gitea writes times (`2024-05-01T12:34:56Z`). */
+export function rfc3339(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Go's zero time, which Gitea emits for unset non-pointer times. */
+export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';

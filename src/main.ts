@@ -1,0 +1,183 @@
+import { parseArgs } from 'node:util';
+import { type App, createApp } from './app.ts';
+import type { Config } from './config/config.ts';
+import { ConfigError, loadConfig } from './config/load.ts';
+import { isDomainError } from './domain/errors.ts';
+import { buildServer } from './http/server.ts';
+
+/** A mistake by whoever ran the command: printed as one line, exit code 2. */
+class UsageError extends Error {}
+
+type Command = {
+  readonly summary: string;
+  readonly usage: string;
+  readonly options: Record<string, { type: 'string' | 'boolean'; short?: string }>;
+  run(values: Record<string, string | boolean | undefined>, config: () => Config): Promise<void>;
+};
+
+function required(values: Record<string, string | boolean | undefined>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+async function withApp<T>(config: Config, work: (app: App) => Promise<T>): Promise<T> {
+  const app = await createApp(config);
+  try {
+    return await work(app);
+  } finally {
+    await app.close();
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const app = await createApp(config);
+  const server = await buildServer(app);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    server.log.info({ signal }, 'draining in-flight requests');
+    await server.close();
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  await server.listen({ host: config.http.host, port: config.http.port });
+  const address = server.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.http.port;
+  const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
+  process.stdout.write(`listening on http://${host}:${port}\n`);
+}
+
+const commands: Record<string, Command> = {
+  serve: {
+    summary: 'Run the HTTP server (applies pending migrations first)',
+    usage: 'serve [--config FILE]',
+    options: {},
+    run: (_values, config) => serve(config()),
+  },
+  migrate: {
+    summary: 'Apply pending database migrations and exit',
+    usage: 'migrate [--config FILE]',
+    options: {},
+    run: (_values, config) => withApp(config(), async () => {}),
+  },
+  'user create': {
+    summary: 'Create a user',
+    usage: 'user create --username NAME --email ADDR --password PW [--full-name NAME]',
+    options: {
+      username: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'full-name': { type: 'string' },
+    },
+    run: (values, config) =>
+      withApp(config(), async (app) => {
+        const fullName = values['full-name'];
+        const user = await app.services.users.createUser({
+          handle: required(values, 'username'),
+          email: required(values, 'email'),
+          password: required(values, 'password'),
+          ...(typeof fullName === 'string' ? { fullName } : {}),
+        });
+        process.stderr.write(`created user ${user.handle}\n`);
+      }),
+  },
+  'token create': {
+    summary: 'Create a personal access token and print it (shown once)',
+    usage: 'token create --username NAME --name LABEL',
+    options: { username: { type: 'string' }, name: { type: 'string' } },
+    run: (values, config) =>
+      withApp(config(), async (app) => {
+        const user = await app.services.users.getUser(required(values, 'username'));
+        const { token } = await app.services.tokens.create(user, required(values, 'name'));
+        process.stdout.write(`${token}\n`);
+      }),
+  },
+  'org create': {
+    summary: 'Create an organisation owned by a user',
+    usage: 'org create --name ORG --owner USERNAME',
+    options: { name: { type: 'string' }, owner: { type: 'string' } },
+    run: (values, config) =>
+      withApp(config(), async (app) => {
+        const owner = await app.services.users.getUser(required(values, 'owner'));
+        const org = await app.services.orgs.createOrg({ name: required(values, 'name'), owner });
+        process.stderr.write(`created organisation ${org.handle}\n`);
+      }),
+  },
+};
+
+function overview(): string {
+  const lines = Object.entries(commands).map(
+    ([name, command]) => `  ${name.padEnd(34)}${command.summary}`,
+  );
+  return `Kiln, a self-hosted git forge\n\nUsage: node src/main.ts <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nEvery command accepts --config FILE (default ./service.toml) and --help.\n`;
+}
+
+function findCommand(
+  argv: string[],
+): { name: string; command: Command; rest: string[] } | undefined {
+  for (const words of [2, 1]) {
+    const name = argv.slice(0, words).join(' ');
+    const command = commands[name];
+    if (command) return { name, command, rest: argv.slice(words) };
+  }
+  return undefined;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    process.stdout.write(overview());
+    return argv.length === 0 ? 2 : 0;
+  }
+  const found = findCommand(argv);
+  if (!found) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}" (try --help)`);
+  const { values } = parseArgs({
+    args: found.rest,
+    options: {
+      ...found.command.options,
+      config: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(
+      `${found.command.summary}\n\nUsage: node src/main.ts ${found.command.usage}\n`,
+    );
+    return 0;
+  }
+  const file = typeof values.config === 'string' ? values.config : undefined;
+  await found.command.run(values, () => loadConfig({ file }));
+  return 0;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? '';
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError || error instanceof UsageError || isDomainError(error)) {
+      process.stderr.write(`kiln: ${firstLine(error.message)}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`kiln: ${firstLine((error as Error).message)}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(
+      `kiln: ${firstLine(error instanceof Error ? error.message : String(error))}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

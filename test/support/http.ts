@@ -1,0 +1,64 @@
+/** Authorization header values for each form SPEC.md accepts. */
+export const auth = {
+  token: (token: string) => ({ authorization: `token ${token}` }),
+  bearer: (token: string) => ({ authorization: `Bearer ${token}` }),
+  basicPassword: (token: string, username = 'anyone') => ({
+    authorization: `Basic ${Buffer.from(`${username}:${token}`).toString('base64')}`,
+  }),
+  basicUsername: (token: string) => ({
+    authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}`,
+  }),
+};
+
+/** A tiny cookie jar for driving pages over real HTTP the way a browser would. */
+export class Browser {
+  readonly #base: string;
+  readonly cookies = new Map<string, string>();
+
+  constructor(base: string) {
+    this.#base = base;
+  }
+
+  #store(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair?.indexOf('=') ?? -1;
+      if (!pair || eq <= 0) continue;
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      if (value === '' || /expires=thu, 01 jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  #cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  async get(path: string): Promise<Response> {
+    const response = await fetch(this.#base + path, {
+      headers: { cookie: this.#cookieHeader() },
+      redirect: 'manual',
+    });
+    this.#store(response);
+    return response;
+  }
+
+  /** Posts a form; `_csrf` is filled from the cookie unless given. */
+  async post(path: string, form: Record<string, string>, options: { csrf?: string | false } = {}) {
+    const body = new URLSearchParams(form);
+    const csrf = options.csrf === undefined ? this.cookies.get('kiln_csrf') : options.csrf;
+    if (csrf !== false && csrf !== undefined && !body.has('_csrf')) body.set('_csrf', csrf);
+    const response = await fetch(this.#base + path, {
+      method: 'POST',
+      headers: {
+        cookie: this.#cookieHeader(),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body,
+      redirect: 'manual',
+    });
+    this.#store(response);
+    return response;
+  }
+}
