@@ -3,7 +3,7 @@
  * same user; wrong and revoked tokens are 401 with Gitea's {message, url}; errors never leak.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auth } from '../support/http.ts';
+import { auth, json } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let kiln: TestServer;
@@ -20,7 +20,7 @@ describe('GET /api/v1/version', () => {
   it('reports the configured forge API version', async () => {
     const response = await api('/version');
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ version: '1.13.0' });
+    expect(await json(response)).toEqual({ version: '1.13.0' });
   });
 });
 
@@ -34,7 +34,7 @@ describe('GET /api/v1/user', () => {
     const { user, token } = await kiln.make.userWithToken();
     const response = await api('/user', { headers: header(token) });
     expect(response.status).toBe(200);
-    const body = await response.json();
+    const body = await json(response);
     expect(body.login).toBe(user.handle);
     expect(body.username).toBe(user.handle);
     expect(body.email).toBe(user.email);
@@ -46,7 +46,7 @@ describe('GET /api/v1/user', () => {
   it('answers 401 without credentials', async () => {
     const response = await api('/user');
     expect(response.status).toBe(401);
-    const body = await response.json();
+    const body = await json(response);
     expect(body.message).toBe('token is required');
     expect(body.url).toBe(`${kiln.url}/api/swagger`);
   });
@@ -65,7 +65,7 @@ describe('GET /api/v1/user', () => {
     await kiln.app.services.tokens.revoke(user, record!.id);
     const response = await api('/user', { headers: auth.token(token) });
     expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({
+    expect(await json(response)).toMatchObject({
       message: expect.any(String),
       url: expect.any(String),
     });
@@ -86,7 +86,7 @@ describe('GET /api/v1/users/{username}', () => {
     for (const headers of [{}, auth.token(token)]) {
       const response = await api(`/users/${user.handle.toUpperCase()}`, { headers });
       expect(response.status).toBe(200);
-      const body = await response.json();
+      const body = await json(response);
       expect(body.login).toBe(user.handle);
       expect(body).not.toHaveProperty('email');
     }
@@ -95,7 +95,7 @@ describe('GET /api/v1/users/{username}', () => {
   it('answers 404 for an unknown user', async () => {
     const response = await api('/users/nobody-here');
     expect(response.status).toBe(404);
-    expect(await response.json()).toMatchObject({
+    expect(await json(response)).toMatchObject({
       message: expect.stringContaining('nobody-here'),
     });
   });
@@ -106,7 +106,7 @@ describe('API errors', () => {
     const response = await api('/no/such/thing');
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('application/json');
-    expect(await response.json()).toMatchObject({ message: 'not found' });
+    expect(await json(response)).toMatchObject({ message: 'not found' });
   });
 });
 
@@ -126,7 +126,7 @@ describe('operations', () => {
   it('serves the OpenAPI document', async () => {
     const response = await fetch(`${kiln.url}/api/v1/swagger.json`);
     expect(response.status).toBe(200);
-    const document = await response.json();
+    const document = await json(response);
     expect(document.paths['/version']).toBeDefined();
     expect(document.paths['/user']).toBeDefined();
   });

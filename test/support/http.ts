@@ -62,3 +62,14 @@ export class Browser {
     return response;
   }
 }
+
+/**
+ * A response body as loosely-typed JSON: tests read arbitrary wire shapes and assert on them,
+ * so the type only has to get out of the way.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON under test, asserted field by field
+export type Json = any;
+
+export async function json(response: Response): Promise<Json> {
+  return response.json();
+}
