@@ -1,0 +1,83 @@
+import path from 'node:path';
+import { Invalid } from '../domain/errors.ts';
+
+/** A repository as the rest of Kiln names it. Case is kept for display; paths are lowercased. */
+export interface RepoRef {
+  readonly owner: string;
+  readonly name: string;
+}
+
+/**
+ * A repository reference that passed validation, with its directory. Only `RepoPaths` makes
+ * these, so a path inside src/git always comes from a checked owner and name.
+ */
+export interface RepoHandle {
+  readonly ref: RepoRef;
+  /** Absolute path of the bare repository, `<root>/<owner>/<name>.git`, lowercased. */
+  readonly path: string;
+  /** `owner/name`, lowercased: the key for per-repository state such as cat-file processes. */
+  readonly key: string;
+}
+
+export const MAX_REPO_SEGMENT_LENGTH = 100;
+const ALLOWED = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * Checks an owner or repository name and returns it lowercased. Only `[A-Za-z0-9._-]`, at most
+ * 100 characters, no leading `-` or `.`, and no `..` anywhere; everything else (slashes,
+ * backslashes, NUL, control characters, percent-escapes) fails the allow-list.
+ */
+export function checkRepoSegment(value: string, what: 'owner' | 'name'): string {
+  if (typeof value !== 'string' || value.length === 0) throw new Invalid(`${what} is empty`);
+  if (value.length > MAX_REPO_SEGMENT_LENGTH) throw new Invalid(`${what} is too long`);
+  if (!ALLOWED.test(value))
+    throw new Invalid(`${what} may contain only letters, digits, ".", "_" and "-"`);
+  if (value.startsWith('-') || value.startsWith('.')) {
+    throw new Invalid(`${what} must not start with "-" or "."`);
+  }
+  if (value.includes('..')) throw new Invalid(`${what} must not contain ".."`);
+  return value.toLowerCase();
+}
+
+/**
+ * Maps repository references to directories under one root. The only place in Kiln that knows
+ * where a repository lives on disk.
+ *
+ * @example
+ *   const paths = new RepoPaths('/srv/kiln/repos');
+ *   paths.resolve({ owner: 'Alice', name: 'Tools' }).path; // '/srv/kiln/repos/alice/tools.git'
+ */
+export class RepoPaths {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  resolve(ref: RepoRef): RepoHandle {
+    const owner = checkRepoSegment(ref.owner, 'owner');
+    const name = checkRepoSegment(ref.name, 'name');
+    const resolved = path.resolve(this.root, owner, `${name}.git`);
+    const relative = path.relative(this.root, resolved);
+    if (
+      relative.startsWith('..') ||
+      path.isAbsolute(relative) ||
+      relative.split(path.sep).length !== 2
+    ) {
+      throw new Invalid('repository path escapes the repository root');
+    }
+    return Object.freeze({
+      ref: Object.freeze({ owner: ref.owner, name: ref.name }),
+      path: resolved,
+      key: `${owner}/${name}`,
+    });
+  }
+
+  /**
+   * Where half-made repositories are assembled before being renamed into place. It sits under
+   * the root (same filesystem, so rename is atomic) and starts with a dot, which no owner can.
+   */
+  get tempRoot(): string {
+    return path.join(this.root, '.tmp');
+  }
+}
