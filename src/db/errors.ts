@@ -3,7 +3,11 @@ import { Conflict } from '../domain/errors.ts';
 /** SQLite reports constraint failures by message/code; PostgreSQL by SQLSTATE 23505. */
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, errcode, message } = error as { code?: unknown; errcode?: unknown; message?: unknown };
+  const { code, errcode, message } = error as {
+    code?: unknown;
+    errcode?: unknown;
+    message?: unknown;
+  };
   if (code === '23505') return true;
   if (code === 'ERR_SQLITE_ERROR' && (errcode === 2067 || errcode === 1555)) return true;
   return typeof message === 'string' && message.startsWith('UNIQUE constraint failed');

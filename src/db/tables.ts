@@ -51,9 +51,40 @@ export type SchemaMigrationsTable = {
   applied_at: Generated<number>;
 };
 
+export type RepositoriesTable = {
+  id: string;
+  owner_id: string;
+  name: string;
+  name_lower: string;
+  description: string;
+  private: boolean | number;
+  /** The repository this one was forked from; null when not a fork or the parent is gone. */
+  parent_id: string | null;
+  /** The last pull request number handed out in this repository. */
+  pull_counter: number;
+  created_at: number;
+  updated_at: number;
+};
+
+export type CollaboratorsTable = {
+  repo_id: string;
+  user_id: string;
+  permission: 'read' | 'write' | 'admin';
+  created_at: number;
+};
+
+export type ProtectedBranchesTable = {
+  repo_id: string;
+  branch: string;
+  created_at: number;
+};
+
 export type Tables = {
   users: UsersTable;
   org_members: OrgMembersTable;
   access_tokens: AccessTokensTable;
   sessions: SessionsTable;
+  repositories: RepositoriesTable;
+  collaborators: CollaboratorsTable;
+  protected_branches: ProtectedBranchesTable;
 };

@@ -1,5 +1,6 @@
 import type { Migration } from '../migration.ts';
 import { accountsMigration } from './0001-accounts.ts';
+import { repositoriesMigration } from './0002-repositories.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
-export const migrations: readonly Migration[] = [accountsMigration];
+export const migrations: readonly Migration[] = [accountsMigration, repositoriesMigration];
