@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Invalid, NotFound, Unavailable } from '../domain/errors.ts';
+import { Conflict, Invalid, NotFound, Unavailable } from '../domain/errors.ts';
 import {
   afterDoubleDash,
   afterEndOfOptions,
@@ -193,9 +193,9 @@ describe('translateGitError', () => {
     expect(
       fail(
         "fatal: cannot lock ref 'refs/heads/main': is at 1111111111111111111111111111111111111111 but expected 2222222222222222222222222222222222222222",
-      ).code,
-    ).toBe('conflict');
-    expect(fail("fatal: 'a..b' is not a valid branch name").code).toBe('invalid');
+      ),
+    ).toBeInstanceOf(Conflict);
+    expect(fail("fatal: 'a..b' is not a valid branch name")).toBeInstanceOf(Invalid);
   });
 
   it('leaves unknown failures as GitError', () => {

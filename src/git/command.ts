@@ -71,6 +71,7 @@ export interface GitExit {
 }
 
 export interface GitProcess {
+  readonly pid: number | undefined;
   readonly stdin: Writable;
   readonly stdout: Readable;
   /**
@@ -183,7 +184,7 @@ export function spawnGit(args: readonly string[], options: GitCommandOptions = {
     });
   });
   done.catch(() => {});
-  return { stdin: child.stdin, stdout: child.stdout, done, kill };
+  return { pid: child.pid, stdin: child.stdin, stdout: child.stdout, done, kill };
 }
 
 function signalGroup(

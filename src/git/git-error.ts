@@ -50,12 +50,16 @@ const TRANSLATIONS: readonly Translation[] = [
     (e) => new Conflict('the reference was changed concurrently', { cause: e }),
   ],
   [
-    /unknown revision|bad revision|not a valid object name|needed a single revision|bad object|invalid object name|not a valid commit name|not a tree object|couldn't find remote ref|not our ref|no merge base|not something we can merge/i,
+    /unknown revision|bad revision|not a valid object name|needed a single revision|bad object|invalid object name|not a valid commit name|not a tree object|couldn't find remote ref|not our ref|no merge base|not something we can merge|with nonexistent object/i,
     (e) => new NotFound('revision not found', { cause: e }),
   ],
   [
     /is not a valid (?:ref|branch|tag) name|bad tag name|not a valid ref name|invalid reference/i,
     (e) => new Invalid('invalid reference name', { cause: e }),
+  ],
+  [
+    /trying to write non-commit object/i,
+    (e) => new Invalid('a branch must point at a commit', { cause: e }),
   ],
 ];
 

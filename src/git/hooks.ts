@@ -1,0 +1,87 @@
+import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { checkFullRef } from './ref-names.ts';
+import { requireRepository } from './repo-exists.ts';
+import type { RepoHandle } from './repo-paths.ts';
+
+/**
+ * Protected branches without a callback server: every repository carries a `pre-receive` hook
+ * that reads the protected refs from an environment variable the server sets when it starts
+ * receive-pack. Clients cannot set it (receive-pack runs in the server's process tree with the
+ * pinned environment of command.ts), and a ref not listed is unrestricted.
+ */
+
+/** Newline-separated full ref names (`refs/heads/main`) that may not be deleted or rewound. */
+export const PROTECTED_REFS_ENV = 'KILN_PROTECTED_REFS';
+
+/**
+ * The hook itself, POSIX sh. It reads every `<old> <new> <ref>` line, refuses deletion of a
+ * protected ref and any update whose old tip is not an ancestor of the new one (in pre-receive the
+ * pushed objects are reachable through git's quarantine, so `merge-base` sees them), and reports
+ * every refused ref before failing, so one push shows all its problems at once.
+ */
+export const PRE_RECEIVE_HOOK = `#!/bin/sh
+# Kiln pre-receive hook: written when the repository is created and rewritten by the server
+# (ensureHooks), so edits here do not last. Protected refs come from ${PROTECTED_REFS_ENV}.
+nl='
+'
+status=0
+while read -r old new ref; do
+  case "$nl\${${PROTECTED_REFS_ENV}:-}$nl" in
+    *"$nl$ref$nl"*) ;;
+    *) continue ;;
+  esac
+  name=\${ref#refs/heads/}
+  case "$new" in
+    *[!0]*) ;;
+    *)
+      echo "kiln: refusing to delete protected branch '$name'" >&2
+      status=1
+      continue
+      ;;
+  esac
+  case "$old" in
+    *[!0]*) ;;
+    *) continue ;;
+  esac
+  if ! git merge-base --is-ancestor "$old" "$new" 2>/dev/null; then
+    echo "kiln: refusing to force-push protected branch '$name' (not a fast-forward)" >&2
+    status=1
+  fi
+done
+exit $status
+`;
+
+/** The environment for receive-pack that makes the hook protect `refs` (full names). */
+export function protectedRefsEnv(refs: readonly string[]): Record<string, string> {
+  return refs.length === 0 ? {} : { [PROTECTED_REFS_ENV]: refs.map(checkFullRef).join('\n') };
+}
+
+/** Writes the hooks into a repository directory (used while it is still being assembled). */
+export async function writeHooks(gitDir: string): Promise<void> {
+  const hooksDir = path.join(gitDir, 'hooks');
+  await mkdir(hooksDir, { recursive: true });
+  const target = path.join(hooksDir, 'pre-receive');
+  // Write beside and rename, so a receive-pack running right now never sees half a script.
+  const staging = `${target}.${process.pid}.tmp`;
+  await writeFile(staging, PRE_RECEIVE_HOOK, { mode: 0o755 });
+  await chmod(staging, 0o755);
+  await rename(staging, target);
+}
+
+/**
+ * Makes sure the repository's hooks are Kiln's current ones; rewrites them only when they differ
+ * (a repository made by an older version, or a hook edited on disk). Returns whether it wrote.
+ */
+export async function ensureHooks(repo: RepoHandle): Promise<boolean> {
+  await requireRepository(repo);
+  const hook = path.join(repo.path, 'hooks', 'pre-receive');
+  const [current, info] = await Promise.all([
+    readFile(hook, 'utf8').catch(() => undefined),
+    stat(hook).catch(() => undefined),
+  ]);
+  if (current === PRE_RECEIVE_HOOK && info !== undefined && (info.mode & 0o111) === 0o111)
+    return false;
+  await writeHooks(repo.path);
+  return true;
+}

@@ -1,0 +1,75 @@
+import { Invalid } from '../domain/errors.ts';
+import type { CatFilePool } from './cat-file-pool.ts';
+import { afterDoubleDash, afterEndOfOptions, runGit } from './command.ts';
+import { type Commit, checkTreePath, readCommit } from './read-objects.ts';
+import { checkRevision } from './ref-names.ts';
+import { requireRepository } from './repo-exists.ts';
+import type { RepoHandle } from './repo-paths.ts';
+
+export interface LogOptions {
+  /** Commits to skip from the newest. Default 0. */
+  skip?: number;
+  /** At most this many commits. Default 50. */
+  limit?: number;
+  /** Only commits that touch this path. */
+  path?: string;
+}
+
+export const MAX_LOG_LIMIT = 10_000;
+
+function historyArgs(revision: string, options: LogOptions): string[] {
+  const rev = checkRevision(revision);
+  return [
+    ...afterEndOfOptions(rev),
+    ...(options.path ? afterDoubleDash(checkTreePath(options.path)) : ['--']),
+  ];
+}
+
+function count(value: number | undefined, fallback: number, name: string): number {
+  const n = value ?? fallback;
+  if (!Number.isSafeInteger(n) || n < 0 || n > Number.MAX_SAFE_INTEGER)
+    throw new Invalid(`${name} must be a non-negative integer`);
+  return n;
+}
+
+/**
+ * History from a revision, newest first, a page at a time: one `rev-list` for the ids, then the
+ * commits through the cat-file process (pipelined, parsed by the same parser as `readCommit`).
+ *
+ * @example
+ *   const page = await log(pool, repo, 'main', { skip: 50, limit: 50, path: 'src' });
+ * @throws NotFound when the revision does not exist.
+ */
+export async function log(
+  pool: CatFilePool,
+  repo: RepoHandle,
+  revision: string,
+  options: LogOptions = {},
+): Promise<Commit[]> {
+  const skip = count(options.skip, 0, 'skip');
+  const limit = Math.min(count(options.limit, 50, 'limit'), MAX_LOG_LIMIT);
+  if (limit === 0) return [];
+  await requireRepository(repo);
+  const { stdout } = await runGit(
+    ['rev-list', `--max-count=${limit}`, `--skip=${skip}`, ...historyArgs(revision, options)],
+    { gitDir: repo.path },
+  );
+  const shas = stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.length > 0);
+  return Promise.all(shas.map((sha) => readCommit(pool, repo, sha)));
+}
+
+/** How many commits `log` would walk in total (for page counts). */
+export async function countCommits(
+  repo: RepoHandle,
+  revision: string,
+  options: { path?: string } = {},
+): Promise<number> {
+  await requireRepository(repo);
+  const { stdout } = await runGit(['rev-list', '--count', ...historyArgs(revision, options)], {
+    gitDir: repo.path,
+  });
+  return Number(stdout.toString('utf8').trim());
+}

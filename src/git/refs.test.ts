@@ -1,0 +1,192 @@
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Conflict, Invalid, NotFound } from '../domain/errors.ts';
+import { CatFilePool } from './cat-file-pool.ts';
+import {
+  createTag,
+  deleteRef,
+  diffRefSnapshots,
+  findBranch,
+  isAncestor,
+  listRefs,
+  readDefaultBranch,
+  refExists,
+  resolveCommit,
+  setDefaultBranch,
+  snapshotRefs,
+  updateRef,
+} from './refs.ts';
+import { type RepoHandle, RepoPaths } from './repo-paths.ts';
+import { initBare } from './repository.ts';
+import { commitFiles, git, makeTempDir, type TempDir } from './test-support.ts';
+
+let tmp: TempDir;
+let repo: RepoHandle;
+let pool: CatFilePool;
+
+beforeEach(async () => {
+  tmp = await makeTempDir();
+  const paths = new RepoPaths(path.join(tmp.path, 'repos'));
+  repo = paths.resolve({ owner: 'o', name: 'r' });
+  await initBare(paths, repo, { defaultBranch: 'main' });
+  pool = new CatFilePool();
+});
+afterEach(async () => {
+  await pool.closeAll();
+  await tmp.remove();
+});
+
+describe('listRefs', () => {
+  it('lists nothing in an empty repository', async () => {
+    expect(await listRefs(repo)).toEqual({ branches: [], tags: [] });
+    expect(await snapshotRefs(repo)).toEqual(new Map());
+  });
+
+  it('lists branches and lightweight and annotated tags with their commits', async () => {
+    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
+    const two = await commitFiles(repo.path, {
+      branch: 'feature/x',
+      files: { b: '2' },
+      parents: [one],
+    });
+    await git(['tag', 'light', one], { gitDir: repo.path });
+    await git(['tag', '-a', '-m', 'annotated', 'v1.0', two], { gitDir: repo.path });
+    const tagObject = await git(['rev-parse', 'refs/tags/v1.0'], { gitDir: repo.path });
+
+    const { branches, tags } = await listRefs(repo);
+    expect(branches).toEqual([
+      { name: 'feature/x', ref: 'refs/heads/feature/x', sha: two },
+      { name: 'main', ref: 'refs/heads/main', sha: one },
+    ]);
+    expect(tags).toEqual([
+      { name: 'light', ref: 'refs/tags/light', sha: one, commitSha: one, annotated: false },
+      { name: 'v1.0', ref: 'refs/tags/v1.0', sha: tagObject, commitSha: two, annotated: true },
+    ]);
+  });
+});
+
+describe('branches, revisions and HEAD', () => {
+  it('finds branches by exact name only', async () => {
+    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
+    await git(['tag', 'v1', one], { gitDir: repo.path });
+    await commitFiles(repo.path, { branch: 'a/b', files: { a: '2' } });
+    expect(await findBranch(repo, 'main')).toBe(one);
+    expect(await findBranch(repo, 'v1')).toBeUndefined();
+    expect(await findBranch(repo, one)).toBeUndefined();
+    expect(await findBranch(repo, 'a')).toBeUndefined();
+    expect(await refExists(repo, 'refs/heads/a/b')).toBe(true);
+    expect(await refExists(repo, 'refs/heads/a')).toBe(false);
+  });
+
+  it('resolves names, tags and abbreviated ids to commits without spawning per call', async () => {
+    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
+    await git(['tag', '-a', '-m', 'x', 'v1', one], { gitDir: repo.path });
+    expect(await resolveCommit(pool, repo, 'main')).toBe(one);
+    expect(await resolveCommit(pool, repo, 'v1')).toBe(one);
+    expect(await resolveCommit(pool, repo, one.slice(0, 10))).toBe(one);
+    await expect(resolveCommit(pool, repo, 'nope')).rejects.toBeInstanceOf(NotFound);
+    await expect(resolveCommit(pool, repo, '--all')).rejects.toBeInstanceOf(Invalid);
+    await expect(resolveCommit(pool, repo, 'main~1')).rejects.toBeInstanceOf(Invalid);
+  });
+
+  it('reads and sets the default branch from the HEAD file', async () => {
+    expect(await readDefaultBranch(repo)).toBe('main');
+    await setDefaultBranch(repo, 'develop');
+    expect(await readDefaultBranch(repo)).toBe('develop');
+    await expect(setDefaultBranch(repo, '-x')).rejects.toBeInstanceOf(Invalid);
+  });
+
+  it('answers isAncestor both ways', async () => {
+    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
+    const two = await commitFiles(repo.path, { branch: 'main', files: { a: '2' } });
+    expect(await isAncestor(repo, one, two)).toBe(true);
+    expect(await isAncestor(repo, two, one)).toBe(false);
+    expect(await isAncestor(repo, 'main', 'main')).toBe(true);
+    await expect(isAncestor(repo, 'nope', 'main')).rejects.toBeInstanceOf(NotFound);
+  });
+});
+
+describe('updateRef', () => {
+  it('creates, moves and deletes as compare-and-swap', async () => {
+    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
+    const two = await commitFiles(repo.path, { branch: 'main', files: { a: '2' } });
+
+    await updateRef(repo, 'refs/heads/topic', one, null);
+    await expect(updateRef(repo, 'refs/heads/topic', two, null)).rejects.toBeInstanceOf(Conflict);
+    await expect(updateRef(repo, 'refs/heads/topic', two, two)).rejects.toBeInstanceOf(Conflict);
+    expect(await findBranch(repo, 'topic')).toBe(one);
+
+    await updateRef(repo, 'refs/heads/topic', two, one);
+    expect(await findBranch(repo, 'topic')).toBe(two);
+
+    await expect(deleteRef(repo, 'refs/heads/topic', one)).rejects.toBeInstanceOf(Conflict);
+    await deleteRef(repo, 'refs/heads/topic', two);
+    expect(await findBranch(repo, 'topic')).toBeUndefined();
+  });
+
+  it('lets exactly one of many racing updates win', async () => {
+    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
+    const candidates = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) =>
+        commitFiles(repo.path, { branch: `c${n}`, files: { a: `${n}` }, parents: [one] }),
+      ),
+    );
+    const results = await Promise.allSettled(
+      candidates.map((sha) => updateRef(repo, 'refs/heads/main', sha, one)),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(Conflict);
+  });
+
+  it('refuses bad names and ids before running git', async () => {
+    const sha = 'a'.repeat(40);
+    await expect(updateRef(repo, 'main', sha, null)).rejects.toBeInstanceOf(Invalid);
+    await expect(updateRef(repo, 'refs/heads/x', 'HEAD', null)).rejects.toBeInstanceOf(Invalid);
+    await expect(updateRef(repo, 'refs/heads/-x/../y', sha, null)).rejects.toBeInstanceOf(Invalid);
+  });
+
+  it('reports a missing object as NotFound', async () => {
+    await expect(updateRef(repo, 'refs/heads/x', 'a'.repeat(40), null)).rejects.toBeInstanceOf(
+      NotFound,
+    );
+  });
+});
+
+describe('createTag', () => {
+  it('creates a lightweight tag once', async () => {
+    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
+    expect(await createTag(pool, repo, 'v1', 'main')).toBe(one);
+    const { tags } = await listRefs(repo);
+    expect(tags).toEqual([
+      { name: 'v1', ref: 'refs/tags/v1', sha: one, commitSha: one, annotated: false },
+    ]);
+    await expect(createTag(pool, repo, 'v1', 'main')).rejects.toBeInstanceOf(Conflict);
+    await expect(createTag(pool, repo, 'v2', 'nope')).rejects.toBeInstanceOf(NotFound);
+    await expect(createTag(pool, repo, '-v3', 'main')).rejects.toBeInstanceOf(Invalid);
+  });
+});
+
+describe('snapshots', () => {
+  it('reports created, moved and deleted refs', async () => {
+    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
+    await commitFiles(repo.path, { branch: 'gone', files: { a: 'g' } });
+    const before = await snapshotRefs(repo);
+    const two = await commitFiles(repo.path, { branch: 'main', files: { a: '2' } });
+    const three = await commitFiles(repo.path, { branch: 'new', files: { a: '3' } });
+    await git(['update-ref', '-d', 'refs/heads/gone'], { gitDir: repo.path });
+    const after = await snapshotRefs(repo);
+    expect(diffRefSnapshots(before, after)).toEqual([
+      { ref: 'refs/heads/gone', oldSha: before.get('refs/heads/gone'), newSha: null },
+      { ref: 'refs/heads/main', oldSha: one, newSha: two },
+      { ref: 'refs/heads/new', oldSha: null, newSha: three },
+    ]);
+  });
+
+  it('limits a snapshot to exact refs and prefixes', async () => {
+    await commitFiles(repo.path, { branch: 'a', files: { a: '1' } });
+    await commitFiles(repo.path, { branch: 'ab', files: { a: '1' } });
+    await commitFiles(repo.path, { branch: 'x/y', files: { a: '1' } });
+    expect([...(await snapshotRefs(repo, ['refs/heads/a'])).keys()]).toEqual(['refs/heads/a']);
+    expect([...(await snapshotRefs(repo, ['refs/heads/x/'])).keys()]).toEqual(['refs/heads/x/y']);
+  });
+});

@@ -1,0 +1,24 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { NotFound } from '../domain/errors.ts';
+import type { RepoHandle } from './repo-paths.ts';
+
+/**
+ * Whether a bare repository is on disk, judged without spawning git: a `HEAD` file and an
+ * `objects` directory. Commands that would hang or misbehave on a non-repository (cat-file,
+ * upload-pack) check this first.
+ */
+export async function repositoryExists(repo: RepoHandle): Promise<boolean> {
+  const [head, objects] = await Promise.all([
+    stat(path.join(repo.path, 'HEAD')).catch(() => undefined),
+    stat(path.join(repo.path, 'objects')).catch(() => undefined),
+  ]);
+  return head?.isFile() === true && objects?.isDirectory() === true;
+}
+
+/** Throws NotFound unless the repository exists. */
+export async function requireRepository(repo: RepoHandle): Promise<void> {
+  if (!(await repositoryExists(repo))) {
+    throw new NotFound('repository not found', { details: { repository: repo.key } });
+  }
+}

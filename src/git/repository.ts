@@ -1,0 +1,221 @@
+import { appendFile, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Conflict, NotFound } from '../domain/errors.ts';
+import { runGit } from './command.ts';
+import { writeHooks } from './hooks.ts';
+import { branchRef } from './ref-names.ts';
+import { readDefaultBranch } from './refs.ts';
+import { repositoryExists, requireRepository } from './repo-exists.ts';
+import type { RepoHandle, RepoPaths } from './repo-paths.ts';
+
+/**
+ * Creating, forking, detaching and deleting bare repositories. Every repository is assembled in
+ * a temporary directory under the root and renamed into place, so a crash leaves either nothing
+ * or a whole repository; `sweepTempDirs` clears what crashed assemblies leave behind.
+ */
+
+export interface InitOptions {
+  /** Branch HEAD points at; it need not exist yet. */
+  defaultBranch: string;
+  /** Have receive-pack check every pushed object (`receive.fsckObjects`). Off by default, as in Gitea. */
+  fsckObjects?: boolean;
+}
+
+/**
+ * Kiln's settings for every repository. Filters and any-sha wants serve partial clones over
+ * protocol v0 as well as v2; forced pushes and deletions are allowed (protected branches are the
+ * pre-receive hook's job); `refs/pull/` is hidden from receive-pack so that nobody pushes over a
+ * pull request's head; ref updates are logged so a rewound branch can be recovered.
+ */
+function repositoryConfig(options: InitOptions): string {
+  return [
+    '[uploadpack]',
+    '\tallowFilter = true',
+    '\tallowAnySHA1InWant = true',
+    '[receive]',
+    '\tdenyNonFastForwards = false',
+    '\tdenyDeletes = false',
+    '\thideRefs = refs/pull/',
+    `\tfsckObjects = ${options.fsckObjects === true}`,
+    '[core]',
+    '\tlogAllRefUpdates = true',
+    '',
+  ].join('\n');
+}
+
+async function makeRepository(dir: string, options: InitOptions): Promise<void> {
+  branchRef(options.defaultBranch);
+  // No template: no sample hooks, no description; Kiln writes what it needs. The branch name was
+  // checked and is glued to its option, so it cannot be read as one.
+  await runGit(
+    ['init', '--bare', '--quiet', '--template=', `--initial-branch=${options.defaultBranch}`, dir],
+    {
+      cwd: dir,
+    },
+  );
+  await appendFile(path.join(dir, 'config'), repositoryConfig(options));
+  await writeHooks(dir);
+}
+
+/** Builds a repository in a fresh temp directory, then renames it to `target`. */
+async function assemble(
+  paths: RepoPaths,
+  target: RepoHandle,
+  build: (dir: string) => Promise<void>,
+) {
+  if (await repositoryExists(target)) {
+    throw new Conflict('repository already exists', { details: { repository: target.key } });
+  }
+  await mkdir(paths.tempRoot, { recursive: true });
+  const dir = await mkdtemp(path.join(paths.tempRoot, 'new-'));
+  try {
+    await build(dir);
+    await mkdir(path.dirname(target.path), { recursive: true });
+    await rename(dir, target.path);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') {
+      throw new Conflict('repository already exists', { details: { repository: target.key } });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Creates an empty bare repository with Kiln's config and hooks.
+ *
+ * @example
+ *   await initBare(paths, paths.resolve({ owner: 'alice', name: 'tools' }), { defaultBranch: 'main' });
+ */
+export async function initBare(
+  paths: RepoPaths,
+  repo: RepoHandle,
+  options: InitOptions,
+): Promise<void> {
+  branchRef(options.defaultBranch);
+  await assemble(paths, repo, (dir) => makeRepository(dir, options));
+}
+
+/**
+ * Removes a repository. It is first renamed out of the way, so it disappears at once even while
+ * the files are still being deleted. Forks that borrow its objects must be detached first.
+ */
+export async function deleteRepository(paths: RepoPaths, repo: RepoHandle): Promise<void> {
+  await requireRepository(repo);
+  await mkdir(paths.tempRoot, { recursive: true });
+  const doomed = await mkdtemp(path.join(paths.tempRoot, 'delete-'));
+  try {
+    await rename(repo.path, path.join(doomed, 'repo.git'));
+  } catch (error) {
+    await rm(doomed, { recursive: true, force: true });
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new NotFound('repository not found');
+    throw error;
+  }
+  await rm(doomed, { recursive: true, force: true });
+}
+
+/**
+ * Forks `parent` into `fork` instantly: the fork borrows the parent's objects through
+ * `objects/info/alternates` (a relative path, so the root can move) and gets copies of its
+ * branches, tags and default branch. The parent is set never to prune unreachable objects,
+ * because a fork may still reach what the parent dropped.
+ */
+export async function createFork(
+  paths: RepoPaths,
+  parent: RepoHandle,
+  fork: RepoHandle,
+): Promise<void> {
+  await requireRepository(parent);
+  const [defaultBranch, refs] = await Promise.all([
+    readDefaultBranch(parent),
+    runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/'], {
+      gitDir: parent.path,
+    }),
+  ]);
+  await keepUnreachableObjects(parent);
+  const updates = refs.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => {
+      const [sha, ref] = line.split(' ');
+      return `create ${ref} ${sha}\n`;
+    })
+    .join('');
+  const alternate = path.relative(
+    path.join(fork.path, 'objects'),
+    path.join(parent.path, 'objects'),
+  );
+  await assemble(paths, fork, async (dir) => {
+    await makeRepository(dir, { defaultBranch: defaultBranch ?? 'main' });
+    await writeFile(path.join(dir, 'objects', 'info', 'alternates'), `${alternate}\n`);
+    if (updates.length > 0) {
+      await runGit(['update-ref', '--stdin', '-m', 'fork'], { gitDir: dir, input: updates });
+    }
+  });
+}
+
+async function keepUnreachableObjects(repo: RepoHandle): Promise<void> {
+  const args = ['config', 'gc.pruneExpire'];
+  try {
+    await runGit([...args, 'never'], { gitDir: repo.path });
+  } catch (error) {
+    // Another fork being made at the same moment holds config.lock; fine if it wrote the same.
+    const { stdout } = await runGit(['config', '--get', 'gc.pruneExpire'], {
+      gitDir: repo.path,
+      okExitCodes: [0, 1],
+    });
+    if (stdout.toString('utf8').trim() !== 'never') throw error;
+  }
+}
+
+/**
+ * Makes a fork self-contained: packs every object it reaches, including borrowed ones, then drops
+ * the alternates link, checking connectivity before the link is gone for good (it is put back if
+ * anything is missing). Call it on every fork before deleting their parent. Returns false when
+ * the repository had no alternates.
+ */
+export async function detachFromAlternates(repo: RepoHandle): Promise<boolean> {
+  await requireRepository(repo);
+  const alternates = path.join(repo.path, 'objects', 'info', 'alternates');
+  if (!(await stat(alternates).catch(() => undefined))) return false;
+  await runGit(['repack', '-a', '-d', '-q'], { gitDir: repo.path, timeoutMs: 0 });
+  const parked = `${alternates}.detached`;
+  await rename(alternates, parked);
+  try {
+    await runGit(['fsck', '--connectivity-only', '--no-dangling', '--no-progress'], {
+      gitDir: repo.path,
+      timeoutMs: 0,
+    });
+  } catch (error) {
+    await rename(parked, alternates);
+    throw error;
+  }
+  await rm(parked, { force: true });
+  return true;
+}
+
+/**
+ * Removes temp directories left by assemblies or deletions that never finished. Run at start-up;
+ * entries younger than `olderThanMs` are kept, as another replica may be using them right now.
+ * Returns how many were removed.
+ */
+export async function sweepTempDirs(
+  paths: RepoPaths,
+  olderThanMs = 60 * 60 * 1000,
+): Promise<number> {
+  const entries = await readdir(paths.tempRoot).catch(() => [] as string[]);
+  const cutoff = Date.now() - olderThanMs;
+  let removed = 0;
+  for (const entry of entries) {
+    const full = path.join(paths.tempRoot, entry);
+    const info = await stat(full).catch(() => undefined);
+    if (info && info.mtimeMs <= cutoff) {
+      await rm(full, { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,97 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runGit } from './command.ts';
+
+/**
+ * Helpers for the tests in src/git: temp directories and commits made with `fast-import`, one
+ * git process per commit batch. Not used by production code.
+ */
+
+export interface TempDir {
+  readonly path: string;
+  remove(): Promise<void>;
+}
+
+export async function makeTempDir(prefix = 'kiln-git-'): Promise<TempDir> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  return { path: dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export interface TestCommit {
+  /** Branch to move (short name); it continues from its current tip unless `parents` is given. */
+  branch: string;
+  /** Files to write (string or bytes) or, with null, to delete; other files are kept. */
+  files: Record<string, string | Buffer | null>;
+  message?: string;
+  /** Explicit parents (first one is the base); `[]` makes a root commit. */
+  parents?: string[];
+  /** Seconds since the epoch, default a fixed 2023 date, so commit ids are reproducible. */
+  time?: number;
+  author?: string;
+}
+
+export const TEST_IDENT = 'Test User <test@example.com>';
+const DEFAULT_TIME = 1_700_000_000;
+
+function data(payload: string | Buffer): Buffer[] {
+  const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+  return [Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n')];
+}
+
+/**
+ * Writes a commit into a bare repository with `git fast-import` and returns its id.
+ *
+ * @example
+ *   const sha = await commitFiles(repo.path, { branch: 'main', files: { 'README.md': '# hi\n' } });
+ */
+export async function commitFiles(gitDir: string, commit: TestCommit): Promise<string> {
+  const ref = `refs/heads/${commit.branch}`;
+  const tip = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {
+    gitDir,
+    okExitCodes: [0, 1],
+  });
+  const parents = commit.parents ?? (tip.exitCode === 0 ? [tip.stdout.toString().trim()] : []);
+  const time = commit.time ?? DEFAULT_TIME;
+  const [first, ...merges] = parents;
+  // Without `from`, fast-import starts the branch afresh (it does not read existing refs).
+  const parts: Buffer[] = [
+    Buffer.from(`commit ${ref}\n`),
+    Buffer.from(`author ${commit.author ?? TEST_IDENT} ${time} +0000\n`),
+    Buffer.from(`committer ${TEST_IDENT} ${time} +0000\n`),
+    ...data(commit.message ?? 'test commit\n'),
+    Buffer.from(first ? `from ${first}\n` : ''),
+    ...merges.map((merge) => Buffer.from(`merge ${merge}\n`)),
+  ];
+  for (const [file, content] of Object.entries(commit.files)) {
+    if (content === null) parts.push(Buffer.from(`D ${file}\n`));
+    else parts.push(Buffer.from(`M 100644 inline ${file}\n`), ...data(content));
+  }
+  parts.push(Buffer.from('\n'));
+  await runGit(['fast-import', '--quiet', '--force'], { gitDir, input: Buffer.concat(parts) });
+  const { stdout } = await runGit(['rev-parse', '--verify', ref], { gitDir });
+  return stdout.toString('utf8').trim();
+}
+
+/** Runs git in a work tree or bare repository with a fixed identity, returning trimmed stdout. */
+export async function git(
+  args: string[],
+  options: {
+    cwd?: string;
+    gitDir?: string;
+    env?: Record<string, string>;
+    okExitCodes?: number[];
+  } = {},
+): Promise<string> {
+  const { stdout } = await runGit(args, {
+    ...options,
+    env: {
+      GIT_AUTHOR_NAME: 'Test User',
+      GIT_AUTHOR_EMAIL: 'test@example.com',
+      GIT_COMMITTER_NAME: 'Test User',
+      GIT_COMMITTER_EMAIL: 'test@example.com',
+      ...options.env,
+    },
+  });
+  return stdout.toString('utf8').trim();
+}
