@@ -58,6 +58,8 @@ export async function seedInitialCommit(repo: RepoHandle, options: SeedOptions):
   ).stdout
     .toString('utf8')
     .trim();
-  await runGit(['update-ref', '-m', 'initial commit', ref, commit, zeroSha()], { gitDir: repo.path });
+  await runGit(['update-ref', '-m', 'initial commit', ref, commit, zeroSha()], {
+    gitDir: repo.path,
+  });
   return commit;
 }

@@ -2,7 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
 import { viewerFromAuthorization } from '../../auth/api-auth.ts';
 import { apiErrorHandler, apiNotFoundHandler } from '../../errors/api-errors.ts';
+import { registerCollaboratorRoutes } from './collaborators.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
+import { RepoViews } from './repo-views.ts';
+import { registerRepoRoutes } from './repos.routes.ts';
 import { registerUserRoutes } from './users.routes.ts';
 
 /**
@@ -18,4 +21,7 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
   });
   registerMiscRoutes(server, app);
   registerUserRoutes(server, app);
+  const views = new RepoViews(app);
+  registerRepoRoutes(server, app, views);
+  registerCollaboratorRoutes(server, app);
 }

@@ -1,14 +1,12 @@
 import { Type } from 'typebox';
 
-export const ApiErrorSchema = Type.Object(
-  { message: Type.String(), url: Type.String(), errors: Type.Optional(Type.Array(Type.String())) },
-  { $id: 'APIError' },
-);
+export const ApiErrorSchema = Type.Object({
+  message: Type.String(),
+  url: Type.String(),
+  errors: Type.Optional(Type.Array(Type.String())),
+});
 
-export const ServerVersionSchema = Type.Object(
-  { version: Type.String() },
-  { $id: 'ServerVersion' },
-);
+export const ServerVersionSchema = Type.Object({ version: Type.String() });
 
 export const errorResponses = {
   401: ApiErrorSchema,

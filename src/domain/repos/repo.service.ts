@@ -1,0 +1,366 @@
+import { stat } from 'node:fs/promises';
+import { hasBranches } from '../../git/branches-present.ts';
+import { isValidRefName } from '../../git/ref-names.ts';
+import { readDefaultBranch, setDefaultBranch } from '../../git/refs.ts';
+import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
+import {
+  createFork,
+  deleteRepository,
+  detachFromAlternates,
+  initBare,
+} from '../../git/repository.ts';
+import { seedInitialCommit } from '../../git/seed.ts';
+import { newId } from '../../lib/ids.ts';
+import type { AdminPolicy } from '../admin/admin.policy.ts';
+import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
+import type { OrgService } from '../orgs/org.service.ts';
+import type { UserService } from '../users/user.service.ts';
+import type { Account, User } from '../users/user.types.ts';
+import { accessLevel } from './repo.policy.ts';
+import type { Page, RepoStore, VisibilityScope } from './repo.store.ts';
+import { type AccessLevel, atLeast, type Repository, type VisibleRepo } from './repo.types.ts';
+import { assertValidRepoName } from './repo-name.ts';
+
+export type CreateRepoInput = {
+  /** An organisation to create the repository in; the actor's own account when absent. */
+  readonly orgName?: string | undefined;
+  readonly name: string;
+  readonly description?: string | undefined;
+  readonly private?: boolean | undefined;
+  readonly autoInit?: boolean | undefined;
+  readonly defaultBranch?: string | undefined;
+};
+
+export type RepoServiceDeps = {
+  readonly store: RepoStore;
+  readonly users: UserService;
+  readonly orgs: OrgService;
+  readonly admins: AdminPolicy;
+  readonly paths: RepoPaths;
+};
+
+/** A directory without a database row older than this is debris of a crashed creation. */
+const ORPHAN_AGE_MS = 60_000;
+
+function notFound(owner: string, name: string): NotFound {
+  return new NotFound(`repository does not exist [owner: ${owner}, name: ${name}]`);
+}
+
+/**
+ * Repositories: who may see and change them, and their life cycle on disk and in the database.
+ * Creation makes the directory first and the row second (undoing the directory when the row
+ * fails); deletion removes the row first, so no row ever points at a missing repository.
+ */
+export class RepoService {
+  readonly #deps: RepoServiceDeps;
+
+  constructor(deps: RepoServiceDeps) {
+    this.#deps = deps;
+  }
+
+  handle(repo: Repository): RepoHandle {
+    return this.#deps.paths.resolve({ owner: repo.owner.handle, name: repo.name });
+  }
+
+  /** The default branch, read live from the repository's HEAD. */
+  async defaultBranch(repo: Repository): Promise<string> {
+    return (await readDefaultBranch(this.handle(repo))) ?? 'main';
+  }
+
+  /** A repository without any branch is empty. */
+  async isEmpty(repo: Repository): Promise<boolean> {
+    return !(await hasBranches(this.handle(repo)));
+  }
+
+  scopeOf(viewer: User | undefined): VisibilityScope {
+    if (!viewer) return { kind: 'anonymous' };
+    if (this.#deps.admins.isAdmin(viewer)) return { kind: 'admin' };
+    return { kind: 'user', userId: viewer.id };
+  }
+
+  async accessOf(viewer: User | undefined, repo: Repository): Promise<AccessLevel> {
+    if (!viewer)
+      return accessLevel(repo, {
+        viewer,
+        isSiteAdmin: false,
+        orgRole: undefined,
+        collaborator: undefined,
+      });
+    const [orgRole, collaborator] = await Promise.all([
+      repo.owner.kind === 'org' ? this.#deps.orgs.roleOf(repo.owner.id, viewer.id) : undefined,
+      this.#deps.store.collaboratorPermission(repo.id, viewer.id),
+    ]);
+    return accessLevel(repo, {
+      viewer,
+      isSiteAdmin: this.#deps.admins.isAdmin(viewer),
+      orgRole,
+      collaborator,
+    });
+  }
+
+  /** Access for a page of repositories with two queries in all, not two per repository. */
+  async accessOfMany(
+    viewer: User | undefined,
+    repos: readonly Repository[],
+  ): Promise<VisibleRepo[]> {
+    const isSiteAdmin = this.#deps.admins.isAdmin(viewer);
+    const [memberships, collaborations] = viewer
+      ? await Promise.all([
+          this.#deps.orgs.membershipsOf(viewer.id),
+          this.#deps.store.collaborationsOf(
+            viewer.id,
+            repos.map((repo) => repo.id),
+          ),
+        ])
+      : [new Map(), new Map()];
+    const visible: VisibleRepo[] = [];
+    for (const repo of repos) {
+      const level = accessLevel(repo, {
+        viewer,
+        isSiteAdmin,
+        orgRole: memberships.get(repo.owner.id),
+        collaborator: collaborations.get(repo.id),
+      });
+      if (level !== 'none') visible.push({ repo, access: { level } });
+    }
+    return visible;
+  }
+
+  /** The repository and the viewer's access; NotFound both when missing and when invisible. */
+  async get(viewer: User | undefined, owner: string, name: string): Promise<VisibleRepo> {
+    const repo = await this.#deps.store.findByName(owner, name);
+    if (!repo) throw notFound(owner, name);
+    const level = await this.accessOf(viewer, repo);
+    if (level === 'none') throw notFound(owner, name);
+    return { repo, access: { level } };
+  }
+
+  /** Like `get`, and Forbidden when the viewer may see but not do `required`. */
+  async require(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    required: AccessLevel,
+  ): Promise<VisibleRepo> {
+    const visible = await this.get(viewer, owner, name);
+    if (!atLeast(visible.access.level, required)) {
+      throw new Forbidden(
+        `you need ${required} access to ${visible.repo.owner.handle}/${visible.repo.name}`,
+      );
+    }
+    return visible;
+  }
+
+  async findById(id: string): Promise<Repository | undefined> {
+    return this.#deps.store.findById(id);
+  }
+
+  async findManyByIds(ids: readonly string[]): Promise<Map<string, Repository>> {
+    return this.#deps.store.findManyByIds(ids);
+  }
+
+  async listVisible(
+    viewer: User | undefined,
+    page: Page,
+    filter: { ownerId?: string; query?: string } = {},
+  ) {
+    const { items, total } = await this.#deps.store.listVisible(this.scopeOf(viewer), page, filter);
+    return { items: await this.accessOfMany(viewer, items), total };
+  }
+
+  /** Forks of `repo` the viewer can see. */
+  async listForksVisible(viewer: User | undefined, repo: Repository, page: Page) {
+    const visible = await this.accessOfMany(viewer, await this.#deps.store.listForks(repo.id));
+    return { items: visible.slice(page.offset, page.offset + page.limit), total: visible.length };
+  }
+
+  /** `/user/repos`: what the person owns, collaborates on, or reaches through an organisation. */
+  async listForMember(user: User, page: Page) {
+    const { items, total } = await this.#deps.store.listForMember(user.id, page);
+    return { items: await this.accessOfMany(user, items), total };
+  }
+
+  async listByOwner(
+    viewer: User | undefined,
+    ownerHandle: string,
+    page: Page,
+    kind?: Account['kind'],
+  ) {
+    const owner = await this.#deps.users.getAccount(ownerHandle);
+    if (kind && owner.kind !== kind)
+      throw new NotFound(
+        `${kind === 'org' ? 'org' : 'user'} does not exist [name: ${ownerHandle}]`,
+      );
+    return this.listVisible(viewer, page, { ownerId: owner.id });
+  }
+
+  async create(actor: User, input: CreateRepoInput): Promise<VisibleRepo> {
+    assertValidRepoName(input.name);
+    const description = (input.description ?? '').trim();
+    if (description.length > 2048) throw new Invalid('description must be at most 2048 characters');
+    const defaultBranch = input.defaultBranch?.trim() || 'main';
+    if (!isValidRefName(`refs/heads/${defaultBranch}`))
+      throw new Invalid(`"${defaultBranch}" is not a valid branch name`);
+    const owner = input.orgName ? await this.#orgForCreation(actor, input.orgName) : actor;
+    if (await this.#deps.store.findByName(owner.handle, input.name)) {
+      throw new Conflict('The repository with the same name already exists.');
+    }
+    const repo: Repository = {
+      id: newId(),
+      owner,
+      name: input.name,
+      description,
+      private: input.private === true,
+      parentId: null,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    };
+    const handle = this.handle(repo);
+    await this.#makeDirectory(repo, () => initBare(this.#deps.paths, handle, { defaultBranch }));
+    try {
+      if (input.autoInit) {
+        await seedInitialCommit(handle, {
+          branch: defaultBranch,
+          files: [
+            {
+              name: 'README.md',
+              content: `# ${repo.name}\n${description ? `\n${description}\n` : ''}`,
+            },
+          ],
+          message: 'Initial commit',
+          author: { name: actor.fullName || actor.handle, email: actor.email },
+        });
+      }
+      await this.#insert(repo);
+    } catch (error) {
+      await deleteRepository(this.#deps.paths, handle).catch(() => {});
+      throw error;
+    }
+    return { repo, access: { level: 'admin' } };
+  }
+
+  async fork(
+    actor: User,
+    owner: string,
+    name: string,
+    input: { orgName?: string; name?: string },
+  ): Promise<VisibleRepo> {
+    const { repo: source } = await this.get(actor, owner, name);
+    const forkOwner = input.orgName ? await this.#orgForCreation(actor, input.orgName) : actor;
+    const forkName = input.name?.trim() || source.name;
+    assertValidRepoName(forkName);
+    if (forkOwner.id === source.owner.id && forkName.toLowerCase() === source.name.toLowerCase()) {
+      throw new Conflict('A repository cannot be forked into itself.');
+    }
+    if (await this.#deps.store.findByName(forkOwner.handle, forkName)) {
+      throw new Conflict('The repository with the same name already exists.');
+    }
+    const fork: Repository = {
+      id: newId(),
+      owner: forkOwner,
+      name: forkName,
+      description: source.description,
+      private: source.private,
+      parentId: source.id,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    };
+    const handle = this.handle(fork);
+    await this.#makeDirectory(fork, () =>
+      createFork(this.#deps.paths, this.handle(source), handle),
+    );
+    try {
+      await this.#insert(fork);
+    } catch (error) {
+      await deleteRepository(this.#deps.paths, handle).catch(() => {});
+      throw error;
+    }
+    return { repo: fork, access: { level: 'admin' } };
+  }
+
+  async delete(actor: User, owner: string, name: string): Promise<void> {
+    const { repo } = await this.require(actor, owner, name, 'admin');
+    // Forks borrow this repository's objects; give them their own copies first.
+    for (const fork of await this.#deps.store.listForks(repo.id)) {
+      await detachFromAlternates(this.handle(fork));
+    }
+    await this.#deps.store.delete(repo.id);
+    await deleteRepository(this.#deps.paths, this.handle(repo)).catch((error: unknown) => {
+      if (!(error instanceof NotFound)) throw error;
+    });
+  }
+
+  async updateSettings(
+    actor: User,
+    owner: string,
+    name: string,
+    change: { description?: string; private?: boolean; defaultBranch?: string },
+  ): Promise<Repository> {
+    const { repo } = await this.require(actor, owner, name, 'admin');
+    if (change.description !== undefined && change.description.length > 2048) {
+      throw new Invalid('description must be at most 2048 characters');
+    }
+    if (change.defaultBranch !== undefined) {
+      const branch = change.defaultBranch.trim();
+      if (!isValidRefName(`refs/heads/${branch}`))
+        throw new Invalid(`"${branch}" is not a valid branch name`);
+      await setDefaultBranch(this.handle(repo), branch);
+    }
+    const update: { description?: string; private?: boolean } = {};
+    if (change.description !== undefined) update.description = change.description.trim();
+    if (change.private !== undefined) update.private = change.private;
+    await this.#deps.store.update(repo.id, update);
+    return (await this.#deps.store.findById(repo.id)) ?? repo;
+  }
+
+  /** Marks the repository as changed now (after a push, a merge, a release). */
+  async touch(repo: Repository): Promise<void> {
+    await this.#deps.store.touch(repo.id);
+  }
+
+  async #orgForCreation(actor: User, orgName: string): Promise<Account> {
+    const org = await this.#deps.orgs.getOrg(orgName);
+    const role = await this.#deps.orgs.roleOf(org.id, actor.id);
+    if (role !== 'owner' && !this.#deps.admins.isAdmin(actor)) {
+      if (role === undefined) throw new NotFound(`org does not exist [name: ${orgName}]`);
+      throw new Forbidden('Given user is not owner of organization.');
+    }
+    return org;
+  }
+
+  /**
+   * Runs a directory-making step; when it fails because a directory without any row is in the
+   * way (debris of a creation that crashed between the two), that debris is removed and the step
+   * retried once. Young directories are left alone: another process may be mid-creation.
+   */
+  async #makeDirectory(repo: Repository, make: () => Promise<void>): Promise<void> {
+    try {
+      await make();
+    } catch (error) {
+      if (!(error instanceof Conflict)) throw error;
+      const handle = this.handle(repo);
+      const info = await stat(handle.path).catch(() => undefined);
+      const row = await this.#deps.store.findByName(repo.owner.handle, repo.name);
+      if (row || !info || Date.now() - info.mtimeMs < ORPHAN_AGE_MS) {
+        throw new Conflict('The repository with the same name already exists.');
+      }
+      await deleteRepository(this.#deps.paths, handle);
+      await make();
+    }
+  }
+
+  async #insert(repo: Repository): Promise<void> {
+    await this.#deps.store.insert({
+      id: repo.id,
+      owner_id: repo.owner.id,
+      name: repo.name,
+      name_lower: repo.name.toLowerCase(),
+      description: repo.description,
+      private: repo.private,
+      parent_id: repo.parentId,
+      pull_counter: 0,
+      created_at: repo.createdAt.getTime(),
+      updated_at: repo.updatedAt.getTime(),
+    });
+  }
+}

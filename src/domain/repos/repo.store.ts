@@ -1,0 +1,300 @@
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { uniqueOrConflict } from '../../db/errors.ts';
+import type { RepositoriesTable, Tables } from '../../db/tables.ts';
+import { likePattern } from '../../lib/like.ts';
+import type { CollaboratorPermission, Repository } from './repo.types.ts';
+
+const OWNER_COLUMNS = [
+  'owner.handle as owner_handle',
+  'owner.kind as owner_kind',
+  'owner.email as owner_email',
+  'owner.full_name as owner_full_name',
+  'owner.description as owner_description',
+  'owner.created_at as owner_created_at',
+  'owner.updated_at as owner_updated_at',
+] as const;
+
+type RepoRow = Selectable<RepositoriesTable> & {
+  owner_handle: string;
+  owner_kind: 'user' | 'org';
+  owner_email: string | null;
+  owner_full_name: string;
+  owner_description: string;
+  owner_created_at: number;
+  owner_updated_at: number;
+};
+
+function toRepository(row: RepoRow): Repository {
+  return {
+    id: row.id,
+    owner: {
+      id: row.owner_id,
+      handle: row.owner_handle,
+      kind: row.owner_kind,
+      email: row.owner_email,
+      fullName: row.owner_full_name,
+      description: row.owner_description,
+      createdAt: new Date(row.owner_created_at),
+      updatedAt: new Date(row.owner_updated_at),
+    },
+    name: row.name,
+    description: row.description,
+    private: Boolean(row.private),
+    parentId: row.parent_id,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** Who is asking, for visibility filters: anonymous callers see public repositories only. */
+export type VisibilityScope =
+  | { readonly kind: 'anonymous' }
+  | { readonly kind: 'user'; readonly userId: string }
+  | { readonly kind: 'admin' };
+
+/** `private = false OR the caller owns it, collaborates on it, or belongs to its organisation`. */
+function visibleTo(scope: VisibilityScope) {
+  return (eb: ExpressionBuilder<Tables & { repositories: RepositoriesTable }, 'repositories'>) => {
+    if (scope.kind === 'admin') return eb.val(true);
+    const isPublic = eb('repositories.private', '=', false);
+    if (scope.kind === 'anonymous') return isPublic;
+    return eb.or([
+      isPublic,
+      eb('repositories.owner_id', '=', scope.userId),
+      eb(
+        'repositories.id',
+        'in',
+        eb.selectFrom('collaborators').select('repo_id').where('user_id', '=', scope.userId),
+      ),
+      eb(
+        'repositories.owner_id',
+        'in',
+        eb.selectFrom('org_members').select('org_id').where('user_id', '=', scope.userId),
+      ),
+    ]);
+  };
+}
+
+export type Page = { readonly limit: number; readonly offset: number };
+
+/** Queries over repositories and their collaborators and protected branches. */
+export class RepoStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  #select() {
+    return this.#db
+      .selectFrom('repositories')
+      .innerJoin('users as owner', 'owner.id', 'repositories.owner_id')
+      .selectAll('repositories')
+      .select(OWNER_COLUMNS);
+  }
+
+  async insert(row: RepositoriesTable): Promise<void> {
+    await uniqueOrConflict(
+      () => this.#db.insertInto('repositories').values(row).execute(),
+      'The repository with the same name already exists.',
+    );
+  }
+
+  async findByName(ownerHandle: string, name: string): Promise<Repository | undefined> {
+    const row = await this.#select()
+      .where('owner.handle_lower', '=', ownerHandle.toLowerCase())
+      .where('repositories.name_lower', '=', name.toLowerCase())
+      .executeTakeFirst();
+    return row && toRepository(row as RepoRow);
+  }
+
+  async findById(id: string): Promise<Repository | undefined> {
+    const row = await this.#select().where('repositories.id', '=', id).executeTakeFirst();
+    return row && toRepository(row as RepoRow);
+  }
+
+  async findManyByIds(ids: readonly string[]): Promise<Map<string, Repository>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.#select()
+      .where('repositories.id', 'in', [...new Set(ids)])
+      .execute();
+    return new Map(rows.map((row) => [row.id, toRepository(row as RepoRow)]));
+  }
+
+  /** Repositories the scope may see, optionally of one owner, alphabetical by owner and name. */
+  async listVisible(
+    scope: VisibilityScope,
+    page: Page,
+    filter: { ownerId?: string; query?: string } = {},
+  ): Promise<{ items: Repository[]; total: number }> {
+    let base = this.#db
+      .selectFrom('repositories')
+      .innerJoin('users as owner', 'owner.id', 'repositories.owner_id')
+      .where(visibleTo(scope));
+    if (filter.ownerId) base = base.where('repositories.owner_id', '=', filter.ownerId);
+    if (filter.query) {
+      base = base.where(
+        sql<boolean>`repositories.name_lower like ${likePattern(filter.query)} escape '\\'`,
+      );
+    }
+    const [rows, count] = await Promise.all([
+      base
+        .selectAll('repositories')
+        .select(OWNER_COLUMNS)
+        .orderBy('owner.handle_lower')
+        .orderBy('repositories.name_lower')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map((row) => toRepository(row as RepoRow)), total: Number(count.total) };
+  }
+
+  /** What `/user/repos` lists: owned, collaborated on, or owned by one of the person's orgs. */
+  async listForMember(userId: string, page: Page): Promise<{ items: Repository[]; total: number }> {
+    const base = this.#db
+      .selectFrom('repositories')
+      .innerJoin('users as owner', 'owner.id', 'repositories.owner_id')
+      .where((eb) =>
+        eb.or([
+          eb('repositories.owner_id', '=', userId),
+          eb(
+            'repositories.id',
+            'in',
+            eb.selectFrom('collaborators').select('repo_id').where('user_id', '=', userId),
+          ),
+          eb(
+            'repositories.owner_id',
+            'in',
+            eb.selectFrom('org_members').select('org_id').where('user_id', '=', userId),
+          ),
+        ]),
+      );
+    const [rows, count] = await Promise.all([
+      base
+        .selectAll('repositories')
+        .select(OWNER_COLUMNS)
+        .orderBy('owner.handle_lower')
+        .orderBy('repositories.name_lower')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map((row) => toRepository(row as RepoRow)), total: Number(count.total) };
+  }
+
+  async listForks(parentId: string): Promise<Repository[]> {
+    const rows = await this.#select().where('repositories.parent_id', '=', parentId).execute();
+    return rows.map((row) => toRepository(row as RepoRow));
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.#db.deleteFrom('repositories').where('id', '=', id).execute();
+  }
+
+  async update(id: string, change: { description?: string; private?: boolean }): Promise<void> {
+    await this.#db
+      .updateTable('repositories')
+      .set({ ...change, updated_at: Date.now() })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async touch(id: string): Promise<void> {
+    await this.#db
+      .updateTable('repositories')
+      .set({ updated_at: Date.now() })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async collaboratorPermission(
+    repoId: string,
+    userId: string,
+  ): Promise<CollaboratorPermission | undefined> {
+    const row = await this.#db
+      .selectFrom('collaborators')
+      .select('permission')
+      .where('repo_id', '=', repoId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return row?.permission;
+  }
+
+  /** The person's collaborator permission on each of the given repositories that has one. */
+  async collaborationsOf(
+    userId: string,
+    repoIds: readonly string[],
+  ): Promise<Map<string, CollaboratorPermission>> {
+    if (repoIds.length === 0) return new Map();
+    const rows = await this.#db
+      .selectFrom('collaborators')
+      .select(['repo_id', 'permission'])
+      .where('user_id', '=', userId)
+      .where('repo_id', 'in', [...new Set(repoIds)])
+      .execute();
+    return new Map(rows.map((row) => [row.repo_id, row.permission]));
+  }
+
+  async listCollaborators(
+    repoId: string,
+  ): Promise<Array<{ userId: string; permission: CollaboratorPermission }>> {
+    const rows = await this.#db
+      .selectFrom('collaborators')
+      .select(['user_id', 'permission'])
+      .where('repo_id', '=', repoId)
+      .orderBy('created_at')
+      .execute();
+    return rows.map((row) => ({ userId: row.user_id, permission: row.permission }));
+  }
+
+  async putCollaborator(
+    repoId: string,
+    userId: string,
+    permission: CollaboratorPermission,
+  ): Promise<void> {
+    await this.#db
+      .insertInto('collaborators')
+      .values({ repo_id: repoId, user_id: userId, permission, created_at: Date.now() })
+      .onConflict((oc) => oc.columns(['repo_id', 'user_id']).doUpdateSet({ permission }))
+      .execute();
+  }
+
+  async deleteCollaborator(repoId: string, userId: string): Promise<boolean> {
+    const result = await this.#db
+      .deleteFrom('collaborators')
+      .where('repo_id', '=', repoId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async listProtectedBranches(repoId: string): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('protected_branches')
+      .select('branch')
+      .where('repo_id', '=', repoId)
+      .orderBy('branch')
+      .execute();
+    return rows.map((row) => row.branch);
+  }
+
+  async addProtectedBranch(repoId: string, branch: string): Promise<void> {
+    await this.#db
+      .insertInto('protected_branches')
+      .values({ repo_id: repoId, branch, created_at: Date.now() })
+      .onConflict((oc) => oc.columns(['repo_id', 'branch']).doNothing())
+      .execute();
+  }
+
+  async removeProtectedBranch(repoId: string, branch: string): Promise<void> {
+    await this.#db
+      .deleteFrom('protected_branches')
+      .where('repo_id', '=', repoId)
+      .where('branch', '=', branch)
+      .execute();
+  }
+}

@@ -1,0 +1,132 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../../../app.ts';
+import { parseCollaboratorPermission } from '../../../domain/repos/collaborator.service.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { toApiUser } from '../../convert/user.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { errorResponses } from './schemas/common.ts';
+import { AddCollaboratorOptionSchema, RepoCollaboratorPermissionSchema } from './schemas/repo.ts';
+import { ApiUserSchema } from './schemas/user.ts';
+
+const Params = Type.Object({
+  owner: Type.String({ maxLength: 200 }),
+  name: Type.String({ maxLength: 200 }),
+  collaborator: Type.String({ maxLength: 100 }),
+});
+const RepoParams = Type.Object({
+  owner: Type.String({ maxLength: 200 }),
+  name: Type.String({ maxLength: 200 }),
+});
+const tags = ['repository'];
+const noContent = { 204: Type.Null(), ...errorResponses };
+
+/** Collaborators, Gitea-compatible: list, check, add with a permission, remove, effective permission. */
+export function registerCollaboratorRoutes(parent: FastifyInstance, app: App): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { collaborators } = app.services;
+
+  server.get(
+    '/repos/:owner/:name/collaborators',
+    {
+      schema: {
+        summary: "A repository's collaborators",
+        tags,
+        params: RepoParams,
+        querystring: PagingQuerySchema,
+        response: { 200: Type.Array(ApiUserSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const all = await collaborators.list(
+        viewerUser(request.viewer),
+        request.params.owner,
+        request.params.name,
+      );
+      const paging = readPaging(request.query);
+      const baseUrl = baseUrlOf(request, app.config);
+      setPagingHeaders(request, reply, baseUrl, paging, all.length);
+      return all
+        .slice(paging.offset, paging.offset + paging.limit)
+        .map(({ user }) => toApiUser(user, { baseUrl }));
+    },
+  );
+
+  server.get(
+    '/repos/:owner/:name/collaborators/:collaborator',
+    {
+      schema: {
+        summary: 'Is this user a collaborator? 204 yes, 404 no',
+        tags,
+        params: Params,
+        response: noContent,
+      },
+    },
+    async (request, reply) => {
+      const { owner, name, collaborator } = request.params;
+      await collaborators.check(viewerUser(request.viewer), owner, name, collaborator);
+      return reply.status(204).send(null);
+    },
+  );
+
+  server.put(
+    '/repos/:owner/:name/collaborators/:collaborator',
+    {
+      schema: {
+        summary: 'Add a collaborator (permission read, write or admin; default write)',
+        tags,
+        params: Params,
+        body: Type.Union([AddCollaboratorOptionSchema, Type.Null()]),
+        response: noContent,
+      },
+    },
+    async (request, reply) => {
+      const { owner, name, collaborator } = request.params;
+      const permission = parseCollaboratorPermission(
+        (request.body as { permission?: unknown } | null)?.permission,
+      );
+      await collaborators.put(requireUser(request), owner, name, collaborator, permission);
+      return reply.status(204).send(null);
+    },
+  );
+
+  server.delete(
+    '/repos/:owner/:name/collaborators/:collaborator',
+    { schema: { summary: 'Remove a collaborator', tags, params: Params, response: noContent } },
+    async (request, reply) => {
+      const { owner, name, collaborator } = request.params;
+      await collaborators.remove(requireUser(request), owner, name, collaborator);
+      return reply.status(204).send(null);
+    },
+  );
+
+  server.get(
+    '/repos/:owner/:name/collaborators/:collaborator/permission',
+    {
+      schema: {
+        summary: "A user's effective permission on a repository",
+        tags,
+        params: Params,
+        response: { 200: RepoCollaboratorPermissionSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { owner, name, collaborator } = request.params;
+      const result = await collaborators.permissionOf(
+        viewerUser(request.viewer),
+        owner,
+        name,
+        collaborator,
+      );
+      const permission = result.isOwner ? 'owner' : result.level;
+      return {
+        permission,
+        role_name: permission,
+        user: toApiUser(result.user, { baseUrl: baseUrlOf(request, app.config) }),
+      };
+    },
+  );
+}

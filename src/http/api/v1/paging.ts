@@ -1,0 +1,60 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Page } from '../../../domain/repos/repo.store.ts';
+
+export const DEFAULT_PAGE_SIZE = 30;
+export const MAX_PAGE_SIZE = 50;
+
+/** `page` and `limit` as Gitea reads them: anything unusable falls back to the default. */
+export const PagingQuerySchema = Type.Object(
+  {
+    page: Type.Optional(Type.String({ maxLength: 20 })),
+    limit: Type.Optional(Type.String({ maxLength: 20 })),
+  },
+  { additionalProperties: true },
+);
+
+export type Paging = Page & { readonly page: number };
+
+function positive(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,9}$/.test(text.trim())) return undefined;
+  const value = Number(text);
+  return value > 0 ? value : undefined;
+}
+
+/** 1-based page, `limit` defaulting to 30 and silently capped at 50 (Gitea's MAX_RESPONSE_ITEMS). */
+export function readPaging(query: unknown): Paging {
+  const { page, limit } = (query ?? {}) as { page?: string; limit?: string };
+  const size = Math.min(positive(limit) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const number = positive(page) ?? 1;
+  return { page: number, limit: size, offset: (number - 1) * size };
+}
+
+/**
+ * `X-Total-Count` and an absolute `Link` header with first/prev/next/last, each carrying `page`
+ * (go-sdk reads the page numbers from it; Renovate follows `next`).
+ */
+export function setPagingHeaders(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  baseUrl: string,
+  paging: Paging,
+  total: number,
+): void {
+  reply.header('X-Total-Count', String(total));
+  const lastPage = Math.max(1, Math.ceil(total / paging.limit));
+  const url = new URL(request.url, `${baseUrl}/`);
+  url.protocol = new URL(baseUrl).protocol;
+  url.host = new URL(baseUrl).host;
+  const link = (page: number, rel: string) => {
+    url.searchParams.set('page', String(page));
+    url.searchParams.set('limit', String(paging.limit));
+    return `<${url.href}>; rel="${rel}"`;
+  };
+  const links: string[] = [];
+  if (paging.page < lastPage) links.push(link(paging.page + 1, 'next'), link(lastPage, 'last'));
+  if (paging.page > 1)
+    links.push(link(1, 'first'), link(Math.min(paging.page - 1, lastPage), 'prev'));
+  if (links.length > 0) reply.header('Link', links.join(', '));
+  reply.header('Access-Control-Expose-Headers', 'X-Total-Count, Link');
+}

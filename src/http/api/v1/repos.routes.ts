@@ -1,0 +1,277 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../../../app.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import type { ConvertContext } from '../../convert/context.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import type { RepoViews } from './repo-views.ts';
+import { errorResponses } from './schemas/common.ts';
+import {
+  ApiRepositorySchema,
+  CreateForkOptionSchema,
+  CreateRepoOptionSchema,
+  EditRepoOptionSchema,
+} from './schemas/repo.ts';
+
+export const RepoParams = Type.Object({
+  owner: Type.String({ maxLength: 200 }),
+  name: Type.String({ maxLength: 200 }),
+});
+
+const RepoList = Type.Array(ApiRepositorySchema);
+const tags = ['repository'];
+
+/** Repositories: create, read, list, edit, delete and fork. */
+export function registerRepoRoutes(parent: FastifyInstance, app: App, views: RepoViews): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { repos } = app.services;
+  const context = (request: FastifyRequest): ConvertContext => ({
+    baseUrl: baseUrlOf(request, app.config),
+  });
+
+  const listRoute = (
+    url: string,
+    summary: string,
+    load: (
+      request: FastifyRequest,
+      paging: ReturnType<typeof readPaging>,
+    ) => ReturnType<typeof repos.listVisible>,
+    params = Type.Object({}),
+  ) =>
+    server.get(
+      url,
+      {
+        schema: {
+          summary,
+          tags,
+          params,
+          querystring: PagingQuerySchema,
+          response: { 200: RepoList, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const paging = readPaging(request.query);
+        const { items, total } = await load(request, paging);
+        setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, total);
+        return views.many(viewerUser(request.viewer), items, context(request));
+      },
+    );
+
+  listRoute('/repos', 'Repositories the caller can see', (request, paging) =>
+    repos.listVisible(viewerUser(request.viewer), paging),
+  );
+  listRoute(
+    '/user/repos',
+    "The caller's repositories, collaborations and organisations' repositories",
+    (request, paging) => repos.listForMember(requireUser(request), paging),
+  );
+  listRoute(
+    '/users/:username/repos',
+    "A user's repositories the caller can see",
+    (request, paging) =>
+      repos.listByOwner(
+        viewerUser(request.viewer),
+        (request.params as { username: string }).username,
+        paging,
+        'user',
+      ),
+    Type.Object({ username: Type.String({ maxLength: 100 }) }),
+  );
+  listRoute(
+    '/orgs/:org/repos',
+    "An organisation's repositories the caller can see",
+    (request, paging) =>
+      repos.listByOwner(
+        viewerUser(request.viewer),
+        (request.params as { org: string }).org,
+        paging,
+        'org',
+      ),
+    Type.Object({ org: Type.String({ maxLength: 100 }) }),
+  );
+
+  server.get(
+    '/repos/search',
+    {
+      schema: {
+        summary: 'Search repositories the caller can see',
+        tags,
+        querystring: Type.Object(
+          { q: Type.Optional(Type.String({ maxLength: 200 })) },
+          { additionalProperties: true },
+        ),
+        response: { 200: Type.Object({ ok: Type.Boolean(), data: RepoList }) },
+      },
+    },
+    async (request, reply) => {
+      const paging = readPaging(request.query);
+      const query = request.query.q?.trim();
+      const { items, total } = await repos.listVisible(
+        viewerUser(request.viewer),
+        paging,
+        query ? { query } : {},
+      );
+      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, total);
+      return {
+        ok: true,
+        data: await views.many(viewerUser(request.viewer), items, context(request)),
+      };
+    },
+  );
+
+  const create =
+    (orgOf: (request: FastifyRequest) => string | undefined) => async (request: FastifyRequest) => {
+      const body = request.body as {
+        name: string;
+        description?: string;
+        private?: boolean;
+        auto_init?: boolean;
+        default_branch?: string;
+      };
+      const actor = requireUser(request);
+      const created = await repos.create(actor, {
+        orgName: orgOf(request),
+        name: body.name,
+        description: body.description,
+        private: body.private,
+        autoInit: body.auto_init,
+        defaultBranch: body.default_branch,
+      });
+      return views.one(actor, created, context(request));
+    };
+
+  server.post(
+    '/user/repos',
+    {
+      schema: {
+        summary: 'Create a repository',
+        tags,
+        body: CreateRepoOptionSchema,
+        response: { 201: ApiRepositorySchema, ...errorResponses, 409: errorResponses[404] },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await create(() => undefined)(request)),
+  );
+  server.post(
+    '/orgs/:org/repos',
+    {
+      schema: {
+        summary: 'Create a repository in an organisation',
+        tags,
+        params: Type.Object({ org: Type.String({ maxLength: 100 }) }),
+        body: CreateRepoOptionSchema,
+        response: { 201: ApiRepositorySchema, ...errorResponses, 409: errorResponses[404] },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await create((r) => (r.params as { org: string }).org)(request)),
+  );
+
+  server.get(
+    '/repos/:owner/:name',
+    {
+      schema: {
+        summary: 'A repository',
+        tags,
+        params: RepoParams,
+        response: { 200: ApiRepositorySchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const viewer = viewerUser(request.viewer);
+      const visible = await repos.get(viewer, request.params.owner, request.params.name);
+      return views.one(viewer, visible, context(request));
+    },
+  );
+
+  server.patch(
+    '/repos/:owner/:name',
+    {
+      schema: {
+        summary: "Edit a repository's description, visibility or default branch",
+        tags,
+        params: RepoParams,
+        body: EditRepoOptionSchema,
+        response: { 200: ApiRepositorySchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const actor = requireUser(request);
+      const body = request.body as {
+        description?: string;
+        private?: boolean;
+        default_branch?: string;
+      };
+      await repos.updateSettings(actor, request.params.owner, request.params.name, {
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.private !== undefined ? { private: body.private } : {}),
+        ...(body.default_branch !== undefined ? { defaultBranch: body.default_branch } : {}),
+      });
+      const visible = await repos.get(actor, request.params.owner, request.params.name);
+      return views.one(actor, visible, context(request));
+    },
+  );
+
+  server.delete(
+    '/repos/:owner/:name',
+    {
+      schema: {
+        summary: 'Delete a repository',
+        tags,
+        params: RepoParams,
+        response: { 204: Type.Null(), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      await repos.delete(requireUser(request), request.params.owner, request.params.name);
+      return reply.status(204).send(null);
+    },
+  );
+
+  server.post(
+    '/repos/:owner/:name/forks',
+    {
+      schema: {
+        summary: 'Fork a repository',
+        tags,
+        params: RepoParams,
+        body: Type.Union([CreateForkOptionSchema, Type.Null()]),
+        response: { 202: ApiRepositorySchema, ...errorResponses, 409: errorResponses[404] },
+      },
+    },
+    async (request, reply) => {
+      const actor = requireUser(request);
+      const body = (request.body ?? {}) as { organization?: string; name?: string };
+      const fork = await repos.fork(actor, request.params.owner, request.params.name, {
+        ...(body.organization ? { orgName: body.organization } : {}),
+        ...(body.name ? { name: body.name } : {}),
+      });
+      // Gitea answers 202 Accepted for a fork, even though Kiln's fork is complete at once.
+      return reply.status(202).send(await views.one(actor, fork, context(request)));
+    },
+  );
+
+  server.get(
+    '/repos/:owner/:name/forks',
+    {
+      schema: {
+        summary: 'Forks of a repository',
+        tags,
+        params: RepoParams,
+        querystring: PagingQuerySchema,
+        response: { 200: RepoList, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const viewer = viewerUser(request.viewer);
+      const { repo } = await repos.get(viewer, request.params.owner, request.params.name);
+      const paging = readPaging(request.query);
+      const forks = await repos.listForksVisible(viewer, repo, paging);
+      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, forks.total);
+      return views.many(viewer, forks.items, context(request));
+    },
+  );
+}

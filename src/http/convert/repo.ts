@@ -1,0 +1,107 @@
+import type { AccessLevel, Repository } from '../../domain/repos/repo.types.ts';
+import { foldId } from '../../lib/ids.ts';
+import { rfc3339 } from '../../lib/time.ts';
+import type { ApiParentRepository, ApiRepository } from '../api/v1/schemas/repo.ts';
+import { type ConvertContext, urlFrom } from './context.ts';
+import { toApiUser } from './user.ts';
+
+/** Everything about one repository that a Repository object shows, already loaded. */
+export type RepoFacts = {
+  readonly repo: Repository;
+  /** The caller's access; `none` only for a parent the caller cannot see (never shown then). */
+  readonly access: AccessLevel;
+  readonly defaultBranch: string;
+  readonly empty: boolean;
+  readonly openPulls?: number;
+  readonly releases?: number;
+  readonly forks?: number;
+};
+
+const UNIX_EPOCH = '1970-01-01T00:00:00Z';
+
+function permissions(access: AccessLevel) {
+  return {
+    admin: access === 'admin',
+    push: access === 'admin' || access === 'write',
+    pull: access !== 'none',
+  };
+}
+
+/** Gitea's Repository object without `parent`. */
+export function toApiParentRepository(
+  facts: RepoFacts,
+  context: ConvertContext,
+): ApiParentRepository {
+  const { repo } = facts;
+  const path = `${encodeURIComponent(repo.owner.handle)}/${encodeURIComponent(repo.name)}`;
+  return {
+    id: foldId(repo.id),
+    owner: toApiUser(repo.owner, context),
+    name: repo.name,
+    full_name: `${repo.owner.handle}/${repo.name}`,
+    description: repo.description,
+    empty: facts.empty,
+    private: repo.private,
+    fork: repo.parentId !== null,
+    template: false,
+    mirror: false,
+    size: 0,
+    language: '',
+    languages_url: urlFrom(context, `/api/v1/repos/${path}/languages`),
+    html_url: urlFrom(context, `/repos/${path}`),
+    url: urlFrom(context, `/api/v1/repos/${path}`),
+    link: '',
+    ssh_url: '',
+    clone_url: urlFrom(context, `/${path}.git`),
+    original_url: '',
+    website: '',
+    stars_count: 0,
+    forks_count: facts.forks ?? 0,
+    watchers_count: 0,
+    open_issues_count: 0,
+    open_pr_counter: facts.openPulls ?? 0,
+    release_counter: facts.releases ?? 0,
+    default_branch: facts.defaultBranch,
+    archived: false,
+    created_at: rfc3339(repo.createdAt),
+    updated_at: rfc3339(repo.updatedAt),
+    archived_at: UNIX_EPOCH,
+    permissions: permissions(facts.access),
+    // No issue tracker: has_issues false keeps Renovate and other clients off the issue API.
+    has_issues: false,
+    has_wiki: false,
+    has_pull_requests: true,
+    has_projects: false,
+    projects_mode: 'repo',
+    has_releases: true,
+    has_packages: false,
+    has_actions: false,
+    ignore_whitespace_conflicts: false,
+    // Kiln merges with merge commits only, and says so.
+    allow_merge_commits: true,
+    allow_rebase: false,
+    allow_rebase_explicit: false,
+    allow_squash_merge: false,
+    allow_fast_forward_only_merge: false,
+    allow_rebase_update: false,
+    default_delete_branch_after_merge: false,
+    default_merge_style: 'merge',
+    default_allow_maintainer_edit: false,
+    avatar_url: '',
+    internal: false,
+    mirror_interval: '',
+    object_format_name: 'sha1',
+    mirror_updated: UNIX_EPOCH,
+  };
+}
+
+/** Gitea's Repository object; `parent` only for a fork whose parent the caller can see. */
+export function toApiRepository(
+  facts: RepoFacts,
+  context: ConvertContext,
+  parent?: RepoFacts,
+): ApiRepository {
+  const api: ApiRepository = toApiParentRepository(facts, context);
+  if (parent && parent.access !== 'none') api.parent = toApiParentRepository(parent, context);
+  return api;
+}

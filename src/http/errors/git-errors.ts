@@ -1,0 +1,34 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type DomainError, isDomainError } from '../../domain/errors.ts';
+
+const STATUS: Record<DomainError['code'], number> = {
+  not_found: 404,
+  conflict: 409,
+  forbidden: 403,
+  invalid: 400,
+  unauthenticated: 401,
+  not_allowed: 405,
+  unavailable: 503,
+};
+
+/** The realm git shows when it asks for credentials. */
+export const GIT_REALM = 'Basic realm="Kiln"';
+
+/**
+ * The single translator of the smart HTTP edge: a status and one short line of text that git
+ * prints to the user as is. 401 carries the Basic challenge so git sends credentials.
+ */
+export function gitErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (isDomainError(error)) {
+    const status = STATUS[error.code];
+    if (status === 401) reply.header('WWW-Authenticate', GIT_REALM);
+    const message = status === 404 ? 'Repository not found.' : error.message;
+    return reply.status(status).type('text/plain; charset=utf-8').send(`${message}\n`);
+  }
+  const status = error.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    return reply.status(status).type('text/plain; charset=utf-8').send('Bad request.\n');
+  }
+  request.log.error({ err: error }, 'git transport failed');
+  return reply.status(500).type('text/plain; charset=utf-8').send('Internal server error.\n');
+}

@@ -1,0 +1,124 @@
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../app.ts';
+import type { User } from '../../domain/users/user.types.ts';
+import {
+  advertiseRefs,
+  type GitService,
+  isGitService,
+  receivePack,
+  uploadPack,
+} from '../../git/transport.ts';
+import { viewerFromAuthorization } from '../auth/api-auth.ts';
+import { viewerUser } from '../auth/viewer.ts';
+import { gitErrorHandler } from '../errors/git-errors.ts';
+import { gitAccess } from './git-access.ts';
+
+type RepoParams = { owner: string; name: string };
+
+/** Git's advertisements and results must never be cached by a proxy. */
+function noCache(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('Cache-Control', 'no-cache, max-age=0, must-revalidate')
+    .header('Pragma', 'no-cache')
+    .header('Expires', 'Fri, 01 Jan 1980 00:00:00 GMT');
+}
+
+function isGzip(request: FastifyRequest): boolean {
+  const encoding = request.headers['content-encoding'];
+  return encoding === 'gzip' || encoding === 'x-gzip';
+}
+
+function gitProtocolHeader(request: FastifyRequest): string | undefined {
+  const header = request.headers['git-protocol'];
+  return typeof header === 'string' ? header : undefined;
+}
+
+/**
+ * Smart HTTP at `/{owner}/{name}.git/…` (and without `.git`): authentication, access rules,
+ * content types and cache headers here; the protocol itself streams through src/git/transport.
+ * Request bodies are never parsed or buffered: they go to git as they arrive.
+ */
+export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App }): Promise<void> {
+  const { app } = opts;
+  server.setErrorHandler(gitErrorHandler);
+  server.removeAllContentTypeParsers();
+  server.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  server.addHook('onRequest', async (request) => {
+    request.viewer = await viewerFromAuthorization(app.services, request.headers.authorization);
+  });
+
+  server.get<{ Params: RepoParams; Querystring: { service?: string } }>(
+    '/:owner/:name/info/refs',
+    async (request, reply) => {
+      const service = request.query.service;
+      if (!isGitService(service)) {
+        return reply
+          .status(403)
+          .type('text/plain; charset=utf-8')
+          .send('Dumb HTTP is not supported; use a git client that speaks smart HTTP.\n');
+      }
+      const { repo } = await gitAccess(
+        app,
+        request,
+        request.params.owner,
+        request.params.name,
+        service === 'git-receive-pack',
+      );
+      const body = await advertiseRefs(app.services.repos.handle(repo), service, {
+        gitProtocol: gitProtocolHeader(request),
+      });
+      return noCache(reply)
+        .type(`application/x-git-${service.slice(4)}-advertisement`)
+        .send(body);
+    },
+  );
+
+  const post = (service: GitService) =>
+    server.post<{ Params: RepoParams; Body: Readable }>(
+      `/:owner/:name/${service}`,
+      async (request, reply) => {
+        const expected = `application/x-git-${service.slice(4)}-request`;
+        if (request.headers['content-type'] !== expected) {
+          return reply
+            .status(415)
+            .type('text/plain; charset=utf-8')
+            .send(`Expected ${expected}.\n`);
+        }
+        const write = service === 'git-receive-pack';
+        const { repo } = await gitAccess(
+          app,
+          request,
+          request.params.owner,
+          request.params.name,
+          write,
+        );
+        const handle = app.services.repos.handle(repo);
+        const options = { gitProtocol: gitProtocolHeader(request), gzip: isGzip(request) };
+        noCache(reply).type(`application/x-git-${service.slice(4)}-result`);
+        if (!write) return reply.send(await uploadPack(handle, request.body, options));
+
+        const pusher = viewerUser(request.viewer) as User;
+        const pack = await receivePack(handle, request.body, {
+          ...options,
+          protectedRefs: await app.services.protectedBranches.refs(repo),
+        });
+        void pack.result
+          .then(async ({ changes, error }) => {
+            if (error) request.log.warn({ err: error }, 'receive-pack ended early');
+            if (changes.length === 0) return;
+            await app.services.repos.touch(repo);
+            await app.services.pushes.publish({ repo, pusher, changes });
+          })
+          .catch((error: unknown) => request.log.error({ err: error }, 'after-push work failed'));
+        return reply.send(pack.output);
+      },
+    );
+  post('git-upload-pack');
+  post('git-receive-pack');
+
+  const dumb = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.status(403).type('text/plain; charset=utf-8').send('Dumb HTTP is not supported.\n');
+  server.get('/:owner/:name/HEAD', dumb);
+  server.get('/:owner/:name/objects/*', dumb);
+}
