@@ -79,6 +79,115 @@ export type ProtectedBranchesTable = {
   created_at: number;
 };
 
+/** Where a registration token or a runner may serve: the whole instance, one repository or org. */
+export type RunnerScopeKind = 'instance' | 'repository' | 'organisation';
+
+export type RunnerRegistrationTokensTable = {
+  id: string;
+  token_hash: string;
+  scope_kind: RunnerScopeKind;
+  /** Set exactly when scope_kind is 'repository'. */
+  scope_repo_id: string | null;
+  /** Set exactly when scope_kind is 'organisation'. */
+  scope_org_id: string | null;
+  /** Null when made from the command line, or when its creator is gone. */
+  created_by: string | null;
+  created_at: number;
+  last_used_at: number | null;
+};
+
+export type RunnersTable = {
+  id: string;
+  uuid: string;
+  token_hash: string;
+  name: string;
+  /** JSON array of label names. */
+  labels: string;
+  version: string;
+  /** JSON array of capability flags (`cancelling`). */
+  capabilities: string;
+  status: 'idle' | 'active' | 'offline';
+  ephemeral: boolean | number;
+  scope_kind: RunnerScopeKind;
+  scope_repo_id: string | null;
+  scope_org_id: string | null;
+  created_at: number;
+  last_seen_at: number;
+};
+
+export type WorkflowRunStatus = 'PENDING' | 'RUNNING' | 'SUCCESS' | 'FAILURE' | 'CANCELLED';
+
+export type WorkflowRunsTable = {
+  id: string;
+  repo_id: string;
+  number: number;
+  workflow_name: string;
+  workflow_file: string;
+  event: string;
+  ref: string;
+  sha: string;
+  triggered_by: string | null;
+  status: WorkflowRunStatus;
+  created_at: number;
+  started_at: number | null;
+  stopped_at: number | null;
+  updated_at: number;
+};
+
+export type CiRunCountersTable = {
+  repo_id: string;
+  last_number: number;
+};
+
+export type CiTaskStatus = 'pending' | 'running' | 'success' | 'failure' | 'cancelled' | 'skipped';
+
+export type CiTasksTable = {
+  /** Autoincrementing int64, handed to runners; never reused. */
+  id: Generated<number>;
+  run_id: string;
+  name: string;
+  /** JSON array of labels; empty means any runner. */
+  runs_on: string;
+  /** JSON array of the job keys this task waits for. */
+  needs: string;
+  /** JSON object of output name → value. */
+  outputs: string;
+  job_key: string;
+  payload: string;
+  runner_id: string | null;
+  status: CiTaskStatus;
+  /** Durable log rows received: where a log upload resumes. */
+  log_rows: number;
+  deadline_at: number | null;
+  created_at: number;
+  started_at: number | null;
+  stopped_at: number | null;
+};
+
+export type CiLogRowsTable = {
+  task_id: number;
+  row_index: number;
+  content: string;
+  logged_at: number;
+};
+
+export type CiSecretsTable = {
+  repo_id: string;
+  name: string;
+  /** `v1:<nonce>:<ciphertext>:<tag>`, AES-256-GCM, base64url parts. */
+  encrypted_value: string;
+  created_at: number;
+  updated_at: number;
+};
+
+export type CiVariablesTable = {
+  repo_id: string;
+  name: string;
+  value: string;
+  created_at: number;
+  updated_at: number;
+};
+
 export type Tables = {
   users: UsersTable;
   org_members: OrgMembersTable;
@@ -87,4 +196,12 @@ export type Tables = {
   repositories: RepositoriesTable;
   collaborators: CollaboratorsTable;
   protected_branches: ProtectedBranchesTable;
+  runner_registration_tokens: RunnerRegistrationTokensTable;
+  runners: RunnersTable;
+  workflow_runs: WorkflowRunsTable;
+  ci_run_counters: CiRunCountersTable;
+  ci_tasks: CiTasksTable;
+  ci_log_rows: CiLogRowsTable;
+  ci_secrets: CiSecretsTable;
+  ci_variables: CiVariablesTable;
 };
