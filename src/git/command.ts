@@ -1,5 +1,5 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { Invalid } from '../domain/errors.ts';
 import { GitError, translateGitError } from './git-error.ts';
 
@@ -240,6 +240,34 @@ export async function runGit(
     }
     throw error;
   }
+}
+
+/**
+ * Git's stdout as a stream for a consumer far away (an HTTP response): it ends only once git has
+ * exited successfully, fails with git's error otherwise (so a truncated archive or pack never
+ * looks complete), and destroying it stops git.
+ */
+export function outputStream(proc: GitProcess): Readable {
+  const output = new PassThrough();
+  let drained = false;
+  let exited = false;
+  const finish = () => {
+    if (drained && exited) output.end();
+  };
+  proc.stdout.pipe(output, { end: false });
+  proc.stdout.once('end', () => {
+    drained = true;
+    finish();
+  });
+  proc.done.then(
+    () => {
+      exited = true;
+      finish();
+    },
+    (error: Error) => output.destroy(error),
+  );
+  output.once('close', () => proc.kill('the reader went away'));
+  return output;
 }
 
 /**

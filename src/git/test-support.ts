@@ -95,3 +95,29 @@ export async function git(
   });
   return stdout.toString('utf8').trim();
 }
+
+/**
+ * Command lines of the processes whose working directory is `dir` (Linux /proc), to check that
+ * nothing git started there outlives what it was for.
+ */
+export async function processesIn(dir: string): Promise<string[]> {
+  const { readdir, readFile, readlink } = await import('node:fs/promises');
+  const found: string[] = [];
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => undefined);
+    if (cwd !== dir) continue;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline) found.push(cmdline.split('\0').join(' ').trim());
+  }
+  return found;
+}
+
+/** Waits until `check` holds, polling; fails after `timeoutMs`. */
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,104 @@
+import type { CatFilePool } from './cat-file-pool.ts';
+import { afterEndOfOptions, runGit } from './command.ts';
+import { type DiffLimits, type ParsedDiff, parseDiff } from './diff-parse.ts';
+import { readCommit } from './read-objects.ts';
+import { checkRevision } from './ref-names.ts';
+import { resolveCommit } from './refs.ts';
+import { requireRepository } from './repo-exists.ts';
+import type { RepoHandle } from './repo-paths.ts';
+
+export type { DiffFile, DiffHunk, DiffStatus } from './diff-parse.ts';
+
+export interface DiffOptions extends Partial<DiffLimits> {
+  /** The old side; default the first parent of `to` (nothing, for a root commit). */
+  from?: string;
+  /** The new side. */
+  to: string;
+  /** Context lines around each change. Default 3. */
+  contextLines?: number;
+  /** Cap on git's output; beyond it the diff is cut and marked truncated. Default 16 MiB. */
+  maxBytes?: number;
+}
+
+export interface Diff extends ParsedDiff {
+  /** The old commit, or undefined when `to` is a root commit compared with nothing. */
+  readonly fromSha: string | undefined;
+  readonly toSha: string;
+}
+
+export const DEFAULT_DIFF_LIMITS: DiffLimits = { maxFiles: 300, maxLines: 5000 };
+
+/** The empty tree's id, which git knows without storing it, per hash length. */
+const EMPTY_TREE: Record<number, string> = {
+  40: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+  64: '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321',
+};
+
+/**
+ * The changes between two commits, or between a commit and its first parent: the file list
+ * (status, paths, line counts, binary flag, complete even when hunks are cut) and unified hunks
+ * within the limits. Revisions are resolved through the cat-file process; the diff itself is a
+ * single `git diff`.
+ *
+ * @example
+ *   const diff = await diffCommits(pool, repo, { to: sha, maxLines: 2000 });
+ *   if (diff.truncated) showBanner();
+ * @throws NotFound when a revision does not exist.
+ */
+export async function diffCommits(
+  pool: CatFilePool,
+  repo: RepoHandle,
+  options: DiffOptions,
+): Promise<Diff> {
+  const limits: DiffLimits = {
+    maxFiles: options.maxFiles ?? DEFAULT_DIFF_LIMITS.maxFiles,
+    maxLines: options.maxLines ?? DEFAULT_DIFF_LIMITS.maxLines,
+  };
+  const to = await readCommit(pool, repo, options.to);
+  const fromSha =
+    options.from === undefined ? to.parents[0] : await resolveCommit(pool, repo, options.from);
+  const oldSide = fromSha ?? EMPTY_TREE[to.sha.length]!;
+  const context = Math.max(0, Math.min(options.contextLines ?? 3, 1000));
+  const { stdout, truncated } = await runGit(
+    [
+      'diff',
+      '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--find-renames',
+      '--raw',
+      '--numstat',
+      '--patch',
+      '-z',
+      '--no-abbrev',
+      `--unified=${context}`,
+      ...afterEndOfOptions(oldSide, to.sha),
+    ],
+    {
+      gitDir: repo.path,
+      maxStdoutBytes: options.maxBytes ?? 16 * 1024 * 1024,
+      truncateStdout: true,
+    },
+  );
+  return { fromSha, toSha: to.sha, ...parseDiff(stdout, limits, truncated) };
+}
+
+/**
+ * The best common ancestor of two revisions (where a pull request's branch left its base), or
+ * undefined when they share no history.
+ */
+export async function mergeBase(
+  repo: RepoHandle,
+  a: string,
+  b: string,
+): Promise<string | undefined> {
+  await requireRepository(repo);
+  const { stdout, exitCode } = await runGit(
+    ['merge-base', ...afterEndOfOptions(checkRevision(a), checkRevision(b))],
+    {
+      gitDir: repo.path,
+      okExitCodes: [0, 1],
+    },
+  );
+  return exitCode === 0 ? stdout.toString('utf8').trim() : undefined;
+}

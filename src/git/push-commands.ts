@@ -1,0 +1,56 @@
+import { Transform, type TransformCallback } from 'node:stream';
+import { PktLineReader } from './pkt-line.ts';
+
+/** One ref update a client asked receive-pack for. */
+export interface PushCommand {
+  readonly oldSha: string;
+  readonly newSha: string;
+  readonly ref: string;
+}
+
+/** Command sections larger than this are not recorded (git still gets every byte). */
+const MAX_COMMAND_BYTES = 4 * 1024 * 1024;
+const COMMAND = /^([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) (\S+)$/;
+
+/**
+ * Passes a receive-pack request through unchanged while reading the commands at its head: the
+ * pkt-lines `<old> <new> <ref>` (the first with capabilities after a NUL, optional `shallow`
+ * lines before) up to the flush that precedes the pack. Parsing stops at that flush, at the
+ * first thing it does not understand, or past 4 MiB; `complete` says whether it got them all.
+ */
+export class PushCommandReader extends Transform {
+  readonly commands: PushCommand[] = [];
+  complete = false;
+  private reader: PktLineReader | undefined = new PktLineReader();
+  private seenBytes = 0;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.reader) this.parse(chunk);
+    callback(null, chunk);
+  }
+
+  private parse(chunk: Buffer): void {
+    const reader = this.reader!;
+    this.seenBytes += chunk.length;
+    try {
+      reader.push(chunk);
+      for (let packet = reader.next(); packet; packet = reader.next()) {
+        if (packet.kind === 'flush') {
+          this.complete = true;
+          this.reader = undefined;
+          return;
+        }
+        if (packet.kind !== 'data') throw new Error('unexpected packet');
+        const text = packet.payload.toString('utf8');
+        const line = text.split('\0', 1)[0]!.replace(/\n$/, '');
+        if (line.startsWith('shallow ')) continue;
+        const match = COMMAND.exec(line);
+        if (!match) throw new Error('not a command');
+        this.commands.push({ oldSha: match[1]!, newSha: match[2]!, ref: match[3]! });
+      }
+      if (this.seenBytes > MAX_COMMAND_BYTES) throw new Error('too many commands');
+    } catch {
+      this.reader = undefined;
+    }
+  }
+}

@@ -1,0 +1,190 @@
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { type GitProcess, outputStream, runGit, spawnGit } from './command.ts';
+import { ensureHooks, protectedRefsEnv } from './hooks.ts';
+import { encodePktLine, FLUSH_PKT } from './pkt-line.ts';
+import { type PushCommand, PushCommandReader } from './push-commands.ts';
+import { isValidRefName, isZeroSha } from './ref-names.ts';
+import { type RefChange, snapshotRefs } from './refs.ts';
+import { requireRepository } from './repo-exists.ts';
+import type { RepoHandle } from './repo-paths.ts';
+
+/**
+ * Git's smart HTTP protocol as stream functions (what `git http-backend` does), for the HTTP edge
+ * to call after it has authenticated the request and chosen the content types.
+ */
+
+export type GitService = 'git-upload-pack' | 'git-receive-pack';
+
+export function isGitService(value: unknown): value is GitService {
+  return value === 'git-upload-pack' || value === 'git-receive-pack';
+}
+
+export interface TransportOptions {
+  /** The request's `Git-Protocol` header, raw: it is filtered here before reaching git. */
+  gitProtocol?: string | undefined;
+  /** The request body is gzip-compressed (`Content-Encoding: gzip`). */
+  gzip?: boolean;
+  /** Stops git, e.g. when the server shuts down. */
+  signal?: AbortSignal;
+}
+
+export interface ReceivePackOptions extends TransportOptions {
+  /** Full ref names the pre-receive hook must not let this push delete or rewind. */
+  protectedRefs?: readonly string[];
+}
+
+export interface PushResult {
+  /** Refs this push moved, as far as can be seen once receive-pack has exited. */
+  readonly changes: readonly RefChange[];
+  /** Why receive-pack failed (killed, client gone), when it did; refs may still have moved. */
+  readonly error: Error | undefined;
+}
+
+export interface ReceivePack {
+  readonly output: Readable;
+  /** Settles after receive-pack has exited; never rejects. */
+  readonly result: Promise<PushResult>;
+}
+
+const PROTOCOL_ITEM = /^version=[012]$/;
+
+/**
+ * The `Git-Protocol` header reduced to what Kiln passes to git as `GIT_PROTOCOL`: colon-separated
+ * items, of which only `version=0|1|2` are kept. Undefined when nothing is left.
+ */
+export function sanitizeGitProtocol(header: string | undefined): string | undefined {
+  if (header === undefined || header.length > 256) return undefined;
+  const items = header.split(':').filter((item) => PROTOCOL_ITEM.test(item));
+  return items.length === 0 ? undefined : [...new Set(items)].join(':');
+}
+
+function protocolEnv(options: TransportOptions): Record<string, string> {
+  const protocol = sanitizeGitProtocol(options.gitProtocol);
+  return protocol === undefined ? {} : { GIT_PROTOCOL: protocol };
+}
+
+function serviceArgs(service: GitService): string[] {
+  // upload-pack --strict: the directory itself must be the repository (no `<dir>/.git` guessing).
+  return service === 'git-upload-pack' ? ['upload-pack', '--strict'] : ['receive-pack'];
+}
+
+/**
+ * The body of `GET …/info/refs?service=…`: the `# service=` announcement and a flush (omitted
+ * for protocol v2, as git http-backend does), then git's own advertisement.
+ *
+ * @throws NotFound when the repository does not exist.
+ */
+export async function advertiseRefs(
+  repo: RepoHandle,
+  service: GitService,
+  options: Pick<TransportOptions, 'gitProtocol' | 'signal'> = {},
+): Promise<Buffer> {
+  await requireRepository(repo);
+  const env = protocolEnv(options);
+  const { stdout } = await runGit(
+    [...serviceArgs(service), '--stateless-rpc', '--advertise-refs', repo.path],
+    {
+      cwd: repo.path,
+      env,
+      signal: options.signal,
+    },
+  );
+  if (env.GIT_PROTOCOL?.split(':').includes('version=2')) return stdout;
+  return Buffer.concat([encodePktLine(`# service=${service}\n`), FLUSH_PKT, stdout]);
+}
+
+/** Streams the request body (gunzipped if need be, through `stages`) into git's stdin. */
+function feed(proc: GitProcess, input: Readable, gzip: boolean, ...stages: Transform[]): void {
+  const streams = [input, ...(gzip ? [createGunzip()] : []), ...stages, proc.stdin];
+  // A client that disconnects mid-body, or a corrupt gzip stream, stops git; the output stream
+  // then fails and the edge drops the connection. Nothing is thrown here.
+  pipeline(streams, (error) => {
+    if (error) proc.kill('the request body failed');
+  });
+}
+
+/**
+ * `POST …/git-upload-pack`: runs `git upload-pack --stateless-rpc` with the request body as input
+ * and returns its output, streamed both ways.
+ *
+ * @throws NotFound when the repository does not exist (before any byte is read or written).
+ */
+export async function uploadPack(
+  repo: RepoHandle,
+  input: Readable,
+  options: TransportOptions = {},
+): Promise<Readable> {
+  await requireRepository(repo);
+  const proc = spawnGit([...serviceArgs('git-upload-pack'), '--stateless-rpc', repo.path], {
+    cwd: repo.path,
+    env: protocolEnv(options),
+    signal: options.signal,
+  });
+  feed(proc, input, options.gzip === true);
+  return outputStream(proc);
+}
+
+/**
+ * `POST …/git-receive-pack`: runs `git receive-pack --stateless-rpc` with the protected refs in
+ * the environment for the pre-receive hook, and reports afterwards which refs the push moved
+ * (read from the commands at the head of the request, confirmed against the refs on disk).
+ *
+ * @throws NotFound when the repository does not exist.
+ */
+export async function receivePack(
+  repo: RepoHandle,
+  input: Readable,
+  options: ReceivePackOptions = {},
+): Promise<ReceivePack> {
+  await requireRepository(repo);
+  const protectedRefs = options.protectedRefs ?? [];
+  const env = { ...protocolEnv(options), ...protectedRefsEnv(protectedRefs) };
+  if (protectedRefs.length > 0) await ensureHooks(repo);
+  const proc = spawnGit([...serviceArgs('git-receive-pack'), '--stateless-rpc', repo.path], {
+    cwd: repo.path,
+    env,
+    signal: options.signal,
+  });
+  const commands = new PushCommandReader();
+  feed(proc, input, options.gzip === true, commands);
+  const output = outputStream(proc);
+  const result = proc.done
+    .then(
+      () => undefined,
+      (error: Error) => error,
+    )
+    .then(async (error): Promise<PushResult> => {
+      try {
+        return { changes: await appliedCommands(repo, commands.commands), error };
+      } catch (snapshotError) {
+        return { changes: [], error: error ?? (snapshotError as Error) };
+      }
+    });
+  return { output, result };
+}
+
+/** The commands whose refs now hold what the client asked for, sorted by ref name. */
+async function appliedCommands(
+  repo: RepoHandle,
+  commands: readonly PushCommand[],
+): Promise<RefChange[]> {
+  const wanted = commands.filter(
+    (c) => c.oldSha !== c.newSha && c.ref.startsWith('refs/') && isValidRefName(c.ref),
+  );
+  if (wanted.length === 0) return [];
+  // Name the refs when there are few (a short for-each-ref); list all refs otherwise.
+  const refs = await snapshotRefs(repo, wanted.length <= 64 ? wanted.map((c) => c.ref) : []);
+  const changes: RefChange[] = [];
+  for (const command of wanted) {
+    const newSha = isZeroSha(command.newSha) ? null : command.newSha;
+    if ((refs.get(command.ref) ?? null) === newSha) {
+      changes.push({
+        ref: command.ref,
+        oldSha: isZeroSha(command.oldSha) ? null : command.oldSha,
+        newSha,
+      });
+    }
+  }
+  return changes.sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+}
