@@ -1,0 +1,38 @@
+import type { CiTaskStatus, WorkflowRunStatus } from '../../db/tables.ts';
+
+export type { CiTaskStatus, WorkflowRunStatus };
+
+/** Final task outcomes, as a runner reports them (runner.v1 Result without UNSPECIFIED). */
+export type CiTaskResult = 'success' | 'failure' | 'cancelled' | 'skipped';
+
+export type WorkflowRun = {
+  readonly id: string;
+  readonly repoId: string;
+  /** Per-repository sequential number, from 1. */
+  readonly number: number;
+  readonly workflowName: string;
+  readonly workflowFile: string;
+  readonly event: string;
+  readonly ref: string;
+  readonly sha: string;
+  readonly triggeredBy: string | null;
+  readonly status: WorkflowRunStatus;
+  readonly createdAt: Date;
+};
+
+export type CiTask = {
+  /** Surrogate int64 handed to runners; never reused. */
+  readonly id: number;
+  readonly runId: string;
+  readonly name: string;
+  readonly runsOn: readonly string[];
+  readonly needs: readonly string[];
+  readonly jobKey: string;
+  readonly runnerId: string | null;
+  readonly status: CiTaskStatus;
+  readonly logRows: number;
+  readonly deadlineAt: Date | null;
+  readonly createdAt: Date;
+  readonly startedAt: Date | null;
+  readonly stoppedAt: Date | null;
+};

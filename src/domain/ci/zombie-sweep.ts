@@ -1,0 +1,38 @@
+import type { CiTaskService } from './ci-task.service.ts';
+
+export type ZombieSweep = {
+  /** Stops the timer and waits for a sweep in progress, so the database can close after. */
+  stop(): Promise<void>;
+};
+
+/**
+ * Runs `sweepZombies` every `intervalMs`. A sweep never overlaps the previous one in this
+ * process; failures (the database away for a moment) go to `onError` and the next tick tries
+ * again. The timer does not keep the process alive.
+ */
+export function startZombieSweep(
+  tasks: CiTaskService,
+  intervalMs: number,
+  onError: (error: unknown) => void,
+): ZombieSweep {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    if (running !== undefined) return;
+    running = tasks
+      .sweepZombies()
+      .then(
+        () => undefined,
+        (error: unknown) => onError(error),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { RunnerRegistrationTokensTable } from '../../db/tables.ts';
+import { scopeLabel } from './runner.store.ts';
+import type { ListedRegistrationToken, RegistrationToken, RunnerScope } from './runner.types.ts';
+import { scopeColumns, scopeOf } from './runner-scope.ts';
+
+export type RegistrationTokenRow = Selectable<RunnerRegistrationTokensTable>;
+
+export function toRegistrationToken(row: RegistrationTokenRow): RegistrationToken {
+  return {
+    id: row.id,
+    scope: scopeOf(row),
+    createdBy: row.created_by,
+    createdAt: new Date(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
+  };
+}
+
+/** Queries over `runner_registration_tokens`. Only hashes are ever stored or looked up. */
+export class RegistrationTokenStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async insert(row: RunnerRegistrationTokensTable): Promise<void> {
+    await this.#db.insertInto('runner_registration_tokens').values(row).execute();
+  }
+
+  async findByHash(tokenHash: string): Promise<RegistrationTokenRow | undefined> {
+    return this.#db
+      .selectFrom('runner_registration_tokens')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
+  }
+
+  async findById(id: string): Promise<RegistrationTokenRow | undefined> {
+    return this.#db
+      .selectFrom('runner_registration_tokens')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async recordUse(id: string, now: number): Promise<void> {
+    await this.#db
+      .updateTable('runner_registration_tokens')
+      .set({ last_used_at: now })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Tokens of one scope, or of every scope when `scope` is undefined; newest first. */
+  async list(scope: RunnerScope | undefined): Promise<ListedRegistrationToken[]> {
+    let query = this.#db
+      .selectFrom('runner_registration_tokens as token')
+      .leftJoin('repositories as repo', 'repo.id', 'token.scope_repo_id')
+      .leftJoin('users as repo_owner', 'repo_owner.id', 'repo.owner_id')
+      .leftJoin('users as org', 'org.id', 'token.scope_org_id')
+      .leftJoin('users as creator', 'creator.id', 'token.created_by')
+      .selectAll('token')
+      .select([
+        'repo.name as repo_name',
+        'repo_owner.handle as repo_owner_handle',
+        'org.handle as org_handle',
+        'creator.handle as creator_handle',
+      ]);
+    if (scope !== undefined) {
+      const columns = scopeColumns(scope);
+      query = query.where('token.scope_kind', '=', columns.scope_kind);
+      if (columns.scope_repo_id !== null) {
+        query = query.where('token.scope_repo_id', '=', columns.scope_repo_id);
+      }
+      if (columns.scope_org_id !== null) {
+        query = query.where('token.scope_org_id', '=', columns.scope_org_id);
+      }
+    }
+    const rows = await query.orderBy('token.created_at', 'desc').execute();
+    return rows.map((row) => ({
+      ...toRegistrationToken(row),
+      scopeLabel: scopeLabel(row.scope_kind, row),
+      creatorHandle: row.creator_handle,
+    }));
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const result = await this.#db
+      .deleteFrom('runner_registration_tokens')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+}

@@ -1,0 +1,167 @@
+import type { Db } from '../../db/database.ts';
+import type { RunnerRegistrationTokensTable } from '../../db/tables.ts';
+import { randomHex, sha256Hex } from '../../lib/crypto.ts';
+import { newId } from '../../lib/ids.ts';
+import type { AdminPolicy } from '../admin/admin.policy.ts';
+import { Forbidden, Invalid, NotFound } from '../errors.ts';
+import type { OrgService } from '../orgs/org.service.ts';
+import { RegistrationTokenStore, toRegistrationToken } from './registration-token.store.ts';
+import { mayManageRunners, type RunnerActor, type ScopeGrants } from './runner.policy.ts';
+import { RunnerStore } from './runner.store.ts';
+import type {
+  ListedRegistrationToken,
+  ListedRunner,
+  RegistrationToken,
+  RunnerScope,
+} from './runner.types.ts';
+import { sameScope, scopeColumns, scopeOf } from './runner-scope.ts';
+import { ScopeLookupStore } from './scope-lookup.store.ts';
+
+/** 20 random bytes as 40 hex characters. */
+const REGISTRATION_TOKEN_BYTES = 20;
+
+/**
+ * Runner administration: registration tokens (mint, list, delete) and runners (list, delete),
+ * each in a scope the caller may manage. `scope` undefined means every scope at once, which only
+ * admins and the operator may use. Things outside the given scope read as missing.
+ */
+export class RunnerAdminService {
+  readonly #tokens: RegistrationTokenStore;
+  readonly #runners: RunnerStore;
+  readonly #lookup: ScopeLookupStore;
+  readonly #admins: AdminPolicy;
+  readonly #orgs: OrgService;
+
+  constructor(db: Db, admins: AdminPolicy, orgs: OrgService) {
+    this.#tokens = new RegistrationTokenStore(db);
+    this.#runners = new RunnerStore(db);
+    this.#lookup = new ScopeLookupStore(db);
+    this.#admins = admins;
+    this.#orgs = orgs;
+  }
+
+  /**
+   * Mints a registration token for `scope` and returns its plaintext, the only time it exists.
+   * The token stays reusable until deleted.
+   */
+  async createToken(
+    actor: RunnerActor,
+    scope: RunnerScope,
+    grants: ScopeGrants = {},
+  ): Promise<{ token: string; record: RegistrationToken }> {
+    await this.#authorize(actor, scope, grants);
+    await this.#assertScopeExists(scope);
+    const token = randomHex(REGISTRATION_TOKEN_BYTES);
+    const row: RunnerRegistrationTokensTable = {
+      id: newId(),
+      token_hash: sha256Hex(token),
+      ...scopeColumns(scope),
+      created_by: actor.kind === 'user' ? actor.user.id : null,
+      created_at: Date.now(),
+      last_used_at: null,
+    };
+    await this.#tokens.insert(row);
+    return { token, record: toRegistrationToken(row) };
+  }
+
+  async listTokens(
+    actor: RunnerActor,
+    scope: RunnerScope | undefined,
+    grants: ScopeGrants = {},
+  ): Promise<ListedRegistrationToken[]> {
+    await this.#authorize(actor, scope, grants);
+    return this.#tokens.list(scope);
+  }
+
+  /** Deletes a token: no new runner registers with it; runners registered with it keep working. */
+  async deleteToken(
+    actor: RunnerActor,
+    scope: RunnerScope | undefined,
+    tokenId: string,
+    grants: ScopeGrants = {},
+  ): Promise<void> {
+    await this.#authorize(actor, scope, grants);
+    const row = await this.#tokens.findById(tokenId);
+    if (row === undefined || (scope !== undefined && !sameScope(scopeOf(row), scope))) {
+      throw new NotFound('registration token does not exist');
+    }
+    await this.#tokens.delete(row.id);
+  }
+
+  async listRunners(
+    actor: RunnerActor,
+    scope: RunnerScope | undefined,
+    grants: ScopeGrants = {},
+  ): Promise<ListedRunner[]> {
+    await this.#authorize(actor, scope, grants);
+    return this.#runners.list(scope, Date.now());
+  }
+
+  /** Deletes a runner; its credentials stop working with the next call. */
+  async deleteRunner(
+    actor: RunnerActor,
+    scope: RunnerScope | undefined,
+    runnerId: string,
+    grants: ScopeGrants = {},
+  ): Promise<void> {
+    await this.#authorize(actor, scope, grants);
+    const row = await this.#runners.findById(runnerId);
+    if (row === undefined || (scope !== undefined && !sameScope(scopeOf(row), scope))) {
+      throw new NotFound('runner does not exist');
+    }
+    await this.#runners.delete(row.id);
+  }
+
+  /**
+   * The scope named on the command line: `repo` as `OWNER/NAME`, `org` as a handle, neither for
+   * the instance. Throws `Invalid` for both or a malformed name, `NotFound` for a missing one.
+   */
+  async resolveScope(names: { repo?: string; org?: string }): Promise<RunnerScope> {
+    if (names.repo !== undefined && names.org !== undefined) {
+      throw new Invalid('give either a repository or an organisation, not both');
+    }
+    if (names.repo !== undefined) {
+      const [owner, name, ...rest] = names.repo.split('/');
+      if (!owner || !name || rest.length > 0) throw new Invalid('repository must be OWNER/NAME');
+      const repoId = await this.#lookup.findRepositoryId(owner, name);
+      if (repoId === undefined) throw new NotFound(`repository does not exist [${names.repo}]`);
+      return { kind: 'repository', repoId };
+    }
+    if (names.org !== undefined) {
+      const org = await this.#orgs.getOrg(names.org);
+      return { kind: 'organisation', orgId: org.id };
+    }
+    return { kind: 'instance' };
+  }
+
+  async #authorize(
+    actor: RunnerActor,
+    scope: RunnerScope | undefined,
+    grants: ScopeGrants,
+  ): Promise<void> {
+    const isAdmin = actor.kind === 'user' && this.#admins.isAdmin(actor.user);
+    let effective = grants;
+    if (
+      actor.kind === 'user' &&
+      scope?.kind === 'organisation' &&
+      grants.isOrgOwner === undefined
+    ) {
+      effective = {
+        ...grants,
+        isOrgOwner: (await this.#orgs.roleOf(scope.orgId, actor.user.id)) === 'owner',
+      };
+    }
+    if (!mayManageRunners(actor, isAdmin, scope, effective)) {
+      throw new Forbidden('only administrators may manage these runners');
+    }
+  }
+
+  async #assertScopeExists(scope: RunnerScope): Promise<void> {
+    if (scope.kind === 'repository' && !(await this.#lookup.repositoryExists(scope.repoId))) {
+      throw new NotFound('repository does not exist');
+    }
+    if (scope.kind === 'organisation' && !(await this.#lookup.organisationExists(scope.orgId))) {
+      throw new NotFound('organisation does not exist');
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import { type Selectable, sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { RunnersTable } from '../../db/tables.ts';
+import type { ListedRunner, Runner, RunnerScope } from './runner.types.ts';
+import { parseStringArray } from './runner-input.ts';
+import { scopeColumns, scopeOf } from './runner-scope.ts';
+import { effectiveStatus } from './runner-status.ts';
+
+export type RunnerRow = Selectable<RunnersTable>;
+
+/** A stored row as the domain record, its status as of `now`. */
+export function toRunner(row: RunnerRow, now: number): Runner {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    name: row.name,
+    version: row.version,
+    labels: parseStringArray(row.labels),
+    capabilities: parseStringArray(row.capabilities),
+    ephemeral: Boolean(row.ephemeral),
+    status: effectiveStatus(row.status, row.last_seen_at, now),
+    scope: scopeOf(row),
+    createdAt: new Date(row.created_at),
+    lastSeenAt: new Date(row.last_seen_at),
+  };
+}
+
+/** Once a runner shows up again after the sweep marked it offline, it is idle. */
+const liftOffline = sql<
+  RunnersTable['status']
+>`case when status = 'offline' then 'idle' else status end`;
+
+/** Queries over `runners`. */
+export class RunnerStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async insert(row: RunnersTable): Promise<void> {
+    await this.#db.insertInto('runners').values(row).execute();
+  }
+
+  async findByUuid(uuid: string): Promise<RunnerRow | undefined> {
+    return this.#db.selectFrom('runners').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+  }
+
+  async findById(id: string): Promise<RunnerRow | undefined> {
+    return this.#db.selectFrom('runners').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * Records that the runner called. Conditional on the old time, so when replicas race only one
+   * of them writes.
+   */
+  async recordSeen(id: string, previous: number, now: number): Promise<void> {
+    await this.#db
+      .updateTable('runners')
+      .set({ last_seen_at: now, status: liftOffline })
+      .where('id', '=', id)
+      .where('last_seen_at', '=', previous)
+      .execute();
+  }
+
+  /**
+   * Stores what a starting runner declares, for the runner holding these credentials. Matching
+   * on the token hash in SQL is not a timing oracle: the hash of a 160-bit secret reveals nothing
+   * usable about the secret.
+   */
+  async declare(
+    uuid: string,
+    tokenHash: string,
+    fields: { version: string; labels: readonly string[]; capabilities: readonly string[] },
+    now: number,
+  ): Promise<RunnerRow | undefined> {
+    return this.#db
+      .updateTable('runners')
+      .set({
+        version: fields.version,
+        labels: JSON.stringify(fields.labels),
+        capabilities: JSON.stringify(fields.capabilities),
+        last_seen_at: now,
+        status: liftOffline,
+      })
+      .where('uuid', '=', uuid)
+      .where('token_hash', '=', tokenHash)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Runners of one scope, or of every scope when `scope` is undefined; newest first. */
+  async list(scope: RunnerScope | undefined, now: number): Promise<ListedRunner[]> {
+    let query = this.#db
+      .selectFrom('runners')
+      .leftJoin('repositories as repo', 'repo.id', 'runners.scope_repo_id')
+      .leftJoin('users as repo_owner', 'repo_owner.id', 'repo.owner_id')
+      .leftJoin('users as org', 'org.id', 'runners.scope_org_id')
+      .selectAll('runners')
+      .select([
+        'repo.name as repo_name',
+        'repo_owner.handle as repo_owner_handle',
+        'org.handle as org_handle',
+      ]);
+    if (scope !== undefined) {
+      const columns = scopeColumns(scope);
+      query = query.where('runners.scope_kind', '=', columns.scope_kind);
+      if (columns.scope_repo_id !== null) {
+        query = query.where('runners.scope_repo_id', '=', columns.scope_repo_id);
+      }
+      if (columns.scope_org_id !== null) {
+        query = query.where('runners.scope_org_id', '=', columns.scope_org_id);
+      }
+    }
+    const rows = await query.orderBy('runners.created_at', 'desc').execute();
+    return rows.map((row) => ({
+      ...toRunner(row, now),
+      scopeLabel: scopeLabel(row.scope_kind, row),
+    }));
+  }
+
+  /** Deletes a runner; true when it existed. Its tasks keep their history with no runner. */
+  async delete(id: string): Promise<boolean> {
+    const result = await this.#db.deleteFrom('runners').where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+}
+
+/** How a scope reads in a listing; shared with the token store. */
+export function scopeLabel(
+  kind: RunnersTable['scope_kind'],
+  names: {
+    repo_name: string | null;
+    repo_owner_handle: string | null;
+    org_handle: string | null;
+  },
+): string {
+  if (kind === 'repository') return `${names.repo_owner_handle ?? '?'}/${names.repo_name ?? '?'}`;
+  if (kind === 'organisation') return names.org_handle ?? '?';
+  return 'instance';
+}
