@@ -139,13 +139,15 @@ export function spawnGit(args: readonly string[], options: GitCommandOptions = {
   child.stdout.on('error', () => {});
 
   let killReason: string | undefined;
+  // Closed means git and everything holding its pipes are gone; git alone exiting is not enough.
+  let closed = false;
   const kill = (reason = 'was stopped') => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (closed) return;
     killReason ??= reason;
     child.stdin.destroy();
     signalGroup(child, 'SIGTERM');
     setTimeout(() => {
-      if (child.exitCode === null && child.signalCode === null) signalGroup(child, 'SIGKILL');
+      if (!closed) signalGroup(child, 'SIGKILL');
     }, KILL_GRACE_MS).unref();
   };
 
@@ -164,6 +166,7 @@ export function spawnGit(args: readonly string[], options: GitCommandOptions = {
       spawnError = error;
     });
     child.once('close', (code, signal) => {
+      closed = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       const stderr = stderrText();

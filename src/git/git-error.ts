@@ -10,6 +10,8 @@ export class GitError extends Error {
   readonly exitCode: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly stderr: string;
+  /** Why Kiln stopped the process (`timed out after …`, `was aborted`), when it did. */
+  readonly reason: string | undefined;
 
   constructor(
     args: readonly string[],
@@ -31,6 +33,7 @@ export class GitError extends Error {
     this.exitCode = outcome.exitCode;
     this.signal = outcome.signal ?? null;
     this.stderr = outcome.stderr;
+    this.reason = options?.reason;
   }
 }
 
@@ -68,9 +71,10 @@ const TRANSLATIONS: readonly Translation[] = [
  * the failure is not one we recognise (the edges then answer 500).
  */
 export function translateGitError(error: GitError): DomainError | GitError {
-  if (error.exitCode === null && error.message.includes('timed out')) {
+  if (error.reason?.startsWith('timed out'))
     return new Unavailable('git took too long', { cause: error });
-  }
+  // A process Kiln stopped says nothing reliable on stderr.
+  if (error.reason !== undefined) return error;
   for (const [pattern, make] of TRANSLATIONS) {
     if (pattern.test(error.stderr)) return make(error);
   }
