@@ -1,0 +1,322 @@
+import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import { fetchIntoRepo } from '../../git/merge.ts';
+import { setRef, streamDiff, streamPatch } from '../../git/pull-refs.ts';
+import { readCommit } from '../../git/read-objects.ts';
+import { snapshotRefs } from '../../git/refs.ts';
+import { newId } from '../../lib/ids.ts';
+import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
+import type { RepoService } from '../repos/repo.service.ts';
+import type { Page } from '../repos/repo.store.ts';
+import { atLeast, type Repository, type VisibleRepo } from '../repos/repo.types.ts';
+import type { UserService } from '../users/user.service.ts';
+import type { User } from '../users/user.types.ts';
+import type { PullStore } from './pull.store.ts';
+import {
+  MAX_PULL_BODY_BYTES,
+  type Pull,
+  type PullSort,
+  type PullStateFilter,
+  pullHeadRef,
+} from './pull.types.ts';
+
+export type PullDeps = {
+  readonly store: PullStore;
+  readonly repos: RepoService;
+  readonly users: UserService;
+  readonly catFiles: CatFilePool;
+};
+
+/** A pull with the repositories it joins (head null once the head repository is deleted). */
+export type PullInContext = {
+  readonly base: VisibleRepo;
+  readonly head: Repository | null;
+  readonly pull: Pull;
+};
+
+const MAX_TITLE_LENGTH = 255;
+
+function checkText(title: string | undefined, body: string | undefined): void {
+  if (title !== undefined && (title.trim() === '' || title.length > MAX_TITLE_LENGTH)) {
+    throw new Invalid(`title must be 1 to ${MAX_TITLE_LENGTH} characters`);
+  }
+  if (body !== undefined && Buffer.byteLength(body, 'utf8') > MAX_PULL_BODY_BYTES) {
+    throw new Invalid('body must be at most 1 MB');
+  }
+}
+
+/**
+ * Pull requests: numbering, head tracking, listing and life cycle. Merging lives in
+ * PullMergeService; review comments in ReviewCommentService.
+ */
+export class PullService {
+  readonly #deps: PullDeps;
+
+  constructor(deps: PullDeps) {
+    this.#deps = deps;
+  }
+
+  /** The branch tip of `branch` in `repo`, read through its cat-file process (no spawn). */
+  async branchTip(repo: Repository, branch: string): Promise<string | undefined> {
+    if (!/^[^\s~^:?*[\\]+$/.test(branch)) return undefined;
+    const info = await this.#deps.catFiles.info(
+      this.#deps.repos.handle(repo),
+      `refs/heads/${branch}`,
+    );
+    return info?.type === 'commit' ? info.sha : undefined;
+  }
+
+  async create(
+    actor: User,
+    owner: string,
+    name: string,
+    input: { title: string; body?: string; head: string; base: string },
+  ): Promise<PullInContext> {
+    const base = await this.#deps.repos.get(actor, owner, name);
+    checkText(input.title, input.body ?? '');
+    const head = await this.#resolveHeadRepo(actor, base.repo, input.head);
+    const [baseTip, headTip] = await Promise.all([
+      this.branchTip(base.repo, input.base),
+      this.branchTip(head.repo, head.branch),
+    ]);
+    if (!baseTip) throw new Invalid(`base branch does not exist [name: ${input.base}]`);
+    if (!headTip) throw new Invalid(`head branch does not exist [name: ${head.branch}]`);
+    if (head.repo.id === base.repo.id && head.branch === input.base) {
+      throw new Invalid('head and base must be different branches');
+    }
+    const now = Date.now();
+    const pull = await this.#deps.store.insertNumbered({
+      id: newId(),
+      repo_id: base.repo.id,
+      title: input.title.trim(),
+      body: input.body ?? '',
+      state: 'open',
+      merged: false,
+      merged_at: null,
+      merge_commit_sha: null,
+      merged_by_id: null,
+      author_id: actor.id,
+      assignee_id: null,
+      head_repo_id: head.repo.id,
+      head_branch: head.branch,
+      head_sha: headTip,
+      base_branch: input.base,
+      created_at: now,
+      updated_at: now,
+      closed_at: null,
+    });
+    await this.#recordHead(base.repo, head.repo, pull.number, headTip);
+    return { base, head: head.repo, pull };
+  }
+
+  async get(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    number: number,
+  ): Promise<PullInContext> {
+    const base = await this.#deps.repos.get(viewer, owner, name);
+    const pull =
+      Number.isSafeInteger(number) && number > 0
+        ? await this.#deps.store.findByNumber(base.repo.id, number)
+        : undefined;
+    if (!pull) throw new NotFound(`pull request does not exist [number: ${number}]`);
+    return { base, head: await this.#headRepo(base.repo, pull), pull };
+  }
+
+  async list(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    filter: { state: PullStateFilter; sort: PullSort; poster?: string },
+    page: Page,
+  ): Promise<{ base: VisibleRepo; items: PullInContext[]; total: number }> {
+    const base = await this.#deps.repos.get(viewer, owner, name);
+    let authorId: string | undefined;
+    if (filter.poster) {
+      const poster = await this.#deps.users.findAccount(filter.poster);
+      if (!poster) return { base, items: [], total: 0 };
+      authorId = poster.id;
+    }
+    const { items, total } = await this.#deps.store.list(
+      base.repo.id,
+      { state: filter.state, sort: filter.sort, ...(authorId ? { authorId } : {}) },
+      page,
+    );
+    const headIds = items.flatMap((pull) =>
+      pull.headRepoId && pull.headRepoId !== base.repo.id ? [pull.headRepoId] : [],
+    );
+    const heads = await this.#deps.repos.findManyByIds(headIds);
+    return {
+      base,
+      total,
+      items: items.map((pull) => ({
+        base,
+        pull,
+        head:
+          pull.headRepoId === base.repo.id ? base.repo : (heads.get(pull.headRepoId ?? '') ?? null),
+      })),
+    };
+  }
+
+  /** Title, body and state (`closed` closes, `open` reopens) by the author or a writer. */
+  async update(
+    actor: User,
+    owner: string,
+    name: string,
+    number: number,
+    change: { title?: string; body?: string; state?: 'open' | 'closed' },
+  ): Promise<PullInContext> {
+    const found = await this.get(actor, owner, name, number);
+    const { pull, base } = found;
+    if (pull.authorId !== actor.id && !atLeast(base.access.level, 'write')) {
+      throw new Forbidden('only the author or a writer may edit this pull request');
+    }
+    checkText(change.title, change.body);
+    const update: Parameters<PullStore['update']>[1] = {};
+    if (change.title !== undefined) update.title = change.title.trim();
+    if (change.body !== undefined) update.body = change.body;
+    if (change.state !== undefined && change.state !== pull.state) {
+      if (pull.merged) throw new Conflict('a merged pull request cannot be reopened');
+      update.state = change.state;
+      update.closed_at = change.state === 'closed' ? Date.now() : null;
+      if (change.state === 'open' && found.head) {
+        const tip = await this.branchTip(found.head, pull.headBranch);
+        if (!tip) throw new Conflict('the head branch no longer exists');
+        update.head_sha = tip;
+        await this.#recordHead(base.repo, found.head, pull.number, tip);
+      }
+    }
+    await this.#deps.store.update(pull.id, update);
+    return this.get(actor, owner, name, number);
+  }
+
+  /**
+   * The head commit to show for each pull: the live branch tip while open (one ref listing per
+   * head repository), else the last recorded head.
+   */
+  async liveHeads(
+    items: readonly PullInContext[],
+  ): Promise<Map<string, { sha: string; branchExists: boolean }>> {
+    const byRepo = new Map<string, Repository>();
+    for (const item of items)
+      if (item.head && item.pull.state === 'open') byRepo.set(item.head.id, item.head);
+    const tips = new Map<string, ReadonlyMap<string, string>>();
+    await Promise.all(
+      [...byRepo.values()].map(async (repo) => {
+        tips.set(
+          repo.id,
+          await snapshotRefs(this.#deps.repos.handle(repo), ['refs/heads/']).catch(() => new Map()),
+        );
+      }),
+    );
+    const result = new Map<string, { sha: string; branchExists: boolean }>();
+    for (const { pull, head } of items) {
+      const tip = head ? tips.get(head.id)?.get(`refs/heads/${pull.headBranch}`) : undefined;
+      if (pull.state === 'open' && tip) result.set(pull.id, { sha: tip, branchExists: true });
+      else {
+        const exists = head ? (await this.branchTip(head, pull.headBranch)) !== undefined : false;
+        result.set(pull.id, { sha: pull.headSha, branchExists: exists });
+      }
+    }
+    return result;
+  }
+
+  /**
+   * The two ends of what a pull changes: the base it was (or will be) merged onto and its head.
+   * For a merged pull the base is the merge commit's first parent, so the range stays what was
+   * reviewed; for an open one it is the base branch tip.
+   */
+  async range(context: PullInContext): Promise<{ base: string; head: string }> {
+    const { pull } = context;
+    const handle = this.#deps.repos.handle(context.base.repo);
+    const head =
+      (await this.#deps.catFiles.info(handle, pullHeadRef(pull.number)))?.sha ?? pull.headSha;
+    if (pull.merged && pull.mergeCommitSha) {
+      const merge = await readCommit(this.#deps.catFiles, handle, pull.mergeCommitSha);
+      return { base: merge.parents[0] ?? pull.mergeCommitSha, head };
+    }
+    const tip = await this.branchTip(context.base.repo, pull.baseBranch);
+    return { base: tip ?? head, head };
+  }
+
+  /** The pull's changes as git's plain diff (`.diff`) or as mailbox patches (`.patch`). */
+  async download(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    number: number,
+    kind: 'diff' | 'patch',
+  ) {
+    const context = await this.get(viewer, owner, name, number);
+    const { base, head } = await this.range(context);
+    const handle = this.#deps.repos.handle(context.base.repo);
+    return kind === 'diff' ? streamDiff(handle, base, head) : streamPatch(handle, base, head);
+  }
+
+  async reviewCommentCounts(pulls: readonly Pull[]): Promise<Map<string, number>> {
+    return this.#deps.store.countReviewComments(pulls.map((pull) => pull.id));
+  }
+
+  /** Keeps `refs/pull/N/head` of every open pull of a pushed branch at the branch's new tip. */
+  async onBranchPushed(headRepo: Repository, branch: string, newSha: string): Promise<void> {
+    for (const pull of await this.#deps.store.listOpenByHead(headRepo.id, branch)) {
+      const base =
+        pull.repoId === headRepo.id ? headRepo : await this.#deps.repos.findById(pull.repoId);
+      if (!base) continue;
+      await this.#recordHead(base, headRepo, pull.number, newSha);
+      await this.#deps.store.update(pull.id, { head_sha: newSha });
+    }
+  }
+
+  /** Brings the head commit into the base repository under `refs/pull/N/head`. */
+  async #recordHead(
+    base: Repository,
+    head: Repository,
+    number: number,
+    sha: string,
+  ): Promise<void> {
+    const baseHandle = this.#deps.repos.handle(base);
+    if (base.id === head.id) await setRef(baseHandle, pullHeadRef(number), sha);
+    else await fetchIntoRepo(baseHandle, this.#deps.repos.handle(head), sha, pullHeadRef(number));
+  }
+
+  async #headRepo(base: Repository, pull: Pull): Promise<Repository | null> {
+    if (pull.headRepoId === base.id) return base;
+    if (!pull.headRepoId) return null;
+    return (await this.#deps.repos.findById(pull.headRepoId)) ?? null;
+  }
+
+  /**
+   * `branch` (this repository) or `owner:branch` / `owner/repo:branch` (a fork of it, as Gitea
+   * reads it). The caller must be able to read the head repository.
+   */
+  async #resolveHeadRepo(
+    actor: User,
+    base: Repository,
+    head: string,
+  ): Promise<{ repo: Repository; branch: string }> {
+    const colon = head.indexOf(':');
+    if (colon === -1) return { repo: base, branch: head };
+    const where = head.slice(0, colon);
+    const branch = head.slice(colon + 1);
+    const [owner, repoName] = where.includes('/') ? where.split('/', 2) : [where, undefined];
+    if (!owner) throw new Invalid('head must be "branch" or "owner:branch"');
+    if (
+      owner.toLowerCase() === base.owner.handle.toLowerCase() &&
+      (!repoName || repoName.toLowerCase() === base.name.toLowerCase())
+    ) {
+      return { repo: base, branch };
+    }
+    const candidates = await this.#deps.repos.listForksVisible(actor, base, {
+      limit: 1000,
+      offset: 0,
+    });
+    const fork = candidates.items.find(
+      ({ repo }) =>
+        repo.owner.handle.toLowerCase() === owner.toLowerCase() &&
+        (!repoName || repo.name.toLowerCase() === repoName.toLowerCase()),
+    );
+    if (!fork) throw new Invalid(`head repository does not exist [head: ${where}]`);
+    return { repo: fork.repo, branch };
+  }
+}

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import type { App } from '../../../app.ts';
+import { NotFound } from '../../../domain/errors.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+
+type Params = { owner: string; name: string; number: string };
+
+/**
+ * `{html_url}.diff` and `{html_url}.patch` of a pull request (Gitea's `diff_url`/`patch_url`):
+ * plain text streamed from git, never rendered, so it cannot run in the page's origin.
+ */
+export function registerPullDownloadRoutes(server: FastifyInstance, app: App): void {
+  for (const kind of ['diff', 'patch'] as const) {
+    server.get<{ Params: Params }>(
+      `/repos/:owner/:name/pulls/:number.${kind}`,
+      async (request, reply) => {
+        const { owner, name, number } = request.params;
+        if (!/^\d{1,15}$/.test(number)) throw new NotFound('no such pull request');
+        const stream = await app.services.pulls.download(
+          viewerUser(request.viewer),
+          owner,
+          name,
+          Number(number),
+          kind,
+        );
+        return reply
+          .type('text/plain; charset=utf-8')
+          .header('X-Content-Type-Options', 'nosniff')
+          .header('Content-Disposition', `inline; filename="${Number(number)}.${kind}"`)
+          .send(stream);
+      },
+    );
+  }
+}
