@@ -143,7 +143,8 @@ export function spawnGit(args: readonly string[], options: GitCommandOptions = {
   let closed = false;
   const kill = (reason = 'was stopped') => {
     if (closed) return;
-    killReason ??= reason;
+    // Once git has exited, its own status stands; only what it left behind is stopped.
+    if (child.exitCode === null && child.signalCode === null) killReason ??= reason;
     child.stdin.destroy();
     signalGroup(child, 'SIGTERM');
     setTimeout(() => {
@@ -231,6 +232,13 @@ export async function runGit(
   proc.stdin.end(options.input);
   try {
     const exit = await proc.done;
+    if (truncated && !options.truncateStdout) {
+      throw new GitError(
+        args,
+        { exitCode: exit.exitCode, stderr: exit.stderr },
+        { reason: `wrote more than ${maxStdout} bytes` },
+      );
+    }
     return {
       stdout: Buffer.concat(chunks, size),
       stderr: exit.stderr,
@@ -238,7 +246,12 @@ export async function runGit(
       truncated,
     };
   } catch (error) {
-    if (truncated && options.truncateStdout) {
+    if (
+      truncated &&
+      options.truncateStdout &&
+      error instanceof GitError &&
+      error.reason === 'was cut short'
+    ) {
       return { stdout: Buffer.concat(chunks, size), stderr: '', exitCode: 0, truncated };
     }
     throw error;

@@ -97,10 +97,16 @@ export async function advertiseRefs(
 /** Streams the request body (gunzipped if need be, through `stages`) into git's stdin. */
 function feed(proc: GitProcess, input: Readable, gzip: boolean, ...stages: Transform[]): void {
   const streams = [input, ...(gzip ? [createGunzip()] : []), ...stages, proc.stdin];
-  // A client that disconnects mid-body, or a corrupt gzip stream, stops git; the output stream
-  // then fails and the edge drops the connection. Nothing is thrown here.
+  // Git may finish and close its stdin before the body has formally ended (a broken pipe): its
+  // exit status tells how that went. Any other failure, a client that disconnects mid-body or a
+  // corrupt gzip stream, stops git; the output stream then fails and the edge drops the
+  // connection. Nothing is thrown here.
+  let gitStoppedReading = false;
+  proc.stdin.once('error', () => {
+    gitStoppedReading = true;
+  });
   pipeline(streams, (error) => {
-    if (error) proc.kill('the request body failed');
+    if (error && !gitStoppedReading) proc.kill('the request body failed');
   });
 }
 
