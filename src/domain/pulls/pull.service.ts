@@ -222,6 +222,21 @@ export class PullService {
   }
 
   /**
+   * The pull's head as it is now: the head branch tip while the pull is open and the branch
+   * exists (brought into `refs/pull/N/head` first when a push has not been recorded yet), else
+   * the recorded head.
+   */
+  async currentHead(context: PullInContext): Promise<string> {
+    const { pull, head } = context;
+    if (pull.state !== 'open' || !head) return pull.headSha;
+    const tip = await this.branchTip(head, pull.headBranch);
+    if (!tip) return pull.headSha;
+    const recorded = (await this.#deps.catFiles.info(this.#deps.repos.handle(context.base.repo), pullHeadRef(pull.number)))?.sha;
+    if (recorded !== tip) await this.onBranchPushed(head, pull.headBranch, tip);
+    return tip;
+  }
+
+  /**
    * The two ends of what a pull changes: the base it was (or will be) merged onto and its head.
    * For a merged pull the base is the merge commit's first parent, so the range stays what was
    * reviewed; for an open one it is the base branch tip.

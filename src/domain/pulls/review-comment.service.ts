@@ -10,7 +10,6 @@ import type { RepoService } from '../repos/repo.service.ts';
 import { atLeast } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { PullInContext, PullService } from './pull.service.ts';
-import { pullHeadRef } from './pull.types.ts';
 import { anchorInDiff, fileInDiff, type Side } from './review-anchor.ts';
 
 export type ReviewComment = {
@@ -208,11 +207,7 @@ export class ReviewCommentService {
       );
     }
     const handle = this.#repos.handle(context.base.repo);
-    const pullHead = await resolveCommit(
-      this.#catFiles,
-      handle,
-      pullHeadRef(context.pull.number),
-    ).catch(() => context.pull.headSha);
+    const pullHead = await this.#pulls.currentHead(context);
     const commitId = input.commitId
       ? await resolveCommit(this.#catFiles, handle, input.commitId).catch(() => {
           throw new Invalid('commit_id is not a commit of this pull request');
