@@ -150,10 +150,14 @@ export async function createFork(
   );
   await assemble(paths, fork, async (dir) => {
     await makeRepository(dir, { defaultBranch: defaultBranch ?? 'main' });
-    await writeFile(path.join(dir, 'objects', 'info', 'alternates'), `${alternate}\n`);
+    const alternates = path.join(dir, 'objects', 'info', 'alternates');
+    // The relative path is right only once the fork sits at its final place; while it is being
+    // assembled under the temp root, git must find the parent's objects by absolute path.
+    await writeFile(alternates, `${path.join(parent.path, 'objects')}\n`);
     if (updates.length > 0) {
       await runGit(['update-ref', '--stdin', '-m', 'fork'], { gitDir: dir, input: updates });
     }
+    await writeFile(alternates, `${alternate}\n`);
   });
 }
 
