@@ -103,6 +103,16 @@ describe('pre-receive hook', () => {
     expect((await push(['--force', 'main'], {})).ok).toBe(true);
   });
 
+  it('refuses refs with a part starting with a dash, but lets them be deleted', async () => {
+    const result = await push(['HEAD:refs/heads/-x', 'HEAD:refs/tags/a/-b'], {});
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain("kiln: refusing 'refs/heads/-x'");
+    expect(result.output).toContain("kiln: refusing 'refs/tags/a/-b'");
+    await git(['update-ref', 'refs/heads/-old', base], { gitDir: repo.path });
+    expect((await push([':refs/heads/-old'], {})).ok).toBe(true);
+    expect((await push(['HEAD:refs/heads/ok-x'], {})).ok).toBe(true);
+  });
+
   it('matches whole ref names only', async () => {
     await rewrite('feature');
     const result = await push(

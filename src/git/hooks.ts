@@ -18,7 +18,10 @@ export const PROTECTED_REFS_ENV = 'KILN_PROTECTED_REFS';
  * The hook itself, POSIX sh. It reads every `<old> <new> <ref>` line, refuses deletion of a
  * protected ref and any update whose old tip is not an ancestor of the new one (in pre-receive the
  * pushed objects are reachable through git's quarantine, so `merge-base` sees them), and reports
- * every refused ref before failing, so one push shows all its problems at once.
+ * every refused ref before failing, so one push shows all its problems at once. It also refuses
+ * to create or move any ref with a part starting with `-` (`refs/heads/-x`): git allows them,
+ * but Kiln never passes such a name to git (it could read as an option), so they could never be
+ * shown, merged or archived; deleting one stays possible.
  */
 export const PRE_RECEIVE_HOOK = `#!/bin/sh
 # Kiln pre-receive hook: written when the repository is created and rewritten by the server
@@ -27,6 +30,17 @@ nl='
 '
 status=0
 while read -r old new ref; do
+  case "$new" in
+    *[!0]*)
+      case "/$ref" in
+        */-*)
+          echo "kiln: refusing '$ref': no part of a ref name may start with '-'" >&2
+          status=1
+          continue
+          ;;
+      esac
+      ;;
+  esac
   case "$nl\${${PROTECTED_REFS_ENV}:-}$nl" in
     *"$nl$ref$nl"*) ;;
     *) continue ;;

@@ -146,7 +146,8 @@ export async function receivePack(
   await requireRepository(repo);
   const protectedRefs = options.protectedRefs ?? [];
   const env = { ...protocolEnv(options), ...protectedRefsEnv(protectedRefs) };
-  if (protectedRefs.length > 0) await ensureHooks(repo);
+  // Always: a repository made by an older Kiln gets the current hook before its next push.
+  await ensureHooks(repo);
   const proc = spawnGit([...serviceArgs('git-receive-pack'), '--stateless-rpc', repo.path], {
     cwd: repo.path,
     env,
