@@ -247,7 +247,7 @@ export class RepoService {
   ): Promise<VisibleRepo> {
     const { repo: source } = await this.get(actor, owner, name);
     const forkOwner = input.orgName ? await this.#orgForCreation(actor, input.orgName) : actor;
-    const forkName = input.name?.trim() || source.name;
+    const forkName = input.name || source.name;
     assertValidRepoName(forkName);
     if (forkOwner.id === source.owner.id && forkName.toLowerCase() === source.name.toLowerCase()) {
       throw new Conflict('A repository cannot be forked into itself.');

@@ -78,6 +78,9 @@ function visibleTo(scope: VisibilityScope) {
 
 export type Page = { readonly limit: number; readonly offset: number };
 
+/** Wider than both the handle and the repository name rules: a cheap first filter for lookups. */
+const COULD_BE_NAME = /^[A-Za-z0-9._-]{1,100}$/;
+
 /** Queries over repositories and their collaborators and protected branches. */
 export class RepoStore {
   readonly #db: Db;
@@ -102,6 +105,9 @@ export class RepoStore {
   }
 
   async findByName(ownerHandle: string, name: string): Promise<Repository | undefined> {
+    // Anything no handle or repository name could be (NUL, slashes, a megabyte) is absent
+    // without asking the database, which may refuse such a value outright (PostgreSQL and NUL).
+    if (!COULD_BE_NAME.test(ownerHandle) || !COULD_BE_NAME.test(name)) return undefined;
     const row = await this.#select()
       .where('owner.handle_lower', '=', ownerHandle.toLowerCase())
       .where('repositories.name_lower', '=', name.toLowerCase())
