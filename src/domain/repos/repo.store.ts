@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
 import type { RepositoriesTable, Tables } from '../../db/tables.ts';
 import { likePattern } from '../../lib/like.ts';
-import type { CollaboratorPermission, Repository } from './repo.types.ts';
+import type { CollaboratorPermission, ProtectedBranchRecord, Repository } from './repo.types.ts';
 
 const OWNER_COLUMNS = [
   'owner.handle as owner_handle',
@@ -288,19 +288,34 @@ export class RepoStore {
     return rows.map((row) => row.branch);
   }
 
-  async addProtectedBranch(repoId: string, branch: string): Promise<void> {
-    await this.#db
+  /** Protected branches with the time each was protected, by name. */
+  async listProtectedBranchRecords(repoId: string): Promise<ProtectedBranchRecord[]> {
+    const rows = await this.#db
+      .selectFrom('protected_branches')
+      .select(['branch', 'created_at'])
+      .where('repo_id', '=', repoId)
+      .orderBy('branch')
+      .execute();
+    return rows.map((row) => ({ branch: row.branch, createdAt: new Date(Number(row.created_at)) }));
+  }
+
+  /** Whether the branch was newly protected (false when it already was). */
+  async addProtectedBranch(repoId: string, branch: string): Promise<boolean> {
+    const result = await this.#db
       .insertInto('protected_branches')
       .values({ repo_id: repoId, branch, created_at: Date.now() })
       .onConflict((oc) => oc.columns(['repo_id', 'branch']).doNothing())
-      .execute();
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
   }
 
-  async removeProtectedBranch(repoId: string, branch: string): Promise<void> {
-    await this.#db
+  /** Whether there was such a protected branch. */
+  async removeProtectedBranch(repoId: string, branch: string): Promise<boolean> {
+    const result = await this.#db
       .deleteFrom('protected_branches')
       .where('repo_id', '=', repoId)
       .where('branch', '=', branch)
-      .execute();
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
   }
 }

@@ -33,3 +33,9 @@ export type VisibleRepo = {
   readonly repo: Repository;
   readonly access: RepoAccess;
 };
+
+/** A branch that refuses force pushes and deletion, and since when. */
+export type ProtectedBranchRecord = {
+  readonly branch: string;
+  readonly createdAt: Date;
+};
