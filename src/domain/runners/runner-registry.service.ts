@@ -12,6 +12,11 @@ import { shouldRecordSeen } from './runner-status.ts';
 
 /** 20 random bytes as 40 hex characters, the shape of Gitea's runner tokens. */
 const RUNNER_SECRET_BYTES = 20;
+/**
+ * A token's last_used_at is written at most this often: a fleet of runners registering with one
+ * token at once would otherwise write the same row once per runner.
+ */
+const TOKEN_USE_RESOLUTION_MS = 5_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export type RegisterInput = {
@@ -74,13 +79,16 @@ export class RunnerRegistryService {
       last_seen_at: now,
     };
     await this.#runners.insert(row);
-    await this.#tokens.recordUse(found.id, now);
+    if (found.last_used_at === null || now - found.last_used_at >= TOKEN_USE_RESOLUTION_MS) {
+      await this.#tokens.recordUse(found.id, now);
+    }
     return { runner: toRunner(row, now), token: secret };
   }
 
   /**
-   * Records version, labels and capabilities of a starting runner and returns it. Throws
-   * `Unauthenticated` when the runner is gone or the secret does not match.
+   * Records version, labels and capabilities of a starting runner and returns it. A runner that
+   * restarts unchanged costs a read only. Throws `Unauthenticated` when the runner is gone or the
+   * secret does not match.
    */
   async declare(input: DeclareInput): Promise<Runner> {
     const fields = {
@@ -88,11 +96,19 @@ export class RunnerRegistryService {
       labels: labelNames(input.labels),
       capabilities: capabilityFlags(input.capabilities),
     };
-    if (!UUID.test(input.uuid) || input.token === '') throw unregistered();
+    const row = await this.#verified(input.uuid, input.token);
     const now = Date.now();
-    const row = await this.#runners.declare(input.uuid, sha256Hex(input.token), fields, now);
-    if (row === undefined) throw unregistered();
-    return toRunner(row, now);
+    const unchanged =
+      row.version === fields.version &&
+      row.labels === JSON.stringify(fields.labels) &&
+      row.capabilities === JSON.stringify(fields.capabilities);
+    if (unchanged && !shouldRecordSeen(row.status, row.last_seen_at, now)) {
+      return toRunner(row, now);
+    }
+    // Guarded by the hash again: a runner deleted since the read is not brought back.
+    const updated = await this.#runners.declare(row.uuid, row.token_hash, fields, now);
+    if (updated === undefined) throw unregistered();
+    return toRunner(updated, now);
   }
 
   /**
@@ -101,11 +117,7 @@ export class RunnerRegistryService {
    * wrong secret, without saying which.
    */
   async authenticate(uuid: string, token: string): Promise<Runner> {
-    if (!UUID.test(uuid) || token === '') throw unregistered();
-    const row = await this.#runners.findByUuid(uuid);
-    // Hash even when there is no row, so an unknown uuid costs what a wrong secret costs.
-    const presented = sha256Hex(token);
-    if (row === undefined || !safeEqual(row.token_hash, presented)) throw unregistered();
+    const row = await this.#verified(uuid, token);
     const now = Date.now();
     let current: RunnerRow = row;
     if (shouldRecordSeen(row.status, row.last_seen_at, now)) {
@@ -117,6 +129,16 @@ export class RunnerRegistryService {
       };
     }
     return toRunner(current, now);
+  }
+
+  /** The stored runner whose secret hashes to the stored hash, compared in constant time. */
+  async #verified(uuid: string, token: string): Promise<RunnerRow> {
+    if (!UUID.test(uuid) || token === '') throw unregistered();
+    const row = await this.#runners.findByUuid(uuid);
+    // Hash even when there is no row, so an unknown uuid costs what a wrong secret costs.
+    const presented = sha256Hex(token);
+    if (row === undefined || !safeEqual(row.token_hash, presented)) throw unregistered();
+    return row;
   }
 }
 

@@ -64,9 +64,9 @@ export class RunnerStore {
   }
 
   /**
-   * Stores what a starting runner declares, for the runner holding these credentials. Matching
-   * on the token hash in SQL is not a timing oracle: the hash of a 160-bit secret reveals nothing
-   * usable about the secret.
+   * Stores what a starting runner declares, as long as the runner still exists with this secret
+   * hash (the caller has verified the secret; the hash guard keeps a runner deleted and
+   * re-created meanwhile from being written to).
    */
   async declare(
     uuid: string,
