@@ -156,7 +156,7 @@ async function expectConnectError(promise: Promise<unknown>, code: Code, message
 /** A raw POST under /api/actions. */
 function post(
   path: string,
-  body: string | Uint8Array | undefined,
+  body: string | Uint8Array<ArrayBuffer> | undefined,
   headers: Record<string, string> = {},
 ) {
   return fetch(`${baseUrl}/api/actions/${path}`, { method: 'POST', body, headers });

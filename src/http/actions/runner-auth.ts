@@ -22,23 +22,42 @@ export function readRunnerCredentials(header: Headers): RunnerCredentials {
   };
 }
 
+/** The runner headers, or the `unregistered runner` error when either is missing. */
+export function requireRunnerCredentials(header: Headers): RunnerCredentials {
+  const credentials = readRunnerCredentials(header);
+  if (credentials.uuid === '' || credentials.token === '') {
+    throw toRunnerAuthError(new Unauthenticated('missing runner credentials'));
+  }
+  return credentials;
+}
+
 /**
- * Checks the runner headers on every RunnerService call except Register, before the handler runs
- * (as Gitea's interceptor does), so even calls that are not served yet answer `unauthenticated`
- * to a runner that is gone: gitea/runner stops polling on that. Ping needs no credentials.
+ * Methods that check the runner's credentials themselves. Register carries none; Declare's
+ * update is guarded by the credentials in the same statement, so a separate check first would
+ * only cost a second query on every runner start.
+ */
+const checkedByHandler: ReadonlySet<string> = new Set([
+  RunnerService.method.register.name,
+  RunnerService.method.declare.name,
+]);
+
+/**
+ * Checks the runner headers on every RunnerService call except Register and Declare (which
+ * check them themselves), before the handler runs, as Gitea's interceptor does: even calls that
+ * are not served yet answer `unauthenticated` to a runner that is gone, and gitea/runner stops
+ * polling on that. Ping needs no credentials.
  */
 export function runnerAuthInterceptor(registry: RunnerRegistry): Interceptor {
   return (next) => async (request) => {
     if (
       request.service.typeName !== RunnerService.typeName ||
-      request.method.name === RunnerService.method.register.name
+      checkedByHandler.has(request.method.name)
     ) {
       return next(request);
     }
-    const { uuid, token } = readRunnerCredentials(request.header);
+    const { uuid, token } = requireRunnerCredentials(request.header);
     let runner: RunnerRecord;
     try {
-      if (uuid === '' || token === '') throw new Unauthenticated('missing runner credentials');
       runner = await registry.authenticate(uuid, token);
     } catch (error) {
       throw toRunnerAuthError(error);

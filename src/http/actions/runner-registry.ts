@@ -59,9 +59,10 @@ export interface RunnerRegistry {
 
   /**
    * Records the version, labels and capabilities a starting runner declares and returns the
-   * updated runner. The edge has called `authenticate` for this request first; the credentials are
-   * passed again so the update can check them in the same transaction. Throws `Unauthenticated`
-   * when the runner is gone or the token does not match.
+   * updated runner, also counting as a sighting (last-seen time). The edge does not call
+   * `authenticate` first: this method checks the credentials itself, in the same write. Throws
+   * `Unauthenticated` (or `NotFound`, treated the same) when the runner is gone or the token does
+   * not match, and `Invalid` for input no runner sends.
    */
   declare(input: DeclareRunnerInput): Promise<RunnerRecord>;
 

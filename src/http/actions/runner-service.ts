@@ -1,13 +1,15 @@
 import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
 import type { RunnerService } from '../../gen/runner/v1/services_pb.js';
-import { readRunnerCredentials } from './runner-auth.ts';
+import { toRunnerAuthError } from './connect-errors.ts';
+import { requireRunnerCredentials } from './runner-auth.ts';
 import { toRunnerMessage } from './runner-message.ts';
 import type { RunnerRegistry } from './runner-registry.ts';
 
 /**
  * `runner.v1.RunnerService`, phase 1: Register and Declare. Runner headers have been checked by
- * `runnerAuthInterceptor` before any method but Register runs; errors are mapped by the error
- * interceptor, so handlers do not catch.
+ * `runnerAuthInterceptor` before any method but Register and Declare runs (Declare checks them
+ * in its own update); errors are mapped by the error interceptor, so handlers only translate
+ * failed credentials.
  */
 export function createRunnerService(registry: RunnerRegistry): ServiceImpl<typeof RunnerService> {
   return {
@@ -25,12 +27,17 @@ export function createRunnerService(registry: RunnerRegistry): ServiceImpl<typeo
     },
 
     async declare(request, context) {
-      const runner = await registry.declare({
-        ...readRunnerCredentials(context.requestHeader),
-        version: request.version,
-        labels: request.labels,
-        capabilities: request.capabilities,
-      });
+      const credentials = requireRunnerCredentials(context.requestHeader);
+      const runner = await registry
+        .declare({
+          ...credentials,
+          version: request.version,
+          labels: request.labels,
+          capabilities: request.capabilities,
+        })
+        .catch((error: unknown) => {
+          throw toRunnerAuthError(error);
+        });
       return { runner: toRunnerMessage(runner) };
     },
 
