@@ -1,0 +1,80 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../../app.ts';
+import { NotFound } from '../../../domain/errors.ts';
+import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { assertCsrf } from '../csrf.ts';
+import { setFlash } from '../flash.ts';
+import type { PageContext } from '../layout.ts';
+import type { Pages } from '../page.ts';
+import type { FreshToken } from './admin-runner-tables.view.ts';
+import { adminRunnersPage } from './admin-runners.view.ts';
+
+const TITLE = 'Runners · Admin';
+
+/**
+ * `/admin/*` pages. SPEC.md: only signed-in people listed in SERVICE_ADMIN_HANDLES may see them;
+ * everyone else, anonymous included, gets 404, as if there were nothing here (so an empty list
+ * closes the area to everyone). Plain forms with CSRF tokens; nothing needs JavaScript.
+ */
+export function registerAdminRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+  const { runnerAdmin } = app.services;
+
+  /** The admin making the request, or NotFound, checked before anything else is read. */
+  const adminOf = (request: FastifyRequest, reply: FastifyReply): RunnerActor => {
+    const user = viewerUser(request.viewer);
+    if (user === undefined || !app.services.admins.isAdmin(user)) {
+      throw new NotFound('no such page');
+    }
+    // Admin pages list what runners exist and may show a token: never cache them.
+    reply.header('Cache-Control', 'no-store');
+    return { kind: 'user', user };
+  };
+
+  const render = async (actor: RunnerActor, fresh?: FreshToken) => {
+    const [runners, tokens] = await Promise.all([
+      runnerAdmin.listRunners(actor, undefined),
+      runnerAdmin.listTokens(actor, undefined),
+    ]);
+    return (context: PageContext) => adminRunnersPage(context, runners, tokens, fresh);
+  };
+
+  const back = (request: FastifyRequest, reply: FastifyReply, message: string) => {
+    setFlash(reply, { kind: 'success', message }, pages.secure(request));
+    return reply.redirect('/admin/runners', 303);
+  };
+
+  server.get('/admin/runners', async (request, reply) => {
+    const actor = adminOf(request, reply);
+    return pages.send(request, reply, { title: TITLE, body: await render(actor) });
+  });
+
+  server.post('/admin/runners/tokens', async (request, reply) => {
+    const actor = adminOf(request, reply);
+    assertCsrf(request);
+    const { token } = await runnerAdmin.createToken(actor, { kind: 'instance' });
+    const fresh = { token, baseUrl: baseUrlOf(request, app.config) };
+    return pages.send(request, reply, {
+      status: 201,
+      title: TITLE,
+      body: await render(actor, fresh),
+    });
+  });
+
+  server.post('/admin/runners/tokens/:id/delete', async (request, reply) => {
+    const actor = adminOf(request, reply);
+    assertCsrf(request);
+    const { id } = request.params as { id: string };
+    await runnerAdmin.deleteToken(actor, undefined, id);
+    return back(request, reply, 'Registration token deleted. Runners it registered keep working.');
+  });
+
+  server.post('/admin/runners/:id/delete', async (request, reply) => {
+    const actor = adminOf(request, reply);
+    assertCsrf(request);
+    const { id } = request.params as { id: string };
+    await runnerAdmin.deleteRunner(actor, undefined, id);
+    return back(request, reply, 'Runner deleted. Its credentials no longer work.');
+  });
+}

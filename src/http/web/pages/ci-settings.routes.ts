@@ -1,0 +1,182 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../../app.ts';
+import type { RepoCiAccess } from '../../../domain/ci/ci-names.ts';
+import { isDomainError, NotFound } from '../../../domain/errors.ts';
+import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
+import type { RunnerScope } from '../../../domain/runners/runner.types.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { assertCsrf } from '../csrf.ts';
+import { setFlash } from '../flash.ts';
+import { field } from '../forms.ts';
+import type { PageContext } from '../layout.ts';
+import type { Pages } from '../page.ts';
+import { signedInOrRedirect } from '../require-user.ts';
+import type { FreshToken } from './admin-runner-tables.view.ts';
+import { ciSettingsPage } from './ci-settings.view.ts';
+
+const BASE = '/repos/:owner/:name/settings/ci';
+const TITLE = 'CI settings';
+
+/** Everything one request to the page works with, after the access check. */
+type Settings = {
+  readonly owner: string;
+  readonly name: string;
+  readonly path: string;
+  readonly actor: RunnerActor;
+  readonly scope: RunnerScope;
+  readonly access: RepoCiAccess;
+};
+
+/**
+ * A repository's CI settings: its registration tokens and runners, secrets and variables. Only
+ * the repository's admins see it; to everyone else it does not exist (404, as Gitea does for
+ * settings), and anonymous visitors are sent to sign in first.
+ */
+export function registerCiSettingsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+  const { runnerAdmin, ciSecrets, ciVariables, repos } = app.services;
+  const grants = { isRepoAdmin: true } as const;
+
+  const settingsOf = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<Settings | undefined> => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return undefined;
+    const params = request.params as { owner: string; name: string };
+    const { repo, access } = await repos.get(user, params.owner, params.name);
+    if (access.level !== 'admin') throw new NotFound('no such page');
+    reply.header('Cache-Control', 'no-store');
+    const owner = repo.owner.handle;
+    return {
+      owner,
+      name: repo.name,
+      path: `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo.name)}/settings/ci`,
+      actor: { kind: 'user', user },
+      scope: { kind: 'repository', repoId: repo.id },
+      access: { repoId: repo.id, isRepoAdmin: true },
+    };
+  };
+
+  const render = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    settings: Settings,
+    extra: { status?: number; fresh?: FreshToken; error?: string } = {},
+  ) => {
+    const [runners, tokens, secrets, variables] = await Promise.all([
+      runnerAdmin.listRunners(settings.actor, settings.scope, grants),
+      runnerAdmin.listTokens(settings.actor, settings.scope, grants),
+      ciSecrets.list(settings.access),
+      ciVariables.list(settings.access),
+    ]);
+    const data = {
+      ...settings,
+      runners,
+      tokens,
+      secrets,
+      variables,
+      secretsEnabled: ciSecrets.enabled,
+      fresh: extra.fresh,
+      error: extra.error,
+    };
+    return pages.send(request, reply, {
+      status: extra.status ?? 200,
+      title: `${TITLE} · ${settings.owner}/${settings.name}`,
+      body: (context: PageContext) => ciSettingsPage(context, data),
+    });
+  };
+
+  /** Runs a form action, then back to the page with a message; input errors re-render it. */
+  const act = (work: (request: FastifyRequest, settings: Settings) => Promise<string>) => {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const settings = await settingsOf(request, reply);
+      if (!settings) return reply;
+      assertCsrf(request);
+      let message: string;
+      try {
+        message = await work(request, settings);
+      } catch (error) {
+        if (!isDomainError(error) || error.code !== 'invalid') throw error;
+        return render(request, reply, settings, { status: 422, error: error.message });
+      }
+      setFlash(reply, { kind: 'success', message }, pages.secure(request));
+      return reply.redirect(settings.path, 303);
+    };
+  };
+
+  const param = (request: FastifyRequest, key: string) =>
+    (request.params as Record<string, string>)[key] ?? '';
+
+  server.get(BASE, async (request, reply) => {
+    const settings = await settingsOf(request, reply);
+    if (!settings) return reply;
+    return render(request, reply, settings);
+  });
+
+  server.post(`${BASE}/tokens`, async (request, reply) => {
+    const settings = await settingsOf(request, reply);
+    if (!settings) return reply;
+    assertCsrf(request);
+    const { token } = await runnerAdmin.createToken(settings.actor, settings.scope, grants);
+    const fresh = { token, baseUrl: baseUrlOf(request, app.config) };
+    return render(request, reply, settings, { status: 201, fresh });
+  });
+
+  server.post(
+    `${BASE}/tokens/:id/delete`,
+    act(async (request, settings) => {
+      await runnerAdmin.deleteToken(settings.actor, settings.scope, param(request, 'id'), grants);
+      return 'Registration token deleted. Runners it registered keep working.';
+    }),
+  );
+
+  server.post(
+    `${BASE}/runners/:id/delete`,
+    act(async (request, settings) => {
+      await runnerAdmin.deleteRunner(settings.actor, settings.scope, param(request, 'id'), grants);
+      return 'Runner deleted. Its credentials no longer work.';
+    }),
+  );
+
+  server.post(
+    `${BASE}/secrets`,
+    act(async (request, settings) => {
+      const body = request.body;
+      const saved = await ciSecrets.put(
+        settings.access,
+        field(body, 'name', 300),
+        field(body, 'value'),
+      );
+      return `Secret ${saved.name} saved.`;
+    }),
+  );
+
+  server.post(
+    `${BASE}/secrets/:secret/delete`,
+    act(async (request, settings) => {
+      await ciSecrets.delete(settings.access, param(request, 'secret'));
+      return 'Secret deleted.';
+    }),
+  );
+
+  server.post(
+    `${BASE}/variables`,
+    act(async (request, settings) => {
+      const body = request.body;
+      const saved = await ciVariables.put(
+        settings.access,
+        field(body, 'name', 300),
+        field(body, 'value', 100_000),
+      );
+      return `Variable ${saved.name} saved.`;
+    }),
+  );
+
+  server.post(
+    `${BASE}/variables/:variable/delete`,
+    act(async (request, settings) => {
+      await ciVariables.delete(settings.access, param(request, 'variable'));
+      return 'Variable deleted.';
+    }),
+  );
+}
