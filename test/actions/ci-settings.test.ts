@@ -1,0 +1,146 @@
+/**
+ * A repository's CI settings page over real HTTP: only its admins see it; they mint repository
+ * registration tokens and manage the repository's runners, secrets and variables with plain,
+ * CSRF-checked forms.
+ */
+import { Code } from '@connectrpc/connect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser } from '../support/http.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { insertRepository, runnerClients, runnerHeaders } from './fixtures.ts';
+
+const NEW_TOKEN = /<code id="new-token">([0-9a-f]{40})<\/code>/;
+
+async function signIn(kiln: TestServer) {
+  const { user, password } = await kiln.make.user();
+  const browser = new Browser(kiln.url);
+  await browser.get('/login');
+  expect((await browser.post('/login', { login: user.handle, password })).status).toBe(303);
+  return { user, browser };
+}
+
+describe('repository CI settings', () => {
+  let kiln: TestServer;
+  beforeAll(async () => {
+    kiln = await startTestServer({ SERVICE_SECRET_KEY: 'test secret key for CI secrets' });
+  });
+  afterAll(async () => {
+    await kiln?.close();
+  });
+
+  async function ownedRepository() {
+    const owner = await signIn(kiln);
+    const repo = await insertRepository(kiln, owner.user);
+    return { ...owner, repo, path: `/repos/${owner.user.handle}/${repo.name}/settings/ci` };
+  }
+
+  it('is for repository admins only', async () => {
+    const { path, browser } = await ownedRepository();
+    const page = await browser.get(path);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const anonymous = await new Browser(kiln.url).get(path);
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get('location')).toMatch(/^\/login\?redirect=/);
+    const stranger = await signIn(kiln);
+    expect((await stranger.browser.get(path)).status).toBe(404);
+    expect((await stranger.browser.post(`${path}/tokens`, {})).status).toBe(404);
+  });
+
+  it('mints a repository token whose runners are scoped to the repository', async () => {
+    const { path, browser, repo } = await ownedRepository();
+    const minted = await browser.post(`${path}/tokens`, {});
+    expect(minted.status).toBe(201);
+    const token = NEW_TOKEN.exec(await minted.text())?.[1] ?? '';
+    const { runner: client } = runnerClients(kiln);
+    const { runner } = await client.register({ name: 'repo-box', token, version: 'v1' });
+    const stored = await kiln.app.database.db
+      .selectFrom('runners')
+      .selectAll()
+      .where('uuid', '=', runner?.uuid ?? '')
+      .executeTakeFirstOrThrow();
+    expect(stored.scope_kind).toBe('repository');
+    expect(stored.scope_repo_id).toBe(repo.id);
+    const listing = await (await browser.get(path)).text();
+    expect(listing).toContain('repo-box');
+    expect(listing).not.toContain(token);
+
+    // Another repository's admin cannot reach this runner through their own page.
+    const other = await ownedRepository();
+    expect((await other.browser.post(`${other.path}/runners/${stored.id}/delete`, {})).status).toBe(
+      404,
+    );
+    const credentials = {
+      headers: runnerHeaders({ uuid: stored.uuid, token: runner?.token ?? '' }),
+    };
+    await client.declare({ version: 'v2' }, credentials);
+
+    expect((await browser.post(`${path}/runners/${stored.id}/delete`, {})).status).toBe(303);
+    await expect(client.declare({ version: 'v3' }, credentials)).rejects.toMatchObject({
+      code: Code.Unauthenticated,
+    });
+    const tokenId = /\/settings\/ci\/tokens\/([0-9a-f-]+)\/delete/.exec(listing)?.[1];
+    expect((await browser.post(`${path}/tokens/${tokenId}/delete`, {})).status).toBe(303);
+    await expect(client.register({ name: 'late', token, version: 'v1' })).rejects.toMatchObject({
+      code: Code.Unauthenticated,
+    });
+  });
+
+  it('saves secrets without ever showing their values again', async () => {
+    const { path, browser, repo } = await ownedRepository();
+    const saved = await browser.post(`${path}/secrets`, { name: 'deploy_key', value: 'hunter2-x' });
+    expect(saved.status).toBe(303);
+    const page = await (await browser.get(path)).text();
+    expect(page).toContain('Secret DEPLOY_KEY saved.');
+    expect(page).toContain('<code>DEPLOY_KEY</code>');
+    expect(page).not.toContain('hunter2-x');
+    const bad = await browser.post(`${path}/secrets`, { name: 'GITHUB_TOKEN', value: 'x' });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain('reserved');
+    expect((await browser.post(`${path}/secrets/DEPLOY_KEY/delete`, {})).status).toBe(303);
+    const left = await kiln.app.services.ciSecrets.list({ repoId: repo.id, isRepoAdmin: true });
+    expect(left).toEqual([]);
+  });
+
+  it('saves, shows and deletes variables', async () => {
+    const { path, browser } = await ownedRepository();
+    expect(
+      (await browser.post(`${path}/variables`, { name: 'region', value: 'eu <west>' })).status,
+    ).toBe(303);
+    const page = await (await browser.get(path)).text();
+    expect(page).toContain('<code>REGION</code>');
+    expect(page).toContain('eu &lt;west&gt;');
+    expect((await browser.post(`${path}/variables`, { name: '9lives', value: 'x' })).status).toBe(
+      422,
+    );
+    expect((await browser.post(`${path}/variables/REGION/delete`, {})).status).toBe(303);
+    expect(await (await browser.get(path)).text()).not.toContain('<code>REGION</code>');
+  });
+
+  it('refuses forms without their CSRF token', async () => {
+    const { path, browser } = await ownedRepository();
+    expect(
+      (await browser.post(`${path}/variables`, { name: 'A', value: 'b' }, { csrf: false })).status,
+    ).toBe(403);
+  });
+});
+
+describe('repository CI settings without SERVICE_SECRET_KEY', () => {
+  let kiln: TestServer;
+  beforeAll(async () => {
+    kiln = await startTestServer();
+  });
+  afterAll(async () => {
+    await kiln?.close();
+  });
+
+  it('says secrets are unavailable and refuses to store one', async () => {
+    const { user, browser } = await signIn(kiln);
+    const repo = await insertRepository(kiln, user);
+    const path = `/repos/${user.handle}/${repo.name}/settings/ci`;
+    expect(await (await browser.get(path)).text()).toContain('Secrets are unavailable');
+    const refused = await browser.post(`${path}/secrets`, { name: 'TOKEN', value: 'x' });
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain('SERVICE_SECRET_KEY');
+  });
+});

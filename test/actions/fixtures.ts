@@ -1,0 +1,61 @@
+/**
+ * Helpers shared by the runner and CI suites: a Connect client speaking to a test server the way
+ * the Go runners do, and rows the suites need before the features that would make them exist.
+ */
+import { randomBytes } from 'node:crypto';
+import { createClient, type Transport } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { PingService } from '../../src/gen/ping/v1/services_pb.js';
+import { RunnerService } from '../../src/gen/runner/v1/services_pb.js';
+import type { TestServer } from '../support/server.ts';
+
+/** Binary protobuf over HTTP/1.1, as act_runner and the Forgejo runner send it. */
+export function runnerTransport(kiln: { url: string }): Transport {
+  return createConnectTransport({
+    httpVersion: '1.1',
+    useBinaryFormat: true,
+    baseUrl: `${kiln.url}/api/actions`,
+  });
+}
+
+export function runnerClients(kiln: { url: string }) {
+  const transport = runnerTransport(kiln);
+  return {
+    ping: createClient(PingService, transport),
+    runner: createClient(RunnerService, transport),
+  };
+}
+
+/** The headers a registered runner sends on every later call. */
+export function runnerHeaders(runner: { uuid: string; token: string }) {
+  return { 'x-runner-uuid': runner.uuid, 'x-runner-token': runner.token };
+}
+
+/**
+ * A repository row, written straight to the table: these suites need a repository id to scope
+ * tokens, secrets and runs to, not a git repository on disk.
+ */
+export async function insertRepository(
+  kiln: TestServer,
+  owner: { id: string },
+  name = `repo-${randomBytes(3).toString('hex')}`,
+): Promise<{ id: string; name: string }> {
+  const id = crypto.randomUUID();
+  const now = Date.now();
+  await kiln.app.database.db
+    .insertInto('repositories')
+    .values({
+      id,
+      owner_id: owner.id,
+      name,
+      name_lower: name.toLowerCase(),
+      description: '',
+      private: false,
+      parent_id: null,
+      pull_counter: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return { id, name };
+}
