@@ -1,0 +1,218 @@
+/**
+ * Runner registration throughput against Ping on the same server.
+ *
+ * Ping is the cheapest call under /api/actions (no credentials, no database), so it measures the
+ * HTTP + Connect overhead; Register + Declare is what a fleet of runners starting at once costs
+ * (token lookup, runner insert, credential check, declaration update). The server runs in a
+ * worker thread of its own; the client side is a thin Connect unary client (binary codec, plain
+ * HTTP/1.1 keep-alive, as the Go runners speak it) in the main thread, so that client cost
+ * weighs as little as possible on the comparison. C concurrent loops run until N calls are done.
+ *
+ *   node bench/runner-register.ts [--calls 4000] [--concurrency 16] [--rounds 3]
+ *
+ * Prints calls per second of each, median of the rounds, and their ratio; the target is a
+ * Register/Declare call rate at least half the Ping rate. SERVICE_DATABASE_URL=postgres://…
+ * benchmarks PostgreSQL instead of SQLite (use a throwaway database).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import {
+  create,
+  type DescMessage,
+  fromBinary,
+  type MessageShape,
+  toBinary,
+} from '@bufbuild/protobuf';
+import { PingRequestSchema, PingResponseSchema } from '../src/gen/ping/v1/messages_pb.js';
+import {
+  DeclareRequestSchema,
+  DeclareResponseSchema,
+  RegisterRequestSchema,
+  RegisterResponseSchema,
+} from '../src/gen/runner/v1/messages_pb.js';
+
+if (!isMainThread) {
+  await serve(workerData as { dataDir: string; databaseUrl: string | undefined });
+} else {
+  await main();
+}
+
+/** The worker: a real Kiln on 127.0.0.1, port 0; posts its URL and a registration token. */
+async function serve(options: { dataDir: string; databaseUrl: string | undefined }) {
+  const { createApp } = await import('../src/app.ts');
+  const { loadConfig } = await import('../src/config/load.ts');
+  const { OPERATOR } = await import('../src/domain/runners/runner.policy.ts');
+  const { buildServer } = await import('../src/http/server.ts');
+  const configFile = join(options.dataDir, 'empty.toml');
+  writeFileSync(configFile, '');
+  const app = await createApp(
+    loadConfig({
+      file: configFile,
+      env: {
+        SERVICE_DATA_DIR: join(options.dataDir, 'data'),
+        SERVICE_LOG_LEVEL: 'silent',
+        ...(options.databaseUrl ? { SERVICE_DATABASE_URL: options.databaseUrl } : {}),
+      },
+    }),
+  );
+  const server = await buildServer(app);
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.server.address();
+  if (address === null || typeof address === 'string') throw new Error('server did not bind');
+  const { token } = await app.services.runnerAdmin.createToken(OPERATOR, { kind: 'instance' });
+  parentPort?.postMessage({
+    url: `http://127.0.0.1:${address.port}`,
+    token,
+    engine: app.database.dialect,
+  });
+  parentPort?.once('message', async () => {
+    await server.close();
+    await app.close();
+    parentPort?.postMessage('closed');
+  });
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      calls: { type: 'string', default: '4000' },
+      concurrency: { type: 'string', default: '16' },
+      rounds: { type: 'string', default: '3' },
+    },
+  });
+  const calls = Number(values.calls);
+  const concurrency = Number(values.concurrency);
+  const rounds = Number(values.rounds);
+  const dataDir = mkdtempSync(join(tmpdir(), 'kiln-bench-'));
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { dataDir, databaseUrl: process.env.SERVICE_DATABASE_URL },
+  });
+  const { url, token, engine } = await new Promise<{ url: string; token: string; engine: string }>(
+    (resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    },
+  );
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+
+  /** One Connect unary call: POST the binary request, decode the binary answer. */
+  function unary<I extends DescMessage, O extends DescMessage>(
+    procedure: string,
+    input: I,
+    output: O,
+    message: MessageShape<I>,
+    headers: Record<string, string> = {},
+  ): Promise<MessageShape<O>> {
+    const body = toBinary(input, message);
+    return new Promise((resolve, reject) => {
+      const outgoing = request(
+        `${url}/api/actions/${procedure}`,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/proto',
+            'connect-protocol-version': '1',
+            'content-length': body.byteLength,
+            ...headers,
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            if (response.statusCode !== 200) {
+              reject(new Error(`${procedure}: ${response.statusCode} ${Buffer.concat(chunks)}`));
+              return;
+            }
+            resolve(fromBinary(output, Buffer.concat(chunks)));
+          });
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+  }
+
+  /** Runs `step` from `concurrency` loops until `total` calls are done; calls per second. */
+  async function drive(total: number, callsPerStep: number, step: (i: number) => Promise<void>) {
+    let next = 0;
+    const steps = Math.ceil(total / callsPerStep);
+    const started = process.hrtime.bigint();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < steps) await step(next++);
+      }),
+    );
+    return (steps * callsPerStep) / (Number(process.hrtime.bigint() - started) / 1e9);
+  }
+
+  const ping = async (i: number) => {
+    await unary(
+      'ping.v1.PingService/Ping',
+      PingRequestSchema,
+      PingResponseSchema,
+      create(PingRequestSchema, { data: `runner-${i}` }),
+    );
+  };
+  const labels = ['ubuntu-latest', 'self-hosted'];
+  const registerAndDeclare = async (i: number) => {
+    const { runner } = await unary(
+      'runner.v1.RunnerService/Register',
+      RegisterRequestSchema,
+      RegisterResponseSchema,
+      create(RegisterRequestSchema, {
+        name: `bench-${i}`,
+        token,
+        version: 'v0.2.11',
+        labels,
+        capabilities: ['cancelling'],
+      }),
+    );
+    if (runner === undefined) throw new Error('no runner in RegisterResponse');
+    await unary(
+      'runner.v1.RunnerService/Declare',
+      DeclareRequestSchema,
+      DeclareResponseSchema,
+      create(DeclareRequestSchema, { version: 'v0.2.11', labels, capabilities: ['cancelling'] }),
+      { 'x-runner-uuid': runner.uuid, 'x-runner-token': runner.token },
+    );
+  };
+
+  try {
+    // Warm up both paths (JIT, sockets, statement caches).
+    await drive(Math.min(1000, calls), 1, ping);
+    await drive(Math.min(1000, calls), 2, registerAndDeclare);
+    const pingRates: number[] = [];
+    const registerRates: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      pingRates.push(await drive(calls, 1, ping));
+      registerRates.push(await drive(calls, 2, registerAndDeclare));
+    }
+    const median = (rates: number[]) =>
+      [...rates].sort((a, b) => a - b)[Math.floor(rates.length / 2)] ?? 0;
+    const pingRate = median(pingRates);
+    const registerRate = median(registerRates);
+    console.log(
+      `engine ${engine}; ${calls} calls per run, ${concurrency} concurrent clients, median of ${rounds} runs`,
+    );
+    console.log(`Ping                 ${pingRate.toFixed(0).padStart(7)} calls/s`);
+    console.log(
+      `Register + Declare   ${registerRate.toFixed(0).padStart(7)} calls/s  (${(registerRate / 2).toFixed(0)} runners/s)`,
+    );
+    console.log(`ratio, calls:   ${(registerRate / pingRate).toFixed(2)}  (target ≥ 0.5)`);
+    console.log(
+      `ratio, runners: ${(registerRate / 2 / pingRate).toFixed(2)}  (one runner = Register + Declare)`,
+    );
+  } finally {
+    agent.destroy();
+    worker.postMessage('close');
+    await new Promise((resolve) => worker.once('message', resolve));
+    await worker.terminate();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
