@@ -1,0 +1,107 @@
+import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import { type Commit, readCommit } from '../../git/read-objects.ts';
+import { isValidRefName } from '../../git/ref-names.ts';
+import { findBranch, listRefs } from '../../git/refs.ts';
+import { NotFound } from '../errors.ts';
+import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
+import type { RepoService } from '../repos/repo.service.ts';
+import type { Page } from '../repos/repo.store.ts';
+import type { User } from '../users/user.types.ts';
+import type { BranchInfo, BranchListing } from './branch.types.ts';
+import type { CommitAuthorStore } from './commit-author.store.ts';
+
+export type BranchServiceDeps = {
+  readonly repos: RepoService;
+  readonly protectedBranches: ProtectedBranchService;
+  readonly authors: CommitAuthorStore;
+  readonly catFiles: CatFilePool;
+};
+
+/** Gitea's wording, which clients match on. */
+function branchNotFound(name: string): NotFound {
+  return new NotFound(`branch does not exist [name: ${name}]`);
+}
+
+/** Whether `name` can name a branch at all; anything else is simply not a branch. */
+function isBranchName(name: string): boolean {
+  return (
+    isValidRefName(`refs/heads/${name}`) &&
+    !name.startsWith('-') &&
+    name !== 'HEAD' &&
+    !name.startsWith('refs/')
+  );
+}
+
+/**
+ * Reading branches: refs come from one `for-each-ref`, tip commits from the repository's
+ * long-lived cat-file process, and the accounts behind commit idents from one query per page.
+ * Only `refs/heads/…` counts: a tag or a sha of the same name is not a branch.
+ */
+export class BranchService {
+  readonly #deps: BranchServiceDeps;
+
+  constructor(deps: BranchServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** A page of branches by name; an empty repository has none. */
+  async list(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    page: Page,
+  ): Promise<BranchListing> {
+    const visible = await this.#deps.repos.get(viewer, owner, name);
+    const handle = this.#deps.repos.handle(visible.repo);
+    const [{ branches }, protectedNames] = await Promise.all([
+      listRefs(handle),
+      this.#deps.protectedBranches.names(visible.repo),
+    ]);
+    const shown = branches.slice(page.offset, page.offset + page.limit);
+    const commits = await Promise.all(
+      shown.map((branch) => readCommit(this.#deps.catFiles, handle, branch.sha)),
+    );
+    const isProtected = new Set(protectedNames);
+    const items: BranchInfo[] = shown.map((branch, index) => ({
+      name: branch.name,
+      commit: commits[index] as Commit,
+      protected: isProtected.has(branch.name),
+    }));
+    return {
+      visible,
+      branches: items,
+      total: branches.length,
+      handles: await this.#handles(commits),
+    };
+  }
+
+  /** One branch by its short name (which may contain slashes). */
+  async get(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    branch: string,
+  ): Promise<BranchListing> {
+    const visible = await this.#deps.repos.get(viewer, owner, name);
+    if (!isBranchName(branch)) throw branchNotFound(branch);
+    const handle = this.#deps.repos.handle(visible.repo);
+    const sha = await findBranch(handle, branch);
+    if (sha === undefined) throw branchNotFound(branch);
+    const [commit, protectedNames] = await Promise.all([
+      readCommit(this.#deps.catFiles, handle, sha),
+      this.#deps.protectedBranches.names(visible.repo),
+    ]);
+    return {
+      visible,
+      branches: [{ name: branch, commit, protected: protectedNames.includes(branch) }],
+      total: 1,
+      handles: await this.#handles([commit]),
+    };
+  }
+
+  #handles(commits: readonly Commit[]): Promise<Map<string, string>> {
+    return this.#deps.authors.handlesByEmail(
+      commits.flatMap((commit) => [commit.author.email, commit.committer.email]),
+    );
+  }
+}

@@ -1,0 +1,234 @@
+import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import { isValidRefName } from '../../git/ref-names.ts';
+import { createTag, deleteRef, findRef } from '../../git/refs.ts';
+import type { RepoHandle } from '../../git/repo-paths.ts';
+import { foldId, newId } from '../../lib/ids.ts';
+import { Conflict, Invalid, NotFound } from '../errors.ts';
+import type { RepoService } from '../repos/repo.service.ts';
+import type { Page } from '../repos/repo.store.ts';
+import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
+import type { User } from '../users/user.types.ts';
+import type { ReleaseStore } from './release.store.ts';
+import type {
+  CreateReleaseInput,
+  EditReleaseInput,
+  Release,
+  ReleaseFilter,
+  ReleaseSelector,
+} from './release.types.ts';
+
+/** What a release is shown with: the repository as the caller sees it. */
+export type VisibleRelease = { readonly visible: VisibleRepo; readonly release: Release };
+
+const MAX_TITLE_LENGTH = 255;
+const MAX_BODY_LENGTH = 1_000_000;
+
+function checkTagName(raw: string): string {
+  const name = raw.trim();
+  if (
+    !isValidRefName(name, true) ||
+    name.startsWith('-') ||
+    name === 'HEAD' ||
+    name.startsWith('refs/')
+  ) {
+    throw new Invalid(`"${raw}" is not a valid tag name`);
+  }
+  return name;
+}
+
+function checkText(name: string | undefined, body: string | undefined): void {
+  if (name !== undefined && name.length > MAX_TITLE_LENGTH) {
+    throw new Invalid(`name must be at most ${MAX_TITLE_LENGTH} characters`);
+  }
+  if (body !== undefined && body.length > MAX_BODY_LENGTH) {
+    throw new Invalid(`body must be at most ${MAX_BODY_LENGTH} characters`);
+  }
+}
+
+function notFound(selector: ReleaseSelector): NotFound {
+  return new NotFound(
+    selector.tag !== undefined
+      ? `release tag does not exist [tag_name: ${selector.tag}]`
+      : `release does not exist [id: ${selector.wireId}]`,
+  );
+}
+
+/**
+ * Releases: a tag plus title and notes. Creating one for a missing tag makes the tag first and
+ * stores the row second, removing the tag again when the row cannot be stored, so a release
+ * never names a tag that is not there. Deleting a release keeps its tag, as Gitea does.
+ */
+export class ReleaseService {
+  readonly #repos: RepoService;
+  readonly #store: ReleaseStore;
+  readonly #catFiles: CatFilePool;
+
+  constructor(repos: RepoService, store: ReleaseStore, catFiles: CatFilePool) {
+    this.#repos = repos;
+    this.#store = store;
+    this.#catFiles = catFiles;
+  }
+
+  /** A page of releases, newest first; drafts were asked for only → none. */
+  async list(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    page: Page,
+    filter: ReleaseFilter = {},
+  ): Promise<{ visible: VisibleRepo; items: Release[]; total: number }> {
+    const visible = await this.#repos.get(viewer, owner, name);
+    if (filter.draft === true) return { visible, items: [], total: 0 };
+    return { visible, ...(await this.#store.list(visible.repo.id, page, filter)) };
+  }
+
+  async get(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    selector: ReleaseSelector,
+  ): Promise<VisibleRelease> {
+    const visible = await this.#repos.get(viewer, owner, name);
+    return { visible, release: await this.#find(visible.repo, selector) };
+  }
+
+  /** The newest release that is not a prerelease. */
+  async latest(viewer: User | undefined, owner: string, name: string): Promise<VisibleRelease> {
+    const visible = await this.#repos.get(viewer, owner, name);
+    const release = await this.#store.latest(visible.repo.id);
+    if (!release) throw new NotFound('release does not exist [latest]');
+    return { visible, release };
+  }
+
+  async create(
+    actor: User,
+    owner: string,
+    name: string,
+    input: CreateReleaseInput,
+  ): Promise<VisibleRelease> {
+    if (input.draft === true) throw new Invalid('draft releases are not supported');
+    const visible = await this.#repos.require(actor, owner, name, 'write');
+    const { repo } = visible;
+    const tagName = checkTagName(input.tagName);
+    checkText(input.name, input.body);
+    if (await this.#store.findByTag(repo.id, tagName)) {
+      throw new Conflict(`release tag already exists [tag_name: ${tagName}]`);
+    }
+    const target = input.targetCommitish?.trim() || (await this.#repos.defaultBranch(repo));
+    const id = newId();
+    const now = Date.now();
+    await this.#withTag(repo, tagName, target, () =>
+      this.#store.insert({
+        id,
+        repo_id: repo.id,
+        tag_name: tagName,
+        target_commitish: target,
+        name: input.name?.trim() || tagName,
+        body: input.body ?? '',
+        prerelease: input.prerelease === true,
+        author_id: actor.id,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    return { visible, release: await this.#find(repo, { tag: tagName }) };
+  }
+
+  /** Changes the given fields; empty strings leave tag, target and title as they are (as Gitea). */
+  async update(
+    actor: User,
+    owner: string,
+    name: string,
+    selector: ReleaseSelector,
+    change: EditReleaseInput,
+  ): Promise<VisibleRelease> {
+    if (change.draft === true) throw new Invalid('draft releases are not supported');
+    const visible = await this.#repos.require(actor, owner, name, 'write');
+    const { repo } = visible;
+    const release = await this.#find(repo, selector);
+    checkText(change.name, change.body);
+    const tagName = change.tagName?.trim() ? checkTagName(change.tagName) : release.tagName;
+    const target = change.targetCommitish?.trim() || release.targetCommitish;
+    const update = {
+      ...(tagName !== release.tagName ? { tag_name: tagName } : {}),
+      ...(target !== release.targetCommitish ? { target_commitish: target } : {}),
+      ...(change.name?.trim() ? { name: change.name.trim() } : {}),
+      ...(change.body !== undefined ? { body: change.body } : {}),
+      ...(change.prerelease !== undefined ? { prerelease: change.prerelease } : {}),
+    };
+    if (tagName !== release.tagName) {
+      if (await this.#store.findByTag(repo.id, tagName)) {
+        throw new Conflict(`release tag already exists [tag_name: ${tagName}]`);
+      }
+      await this.#withTag(repo, tagName, target, () => this.#store.update(release.id, update));
+    } else {
+      await this.#store.update(release.id, update);
+    }
+    return { visible, release: await this.#find(repo, { wireId: foldId(release.id) }) };
+  }
+
+  /** Removes the release; its git tag stays. */
+  async delete(actor: User, owner: string, name: string, selector: ReleaseSelector): Promise<void> {
+    const { repo } = await this.#repos.require(actor, owner, name, 'write');
+    const release = await this.#find(repo, selector);
+    await this.#store.delete(release.id);
+  }
+
+  async #find(repo: Repository, selector: ReleaseSelector): Promise<Release> {
+    if (selector.tag !== undefined) {
+      const release = await this.#store.findByTag(repo.id, selector.tag);
+      if (!release) throw notFound(selector);
+      return release;
+    }
+    // Wire ids are one-way folds: match them among this repository's releases only.
+    const ids = await this.#store.listIds(repo.id);
+    const id = ids.find((candidate) => foldId(candidate) === selector.wireId);
+    const release = id === undefined ? undefined : await this.#store.findById(repo.id, id);
+    if (!release) throw notFound(selector);
+    return release;
+  }
+
+  /**
+   * Runs `store` with the tag present: an existing tag is used as it is, a missing one is made
+   * at `target` first and removed again when `store` fails.
+   */
+  async #withTag(
+    repo: Repository,
+    tagName: string,
+    target: string,
+    store: () => Promise<void>,
+  ): Promise<void> {
+    const handle = this.#repos.handle(repo);
+    const created = await this.#ensureTag(repo, handle, tagName, target);
+    try {
+      await store();
+    } catch (error) {
+      if (created) await deleteRef(handle, `refs/tags/${tagName}`, created).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** The sha of a tag this call created, or undefined when the tag was already there. */
+  async #ensureTag(
+    repo: Repository,
+    handle: RepoHandle,
+    tagName: string,
+    target: string,
+  ): Promise<string | undefined> {
+    if ((await findRef(handle, `refs/tags/${tagName}`)) !== undefined) return undefined;
+    if (await this.#repos.isEmpty(repo)) throw new Invalid('repository is empty');
+    try {
+      return await createTag(this.#catFiles, handle, tagName, target);
+    } catch (error) {
+      if (error instanceof NotFound) throw new NotFound(`target "${target}" not found`);
+      if (error instanceof Invalid) throw new Invalid(`target "${target}" is not a valid revision`);
+      // Made by someone else in the meantime: use it as it is. Otherwise the name collides with
+      // another ref (`v1` exists, `v1/x` cannot), and nothing may be stored.
+      if (error instanceof Conflict) {
+        if ((await findRef(handle, `refs/tags/${tagName}`)) !== undefined) return undefined;
+        throw new Conflict(`tag "${tagName}" cannot be created next to an existing tag`);
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { uniqueOrConflict } from '../../db/errors.ts';
+import type { ReleasesTable } from '../../db/tables.ts';
+import type { Page } from '../repos/repo.store.ts';
+import type { Release, ReleaseFilter } from './release.types.ts';
+
+const AUTHOR_COLUMNS = [
+  'author.handle as author_handle',
+  'author.kind as author_kind',
+  'author.email as author_email',
+  'author.full_name as author_full_name',
+  'author.description as author_description',
+  'author.created_at as author_created_at',
+  'author.updated_at as author_updated_at',
+] as const;
+
+type ReleaseRow = Selectable<ReleasesTable> & {
+  author_handle: string | null;
+  author_kind: 'user' | 'org' | null;
+  author_email: string | null;
+  author_full_name: string | null;
+  author_description: string | null;
+  author_created_at: number | null;
+  author_updated_at: number | null;
+};
+
+function toRelease(row: ReleaseRow): Release {
+  const author =
+    row.author_id !== null && row.author_handle !== null
+      ? {
+          id: row.author_id,
+          handle: row.author_handle,
+          kind: row.author_kind ?? 'user',
+          email: row.author_email,
+          fullName: row.author_full_name ?? '',
+          description: row.author_description ?? '',
+          createdAt: new Date(Number(row.author_created_at)),
+          updatedAt: new Date(Number(row.author_updated_at)),
+        }
+      : undefined;
+  return {
+    id: row.id,
+    repoId: row.repo_id,
+    tagName: row.tag_name,
+    targetCommitish: row.target_commitish,
+    name: row.name,
+    body: row.body,
+    prerelease: Boolean(row.prerelease),
+    author,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** Release rows with their author, newest first wherever order matters. */
+export class ReleaseStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  #select() {
+    return this.#db
+      .selectFrom('releases')
+      .leftJoin('users as author', 'author.id', 'releases.author_id')
+      .selectAll('releases')
+      .select(AUTHOR_COLUMNS);
+  }
+
+  /** Inserts a release; Conflict when the repository already has one for the tag. */
+  async insert(row: ReleasesTable): Promise<void> {
+    await uniqueOrConflict(
+      () => this.#db.insertInto('releases').values(row).execute(),
+      `release tag already exists [tag_name: ${row.tag_name}]`,
+    );
+  }
+
+  async findByTag(repoId: string, tagName: string): Promise<Release | undefined> {
+    const row = await this.#select()
+      .where('releases.repo_id', '=', repoId)
+      .where('releases.tag_name', '=', tagName)
+      .executeTakeFirst();
+    return row && toRelease(row as ReleaseRow);
+  }
+
+  async findById(repoId: string, id: string): Promise<Release | undefined> {
+    const row = await this.#select()
+      .where('releases.repo_id', '=', repoId)
+      .where('releases.id', '=', id)
+      .executeTakeFirst();
+    return row && toRelease(row as ReleaseRow);
+  }
+
+  /** The internal keys of a repository's releases (for matching a folded wire id). */
+  async listIds(repoId: string): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('releases')
+      .select('id')
+      .where('repo_id', '=', repoId)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  /** A page of a repository's releases, newest first, with the total over all pages. */
+  async list(
+    repoId: string,
+    page: Page,
+    filter: ReleaseFilter = {},
+  ): Promise<{ items: Release[]; total: number }> {
+    let base = this.#db.selectFrom('releases').where('releases.repo_id', '=', repoId);
+    if (filter.prerelease !== undefined) {
+      base = base.where('releases.prerelease', '=', filter.prerelease);
+    }
+    const [rows, count] = await Promise.all([
+      base
+        .leftJoin('users as author', 'author.id', 'releases.author_id')
+        .selectAll('releases')
+        .select(AUTHOR_COLUMNS)
+        .orderBy('releases.created_at', 'desc')
+        .orderBy('releases.id', 'desc')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map((row) => toRelease(row as ReleaseRow)), total: Number(count.total) };
+  }
+
+  /** The newest release that is not a prerelease. */
+  async latest(repoId: string): Promise<Release | undefined> {
+    const row = await this.#select()
+      .where('releases.repo_id', '=', repoId)
+      .where('releases.prerelease', '=', false)
+      .orderBy('releases.created_at', 'desc')
+      .orderBy('releases.id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && toRelease(row as ReleaseRow);
+  }
+
+  async update(
+    id: string,
+    change: Partial<
+      Pick<ReleasesTable, 'tag_name' | 'target_commitish' | 'name' | 'body' | 'prerelease'>
+    >,
+  ): Promise<void> {
+    await uniqueOrConflict(
+      () =>
+        this.#db
+          .updateTable('releases')
+          .set({ ...change, updated_at: Date.now() })
+          .where('id', '=', id)
+          .execute(),
+      `release tag already exists [tag_name: ${change.tag_name ?? ''}]`,
+    );
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.#db.deleteFrom('releases').where('id', '=', id).execute();
+  }
+}
