@@ -71,3 +71,21 @@ export function apiNotFoundHandler(config: Config) {
       errors: [`no route for ${request.method} ${request.url.split('?')[0]}`.slice(0, 300)],
     } satisfies ApiErrorBody);
 }
+
+/**
+ * Errors Fastify raises before any route is chosen (a path with a broken percent-escape): REST
+ * paths get Gitea's `{message, url}`, everything else the plain text the pages use.
+ */
+export function frameworkErrorHandler(config: Config) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const status =
+      error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 400;
+    if (request.url.startsWith('/api/')) {
+      return reply.status(status).send({
+        message: 'invalid request path',
+        url: `${baseUrlOf(request, config)}/api/swagger`,
+      } satisfies ApiErrorBody);
+    }
+    return reply.status(status).type('text/plain').send('bad request');
+  };
+}

@@ -1,0 +1,83 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../../../app.ts';
+import type { BranchListing } from '../../../domain/branches/branch.types.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { toApiBranch } from '../../convert/branch.ts';
+import type { ConvertContext } from '../../convert/context.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { RepoParams } from './repos.routes.ts';
+import { ApiBranchSchema } from './schemas/branch.ts';
+import { errorResponses } from './schemas/common.ts';
+
+const BranchParams = Type.Object({
+  owner: Type.String({ maxLength: 200 }),
+  name: Type.String({ maxLength: 200 }),
+  // Greedy: `feature/x` arrives raw or as `feature%2Fx`, and Fastify decodes both to one value.
+  '*': Type.String({ maxLength: 1000, description: 'the branch name; slashes raw or as %2F' }),
+});
+const tags = ['repository'];
+
+function toApiBranches(listing: BranchListing, context: ConvertContext) {
+  const { repo, access } = listing.visible;
+  return listing.branches.map((branch) =>
+    toApiBranch(branch, repo, access.level, listing.handles, context),
+  );
+}
+
+/** Branches: a paginated list and one branch by (slash-containing) name. */
+export function registerBranchRoutes(parent: FastifyInstance, app: App): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { branches } = app.services;
+  const context = (request: FastifyRequest): ConvertContext => ({
+    baseUrl: baseUrlOf(request, app.config),
+  });
+
+  server.get(
+    '/repos/:owner/:name/branches',
+    {
+      schema: {
+        summary: "A repository's branches, by name",
+        tags,
+        params: RepoParams,
+        querystring: PagingQuerySchema,
+        response: { 200: Type.Array(ApiBranchSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const paging = readPaging(request.query);
+      const listing = await branches.list(
+        viewerUser(request.viewer),
+        request.params.owner,
+        request.params.name,
+        paging,
+      );
+      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, listing.total);
+      return toApiBranches(listing, context(request));
+    },
+  );
+
+  server.get(
+    '/repos/:owner/:name/branches/*',
+    {
+      schema: {
+        summary: 'One branch; only refs/heads counts, so a tag or sha is a 404',
+        tags,
+        params: BranchParams,
+        response: { 200: ApiBranchSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const listing = await branches.get(
+        viewerUser(request.viewer),
+        request.params.owner,
+        request.params.name,
+        request.params['*'],
+      );
+      const [branch] = toApiBranches(listing, context(request));
+      return branch;
+    },
+  );
+}

@@ -1,0 +1,40 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../../../app.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { RepoParams } from './repos.routes.ts';
+import { errorResponses } from './schemas/common.ts';
+import { ApiLabelSchema } from './schemas/label.ts';
+
+/**
+ * Labels: Kiln has no label model, so the list is always empty (SPEC.md). It still answers 200
+ * for every visible repository, since Renovate does not survive an error here.
+ */
+export function registerLabelRoutes(parent: FastifyInstance, app: App): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  server.get(
+    '/repos/:owner/:name/labels',
+    {
+      schema: {
+        summary: "A repository's labels: always none",
+        tags: ['issue'],
+        params: RepoParams,
+        querystring: PagingQuerySchema,
+        response: { 200: Type.Array(ApiLabelSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      await app.services.repos.get(
+        viewerUser(request.viewer),
+        request.params.owner,
+        request.params.name,
+      );
+      const paging = readPaging(request.query);
+      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, 0);
+      return [];
+    },
+  );
+}
