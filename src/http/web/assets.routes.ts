@@ -15,6 +15,13 @@ function load(): Map<string, Asset> {
         type: 'text/css; charset=utf-8',
       },
     ],
+    [
+      'highlight.css',
+      {
+        body: readFileSync(require.resolve('highlight.js/styles/github.css')),
+        type: 'text/css; charset=utf-8',
+      },
+    ],
     ['kiln.css', { body: own('kiln.css'), type: 'text/css; charset=utf-8' }],
     ['kiln.js', { body: own('kiln.js'), type: 'text/javascript; charset=utf-8' }],
     ['avatar.svg', { body: own('avatar.svg'), type: 'image/svg+xml' }],
