@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { App } from '../../app.ts';
+import type { Pages } from './page.ts';
+import { registerCodeRoutes } from './pages/code.routes.ts';
+import { registerHistoryRoutes } from './pages/history.routes.ts';
+import { registerNewRepoRoutes } from './pages/new-repo.routes.ts';
+import { registerPeopleRoutes } from './pages/people.routes.ts';
+import { registerRefRoutes } from './pages/refs.routes.ts';
+import { registerRepoSettingsRoutes } from './pages/repo-settings.routes.ts';
+import { registerUserSettingsRoutes } from './pages/user-settings.routes.ts';
+
+/**
+ * The forge's own pages: people and organisations, repositories and their code, history,
+ * branches and tags, creation, forking and settings.
+ */
+export function registerForgePages(server: FastifyInstance, app: App, pages: Pages): void {
+  registerPeopleRoutes(server, app, pages);
+  registerNewRepoRoutes(server, app, pages);
+  registerCodeRoutes(server, app, pages);
+  registerHistoryRoutes(server, app, pages);
+  registerRefRoutes(server, app, pages);
+  registerRepoSettingsRoutes(server, app, pages);
+  registerUserSettingsRoutes(server, app, pages);
+}

@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../../app.ts';
+import { atLeast } from '../../../domain/repos/repo.types.ts';
+import { sendErrorPage } from '../../errors/web-errors.ts';
+import { html } from '../html.ts';
+import type { Pages } from '../page.ts';
+import { srcUrl } from '../paths.ts';
+import { emptyRepo } from '../views/empty-repo.ts';
+import { repoFrame } from '../views/repo-frame.ts';
+import { cloneUrlOf, frameOf, openRepo } from './repo-context.ts';
+import { fileBody, treeBody } from './tree-page.ts';
+
+/** A sandbox for served file bytes: even a browser that renders them runs nothing. */
+const RAW_POLICY = "default-src 'none'; sandbox";
+
+/**
+ * The code of a repository: its home (default branch root, README, clone URL), directories and
+ * files at `/src/{ref}/{path}`, and the raw bytes at `/raw/{ref}/{path}`.
+ */
+export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+  const { code } = app.services;
+
+  server.get('/repos/:owner/:name', async (request, reply) => {
+    const visible = await openRepo(app, request);
+    const { repo } = visible;
+    const frame = await frameOf(app, request, visible, 'code', { fork: true });
+    const about = repo.description
+      ? html`<p class="f4 color-fg-muted mb-3 kiln-break">${repo.description}</p>`
+      : null;
+    if (await code.isEmpty(visible)) {
+      const branch = await code.defaultBranch(visible);
+      const canPush = atLeast(visible.access.level, 'write');
+      const body = emptyRepo(repo, cloneUrlOf(app, request, visible), branch, canPush);
+      return pages.send(request, reply, {
+        title: `${repo.owner.handle}/${repo.name}`,
+        body: (context) => repoFrame(context, frame, html`${about}${body}`),
+      });
+    }
+    const location = await code.locate(visible, '');
+    const root = await code.stat(visible, location);
+    const body = await treeBody(app, request, visible, location, root, true);
+    return pages.send(request, reply, {
+      title: `${repo.owner.handle}/${repo.name}`,
+      body: (context) => repoFrame(context, frame, html`${about}${body}`),
+    });
+  });
+
+  const source = async (request: FastifyRequest, reply: FastifyReply) => {
+    const visible = await openRepo(app, request);
+    const spec = (request.params as { '*'?: string })['*'] ?? '';
+    if (spec === '')
+      return reply.redirect(srcUrl(visible.repo, await code.defaultBranch(visible)), 302);
+    const location = await code.locate(visible, spec);
+    const item = await code.stat(visible, location);
+    const frame = await frameOf(app, request, visible, 'code');
+    const { repo } = visible;
+    const title = location.path
+      ? `${location.path} at ${location.ref.name} · ${repo.owner.handle}/${repo.name}`
+      : `${repo.owner.handle}/${repo.name} at ${location.ref.name}`;
+    if (item.kind === 'submodule') {
+      return sendErrorPage(pages, request, reply, 404, 'A submodule points to another repository.');
+    }
+    const body =
+      item.kind === 'dir'
+        ? await treeBody(app, request, visible, location, item, false)
+        : await fileBody(app, request, visible, location, item);
+    return pages.send(request, reply, {
+      title,
+      body: (context) => repoFrame(context, frame, body),
+    });
+  };
+  server.get('/repos/:owner/:name/src', source);
+  server.get('/repos/:owner/:name/src/*', source);
+
+  server.get('/repos/:owner/:name/raw/*', async (request, reply) => {
+    const visible = await openRepo(app, request);
+    const spec = (request.params as { '*'?: string })['*'] ?? '';
+    const location = await code.locate(visible, spec);
+    if (location.path === '') return reply.callNotFound();
+    const item = await code.stat(visible, location);
+    const file = await code.raw(visible, item);
+    if (file.truncated) {
+      return sendErrorPage(
+        pages,
+        request,
+        reply,
+        413,
+        'This file is too large to serve here; clone the repository instead.',
+      );
+    }
+    reply
+      .header('Content-Security-Policy', RAW_POLICY)
+      .header('X-Content-Type-Options', 'nosniff')
+      .header(
+        'Cache-Control',
+        location.ref.kind === 'commit' ? 'private, max-age=300' : 'no-cache',
+      );
+    if (file.binary) {
+      const name = item.name.replace(/[^\w.-]+/g, '_') || 'file';
+      return reply
+        .type('application/octet-stream')
+        .header(
+          'Content-Disposition',
+          `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(item.name)}`,
+        )
+        .send(file.content);
+    }
+    return reply.type('text/plain; charset=utf-8').send(file.content);
+  });
+}

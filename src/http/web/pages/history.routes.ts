@@ -1,0 +1,94 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../../app.ts';
+import type { DiffFile } from '../../../git/diff.ts';
+import { type Html, html } from '../html.ts';
+import { icon } from '../icons.ts';
+import { METERED } from '../metered.ts';
+import type { Pages } from '../page.ts';
+import { commitsUrl, commitUrl, srcUrl } from '../paths.ts';
+import { commitList } from '../views/commit-list.ts';
+import { diffFileList, diffFiles } from '../views/diff.ts';
+import { pageOf, pager, withPage } from '../views/paging.ts';
+import { repoFrame } from '../views/repo-frame.ts';
+import { fromEpochSeconds, relativeTime } from '../views/time.ts';
+import { commitTitle } from '../views/tree.ts';
+import { frameOf, openRepo } from './repo-context.ts';
+
+const PER_PAGE = 30;
+
+/** History pages (`/commits/{ref}/{path}`) and single commits (`/commit/{sha}`); both metered. */
+export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+  const { code } = app.services;
+
+  const history = async (request: FastifyRequest, reply: FastifyReply) => {
+    const visible = await openRepo(app, request);
+    const { repo } = visible;
+    const spec = (request.params as { '*'?: string })['*'] ?? '';
+    if (spec === '') {
+      return reply.redirect(commitsUrl(repo, await code.defaultBranch(visible)), 302);
+    }
+    const location = await code.locate(visible, spec);
+    const page = pageOf(request.query);
+    const [result, frame] = await Promise.all([
+      code.history(visible, location, { page, perPage: PER_PAGE }),
+      frameOf(app, request, visible, 'code'),
+    ]);
+    const base = commitsUrl(repo, location.ref.name, location.path);
+    const scope = location.path
+      ? html` in <a class="text-mono" href="${srcUrl(repo, location.ref.name, location.path)}">${location.path}</a>`
+      : null;
+    const body = html`<div class="d-flex flex-items-center flex-wrap mb-2 kiln-gap">
+        <h2 class="h3 flex-auto kiln-break">History of <span class="branch-name">${location.ref.name}</span>${scope}</h2>
+      </div>
+      ${result.commits.length === 0 ? html`<p class="color-fg-muted">No more commits.</p>` : commitList(repo, result.commits)}
+      ${pager(result.page, result.hasMore, (n) => withPage(base, n))}`;
+    return pages.send(request, reply, {
+      title: `Commits · ${location.ref.name} · ${repo.owner.handle}/${repo.name}`,
+      body: (context) => repoFrame(context, frame, body),
+    });
+  };
+  server.get('/repos/:owner/:name/commits', METERED, history);
+  server.get('/repos/:owner/:name/commits/*', METERED, history);
+
+  server.get('/repos/:owner/:name/commit/:sha', METERED, async (request, reply) => {
+    const visible = await openRepo(app, request);
+    const { repo } = visible;
+    const { sha } = request.params as { sha: string };
+    const [{ commit, diff }, frame] = await Promise.all([
+      code.commit(visible, sha),
+      frameOf(app, request, visible, 'code'),
+    ]);
+    const title = commitTitle(commit.message);
+    const rest = commit.message.slice(title.length).trim();
+    const parents: Html[] = commit.parents.map(
+      (parent, index) =>
+        html`${index > 0 ? ' + ' : ''}<a class="text-mono" href="${commitUrl(repo, parent)}">${parent.slice(0, 7)}</a>`,
+    );
+    const committedBy =
+      commit.committer.name !== commit.author.name || commit.committer.email !== commit.author.email
+        ? html` · committed by <strong>${commit.committer.name}</strong>`
+        : null;
+    const view = (file: DiffFile) =>
+      file.newPath && file.status !== 'deleted'
+        ? srcUrl(repo, commit.sha, file.newPath)
+        : undefined;
+    const body = html`<section class="Box mb-3" aria-labelledby="commit-title">
+        <div class="Box-header d-flex flex-items-start flex-wrap kiln-gap">
+          <h2 class="h4 flex-auto kiln-break" id="commit-title">${title}</h2>
+          <a class="btn btn-sm" href="${srcUrl(repo, commit.sha)}">${icon('code')} Browse files</a>
+        </div>
+        ${rest ? html`<div class="Box-body"><pre class="kiln-pre kiln-message">${rest}</pre></div>` : null}
+        <div class="Box-body d-flex flex-wrap flex-items-center kiln-gap f6">
+          <span class="flex-auto"><strong>${commit.author.name}</strong> authored ${relativeTime(fromEpochSeconds(commit.author.timestamp))}${committedBy}</span>
+          <span class="color-fg-muted">${commit.parents.length === 0 ? 'root commit' : html`${commit.parents.length === 1 ? '1 parent' : `${commit.parents.length} parents`} ${parents}`}</span>
+          <span>commit <code class="text-mono">${commit.sha}</code></span>
+        </div>
+      </section>
+      ${diffFileList(diff)}
+      ${diffFiles(diff, view)}`;
+    return pages.send(request, reply, {
+      title: `${title} · ${repo.owner.handle}/${repo.name}@${commit.sha.slice(0, 7)}`,
+      body: (context) => repoFrame(context, frame, body),
+    });
+  });
+}

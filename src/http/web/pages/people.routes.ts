@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import type { App } from '../../../app.ts';
+import { NotFound } from '../../../domain/errors.ts';
+import type { Account } from '../../../domain/users/user.types.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { type Html, html } from '../html.ts';
+import { icon } from '../icons.ts';
+import type { Pages } from '../page.ts';
+import { accountUrl } from '../paths.ts';
+import { pageOf, pager, withPage } from '../views/paging.ts';
+import { repoList } from '../views/repo-list.ts';
+import { shortDate } from '../views/time.ts';
+
+const PER_PAGE = 20;
+
+async function members(app: App, org: Account): Promise<Html> {
+  const rows = await app.services.orgs.listMembers(org);
+  const accounts = await app.services.users.findManyByIds(rows.map((row) => row.userId));
+  const items = rows.flatMap((row) => {
+    const person = accounts.get(row.userId);
+    return person
+      ? [
+          html`<li class="d-flex flex-items-center py-1"><img class="avatar mr-2" src="/assets/avatar.svg" width="20" height="20" alt=""><a class="flex-auto" href="${accountUrl(person.handle)}">${person.handle}</a>${row.role === 'owner' ? html`<span class="Label">owner</span>` : null}</li>`,
+        ]
+      : [];
+  });
+  return html`<section class="mt-4" aria-labelledby="people-heading">
+    <h2 class="f5 mb-2" id="people-heading">People</h2>
+    <ul class="list-style-none">${items}</ul>
+  </section>`;
+}
+
+function profileCard(account: Account): Html {
+  return html`<img class="avatar kiln-avatar-lg mb-3" src="/assets/avatar.svg" width="200" height="200" alt="">
+    <h1 class="kiln-break">
+      ${account.fullName ? html`<span class="d-block f2 lh-condensed">${account.fullName}</span>` : null}
+      <span class="d-block f3 text-normal color-fg-muted">${account.handle}</span>
+    </h1>
+    ${account.kind === 'org' ? html`<span class="Label mt-1">${icon('organization')} Organisation</span>` : null}
+    ${account.description ? html`<p class="mt-3 kiln-break">${account.description}</p>` : null}
+    <p class="f6 color-fg-muted mt-2">${icon('clock')} Joined ${shortDate(account.createdAt)}</p>`;
+}
+
+/**
+ * A person's or organisation's page (`/{owner}`): profile without email, repositories the viewer
+ * may see, an organisation's members; and `/{owner}/{name}` as a way into the repository.
+ */
+export function registerPeopleRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+  server.get('/:owner', async (request, reply) => {
+    const { owner } = request.params as { owner: string };
+    const account = await app.services.users.findAccount(owner);
+    if (!account) throw new NotFound('account not found');
+    const page = pageOf(request.query);
+    const offset = (page - 1) * PER_PAGE;
+    const viewer = viewerUser(request.viewer);
+    const [{ items, total }, people] = await Promise.all([
+      app.services.repos.listVisible(viewer, { limit: PER_PAGE, offset }, { ownerId: account.id }),
+      account.kind === 'org' ? members(app, account) : null,
+    ]);
+    const mine = viewer?.id === account.id;
+    return pages.send(request, reply, {
+      title: account.fullName ? `${account.handle} (${account.fullName})` : account.handle,
+      body: html`<div class="d-md-flex kiln-gap-lg">
+        <aside class="kiln-profile mb-4">${profileCard(account)}${people}</aside>
+        <section class="flex-auto min-width-0" aria-labelledby="repos-heading">
+          <div class="d-flex flex-items-center border-bottom pb-2 mb-3">
+            <h2 class="h3 flex-auto" id="repos-heading">${icon('repo')} Repositories <span class="kiln-counter">${total}</span></h2>
+            ${mine ? html`<a class="btn btn-sm btn-primary" href="/new?owner=${encodeURIComponent(account.handle)}">New</a>` : null}
+          </div>
+          ${repoList(items, { showOwner: false, empty: page > 1 ? 'No more repositories.' : `${account.handle} has no repositories you can see.` })}
+          ${pager(page, offset + items.length < total, (n) => withPage(accountUrl(account.handle), n))}
+        </section>
+      </div>`,
+    });
+  });
+
+  // `/{owner}/{name}` is where people type a repository; its pages live under /repos. Git's own
+  // paths below it (`/{owner}/{name}.git/info/refs`, …) are longer and stay with smart HTTP.
+  server.get('/:owner/:name', async (request, reply) => {
+    const { owner, name } = request.params as { owner: string; name: string };
+    const bare = name.endsWith('.git') ? name.slice(0, -4) : name;
+    return reply.redirect(`/repos/${encodeURIComponent(owner)}/${encodeURIComponent(bare)}`, 302);
+  });
+}

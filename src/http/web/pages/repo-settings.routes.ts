@@ -1,0 +1,145 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../../app.ts';
+import { isDomainError } from '../../../domain/errors.ts';
+import { parseCollaboratorPermission } from '../../../domain/repos/collaborator.service.ts';
+import type { User } from '../../../domain/users/user.types.ts';
+import { assertCsrf } from '../csrf.ts';
+import { setFlash } from '../flash.ts';
+import { field } from '../forms.ts';
+import type { Pages } from '../page.ts';
+import { accountUrl, repoUrl } from '../paths.ts';
+import { signedInOrRedirect } from '../require-user.ts';
+import { repoFrame } from '../views/repo-frame.ts';
+import { repoSettingsPage } from '../views/repo-settings.ts';
+import { frameOf, type RepoParams } from './repo-context.ts';
+
+/**
+ * Repository settings for its admins: description, visibility, default branch, collaborators,
+ * protected branches and deletion. Every change goes through the domain service that owns it;
+ * forms redirect back with a flash message, so they work without JavaScript.
+ */
+export function registerRepoSettingsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+  const { repos, collaborators, protectedBranches, code } = app.services;
+
+  server.get('/repos/:owner/:name/settings', async (request, reply) => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return reply;
+    const { owner, name } = request.params as RepoParams;
+    const visible = await repos.require(user, owner, name, 'admin');
+    const { repo } = visible;
+    const [refs, defaultBranch, people, protectedNames, frame] = await Promise.all([
+      code.refs(visible),
+      code.defaultBranch(visible),
+      collaborators.list(user, owner, name),
+      protectedBranches.names(repo),
+      frameOf(app, request, visible, 'settings'),
+    ]);
+    reply.header('Cache-Control', 'no-store');
+    return pages.send(request, reply, {
+      title: `Settings · ${repo.owner.handle}/${repo.name}`,
+      body: (context) =>
+        repoFrame(
+          context,
+          frame,
+          repoSettingsPage(context, {
+            repo,
+            defaultBranch,
+            branches: refs.branches.map((branch) => branch.name),
+            collaborators: people,
+            protectedBranches: protectedNames,
+          }),
+        ),
+    });
+  });
+
+  /**
+   * A settings form: the viewer must administer the repository (else the error page), then the
+   * change runs and any domain error it raises comes back as a flash message.
+   */
+  const action =
+    (section: string, change: (user: User, params: RepoParams, body: unknown) => Promise<string>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const params = request.params as RepoParams;
+      const { repo } = await repos.require(user, params.owner, params.name, 'admin');
+      const secure = pages.secure(request);
+      try {
+        const message = await change(user, params, request.body);
+        setFlash(reply, { kind: 'success', message }, secure);
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        setFlash(reply, { kind: 'error', message: error.message }, secure);
+      }
+      return reply.redirect(`${repoUrl(repo)}/settings#${section}`, 303);
+    };
+
+  server.post(
+    '/repos/:owner/:name/settings',
+    action('general', async (user, { owner, name }, body) => {
+      const branch = field(body, 'default_branch', 300).trim();
+      await repos.updateSettings(user, owner, name, {
+        description: field(body, 'description', 4096),
+        private: field(body, 'visibility') === 'private',
+        ...(branch ? { defaultBranch: branch } : {}),
+      });
+      return 'Settings saved.';
+    }),
+  );
+
+  server.post(
+    '/repos/:owner/:name/settings/collaborators',
+    action('collaborators', async (user, { owner, name }, body) => {
+      const handle = field(body, 'username', 100).trim();
+      const permission = parseCollaboratorPermission(field(body, 'permission', 20));
+      await collaborators.put(user, owner, name, handle, permission);
+      return `${handle} now has ${permission} access.`;
+    }),
+  );
+
+  server.post(
+    '/repos/:owner/:name/settings/collaborators/delete',
+    action('collaborators', async (user, { owner, name }, body) => {
+      const handle = field(body, 'username', 100).trim();
+      await collaborators.remove(user, owner, name, handle);
+      return `${handle} was removed.`;
+    }),
+  );
+
+  server.post(
+    '/repos/:owner/:name/settings/branches',
+    action('branches', async (user, { owner, name }, body) => {
+      const branch = field(body, 'branch', 300).trim();
+      await protectedBranches.protect(user, owner, name, branch);
+      return `${branch} is protected.`;
+    }),
+  );
+
+  server.post(
+    '/repos/:owner/:name/settings/branches/delete',
+    action('branches', async (user, { owner, name }, body) => {
+      const branch = field(body, 'branch', 300);
+      await protectedBranches.unprotect(user, owner, name, branch);
+      return `${branch} is no longer protected.`;
+    }),
+  );
+
+  server.post('/repos/:owner/:name/settings/delete', async (request, reply) => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return reply;
+    assertCsrf(request);
+    const { owner, name } = request.params as RepoParams;
+    const { repo } = await repos.require(user, owner, name, 'admin');
+    const full = `${repo.owner.handle}/${repo.name}`;
+    const secure = pages.secure(request);
+    if (field(request.body, 'confirm', 300).trim() !== full) {
+      setFlash(reply, { kind: 'error', message: `Type ${full} to confirm the deletion.` }, secure);
+      return reply.redirect(`${repoUrl(repo)}/settings#danger`, 303);
+    }
+    await repos.delete(user, owner, name);
+    await code.forget(repo);
+    setFlash(reply, { kind: 'success', message: `${full} was deleted.` }, secure);
+    return reply.redirect(accountUrl(repo.owner.handle), 303);
+  });
+}

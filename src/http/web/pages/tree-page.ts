@@ -1,0 +1,82 @@
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../../../app.ts';
+import type { CodeLocation, TreeItem } from '../../../domain/code/code.types.ts';
+import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
+import { highlightLines } from '../highlight.ts';
+import { type Html, html } from '../html.ts';
+import { icon } from '../icons.ts';
+import { renderMarkdown } from '../markdown.ts';
+import { rawUrl, repoUrl, srcUrl } from '../paths.ts';
+import { blobBox } from '../views/blob.ts';
+import { breadcrumb, cloneMenu, refSwitcher } from '../views/code-nav.ts';
+import { fileTable, latestCommitBar, readmeBox } from '../views/tree.ts';
+import { cloneUrlOf } from './repo-context.ts';
+
+/** The row above a listing or file: ref switcher, breadcrumb or ref counts, clone menu. */
+async function toolbar(
+  app: App,
+  request: FastifyRequest,
+  visible: VisibleRepo,
+  location: CodeLocation,
+  home: boolean,
+): Promise<Html> {
+  const { repo } = visible;
+  const refs = await app.services.code.refs(visible);
+  const switcher = refSwitcher(repo, location.ref, refs, (ref) => srcUrl(repo, ref, location.path));
+  const counts = html`<a class="btn btn-sm btn-invisible" href="${repoUrl(repo)}/branches">${icon('git-branch')} <strong>${refs.branches.length}</strong> ${refs.branches.length === 1 ? 'branch' : 'branches'}</a>
+    <a class="btn btn-sm btn-invisible" href="${repoUrl(repo)}/tags">${icon('tag')} <strong>${refs.tags.length}</strong> ${refs.tags.length === 1 ? 'tag' : 'tags'}</a>`;
+  return html`<div class="d-flex flex-items-center flex-wrap mb-3 kiln-gap">
+    ${switcher}
+    ${location.path === '' ? counts : breadcrumb(repo, location.ref.name, location.path)}
+    <span class="flex-auto"></span>
+    ${home ? cloneMenu(cloneUrlOf(app, request, visible)) : null}
+  </div>`;
+}
+
+/** A directory: toolbar, latest commit, entries, README. */
+export async function treeBody(
+  app: App,
+  request: FastifyRequest,
+  visible: VisibleRepo,
+  location: CodeLocation,
+  dir: TreeItem,
+  home: boolean,
+): Promise<Html> {
+  const { code } = app.services;
+  const { repo } = visible;
+  const [bar, tip, items] = await Promise.all([
+    toolbar(app, request, visible, location, home),
+    code.tip(visible, location),
+    code.tree(visible, dir),
+  ]);
+  const readme = await code.readme(visible, items);
+  const ref = location.ref.name;
+  const readmeHtml =
+    readme?.markdown === true
+      ? await renderMarkdown(readme.text, {
+          links: srcUrl(repo, ref),
+          images: rawUrl(repo, ref, '').replace(/\/$/, ''),
+          dir: location.path,
+        })
+      : html``;
+  return html`${bar}
+    ${fileTable(repo, ref, location.path, items, latestCommitBar(repo, ref, location.path, tip))}
+    ${readme ? readmeBox(readme, readmeHtml) : null}`;
+}
+
+/** A file: toolbar with breadcrumb, then its highlighted lines or a notice. */
+export async function fileBody(
+  app: App,
+  request: FastifyRequest,
+  visible: VisibleRepo,
+  location: CodeLocation,
+  item: TreeItem,
+): Promise<Html> {
+  const [bar, file] = await Promise.all([
+    toolbar(app, request, visible, location, false),
+    app.services.code.file(visible, item),
+  ]);
+  const lines =
+    file.content.kind === 'text' ? await highlightLines(file.name, file.content.text) : undefined;
+  return html`${bar}${blobBox(visible.repo, location.ref.name, file, lines)}`;
+}

@@ -1,0 +1,40 @@
+import type { Repository } from '../../domain/repos/repo.types.ts';
+
+/** Percent-encodes each segment of a slash-separated name or path, keeping the slashes. */
+export function encodeSegments(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => encodeURIComponent(segment))
+    .join('/');
+}
+
+/** `/repos/{owner}/{name}`, the root of every page about a repository. */
+export function repoUrl(repo: Repository): string {
+  return `/repos/${encodeURIComponent(repo.owner.handle)}/${encodeURIComponent(repo.name)}`;
+}
+
+function below(repo: Repository, kind: string, ref: string, path: string): string {
+  const tail = path ? `/${encodeSegments(path)}` : '';
+  return `${repoUrl(repo)}/${kind}/${encodeSegments(ref)}${tail}`;
+}
+
+export function srcUrl(repo: Repository, ref: string, path = ''): string {
+  return below(repo, 'src', ref, path);
+}
+
+export function rawUrl(repo: Repository, ref: string, path: string): string {
+  return below(repo, 'raw', ref, path);
+}
+
+export function commitsUrl(repo: Repository, ref: string, path = ''): string {
+  return below(repo, 'commits', ref, path);
+}
+
+export function commitUrl(repo: Repository, sha: string): string {
+  return `${repoUrl(repo)}/commit/${encodeURIComponent(sha)}`;
+}
+
+/** A person's or organisation's page. */
+export function accountUrl(handle: string): string {
+  return `/${encodeURIComponent(handle)}`;
+}

@@ -1,0 +1,32 @@
+import type { Repository } from '../../../domain/repos/repo.types.ts';
+import type { Commit } from '../../../git/read-objects.ts';
+import { type Html, html } from '../html.ts';
+import { icon } from '../icons.ts';
+import { commitUrl, srcUrl } from '../paths.ts';
+import { fromEpochSeconds, relativeTime, shortDate } from './time.ts';
+import { commitTitle } from './tree.ts';
+
+/** History as GitHub shows it: commits grouped under the day they were made. */
+export function commitList(repo: Repository, commits: readonly Commit[]): Html {
+  const groups = new Map<string, Commit[]>();
+  for (const commit of commits) {
+    const day = shortDate(fromEpochSeconds(commit.committer.timestamp));
+    groups.set(day, [...(groups.get(day) ?? []), commit]);
+  }
+  const sections = [...groups].map(([day, items]) => {
+    const rows = items.map((commit) => {
+      const href = commitUrl(repo, commit.sha);
+      return html`<li class="Box-row d-flex flex-items-center kiln-gap">
+        <div class="flex-auto min-width-0">
+          <a class="text-bold color-fg-default kiln-truncate d-block" href="${href}">${commitTitle(commit.message)}</a>
+          <p class="f6 color-fg-muted mb-0 mt-1"><strong>${commit.author.name}</strong> committed ${relativeTime(fromEpochSeconds(commit.committer.timestamp))}</p>
+        </div>
+        <a class="btn btn-sm text-mono" href="${href}" aria-label="Commit ${commit.sha.slice(0, 7)}">${commit.sha.slice(0, 7)}</a>
+        <a class="btn btn-sm btn-octicon" href="${srcUrl(repo, commit.sha)}" aria-label="Browse the repository at this point">${icon('code')}</a>
+      </li>`;
+    });
+    return html`<h2 class="f5 text-normal color-fg-muted mt-3 mb-2">${icon('git-commit')} Commits on ${day}</h2>
+      <ol class="Box kiln-list">${rows}</ol>`;
+  });
+  return html`${sections}`;
+}

@@ -1,0 +1,86 @@
+import type { Repository, VisibleRepo } from '../../../domain/repos/repo.types.ts';
+import { atLeast } from '../../../domain/repos/repo.types.ts';
+import type { Account } from '../../../domain/users/user.types.ts';
+import { type Html, html } from '../html.ts';
+import { icon } from '../icons.ts';
+import type { PageContext } from '../layout.ts';
+import { accountUrl, repoUrl } from '../paths.ts';
+
+export type RepoTab = 'code' | 'pulls' | 'settings';
+
+/** What the frame of a repository page shows besides the content. */
+export type RepoFrame = {
+  readonly visible: VisibleRepo;
+  /** The repository this one was forked from, when the viewer may see it. */
+  readonly parent?: Repository | undefined;
+  readonly tab: RepoTab;
+  /** Accounts the viewer may fork into; empty or absent hides the fork button. */
+  readonly forkOwners?: readonly Account[] | undefined;
+};
+
+function visibilityLabel(repo: Repository): Html {
+  return repo.private
+    ? html`<span class="Label Label--attention ml-2 v-align-middle">Private</span>`
+    : html`<span class="Label ml-2 v-align-middle">Public</span>`;
+}
+
+function forkButton(context: PageContext, frame: RepoFrame): Html | null {
+  const owners = frame.forkOwners ?? [];
+  const repo = frame.visible.repo;
+  if (owners.length === 0) return null;
+  const action = `${repoUrl(repo)}/fork`;
+  const [only] = owners;
+  if (owners.length === 1 && only) {
+    return html`<form method="post" action="${action}">
+      <input type="hidden" name="_csrf" value="${context.csrf}">
+      <input type="hidden" name="owner" value="${only.handle}">
+      <button class="btn btn-sm" type="submit" title="Fork into ${only.handle}">${icon('repo-forked')} Fork</button>
+    </form>`;
+  }
+  const choices = owners.map(
+    (owner) =>
+      html`<button class="dropdown-item btn-link" type="submit" name="owner" value="${owner.handle}" role="menuitem">${owner.handle}</button>`,
+  );
+  return html`<details class="details-reset details-overlay position-relative">
+    <summary class="btn btn-sm" aria-haspopup="menu">${icon('repo-forked')} Fork <span class="dropdown-caret"></span></summary>
+    <form method="post" action="${action}" class="dropdown-menu dropdown-menu-sw" role="menu" aria-label="Fork into">
+      <input type="hidden" name="_csrf" value="${context.csrf}">
+      <div class="dropdown-header">Fork into</div>
+      ${choices}
+    </form>
+  </details>`;
+}
+
+function tab(name: string, href: string, glyph: string, current: boolean): Html {
+  return html`<a class="UnderlineNav-item" href="${href}" ${current ? html`aria-current="page"` : null}>${icon(glyph)}<span>${name}</span></a>`;
+}
+
+/** The header of every repository page: owner / name, visibility, fork parent, tabs. */
+export function repoFrame(context: PageContext, frame: RepoFrame, content: Html): Html {
+  const { repo, access } = frame.visible;
+  const base = repoUrl(repo);
+  return html`<div class="kiln-repohead mb-4">
+    <div class="d-flex flex-wrap flex-items-center mb-2">
+      <h1 class="h3 text-normal flex-auto mr-3 kiln-break">
+        <span class="color-fg-muted">${icon('repo')}</span>
+        <a href="${accountUrl(repo.owner.handle)}">${repo.owner.handle}</a>
+        <span class="color-fg-muted">/</span>
+        <strong><a href="${base}">${repo.name}</a></strong>${visibilityLabel(repo)}
+      </h1>
+      ${forkButton(context, frame)}
+    </div>
+    ${
+      frame.parent
+        ? html`<p class="f6 color-fg-muted mb-2">forked from <a href="${repoUrl(frame.parent)}">${frame.parent.owner.handle}/${frame.parent.name}</a></p>`
+        : null
+    }
+    <nav class="UnderlineNav" aria-label="Repository">
+      <div class="UnderlineNav-body">
+        ${tab('Code', base, 'code', frame.tab === 'code')}
+        ${tab('Pull requests', `${base}/pulls`, 'git-pull-request', frame.tab === 'pulls')}
+        ${atLeast(access.level, 'admin') ? tab('Settings', `${base}/settings`, 'gear', frame.tab === 'settings') : null}
+      </div>
+    </nav>
+  </div>
+  ${content}`;
+}

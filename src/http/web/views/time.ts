@@ -1,0 +1,44 @@
+import { type Html, html } from '../html.ts';
+
+const UNITS: ReadonlyArray<[string, number]> = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+];
+
+/** "3 days ago", "just now", "in 2 hours"; dates are rendered on the server, no script needed. */
+export function timeAgo(date: Date, now: Date = new Date()): string {
+  const seconds = Math.round((now.getTime() - date.getTime()) / 1000);
+  const abs = Math.abs(seconds);
+  for (const [unit, size] of UNITS) {
+    if (abs >= size) {
+      const count = Math.floor(abs / size);
+      const label = `${count} ${unit}${count === 1 ? '' : 's'}`;
+      return seconds >= 0 ? `${label} ago` : `in ${label}`;
+    }
+  }
+  return 'just now';
+}
+
+/** "Nov 21, 2025" in UTC. */
+export function shortDate(date: Date): string {
+  return date.toLocaleDateString('en-US', {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    timeZone: 'UTC',
+  });
+}
+
+/** A `<time>` with a relative label and the exact UTC time as its tooltip. */
+export function relativeTime(date: Date): Html {
+  const iso = date.toISOString();
+  return html`<time datetime="${iso}" title="${iso.slice(0, 16).replace('T', ' ')} UTC">${timeAgo(date)}</time>`;
+}
+
+/** A git signature time (seconds since the epoch) as a Date. */
+export function fromEpochSeconds(seconds: number): Date {
+  return new Date(seconds * 1000);
+}
