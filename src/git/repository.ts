@@ -2,6 +2,7 @@ import { appendFile, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from
 import path from 'node:path';
 import { Conflict, NotFound } from '../domain/errors.ts';
 import { runGit } from './command.ts';
+import { writeCreationMarker } from './creation-marker.ts';
 import { writeHooks } from './hooks.ts';
 import { branchRef } from './ref-names.ts';
 import { readDefaultBranch } from './refs.ts';
@@ -55,6 +56,7 @@ async function makeRepository(dir: string, options: InitOptions): Promise<void> 
   );
   await appendFile(path.join(dir, 'config'), repositoryConfig(options));
   await writeHooks(dir);
+  await writeCreationMarker(dir);
 }
 
 /** Builds a repository in a fresh temp directory, then renames it to `target`. */

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { hasBranches } from '../../git/branches-present.ts';
+import { clearCreationMarker, isAbandonedCreation } from '../../git/creation-marker.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
 import { readDefaultBranch, setDefaultBranch } from '../../git/refs.ts';
 import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
@@ -236,6 +237,7 @@ export class RepoService {
       await deleteRepository(this.#deps.paths, handle).catch(() => {});
       throw error;
     }
+    await clearCreationMarker(handle);
     return { repo, access: { level: 'admin' } };
   }
 
@@ -275,6 +277,7 @@ export class RepoService {
       await deleteRepository(this.#deps.paths, handle).catch(() => {});
       throw error;
     }
+    await clearCreationMarker(handle);
     return { repo: fork, access: { level: 'admin' } };
   }
 
@@ -331,7 +334,8 @@ export class RepoService {
   /**
    * Runs a directory-making step; when it fails because a directory without any row is in the
    * way (debris of a creation that crashed between the two), that debris is removed and the step
-   * retried once. Young directories are left alone: another process may be mid-creation.
+   * retried once. Young directories are left alone (another process may be mid-creation) unless
+   * their creation marker names a process of this host that is gone.
    */
   async #makeDirectory(repo: Repository, make: () => Promise<void>): Promise<void> {
     try {
@@ -341,7 +345,8 @@ export class RepoService {
       const handle = this.handle(repo);
       const info = await stat(handle.path).catch(() => undefined);
       const row = await this.#deps.store.findByName(repo.owner.handle, repo.name);
-      if (row || !info || Date.now() - info.mtimeMs < ORPHAN_AGE_MS) {
+      const young = info !== undefined && Date.now() - info.mtimeMs < ORPHAN_AGE_MS;
+      if (row || !info || (young && !(await isAbandonedCreation(handle)))) {
         throw new Conflict('The repository with the same name already exists.');
       }
       await deleteRepository(this.#deps.paths, handle);
