@@ -4,6 +4,17 @@ import type { FastifyInstance } from 'fastify';
 
 type Asset = { body: Buffer; type: string };
 
+type Octicon = { toSVG(options?: { width?: number }): string };
+
+/** The flame Octicon as a standalone, coloured SVG file. */
+function favicon(require: NodeJS.Require): Buffer {
+  const octicons = require('@primer/octicons') as Record<string, Octicon>;
+  const svg = octicons.flame?.toSVG({ width: 32 }) ?? '<svg></svg>';
+  return Buffer.from(
+    svg.replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" fill="#bc4c00" '),
+  );
+}
+
 function load(): Map<string, Asset> {
   const require = createRequire(import.meta.url);
   const own = (name: string) => readFileSync(new URL(`../assets/${name}`, import.meta.url));
@@ -25,6 +36,7 @@ function load(): Map<string, Asset> {
     ['kiln.css', { body: own('kiln.css'), type: 'text/css; charset=utf-8' }],
     ['kiln.js', { body: own('kiln.js'), type: 'text/javascript; charset=utf-8' }],
     ['avatar.svg', { body: own('avatar.svg'), type: 'image/svg+xml' }],
+    ['favicon.svg', { body: favicon(require), type: 'image/svg+xml' }],
   ]);
 }
 

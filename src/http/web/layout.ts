@@ -73,6 +73,7 @@ export function layout(context: PageContext, page: { title: string; body: Html }
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${page.title} · Kiln</title>
   <meta name="color-scheme" content="light">
+  <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
   <link rel="stylesheet" href="/assets/primer.css">
   <link rel="stylesheet" href="/assets/highlight.css">
   <link rel="stylesheet" href="/assets/kiln.css">
