@@ -45,12 +45,20 @@ export const ciMigration: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
       .execute();
+    // Partial: most runners are instance-wide, and registering one should not write index pages
+    // for NULL scope ids. `scope_repo_id = ?` (listing, cascading deletes) still uses them.
     await db.schema
       .createIndex('runners_scope_repo')
       .on('runners')
       .column('scope_repo_id')
+      .where('scope_repo_id', 'is not', null)
       .execute();
-    await db.schema.createIndex('runners_scope_org').on('runners').column('scope_org_id').execute();
+    await db.schema
+      .createIndex('runners_scope_org')
+      .on('runners')
+      .column('scope_org_id')
+      .where('scope_org_id', 'is not', null)
+      .execute();
 
     await db.schema
       .createTable('workflow_runs')
