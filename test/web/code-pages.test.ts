@@ -200,6 +200,27 @@ describe('branches and tags', () => {
   });
 });
 
+describe('releases', () => {
+  it('lists releases newest first with notes and source archives', async () => {
+    const { releases } = kiln.app.services;
+    await releases.create(alice, 'alice', 'tools', { tagName: 'r1', name: 'First cut' });
+    await releases.create(alice, 'alice', 'tools', {
+      tagName: 'r2',
+      name: 'Second cut',
+      body: 'Some **notes** <script>alert(1)</script>',
+      prerelease: true,
+    });
+    const body = await page(anonymous(), '/repos/alice/tools/releases');
+    expect(body.indexOf('Second cut')).toBeLessThan(body.indexOf('First cut'));
+    expect(body).toContain('<strong>notes</strong>');
+    expect(body).not.toContain('<script>alert');
+    expect(body).toContain('Pre-release');
+    expect(body).toContain('href="/repos/alice/tools/archive/r2.zip"');
+    expect(body).toContain('href="/repos/alice/tools/archive/r1.tar.gz"');
+    expect(body).toMatch(/aria-current="page"><svg[^]*?Releases/);
+  });
+});
+
 describe('/{owner}/{name}', () => {
   it('redirects to the repository pages, also with .git', async () => {
     for (const path of ['/alice/tools', '/alice/tools.git']) {

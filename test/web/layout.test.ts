@@ -27,6 +27,7 @@ const PAGES = () => [
   `/repos/lay/out/commit/${sha}`,
   '/repos/lay/out/branches',
   '/repos/lay/out/tags',
+  '/repos/lay/out/releases',
   '/repos/lay/out/settings',
   '/repos/lay/empty',
   '/repos/lay/nothing-here',

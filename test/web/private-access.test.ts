@@ -23,6 +23,7 @@ const PAGES = () => [
   `/repos/vault/safe/commit/${sha}`,
   '/repos/vault/safe/branches',
   '/repos/vault/safe/tags',
+  '/repos/vault/safe/releases',
   '/repos/vault/safe/settings',
 ];
 

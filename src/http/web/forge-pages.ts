@@ -6,12 +6,13 @@ import { registerHistoryRoutes } from './pages/history.routes.ts';
 import { registerNewRepoRoutes } from './pages/new-repo.routes.ts';
 import { registerPeopleRoutes } from './pages/people.routes.ts';
 import { registerRefRoutes } from './pages/refs.routes.ts';
+import { registerReleaseRoutes } from './pages/releases.routes.ts';
 import { registerRepoSettingsRoutes } from './pages/repo-settings.routes.ts';
 import { registerUserSettingsRoutes } from './pages/user-settings.routes.ts';
 
 /**
  * The forge's own pages: people and organisations, repositories and their code, history,
- * branches and tags, creation, forking and settings.
+ * branches, tags and releases, creation, forking and settings.
  */
 export function registerForgePages(server: FastifyInstance, app: App, pages: Pages): void {
   registerPeopleRoutes(server, app, pages);
@@ -19,6 +20,7 @@ export function registerForgePages(server: FastifyInstance, app: App, pages: Pag
   registerCodeRoutes(server, app, pages);
   registerHistoryRoutes(server, app, pages);
   registerRefRoutes(server, app, pages);
+  registerReleaseRoutes(server, app, pages);
   registerRepoSettingsRoutes(server, app, pages);
   registerUserSettingsRoutes(server, app, pages);
 }

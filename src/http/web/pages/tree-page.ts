@@ -6,7 +6,7 @@ import { highlightLines } from '../highlight.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import { renderMarkdown } from '../markdown.ts';
-import { rawUrl, repoUrl, srcUrl } from '../paths.ts';
+import { encodeSegments, rawUrl, repoUrl, srcUrl } from '../paths.ts';
 import { blobBox } from '../views/blob.ts';
 import { breadcrumb, cloneMenu, refSwitcher } from '../views/code-nav.ts';
 import { fileTable, latestCommitBar, readmeBox } from '../views/tree.ts';
@@ -29,7 +29,7 @@ async function toolbar(
     ${switcher}
     ${location.path === '' ? counts : breadcrumb(repo, location.ref.name, location.path)}
     <span class="flex-auto"></span>
-    ${home ? cloneMenu(cloneUrlOf(app, request, visible)) : null}
+    ${home ? cloneMenu(cloneUrlOf(app, request, visible), `${repoUrl(repo)}/archive/${encodeSegments(location.ref.name)}.zip`) : null}
   </div>`;
 }
 

@@ -60,14 +60,16 @@ export function cloneField(url: string, id: string): Html {
   </div>`;
 }
 
-/** The green "Code" menu with the clone URL. */
-export function cloneMenu(url: string): Html {
+/** The green "Code" menu: the clone URL and a source archive of the current ref. */
+export function cloneMenu(url: string, zipUrl: string): Html {
   return html`<details class="details-reset details-overlay position-relative">
     <summary class="btn btn-sm btn-primary" aria-haspopup="true">${icon('code')} Code <span class="dropdown-caret"></span></summary>
     <div class="dropdown-menu dropdown-menu-sw p-3 kiln-clone-menu">
       <p class="text-bold mb-2">${icon('terminal')} Clone over HTTPS</p>
       ${cloneField(url, 'clone-url')}
       <p class="f6 color-fg-muted mt-2 mb-0">Use a <a href="/settings/tokens">personal access token</a> as the password.</p>
+      <div class="dropdown-divider" role="separator"></div>
+      <a class="d-block pt-2" href="${zipUrl}">${icon('file-zip')} Download ZIP</a>
     </div>
   </details>`;
 }
