@@ -25,7 +25,20 @@ const ALLOWED: Record<string, readonly string[]> = {
   domain: ['lib', 'config', 'db', 'git'],
   gen: [],
   http: ['lib', 'config', 'domain', 'git', 'gen', 'app', 'version'],
-  mcp: ['lib', 'config', 'domain', 'http/convert', 'http/api/v1/schemas', 'app', 'version'],
+  // The view loaders take a ConvertContext, not a request: MCP shares them with REST, so both
+  // load the same facts into the same records instead of each keeping its own copy.
+  mcp: [
+    'lib',
+    'config',
+    'domain',
+    'http/convert',
+    'http/api/v1/schemas',
+    'http/api/v1/repo-views',
+    'http/api/v1/pull-views',
+    'http/api/v1/review-comment-views',
+    'app',
+    'version',
+  ],
   app: ['lib', 'config', 'db', 'domain', 'git', 'version'],
   main: ['lib', 'config', 'db', 'domain', 'git', 'http', 'mcp', 'app', 'version'],
   version: [],

@@ -7,8 +7,8 @@ import type { Repository } from '../../../domain/repos/repo.types.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
-import { toApiReviewComment } from '../../convert/review-comment.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { loadReviewComments } from './review-comment-views.ts';
 import { errorResponses } from './schemas/common.ts';
 import { ApiPullReviewCommentSchema, CreateReviewCommentOptionSchema } from './schemas/pull.ts';
 
@@ -30,21 +30,17 @@ const tags = ['repository'];
  */
 export function registerReviewCommentRoutes(parent: FastifyInstance, app: App): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { reviewComments, users } = app.services;
+  const { reviewComments } = app.services;
 
-  const convert = async (
+  const convert = (
     request: FastifyRequest,
     repo: Repository,
     number: number,
     comments: ReviewComment[],
-  ) => {
-    const authors = await users.findManyByIds(comments.map((comment) => comment.authorId));
-    const context = { baseUrl: baseUrlOf(request, app.config) };
-    return comments.flatMap((comment) => {
-      const author = authors.get(comment.authorId);
-      return author ? [toApiReviewComment(comment, { repo, number, author }, context)] : [];
+  ) =>
+    loadReviewComments(app, { repo, number }, comments, {
+      baseUrl: baseUrlOf(request, app.config),
     });
-  };
 
   server.get(
     '/repos/:owner/:name/pulls/:number/comments',
