@@ -1,0 +1,54 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Logger } from 'pino';
+import type { App } from '../app.ts';
+import type { User } from '../domain/users/user.types.ts';
+import { PullViews } from '../http/api/v1/pull-views.ts';
+import { RepoViews } from '../http/api/v1/repo-views.ts';
+import { KILN_VERSION } from '../version.ts';
+import { registerBranchTools } from './branch.tools.ts';
+import { registerPullTools } from './pull.tools.ts';
+import { registerReleaseTools } from './release.tools.ts';
+import { registerRepoTools } from './repo.tools.ts';
+import { registerReviewCommentTools } from './review-comment.tools.ts';
+import { registerSearchTools } from './search.tools.ts';
+import type { ToolKit } from './tool-kit.ts';
+
+const INSTRUCTIONS =
+  'Kiln is a self-hosted git forge. These tools act as one Kiln account (see whoami) with its ' +
+  'permissions; what it may not see is reported as not found. Records have the shape of the ' +
+  "forge's Gitea-compatible REST API, except that URL fields are null. Repositories are " +
+  'addressed by owner and repo, pull requests by their per-repository number, releases by tag.';
+
+/**
+ * The MCP server with every tool registered, acting as whoever `caller` names. Records come from the same view
+ * loaders and converters as the REST API, with no base URL (so URL fields are null).
+ */
+export function buildMcpServer(
+  app: App,
+  caller: () => Promise<User>,
+  log: Logger,
+  inFlight: Set<Promise<unknown>>,
+): McpServer {
+  const server = new McpServer(
+    { name: 'kiln', title: 'Kiln', version: KILN_VERSION },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  const repoViews = new RepoViews(app);
+  const kit: ToolKit = {
+    server,
+    app,
+    caller,
+    context: { baseUrl: null },
+    repoViews,
+    pullViews: new PullViews(app, repoViews),
+    log,
+    inFlight,
+  };
+  registerRepoTools(kit);
+  registerBranchTools(kit);
+  registerPullTools(kit);
+  registerReviewCommentTools(kit);
+  registerReleaseTools(kit);
+  registerSearchTools(kit);
+  return server;
+}
