@@ -61,6 +61,10 @@ const TRANSLATIONS: readonly Translation[] = [
     (e) => new Invalid('invalid reference name', { cause: e }),
   ],
   [
+    /refusing to merge unrelated histories/i,
+    (e) => new Conflict('the branches share no history and cannot be merged', { cause: e }),
+  ],
+  [
     /trying to write non-commit object/i,
     (e) => new Invalid('a branch must point at a commit', { cause: e }),
   ],

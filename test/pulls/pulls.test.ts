@@ -197,6 +197,21 @@ describe('merging', () => {
     expect(pull.state).toBe('open');
   });
 
+  it('refuses to merge a head that shares no history with the base, with 409', async () => {
+    const world = await pullWorld(kiln, git);
+    await git.ok(['checkout', '-q', '--orphan', 'unrelated'], { cwd: world.work });
+    await git.ok(['rm', '-rfq', '.'], { cwd: world.work });
+    await git.commit(world.work, { 'other.txt': 'elsewhere\n' }, 'a separate history');
+    await git.ok(['push', '-q', 'origin', 'unrelated'], { cwd: world.work });
+    await world.openPull('unrelated');
+    const before = await lsRemote(world, 'refs/heads/main');
+    const path = `/repos/${world.owner.handle}/${world.name}/pulls/1`;
+    const refused = await world.api(`${path}/merge`, { body: { Do: 'merge' } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain('no history');
+    expect(await lsRemote(world, 'refs/heads/main')).toBe(before);
+  });
+
   it('refuses to merge a closed pull with 405', async () => {
     const world = await pullWorld(kiln, git);
     await world.pushBranch('z', { 'z.txt': 'z' });
