@@ -3,7 +3,9 @@ import { type App, createApp } from './app.ts';
 import type { Config } from './config/config.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { isDomainError } from './domain/errors.ts';
+import { OPERATOR } from './domain/runners/runner.policy.ts';
 import { buildServer } from './http/server.ts';
+import { runMcp } from './mcp/mcp-command.ts';
 
 /** A mistake by whoever ran the command: printed as one line, exit code 2. */
 class UsageError extends Error {}
@@ -106,6 +108,38 @@ const commands: Record<string, Command> = {
         const org = await app.services.orgs.createOrg({ name: required(values, 'name'), owner });
         process.stderr.write(`created organisation ${org.handle}\n`);
       }),
+  },
+  'actions generate-runner-token': {
+    summary: 'Create a runner registration token and print it (shown once)',
+    usage: 'actions generate-runner-token [--repo OWNER/NAME | --org ORG]',
+    options: { repo: { type: 'string' }, org: { type: 'string' } },
+    run: (values, config) =>
+      withApp(config(), async (app) => {
+        const repo = typeof values.repo === 'string' ? values.repo : undefined;
+        const org = typeof values.org === 'string' ? values.org : undefined;
+        if (repo !== undefined && org !== undefined) {
+          throw new UsageError('give --repo or --org, not both');
+        }
+        const admin = app.services.runnerAdmin;
+        const scope = await admin.resolveScope({
+          ...(repo !== undefined ? { repo } : {}),
+          ...(org !== undefined ? { org } : {}),
+        });
+        const { token } = await admin.createToken(OPERATOR, scope);
+        process.stdout.write(`${token}\n`);
+      }),
+  },
+  mcp: {
+    summary: 'Serve the MCP tools on stdio as the owner of a personal access token',
+    usage: 'mcp [--token-file PATH] [--config FILE]   (token from KILN_TOKEN when no file)',
+    options: { 'token-file': { type: 'string' } },
+    run: (values, config) => {
+      const tokenFile = values['token-file'];
+      return runMcp(config(), {
+        tokenFile: typeof tokenFile === 'string' ? tokenFile : undefined,
+        env: process.env,
+      });
+    },
   },
 };
 

@@ -167,7 +167,10 @@ export function enumField<const T extends string>(opts: {
   };
 }
 
-export function urlField(opts: { description: string; protocols: string[] }): Field<URL | undefined> {
+export function urlField(opts: {
+  description: string;
+  protocols: string[];
+}): Field<URL | undefined> {
   const form = `an absolute URL (${opts.protocols.join(', ')})`;
   return {
     kind: 'url',

@@ -31,7 +31,9 @@ describe('loadConfig', () => {
   });
 
   it('maps every key to its environment name', () => {
-    expect(envName('service.ci.zombie-reclaim-interval')).toBe('SERVICE_CI_ZOMBIE_RECLAIM_INTERVAL');
+    expect(envName('service.ci.zombie-reclaim-interval')).toBe(
+      'SERVICE_CI_ZOMBIE_RECLAIM_INTERVAL',
+    );
     expect(envName('service.forge-api.version')).toBe('SERVICE_FORGE_API_VERSION');
     const config = loadConfig({
       env: {

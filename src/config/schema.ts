@@ -133,7 +133,8 @@ export const configSchema = {
   }),
   'service.protect.captcha-provider': enumField({
     values: ['hcaptcha', 'recaptcha', 'turnstile'],
-    description: 'Captcha provider of the challenge page; the challenge is on only when provider, site key and secret key are all set.',
+    description:
+      'Captcha provider of the challenge page; the challenge is on only when provider, site key and secret key are all set.',
   }),
   'service.protect.captcha-site-key': optionalStringField({
     description: 'Public site key of the captcha provider.',

@@ -188,6 +188,64 @@ export type CiVariablesTable = {
   updated_at: number;
 };
 
+export type PullRequestsTable = {
+  id: string;
+  repo_id: string;
+  /** Per-repository sequence, allocated from repositories.pull_counter in the same transaction. */
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  merged: boolean | number;
+  merged_at: number | null;
+  merge_commit_sha: string | null;
+  merged_by_id: string | null;
+  author_id: string;
+  assignee_id: string | null;
+  /** The repository the head branch lives in (this one or a fork); null once it is deleted. */
+  head_repo_id: string | null;
+  head_branch: string;
+  /** The head commit last seen (kept in refs/pull/{number}/head of the base repository). */
+  head_sha: string;
+  base_branch: string;
+  created_at: number;
+  updated_at: number;
+  closed_at: number | null;
+};
+
+export type ReviewCommentsTable = {
+  id: string;
+  pull_id: string;
+  repo_id: string;
+  author_id: string;
+  body: string;
+  path: string;
+  line: number | null;
+  old_line: number | null;
+  side: 'RIGHT' | 'LEFT';
+  commit_id: string;
+  original_commit_id: string;
+  diff_hunk: string;
+  in_reply_to_id: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type ReleasesTable = {
+  id: string;
+  repo_id: string;
+  tag_name: string;
+  /** The branch or commit the tag was (or would have been) made from, as the publisher gave it. */
+  target_commitish: string;
+  name: string;
+  body: string;
+  prerelease: boolean | number;
+  /** Null once the publishing account is gone. */
+  author_id: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
 export type Tables = {
   users: UsersTable;
   org_members: OrgMembersTable;
@@ -204,4 +262,7 @@ export type Tables = {
   ci_log_rows: CiLogRowsTable;
   ci_secrets: CiSecretsTable;
   ci_variables: CiVariablesTable;
+  releases: ReleasesTable;
+  pull_requests: PullRequestsTable;
+  review_comments: ReviewCommentsTable;
 };

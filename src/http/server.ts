@@ -3,12 +3,17 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { App } from '../app.ts';
+import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { apiV1Plugin } from './api/v1/api.plugin.ts';
 import { registerApiDocs } from './api/v1/docs.ts';
 import { ANONYMOUS, type Viewer } from './auth/viewer.ts';
+import { frameworkErrorHandler } from './errors/api-errors.ts';
 import { sendErrorPage } from './errors/web-errors.ts';
+import { archivePlugin } from './git/archive.routes.ts';
+import { smartHttpPlugin } from './git/smart-http.routes.ts';
 import { registerHealth } from './plugins/health.ts';
 import { registerMetrics } from './plugins/metrics.ts';
+import { lazySchemaCompilers } from './plugins/schema-compilers.ts';
 import { Pages } from './web/page.ts';
 import { viewerFromSession } from './web/session-cookie.ts';
 import { webPlugin } from './web/web.plugin.ts';
@@ -49,6 +54,16 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
     routerOptions: { maxParamLength: 1000, ignoreDuplicateSlashes: false },
     return503OnClosing: true,
+    // Node enforces the headers and request timeouts only when it checks its connections, every
+    // 30 s by default, so a client trickling its headers outlived a shorter timeout by that much.
+    http: {
+      connectionsCheckingInterval: Math.min(
+        30_000,
+        Math.max(100, Math.floor(config.http.headersTimeoutMs / 4)),
+      ),
+    },
+    frameworkErrors: frameworkErrorHandler(config),
+    schemaController: { compilersFactory: lazySchemaCompilers() },
   });
   server.server.headersTimeout = config.http.headersTimeoutMs;
 
@@ -84,6 +99,9 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   registerMetrics(server);
   await registerApiDocs(server, app);
   await server.register(apiV1Plugin, { prefix: '/api/v1', app });
+  registerActionsRoutes(server, { runners: app.services.runners });
+  await server.register(smartHttpPlugin, { app });
+  await server.register(archivePlugin, { app, pages });
   await server.register(webPlugin, { app, pages });
   return server;
 }

@@ -2,10 +2,14 @@ import type { Migration } from '../migration.ts';
 import { accountsMigration } from './0001-accounts.ts';
 import { repositoriesMigration } from './0002-repositories.ts';
 import { ciMigration } from './0003-ci.ts';
+import { releasesMigration } from './0004-releases.ts';
+import { pullsMigration } from './0005-pulls.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
   accountsMigration,
   repositoriesMigration,
   ciMigration,
+  releasesMigration,
+  pullsMigration,
 ];

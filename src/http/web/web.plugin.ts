@@ -1,10 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../app.ts';
 import { webErrorHandler } from '../errors/web-errors.ts';
+import { registerMetering } from '../protect/metering.plugin.ts';
 import { registerAssetRoutes } from './assets.routes.ts';
+import { registerForgePages } from './forge-pages.ts';
 import type { Pages } from './page.ts';
+import { registerAdminRoutes } from './pages/admin-runners.routes.ts';
 import { registerAuthRoutes } from './pages/auth.routes.ts';
+import { registerChallengeRoutes } from './pages/challenge.routes.ts';
+import { registerCiSettingsRoutes } from './pages/ci-settings.routes.ts';
 import { registerHomeRoutes } from './pages/home.routes.ts';
+import { registerPullDownloadRoutes } from './pages/pull-download.routes.ts';
+import { registerSearchRoutes } from './pages/search.routes.ts';
 import { registerTokenRoutes } from './pages/tokens.routes.ts';
 import { viewerFromSession } from './session-cookie.ts';
 
@@ -36,8 +43,16 @@ export async function webPlugin(
     reply.header('Referrer-Policy', 'same-origin');
     reply.header('X-Frame-Options', 'DENY');
   });
+  // After the viewer is known: meters routes with `config: { metered: true }` in this context.
+  const protection = registerMetering(server, { config: app.config, pages });
   registerAssetRoutes(server);
   registerHomeRoutes(server, app, pages);
   registerAuthRoutes(server, app, pages);
   registerTokenRoutes(server, app, pages);
+  registerForgePages(server, app, pages);
+  registerChallengeRoutes(server, app, pages, protection);
+  registerSearchRoutes(server, app, pages);
+  registerAdminRoutes(server, app, pages);
+  registerCiSettingsRoutes(server, app, pages);
+  registerPullDownloadRoutes(server, app);
 }

@@ -2,10 +2,19 @@ import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
 import { viewerFromAuthorization } from '../../auth/api-auth.ts';
 import { apiErrorHandler, apiNotFoundHandler } from '../../errors/api-errors.ts';
+import { registerArchiveRoutes } from './archive.routes.ts';
+import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
+import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
+import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
+import { PullViews } from './pull-views.ts';
+import { registerPullRoutes } from './pulls.routes.ts';
+import { registerReleaseRoutes } from './releases.routes.ts';
 import { RepoViews } from './repo-views.ts';
 import { registerRepoRoutes } from './repos.routes.ts';
+import { registerReviewCommentRoutes } from './review-comments.routes.ts';
+import { registerStatusRoutes } from './statuses.routes.ts';
 import { registerUserRoutes } from './users.routes.ts';
 
 /**
@@ -16,6 +25,14 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
   const { app } = opts;
   server.setErrorHandler(apiErrorHandler(app.config));
   server.setNotFoundHandler(apiNotFoundHandler(app.config));
+  // Clients send `Content-Type: application/json` on bodiless DELETEs and merges; Gitea reads
+  // that as no body, so an empty JSON body is no body here too (never a 400).
+  const parseJson = server.getDefaultJsonParser('error', 'error');
+  server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === ''))
+      return done(null, undefined);
+    return parseJson(request, body.toString(), done);
+  });
   server.addHook('onRequest', async (request) => {
     request.viewer = await viewerFromAuthorization(app.services, request.headers.authorization);
   });
@@ -24,4 +41,12 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
   const views = new RepoViews(app);
   registerRepoRoutes(server, app, views);
   registerCollaboratorRoutes(server, app);
+  registerBranchRoutes(server, app);
+  registerReleaseRoutes(server, app);
+  registerLabelRoutes(server, app);
+  registerStatusRoutes(server, app, views);
+  registerBranchProtectionRoutes(server, app);
+  registerArchiveRoutes(server, app);
+  registerPullRoutes(server, app, new PullViews(app, views));
+  registerReviewCommentRoutes(server, app);
 }

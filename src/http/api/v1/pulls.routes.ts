@@ -184,12 +184,10 @@ export function registerPullRoutes(parent: FastifyInstance, app: App, views: Pul
         request.params.number,
       );
       if (!found.pull.merged)
-        return reply
-          .status(404)
-          .send({
-            message: 'pull request has not been merged',
-            url: `${baseUrlOf(request, app.config)}/api/swagger`,
-          });
+        return reply.status(404).send({
+          message: 'pull request has not been merged',
+          url: `${baseUrlOf(request, app.config)}/api/swagger`,
+        });
       return reply.status(204).send(null);
     },
   );
