@@ -12,6 +12,7 @@ import {
   contentTypeUnaryRegExp,
 } from '@connectrpc/connect/protocol-connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
+import { compressionGzip } from '@connectrpc/connect-node';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PingService } from '../../gen/ping/v1/services_pb.js';
 import { RunnerService } from '../../gen/runner/v1/services_pb.js';
@@ -81,6 +82,9 @@ export function registerActionsRoutes(fastify: FastifyInstance, deps: ActionsDep
         grpc: false,
         grpcWeb: false,
         readMaxBytes: maxRequestBytes,
+        // gzip only, as connect-go (Gitea's server) accepts: connect-es answers a corrupt brotli
+        // body with `internal` (500) instead of `invalid_argument`; `br` now gets `unimplemented`.
+        acceptCompression: [compressionGzip],
         // The first interceptor is the outermost: it also maps what the auth check throws.
         interceptors: [mapErrors, runnerAuthInterceptor(deps.runners)],
         contextValues: (request) => createContextValues().set(requestLog, request.log),
