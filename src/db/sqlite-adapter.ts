@@ -39,6 +39,8 @@ function adaptStatement(statement: StatementSync): SqliteStatement {
   };
 }
 
+const STATEMENT_CACHE_SIZE = 500;
+
 export type SqliteOptions = { path: string; busyTimeoutMs?: number };
 
 /** Opens the file with WAL, foreign keys and a busy timeout, as every Kiln process expects. */
@@ -48,9 +50,25 @@ export function openSqlite(options: SqliteOptions): SqliteDatabase {
   database.exec('PRAGMA journal_mode = WAL');
   database.exec('PRAGMA synchronous = NORMAL');
   database.exec('PRAGMA foreign_keys = ON');
+  // Kysely asks to prepare every query it runs; the texts repeat, so keep the compiled
+  // statements (bounded, oldest dropped first) instead of parsing the same SQL again.
+  const statements = new Map<string, SqliteStatement>();
   return {
-    close: () => database.close(),
-    prepare: (sql) => adaptStatement(database.prepare(sql)),
+    close: () => {
+      statements.clear();
+      database.close();
+    },
+    prepare: (sql) => {
+      const cached = statements.get(sql);
+      if (cached) return cached;
+      const statement = adaptStatement(database.prepare(sql));
+      if (statements.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = statements.keys().next().value;
+        if (oldest !== undefined) statements.delete(oldest);
+      }
+      statements.set(sql, statement);
+      return statement;
+    },
   };
 }
 
