@@ -71,6 +71,15 @@ describe('repository home', () => {
     expect(body).toContain('3</strong> branches');
   });
 
+  it('shows the first branch when the default branch was never pushed', async () => {
+    const { user } = await kiln.make.user();
+    const other = await makeRepo(kiln, user, 'elsewhere');
+    await commitTo(kiln, other, { branch: 'trunk', files: { 'only.txt': 'x\n' } });
+    const body = await page(anonymous(), `/repos/${user.handle}/elsewhere`);
+    expect(body).toContain('only.txt');
+    expect(body).toContain('trunk');
+  });
+
   it('explains how to push to an empty repository', async () => {
     const { user, password } = await kiln.make.user();
     await makeRepo(kiln, user, 'blank');

@@ -86,8 +86,11 @@ export class CodeService {
     if (clean === '') {
       const branch = await this.defaultBranch(visible);
       const sha = await this.#commitOf(handle, `refs/heads/${branch}`);
-      if (!sha) throw missing('branch');
-      return { ref: { name: branch, kind: 'branch', sha }, path: '' };
+      if (sha) return { ref: { name: branch, kind: 'branch', sha }, path: '' };
+      // HEAD may name a branch that was never pushed while others were: show the first of those.
+      const [first] = (await listRefs(handle)).branches;
+      if (!first) throw missing('branch');
+      return { ref: { name: first.name, kind: 'branch', sha: first.sha }, path: '' };
     }
     const ref = await this.#longestRef(handle, clean);
     const path = pathAfter(clean, ref.name);
