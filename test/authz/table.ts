@@ -1,0 +1,634 @@
+/**
+ * The authorization matrix's table: for every registered route (as `registeredRoutes` names it),
+ * the requests that exercise it and who may make them. A route added without an entry here
+ * fails the matrix. Wildcard routes that Fastify prints as one node get one probe per route
+ * behind them.
+ */
+import type { Principal, Subject } from './world.ts';
+
+/**
+ * Who may: `anyone`; any signed-in `user`; repository access `read`, `write`, `admin`; `user+read`
+ * (signed in and able to read); `org-admin` (the organisation's owner or a site admin);
+ * `site-admin`; `owner-only` (the person whose own thing it is).
+ */
+export type Need =
+  | 'anyone'
+  | 'user'
+  | 'read'
+  | 'user+read'
+  | 'write'
+  | 'admin'
+  | 'org-admin'
+  | 'site-admin'
+  | 'owner-only';
+
+export type Surface = 'api' | 'git' | 'page' | 'form';
+
+/** What a probe gets to build its request from. */
+export type ProbeContext = {
+  readonly subject: Subject;
+  readonly principal: Principal;
+  readonly org: string;
+  readonly ownerHandle: string;
+  readonly otherHandle: string;
+  readonly writerHandle: string;
+  readonly readerHandle: string;
+  /** An id of one of `owner`'s own access tokens. */
+  readonly ownerTokenId: string;
+  /** An instance runner token and a runner, for the admin pages. */
+  readonly instanceTokenId: string;
+  readonly instanceRunnerId: string;
+  unique(prefix: string): string;
+};
+
+export type Probe = {
+  readonly surface: Surface;
+  readonly method: string;
+  readonly path: (c: ProbeContext) => string;
+  readonly body?: (c: ProbeContext) => Record<string, unknown>;
+  readonly need: Need;
+  /** Statuses that mean "done" for this probe. */
+  readonly ok: readonly number[];
+  /** Success changes the subject for good: each allowed principal gets a fresh subject. */
+  readonly fresh?: boolean;
+  /** The request names the subject repository, so its privacy rules apply. */
+  readonly scoped: boolean;
+};
+
+export type Entry = { readonly probes: readonly Probe[] } | { readonly skip: string };
+
+const repo = (c: ProbeContext) => `${c.subject.owner}/${c.subject.name}`;
+const api = (
+  method: string,
+  path: (c: ProbeContext) => string,
+  need: Need,
+  ok: number[],
+  extra: Partial<Probe> = {},
+): Probe => ({ surface: 'api', method, path, need, ok, scoped: true, ...extra });
+const r = (tail: string) => (c: ProbeContext) => `/api/v1/repos/${repo(c)}${tail}`;
+const page = (path: (c: ProbeContext) => string, need: Need, scoped = true): Probe => ({
+  surface: 'page',
+  method: 'GET',
+  path,
+  need,
+  ok: [200],
+  scoped,
+});
+const w = (tail: string) => (c: ProbeContext) => `/repos/${repo(c)}${tail}`;
+const form = (
+  path: (c: ProbeContext) => string,
+  need: Need,
+  body: (c: ProbeContext) => Record<string, unknown>,
+  extra: Partial<Probe> = {},
+): Probe => ({
+  surface: 'form',
+  method: 'POST',
+  path,
+  body,
+  need,
+  ok: [303],
+  scoped: true,
+  ...extra,
+});
+const anyone = (path: string, ok = [200]): Entry => ({
+  probes: [{ surface: 'page', method: 'GET', path: () => path, need: 'anyone', ok, scoped: false }],
+});
+const actions = { skip: 'runner protocol: runners authenticate, not people (test/actions)' };
+
+export const TABLE: Record<string, Entry> = {
+  'GET /': anyone('/'),
+  'GET /healthz': anyone('/healthz'),
+  'GET /metrics': anyone('/metrics'),
+  'GET /api/swagger': anyone('/api/swagger', [200, 302]),
+  'GET /api/swagger/': anyone('/api/swagger/', [200, 302]),
+  'GET /api/swagger/*': anyone('/api/swagger/static/index.html', [200, 302]),
+  'GET /api/swagger/json': anyone('/api/swagger/json'),
+  'GET /api/swagger/yaml': anyone('/api/swagger/yaml'),
+  'GET /api/swagger/static/index.html': anyone('/api/swagger/static/index.html', [200, 302]),
+  'GET /api/swagger/static/swagger-initializer.js': anyone(
+    '/api/swagger/static/swagger-initializer.js',
+  ),
+  'GET /api/v1/swagger.json': anyone('/api/v1/swagger.json'),
+  'GET /api/v1/version': anyone('/api/v1/version'),
+  'GET /api/v1/user': {
+    probes: [api('GET', () => '/api/v1/user', 'user', [200], { scoped: false })],
+  },
+  'GET /api/v1/users/:username': {
+    probes: [
+      api('GET', (c) => `/api/v1/users/${c.ownerHandle}`, 'anyone', [200], { scoped: false }),
+    ],
+  },
+  'GET /api/v1/users/:username/repos': {
+    probes: [
+      api('GET', (c) => `/api/v1/users/${c.ownerHandle}/repos`, 'anyone', [200], { scoped: false }),
+    ],
+  },
+  'GET /api/v1/user/repos': {
+    probes: [api('GET', () => '/api/v1/user/repos', 'user', [200], { scoped: false })],
+  },
+  'POST /api/v1/user/repos': {
+    probes: [
+      api('POST', () => '/api/v1/user/repos', 'user', [201], {
+        scoped: false,
+        body: (c) => ({ name: c.unique('made') }),
+      }),
+    ],
+  },
+  'GET /api/v1/repos': anyone('/api/v1/repos'),
+  'GET /api/v1/repos/search': anyone('/api/v1/repos/search?q=o'),
+  'GET /api/v1/orgs/:org/repos': {
+    probes: [api('GET', (c) => `/api/v1/orgs/${c.org}/repos`, 'anyone', [200], { scoped: false })],
+  },
+  'POST /api/v1/orgs/:org/repos': {
+    probes: [
+      api('POST', (c) => `/api/v1/orgs/${c.org}/repos`, 'org-admin', [201], {
+        scoped: false,
+        body: (c) => ({ name: c.unique('orgmade') }),
+      }),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name': { probes: [api('GET', r(''), 'read', [200])] },
+  'PATCH /api/v1/repos/:owner/:name': {
+    probes: [api('PATCH', r(''), 'admin', [200], { body: () => ({ description: 'changed' }) })],
+  },
+  'DELETE /api/v1/repos/:owner/:name': {
+    probes: [api('DELETE', r(''), 'admin', [204], { fresh: true })],
+  },
+  'GET /api/v1/repos/:owner/:name/forks': { probes: [api('GET', r('/forks'), 'read', [200])] },
+  'POST /api/v1/repos/:owner/:name/forks': {
+    probes: [
+      api('POST', r('/forks'), 'user+read', [202], {
+        body: (c) => ({ name: c.unique('fork') }),
+      }),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/collaborators': {
+    probes: [api('GET', r('/collaborators'), 'read', [200])],
+  },
+  'GET /api/v1/repos/:owner/:name/collaborators/:collaborator': {
+    probes: [api('GET', (c) => r(`/collaborators/${c.writerHandle}`)(c), 'read', [204])],
+  },
+  'PUT /api/v1/repos/:owner/:name/collaborators/:collaborator': {
+    probes: [
+      api('PUT', (c) => r(`/collaborators/${c.otherHandle}`)(c), 'admin', [204], {
+        // Success makes the stranger a collaborator: never on the shared subjects.
+        fresh: true,
+        body: () => ({ permission: 'read' }),
+      }),
+    ],
+  },
+  'DELETE /api/v1/repos/:owner/:name/collaborators/:collaborator': {
+    probes: [
+      api('DELETE', (c) => r(`/collaborators/${c.readerHandle}`)(c), 'admin', [204], {
+        fresh: true,
+      }),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/collaborators/:collaborator/permission': {
+    probes: [api('GET', (c) => r(`/collaborators/${c.writerHandle}/permission`)(c), 'read', [200])],
+  },
+  'GET /api/v1/repos/:owner/:name*': {
+    probes: [
+      api('GET', r('/archive/main.zip'), 'read', [200]),
+      api('GET', r('/archive/main.tar.gz'), 'read', [200]),
+      api('GET', r('/commits/main/status'), 'read', [200]),
+      api('GET', r('/commits/main/statuses'), 'read', [200]),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/branches': {
+    probes: [api('GET', r('/branches'), 'read', [200])],
+  },
+  'GET /api/v1/repos/:owner/:name/branches*': {
+    probes: [api('GET', r('/branches/main'), 'read', [200])],
+  },
+  'GET /api/v1/repos/:owner/:name/branch_protections': {
+    probes: [api('GET', r('/branch_protections'), 'admin', [200])],
+  },
+  'POST /api/v1/repos/:owner/:name/branch_protections': {
+    probes: [
+      api('POST', r('/branch_protections'), 'admin', [201], {
+        body: (c) => ({ rule_name: c.unique('rule') }),
+      }),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/branch_protections*': {
+    probes: [api('GET', r('/branch_protections/stable'), 'admin', [200])],
+  },
+  'DELETE /api/v1/repos/:owner/:name/branch_protections*': {
+    probes: [api('DELETE', r('/branch_protections/stable'), 'admin', [204], { fresh: true })],
+  },
+  'GET /api/v1/repos/:owner/:name/releases': {
+    probes: [api('GET', r('/releases'), 'read', [200])],
+  },
+  'POST /api/v1/repos/:owner/:name/releases': {
+    probes: [
+      api('POST', r('/releases'), 'write', [201], {
+        body: (c) => ({ tag_name: c.unique('v'), target_commitish: 'main' }),
+      }),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/releases/latest': {
+    probes: [api('GET', r('/releases/latest'), 'read', [200])],
+  },
+  'GET /api/v1/repos/:owner/:name/releases*': {
+    probes: [api('GET', r('/releases/tags/v1'), 'read', [200])],
+  },
+  'PATCH /api/v1/repos/:owner/:name/releases*': {
+    probes: [api('PATCH', r('/releases/tags/v1'), 'write', [200], { body: () => ({ body: 'x' }) })],
+  },
+  'DELETE /api/v1/repos/:owner/:name/releases*': {
+    probes: [api('DELETE', r('/releases/tags/v1'), 'write', [204], { fresh: true })],
+  },
+  'GET /api/v1/repos/:owner/:name/releases/:id': {
+    probes: [api('GET', (c) => r(`/releases/${c.subject.releaseId}`)(c), 'read', [200])],
+  },
+  'PATCH /api/v1/repos/:owner/:name/releases/:id': {
+    probes: [
+      api('PATCH', (c) => r(`/releases/${c.subject.releaseId}`)(c), 'write', [200], {
+        body: () => ({ body: 'y' }),
+      }),
+    ],
+  },
+  'DELETE /api/v1/repos/:owner/:name/releases/:id': {
+    probes: [
+      api('DELETE', (c) => r(`/releases/${c.subject.releaseId}`)(c), 'write', [204], {
+        fresh: true,
+      }),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/labels': { probes: [api('GET', r('/labels'), 'read', [200])] },
+  'GET /api/v1/repos/:owner/:name/statuses/:sha': {
+    probes: [api('GET', (c) => r(`/statuses/${c.subject.sha}`)(c), 'read', [200])],
+  },
+  'POST /api/v1/repos/:owner/:name/statuses/:sha': {
+    probes: [
+      api('POST', (c) => r(`/statuses/${c.subject.sha}`)(c), 'write', [201], {
+        body: () => ({ state: 'success', context: 'ci' }),
+      }),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/pulls': { probes: [api('GET', r('/pulls'), 'read', [200])] },
+  'POST /api/v1/repos/:owner/:name/pulls': {
+    probes: [
+      api('POST', r('/pulls'), 'user+read', [201], {
+        fresh: true,
+        body: () => ({ title: 'again', head: 'feature', base: 'main' }),
+      }),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/pulls/:number': {
+    probes: [api('GET', (c) => r(`/pulls/${c.subject.pull}`)(c), 'read', [200])],
+  },
+  'PATCH /api/v1/repos/:owner/:name/pulls/:number': {
+    probes: [
+      api('PATCH', (c) => r(`/pulls/${c.subject.pull}`)(c), 'write', [201], {
+        body: () => ({ body: 'edited' }),
+      }),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/pulls/:number/merge': {
+    // Not merged: Gitea answers 404 to everyone who may see the pull.
+    probes: [api('GET', (c) => r(`/pulls/${c.subject.pull}/merge`)(c), 'read', [404])],
+  },
+  'POST /api/v1/repos/:owner/:name/pulls/:number/merge': {
+    probes: [
+      api('POST', (c) => r(`/pulls/${c.subject.pull}/merge`)(c), 'write', [200], {
+        fresh: true,
+        body: () => ({ Do: 'merge' }),
+      }),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/pulls/:number/comments': {
+    probes: [api('GET', (c) => r(`/pulls/${c.subject.pull}/comments`)(c), 'read', [200])],
+  },
+  'POST /api/v1/repos/:owner/:name/pulls/:number/comments': {
+    probes: [
+      api('POST', (c) => r(`/pulls/${c.subject.pull}/comments`)(c), 'user+read', [201], {
+        body: () => ({ body: 'a remark', path: 'b.txt', line: 1 }),
+      }),
+    ],
+  },
+  // A review comment is changed by its author (the owner here) or a repository admin only.
+  'PATCH /api/v1/repos/:owner/:name/pulls/comments/:id': {
+    probes: [
+      api('PATCH', (c) => r(`/pulls/comments/${c.subject.commentId}`)(c), 'admin', [200], {
+        body: () => ({ body: 'edited remark' }),
+      }),
+    ],
+  },
+  'DELETE /api/v1/repos/:owner/:name/pulls/comments/:id': {
+    probes: [
+      api('DELETE', (c) => r(`/pulls/comments/${c.subject.commentId}`)(c), 'admin', [204], {
+        fresh: true,
+      }),
+    ],
+  },
+  'GET /api/actions/ping.v1.PingService/Ping': actions,
+  ...webEntries(),
+};
+
+function webEntries(): Record<string, Entry> {
+  const entries: Record<string, Entry> = {
+    'GET /assets/:name': anyone('/assets/kiln.css'),
+    'GET /explore': anyone('/explore'),
+    'GET /search': anyone('/search?q=o'),
+    // Signed-in people are sent on to where they were going.
+    'GET /login': anyone('/login', [200, 303]),
+    'GET /signup': anyone('/signup'),
+    // 404 while no captcha is configured, as here.
+    'GET /challenge': anyone('/challenge', [200, 404]),
+    'POST /login': { skip: 'signing in is what makes a principal (test/web/session.test.ts)' },
+    'POST /logout': { skip: 'ends the session the matrix signs in with (test/web)' },
+    'POST /signup': { skip: 'account creation, open to all by configuration (test/web)' },
+    'POST /challenge': { skip: 'the captcha challenge, open to all by design (test/protect)' },
+    'GET /new': { probes: [page(() => '/new', 'user', false)] },
+    'POST /new': {
+      probes: [
+        form(
+          () => '/new',
+          'user',
+          (c) => ({ name: c.unique('web'), visibility: 'public' }),
+          { scoped: false },
+        ),
+      ],
+    },
+    'GET /settings': { probes: [page(() => '/settings', 'user', false)] },
+    'POST /settings': {
+      probes: [
+        form(
+          () => '/settings',
+          'user',
+          () => ({ full_name: 'Some One', description: '' }),
+          { scoped: false },
+        ),
+      ],
+    },
+    'GET /settings/password': { probes: [page(() => '/settings/password', 'user', false)] },
+    'POST /settings/password': {
+      skip: 'needs the current password, which only the person has (test/web)',
+    },
+    'GET /settings/tokens': { probes: [page(() => '/settings/tokens', 'user', false)] },
+    'POST /settings/tokens': {
+      probes: [
+        form(
+          () => '/settings/tokens',
+          'user',
+          (c) => ({ name: c.unique('t') }),
+          { scoped: false, ok: [201] },
+        ),
+      ],
+    },
+    'POST /settings/tokens/:id/delete': {
+      probes: [
+        form(
+          (c) => `/settings/tokens/${c.ownerTokenId}/delete`,
+          'owner-only',
+          () => ({}),
+          {
+            scoped: false,
+            fresh: true,
+          },
+        ),
+      ],
+    },
+    'GET /admin/runners': { probes: [page(() => '/admin/runners', 'site-admin', false)] },
+    'POST /admin/runners/tokens': {
+      probes: [
+        form(
+          () => '/admin/runners/tokens',
+          'site-admin',
+          () => ({}),
+          { scoped: false, ok: [200, 201, 303] },
+        ),
+      ],
+    },
+    'POST /admin/runners/tokens/:id/delete': {
+      probes: [
+        form(
+          (c) => `/admin/runners/tokens/${c.instanceTokenId}/delete`,
+          'site-admin',
+          () => ({}),
+          {
+            scoped: false,
+            fresh: true,
+          },
+        ),
+      ],
+    },
+    'POST /admin/runners/:id/delete': {
+      probes: [
+        form(
+          (c) => `/admin/runners/${c.instanceRunnerId}/delete`,
+          'site-admin',
+          () => ({}),
+          {
+            scoped: false,
+            fresh: true,
+          },
+        ),
+      ],
+    },
+    'GET /:owner': { probes: [page((c) => `/${c.subject.owner}`, 'anyone', false)] },
+    'GET /:owner/:name': {
+      probes: [{ ...page((c) => `/${repo(c)}`, 'read'), ok: [301, 302, 303, 308] }],
+    },
+    'GET /:owner/:name/info/refs': {
+      probes: [
+        {
+          surface: 'git',
+          method: 'GET',
+          path: (c) => `/${repo(c)}.git/info/refs?service=git-upload-pack`,
+          need: 'read',
+          ok: [200],
+          scoped: true,
+        },
+        {
+          surface: 'git',
+          method: 'GET',
+          path: (c) => `/${repo(c)}.git/info/refs?service=git-receive-pack`,
+          need: 'write',
+          ok: [200],
+          scoped: true,
+        },
+      ],
+    },
+    'POST /:owner/:name/git-upload-pack': {
+      probes: [
+        {
+          surface: 'git',
+          method: 'POST',
+          path: (c) => `/${repo(c)}.git/git-upload-pack`,
+          need: 'read',
+          ok: [200],
+          scoped: true,
+        },
+      ],
+    },
+    'POST /:owner/:name/git-receive-pack': {
+      probes: [
+        {
+          surface: 'git',
+          method: 'POST',
+          path: (c) => `/${repo(c)}.git/git-receive-pack`,
+          need: 'write',
+          ok: [200],
+          scoped: true,
+        },
+      ],
+    },
+    // Dumb HTTP is refused to everyone, existing repository or not.
+    'GET /:owner/:name/HEAD': {
+      probes: [
+        {
+          surface: 'git',
+          method: 'GET',
+          path: (c) => `/${repo(c)}.git/HEAD`,
+          need: 'anyone',
+          ok: [403],
+          scoped: false,
+        },
+      ],
+    },
+    'GET /:owner/:name*': {
+      probes: [
+        {
+          surface: 'git',
+          method: 'GET',
+          path: (c) => `/${repo(c)}.git/objects/info/packs`,
+          need: 'anyone',
+          ok: [403],
+          scoped: false,
+        },
+      ],
+    },
+    'GET /repos/:owner/:name': { probes: [page(w(''), 'read')] },
+    'GET /repos/:owner/:name*': {
+      probes: [
+        page(w('/raw/main/README.md'), 'read'),
+        page(w('/archive/main.zip'), 'read'),
+        page(w('/archive/main.tar.gz'), 'read'),
+      ],
+    },
+    'GET /repos/:owner/:name/src': { probes: [{ ...page(w('/src'), 'read'), ok: [200, 302] }] },
+    'GET /repos/:owner/:name/src*': { probes: [page(w('/src/main/README.md'), 'read')] },
+    'GET /repos/:owner/:name/commits': {
+      probes: [{ ...page(w('/commits'), 'read'), ok: [200, 302] }],
+    },
+    'GET /repos/:owner/:name/releases': { probes: [page(w('/releases'), 'read')] },
+    'GET /repos/:owner/:name/commits*': { probes: [page(w('/commits/main'), 'read')] },
+    'GET /repos/:owner/:name/commit/:sha': {
+      probes: [page((c) => w(`/commit/${c.subject.sha}`)(c), 'read')],
+    },
+    'GET /repos/:owner/:name/branches': { probes: [page(w('/branches'), 'read')] },
+    'GET /repos/:owner/:name/tags': { probes: [page(w('/tags'), 'read')] },
+    'GET /repos/:owner/:name/pulls/:number.diff': {
+      probes: [page((c) => w(`/pulls/${c.subject.pull}.diff`)(c), 'read')],
+    },
+    'GET /repos/:owner/:name/pulls/:number.patch': {
+      probes: [page((c) => w(`/pulls/${c.subject.pull}.patch`)(c), 'read')],
+    },
+    'POST /repos/:owner/:name/fork': {
+      probes: [
+        form(w('/fork'), 'user+read', (c) => ({ owner: '', name: c.unique('webfork') }), {
+          fresh: true,
+        }),
+      ],
+    },
+    'GET /repos/:owner/:name/settings': { probes: [page(w('/settings'), 'admin')] },
+    'POST /repos/:owner/:name/settings': {
+      probes: [
+        form(w('/settings'), 'admin', (c) => ({
+          description: 'web',
+          visibility: c.subject.visibility,
+          default_branch: 'main',
+        })),
+      ],
+    },
+    'POST /repos/:owner/:name/settings/collaborators': {
+      probes: [
+        form(
+          w('/settings/collaborators'),
+          'admin',
+          (c) => ({ username: c.otherHandle, permission: 'read' }),
+          { fresh: true },
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/settings/collaborators/delete': {
+      probes: [
+        form(w('/settings/collaborators/delete'), 'admin', (c) => ({ username: c.readerHandle }), {
+          fresh: true,
+        }),
+      ],
+    },
+    'POST /repos/:owner/:name/settings/branches': {
+      probes: [form(w('/settings/branches'), 'admin', (c) => ({ branch: c.unique('keep') }))],
+    },
+    'POST /repos/:owner/:name/settings/branches/delete': {
+      probes: [
+        form(w('/settings/branches/delete'), 'admin', () => ({ branch: 'stable' }), {
+          fresh: true,
+        }),
+      ],
+    },
+    'POST /repos/:owner/:name/settings/delete': {
+      probes: [
+        form(
+          w('/settings/delete'),
+          'admin',
+          (c) => ({ confirm: `${c.subject.owner}/${c.subject.name}`, name: c.subject.name }),
+          { fresh: true },
+        ),
+      ],
+    },
+    'GET /repos/:owner/:name/settings/ci': { probes: [page(w('/settings/ci'), 'admin')] },
+    'POST /repos/:owner/:name/settings/ci/tokens': {
+      probes: [form(w('/settings/ci/tokens'), 'admin', () => ({}), { ok: [200, 201, 303] })],
+    },
+    'POST /repos/:owner/:name/settings/ci/tokens/:id/delete': {
+      probes: [
+        form(
+          (c) => w(`/settings/ci/tokens/${c.subject.ciTokenId}/delete`)(c),
+          'admin',
+          () => ({}),
+          { fresh: true },
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/settings/ci/runners/:id/delete': {
+      probes: [
+        form(
+          (c) => w(`/settings/ci/runners/${c.subject.runnerId}/delete`)(c),
+          'admin',
+          () => ({}),
+          { fresh: true },
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/settings/ci/secrets': {
+      probes: [form(w('/settings/ci/secrets'), 'admin', () => ({ name: 'OTHER', value: 'v' }))],
+    },
+    'POST /repos/:owner/:name/settings/ci/secrets/:secret/delete': {
+      probes: [form(w('/settings/ci/secrets/DEPLOY/delete'), 'admin', () => ({}), { fresh: true })],
+    },
+    'POST /repos/:owner/:name/settings/ci/variables': {
+      probes: [form(w('/settings/ci/variables'), 'admin', () => ({ name: 'OTHER', value: 'v' }))],
+    },
+    'POST /repos/:owner/:name/settings/ci/variables/:variable/delete': {
+      probes: [form(w('/settings/ci/variables/MODE/delete'), 'admin', () => ({}), { fresh: true })],
+    },
+  };
+  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY']) {
+    for (const procedure of [
+      'ping.v1.PingService/Ping',
+      'runner.v1.RunnerService/Register',
+      'runner.v1.RunnerService/Declare',
+      'runner.v1.RunnerService/FetchTask',
+      'runner.v1.RunnerService/UpdateTask',
+      'runner.v1.RunnerService/UpdateLog',
+    ]) {
+      entries[`${method} /api/actions/${procedure}`] = actions;
+    }
+  }
+  return entries;
+}
