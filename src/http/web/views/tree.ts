@@ -21,11 +21,11 @@ export function commitTitle(message: string): string {
 /** The latest commit above a listing: author, title, short id, time, link to history. */
 export function latestCommitBar(repo: Repository, ref: string, path: string, commit: Commit): Html {
   return html`<div class="Box-header d-flex flex-items-center flex-wrap kiln-gap">
-    <span class="text-bold mr-2">${commit.author.name}</span>
+    <span class="text-bold mr-2 d-none d-sm-inline">${commit.author.name}</span>
     <a class="flex-auto color-fg-default kiln-truncate" href="${commitUrl(repo, commit.sha)}">${commitTitle(commit.message)}</a>
-    <a class="text-mono f6 color-fg-muted ml-2" href="${commitUrl(repo, commit.sha)}">${commit.sha.slice(0, 7)}</a>
-    <span class="f6 color-fg-muted ml-2">${relativeTime(fromEpochSeconds(commit.committer.timestamp))}</span>
-    <a class="btn btn-sm btn-invisible ml-2" href="${commitsUrl(repo, ref, path)}">${icon('history')} History</a>
+    <a class="text-mono f6 color-fg-muted" href="${commitUrl(repo, commit.sha)}">${commit.sha.slice(0, 7)}</a>
+    <span class="f6 color-fg-muted d-none d-sm-inline">${relativeTime(fromEpochSeconds(commit.committer.timestamp))}</span>
+    <a class="btn btn-sm btn-invisible" href="${commitsUrl(repo, ref, path)}">${icon('history')} History</a>
   </div>`;
 }
 
