@@ -98,6 +98,16 @@ describe('/commit/{sha}', () => {
     expect(body).toContain(`href="/repos/hist/log/src/${sha}"`);
   });
 
+  it('reads through the repository cat-file process, the same one each time', async () => {
+    const handle = kiln.app.services.repos.handle(repo);
+    await page(anonymous(), `/repos/hist/log/commit/${shas[3]}`);
+    const pid = kiln.app.git.catFiles.pidOf(handle);
+    expect(pid).toBeDefined();
+    await page(anonymous(), `/repos/hist/log/commit/${shas[4]}`);
+    await page(anonymous(), '/repos/hist/log/commits/main');
+    expect(kiln.app.git.catFiles.pidOf(handle)).toBe(pid);
+  });
+
   it('accepts an abbreviated id and says root commit for the first', async () => {
     const body = await page(anonymous(), `/repos/hist/log/commit/${shas[0]!.slice(0, 8)}`);
     expect(body).toContain('root commit');
