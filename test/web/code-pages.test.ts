@@ -226,7 +226,7 @@ describe('releases', () => {
     expect(body).toContain('Pre-release');
     expect(body).toContain('href="/repos/alice/tools/archive/r2.zip"');
     expect(body).toContain('href="/repos/alice/tools/archive/r1.tar.gz"');
-    expect(body).toMatch(/aria-current="page"><svg[^]*?Releases/);
+    expect(body).toMatch(/aria-current="page"><svg[\s\S]*?Releases/);
   });
 });
 
