@@ -51,6 +51,17 @@ describe('FixedWindowMeter', () => {
     expect(short.hit('k', 0, 0)).toEqual({ allowed: false, retryAfterSeconds: 1, remaining: 0 });
   });
 
+  it("reads the current window's count without counting", () => {
+    const meter = new FixedWindowMeter({ windowMs: 1000 });
+    expect(meter.used('k', 0)).toBe(0);
+    meter.hit('k', 5, 100);
+    meter.hit('k', 5, 200);
+    expect(meter.used('k', 300)).toBe(2);
+    expect(meter.used('k', 300)).toBe(2);
+    expect(meter.used('k', 1000)).toBe(0);
+    expect(meter.size).toBe(1);
+  });
+
   it('refuses everything on a zero budget', () => {
     const meter = new FixedWindowMeter({ windowMs: 1000 });
     expect(meter.hit('k', 0, 0).allowed).toBe(false);

@@ -64,6 +64,13 @@ export class FixedWindowMeter {
     return this.#entries.size;
   }
 
+  /** Hits counted for `key` in the window containing `now` (0 for an unknown or elapsed key). */
+  used(key: string, now: number = this.#clock()): number {
+    const entry = this.#entries.get(key);
+    const windowStart = Math.floor(now / this.windowMs) * this.windowMs;
+    return entry !== undefined && entry.start === windowStart ? entry.count : 0;
+  }
+
   /**
    * Counts one hit for `key` and decides it against `budget` hits per window. Refused hits are
    * counted too (the count stops growing at budget + 1).
