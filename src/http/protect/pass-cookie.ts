@@ -59,9 +59,7 @@ function macKey(secret: string): Buffer {
 }
 
 function mac(secret: string, expiry: string): string {
-  return createHmac('sha256', macKey(secret))
-    .update(expiry, 'utf8')
-    .digest('hex');
+  return createHmac('sha256', macKey(secret)).update(expiry, 'utf8').digest('hex');
 }
 
 /**
