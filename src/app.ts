@@ -12,15 +12,15 @@ import { CiVariableService } from './domain/ci/ci-variable.service.ts';
 import { startZombieSweep } from './domain/ci/zombie-sweep.ts';
 import { CodeService } from './domain/code/code.service.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
-import { CollaboratorService } from './domain/repos/collaborator.service.ts';
-import { ProtectedBranchService } from './domain/repos/protected-branch.service.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
 import { PullStore } from './domain/pulls/pull.store.ts';
 import { PullMergeService } from './domain/pulls/pull-merge.service.ts';
 import { ReviewCommentService } from './domain/pulls/review-comment.service.ts';
-import { PushEvents } from './domain/repos/push-events.ts';
 import { ReleaseService } from './domain/releases/release.service.ts';
 import { ReleaseStore } from './domain/releases/release.store.ts';
+import { CollaboratorService } from './domain/repos/collaborator.service.ts';
+import { ProtectedBranchService } from './domain/repos/protected-branch.service.ts';
+import { PushEvents } from './domain/repos/push-events.ts';
 import { RepoService } from './domain/repos/repo.service.ts';
 import { RepoStore } from './domain/repos/repo.store.ts';
 import { RunnerAdminService } from './domain/runners/runner-admin.service.ts';
@@ -103,7 +103,14 @@ export async function createApp(config: Config): Promise<App> {
   const orgs = new OrgService(db, userStore);
   const admins = new AdminPolicy(config.adminHandles);
   const repoStore = new RepoStore(db);
-  const repos = new RepoService({ store: repoStore, users, orgs, admins, paths: git.paths });
+  const repos = new RepoService({
+    store: repoStore,
+    users,
+    orgs,
+    admins,
+    paths: git.paths,
+    catFiles: git.catFiles,
+  });
   const protectedBranches = new ProtectedBranchService(repos, repoStore);
   const pushes = new PushEvents();
   const pullStore = new PullStore(db);

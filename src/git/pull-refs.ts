@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
+import type { CatFilePool } from './cat-file-pool.ts';
 import { afterEndOfOptions, outputStream, runGit, spawnGit } from './command.ts';
+import { type Commit, readCommit } from './read-objects.ts';
 import { checkFullRef, checkSha } from './ref-names.ts';
 import { requireRepository } from './repo-exists.ts';
 import type { RepoHandle } from './repo-paths.ts';
@@ -51,4 +53,32 @@ export async function streamPatch(repo: RepoHandle, base: string, head: string):
   );
   proc.stdin.end();
   return outputStream(proc);
+}
+
+/**
+ * The commits of `head` that `base` does not have, oldest first, at most `limit`: a pull
+ * request's commit list. One `rev-list`; the commits come from the cat-file process.
+ */
+export async function commitsBetween(
+  pool: CatFilePool,
+  repo: RepoHandle,
+  base: string,
+  head: string,
+  limit: number,
+): Promise<Commit[]> {
+  await requireRepository(repo);
+  const { stdout } = await runGit(
+    [
+      'rev-list',
+      '--reverse',
+      `--max-count=${Math.max(1, Math.min(limit, 10_000))}`,
+      ...afterEndOfOptions(checkSha(head), `^${checkSha(base)}`),
+    ],
+    { gitDir: repo.path },
+  );
+  const shas = stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.length > 0);
+  return Promise.all(shas.map((sha) => readCommit(pool, repo, sha)));
 }

@@ -1,7 +1,8 @@
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import { type Diff, diffCommits, mergeBase } from '../../git/diff.ts';
 import { fetchIntoRepo } from '../../git/merge.ts';
-import { setRef, streamDiff, streamPatch } from '../../git/pull-refs.ts';
-import { readCommit } from '../../git/read-objects.ts';
+import { commitsBetween, setRef, streamDiff, streamPatch } from '../../git/pull-refs.ts';
+import { type Commit, readCommit } from '../../git/read-objects.ts';
 import { snapshotRefs } from '../../git/refs.ts';
 import { newId } from '../../lib/ids.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
@@ -158,6 +159,19 @@ export class PullService {
     };
   }
 
+  /** Pulls the person opened, newest activity first, in repositories they can still see. */
+  async recentByAuthor(user: User, limit = 10): Promise<Array<{ repo: Repository; pull: Pull }>> {
+    const pulls = await this.#deps.store.listRecentByAuthor(user.id, limit);
+    const repos = await this.#deps.repos.findManyByIds(pulls.map((pull) => pull.repoId));
+    const visible = new Set(
+      (await this.#deps.repos.accessOfMany(user, [...repos.values()])).map(({ repo }) => repo.id),
+    );
+    return pulls.flatMap((pull) => {
+      const repo = repos.get(pull.repoId);
+      return repo && visible.has(repo.id) ? [{ repo, pull }] : [];
+    });
+  }
+
   /** Title, body and state (`closed` closes, `open` reopens) by the author or a writer. */
   async update(
     actor: User,
@@ -231,7 +245,12 @@ export class PullService {
     if (pull.state !== 'open' || !head) return pull.headSha;
     const tip = await this.branchTip(head, pull.headBranch);
     if (!tip) return pull.headSha;
-    const recorded = (await this.#deps.catFiles.info(this.#deps.repos.handle(context.base.repo), pullHeadRef(pull.number)))?.sha;
+    const recorded = (
+      await this.#deps.catFiles.info(
+        this.#deps.repos.handle(context.base.repo),
+        pullHeadRef(pull.number),
+      )
+    )?.sha;
     if (recorded !== tip) await this.onBranchPushed(head, pull.headBranch, tip);
     return tip;
   }
@@ -252,6 +271,26 @@ export class PullService {
     }
     const tip = await this.branchTip(context.base.repo, pull.baseBranch);
     return { base: tip ?? head, head };
+  }
+
+  /** The commits the pull brings, oldest first (at most 250, as GitHub shows). */
+  async commits(context: PullInContext): Promise<Commit[]> {
+    const { base, head } = await this.range(context);
+    return commitsBetween(
+      this.#deps.catFiles,
+      this.#deps.repos.handle(context.base.repo),
+      base,
+      head,
+      250,
+    );
+  }
+
+  /** What the pull changes: its head against where it left the base. */
+  async diff(context: PullInContext): Promise<Diff> {
+    const handle = this.#deps.repos.handle(context.base.repo);
+    const { base, head } = await this.range(context);
+    const from = (await mergeBase(handle, base, head)) ?? base;
+    return diffCommits(this.#deps.catFiles, handle, { from, to: head });
   }
 
   /** The pull's changes as git's plain diff (`.diff`) or as mailbox patches (`.patch`). */

@@ -137,6 +137,18 @@ export class PullStore {
     return { items: rows.map(toPull), total: Number(count.total) };
   }
 
+  /** The person's most recently updated pulls, in any repository. */
+  async listRecentByAuthor(authorId: string, limit: number): Promise<Pull[]> {
+    const rows = await this.#db
+      .selectFrom('pull_requests')
+      .selectAll()
+      .where('author_id', '=', authorId)
+      .orderBy('updated_at', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toPull);
+  }
+
   /** Open pulls whose head is `branch` of `headRepoId`, in any repository. */
   async listOpenByHead(headRepoId: string, branch: string): Promise<Pull[]> {
     const rows = await this.#db

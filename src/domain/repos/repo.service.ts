@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { hasBranches } from '../../git/branches-present.ts';
+import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { clearCreationMarker, isAbandonedCreation } from '../../git/creation-marker.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
 import { readDefaultBranch, setDefaultBranch } from '../../git/refs.ts';
@@ -38,6 +39,8 @@ export type RepoServiceDeps = {
   readonly orgs: OrgService;
   readonly admins: AdminPolicy;
   readonly paths: RepoPaths;
+  /** Per-repository object readers, ended when their repository is deleted. */
+  readonly catFiles?: CatFilePool;
 };
 
 /** A directory without a database row older than this is debris of a crashed creation. */
@@ -288,7 +291,10 @@ export class RepoService {
       await detachFromAlternates(this.handle(fork));
     }
     await this.#deps.store.delete(repo.id);
-    await deleteRepository(this.#deps.paths, this.handle(repo)).catch((error: unknown) => {
+    const handle = this.handle(repo);
+    // A reader left open on the old directory must not serve a new repository of this name.
+    await this.#deps.catFiles?.evict(handle);
+    await deleteRepository(this.#deps.paths, handle).catch((error: unknown) => {
       if (!(error instanceof NotFound)) throw error;
     });
   }

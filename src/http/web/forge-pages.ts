@@ -5,6 +5,8 @@ import { registerCodeRoutes } from './pages/code.routes.ts';
 import { registerHistoryRoutes } from './pages/history.routes.ts';
 import { registerNewRepoRoutes } from './pages/new-repo.routes.ts';
 import { registerPeopleRoutes } from './pages/people.routes.ts';
+import { registerPullPageRoutes } from './pages/pull-page.routes.ts';
+import { registerPullListRoutes } from './pages/pulls.routes.ts';
 import { registerRefRoutes } from './pages/refs.routes.ts';
 import { registerReleaseRoutes } from './pages/releases.routes.ts';
 import { registerRepoSettingsRoutes } from './pages/repo-settings.routes.ts';
@@ -12,7 +14,7 @@ import { registerUserSettingsRoutes } from './pages/user-settings.routes.ts';
 
 /**
  * The forge's own pages: people and organisations, repositories and their code, history,
- * branches, tags and releases, creation, forking and settings.
+ * branches, tags, pull requests and releases, creation, forking and settings.
  */
 export function registerForgePages(server: FastifyInstance, app: App, pages: Pages): void {
   registerPeopleRoutes(server, app, pages);
@@ -20,6 +22,8 @@ export function registerForgePages(server: FastifyInstance, app: App, pages: Pag
   registerCodeRoutes(server, app, pages);
   registerHistoryRoutes(server, app, pages);
   registerRefRoutes(server, app, pages);
+  registerPullListRoutes(server, app, pages);
+  registerPullPageRoutes(server, app, pages);
   registerReleaseRoutes(server, app, pages);
   registerRepoSettingsRoutes(server, app, pages);
   registerUserSettingsRoutes(server, app, pages);

@@ -27,8 +27,29 @@ function range(start: number, lines: number): string {
   return lines === 1 ? `${start}` : `${start},${lines}`;
 }
 
+/**
+ * Hooks for pages that hang things off diff lines (a pull request's review comments): a link on
+ * each line number, and rows to show after a line.
+ */
+export type DiffLineHooks = {
+  readonly link?: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => string | undefined;
+  readonly after?: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => Html | null;
+};
+
+function lineNumber(
+  file: DiffFile,
+  side: 'LEFT' | 'RIGHT',
+  line: number,
+  hooks: DiffLineHooks | undefined,
+): Html {
+  const href = hooks?.link?.(file, side, line);
+  return href
+    ? html`<td class="kiln-ln"><a href="${href}" aria-label="Comment on line ${line}">${line}</a></td>`
+    : html`<td class="kiln-ln">${line}</td>`;
+}
+
 /** One hunk as table rows: the `@@` line, then each line with its old and new numbers. */
-function hunkRows(hunk: DiffHunk): Html[] {
+function hunkRows(hunk: DiffHunk, file: DiffFile, hooks?: DiffLineHooks): Html[] {
   const rows: Html[] = [
     html`<tr class="kiln-hunk"><td class="kiln-ln" colspan="2"></td><td class="kiln-lc">@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@ ${hunk.section}</td></tr>`,
   ];
@@ -39,12 +60,14 @@ function hunkRows(hunk: DiffHunk): Html[] {
     const text = line.slice(1);
     if (mark === '+') {
       rows.push(
-        html`<tr class="kiln-add"><td class="kiln-ln"></td><td class="kiln-ln">${newLine}</td><td class="kiln-lc"><span class="kiln-mark" aria-label="added">+</span>${text}</td></tr>`,
+        html`<tr class="kiln-add"><td class="kiln-ln"></td>${lineNumber(file, 'RIGHT', newLine, hooks)}<td class="kiln-lc"><span class="kiln-mark" aria-label="added">+</span>${text}</td></tr>`,
+        hooks?.after?.(file, 'RIGHT', newLine) ?? html``,
       );
       newLine += 1;
     } else if (mark === '-') {
       rows.push(
-        html`<tr class="kiln-del"><td class="kiln-ln">${oldLine}</td><td class="kiln-ln"></td><td class="kiln-lc"><span class="kiln-mark" aria-label="removed">−</span>${text}</td></tr>`,
+        html`<tr class="kiln-del">${lineNumber(file, 'LEFT', oldLine, hooks)}<td class="kiln-ln"></td><td class="kiln-lc"><span class="kiln-mark" aria-label="removed">−</span>${text}</td></tr>`,
+        hooks?.after?.(file, 'LEFT', oldLine) ?? html``,
       );
       oldLine += 1;
     } else if (mark === '\\') {
@@ -53,7 +76,9 @@ function hunkRows(hunk: DiffHunk): Html[] {
       );
     } else {
       rows.push(
-        html`<tr><td class="kiln-ln">${oldLine}</td><td class="kiln-ln">${newLine}</td><td class="kiln-lc"><span class="kiln-mark"> </span>${text}</td></tr>`,
+        html`<tr><td class="kiln-ln">${oldLine}</td>${lineNumber(file, 'RIGHT', newLine, hooks)}<td class="kiln-lc"><span class="kiln-mark"> </span>${text}</td></tr>`,
+        hooks?.after?.(file, 'RIGHT', newLine) ?? html``,
+        hooks?.after?.(file, 'LEFT', oldLine) ?? html``,
       );
       oldLine += 1;
       newLine += 1;
@@ -62,7 +87,7 @@ function hunkRows(hunk: DiffHunk): Html[] {
   return rows;
 }
 
-function fileBody(file: DiffFile): Html {
+function fileBody(file: DiffFile, hooks?: DiffLineHooks): Html {
   if (file.binary) return html`<div class="Box-body color-fg-muted">Binary file not shown.</div>`;
   if (file.hunks.length === 0) {
     const why = file.truncated
@@ -74,7 +99,7 @@ function fileBody(file: DiffFile): Html {
           : 'No changes to show.';
     return html`<div class="Box-body color-fg-muted">${why}</div>`;
   }
-  return html`<div class="kiln-code kiln-diff"><table><tbody>${file.hunks.map(hunkRows)}</tbody></table></div>
+  return html`<div class="kiln-code kiln-diff"><table><tbody>${file.hunks.map((hunk) => hunkRows(hunk, file, hooks))}</tbody></table></div>
     ${file.truncated ? html`<div class="Box-body color-fg-muted f6 border-top">Some changes in this file are not shown.</div>` : null}`;
 }
 
@@ -94,7 +119,11 @@ export function diffFileList(diff: Diff): Html {
 }
 
 /** Every file of a diff with its hunks, and a notice when the diff was cut. */
-export function diffFiles(diff: Diff, viewHref: (file: DiffFile) => string | undefined): Html {
+export function diffFiles(
+  diff: Diff,
+  viewHref: (file: DiffFile) => string | undefined,
+  hooks?: DiffLineHooks,
+): Html {
   const notice = diff.truncated
     ? html`<div class="flash flash-warn mb-3" role="status">This diff is large: ${diff.totalFiles - diff.files.length > 0 ? `${diff.totalFiles - diff.files.length} files and ` : ''}some lines are not shown. Clone the repository to see all of it.</div>`
     : null;
@@ -107,7 +136,7 @@ export function diffFiles(diff: Diff, viewHref: (file: DiffFile) => string | und
         ${file.binary ? null : counts(file)}
         ${href ? html`<a class="btn btn-sm" href="${href}">View file</a>` : null}
       </div>
-      ${fileBody(file)}
+      ${fileBody(file, hooks)}
     </section>`;
   });
   return html`${notice}${sections}`;

@@ -1,0 +1,162 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../../app.ts';
+import { isDomainError } from '../../../domain/errors.ts';
+import { atLeast } from '../../../domain/repos/repo.types.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { assertCsrf } from '../csrf.ts';
+import { field } from '../forms.ts';
+import { type Html, html } from '../html.ts';
+import { icon } from '../icons.ts';
+import type { PageContext } from '../layout.ts';
+import { METERED } from '../metered.ts';
+import type { Pages } from '../page.ts';
+import { repoUrl } from '../paths.ts';
+import { signedInOrRedirect } from '../require-user.ts';
+import { pageOf, pager, withPage } from '../views/paging.ts';
+import { pullRow, pullUrl } from '../views/pull.ts';
+import { repoFrame } from '../views/repo-frame.ts';
+import { frameOf, openRepo } from './repo-context.ts';
+
+const PER_PAGE = 25;
+
+function stateFilter(query: unknown): 'open' | 'closed' {
+  return (query as { state?: unknown } | undefined)?.state === 'closed' ? 'closed' : 'open';
+}
+
+function newPullForm(
+  context: PageContext,
+  action: string,
+  branches: readonly string[],
+  values: { base: string; head: string; title: string; body: string },
+  error?: string,
+): Html {
+  const options = (selected: string) =>
+    branches.map(
+      (branch) =>
+        html`<option value="${branch}" ${branch === selected ? html`selected` : null}>${branch}</option>`,
+    );
+  return html`<h2 class="h3 mb-3">Open a pull request</h2>
+    ${error ? html`<div class="flash flash-error mb-3" role="alert">${error}</div>` : null}
+    <form method="post" action="${action}" class="Box p-3">
+      <input type="hidden" name="_csrf" value="${context.csrf}">
+      <div class="d-flex flex-wrap kiln-gap flex-items-end mb-3">
+        <div class="form-group m-0"><div class="form-group-header"><label for="pull-base">Base</label></div>
+          <div class="form-group-body"><select class="form-select" id="pull-base" name="base">${options(values.base)}</select></div></div>
+        <span class="color-fg-muted mb-2">${icon('arrow-left')}</span>
+        <div class="form-group m-0"><div class="form-group-header"><label for="pull-head">Compare</label></div>
+          <div class="form-group-body"><input class="form-control" id="pull-head" name="head" list="pull-branches" required value="${values.head}" placeholder="branch or owner:branch"></div></div>
+        <datalist id="pull-branches">${branches.map((branch) => html`<option value="${branch}"></option>`)}</datalist>
+      </div>
+      <div class="form-group"><div class="form-group-header"><label for="pull-title">Title</label></div>
+        <div class="form-group-body"><input class="form-control width-full" id="pull-title" name="title" required maxlength="255" value="${values.title}"></div></div>
+      <div class="form-group"><div class="form-group-header"><label for="pull-body">Description</label></div>
+        <div class="form-group-body"><textarea class="form-control width-full" id="pull-body" name="body" rows="8">${values.body}</textarea></div></div>
+      <button class="btn btn-primary" type="submit">Create pull request</button>
+    </form>`;
+}
+
+/** The pull request list of a repository and the form that opens a new one. */
+export function registerPullListRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+  const { pulls, code, users } = app.services;
+
+  server.get('/repos/:owner/:name/pulls', METERED, async (request, reply) => {
+    const visible = await openRepo(app, request);
+    const { repo } = visible;
+    const viewer = viewerUser(request.viewer);
+    const state = stateFilter(request.query);
+    const page = pageOf(request.query);
+    const paging = { limit: PER_PAGE, offset: (page - 1) * PER_PAGE };
+    const [list, open, closed, frame] = await Promise.all([
+      pulls.list(viewer, repo.owner.handle, repo.name, { state, sort: 'newest' }, paging),
+      pulls.list(
+        viewer,
+        repo.owner.handle,
+        repo.name,
+        { state: 'open', sort: 'newest' },
+        { limit: 1, offset: 0 },
+      ),
+      pulls.list(
+        viewer,
+        repo.owner.handle,
+        repo.name,
+        { state: 'closed', sort: 'newest' },
+        { limit: 1, offset: 0 },
+      ),
+      frameOf(app, request, visible, 'pulls'),
+    ]);
+    const authors = await users.findManyByIds(list.items.map(({ pull }) => pull.authorId));
+    const base = `${repoUrl(repo)}/pulls`;
+    const stateLink = (name: 'open' | 'closed', count: number, glyph: string) =>
+      html`<a class="btn-link ${state === name ? 'text-bold color-fg-default' : 'color-fg-muted'}" href="${base}?state=${name}" ${state === name ? html`aria-current="page"` : null}>${icon(glyph)} ${count} ${name === 'open' ? 'Open' : 'Closed'}</a>`;
+    const body = html`<div class="d-flex flex-items-center flex-wrap kiln-gap mb-3">
+        <div class="flex-auto d-flex kiln-gap">${stateLink('open', open.total, 'git-pull-request')}${stateLink('closed', closed.total, 'check')}</div>
+        ${viewer ? html`<a class="btn btn-primary" href="${base}/new">New pull request</a>` : null}
+      </div>
+      ${
+        list.items.length === 0
+          ? html`<div class="blankslate Box"><h3 class="blankslate-heading">No ${state} pull requests</h3></div>`
+          : html`<ul class="Box">${list.items.map(({ pull }) => pullRow(repo, pull, authors.get(pull.authorId)))}</ul>`
+      }
+      ${pager(page, page * PER_PAGE < list.total, (n) => withPage(`${base}?state=${state}`, n))}`;
+    return pages.send(request, reply, {
+      title: `Pull requests · ${repo.owner.handle}/${repo.name}`,
+      body: (context) => repoFrame(context, frame, body),
+    });
+  });
+
+  const renderNew = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values: { base: string; head: string; title: string; body: string },
+    error?: string,
+  ) => {
+    const visible = await openRepo(app, request);
+    const [refs, frame] = await Promise.all([
+      code.refs(visible),
+      frameOf(app, request, visible, 'pulls'),
+    ]);
+    const branches = refs.branches.map((branch) => branch.name);
+    const action = `${repoUrl(visible.repo)}/pulls/new`;
+    return pages.send(request, reply, {
+      ...(error ? { status: 422 } : {}),
+      title: `New pull request · ${visible.repo.owner.handle}/${visible.repo.name}`,
+      body: (context) =>
+        repoFrame(context, frame, newPullForm(context, action, branches, values, error)),
+    });
+  };
+
+  server.get('/repos/:owner/:name/pulls/new', async (request, reply) => {
+    if (!signedInOrRedirect(request, reply)) return reply;
+    const visible = await openRepo(app, request);
+    const query = request.query as Record<string, unknown>;
+    const base = typeof query.base === 'string' ? query.base : await code.defaultBranch(visible);
+    const head = typeof query.head === 'string' ? query.head : '';
+    return renderNew(request, reply, { base, head, title: head, body: '' });
+  });
+
+  server.post('/repos/:owner/:name/pulls/new', async (request, reply) => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return reply;
+    assertCsrf(request);
+    const { owner, name } = request.params as { owner: string; name: string };
+    const values = {
+      base: field(request.body, 'base', 255),
+      head: field(request.body, 'head', 512),
+      title: field(request.body, 'title', 300),
+      body: field(request.body, 'body', 1_048_576),
+    };
+    try {
+      const created = await pulls.create(user, owner, name, values);
+      return reply.redirect(pullUrl(created.base.repo, created.pull.number), 303);
+    } catch (error) {
+      if (!isDomainError(error) || error.code === 'not_found') throw error;
+      return renderNew(request, reply, values, error.message);
+    }
+  });
+}
+
+/** Whether the viewer may merge, close and reopen: writers, and the author for close/reopen. */
+export function pullPermissions(level: string, isAuthor: boolean) {
+  const write = atLeast(level as Parameters<typeof atLeast>[0], 'write');
+  return { merge: write, toggle: write || isAuthor };
+}
