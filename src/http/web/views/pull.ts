@@ -89,6 +89,6 @@ export function reviewCommentBox(
       <span class="color-fg-muted">commented on <span class="text-mono">${comment.path}</span> ${where} ${relativeTime(comment.createdAt)}</span>
     </div>
     ${options.hunk ? html`<pre class="kiln-pre f6 m-0 p-2 border-bottom">${comment.diffHunk.split('\n').slice(-4).join('\n')}</pre>` : null}
-    <div class="Box-body kiln-pre">${comment.body}</div>
+    <div class="Box-body kiln-comment-body">${comment.body}</div>
   </div>`;
 }
