@@ -81,7 +81,9 @@ describe('creating comments', () => {
     expect(reply.body.in_reply_to_id).toBe(first.body.id);
     expect(reply.body.path).toBe('code.txt');
     expect(reply.body.line).toBe(6);
-    expect((await world.api(comments, { body: { body: 'a', in_reply_to_id: 12345 } })).status).toBe(422);
+    expect((await world.api(comments, { body: { body: 'a', in_reply_to_id: 12345 } })).status).toBe(
+      422,
+    );
   });
 
   it('keeps comments on their commit after a later push', async () => {
@@ -90,7 +92,9 @@ describe('creating comments', () => {
     expect(list.status).toBe(200);
     expect(list.body.length).toBeGreaterThanOrEqual(3);
     expect(list.body.every((c: { commit_id: string }) => c.commit_id === headSha)).toBe(true);
-    const onNewCommit = await world.api(comments, { body: { body: 'new', path: 'other.txt', line: 1 } });
+    const onNewCommit = await world.api(comments, {
+      body: { body: 'new', path: 'other.txt', line: 1 },
+    });
     expect(onNewCommit.status).toBe(201);
     expect(onNewCommit.body.commit_id).toBe(later);
   });
@@ -99,17 +103,25 @@ describe('creating comments', () => {
 describe('editing and deleting', () => {
   it('lets the author edit, refuses others, and deletes', async () => {
     const { user: other, token: otherToken } = await kiln.make.userWithToken();
-    const created = await world.api(comments, { body: { body: 'mine', path: 'code.txt', line: 1 } });
+    const created = await world.api(comments, {
+      body: { body: 'mine', path: 'code.txt', line: 1 },
+    });
     const byId = `/repos/${world.owner.handle}/${world.name}/pulls/comments/${created.body.id}`;
     const edited = await world.api(byId, { method: 'PATCH', body: { body: 'edited' } });
     expect(edited.status).toBe(200);
     expect(edited.body.body).toBe('edited');
 
-    const theirs = await world.api(comments, { body: { body: 'theirs', path: 'code.txt', line: 1 }, token: otherToken });
+    const theirs = await world.api(comments, {
+      body: { body: 'theirs', path: 'code.txt', line: 1 },
+      token: otherToken,
+    });
     expect(theirs.status).toBe(201);
     expect(theirs.body.user.login).toBe(other.handle);
     const theirId = `/repos/${world.owner.handle}/${world.name}/pulls/comments/${theirs.body.id}`;
-    expect((await world.api(byId, { method: 'PATCH', body: { body: 'hijack' }, token: otherToken })).status).toBe(403);
+    expect(
+      (await world.api(byId, { method: 'PATCH', body: { body: 'hijack' }, token: otherToken }))
+        .status,
+    ).toBe(403);
     expect((await world.api(byId, { method: 'DELETE', token: otherToken })).status).toBe(403);
     // The repository admin may remove anyone's comment.
     expect((await world.api(theirId, { method: 'DELETE' })).status).toBe(204);
@@ -120,11 +132,17 @@ describe('editing and deleting', () => {
   it('hides comments of a private repository from outsiders', async () => {
     const { token: outsider } = await kiln.make.userWithToken();
     const hidden = await pullWorld(kiln, git);
-    await hidden.api(`/repos/${hidden.owner.handle}/${hidden.name}`, { method: 'PATCH', body: { private: true } });
+    await hidden.api(`/repos/${hidden.owner.handle}/${hidden.name}`, {
+      method: 'PATCH',
+      body: { private: true },
+    });
     await hidden.pushBranch('b', { 'b.txt': 'b\n' });
     await hidden.openPull('b');
     const path = `/repos/${hidden.owner.handle}/${hidden.name}/pulls/1/comments`;
     expect((await hidden.api(path, { token: outsider })).status).toBe(404);
-    expect((await hidden.api(path, { body: { body: 'x', path: 'b.txt', line: 1 }, token: outsider })).status).toBe(404);
+    expect(
+      (await hidden.api(path, { body: { body: 'x', path: 'b.txt', line: 1 }, token: outsider }))
+        .status,
+    ).toBe(404);
   });
 });
