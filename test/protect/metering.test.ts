@@ -91,7 +91,7 @@ describe('signed-in users', () => {
 });
 
 describe('the repository pages', () => {
-  it('meter history and single commits against the same budget as search', async () => {
+  it('meter history, single commits and pulls against the same budget as search', async () => {
     // Warm up (git processes start on first use) and learn the commit, before counting; in a
     // fresh window, since earlier tests may have spent this address's budget.
     await freshWindow();
@@ -112,6 +112,7 @@ describe('the repository pages', () => {
       expect(
         await statuses(kiln.url, `/repos/metered/tool/commit/${sha}`, 1, { method: 'HEAD' }),
       ).toEqual([429]);
+      expect(await statuses(kiln.url, '/repos/metered/tool/pulls', 1)).toEqual([429]);
       // The repository's other pages are not metered.
       expect(await statuses(kiln.url, '/repos/metered/tool', 1)).toEqual([200]);
     });
