@@ -1,22 +1,36 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { type Dirent, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RepoHandle } from './repo-paths.ts';
 
-async function hasLooseRef(dir: string): Promise<boolean> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+function hasLooseRef(dir: string): boolean {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
   for (const entry of entries) {
     if (entry.isFile() && !entry.name.endsWith('.lock')) return true;
-    if (entry.isDirectory() && (await hasLooseRef(path.join(dir, entry.name)))) return true;
+    if (entry.isDirectory() && hasLooseRef(path.join(dir, entry.name))) return true;
   }
   return false;
 }
 
+function packedRefs(repo: RepoHandle): string {
+  try {
+    return readFileSync(path.join(repo.path, 'packed-refs'), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /**
  * Whether the repository has at least one branch, read from the ref files directly so a list of
- * repositories costs no process per item. A repository without branches is "empty".
+ * repositories costs no process per item. A repository without branches is "empty". The reads
+ * are synchronous on purpose: a directory listing or two of a few entries, done for every
+ * Repository object, costs less than the thread-pool round trips of asynchronous ones.
  */
 export async function hasBranches(repo: RepoHandle): Promise<boolean> {
-  if (await hasLooseRef(path.join(repo.path, 'refs', 'heads'))) return true;
-  const packed = await readFile(path.join(repo.path, 'packed-refs'), 'utf8').catch(() => '');
-  return /^[0-9a-f]{40,64} refs\/heads\//m.test(packed);
+  if (hasLooseRef(path.join(repo.path, 'refs', 'heads'))) return true;
+  return /^[0-9a-f]{40,64} refs\/heads\//m.test(packedRefs(repo));
 }

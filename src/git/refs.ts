@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NotFound } from '../domain/errors.ts';
 import type { CatFilePool } from './cat-file-pool.ts';
@@ -117,16 +117,19 @@ export async function resolveCommit(
 
 /**
  * The default branch, read from the repository's HEAD file without spawning git; undefined when
- * HEAD is detached.
+ * HEAD is detached. The read is synchronous on purpose: HEAD is a few dozen bytes, and every
+ * Repository object reads it, where the four thread-pool round trips of an asynchronous read
+ * cost more than the read itself.
  */
 export async function readDefaultBranch(repo: RepoHandle): Promise<string | undefined> {
-  const head = await readFile(path.join(repo.path, 'HEAD'), 'utf8').catch(
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT')
-        throw new NotFound('repository not found', { details: { repository: repo.key } });
-      throw error;
-    },
-  );
+  let head: string;
+  try {
+    head = readFileSync(path.join(repo.path, 'HEAD'), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new NotFound('repository not found', { details: { repository: repo.key } });
+    throw error;
+  }
   const match = /^ref: refs\/heads\/(.+)\n?$/.exec(head);
   return match?.[1];
 }
