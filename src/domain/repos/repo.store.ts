@@ -76,6 +76,8 @@ function visibleTo(scope: VisibilityScope) {
   };
 }
 
+type RepoEb = ExpressionBuilder<Tables & { repositories: RepositoriesTable }, 'repositories'>;
+
 export type Page = { readonly limit: number; readonly offset: number };
 
 /** Wider than both the handle and the repository name rules: a cheap first filter for lookups. */
@@ -128,24 +130,37 @@ export class RepoStore {
     return new Map(rows.map((row) => [row.id, toRepository(row as RepoRow)]));
   }
 
+  /**
+   * Owners in handle order, each owner's repositories in name order, both read from indexes, so
+   * a page costs the rows it shows rather than a sort of every visible repository. `CROSS JOIN`
+   * keeps SQLite on that loop order; PostgreSQL plans it as the inner join it is.
+   */
+  #listed() {
+    return this.#db
+      .selectFrom('users as owner')
+      .crossJoin('repositories')
+      .whereRef('repositories.owner_id', '=', 'owner.id');
+  }
+
+  async #count(query: { executeTakeFirstOrThrow(): Promise<{ total: unknown }> }): Promise<number> {
+    return Number((await query.executeTakeFirstOrThrow()).total);
+  }
+
   /** Repositories the scope may see, optionally of one owner, alphabetical by owner and name. */
   async listVisible(
     scope: VisibilityScope,
     page: Page,
     filter: { ownerId?: string; query?: string } = {},
   ): Promise<{ items: Repository[]; total: number }> {
-    let base = this.#db
-      .selectFrom('repositories')
-      .innerJoin('users as owner', 'owner.id', 'repositories.owner_id')
-      .where(visibleTo(scope));
-    if (filter.ownerId) base = base.where('repositories.owner_id', '=', filter.ownerId);
+    let rows = this.#listed().where((eb) => visibleTo(scope)(eb as unknown as RepoEb));
+    if (filter.ownerId) rows = rows.where('repositories.owner_id', '=', filter.ownerId);
     if (filter.query) {
-      base = base.where(
+      rows = rows.where(
         sql<boolean>`repositories.name_lower like ${likePattern(filter.query)} escape '\\'`,
       );
     }
-    const [rows, count] = await Promise.all([
-      base
+    const [items, total] = await Promise.all([
+      rows
         .selectAll('repositories')
         .select(OWNER_COLUMNS)
         .orderBy('owner.handle_lower')
@@ -153,33 +168,61 @@ export class RepoStore {
         .limit(page.limit)
         .offset(page.offset)
         .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      this.#countVisible(scope, filter),
     ]);
-    return { items: rows.map((row) => toRepository(row as RepoRow)), total: Number(count.total) };
+    return { items: items.map((row) => toRepository(row as RepoRow)), total };
+  }
+
+  async #countVisible(
+    scope: VisibilityScope,
+    filter: { ownerId?: string; query?: string },
+  ): Promise<number> {
+    const countAll = (eb: ExpressionBuilder<Tables, 'repositories'>) =>
+      eb.fn.countAll<number>().as('total');
+    if (filter.ownerId || filter.query) {
+      let query = this.#db.selectFrom('repositories').where(visibleTo(scope));
+      if (filter.ownerId) query = query.where('repositories.owner_id', '=', filter.ownerId);
+      if (filter.query) {
+        query = query.where(
+          sql<boolean>`repositories.name_lower like ${likePattern(filter.query)} escape '\\'`,
+        );
+      }
+      return this.#count(query.select(countAll));
+    }
+    // Every repository less the private ones the scope may not see: the whole-table count is
+    // constant-time on SQLite and the rest reads private repositories only, so the count does
+    // not grow with public ones.
+    const all = this.#count(this.#db.selectFrom('repositories').select(countAll));
+    if (scope.kind === 'admin') return all;
+    let hidden = this.#db.selectFrom('repositories').where('repositories.private', '=', true);
+    if (scope.kind === 'user') {
+      hidden = hidden.where((eb) => eb.not(visibleTo(scope)(eb)));
+    }
+    const [total, invisible] = await Promise.all([all, this.#count(hidden.select(countAll))]);
+    return total - invisible;
   }
 
   /** What `/user/repos` lists: owned, collaborated on, or owned by one of the person's orgs. */
   async listForMember(userId: string, page: Page): Promise<{ items: Repository[]; total: number }> {
-    const base = this.#db
-      .selectFrom('repositories')
-      .innerJoin('users as owner', 'owner.id', 'repositories.owner_id')
-      .where((eb) =>
-        eb.or([
-          eb('repositories.owner_id', '=', userId),
-          eb(
-            'repositories.id',
-            'in',
-            eb.selectFrom('collaborators').select('repo_id').where('user_id', '=', userId),
-          ),
-          eb(
-            'repositories.owner_id',
-            'in',
-            eb.selectFrom('org_members').select('org_id').where('user_id', '=', userId),
-          ),
-        ]),
-      );
-    const [rows, count] = await Promise.all([
-      base
+    const orgs = () =>
+      this.#db.selectFrom('org_members').select('org_id').where('user_id', '=', userId);
+    const rows = this.#listed().where((eb) =>
+      eb.or([
+        eb('repositories.owner_id', '=', userId),
+        eb(
+          'repositories.id',
+          'in',
+          eb.selectFrom('collaborators').select('repo_id').where('user_id', '=', userId),
+        ),
+        eb('repositories.owner_id', 'in', orgs()),
+      ]),
+    );
+    const countAll = (eb: ExpressionBuilder<Tables, 'repositories'>) =>
+      eb.fn.countAll<number>().as('total');
+    // Three disjoint parts, each counted along an index: owned, owned by one of the person's
+    // organisations, and collaborations on anything else.
+    const [items, owned, viaOrgs, collaborations] = await Promise.all([
+      rows
         .selectAll('repositories')
         .select(OWNER_COLUMNS)
         .orderBy('owner.handle_lower')
@@ -187,9 +230,26 @@ export class RepoStore {
         .limit(page.limit)
         .offset(page.offset)
         .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      this.#count(
+        this.#db.selectFrom('repositories').where('owner_id', '=', userId).select(countAll),
+      ),
+      this.#count(
+        this.#db.selectFrom('repositories').where('owner_id', 'in', orgs()).select(countAll),
+      ),
+      this.#count(
+        this.#db
+          .selectFrom('collaborators')
+          .innerJoin('repositories', 'repositories.id', 'collaborators.repo_id')
+          .where('collaborators.user_id', '=', userId)
+          .where('repositories.owner_id', '<>', userId)
+          .where('repositories.owner_id', 'not in', orgs())
+          .select((eb) => eb.fn.countAll<number>().as('total')),
+      ),
     ]);
-    return { items: rows.map((row) => toRepository(row as RepoRow)), total: Number(count.total) };
+    return {
+      items: items.map((row) => toRepository(row as RepoRow)),
+      total: owned + viaOrgs + collaborations,
+    };
   }
 
   async listForks(parentId: string): Promise<Repository[]> {
