@@ -5,7 +5,6 @@ import { ConfigError, loadConfig } from './config/load.ts';
 import { isDomainError } from './domain/errors.ts';
 import { OPERATOR } from './domain/runners/runner.policy.ts';
 import { buildServer } from './http/server.ts';
-import { runMcp } from './mcp/mcp-command.ts';
 
 /** A mistake by whoever ran the command: printed as one line, exit code 2. */
 class UsageError extends Error {}
@@ -133,7 +132,9 @@ const commands: Record<string, Command> = {
     summary: 'Serve the MCP tools on stdio as the owner of a personal access token',
     usage: 'mcp [--token-file PATH] [--config FILE]   (token from KILN_TOKEN when no file)',
     options: { 'token-file': { type: 'string' } },
-    run: (values, config) => {
+    run: async (values, config) => {
+      // Loaded only for this command: the MCP SDK would otherwise weigh on every `serve`.
+      const { runMcp } = await import('./mcp/mcp-command.ts');
       const tokenFile = values['token-file'];
       return runMcp(config(), {
         tokenFile: typeof tokenFile === 'string' ? tokenFile : undefined,
