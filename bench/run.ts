@@ -1,0 +1,304 @@
+/**
+ * `npm run bench`: runs every `bench/*.ts` (not this file, not `_*.ts`) one after the other and
+ * writes docs/performance.md (and the list-latency chart beside it) from what they report.
+ *
+ * The contract with each bench is one line: the last line it prints on stdout is JSON,
+ *   {"figures": [{"name", "target", "measured", "unit", "pass"}], "series"?: [...]}
+ * where `target` is text such as "≤ 1.5", `measured` a number (usually the ratio the target is
+ * about), `pass` whether the target was met; the optional `series` ({name, unit, points: [{x,
+ * y}]}) feed the chart. Everything else a bench prints is for people and is passed through.
+ * A bench that prints no such line keeps the figures of its last reported run on the page.
+ *
+ *   npm run bench [-- --only list-scaling,api] [--quick] [--no-write]
+ *
+ * `--quick` passes each bench the small arguments listed in QUICK (for a smoke run). The page's
+ * explanatory text per bench lives in SECTIONS below, so the page is regenerated whole from this
+ * file and the benches' results; the results themselves are kept in a comment at its end.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, type } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+export type Figure = {
+  readonly name: string;
+  readonly target: string;
+  readonly measured: number;
+  readonly unit: string;
+  readonly pass: boolean;
+};
+type Series = { name: string; unit: string; points: { x: number; y: number }[] };
+type Report = { figures: Figure[]; series?: Series[] };
+type Result = Report & { bench: string; date: string; exitCode: number | null; note?: string };
+
+const ROOT = join(import.meta.dirname, '..');
+const PAGE = join(ROOT, 'docs', 'performance.md');
+const CHART = 'performance-list-latency.svg';
+const RESULTS_MARK = /<!-- results ([\s\S]*?) -->/;
+
+const { values: args } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+
+/** Small arguments for a smoke run of each bench. */
+const QUICK: Record<string, string[]> = {
+  'list-scaling': ['--max', '1000', '--requests', '100', '--rounds', '1'],
+  api: ['--seconds', '1', '--rounds', '1', '--repos', '1000'],
+  metering: ['--rounds', '1', '--seconds', '0.5', '--clients', '20000'],
+  'runner-register': ['--calls', '500', '--rounds', '1'],
+  'web-pages': ['--iterations', '20', '--commits', '1000'],
+  'clone-push': [],
+};
+
+/** What each section says besides its figures: how it is measured and why the figures hold. */
+const SECTIONS: Record<string, { title: string; text: string }> = {
+  api: {
+    title: 'REST API',
+    text: 'A real `kiln serve` child process on 127.0.0.1 under autocannon load from this process: `/api/v1/version` against a bare Fastify process answering the same body, one repository against `/version` on the same server, and the repository lists with 10,000 repositories against 10. Start-up time and idle memory are measured on the same process.',
+  },
+  'clone-push': {
+    title: 'Clone and push',
+    text: 'Smart HTTP through Kiln against the same operation on the bare repository with `git` alone, with the real git client.',
+  },
+  'list-scaling': {
+    title: 'List latency against data size',
+    text: 'Every answer holds the same ten records, so only the table size differs: lists are paged in the database (an index on the sort order, `LIMIT`/`OFFSET`), the page is converted alone, and counts come from one `count(*)`. Rows go straight into the database; repository directories are hard-linked copies of one seeded repository.',
+  },
+  metering: {
+    title: 'Bot protection (metering)',
+    text: 'Two servers in one process, metering on (budgets too high to refuse) and off, answer a metered page in alternating runs; then a flood from distinct client addresses over several windows checks that the counter map stays within its 50,000-key bound and that memory comes back.',
+  },
+  'runner-register': {
+    title: 'Runner registration',
+    text: 'Register + Declare against Ping (no credentials, no database) on the same server, from a thin binary Connect client over HTTP/1.1 keep-alive, as the Go runners speak it.',
+  },
+  'web-pages': {
+    title: 'Web pages',
+    text: [
+      'Kiln in-process on 127.0.0.1 (SQLite, bot protection off), repositories made with `git fast-import`, sequential requests with the two sides of each comparison alternating.',
+      '',
+      '- The commit page reads the commit and resolves refs through the repository’s long-lived `cat-file --batch-command` process and spawns exactly one `git diff` (raw, numstat and patch in one run), parsed within the diff limits (300 files, 5,000 lines). `git show --stat` computes the same diff in a process of its own, so the page costs one process plus parsing and rendering.',
+      '- A history page asks `git rev-list` for one commit more than the page (31) and reads those commits through cat-file, pipelined. It never counts the whole history, so the first page costs the same on 100 or 10,000 commits.',
+      '- Refs in URLs (`/src/feature/x/path`) are resolved by asking cat-file for each candidate prefix at once, one pipelined round, without spawning `for-each-ref`.',
+    ].join('\n'),
+  },
+};
+
+/** Figures written on the page by hand before the benches reported them; kept until rerun. */
+const SEEDED: Result[] = [
+  {
+    bench: 'web-pages',
+    date: '(earlier run, 200 iterations, loaded 2-core machine)',
+    exitCode: 0,
+    figures: [
+      {
+        name: 'commit page of a commit touching 100 files ÷ `git show --stat`, medians',
+        target: '≤ 3',
+        measured: 1.69,
+        unit: 'ratio',
+        pass: true,
+      },
+      {
+        name: 'first history page, 10,000 ÷ 100 commits, p99',
+        target: '≤ 2',
+        measured: 0.99,
+        unit: 'ratio',
+        pass: true,
+      },
+    ],
+  },
+];
+
+function benches(): string[] {
+  const all = readdirSync(import.meta.dirname)
+    .filter((file) => file.endsWith('.ts') && !file.startsWith('_'))
+    .map((file) => file.slice(0, -'.ts'.length))
+    .filter((name) => name !== 'run')
+    .sort();
+  const only = args.only?.split(',').map((name) => name.trim());
+  return only ? all.filter((name) => only.includes(name)) : all;
+}
+
+/** Runs one bench; its output goes to our stderr as it comes, the last stdout line is parsed. */
+function runBench(name: string): Promise<Result> {
+  const argv = ['--expose-gc', join(import.meta.dirname, `${name}.ts`)];
+  if (args.quick) argv.push(...(QUICK[name] ?? []));
+  process.stderr.write(`\n== bench/${name}.ts ${argv.slice(2).join(' ')}\n`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, argv, {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      process.stderr.write(chunk);
+    });
+    child.on('close', (exitCode) => {
+      const date = new Date().toISOString().slice(0, 10);
+      const last = stdout.trim().split('\n').at(-1) ?? '';
+      try {
+        const report = JSON.parse(last) as Report;
+        if (!Array.isArray(report.figures)) throw new Error('no figures');
+        resolve({ bench: name, date, exitCode, ...report });
+      } catch {
+        resolve({ bench: name, date, exitCode, figures: [], note: 'printed no figures line' });
+      }
+    });
+  });
+}
+
+function previousResults(): Result[] {
+  try {
+    const match = RESULTS_MARK.exec(readFileSync(PAGE, 'utf8'));
+    return match?.[1] ? (JSON.parse(match[1]) as Result[]) : SEEDED;
+  } catch {
+    return SEEDED;
+  }
+}
+
+function fmt(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
+}
+
+function render(results: Result[]): string {
+  const cpu = cpus();
+  const lines = [
+    '# Performance',
+    '',
+    '<!-- Generated by `npm run bench` (bench/run.ts); edit the text there, not here. -->',
+    '',
+    `Measured on ${cpu[0]?.model.trim() ?? 'an unknown CPU'}, ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB of memory (${type()}), Node ${process.version}; each bench's date is in its section. Each figure is measured against a baseline in the same run, so the ratios are what the targets are about; rerun \`npm run bench\` on your own machine before relying on absolute times.`,
+    '',
+    '| bench | figure | target | measured | |',
+    '|---|---|---|---|---|',
+  ];
+  for (const result of results) {
+    for (const figure of result.figures) {
+      lines.push(
+        `| ${result.bench} | ${figure.name} | ${figure.target} | ${fmt(figure.measured)} ${figure.unit === 'ratio' ? '' : figure.unit} | ${figure.pass ? 'met' : '**missed**'} |`,
+      );
+    }
+  }
+  for (const result of results) {
+    const section = SECTIONS[result.bench] ?? { title: result.bench, text: '' };
+    lines.push(
+      '',
+      `## ${section.title}`,
+      '',
+      `\`node bench/${result.bench}.ts\` — ${result.date}.`,
+    );
+    if (section.text) lines.push('', section.text);
+    if (result.note) lines.push('', `The last ${result.note} (exit code ${result.exitCode}).`);
+    if (result.figures.length > 0) {
+      lines.push('', '| figure | target | measured |', '|---|---|---|');
+      for (const figure of result.figures) {
+        lines.push(
+          `| ${figure.name} | ${figure.target} | ${fmt(figure.measured)} ${figure.unit === 'ratio' ? '' : figure.unit} |`,
+        );
+      }
+    }
+    if (result.series && result.series.length > 0) {
+      lines.push('', `![p99 latency of list endpoints against the number of rows](${CHART})`);
+      for (const series of result.series) {
+        const points = series.points.map(
+          (p) => `${p.x.toLocaleString('en')}: ${fmt(p.y)} ${series.unit}`,
+        );
+        lines.push('', `${series.name} p99 — ${points.join(', ')}`);
+      }
+    }
+  }
+  lines.push('', `<!-- results ${JSON.stringify(results)} -->`, '');
+  return lines.join('\n');
+}
+
+const previous = new Map(previousResults().map((result) => [result.bench, result]));
+for (const name of benches()) {
+  const result = await runBench(name);
+  const before = previous.get(name);
+  // A bench that reported nothing keeps its last figures, with a note.
+  previous.set(
+    name,
+    result.figures.length === 0 && before
+      ? { ...before, note: `run on ${result.date} printed no figures line; the figures are older` }
+      : result,
+  );
+}
+const results = [...previous.values()].sort((a, b) => a.bench.localeCompare(b.bench));
+if (!args['no-write']) {
+  writeFileSync(PAGE, render(results));
+  const series = results.flatMap((result) => result.series ?? []);
+  if (series.length > 0) writeFileSync(join(ROOT, 'docs', CHART), renderChart(series));
+  process.stderr.write(`\nwrote ${PAGE}\n`);
+}
+const missed = results.flatMap((r) =>
+  r.figures.filter((f) => !f.pass).map((f) => `${r.bench}: ${f.name}`),
+);
+if (missed.length > 0) process.stderr.write(`targets missed:\n  ${missed.join('\n  ')}\n`);
+process.exitCode = missed.length > 0 ? 1 : 0;
+
+/**
+ * The chart: p99 against rows on a log-scaled x axis (10 … 10,000), one polyline per series,
+ * written as plain SVG text.
+ */
+function renderChart(series: Series[]): string {
+  const width = 640;
+  const height = 320;
+  const left = 60;
+  const right = 170;
+  const top = 20;
+  const bottom = 40;
+  const xs = series.flatMap((s) => s.points.map((p) => p.x));
+  const ys = series.flatMap((s) => s.points.map((p) => p.y));
+  const [xMin, xMax] = [Math.min(...xs), Math.max(...xs)];
+  const yMax = Math.max(...ys, 1) * 1.1;
+  const logSpan = Math.log10(xMax) - Math.log10(xMin) || 1;
+  const x = (v: number) =>
+    left + ((Math.log10(v) - Math.log10(xMin)) / logSpan) * (width - left - right);
+  const y = (v: number) => height - bottom - (v / yMax) * (height - top - bottom);
+  const colours = ['#0969da', '#cf222e', '#1a7f37', '#8250df'];
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<line x1="${left}" y1="${height - bottom}" x2="${width - right}" y2="${height - bottom}" stroke="#57606a"/>`,
+    `<line x1="${left}" y1="${top}" x2="${left}" y2="${height - bottom}" stroke="#57606a"/>`,
+    `<text x="${(left + width - right) / 2}" y="${height - 8}" text-anchor="middle">rows (log scale)</text>`,
+    `<text x="14" y="${(top + height - bottom) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(top + height - bottom) / 2})">p99 (ms)</text>`,
+  ];
+  for (let decade = 10 ** Math.floor(Math.log10(xMin)); decade <= xMax; decade *= 10) {
+    if (decade < xMin) continue;
+    parts.push(
+      `<line x1="${x(decade)}" y1="${height - bottom}" x2="${x(decade)}" y2="${height - bottom + 4}" stroke="#57606a"/>`,
+      `<text x="${x(decade)}" y="${height - bottom + 16}" text-anchor="middle">${decade.toLocaleString('en')}</text>`,
+    );
+  }
+  for (let i = 0; i <= 4; i++) {
+    const value = (yMax * i) / 4;
+    parts.push(
+      `<line x1="${left - 4}" y1="${y(value)}" x2="${width - right}" y2="${y(value)}" stroke="#d0d7de" stroke-dasharray="2,3"/>`,
+      `<text x="${left - 6}" y="${y(value) + 4}" text-anchor="end">${value.toFixed(0)}</text>`,
+    );
+  }
+  series.forEach((s, i) => {
+    const colour = colours[i % colours.length];
+    const points = s.points.map((p) => `${x(p.x).toFixed(1)},${y(p.y).toFixed(1)}`).join(' ');
+    parts.push(`<polyline points="${points}" fill="none" stroke="${colour}" stroke-width="2"/>`);
+    for (const p of s.points) {
+      parts.push(
+        `<circle cx="${x(p.x).toFixed(1)}" cy="${y(p.y).toFixed(1)}" r="3" fill="${colour}"/>`,
+      );
+    }
+    const label = s.name.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    parts.push(
+      `<rect x="${width - right + 10}" y="${top + i * 18}" width="10" height="10" fill="${colour}"/>`,
+      `<text x="${width - right + 24}" y="${top + i * 18 + 9}">${label}</text>`,
+    );
+  });
+  parts.push('</svg>', '');
+  return parts.join('\n');
+}
