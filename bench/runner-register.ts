@@ -237,6 +237,29 @@ async function main() {
     console.log(
       `ratio, runners: ${(registerRate / 2 / pingRate).toFixed(2)}  (one runner = Register + Declare)`,
     );
+    // Last line: the figures for bench/run.ts.
+    const wall = registerRate / pingRate;
+    const cpu = pingCpu / registerCpu;
+    console.log(
+      JSON.stringify({
+        figures: [
+          {
+            name: 'Register + Declare ÷ Ping, calls/s (wall clock)',
+            target: '≥ 0.5',
+            measured: Number(wall.toFixed(2)),
+            unit: 'ratio',
+            pass: wall >= 0.5,
+          },
+          {
+            name: 'Ping ÷ Register + Declare, server CPU per call',
+            target: '≥ 0.5',
+            measured: Number(cpu.toFixed(2)),
+            unit: 'ratio',
+            pass: cpu >= 0.5,
+          },
+        ],
+      }),
+    );
   } finally {
     agent.destroy();
     worker.postMessage('close');

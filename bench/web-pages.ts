@@ -218,6 +218,27 @@ async function main(): Promise<void> {
       `  ratio p99 many / few           ${fmt(historyRatio, 2)}  (target <= 2.00)`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
+    // Last line: the figures for bench/run.ts.
+    process.stdout.write(
+      `${JSON.stringify({
+        figures: [
+          {
+            name: `commit page of a commit touching ${FILES} files ÷ \`git show --stat\`, medians`,
+            target: '≤ 3',
+            measured: Number(commitRatio.toFixed(2)),
+            unit: 'ratio',
+            pass: commitRatio <= 3,
+          },
+          {
+            name: `first history page, ${MANY} ÷ ${FEW} commits, p99`,
+            target: '≤ 2',
+            measured: Number(historyRatio.toFixed(2)),
+            unit: 'ratio',
+            pass: historyRatio <= 2,
+          },
+        ],
+      })}\n`,
+    );
     process.exitCode = commitRatio <= 3 && historyRatio <= 2 ? 0 : 1;
   } finally {
     await kiln.close();
