@@ -1,10 +1,18 @@
+import { enableCompileCache } from 'node:module';
 import { parseArgs } from 'node:util';
-import { type App, createApp } from './app.ts';
+import type { App } from './app.ts';
 import type { Config } from './config/config.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { isDomainError } from './domain/errors.ts';
-import { OPERATOR } from './domain/runners/runner.policy.ts';
-import { buildServer } from './http/server.ts';
+
+// Node keeps the type-stripped and compiled code of every module imported from here on in a
+// cache directory (the OS temp dir), so a later start skips stripping and compiling them: the
+// app and the server are therefore imported dynamically, below, after this call.
+enableCompileCache();
+
+async function createApp(config: Config): Promise<App> {
+  return (await import('./app.ts')).createApp(config);
+}
 
 /** A mistake by whoever ran the command: printed as one line, exit code 2. */
 class UsageError extends Error {}
@@ -33,6 +41,7 @@ async function withApp<T>(config: Config, work: (app: App) => Promise<T>): Promi
 
 async function serve(config: Config): Promise<void> {
   const app = await createApp(config);
+  const { buildServer } = await import('./http/server.ts');
   const server = await buildServer(app);
   let stopping = false;
   const stop = async (signal: string) => {
@@ -124,6 +133,7 @@ const commands: Record<string, Command> = {
           ...(repo !== undefined ? { repo } : {}),
           ...(org !== undefined ? { org } : {}),
         });
+        const { OPERATOR } = await import('./domain/runners/runner.policy.ts');
         const { token } = await admin.createToken(OPERATOR, scope);
         process.stdout.write(`${token}\n`);
       }),
