@@ -1,0 +1,388 @@
+/**
+ * REST API figures, each against a real `kiln serve` process on 127.0.0.1 (a child process, so
+ * the load generator in this process does not share its event loop):
+ *
+ * 1. Foundation: `GET /api/v1/version` against a bare Fastify process answering the same body on
+ *    the same path (target ≥ 0.8×); start to `listening` on an existing data dir (< 1.5 s); idle
+ *    RSS after start and after load (≤ 100 MB).
+ * 2. `GET /api/v1/repos/{owner}/{name}` against `GET /api/v1/version` on the same server, 32
+ *    connections (target ≥ 0.5×), p99 of both.
+ * 3. `GET /api/v1/repos` and `GET /api/v1/user/repos` p99 with 10,000 repositories against 10
+ *    (target ≤ 1.5×). Both ask for the same page size (`limit=10`), so each answer holds ten
+ *    repositories and only the table size differs. The 10,000 rows go straight into the
+ *    database and their bare directories are hard-linked copies of one seeded repository.
+ *
+ *   node bench/api.ts [--seconds 4] [--connections 32] [--rounds 3] [--repos 10000]
+ *
+ * Runs alternate between the two sides of each comparison and medians are compared. Stops by
+ * itself; everything lives in a temporary directory that is removed at the end.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { RepositoriesTable } from '../src/db/tables.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '32' },
+    rounds: { type: 'string', default: '3' },
+    repos: { type: 'string', default: '10000' },
+    'bare-server': { type: 'boolean', default: false },
+  },
+});
+
+/**
+ * The baseline: Fastify with no plugins, one route answering what Kiln's `/version` answers,
+ * logging each request the way `kiln serve` does by default (pino at `info` on stderr), so the
+ * comparison is Kiln's own overhead and not a logging setting; `BARE_LOGGER=off` runs it with no
+ * logger at all, reported alongside.
+ */
+async function bareServer(): Promise<void> {
+  const { default: Fastify } = await import('fastify');
+  const quiet = process.env.BARE_LOGGER === 'off';
+  const server = Fastify({ logger: quiet ? false : { level: 'info', stream: process.stderr } });
+  const body = { version: '1.13.0' };
+  server.get('/api/v1/version', async () => body);
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.server.address();
+  if (address === null || typeof address === 'string') throw new Error('bare server did not bind');
+  process.stdout.write(`listening on http://127.0.0.1:${address.port}\n`);
+  process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
+}
+
+type Load = { rps: number; p99: number; errors: number; cpuUs: number };
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  headers?: Record<string, string>;
+}) => Promise<{
+  requests: { average: number };
+  latency: { p99: number };
+  errors: number;
+  non2xx: number;
+}>;
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+const SECONDS = Number(args.seconds);
+const CONNECTIONS = Number(args.connections);
+const ROUNDS = Number(args.rounds);
+const MANY = Number(args.repos);
+const FEW = 10;
+const root = mkdtempSync(join(tmpdir(), 'kiln-bench-api-'));
+const dataDir = join(root, 'data');
+const children = new Set<ChildProcess>();
+
+/** CPU time (user + system) a process has used, in microseconds, from /proc. */
+function cpuUs(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * One load run. Besides the wall-clock rate, the server's CPU time per request: on a machine
+ * shared with other work the wall clock mostly measures the neighbours, the CPU time far less.
+ */
+async function load(
+  server: ChildProcess,
+  url: string,
+  headers: Record<string, string> = {},
+  connections = CONNECTIONS,
+): Promise<Load> {
+  const before = cpuUs(server);
+  const result = await autocannon({ url, connections, duration: SECONDS, headers });
+  const requests = result.requests.average * SECONDS;
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+    cpuUs: (cpuUs(server) - before) / Math.max(requests, 1),
+  };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+/** Starts a process that prints `listening on URL`; resolves with the URL and the time it took. */
+async function startProcess(argv: string[], env: Record<string, string> = {}) {
+  const started = performance.now();
+  const child = spawn(process.execPath, argv, {
+    cwd: join(import.meta.dirname, '..'),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  children.add(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('no listening line within 30 s')), 30_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening`)));
+  });
+  return { child, url, startMs: performance.now() - started, startCpuMs: cpuUs(child) / 1000 };
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+  children.delete(child);
+}
+
+function rssMb(child: ChildProcess): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+const serveEnv = {
+  SERVICE_DATA_DIR: dataDir,
+  SERVICE_HTTP_HOST: '127.0.0.1',
+  SERVICE_HTTP_PORT: '0',
+};
+
+const startKiln = () =>
+  startProcess(['src/main.ts', 'serve', '--config', join(root, 'none.toml')], serveEnv);
+
+/** Hard-links every file of a bare repository into a new directory tree. */
+function linkTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.isDirectory()) linkTree(source, target);
+    else linkSync(source, target);
+  }
+}
+
+type Seed = { owner: string; ownerId: string; token: string; template: string };
+
+/** One person with a token and one seeded repository, through the real services. */
+async function seed(): Promise<Seed> {
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(join(root, 'none.toml'), '');
+  const app = await openApp();
+  try {
+    const user = await app.services.users.createUser({
+      handle: 'bench',
+      email: 'bench@example.test',
+      password: 'correct horse battery',
+      fullName: 'Bench',
+    });
+    const { token } = await app.services.tokens.create(user, 'bench');
+    await app.services.repos.create(user, { name: 'r00000', autoInit: true, description: 'seed' });
+    const template = app.git.paths.resolve({ owner: 'bench', name: 'r00000' }).path;
+    return { owner: 'bench', ownerId: user.id, token, template };
+  } finally {
+    await app.close();
+  }
+}
+
+async function openApp() {
+  const { createApp } = await import('../src/app.ts');
+  const { loadConfig } = await import('../src/config/load.ts');
+  return createApp(
+    loadConfig({
+      file: join(root, 'none.toml'),
+      env: { SERVICE_DATA_DIR: dataDir, SERVICE_LOG_LEVEL: 'silent' },
+    }),
+  );
+}
+
+/** Grows the owner's repositories to `count`: rows in batches, directories hard-linked. */
+async function grow(seeded: Seed, from: number, count: number): Promise<void> {
+  const app = await openApp();
+  try {
+    const { newId } = await import('../src/lib/ids.ts');
+    const now = Date.now();
+    const rows: RepositoriesTable[] = [];
+    for (let i = from; i < count; i += 1) {
+      const name = `r${String(i).padStart(5, '0')}`;
+      linkTree(seeded.template, app.git.paths.resolve({ owner: seeded.owner, name }).path);
+      rows.push({
+        id: newId(),
+        owner_id: seeded.ownerId,
+        name,
+        name_lower: name,
+        description: `repository ${i}`,
+        private: false,
+        parent_id: null,
+        pull_counter: 0,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    await app.database.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += 500) {
+        await trx
+          .insertInto('repositories')
+          .values(rows.slice(i, i + 500))
+          .execute();
+      }
+    });
+  } finally {
+    await app.close();
+  }
+}
+
+const fmt = (value: number, digits = 0) => value.toFixed(digits);
+
+async function alternate(
+  sides: ReadonlyArray<{ name: string; run: () => Promise<Load> }>,
+): Promise<Map<string, Load>> {
+  const seen = new Map<string, Load[]>(sides.map((side) => [side.name, []]));
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
+    for (const side of order) seen.get(side.name)?.push(await side.run());
+  }
+  return new Map(
+    [...seen].map(([name, runs]) => [
+      name,
+      {
+        rps: median(runs.map((run) => run.rps)),
+        p99: median(runs.map((run) => run.p99)),
+        errors: runs.reduce((sum, run) => sum + run.errors, 0),
+        cpuUs: median(runs.map((run) => run.cpuUs)),
+      },
+    ]),
+  );
+}
+
+async function lists(server: ChildProcess, url: string, token: string): Promise<Map<string, Load>> {
+  const auth = { authorization: `token ${token}` };
+  // Warm-up runs (discarded): first-use schema compilation and the JIT, on both sides alike.
+  await load(server, `${url}/api/v1/repos?limit=10`, auth, 8);
+  await load(server, `${url}/api/v1/user/repos?limit=10`, auth, 8);
+  const result = await alternate([
+    { name: 'repos', run: () => load(server, `${url}/api/v1/repos?limit=10`, auth, 8) },
+    { name: 'user/repos', run: () => load(server, `${url}/api/v1/user/repos?limit=10`, auth, 8) },
+  ]);
+  for (const [name, figures] of result) {
+    if (figures.errors > 0) throw new Error(`${name}: ${figures.errors} failed requests`);
+  }
+  return result;
+}
+
+async function main(): Promise<void> {
+  try {
+    process.stdout.write(`kiln bench/api: ${SECONDS}s runs, ${ROUNDS} rounds, median\n`);
+    const seeded = await seed();
+    await grow(seeded, 1, FEW);
+
+    // 1 and 2 on the small data dir.
+    const kiln = await startKiln();
+    const bare = await startProcess([join(import.meta.dirname, 'api.ts'), '--bare-server']);
+    const quiet = await startProcess([join(import.meta.dirname, 'api.ts'), '--bare-server'], {
+      BARE_LOGGER: 'off',
+    });
+    const repoUrl = `${kiln.url}/api/v1/repos/${seeded.owner}/r00001`;
+    const figures = await alternate([
+      { name: 'bare', run: () => load(bare.child, `${bare.url}/api/v1/version`) },
+      { name: 'quiet', run: () => load(quiet.child, `${quiet.url}/api/v1/version`) },
+      { name: 'version', run: () => load(kiln.child, `${kiln.url}/api/v1/version`) },
+      { name: 'repo', run: () => load(kiln.child, repoUrl) },
+    ]);
+    await stopProcess(bare.child);
+    await stopProcess(quiet.child);
+    const get = (name: string) => figures.get(name) ?? { rps: 0, p99: 0, errors: 1, cpuUs: 0 };
+    for (const name of ['bare', 'quiet', 'version', 'repo']) {
+      if (get(name).errors > 0) throw new Error(`${name}: ${get(name).errors} failed requests`);
+    }
+    const rssAfterLoad = rssMb(kiln.child);
+    await stopProcess(kiln.child);
+    // 3, first side: a fresh process, warmed up the same way as the one with 10,000 below.
+    const small = await startKiln();
+    const few = await lists(small.child, small.url, seeded.token);
+    await stopProcess(small.child);
+
+    // 3, second side: the same lists with 10,000 repositories; start-up and idle RSS here.
+    const growStart = performance.now();
+    await grow(seeded, FEW, MANY);
+    const growMs = performance.now() - growStart;
+    const starts: number[] = [];
+    const startCpus: number[] = [];
+    let idleRss = 0;
+    for (let i = 0; i < 3; i += 1) {
+      const run = await startKiln();
+      starts.push(run.startMs);
+      startCpus.push(run.startCpuMs);
+      if (i === 2) {
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        idleRss = rssMb(run.child);
+        const many = await lists(run.child, run.url, seeded.token);
+        report({ get, few, many, starts, startCpus, idleRss, rssAfterLoad, growMs });
+      }
+      await stopProcess(run.child);
+    }
+  } finally {
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function report(figures: {
+  get: (name: string) => Load;
+  few: Map<string, Load>;
+  many: Map<string, Load>;
+  starts: number[];
+  startCpus: number[];
+  idleRss: number;
+  rssAfterLoad: number;
+  growMs: number;
+}): void {
+  const { get } = figures;
+  const rate = (name: string) =>
+    `${fmt(get(name).rps).padStart(6)} req/s  p99 ${String(get(name).p99).padStart(3)} ms  ${fmt(get(name).cpuUs).padStart(4)} µs CPU/request`;
+  const ratio = (a: string, b: string) =>
+    `${fmt(get(a).rps / get(b).rps, 2)} by req/s, ${fmt(get(b).cpuUs / get(a).cpuUs, 2)} by CPU/request`;
+  const lines = [
+    '',
+    `foundation (${CONNECTIONS} connections)`,
+    `  bare Fastify /api/v1/version  ${rate('bare')}`,
+    `  kiln /api/v1/version          ${rate('version')}`,
+    `  bare Fastify, no logger       ${rate('quiet')}`,
+    `  kiln / bare                   ${ratio('version', 'bare')}  (target >= 0.80)`,
+    `  kiln / bare without logger    ${ratio('version', 'quiet')}`,
+    `  start to listening, ${MANY} repos: ${figures.starts.map((ms) => fmt(ms)).join(', ')} ms wall (median ${fmt(median(figures.starts))}), ${figures.startCpus.map((ms) => fmt(ms)).join(', ')} ms CPU  (target < 1500)`,
+    `  idle RSS 3 s after start      ${fmt(figures.idleRss, 1)} MB  (target <= 100)`,
+    `  RSS after the load runs       ${fmt(figures.rssAfterLoad, 1)} MB`,
+    '',
+    `repository (${CONNECTIONS} connections)`,
+    `  GET /repos/{owner}/{name}     ${rate('repo')}`,
+    `  repo / version                ${ratio('repo', 'version')}  (target >= 0.50)`,
+    '',
+    `lists, limit=10, 8 connections (${MANY} rows and directories made in ${fmt(figures.growMs)} ms)`,
+  ];
+  for (const name of ['repos', 'user/repos']) {
+    const few = figures.few.get(name);
+    const many = figures.many.get(name);
+    if (!few || !many) continue;
+    lines.push(
+      `  GET /${name.padEnd(11)} p99 ${FEW} repos ${few.p99} ms, ${MANY} repos ${many.p99} ms: ${fmt(many.p99 / Math.max(few.p99, 1), 2)}  (target <= 1.50); CPU/request ${fmt(few.cpuUs)} → ${fmt(many.cpuUs)} µs: ${fmt(many.cpuUs / few.cpuUs, 2)}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+if (args['bare-server']) {
+  await bareServer();
+} else {
+  await main();
+}
