@@ -134,7 +134,7 @@ export async function createApp(config: Config): Promise<App> {
     protectedBranches,
     pushes,
     pulls,
-    pullMerges: new PullMergeService(pulls, pullStore, repos),
+    pullMerges: new PullMergeService(pulls, pullStore, repos, git.catFiles),
     reviewComments: new ReviewCommentService(db, pulls, repos, git.catFiles),
     branches: new BranchService({
       repos,

@@ -1,7 +1,9 @@
 import { Conflict, Invalid, NotAllowed, NotFound } from '../domain/errors.ts';
+import type { CatFilePool } from './cat-file-pool.ts';
 import { afterEndOfOptions, runGit } from './command.ts';
-import { branchRef, checkFullRef, checkSha } from './ref-names.ts';
-import { findRef, isAncestor, updateRef } from './refs.ts';
+import { readRefFile } from './read-ref.ts';
+import { branchRef, checkFullRef, checkSha, isSha } from './ref-names.ts';
+import { isAncestor, updateRef } from './refs.ts';
 import { requireRepository } from './repo-exists.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
@@ -58,7 +60,11 @@ function identityEnv(
  * @throws NotAllowed when the head is already contained in the base.
  * @throws NotFound when the branch or the head commit does not exist.
  */
-export async function mergeBranches(repo: RepoHandle, input: MergeInput): Promise<string> {
+export async function mergeBranches(
+  repo: RepoHandle,
+  input: MergeInput,
+  pool?: CatFilePool,
+): Promise<string> {
   const baseRef = branchRef(input.baseBranch);
   const headSha = checkSha(input.headSha, 'headSha');
   const author = checkIdentity(input.author, 'author');
@@ -66,13 +72,18 @@ export async function mergeBranches(repo: RepoHandle, input: MergeInput): Promis
   await requireRepository(repo);
 
   for (let attempt = 0; ; attempt++) {
-    const baseSha = await findRef(repo, baseRef);
+    const baseSha = await readRefFile(repo, baseRef);
     if (baseSha === undefined)
       throw new NotFound('base branch not found', { details: { branch: input.baseBranch } });
-    if (await isAncestor(repo, headSha, baseSha)) {
+    const tree = await mergeTree(repo, baseSha, headSha);
+    // A head already contained in the base merges to the base's own tree; only then is the
+    // (rarely needed) ancestry check worth a process.
+    if (
+      tree === (await baseTree(repo, baseSha, pool)) &&
+      (await isAncestor(repo, headSha, baseSha))
+    ) {
       throw new NotAllowed('the head is already merged into the base branch');
     }
-    const tree = await mergeTree(repo, baseSha, headSha);
     const now = new Date();
     const { stdout } = await runGit(['commit-tree', tree, '-p', baseSha, '-p', headSha], {
       gitDir: repo.path,
@@ -89,6 +100,22 @@ export async function mergeBranches(repo: RepoHandle, input: MergeInput): Promis
   }
 }
 
+/** The tree of a commit: through the cat-file process when there is one, else `rev-parse`. */
+async function baseTree(
+  repo: RepoHandle,
+  commit: string,
+  pool: CatFilePool | undefined,
+): Promise<string> {
+  if (pool) {
+    const info = await pool.info(repo, `${commit}^{tree}`);
+    if (info) return info.sha;
+  }
+  const { stdout } = await runGit(['rev-parse', '--verify', `${checkSha(commit)}^{tree}`], {
+    gitDir: repo.path,
+  });
+  return stdout.toString('utf8').trim();
+}
+
 /** The merged tree of two commits, or Conflict naming the conflicted paths. */
 async function mergeTree(repo: RepoHandle, baseSha: string, headSha: string): Promise<string> {
   const { stdout, exitCode } = await runGit(
@@ -97,6 +124,9 @@ async function mergeTree(repo: RepoHandle, baseSha: string, headSha: string): Pr
   );
   const [tree = '', ...rest] = stdout.toString('utf8').split('\0');
   if (exitCode === 0) return tree;
+  // merge-tree also exits 1 when a commit does not exist; then there is no tree id to report.
+  if (!isSha(tree))
+    throw new NotFound('commit not found', { details: { base: baseSha, head: headSha } });
   const files = rest
     .slice(0, Math.max(0, rest.indexOf('')))
     .filter((file, i, all) => all.indexOf(file) === i);

@@ -1,3 +1,4 @@
+import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { mergeBranches } from '../../git/merge.ts';
 import { KeyedMutex } from '../../lib/keyed-mutex.ts';
 import { NotAllowed } from '../errors.ts';
@@ -18,8 +19,11 @@ export class PullMergeService {
   readonly #repos: RepoService;
   readonly #merging = new KeyedMutex();
 
-  constructor(pulls: PullService, store: PullStore, repos: RepoService) {
+  readonly #catFiles: CatFilePool | undefined;
+
+  constructor(pulls: PullService, store: PullStore, repos: RepoService, catFiles?: CatFilePool) {
     this.#pulls = pulls;
+    this.#catFiles = catFiles;
     this.#store = store;
     this.#repos = repos;
   }
@@ -51,12 +55,16 @@ export class PullMergeService {
 
     let mergeSha: string;
     try {
-      mergeSha = await mergeBranches(handle, {
-        baseBranch: pull.baseBranch,
-        headSha,
-        author: identity,
-        message: `Merge pull request '${pull.title}' (#${pull.number}) from ${headLabel} into ${pull.baseBranch}`,
-      });
+      mergeSha = await mergeBranches(
+        handle,
+        {
+          baseBranch: pull.baseBranch,
+          headSha,
+          author: identity,
+          message: `Merge pull request '${pull.title}' (#${pull.number}) from ${headLabel} into ${pull.baseBranch}`,
+        },
+        this.#catFiles,
+      );
     } catch (error) {
       // The head is already part of the base (merged by a push): record it as merged.
       if (!(error instanceof NotAllowed)) throw error;
