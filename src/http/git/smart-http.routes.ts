@@ -13,6 +13,7 @@ import { viewerFromAuthorization } from '../auth/api-auth.ts';
 import { viewerUser } from '../auth/viewer.ts';
 import { gitErrorHandler } from '../errors/git-errors.ts';
 import { gitAccess } from './git-access.ts';
+import { registerUnreadBodyHandling } from './unread-body.ts';
 
 type RepoParams = { owner: string; name: string };
 
@@ -44,6 +45,7 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
   server.setErrorHandler(gitErrorHandler);
   server.removeAllContentTypeParsers();
   server.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  registerUnreadBodyHandling(server);
   server.addHook('onRequest', async (request) => {
     request.viewer = await viewerFromAuthorization(app.services, request.headers.authorization);
   });
