@@ -44,7 +44,7 @@ function lineNumber(
 ): Html {
   const href = hooks?.link?.(file, side, line);
   return href
-    ? html`<td class="kiln-ln"><a href="${href}" aria-label="Comment on line ${line}">${line}</a></td>`
+    ? html`<td class="kiln-ln"><a href="${href}" aria-label="Comment on ${side === 'LEFT' ? 'old ' : ''}line ${line}">${line}</a></td>`
     : html`<td class="kiln-ln">${line}</td>`;
 }
 

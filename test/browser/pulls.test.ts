@@ -1,0 +1,90 @@
+/**
+ * A pull request's life in a real Chromium: push a branch with the git CLI, open the pull from
+ * the web form, comment on a line of its diff, merge it, find the merge commit in the history,
+ * then search anonymously. Pages must raise no console error or CSP violation.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { type Chromium, hasChromium, launchChromium, screenshot } from './chromium.ts';
+import { WorkTree, withToken } from './git-cli.ts';
+
+const enabled = hasChromium() || process.env.CI === 'true';
+
+let kiln: TestServer;
+let chrome: Chromium;
+let work: WorkTree;
+
+beforeAll(async () => {
+  if (!enabled) return;
+  kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false' });
+  chrome = await launchChromium();
+  work = new WorkTree();
+});
+afterAll(async () => {
+  await chrome?.close();
+  await kiln?.close();
+  work?.remove();
+});
+
+describe.runIf(enabled)('pull requests in a browser', () => {
+  it('opens, reviews and merges a pull, then finds it anonymously', async () => {
+    const { page, problems } = chrome;
+    const url = (path: string) => kiln.url + path;
+    const { user } = await kiln.make.user({ handle: 'reviewer', password: 'a long enough secret' });
+    const token = await kiln.make.token(user);
+    await kiln.app.services.repos.create(user, { name: 'widgets', description: 'Widget factory' });
+    const remote = withToken(url('/reviewer/widgets.git'), 'reviewer', token);
+
+    work.write('widget.txt', 'gear\nspring\nlever\n');
+    await work.git('init', '-q', '-b', 'main');
+    await work.git('add', '.');
+    await work.git('commit', '-q', '-m', 'Widgets');
+    await work.git('push', '-q', remote, 'main');
+    await work.git('checkout', '-q', '-b', 'polish');
+    work.write('widget.txt', 'gear\nSPRING\nlever\nbolt\n');
+    await work.git('commit', '-q', '-am', 'Polish the spring');
+    await work.git('push', '-q', remote, 'polish');
+
+    await page.goto(url('/login'));
+    await page.getByLabel('Username or email').fill('reviewer');
+    await page.getByLabel('Password').fill('a long enough secret');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    await page.goto(url('/repos/reviewer/widgets/pulls'));
+    await page.getByRole('link', { name: 'New pull request' }).click();
+    await page.getByLabel('Compare').fill('polish');
+    await page.getByLabel('Title').fill('Polish the spring');
+    await page.getByLabel('Description').fill('Makes the **spring** stand out.');
+    await screenshot(page, 'pull-new');
+    await page.getByRole('button', { name: 'Create pull request' }).click();
+    expect(new URL(page.url()).pathname).toBe('/repos/reviewer/widgets/pulls/1');
+    expect(await page.textContent('main')).toContain('Polish the spring');
+    expect(await page.locator('.kiln-markdown strong').textContent()).toBe('spring');
+    await screenshot(page, 'pull-conversation');
+
+    await page.getByRole('link', { name: /Files changed/ }).click();
+    await page.getByRole('link', { name: 'Comment on line 2' }).click();
+    await page.getByLabel(/Comment on widget\.txt line 2/).fill('Why shout?');
+    await page.getByRole('button', { name: 'Add comment' }).click();
+    await expect.poll(() => page.textContent('main')).toContain('Why shout?');
+    await screenshot(page, 'pull-files');
+
+    await page.getByRole('link', { name: 'Conversation' }).click();
+    await page.getByRole('button', { name: 'Merge pull request' }).click();
+    await expect.poll(() => page.textContent('main')).toContain('Pull request merged.');
+    expect(await page.locator('.State--merged').count()).toBeGreaterThan(0);
+    await screenshot(page, 'pull-merged');
+
+    await page.goto(url('/repos/reviewer/widgets/commits/main'));
+    expect(await page.textContent('main')).toContain("Merge pull request 'Polish the spring' (#1)");
+    await screenshot(page, 'history-after-merge');
+    expect(problems).toEqual([]);
+
+    await chrome.context.clearCookies();
+    await page.goto(url('/search?q=widg'));
+    const results = await page.textContent('main');
+    expect(results).toContain('widgets');
+    expect(results).toContain('Widget factory');
+    await screenshot(page, 'search-anonymous');
+  });
+});
