@@ -1,0 +1,78 @@
+/**
+ * Request logs never carry credentials: at `info` every request is logged, with method, path
+ * (no query string) and id only, so tokens in headers, cookies and legacy `?token=` queries
+ * stay out of the log whatever the request.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type App, createApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { buildServer } from '../../src/http/server.ts';
+import { createTestDatabase } from '../support/database.ts';
+
+let app: App;
+let url: string;
+let close: () => Promise<void>;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-logging-'));
+  const database = await createTestDatabase();
+  writeFileSync(join(dir, 'empty.toml'), '');
+  app = await createApp(
+    loadConfig({
+      file: join(dir, 'empty.toml'),
+      env: {
+        SERVICE_DATA_DIR: join(dir, 'data'),
+        SERVICE_LOG_LEVEL: 'info',
+        ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
+      },
+    }),
+  );
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const server = await buildServer(app, { logStream });
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('server did not bind');
+  url = `http://127.0.0.1:${address.port}`;
+  close = async () => {
+    await server.close();
+    await app.close();
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+});
+afterAll(async () => {
+  await close?.();
+});
+
+it('logs requests without any credential', async () => {
+  const user = await app.services.users.createUser({
+    handle: 'logged',
+    email: 'logged@example.test',
+    password: 'correct horse battery',
+    fullName: '',
+  });
+  const { token } = await app.services.tokens.create(user, 'log');
+  const secret = 'cookie-secret-value';
+  await fetch(`${url}/api/v1/user`, { headers: { authorization: `token ${token}` } });
+  await fetch(`${url}/api/v1/user`, { headers: { authorization: `Bearer ${token}` } });
+  await fetch(`${url}/api/v1/version?token=${token}&access_token=${token}`);
+  await fetch(`${url}/`, { headers: { cookie: `kiln_session=${secret}` } });
+  await fetch(`${url}/api/v1/user`, { headers: { authorization: 'token wrong-token-value' } });
+  const log = lines.join('');
+  expect(log).toContain('"url":"/api/v1/user"');
+  expect(log).toContain('"url":"/api/v1/version"');
+  expect(log).toContain('request completed');
+  for (const value of [token, secret, 'wrong-token-value', 'authorization', 'cookie']) {
+    expect(log).not.toContain(value);
+  }
+});
