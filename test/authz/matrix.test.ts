@@ -174,8 +174,12 @@ async function check(key: string, probe: Probe): Promise<string[]> {
           ? await makeSubject(kiln, people, visibility, inOrg)
           : (shared.get(`${visibility}:${inOrg}`) as Subject);
       const c = await context(principal, subject);
+      const before = await probe.measure?.(c, kiln.app);
       const status = await send(probe, principal, c);
       const cell = `${key} ${probe.method} ${probe.path(c)} as ${principal} on ${visibility}`;
+      if (probe.measure && ((await probe.measure(c, kiln.app)) !== before) !== may) {
+        failures.push(`${cell}: ${may ? 'nothing changed' : 'it changed'}`);
+      }
       if (may) {
         if (!probe.ok.includes(status))
           failures.push(`${cell}: ${status}, expected ${probe.ok.join('/')}`);

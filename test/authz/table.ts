@@ -4,6 +4,8 @@
  * fails the matrix. Wildcard routes that Fastify prints as one node get one probe per route
  * behind them.
  */
+import { sql } from 'kysely';
+import type { App } from '../../src/app.ts';
 import type { Principal, Subject } from './world.ts';
 
 /**
@@ -53,7 +55,37 @@ export type Probe = {
   readonly fresh?: boolean;
   /** The request names the subject repository, so its privacy rules apply. */
   readonly scoped: boolean;
+  /**
+   * Reads the state the request is meant to change, before and after it: allowed principals must
+   * change it, refused ones must not. For forms that answer a refusal with a redirect and a
+   * message, as they answer success.
+   */
+  readonly measure?: (c: ProbeContext, app: App) => Promise<string>;
 };
+
+/** Rows about the subject repository, as text. */
+function rowsOf(query: (repoId: string) => ReturnType<typeof sql>) {
+  return async (c: ProbeContext, app: App): Promise<string> => {
+    const repo = await app.database.db
+      .selectFrom('repositories')
+      .innerJoin('users', 'users.id', 'repositories.owner_id')
+      .select('repositories.id')
+      .where('users.handle', '=', c.subject.owner)
+      .where('repositories.name', '=', c.subject.name)
+      .executeTakeFirst();
+    if (!repo) return 'gone';
+    const { rows } = await query(repo.id).execute(app.database.db);
+    return JSON.stringify(rows);
+  };
+}
+
+const pullState = (c: ProbeContext, app: App) =>
+  rowsOf(
+    (id) =>
+      sql`select state, merged from pull_requests where repo_id = ${id} and number = ${c.subject.pull}`,
+  )(c, app);
+const countOf = (table: 'pull_requests' | 'review_comments' | 'ci_secrets' | 'ci_variables') =>
+  rowsOf((id) => sql`select count(*) as n from ${sql.table(table)} where repo_id = ${id}`);
 
 export type Entry = { readonly probes: readonly Probe[] } | { readonly skip: string };
 
@@ -537,11 +569,16 @@ function webEntries(): Record<string, Entry> {
     'GET /repos/:owner/:name/settings': { probes: [page(w('/settings'), 'admin')] },
     'POST /repos/:owner/:name/settings': {
       probes: [
-        form(w('/settings'), 'admin', (c) => ({
-          description: 'web',
-          visibility: c.subject.visibility,
-          default_branch: 'main',
-        })),
+        form(
+          w('/settings'),
+          'admin',
+          (c) => ({
+            description: c.unique('web'),
+            visibility: c.subject.visibility,
+            default_branch: 'main',
+          }),
+          { measure: rowsOf((id) => sql`select description from repositories where id = ${id}`) },
+        ),
       ],
     },
     'POST /repos/:owner/:name/settings/collaborators': {
@@ -606,13 +643,92 @@ function webEntries(): Record<string, Entry> {
       ],
     },
     'POST /repos/:owner/:name/settings/ci/secrets': {
-      probes: [form(w('/settings/ci/secrets'), 'admin', () => ({ name: 'OTHER', value: 'v' }))],
+      probes: [
+        form(w('/settings/ci/secrets'), 'admin', (c) => ({ name: c.unique('S'), value: 'v' }), {
+          measure: countOf('ci_secrets'),
+        }),
+      ],
     },
     'POST /repos/:owner/:name/settings/ci/secrets/:secret/delete': {
       probes: [form(w('/settings/ci/secrets/DEPLOY/delete'), 'admin', () => ({}), { fresh: true })],
     },
     'POST /repos/:owner/:name/settings/ci/variables': {
-      probes: [form(w('/settings/ci/variables'), 'admin', () => ({ name: 'OTHER', value: 'v' }))],
+      probes: [
+        form(w('/settings/ci/variables'), 'admin', (c) => ({ name: c.unique('V'), value: 'v' }), {
+          measure: countOf('ci_variables'),
+        }),
+      ],
+    },
+    'GET /repos/:owner/:name/pulls': { probes: [page(w('/pulls'), 'read')] },
+    'GET /repos/:owner/:name/pulls/new': { probes: [page(w('/pulls/new'), 'user+read')] },
+    'POST /repos/:owner/:name/pulls/new': {
+      probes: [
+        form(
+          w('/pulls/new'),
+          'user+read',
+          () => ({ base: 'main', head: 'feature', title: 'web' }),
+          {
+            fresh: true,
+            measure: countOf('pull_requests'),
+          },
+        ),
+      ],
+    },
+    'GET /repos/:owner/:name/pulls/:number': {
+      probes: [page((c) => w(`/pulls/${c.subject.pull}`)(c), 'read')],
+    },
+    'GET /repos/:owner/:name/pulls/:number/commits': {
+      probes: [page((c) => w(`/pulls/${c.subject.pull}/commits`)(c), 'read')],
+    },
+    'GET /repos/:owner/:name/pulls/:number/files': {
+      probes: [page((c) => w(`/pulls/${c.subject.pull}/files`)(c), 'read')],
+    },
+    'POST /repos/:owner/:name/pulls/:number/comments': {
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/comments`)(c),
+          'user+read',
+          () => ({ body: 'from the page', path: 'b.txt', line: '1', side: 'RIGHT' }),
+          { measure: countOf('review_comments') },
+        ),
+      ],
+    },
+    // Writers, and the author (the owner here), close, reopen and merge.
+    'POST /repos/:owner/:name/pulls/:number/close': {
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/close`)(c),
+          'write',
+          () => ({}),
+          {
+            fresh: true,
+            measure: pullState,
+          },
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/pulls/:number/reopen': {
+      // The subject's pull is open, so reopening changes nothing: only the refusals are seen.
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/reopen`)(c),
+          'write',
+          () => ({}),
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/pulls/:number/merge': {
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/merge`)(c),
+          'write',
+          () => ({}),
+          {
+            fresh: true,
+            measure: pullState,
+          },
+        ),
+      ],
     },
     'POST /repos/:owner/:name/settings/ci/variables/:variable/delete': {
       probes: [form(w('/settings/ci/variables/MODE/delete'), 'admin', () => ({}), { fresh: true })],
