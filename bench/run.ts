@@ -30,7 +30,14 @@ export type Figure = {
 };
 type Series = { name: string; unit: string; points: { x: number; y: number }[] };
 type Report = { figures: Figure[]; series?: Series[] };
-type Result = Report & { bench: string; date: string; exitCode: number | null; note?: string };
+type Result = Report & {
+  bench: string;
+  date: string;
+  exitCode: number | null;
+  note?: string;
+  /** The tail of what the bench printed for people (its figures line left out). */
+  output?: string;
+};
 
 const ROOT = join(import.meta.dirname, '..');
 const PAGE = join(ROOT, 'docs', 'performance.md');
@@ -141,13 +148,17 @@ function runBench(name: string): Promise<Result> {
     });
     child.on('close', (exitCode) => {
       const date = new Date().toISOString().slice(0, 10);
-      const last = stdout.trim().split('\n').at(-1) ?? '';
+      const lines = stdout.trim().split('\n');
+      const last = lines.at(-1) ?? '';
       try {
         const report = JSON.parse(last) as Report;
         if (!Array.isArray(report.figures)) throw new Error('no figures');
-        resolve({ bench: name, date, exitCode, ...report });
+        const output = lines.slice(-41, -1).join('\n');
+        resolve({ bench: name, date, exitCode, ...report, output });
       } catch {
-        resolve({ bench: name, date, exitCode, figures: [], note: 'printed no figures line' });
+        const output = lines.slice(-40).join('\n');
+        const note = `run on ${date} printed no figures line`;
+        resolve({ bench: name, date, exitCode, figures: [], note, output });
       }
     });
   });
@@ -213,7 +224,21 @@ function render(results: Result[]): string {
       }
     }
   }
-  lines.push('', `<!-- results ${JSON.stringify(results)} -->`, '');
+  for (const result of results) {
+    if (!result.output) continue;
+    lines.push(
+      '',
+      `<details><summary>Output of the last run of bench/${result.bench}.ts</summary>`,
+      '',
+      '```text',
+      result.output.replace(/```/g, "'''"),
+      '```',
+      '',
+      '</details>',
+    );
+  }
+  // What the next run keeps of benches it does not rerun; `-->` may not end the comment early.
+  lines.push('', `<!-- results ${JSON.stringify(results).replace(/-->/g, '--\\u003e')} -->`, '');
   return lines.join('\n');
 }
 
@@ -225,7 +250,11 @@ for (const name of benches()) {
   previous.set(
     name,
     result.figures.length === 0 && before
-      ? { ...before, note: `run on ${result.date} printed no figures line; the figures are older` }
+      ? {
+          ...before,
+          note: `${result.note ?? ''}; the figures are from ${before.date}`,
+          output: result.output ?? '',
+        }
       : result,
   );
 }
@@ -247,10 +276,10 @@ process.exitCode = missed.length > 0 ? 1 : 0;
  * written as plain SVG text.
  */
 function renderChart(series: Series[]): string {
-  const width = 640;
+  const width = 760;
   const height = 320;
   const left = 60;
-  const right = 170;
+  const right = 230;
   const top = 20;
   const bottom = 40;
   const xs = series.flatMap((s) => s.points.map((p) => p.x));
