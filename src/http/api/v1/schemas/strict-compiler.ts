@@ -9,8 +9,10 @@ import { Compile } from 'typebox/compile';
  * plain strings, which need no conversion either.
  */
 export const strictCompiler: FastifySchemaCompiler<TSchema> = ({ schema }) => {
-  const validator = Compile(schema);
+  // Compiled on first use, like every other route schema (see plugins/schema-compilers.ts).
+  let validator: ReturnType<typeof Compile> | undefined;
   return (value: unknown) => {
+    validator ??= Compile(schema);
     if (validator.Check(value)) return { value };
     const errors: FastifySchemaValidationError[] = validator.Errors(value);
     return { error: errors as unknown as Error };
