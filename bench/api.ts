@@ -379,6 +379,81 @@ function report(figures: {
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+  const figuresLine = figuresOf(figures);
+  // The last line is for `npm run bench` (bench/run.ts), which writes docs/performance.md.
+  process.stdout.write(`${JSON.stringify({ figures: figuresLine })}\n`);
+  if (figuresLine.some((figure) => !figure.pass)) process.exitCode = 1;
+}
+
+type Figure = { name: string; target: string; measured: number; unit: string; pass: boolean };
+
+function figuresOf(figures: Parameters<typeof report>[0]): Figure[] {
+  const { get } = figures;
+  const round = (value: number) => Math.round(value * 100) / 100;
+  const atLeast = (name: string, measured: number, target: number): Figure => ({
+    name,
+    target: `≥ ${target}`,
+    measured: round(measured),
+    unit: 'ratio',
+    pass: measured >= target,
+  });
+  const atMost = (name: string, measured: number, target: number, unit = 'ratio'): Figure => ({
+    name,
+    target: `≤ ${target}${unit === 'ratio' ? '' : ` ${unit}`}`,
+    measured: round(measured),
+    unit,
+    pass: measured <= target,
+  });
+  const listRatio = (name: string) => {
+    const few = figures.few.get(name)?.p99 ?? 0;
+    const many = figures.many.get(name)?.p99 ?? 0;
+    return many / Math.max(few, 1);
+  };
+  return [
+    atLeast(
+      'GET /api/v1/version ÷ bare Fastify (same logger), server CPU per request',
+      get('bare').cpuUs / get('version').cpuUs,
+      0.8,
+    ),
+    atLeast(
+      'GET /api/v1/version ÷ bare Fastify (same logger), req/s (wall clock)',
+      get('version').rps / get('bare').rps,
+      0.8,
+    ),
+    atMost(
+      `start to listening, ${MANY} repositories, median wall clock`,
+      median(figures.starts),
+      1500,
+      'ms',
+    ),
+    atMost(
+      `start to listening, ${MANY} repositories, median CPU`,
+      median(figures.startCpus),
+      1500,
+      'ms',
+    ),
+    atMost('RSS 3 s after listening, idle', figures.idleRss, 100, 'MB'),
+    atLeast(
+      'GET /api/v1/repos/{owner}/{name} ÷ GET /api/v1/version, req/s, 32 connections',
+      get('repo').rps / get('version').rps,
+      0.5,
+    ),
+    atLeast(
+      'GET /api/v1/repos/{owner}/{name} ÷ GET /api/v1/version, server CPU per request',
+      get('version').cpuUs / get('repo').cpuUs,
+      0.5,
+    ),
+    atMost(
+      `GET /api/v1/repos?limit=10 p99, ${MANY} ÷ ${FEW} repositories`,
+      listRatio('repos'),
+      1.5,
+    ),
+    atMost(
+      `GET /api/v1/user/repos?limit=10 p99, ${MANY} ÷ ${FEW} repositories`,
+      listRatio('user/repos'),
+      1.5,
+    ),
+  ];
 }
 
 if (args['bare-server']) {
