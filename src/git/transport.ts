@@ -1,6 +1,8 @@
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { Invalid } from '../domain/errors.ts';
 import { type GitProcess, outputStream, runGit, spawnGit } from './command.ts';
+import { GitError } from './git-error.ts';
 import { ensureHooks, protectedRefsEnv } from './hooks.ts';
 import { encodePktLine, FLUSH_PKT } from './pkt-line.ts';
 import { type PushCommand, PushCommandReader } from './push-commands.ts';
@@ -128,7 +130,7 @@ export async function uploadPack(
     signal: options.signal,
   });
   feed(proc, input, options.gzip === true);
-  return outputStream(proc);
+  return outputStream(blamingClient(proc));
 }
 
 /**
@@ -155,7 +157,7 @@ export async function receivePack(
   });
   const commands = new PushCommandReader();
   feed(proc, input, options.gzip === true, commands);
-  const output = outputStream(proc);
+  const output = outputStream(blamingClient(proc));
   const result = proc.done
     .then(
       () => undefined,
@@ -194,4 +196,33 @@ async function appliedCommands(
     }
   }
   return changes.sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+}
+
+/**
+ * What git says on stderr, exiting 128, when the request body is not the protocol it expects, or
+ * ends early (with --stateless-rpc the "remote end" that hung up is the client's body).
+ */
+const PROTOCOL_ERROR =
+  /protocol error|bad line length|expected (?:flush|to get|shallow|object|pkt|ACK|done)|not our ref|unknown capability|invalid (?:pkt|line|packet|command)|remote end hung up/i;
+
+/**
+ * The process with a `done` that turns git's refusal of a malformed request body into `Invalid`:
+ * the client's fault, answered 400, where any other failure stays a GitError (a 500).
+ */
+function blamingClient(proc: GitProcess): GitProcess {
+  const done = proc.done.catch((error: unknown) => {
+    if (error instanceof GitError && error.exitCode === 128 && PROTOCOL_ERROR.test(error.stderr)) {
+      throw new Invalid('git could not read the request: it is not the smart HTTP protocol', {
+        cause: error,
+      });
+    }
+    throw error;
+  });
+  return {
+    pid: proc.pid,
+    stdin: proc.stdin,
+    stdout: proc.stdout,
+    done,
+    kill: (reason) => proc.kill(reason),
+  };
 }
