@@ -1,0 +1,194 @@
+/**
+ * Protocol features over smart HTTP: protocol v2 chosen through the allow-listed `Git-Protocol`
+ * header, partial clones (`--filter=blob:none`) that fetch blobs lazily at checkout, shallow
+ * clones and deepening, and gzip-compressed request bodies, both as git sends them during a
+ * long negotiation and as a hand-made request.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { User } from '../../src/domain/users/user.types.ts';
+import { GitClient, repoUrl } from '../support/git.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { makeRepo } from './fixtures.ts';
+
+let kiln: TestServer;
+let git: GitClient;
+let owner: User;
+let token: string;
+/** A public repository with ten commits on main, each rewriting `file.txt` and adding a file. */
+let repo: { owner: string; name: string };
+let shas: string[];
+
+beforeAll(async () => {
+  kiln = await startTestServer();
+  git = await GitClient.create();
+  ({ user: owner, token } = await kiln.make.userWithToken());
+  repo = await makeRepo(kiln, owner);
+  const work = await git.init();
+  shas = [];
+  for (let i = 0; i < 10; i++) {
+    shas.push(
+      await git.commit(work, { 'file.txt': `version ${i}\n`, [`f${i}.txt`]: `${i}\n` }, `c${i}`),
+    );
+  }
+  await git.ok(
+    ['push', '-q', repoUrl(kiln.url, repo.owner, repo.name, { token, as: 'password' }), 'main'],
+    {
+      cwd: work,
+    },
+  );
+});
+afterAll(async () => {
+  await git?.dispose();
+  await kiln?.close();
+});
+
+const url = () => repoUrl(kiln.url, repo.owner, repo.name);
+const infoRefs = (headers: Record<string, string> = {}) =>
+  fetch(`${url()}/info/refs?service=git-upload-pack`, { headers });
+
+describe('protocol v2', () => {
+  it('answers a version=2 Git-Protocol header with the v2 capability advertisement', async () => {
+    const response = await infoRefs({ 'git-protocol': 'version=2' });
+    expect(response.status).toBe(200);
+    const body = await response.text();
+    expect(body.startsWith('000eversion 2\n')).toBe(true);
+    expect(body).toContain('fetch=');
+  });
+
+  it('keeps only allow-listed Git-Protocol items', async () => {
+    const mixed = await (await infoRefs({ 'git-protocol': 'evil=1:version=2:x' })).text();
+    expect(mixed.startsWith('000eversion 2\n')).toBe(true);
+    const junk = await (await infoRefs({ 'git-protocol': 'object-format=sha256' })).text();
+    expect(junk.startsWith('001e# service=git-upload-pack\n0000')).toBe(true);
+  });
+
+  it('serves a blob-less partial clone and fetches blobs lazily on checkout', async () => {
+    const parent = await git.tempDir();
+    const clone = await git.run(
+      ['-c', 'protocol.version=2', 'clone', '--filter=blob:none', '--no-checkout', url(), 'p'],
+      { cwd: parent, env: { GIT_TRACE_PACKET: '1' } },
+    );
+    expect(clone.code).toBe(0);
+    expect(clone.stderr).toContain('< version 2');
+    expect(clone.stderr).toContain('filter blob:none');
+    const dir = path.join(parent, 'p');
+    const missing = async () =>
+      (await git.ok(['rev-list', '--objects', '--all', '--missing=print'], { cwd: dir }))
+        .split('\n')
+        .filter((line) => line.startsWith('?')).length;
+    // Every version of file.txt and every f*.txt is still on the server.
+    expect(await missing()).toBe(20);
+    await git.ok(['-c', 'protocol.version=2', 'checkout', '-q', 'main'], { cwd: dir });
+    expect(await readFile(path.join(dir, 'file.txt'), 'utf8')).toBe('version 9\n');
+    await git.ok(['-c', 'protocol.version=2', 'checkout', '-q', shas[3]!], { cwd: dir });
+    expect(await readFile(path.join(dir, 'file.txt'), 'utf8')).toBe('version 3\n');
+    expect(await missing()).toBe(20 - 11 - 1);
+    expect(
+      await git.ok(['fsck', '--no-progress', '--no-dangling', '--connectivity-only'], { cwd: dir }),
+    ).toBe('');
+  });
+
+  it('serves a blob-less partial clone over protocol v0 too', async () => {
+    const dir = await git.clone(url(), ['-c', 'protocol.version=0', '--filter=blob:none']);
+    expect(await readFile(path.join(dir, 'file.txt'), 'utf8')).toBe('version 9\n');
+  });
+});
+
+describe('shallow clones', () => {
+  for (const version of ['0', '2']) {
+    it(`clones at depth 1 and deepens later (protocol v${version})`, async () => {
+      const dir = await git.clone(url(), ['-c', `protocol.version=${version}`, '--depth', '1']);
+      const count = () => git.ok(['rev-list', '--count', 'HEAD'], { cwd: dir });
+      expect(await count()).toBe('1');
+      expect(await git.ok(['rev-parse', '--is-shallow-repository'], { cwd: dir })).toBe('true');
+      await git.ok(['-c', `protocol.version=${version}`, 'fetch', '-q', '--deepen', '3'], {
+        cwd: dir,
+      });
+      expect(await count()).toBe('4');
+      await git.ok(['-c', `protocol.version=${version}`, 'fetch', '-q', '--unshallow'], {
+        cwd: dir,
+      });
+      expect(await count()).toBe('10');
+    });
+  }
+});
+
+describe('gzip request bodies', () => {
+  for (const version of ['0', '2']) {
+    it(`accepts the gzip bodies git sends during a long negotiation (protocol v${version})`, async () => {
+      const dir = await git.clone(url());
+      // Many local commits the server lacks: git lists them as "have" lines, which makes the
+      // request large enough for git to gzip it.
+      await git.ok(['checkout', '-q', '-b', 'local'], { cwd: dir });
+      await git.commitMany(dir, 60, `local-v${version}`);
+      const pusher = await git.clone(url());
+      const tip = await git.commit(pusher, { [`new-v${version}.txt`]: 'new\n' });
+      await git.ok(
+        ['push', '-q', repoUrl(kiln.url, repo.owner, repo.name, { token, as: 'username' }), 'main'],
+        { cwd: pusher },
+      );
+      const fetched = await git.run(['-c', `protocol.version=${version}`, 'fetch', 'origin'], {
+        cwd: dir,
+        env: { GIT_TRACE_CURL: '1', GIT_TRACE_CURL_NO_DATA: '1' },
+      });
+      expect(fetched.code).toBe(0);
+      expect(fetched.stderr).toMatch(/=> Send header: Content-Encoding: gzip/);
+      expect(await git.ok(['rev-parse', 'origin/main'], { cwd: dir })).toBe(tip);
+      shas.push(tip);
+    });
+  }
+
+  const packets = (...lines: string[]) =>
+    lines
+      .map((line) =>
+        line === '0000' ? line : (line.length + 4).toString(16).padStart(4, '0') + line,
+      )
+      .join('');
+
+  it('accepts a hand-made gzip upload-pack request', async () => {
+    const head = shas[9]!;
+    const body = gzipSync(packets(`want ${head} ofs-delta\n`, '0000', 'done\n'));
+    const response = await fetch(`${url()}/git-upload-pack`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-git-upload-pack-request',
+        'content-encoding': 'gzip',
+      },
+      body,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/x-git-upload-pack-result');
+    expect(response.headers.get('cache-control')).toContain('no-cache');
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(bytes.subarray(0, 8).toString()).toBe('0008NAK\n');
+    expect(bytes.subarray(8, 12).toString()).toBe('PACK');
+  });
+
+  it('survives a corrupt gzip body and keeps answering', async () => {
+    const response = await fetch(`${url()}/git-upload-pack`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-git-upload-pack-request',
+        'content-encoding': 'gzip',
+      },
+      body: Buffer.concat([gzipSync('0000').subarray(0, 6), Buffer.from('not gzip at all')]),
+    }).then(
+      async (r) => ({ status: r.status, text: await r.text().catch(() => '') }),
+      () => ({ status: 0, text: '' }),
+    );
+    expect(response.status === 0 || response.status >= 400 || response.text === '').toBe(true);
+    expect((await infoRefs()).status).toBe(200);
+  });
+
+  it('refuses a request with the wrong content type', async () => {
+    const response = await fetch(`${url()}/git-upload-pack`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(415);
+  });
+});
