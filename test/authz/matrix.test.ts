@@ -5,8 +5,8 @@
  * cells succeed; a private repository answers those who may not see it exactly as a repository
  * that does not exist answers (404, or git's 401 challenge to anonymous clients). The route list
  * is read from the running server, so a route added without a table entry fails here. Lists,
- * search and counts are checked in lists.test.ts. MCP serves tools over stdio, not HTTP routes;
- * its tools reuse the same domain checks.
+ * search and counts are checked in lists.test.ts; the MCP tools, which are not HTTP routes, in
+ * mcp.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR } from '../../src/domain/runners/runner.policy.ts';

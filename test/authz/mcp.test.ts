@@ -1,0 +1,184 @@
+/**
+ * The authorization matrix for the MCP tools: every registered tool × the six principals that
+ * can hold a token (MCP has no anonymous caller) × public and private repositories. Allowed
+ * calls succeed; refused ones answer an error; on a private repository the error is exactly the
+ * one a missing repository gets. A tool registered without an entry here fails the suite.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { User } from '../../src/domain/users/user.types.ts';
+import { buildMcpServer } from '../../src/mcp/mcp-server.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import {
+  levelOf,
+  makePeople,
+  makeSubject,
+  type People,
+  PRINCIPALS,
+  type Principal,
+  type Subject,
+  type Visibility,
+} from './world.ts';
+
+type Need = 'user' | 'read' | 'user+read' | 'write';
+type Tool = {
+  readonly args: (s: Subject, unique: (p: string) => string) => Record<string, unknown>;
+  readonly need: Need;
+  /** Success changes the subject: allowed principals get a fresh one. */
+  readonly fresh?: boolean;
+  /** The call names the subject repository, so its privacy rules apply. */
+  readonly scoped?: boolean;
+};
+
+const at = (s: Subject) => ({ owner: s.owner, repo: s.name });
+const TOOLS: Record<string, Tool> = {
+  whoami: { args: () => ({}), need: 'user', scoped: false },
+  list_repositories: { args: () => ({}), need: 'user', scoped: false },
+  search: { args: () => ({ query: 'o' }), need: 'user', scoped: false },
+  get_repository: { args: at, need: 'read' },
+  list_branches: { args: at, need: 'read' },
+  get_branch: { args: (s) => ({ ...at(s), branch: 'main' }), need: 'read' },
+  list_pull_requests: { args: at, need: 'read' },
+  get_pull_request: { args: (s) => ({ ...at(s), number: s.pull }), need: 'read' },
+  create_pull_request: {
+    args: (s) => ({ ...at(s), head: 'feature', base: 'main', title: 'from mcp' }),
+    need: 'user+read',
+    fresh: true,
+  },
+  update_pull_request: {
+    args: (s) => ({ ...at(s), number: s.pull, body: 'edited' }),
+    need: 'write',
+  },
+  merge_pull_request: { args: (s) => ({ ...at(s), number: s.pull }), need: 'write', fresh: true },
+  list_releases: { args: at, need: 'read' },
+  get_release: { args: (s) => ({ ...at(s), tag: 'v1' }), need: 'read' },
+  get_latest_release: { args: at, need: 'read' },
+  create_release: {
+    args: (s, unique) => ({ ...at(s), tag_name: unique('mcp'), target_commitish: 'main' }),
+    need: 'write',
+  },
+  list_review_comments: { args: (s) => ({ ...at(s), number: s.pull }), need: 'read' },
+  create_review_comment: {
+    args: (s) => ({ ...at(s), number: s.pull, body: 'from mcp', path: 'b.txt', line: 1 }),
+    need: 'user+read',
+  },
+};
+
+const ADMIN = 'mcpadmin';
+let kiln: TestServer;
+let people: People;
+const shared = new Map<string, Subject>();
+let serial = 0;
+
+beforeAll(async () => {
+  kiln = await startTestServer({
+    SERVICE_ADMIN_HANDLES: ADMIN,
+    SERVICE_SECRET_KEY: 'mcp matrix key 0',
+  });
+  people = await makePeople(kiln, ADMIN);
+  for (const visibility of ['public', 'private'] as const) {
+    for (const inOrg of [false, true]) {
+      shared.set(`${visibility}:${inOrg}`, await makeSubject(kiln, people, visibility, inOrg));
+    }
+  }
+}, 120_000);
+afterAll(async () => {
+  await kiln?.close();
+});
+
+/** An MCP client talking, in memory, to Kiln's MCP server acting as `user`. */
+async function connect(user: User): Promise<Client> {
+  const server = buildMcpServer(kiln.app, async () => user, pino({ level: 'silent' }), new Set());
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'matrix', version: '1' });
+  await client.connect(clientSide);
+  return client;
+}
+
+function allowed(need: Need, principal: Principal, visibility: Visibility): boolean {
+  const level = levelOf(principal, visibility);
+  if (need === 'user') return true;
+  if (need === 'write') return level === 'write' || level === 'admin';
+  return level !== 'none';
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  const result = await client.callTool({ name, arguments: args });
+  const text = (result.content as { type: string; text?: string }[])[0]?.text ?? '';
+  return { failed: result.isError === true, text };
+}
+
+describe('MCP tools authorization', () => {
+  it('has an entry for every registered tool', async () => {
+    const client = await connect(people.owner.user);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).filter((name) => !(name in TOOLS))).toEqual([]);
+    await client.close();
+  });
+
+  for (const [name, tool] of Object.entries(TOOLS)) {
+    it(name, async () => {
+      const failures: string[] = [];
+      for (const principal of PRINCIPALS.filter((p) => p !== 'anonymous')) {
+        const person = people[principal as Exclude<Principal, 'anonymous'>];
+        const client = await connect(person.user);
+        for (const visibility of ['public', 'private'] as const) {
+          const inOrg = principal === 'orgOwner';
+          const may = allowed(tool.need, principal, visibility);
+          const subject =
+            may && tool.fresh
+              ? await makeSubject(kiln, people, visibility, inOrg)
+              : (shared.get(`${visibility}:${inOrg}`) as Subject);
+          const unique = (prefix: string) => `${prefix}${serial++}`;
+          const result = await call(client, name, tool.args(subject, unique));
+          const cell = `${name} as ${principal} on ${visibility}`;
+          if (may) {
+            if (result.failed) failures.push(`${cell}: failed with "${result.text}"`);
+            continue;
+          }
+          if (!result.failed) failures.push(`${cell}: succeeded`);
+          if (tool.scoped !== false && levelOf(principal, visibility) === 'none') {
+            const ghost = await call(
+              client,
+              name,
+              tool.args({ ...subject, name: `ghost${subject.name}` }, unique),
+            );
+            const same = ghost.text.replace(`ghost${subject.name}`, subject.name);
+            if (result.text !== same)
+              failures.push(
+                `${cell}: "${result.text}" but a missing repository gets "${ghost.text}"`,
+              );
+          }
+        }
+        await client.close();
+      }
+      expect(failures).toEqual([]);
+    }, 120_000);
+  }
+
+  it('lists and search show private repositories to those who may read them only', async () => {
+    for (const principal of PRINCIPALS.filter((p) => p !== 'anonymous')) {
+      const client = await connect(people[principal as Exclude<Principal, 'anonymous'>].user);
+      for (const [tool, args] of [
+        ['list_repositories', { limit: 50 }],
+        ['search', { query: 'private' }],
+      ] as const) {
+        const { text } = await call(client, tool, args);
+        for (const inOrg of [false, true]) {
+          const subject = shared.get(`private:${inOrg}`) as Subject;
+          const reads =
+            principal === 'owner'
+              ? !inOrg
+              : principal === 'orgOwner'
+                ? inOrg
+                : levelOf(principal, 'private') !== 'none';
+          if (!reads) expect(text, `${tool} as ${principal}`).not.toContain(subject.name);
+        }
+      }
+      await client.close();
+    }
+  });
+});
