@@ -19,6 +19,10 @@ describe('readPaging', () => {
       { page: 1, limit: 30, offset: 0 },
     ],
     [
+      { page: ['2', '3'], limit: ['10'] },
+      { page: 1, limit: 30, offset: 0 },
+    ],
+    [
       { page: '3', limit: '50' },
       { page: 3, limit: 50, offset: 100 },
     ],

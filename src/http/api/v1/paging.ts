@@ -16,15 +16,16 @@ export const PagingQuerySchema = Type.Object(
 
 export type Paging = Page & { readonly page: number };
 
-function positive(text: string | undefined): number | undefined {
-  if (text === undefined || !/^\d{1,9}$/.test(text.trim())) return undefined;
+function positive(text: unknown): number | undefined {
+  // Routes whose schema leaves `page` unchecked hand over what came: `?page=1&page=2` is an array.
+  if (typeof text !== 'string' || !/^\d{1,9}$/.test(text.trim())) return undefined;
   const value = Number(text);
   return value > 0 ? value : undefined;
 }
 
 /** 1-based page, `limit` defaulting to 30 and silently capped at 50 (Gitea's MAX_RESPONSE_ITEMS). */
 export function readPaging(query: unknown): Paging {
-  const { page, limit } = (query ?? {}) as { page?: string; limit?: string };
+  const { page, limit } = (query ?? {}) as { page?: unknown; limit?: unknown };
   const size = Math.min(positive(limit) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const number = positive(page) ?? 1;
   return { page: number, limit: size, offset: (number - 1) * size };
