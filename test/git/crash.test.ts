@@ -8,7 +8,7 @@
 import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { GitClient, importSyntheticHistory, repoUrl } from '../support/git.ts';
 import { auth } from '../support/http.ts';
@@ -49,8 +49,13 @@ beforeAll(async () => {
   base = await git.ok(['rev-parse', `main~${COMMITS - 1}`], { cwd: work });
 }, 120_000);
 
-afterAll(async () => {
+// A failed test must not leave its server running.
+afterEach(async () => {
   await server?.kill();
+  server = undefined;
+});
+
+afterAll(async () => {
   await git?.dispose();
   await database?.drop();
   if (root) await rm(root, { recursive: true, force: true });
@@ -174,8 +179,6 @@ describe('SIGKILL during a push', () => {
         entry.startsWith('incoming-'),
       );
       expect(incoming).toEqual([]);
-      await server.stop();
-      server = undefined;
     },
     180_000,
   );
