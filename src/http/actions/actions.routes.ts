@@ -12,13 +12,13 @@ import {
   contentTypeUnaryRegExp,
 } from '@connectrpc/connect/protocol-connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
-import { compressionGzip } from '@connectrpc/connect-node';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PingService } from '../../gen/ping/v1/services_pb.js';
 import { RunnerService } from '../../gen/runner/v1/services_pb.js';
 import { toConnectError } from './connect-errors.ts';
 import { pingService } from './ping-service.ts';
 import { createProtoBodyParser } from './proto-body.ts';
+import { requestGzip } from './request-gzip.ts';
 import { runnerAuthInterceptor } from './runner-auth.ts';
 import type { RunnerRegistry } from './runner-registry.ts';
 import { createRunnerService } from './runner-service.ts';
@@ -84,7 +84,7 @@ export function registerActionsRoutes(fastify: FastifyInstance, deps: ActionsDep
         readMaxBytes: maxRequestBytes,
         // gzip only, as connect-go (Gitea's server) accepts: connect-es answers a corrupt brotli
         // body with `internal` (500) instead of `invalid_argument`; `br` now gets `unimplemented`.
-        acceptCompression: [compressionGzip],
+        acceptCompression: [requestGzip],
         // The first interceptor is the outermost: it also maps what the auth check throws.
         interceptors: [mapErrors, runnerAuthInterceptor(deps.runners)],
         contextValues: (request) => createContextValues().set(requestLog, request.log),

@@ -1,3 +1,5 @@
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { type DescMethod, type DescService, fromBinary } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { FastifyRequest } from 'fastify';
@@ -9,8 +11,9 @@ import type { FastifyRequest } from 'fastify';
  * Why: connect-es answers an undecodable binary body with `internal` (HTTP 500), where connect-go
  * (and so every Gitea server a runner has met) says `invalid_argument` (400). The bytes are then
  * handed to Connect unchanged, which decodes them again; for the small runner messages that costs
- * little. Compressed bodies (`Content-Encoding`, which no runner sends) are left unread for
- * Connect to decompress and decode on its own.
+ * little. A gzip body (which no runner sends) is decompressed here, checked the same way and
+ * handed on decompressed (Connect uses a body read before it as it is); other encodings are left
+ * unread for Connect to refuse.
  */
 export function createProtoBodyParser(services: readonly DescService[], maxBytes: number) {
   const methods = new Map<string, DescMethod>();
@@ -23,8 +26,10 @@ export function createProtoBodyParser(services: readonly DescService[], maxBytes
     payload: AsyncIterable<Uint8Array>,
   ): Promise<Uint8Array | undefined> {
     const encoding = request.headers['content-encoding'];
-    if (encoding !== undefined && encoding !== 'identity') return undefined;
-    const body = await readAll(payload, maxBytes);
+    const gzipped = encoding === 'gzip';
+    if (encoding !== undefined && encoding !== 'identity' && !gzipped) return undefined;
+    const read = await readAll(payload, maxBytes);
+    const body = gzipped ? await gunzipAtMost(read, maxBytes) : read;
     const method = methods.get(procedureOf(request.routeOptions.url ?? ''));
     if (method !== undefined) {
       try {
@@ -39,6 +44,20 @@ export function createProtoBodyParser(services: readonly DescService[], maxBytes
     }
     return body;
   };
+}
+
+const gunzipAsync = promisify(gunzip);
+
+async function gunzipAtMost(body: Buffer, maxBytes: number): Promise<Buffer> {
+  if (body.length === 0) return body;
+  try {
+    return await gunzipAsync(body, { maxOutputLength: maxBytes });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new ConnectError(`request body larger than ${maxBytes} bytes`, Code.ResourceExhausted);
+    }
+    throw new ConnectError('request body is not valid gzip', Code.InvalidArgument);
+  }
 }
 
 /** `runner.v1.RunnerService/Register` from `/api/actions/runner.v1.RunnerService/Register`. */
