@@ -12,6 +12,7 @@ import {
 import { viewerFromAuthorization } from '../auth/api-auth.ts';
 import { viewerUser } from '../auth/viewer.ts';
 import { gitErrorHandler } from '../errors/git-errors.ts';
+import { refuseNulInAddress } from '../plugins/nul-guard.ts';
 import { gitAccess } from './git-access.ts';
 import { registerUnreadBodyHandling } from './unread-body.ts';
 
@@ -46,6 +47,7 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
   server.removeAllContentTypeParsers();
   server.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
   registerUnreadBodyHandling(server);
+  server.addHook('preValidation', refuseNulInAddress);
   server.addHook('onRequest', async (request) => {
     request.viewer = await viewerFromAuthorization(app.services, request.headers.authorization);
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../app.ts';
 import { webErrorHandler } from '../errors/web-errors.ts';
+import { refuseNul } from '../plugins/nul-guard.ts';
 import { registerMetering } from '../protect/metering.plugin.ts';
 import { registerAssetRoutes } from './assets.routes.ts';
 import { registerForgePages } from './forge-pages.ts';
@@ -36,6 +37,7 @@ export async function webPlugin(
 ): Promise<void> {
   const { app, pages } = opts;
   server.setErrorHandler(webErrorHandler(pages));
+  server.addHook('preValidation', refuseNul);
   server.addHook('onRequest', async (request, reply) => {
     request.viewer = await viewerFromSession(app.services, request);
     reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
 import { viewerFromAuthorization } from '../../auth/api-auth.ts';
 import { apiErrorHandler, apiNotFoundHandler } from '../../errors/api-errors.ts';
+import { refuseNul } from '../../plugins/nul-guard.ts';
 import { registerArchiveRoutes } from './archive.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
 import { registerBranchRoutes } from './branches.routes.ts';
@@ -33,6 +34,7 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
       return done(null, undefined);
     return parseJson(request, body.toString(), done);
   });
+  server.addHook('preValidation', refuseNul);
   server.addHook('onRequest', async (request) => {
     request.viewer = await viewerFromAuthorization(app.services, request.headers.authorization);
   });
