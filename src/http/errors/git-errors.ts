@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type DomainError, isDomainError } from '../../domain/errors.ts';
+import { GitError } from '../../git/git-error.ts';
 
 const STATUS: Record<DomainError['code'], number> = {
   not_found: 404,
@@ -24,6 +25,15 @@ export function gitErrorHandler(error: FastifyError, request: FastifyRequest, re
     if (status === 401) reply.header('WWW-Authenticate', GIT_REALM);
     const message = status === 404 ? 'Repository not found.' : error.message;
     return reply.status(status).type('text/plain; charset=utf-8').send(`${message}\n`);
+  }
+  // git refusing what a client sent (an empty or garbled upload-pack or receive-pack request)
+  // is the client's mistake; git's own words stay in the log.
+  if (error instanceof GitError && request.method === 'POST' && !reply.sent) {
+    request.log.info({ err: error }, 'git refused the request body');
+    return reply
+      .status(400)
+      .type('text/plain; charset=utf-8')
+      .send('git could not read this request.\n');
   }
   const status = error.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
