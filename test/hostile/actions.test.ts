@@ -4,6 +4,7 @@
  * any length and content, odd methods and content types. Never a 5xx; the process stays up and
  * bounded.
  */
+import { gzipSync } from 'node:zlib';
 import { create, toBinary } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -127,7 +128,21 @@ describe('hostile input on the runner protocol', () => {
         });
         expectNoServerError(status, `${r.method} ${r.path}`, [501]);
       }),
-      runs(300),
+      runs(300, [
+        ...(['gzip', 'br'] as const).flatMap((encoding) =>
+          [Buffer.from([156]), gzipSync(Buffer.from('{"data":"x"}')), Buffer.from('garbage')].map(
+            (body) => ({
+              method: 'POST',
+              path: '/api/actions/ping.v1.PingService/Ping',
+              contentType: 'application/proto' as const,
+              encoding,
+              runner: undefined,
+              headers: [],
+              body,
+            }),
+          ),
+        ),
+      ]),
     );
     await expectHealthy(world);
   }, 120_000);

@@ -113,7 +113,21 @@ describe('hostile input on smart HTTP', () => {
         });
         expectNoServerError(status, `${r.method} ${r.path}`);
       }),
-      runs(250),
+      runs(250, [
+        ...['git-upload-pack', 'git-receive-pack'].flatMap((service) =>
+          [Buffer.from('garbage'), Buffer.from([136, 156, 198]), undefined].map((body) => ({
+            method: 'POST',
+            path: `/${world.owner}/${world.repo}.git/${service}`,
+            credentials: 'token' as const,
+            headers: [],
+            contentType:
+              service === 'git-upload-pack'
+                ? ('application/x-git-upload-pack-request' as const)
+                : ('application/x-git-receive-pack-request' as const),
+            pack: body === undefined ? undefined : { gzip: false, body },
+          })),
+        ),
+      ]),
     );
     await expectHealthy(world);
   }, 120_000);

@@ -101,7 +101,16 @@ describe('hostile input on the REST API', () => {
         });
         expectNoServerError(status, `${r.method} ${r.path}`);
       }),
-      runs(300),
+      runs(300, [
+        {
+          method: 'GET',
+          path: '/api/v1/repos/search?page=1&page=2&limit=1&limit=2',
+          auth: true,
+          headers: [],
+          contentType: '',
+          body: undefined,
+        },
+      ]),
     );
     await expectHealthy(world);
   }, 120_000);

@@ -343,9 +343,17 @@ export function fillRoute(url: string, real: Record<string, string>): fc.Arbitra
 }
 
 /** fast-check settings of these suites: bounded, and reproducible from the printed seed. */
-export function runs(numRuns: number): fc.Parameters<unknown> {
+export function runs<T>(
+  numRuns: number,
+  examples: T[] = [],
+): Pick<
+  fc.Parameters<[T]>,
+  'numRuns' | 'examples' | 'interruptAfterTimeLimit' | 'markInterruptAsFailure' | 'endOnFailure'
+> {
   return {
     numRuns,
+    // Inputs that once found a bug: always tried first, whatever the seed.
+    examples: examples.map((example) => [example] as [T]),
     interruptAfterTimeLimit: 25_000,
     markInterruptAsFailure: false,
     endOnFailure: true,
