@@ -93,7 +93,7 @@ export async function crashAndRestart(
 
 /** Kill points spread over an operation that takes `durationMs`: before, inside and after it. */
 export function killDelays(durationMs: number): number[] {
-  return [0, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 1.1].map((f) => Math.round(f * durationMs));
+  return [0, 0.2, 0.4, 0.6, 0.8, 1.1].map((f) => Math.round(f * durationMs));
 }
 
 /** `git fsck` on a bare repository: clean, or the test fails with git's words. */
