@@ -19,7 +19,17 @@ type Entry = {
 };
 type Lock = { packages: Record<string, Entry> };
 
-const OSES = ['android', 'darwin', 'win32', 'linux', 'freebsd', 'openbsd', 'netbsd', 'sunos', 'aix'];
+const OSES = [
+  'android',
+  'darwin',
+  'win32',
+  'linux',
+  'freebsd',
+  'openbsd',
+  'netbsd',
+  'sunos',
+  'aix',
+];
 const CPUS: Record<string, string> = {
   arm64: 'arm64',
   x64: 'x64',
@@ -57,7 +67,9 @@ function missingFromNpmCi(): string | undefined {
 let added = 0;
 for (let missing = missingFromNpmCi(); missing; missing = missingFromNpmCi()) {
   const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as Lock;
-  const parent = Object.values(lock.packages).find((entry) => entry.optionalDependencies?.[missing]);
+  const parent = Object.values(lock.packages).find(
+    (entry) => entry.optionalDependencies?.[missing],
+  );
   const version = parent?.optionalDependencies?.[missing];
   if (!parent || !version) throw new Error(`${missing} is missing but no package asks for it`);
   lock.packages[`node_modules/${missing}`] = stubFor(missing, version, parent.dev === true);

@@ -47,7 +47,9 @@ describe('NUL in input', () => {
   it('refuses NUL in pages and git paths too', async () => {
     expect((await fetch(`${kiln.url}/search?q=a%00b`)).status).toBe(422);
     expect((await fetch(`${kiln.url}/a%00b`)).status).toBeLessThan(500);
-    expect((await fetch(`${kiln.url}/${owner}/n%00l.git/info/refs?service=git-upload-pack`)).status).toBeLessThan(500);
+    expect(
+      (await fetch(`${kiln.url}/${owner}/n%00l.git/info/refs?service=git-upload-pack`)).status,
+    ).toBeLessThan(500);
     expect((await fetch(`${kiln.url}/healthz`)).status).toBe(200);
   });
 });
