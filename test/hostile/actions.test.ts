@@ -128,7 +128,7 @@ describe('hostile input on the runner protocol', () => {
         });
         expectNoServerError(status, `${r.method} ${r.path}`, [501]);
       }),
-      runs(300, [
+      runs(1000, [
         ...(['gzip', 'br'] as const).flatMap((encoding) =>
           [Buffer.from([156]), gzipSync(Buffer.from('{"data":"x"}')), Buffer.from('garbage')].map(
             (body) => ({

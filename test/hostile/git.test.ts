@@ -113,7 +113,7 @@ describe('hostile input on smart HTTP', () => {
         });
         expectNoServerError(status, `${r.method} ${r.path}`);
       }),
-      runs(250, [
+      runs(800, [
         ...['git-upload-pack', 'git-receive-pack'].flatMap((service) =>
           [Buffer.from('garbage'), Buffer.from([136, 156, 198]), undefined].map((body) => ({
             method: 'POST',

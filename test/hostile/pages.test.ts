@@ -114,7 +114,7 @@ describe('hostile input on pages and forms', () => {
         });
         expectNoServerError(status, `${r.method} ${r.path}`);
       }),
-      runs(300),
+      runs(500),
     );
     await expectHealthy(world);
   }, 120_000);

@@ -101,7 +101,7 @@ describe('hostile input on the REST API', () => {
         });
         expectNoServerError(status, `${r.method} ${r.path}`);
       }),
-      runs(300, [
+      runs(1000, [
         {
           method: 'GET',
           path: '/api/v1/repos/search?page=1&page=2&limit=1&limit=2',

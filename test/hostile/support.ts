@@ -351,10 +351,11 @@ export function runs<T>(
   'numRuns' | 'examples' | 'interruptAfterTimeLimit' | 'markInterruptAsFailure' | 'endOnFailure'
 > {
   return {
-    numRuns,
+    // KILN_HOSTILE_RUNS=5000 fuzzes deeper by hand; the suite's own counts keep it near 2 minutes.
+    numRuns: Number(process.env.KILN_HOSTILE_RUNS) || numRuns,
     // Inputs that once found a bug: always tried first, whatever the seed.
     examples: examples.map((example) => [example] as [T]),
-    interruptAfterTimeLimit: 25_000,
+    interruptAfterTimeLimit: process.env.KILN_HOSTILE_RUNS ? 600_000 : 25_000,
     markInterruptAsFailure: false,
     endOnFailure: true,
   };
