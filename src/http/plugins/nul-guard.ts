@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { Invalid } from '../../domain/errors.ts';
+import { Invalid, NotFound } from '../../domain/errors.ts';
 
 const MAX_DEPTH = 64;
 
@@ -18,14 +18,23 @@ function hasNul(value: unknown, depth = 0): boolean {
  * refuses it, so it is refused here, once, before any lookup or write sees it (422).
  */
 export async function refuseNul(request: FastifyRequest): Promise<void> {
-  if (hasNul(request.params) || hasNul(request.query) || hasNul(request.body)) {
+  refuseNulInPath(request);
+  // The challenge stores nothing and sends any unsafe redirect (NUL included) to `/` itself.
+  if (request.routeOptions.url === '/challenge') return;
+  if (hasNul(request.query) || hasNul(request.body)) {
     throw new Invalid('input must not contain NUL characters');
   }
 }
 
+/** A name or ref in the path that holds NUL names nothing that can exist: 404. */
+function refuseNulInPath(request: FastifyRequest): void {
+  if (hasNul(request.params)) throw new NotFound('not found');
+}
+
 /** The same for streamed routes (git transport), whose bodies are never parsed. */
 export async function refuseNulInAddress(request: FastifyRequest): Promise<void> {
-  if (hasNul(request.params) || hasNul(request.query)) {
+  refuseNulInPath(request);
+  if (hasNul(request.query)) {
     throw new Invalid('input must not contain NUL characters');
   }
 }
