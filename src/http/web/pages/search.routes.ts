@@ -1,17 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
 import { isUser } from '../../../domain/users/user.types.ts';
-import { foldId } from '../../../lib/ids.ts';
 import { viewerUser } from '../../auth/viewer.ts';
+import {
+  type SearchPerson,
+  type SearchRepository,
+  toSearchPerson,
+  toSearchRepository,
+} from '../../convert/search.ts';
 import { layout } from '../layout.ts';
 import type { Pages } from '../page.ts';
-import {
-  type PersonResult,
-  personResult,
-  type RepositoryResult,
-  repositoryResult,
-  searchPage,
-} from './search.view.ts';
+import { searchPage } from './search.view.ts';
 
 /** Longer queries are cut: nobody types more, and every character widens a LIKE scan. */
 export const MAX_SEARCH_QUERY_LENGTH = 100;
@@ -63,8 +62,8 @@ export function prefersJson(accept: string | undefined): boolean {
 export function registerSearchRoutes(server: FastifyInstance, app: App, pages: Pages): void {
   server.get('/search', { config: { metered: true } }, async (request, reply) => {
     const query = searchQuery(request.query);
-    let people: PersonResult[] = [];
-    let repositories: RepositoryResult[] = [];
+    let people: SearchPerson[] = [];
+    let repositories: SearchRepository[] = [];
     if (query !== '') {
       const [accounts, repos] = await Promise.all([
         // Organisations share the handle namespace; ask for more so people still fill the list.
@@ -78,8 +77,8 @@ export function registerSearchRoutes(server: FastifyInstance, app: App, pages: P
       people = accounts
         .filter(isUser)
         .slice(0, SEARCH_RESULT_LIMIT)
-        .map((account) => personResult(account, foldId(account.id)));
-      repositories = repos.items.map(({ repo }) => repositoryResult(repo));
+        .map((account) => toSearchPerson(account));
+      repositories = repos.items.map(({ repo }) => toSearchRepository(repo));
     }
     reply.header('Vary', 'Accept, Cookie');
     if (prefersJson(request.headers.accept)) {

@@ -1,46 +1,12 @@
-import type { Repository } from '../../../domain/repos/repo.types.ts';
-import type { Account } from '../../../domain/users/user.types.ts';
+import type { SearchPerson, SearchRepository } from '../../convert/search.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
-
-/** The person view of search results: an identity without the email (SPEC.md → Person view). */
-export type PersonResult = {
-  readonly id: number;
-  readonly login: string;
-  readonly username: string;
-  readonly full_name: string;
-};
-
-/** The shallow repository projection of search results. */
-export type RepositoryResult = {
-  readonly owner: string;
-  readonly name: string;
-  readonly full_name: string;
-  readonly description: string;
-  readonly private: boolean;
-  readonly updated_at: string;
-};
-
-export function personResult(account: Account, id: number): PersonResult {
-  return { id, login: account.handle, username: account.handle, full_name: account.fullName };
-}
-
-export function repositoryResult(repo: Repository): RepositoryResult {
-  return {
-    owner: repo.owner.handle,
-    name: repo.name,
-    full_name: `${repo.owner.handle}/${repo.name}`,
-    description: repo.description,
-    private: repo.private,
-    updated_at: repo.updatedAt.toISOString(),
-  };
-}
 
 function day(iso: string): string {
   return iso.slice(0, 10);
 }
 
-function repositoryList(repositories: readonly RepositoryResult[]): Html {
+function repositoryList(repositories: readonly SearchRepository[]): Html {
   if (repositories.length === 0) {
     return html`<div class="Box-body color-fg-muted">No repositories match.</div>`;
   }
@@ -54,7 +20,7 @@ function repositoryList(repositories: readonly RepositoryResult[]): Html {
   )}</ul>`;
 }
 
-function peopleList(people: readonly PersonResult[]): Html {
+function peopleList(people: readonly SearchPerson[]): Html {
   if (people.length === 0) return html`<div class="Box-body color-fg-muted">No people match.</div>`;
   return html`<ul>${people.map(
     (person) => html`<li class="Box-row d-flex flex-items-center">
@@ -68,8 +34,8 @@ function peopleList(people: readonly PersonResult[]): Html {
 /** The search page: a form, then repositories and people matching the query. */
 export function searchPage(input: {
   query: string;
-  people: readonly PersonResult[];
-  repositories: readonly RepositoryResult[];
+  people: readonly SearchPerson[];
+  repositories: readonly SearchRepository[];
 }): Html {
   const form = html`<form method="get" action="/search" role="search" class="d-flex mb-4">
     <label for="search-q" class="sr-only">Search</label>
