@@ -1,22 +1,26 @@
 import type { CaptchaProvider } from './captcha.ts';
 
 /**
- * Content-Security-Policy of the challenge page: the pages' strict default, widened only as far
- * as the provider's widget needs (its script, its iframe, its styles and the calls it makes back
- * home). No inline script and no `unsafe-*` source is ever allowed, not even here.
+ * The pages' Content-Security-Policy, optionally widened by a few third-party sources for
+ * scripts, styles, frames and fetches (only the challenge page uses that, for its captcha
+ * widget). No inline script and no `unsafe-*` source is ever allowed.
  */
-export function challengeContentSecurityPolicy(provider: CaptchaProvider): string {
-  const sources = provider.cspSources.join(' ');
+export function contentSecurityPolicy(extraSources: readonly string[] = []): string {
+  const extra = extraSources.length === 0 ? '' : ` ${extraSources.join(' ')}`;
   return [
     "default-src 'self'",
-    `script-src 'self' ${sources}`,
-    `style-src 'self' ${sources}`,
-    `frame-src ${sources}`,
-    `connect-src 'self' ${sources}`,
+    `script-src 'self'${extra}`,
+    `style-src 'self'${extra}`,
+    ...(extra ? [`frame-src${extra}`, `connect-src 'self'${extra}`] : []),
     "img-src 'self' data:",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
+}
+
+/** The challenge page's policy: the default plus what the provider's widget needs. */
+export function challengeContentSecurityPolicy(provider: CaptchaProvider): string {
+  return contentSecurityPolicy(provider.cspSources);
 }

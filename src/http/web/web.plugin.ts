@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { App } from '../../app.ts';
 import { webErrorHandler } from '../errors/web-errors.ts';
 import { refuseNul } from '../plugins/nul-guard.ts';
+import { contentSecurityPolicy } from '../protect/challenge-csp.ts';
 import { registerMetering } from '../protect/metering.plugin.ts';
 import { registerAssetRoutes } from './assets.routes.ts';
 import { registerForgePages } from './forge-pages.ts';
@@ -16,16 +17,7 @@ import { registerSearchRoutes } from './pages/search.routes.ts';
 import { registerTokenRoutes } from './pages/tokens.routes.ts';
 import { viewerFromSession } from './session-cookie.ts';
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
 /**
  * Rendered pages: session cookies (never Authorization headers), CSRF-checked forms, a strict
