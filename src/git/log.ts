@@ -49,11 +49,24 @@ export async function log(
   const skip = count(options.skip, 0, 'skip');
   const limit = Math.min(count(options.limit, 50, 'limit'), MAX_LOG_LIMIT);
   if (limit === 0) return [];
+  return revListCommits(pool, repo, [
+    `--max-count=${limit}`,
+    `--skip=${skip}`,
+    ...historyArgs(revision, options),
+  ]);
+}
+
+/**
+ * The commits one `git rev-list` lists (arguments checked by the caller), read through the
+ * cat-file process, in the order rev-list gives them.
+ */
+export async function revListCommits(
+  pool: CatFilePool,
+  repo: RepoHandle,
+  args: readonly string[],
+): Promise<Commit[]> {
   await requireRepository(repo);
-  const { stdout } = await runGit(
-    ['rev-list', `--max-count=${limit}`, `--skip=${skip}`, ...historyArgs(revision, options)],
-    { gitDir: repo.path },
-  );
+  const { stdout } = await runGit(['rev-list', ...args], { gitDir: repo.path });
   const shas = stdout
     .toString('utf8')
     .split('\n')

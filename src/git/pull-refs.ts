@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { CatFilePool } from './cat-file-pool.ts';
 import { afterEndOfOptions, outputStream, runGit, spawnGit } from './command.ts';
-import { type Commit, readCommit } from './read-objects.ts';
+import { revListCommits } from './log.ts';
+import type { Commit } from './read-objects.ts';
 import { checkFullRef, checkSha } from './ref-names.ts';
 import { requireRepository } from './repo-exists.ts';
 import type { RepoHandle } from './repo-paths.ts';
@@ -66,19 +67,9 @@ export async function commitsBetween(
   head: string,
   limit: number,
 ): Promise<Commit[]> {
-  await requireRepository(repo);
-  const { stdout } = await runGit(
-    [
-      'rev-list',
-      '--reverse',
-      `--max-count=${Math.max(1, Math.min(limit, 10_000))}`,
-      ...afterEndOfOptions(checkSha(head), `^${checkSha(base)}`),
-    ],
-    { gitDir: repo.path },
-  );
-  const shas = stdout
-    .toString('utf8')
-    .split('\n')
-    .filter((line) => line.length > 0);
-  return Promise.all(shas.map((sha) => readCommit(pool, repo, sha)));
+  return revListCommits(pool, repo, [
+    '--reverse',
+    `--max-count=${Math.max(1, Math.min(limit, 10_000))}`,
+    ...afterEndOfOptions(checkSha(head), `^${checkSha(base)}`),
+  ]);
 }
