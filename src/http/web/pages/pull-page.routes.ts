@@ -3,7 +3,8 @@ import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
 import type { ReviewComment } from '../../../domain/pulls/review-comment.service.ts';
-import type { DiffFile } from '../../../git/diff.ts';
+import type { Diff, DiffFile } from '../../../git/diff.ts';
+import type { Commit } from '../../../git/read-objects.ts';
 import { foldId } from '../../../lib/ids.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
@@ -56,13 +57,14 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
     found: PullInContext,
     tab: PullTab,
     content: (context: PageContext) => Html,
+    // What the tab already loaded for its content is not loaded again for the header's counts.
+    loaded: { commits?: Commit[]; diff?: Diff } = {},
   ) => {
     const { base, head, pull } = found;
-    const viewer = viewerUser(request.viewer);
     const [frame, commits, diff, authors] = await Promise.all([
       frameOf(app, request, base, 'pulls'),
-      pulls.commits(found),
-      pulls.diff(found),
+      loaded.commits ?? pulls.commits(found),
+      loaded.diff ?? pulls.diff(found),
       users.findManyByIds([pull.authorId]),
     ]);
     const headLabel =
@@ -73,7 +75,6 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
       commits: commits.length,
       files: diff.totalFiles,
     });
-    void viewer;
     return pages.send(request, reply, {
       title: `${pull.title} · Pull request #${pull.number} · ${base.repo.owner.handle}/${base.repo.name}`,
       body: (context) => repoFrame(context, frame, html`${header}${content(context)}`),
@@ -129,10 +130,16 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
   server.get('/repos/:owner/:name/pulls/:number/commits', METERED, async (request, reply) => {
     const found = await load(request);
     const commits = await pulls.commits(found);
-    return render(request, reply, found, 'commits', () =>
-      commits.length === 0
-        ? html`<p class="color-fg-muted">No commits.</p>`
-        : commitList(found.base.repo, [...commits].reverse()),
+    return render(
+      request,
+      reply,
+      found,
+      'commits',
+      () =>
+        commits.length === 0
+          ? html`<p class="color-fg-muted">No commits.</p>`
+          : commitList(found.base.repo, [...commits].reverse()),
+      { commits },
     );
   });
 
@@ -148,23 +155,28 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
     const form = openForm(request.query);
     const url = pullUrl(base.repo, pull.number);
     const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
-    return render(request, reply, found, 'files', (context) => {
-      const hooks = {
-        link: viewer
-          ? (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) =>
-              `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
-          : undefined,
-        after: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => {
-          const here = comments.filter(
-            (c) =>
-              c.path === pathOf(file) &&
-              c.side === side &&
-              (side === 'RIGHT' ? c.line : c.oldLine) === line,
-          );
-          const formHere =
-            form && form.path === pathOf(file) && form.side === side && form.line === line;
-          if (here.length === 0 && !formHere) return null;
-          return html`<tr class="kiln-comment-row"><td colspan="3">
+    return render(
+      request,
+      reply,
+      found,
+      'files',
+      (context) => {
+        const hooks = {
+          link: viewer
+            ? (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) =>
+                `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
+            : undefined,
+          after: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => {
+            const here = comments.filter(
+              (c) =>
+                c.path === pathOf(file) &&
+                c.side === side &&
+                (side === 'RIGHT' ? c.line : c.oldLine) === line,
+            );
+            const formHere =
+              form && form.path === pathOf(file) && form.side === side && form.line === line;
+            if (here.length === 0 && !formHere) return null;
+            return html`<tr class="kiln-comment-row"><td colspan="3">
             ${here.map((c) => reviewCommentBox(c, authors.get(c.authorId), { id: foldId(c.id) }))}
             ${
               formHere
@@ -178,14 +190,16 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
                 : null
             }
           </td></tr>`;
-        },
-      };
-      const view = (file: DiffFile) =>
-        file.newPath && file.status !== 'deleted'
-          ? srcUrl(base.repo, pull.headSha, file.newPath)
-          : undefined;
-      return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(diff, view, hooks)}`;
-    });
+          },
+        };
+        const view = (file: DiffFile) =>
+          file.newPath && file.status !== 'deleted'
+            ? srcUrl(base.repo, pull.headSha, file.newPath)
+            : undefined;
+        return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(diff, view, hooks)}`;
+      },
+      { diff },
+    );
   });
 
   server.post('/repos/:owner/:name/pulls/:number/comments', async (request, reply) => {
