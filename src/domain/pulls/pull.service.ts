@@ -3,7 +3,6 @@ import { type Diff, diffCommits, mergeBase } from '../../git/diff.ts';
 import { fetchIntoRepo } from '../../git/merge.ts';
 import { commitsBetween, setRef, streamDiff, streamPatch } from '../../git/pull-refs.ts';
 import { type Commit, readCommit } from '../../git/read-objects.ts';
-import { snapshotRefs } from '../../git/refs.ts';
 import { newId } from '../../lib/ids.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
@@ -205,33 +204,25 @@ export class PullService {
   }
 
   /**
-   * The head commit to show for each pull: the live branch tip while open (one ref listing per
-   * head repository), else the last recorded head.
+   * The head commit to show for each pull: the live branch tip while open, else the last recorded
+   * head. Tips are asked of the head repositories' cat-file processes, all at once, so a page of
+   * pulls costs one pipelined round and no git process.
    */
   async liveHeads(
     items: readonly PullInContext[],
   ): Promise<Map<string, { sha: string; branchExists: boolean }>> {
-    const byRepo = new Map<string, Repository>();
-    for (const item of items)
-      if (item.head && item.pull.state === 'open') byRepo.set(item.head.id, item.head);
-    const tips = new Map<string, ReadonlyMap<string, string>>();
+    const result = new Map<string, { sha: string; branchExists: boolean }>();
     await Promise.all(
-      [...byRepo.values()].map(async (repo) => {
-        tips.set(
-          repo.id,
-          await snapshotRefs(this.#deps.repos.handle(repo), ['refs/heads/']).catch(() => new Map()),
+      items.map(async ({ pull, head }) => {
+        const tip = head ? await this.branchTip(head, pull.headBranch) : undefined;
+        result.set(
+          pull.id,
+          pull.state === 'open' && tip
+            ? { sha: tip, branchExists: true }
+            : { sha: pull.headSha, branchExists: tip !== undefined },
         );
       }),
     );
-    const result = new Map<string, { sha: string; branchExists: boolean }>();
-    for (const { pull, head } of items) {
-      const tip = head ? tips.get(head.id)?.get(`refs/heads/${pull.headBranch}`) : undefined;
-      if (pull.state === 'open' && tip) result.set(pull.id, { sha: tip, branchExists: true });
-      else {
-        const exists = head ? (await this.branchTip(head, pull.headBranch)) !== undefined : false;
-        result.set(pull.id, { sha: pull.headSha, branchExists: exists });
-      }
-    }
     return result;
   }
 
