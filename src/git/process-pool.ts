@@ -1,0 +1,146 @@
+import { Unavailable } from '../domain/errors.ts';
+import { requireRepository } from './repo-exists.ts';
+import type { RepoHandle } from './repo-paths.ts';
+
+/** A long-lived git process serving one repository. */
+export interface PooledProcess {
+  /** The repository's key (RepoHandle.key). */
+  readonly key: string;
+  /** Whether new work may be sent: running and not asked to close. */
+  readonly usable: boolean;
+  /** Work sent and not yet answered; an idle process has none. */
+  readonly pendingCount: number;
+  /** Finishes what was asked, then exits. */
+  close(): Promise<void>;
+  /** Ends the process at once. */
+  kill(): Promise<void>;
+}
+
+export interface ProcessPoolOptions {
+  /** Close a repository's process after this long without use. Default 60 s. */
+  idleMs?: number;
+  /** At most this many processes; the least recently used is closed to make room. Default 32. */
+  maxProcesses?: number;
+}
+
+/** Starts a repository's process; `onExit` must be called once when it is gone, however. */
+export type StartProcess<P> = (repo: RepoHandle, onExit: (process: P) => void) => P;
+
+/**
+ * Long-lived processes, at most one per repository, reused across requests: a repository's
+ * directory is verified before its process starts, a process that died or is closing is replaced
+ * on the next use, idle ones are closed, the least recently used one makes room at the cap, and
+ * `closeAll` ends them all at shutdown.
+ *
+ * @example
+ *   const pool = new ProcessPool((repo, onExit) => new CatFileProcess(repo, onExit));
+ *   const info = await pool.use(repo, (process) => process.request('info', 'HEAD'));
+ */
+export class ProcessPool<P extends PooledProcess> {
+  readonly #start: StartProcess<P>;
+  readonly #idleMs: number;
+  readonly #maxProcesses: number;
+  /** Map order is recency order: a process is moved to the end whenever it is used. */
+  readonly #processes = new Map<string, P>();
+  readonly #idleTimers = new Map<P, NodeJS.Timeout>();
+  readonly #closing = new Set<Promise<void>>();
+  #closed = false;
+
+  constructor(start: StartProcess<P>, options: ProcessPoolOptions = {}) {
+    this.#start = start;
+    this.#idleMs = options.idleMs ?? 60_000;
+    this.#maxProcesses = Math.max(1, options.maxProcesses ?? 32);
+  }
+
+  /** Number of running processes. */
+  get size(): number {
+    return this.#processes.size;
+  }
+
+  /** The process serving a repository, if one runs (diagnostics and tests). */
+  peek(repo: RepoHandle): P | undefined {
+    return this.#processes.get(repo.key);
+  }
+
+  /** Runs `work` on the repository's process, starting one when none is usable. */
+  async use<T>(repo: RepoHandle, work: (process: P) => Promise<T>): Promise<T> {
+    const process = await this.#acquire(repo);
+    try {
+      return await work(process);
+    } finally {
+      this.#scheduleIdle(process);
+    }
+  }
+
+  /** Closes the repository's process, e.g. before the repository is deleted. */
+  async evict(repo: RepoHandle): Promise<void> {
+    const process = this.#processes.get(repo.key);
+    if (process) await this.#retire(process);
+  }
+
+  /** Closes every process and refuses new work; one that does not finish in `graceMs` is killed. */
+  async closeAll(graceMs = 5_000): Promise<void> {
+    this.#closed = true;
+    const all = [...this.#processes.values()];
+    const exits = all.map((process) => this.#retire(process));
+    const timer = setTimeout(() => {
+      for (const process of all) void process.kill();
+    }, graceMs);
+    await Promise.all([...exits, ...this.#closing]);
+    clearTimeout(timer);
+  }
+
+  async #acquire(repo: RepoHandle): Promise<P> {
+    if (this.#closed) throw new Unavailable('the git process pool is closed');
+    const existing = this.#touch(repo.key);
+    if (existing) return existing;
+    await requireRepository(repo);
+    const raced = this.#touch(repo.key);
+    if (raced) return raced;
+    while (this.#processes.size >= this.#maxProcesses) {
+      const [oldest] = this.#processes.values();
+      if (!oldest) break;
+      void this.#retire(oldest);
+    }
+    const process = this.#start(repo, (gone) => this.#forget(gone));
+    this.#processes.set(repo.key, process);
+    return process;
+  }
+
+  /** The usable process for `key`, moved to the most-recent end; drops one that is not usable. */
+  #touch(key: string): P | undefined {
+    const process = this.#processes.get(key);
+    if (!process) return undefined;
+    this.#processes.delete(key);
+    if (!process.usable) return undefined;
+    this.#processes.set(key, process);
+    const timer = this.#idleTimers.get(process);
+    if (timer) clearTimeout(timer);
+    this.#idleTimers.delete(process);
+    return process;
+  }
+
+  #scheduleIdle(process: P): void {
+    if (process.pendingCount > 0 || !process.usable || this.#idleMs <= 0) return;
+    const previous = this.#idleTimers.get(process);
+    if (previous) clearTimeout(previous);
+    const timer = setTimeout(() => void this.#retire(process), this.#idleMs);
+    timer.unref();
+    this.#idleTimers.set(process, timer);
+  }
+
+  #retire(process: P): Promise<void> {
+    this.#forget(process);
+    const exit = process.close();
+    this.#closing.add(exit);
+    void exit.finally(() => this.#closing.delete(exit));
+    return exit;
+  }
+
+  #forget(process: P): void {
+    if (this.#processes.get(process.key) === process) this.#processes.delete(process.key);
+    const timer = this.#idleTimers.get(process);
+    if (timer) clearTimeout(timer);
+    this.#idleTimers.delete(process);
+  }
+}
