@@ -1,8 +1,9 @@
 /**
  * Merge figure: merging a pull request through Kiln's API on a repository of ~50,000 files and
  * ~10,000 commits, against running `git merge-tree --write-tree` alone on the same two commits
- * (target: Kiln ≤ 2× git). Kiln's merge is that same merge-tree plus commit-tree, a
- * compare-and-swap update-ref and the database writes, so the ratio shows what Kiln adds.
+ * (target: Kiln ≤ 2× git). Kiln's merge is that same merge-tree, the merge commit written
+ * in-process, a compare-and-swap through a long-lived update-ref and the database writes, so the
+ * ratio shows what Kiln adds.
  *
  *   node bench/merge.ts [--files 50000] [--commits 10000] [--runs 7]
  *

@@ -90,7 +90,7 @@ const SECTIONS: Record<string, { title: string; text: string }> = {
   },
   merge: {
     title: 'Merging a pull request',
-    text: 'A pull request merged through the REST API on a repository of about 50,000 files and 10,000 commits, against `git merge-tree --write-tree` alone on the same two commits, timed back to back. Kiln’s merge is that merge-tree plus `commit-tree`, a compare-and-swap `update-ref` and the database writes, so the ratio is what Kiln adds.',
+    text: 'A pull request merged through the REST API on a repository of about 50,000 files and 10,000 commits, against `git merge-tree --write-tree` alone on the same two commits, timed back to back. Kiln’s merge is that merge-tree, the merge commit written in-process, a compare-and-swap through the repository’s long-lived `update-ref --stdin` and the database writes, behind an authenticated HTTP request, so the ratio is what Kiln adds.',
   },
   metering: {
     title: 'Bot protection (metering)',

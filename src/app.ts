@@ -30,6 +30,7 @@ import { TokenService } from './domain/tokens/token.service.ts';
 import { UserService } from './domain/users/user.service.ts';
 import { UserStore } from './domain/users/user.store.ts';
 import { CatFilePool } from './git/cat-file-pool.ts';
+import { RefUpdatePool } from './git/ref-update-pool.ts';
 import { RepoPaths } from './git/repo-paths.ts';
 import { sweepTempDirs } from './git/repository.ts';
 
@@ -65,6 +66,7 @@ export type Services = {
 export type GitContext = {
   readonly paths: RepoPaths;
   readonly catFiles: CatFilePool;
+  readonly refUpdates: RefUpdatePool;
 };
 
 export type App = {
@@ -96,6 +98,7 @@ export async function createApp(config: Config): Promise<App> {
   const git: GitContext = {
     paths: new RepoPaths(join(dataDir, 'repositories')),
     catFiles: new CatFilePool(),
+    refUpdates: new RefUpdatePool(),
   };
   await sweepTempDirs(git.paths);
   const userStore = new UserStore(db);
@@ -110,6 +113,7 @@ export async function createApp(config: Config): Promise<App> {
     admins,
     paths: git.paths,
     catFiles: git.catFiles,
+    refUpdates: git.refUpdates,
   });
   const protectedBranches = new ProtectedBranchService(repos, repoStore);
   const pushes = new PushEvents();
@@ -134,7 +138,7 @@ export async function createApp(config: Config): Promise<App> {
     protectedBranches,
     pushes,
     pulls,
-    pullMerges: new PullMergeService(pulls, pullStore, repos, git.catFiles),
+    pullMerges: new PullMergeService(pulls, pullStore, repos, git),
     reviewComments: new ReviewCommentService(db, pulls, repos, git.catFiles),
     branches: new BranchService({
       repos,
@@ -165,7 +169,7 @@ export async function createApp(config: Config): Promise<App> {
       if (closed) return;
       closed = true;
       await zombieSweep.stop();
-      await git.catFiles.closeAll();
+      await Promise.all([git.catFiles.closeAll(), git.refUpdates.closeAll()]);
       await database.close();
     },
   };

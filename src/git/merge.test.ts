@@ -4,6 +4,7 @@ import { Conflict, Invalid, NotAllowed, NotFound } from '../domain/errors.ts';
 import { CatFilePool } from './cat-file-pool.ts';
 import { fetchIntoRepo, mergeBranches } from './merge.ts';
 import { readCommit } from './read-objects.ts';
+import { RefUpdatePool } from './ref-update-pool.ts';
 import { findBranch, findRef, snapshotRefs, updateRef } from './refs.ts';
 import { type RepoHandle, RepoPaths } from './repo-paths.ts';
 import { createFork, initBare } from './repository.ts';
@@ -13,6 +14,7 @@ let tmp: TempDir;
 let paths: RepoPaths;
 let repo: RepoHandle;
 let pool: CatFilePool;
+let refUpdates: RefUpdatePool;
 let base: string;
 
 const author = {
@@ -31,9 +33,10 @@ beforeEach(async () => {
     files: { 'a.txt': 'a\nb\nc\n', 'b.txt': 'b\n' },
   });
   pool = new CatFilePool();
+  refUpdates = new RefUpdatePool();
 });
 afterEach(async () => {
-  await pool.closeAll();
+  await Promise.all([pool.closeAll(), refUpdates.closeAll()]);
   await tmp.remove();
 });
 
@@ -116,6 +119,13 @@ describe('mergeBranches', () => {
       mergeBranches(repo, { baseBranch: 'main', headSha: head, author: bad, message: 'm' }),
     ).rejects.toBeInstanceOf(Invalid);
   });
+});
+
+describe.each([
+  ['one-shot git processes', false],
+  ['long-lived processes', true],
+])('mergeBranches racing other writers, with %s', (_, longLived) => {
+  const processes = () => (longLived ? { catFiles: pool, refUpdates } : {});
 
   it('merges again on the new tip when the base moved, and merges cleanly many times concurrently', async () => {
     const heads = await Promise.all(
@@ -129,7 +139,7 @@ describe('mergeBranches', () => {
     );
     const results = await Promise.allSettled(
       heads.map((headSha) =>
-        mergeBranches(repo, { baseBranch: 'main', headSha, author, message: 'm' }),
+        mergeBranches(repo, { baseBranch: 'main', headSha, author, message: 'm' }, processes()),
       ),
     );
     // Each merge either landed or lost the race twice; whatever landed is on main.
@@ -162,7 +172,7 @@ describe('mergeBranches', () => {
     // Race an update with the merge: either the merge starts on the new tip, or its
     // compare-and-swap fails and it merges once more on the new tip.
     const [merge] = await Promise.all([
-      mergeBranches(repo, { baseBranch: 'main', headSha: head, author, message: 'm' }),
+      mergeBranches(repo, { baseBranch: 'main', headSha: head, author, message: 'm' }, processes()),
       updateRef(repo, 'refs/heads/main', other, base),
     ]);
     const commit = await readCommit(pool, repo, merge);

@@ -1,8 +1,10 @@
-import { Conflict, Invalid, NotAllowed, NotFound } from '../domain/errors.ts';
+import { Conflict, NotAllowed, NotFound } from '../domain/errors.ts';
 import type { CatFilePool } from './cat-file-pool.ts';
 import { afterEndOfOptions, runGit } from './command.ts';
+import { checkIdent, writeCommit } from './objects/write-commit.ts';
 import { readRefFile } from './read-ref.ts';
 import { branchRef, checkFullRef, checkSha, isSha } from './ref-names.ts';
+import type { RefUpdatePool } from './ref-update-pool.ts';
 import { isAncestor, updateRef } from './refs.ts';
 import { requireRepository } from './repo-exists.ts';
 import type { RepoHandle } from './repo-paths.ts';
@@ -13,6 +15,12 @@ export interface GitIdentity {
   readonly email: string;
   /** Default: now. */
   readonly date?: Date;
+}
+
+/** Long-lived processes a merge may use instead of starting git for each step. */
+export interface MergeProcesses {
+  readonly catFiles?: CatFilePool;
+  readonly refUpdates?: RefUpdatePool;
 }
 
 export interface MergeInput {
@@ -26,34 +34,13 @@ export interface MergeInput {
   readonly message: string;
 }
 
-function checkIdentity(identity: GitIdentity, role: string): GitIdentity {
-  // git strips `<`, `>` and line breaks from idents silently; refuse them instead.
-  for (const value of [identity.name, identity.email]) {
-    if (/[<>\0\r\n]/.test(value))
-      throw new Invalid(`${role} name or email contains a forbidden character`);
-  }
-  if (identity.email.length === 0) throw new Invalid(`${role} email is empty`);
-  return identity;
-}
-
-function identityEnv(
-  prefix: 'AUTHOR' | 'COMMITTER',
-  identity: GitIdentity,
-  now: Date,
-): Record<string, string> {
-  const seconds = Math.floor((identity.date ?? now).getTime() / 1000);
-  return {
-    [`GIT_${prefix}_NAME`]: identity.name,
-    [`GIT_${prefix}_EMAIL`]: identity.email,
-    [`GIT_${prefix}_DATE`]: `@${seconds} +0000`,
-  };
-}
-
 /**
  * Merges `headSha` into `baseBranch` without a work tree: `merge-tree --write-tree` computes the
- * result, `commit-tree` records a merge commit with both parents, and the branch moves by
- * compare-and-swap from the tip the merge was computed on. If the branch moved meanwhile, the
- * merge is computed once more on the new tip. Returns the merge commit's id.
+ * result, a merge commit with both parents is written (the object `commit-tree` would write, made
+ * in-process), and the branch moves by compare-and-swap from the tip the merge was computed on,
+ * through the repository's long-lived `update-ref --stdin` when there is a pool. If the branch
+ * moved meanwhile, the merge is computed once more on the new tip. Returns the merge commit's id.
+ * A merge of a large repository is then one git process (merge-tree) instead of three.
  *
  * @throws Conflict when the changes conflict (nothing is changed; `details.files` lists the
  *   conflicted paths) or when the branch keeps moving.
@@ -63,36 +50,42 @@ function identityEnv(
 export async function mergeBranches(
   repo: RepoHandle,
   input: MergeInput,
-  pool?: CatFilePool,
+  processes: MergeProcesses = {},
 ): Promise<string> {
   const baseRef = branchRef(input.baseBranch);
   const headSha = checkSha(input.headSha, 'headSha');
-  const author = checkIdentity(input.author, 'author');
-  const committer = checkIdentity(input.committer ?? input.author, 'committer');
+  const now = new Date();
+  const author = { ...input.author, date: input.author.date ?? now };
+  const committer = input.committer
+    ? { ...input.committer, date: input.committer.date ?? now }
+    : author;
+  checkIdent('author', author);
+  checkIdent('committer', committer);
   await requireRepository(repo);
 
   for (let attempt = 0; ; attempt++) {
     const baseSha = await readRefFile(repo, baseRef);
     if (baseSha === undefined)
       throw new NotFound('base branch not found', { details: { branch: input.baseBranch } });
-    const tree = await mergeTree(repo, baseSha, headSha);
+    const [tree, treeOfBase] = await Promise.all([
+      mergeTree(repo, baseSha, headSha),
+      baseTree(repo, baseSha, processes.catFiles),
+    ]);
     // A head already contained in the base merges to the base's own tree; only then is the
     // (rarely needed) ancestry check worth a process.
-    if (
-      tree === (await baseTree(repo, baseSha, pool)) &&
-      (await isAncestor(repo, headSha, baseSha))
-    ) {
+    if (tree === treeOfBase && (await isAncestor(repo, headSha, baseSha))) {
       throw new NotAllowed('the head is already merged into the base branch');
     }
-    const now = new Date();
-    const { stdout } = await runGit(['commit-tree', tree, '-p', baseSha, '-p', headSha], {
-      gitDir: repo.path,
-      input: input.message.endsWith('\n') ? input.message : `${input.message}\n`,
-      env: { ...identityEnv('AUTHOR', author, now), ...identityEnv('COMMITTER', committer, now) },
+    const mergeSha = writeCommit(repo, {
+      tree,
+      parents: [baseSha, headSha],
+      author,
+      committer,
+      message: input.message,
     });
-    const mergeSha = stdout.toString('utf8').trim();
     try {
-      await updateRef(repo, baseRef, mergeSha, baseSha, 'merge');
+      if (processes.refUpdates) await processes.refUpdates.update(repo, baseRef, mergeSha, baseSha);
+      else await updateRef(repo, baseRef, mergeSha, baseSha, 'merge');
       return mergeSha;
     } catch (error) {
       if (!(error instanceof Conflict) || attempt > 0) throw error;

@@ -1,5 +1,4 @@
-import type { CatFilePool } from '../../git/cat-file-pool.ts';
-import { mergeBranches } from '../../git/merge.ts';
+import { type MergeProcesses, mergeBranches } from '../../git/merge.ts';
 import { KeyedMutex } from '../../lib/keyed-mutex.ts';
 import { NotAllowed } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
@@ -19,13 +18,18 @@ export class PullMergeService {
   readonly #repos: RepoService;
   readonly #merging = new KeyedMutex();
 
-  readonly #catFiles: CatFilePool | undefined;
+  readonly #processes: MergeProcesses;
 
-  constructor(pulls: PullService, store: PullStore, repos: RepoService, catFiles?: CatFilePool) {
+  constructor(
+    pulls: PullService,
+    store: PullStore,
+    repos: RepoService,
+    processes: MergeProcesses = {},
+  ) {
     this.#pulls = pulls;
-    this.#catFiles = catFiles;
     this.#store = store;
     this.#repos = repos;
+    this.#processes = processes;
   }
 
   async merge(actor: User, owner: string, name: string, number: number): Promise<string> {
@@ -37,12 +41,14 @@ export class PullMergeService {
 
   async #merge(actor: User, owner: string, name: string, number: number): Promise<string> {
     const { base, head, pull } = await this.#pulls.get(actor, owner, name, number);
-    await this.#repos.require(actor, owner, name, 'write');
+    // Merge the newest head: the branch tip when it still exists, else the recorded head.
+    const [, tip] = await Promise.all([
+      this.#repos.require(actor, owner, name, 'write'),
+      head ? this.#pulls.branchTip(head, pull.headBranch) : undefined,
+    ]);
     if (pull.merged) throw new NotAllowed('pull request has already been merged');
     if (pull.state !== 'open') throw new NotAllowed('pull request is closed');
 
-    // Merge the newest head: the branch tip when it still exists, else the recorded head.
-    const tip = head ? await this.#pulls.branchTip(head, pull.headBranch) : undefined;
     if (head && tip && tip !== pull.headSha)
       await this.#pulls.onBranchPushed(head, pull.headBranch, tip);
     const headSha = tip ?? pull.headSha;
@@ -63,7 +69,7 @@ export class PullMergeService {
           author: identity,
           message: `Merge pull request '${pull.title}' (#${pull.number}) from ${headLabel} into ${pull.baseBranch}`,
         },
-        this.#catFiles,
+        this.#processes,
       );
     } catch (error) {
       // The head is already part of the base (merged by a push): record it as merged.

@@ -3,6 +3,7 @@ import { hasBranches } from '../../git/branches-present.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { clearCreationMarker, isAbandonedCreation } from '../../git/creation-marker.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
+import type { RefUpdatePool } from '../../git/ref-update-pool.ts';
 import { readDefaultBranch, setDefaultBranch } from '../../git/refs.ts';
 import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
 import {
@@ -41,6 +42,8 @@ export type RepoServiceDeps = {
   readonly paths: RepoPaths;
   /** Per-repository object readers, ended when their repository is deleted. */
   readonly catFiles?: CatFilePool;
+  /** Per-repository ref writers, likewise. */
+  readonly refUpdates?: RefUpdatePool;
 };
 
 /** A directory without a database row older than this is debris of a crashed creation. */
@@ -294,6 +297,7 @@ export class RepoService {
     const handle = this.handle(repo);
     // A reader left open on the old directory must not serve a new repository of this name.
     await this.#deps.catFiles?.evict(handle);
+    await this.#deps.refUpdates?.evict(handle);
     await deleteRepository(this.#deps.paths, handle).catch((error: unknown) => {
       if (!(error instanceof NotFound)) throw error;
     });
