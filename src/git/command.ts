@@ -1,5 +1,6 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import type { Socket } from 'node:net';
+import { PassThrough, Readable, type Writable } from 'node:stream';
 import { Invalid } from '../domain/errors.ts';
 import { GitError, translateGitError } from './git-error.ts';
 
@@ -48,6 +49,15 @@ export interface GitCommandOptions {
   /** Exit codes that count as success (`merge-base --is-ancestor` answers "no" with 1). */
   okExitCodes?: readonly number[];
   maxStderrBytes?: number;
+}
+
+export interface SpawnGitOptions extends GitCommandOptions {
+  /**
+   * Git writes its output straight into this socket (the descriptor is shared with git) instead
+   * of a pipe; `stdout` is then an empty stream. For large answers that Node would otherwise
+   * only relay.
+   */
+  stdoutTo?: Socket;
 }
 
 export interface RunGitOptions extends GitCommandOptions {
@@ -110,19 +120,20 @@ export function gitEnvironment(
  *   proc.stdout.pipe(response);
  *   await proc.done;
  */
-export function spawnGit(args: readonly string[], options: GitCommandOptions = {}): GitProcess {
+export function spawnGit(args: readonly string[], options: SpawnGitOptions = {}): GitProcess {
   const okExitCodes = options.okExitCodes ?? [0];
   const maxStderr = options.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES;
   const env = gitEnvironment(options.env, options.gitDir);
-  const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(GIT_BINARY, args, {
+  // Typed for the pipe case; with `stdoutTo`, child.stdout is null (handled below).
+  const child = spawn(GIT_BINARY, args, {
     cwd: options.gitDir ?? options.cwd,
     env,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', options.stdoutTo ?? 'pipe', 'pipe'],
     // Its own process group, so that stopping git also stops what git started (pack-objects,
     // hooks, index-pack): those hold the pipes open and would outlive a kill of git alone.
     detached: true,
     windowsHide: true,
-  });
+  }) as ChildProcessByStdio<Writable, Readable | null, Readable>;
 
   const stderrChunks: Buffer[] = [];
   let stderrBytes = 0;
@@ -136,7 +147,8 @@ export function spawnGit(args: readonly string[], options: GitCommandOptions = {
   // Git may exit before reading all of its input (an error, or upload-pack being done); the exit
   // status says what happened, so a broken pipe on stdin is not an error of its own.
   child.stdin.on('error', () => {});
-  child.stdout.on('error', () => {});
+  const stdout = child.stdout ?? Readable.from([]);
+  stdout.on('error', () => {});
 
   let killReason: string | undefined;
   // Closed means git and everything holding its pipes are gone; git alone exiting is not enough.
@@ -188,7 +200,7 @@ export function spawnGit(args: readonly string[], options: GitCommandOptions = {
     });
   });
   done.catch(() => {});
-  return { pid: child.pid, stdin: child.stdin, stdout: child.stdout, done, kill };
+  return { pid: child.pid, stdin: child.stdin, stdout, done, kill };
 }
 
 function signalGroup(

@@ -167,6 +167,42 @@ describe('gzip request bodies', () => {
     expect(bytes.subarray(8, 12).toString()).toBe('PACK');
   });
 
+  const uploadPackRequest = (body: string) =>
+    fetch(`${url()}/git-upload-pack`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-git-upload-pack-request' },
+      body,
+    });
+
+  it('has git write the pack into the connection, which then closes', async () => {
+    const response = await uploadPackRequest(
+      packets(`want ${shas[9]} ofs-delta\n`, '0000', 'done\n'),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('connection')).toBe('close');
+    expect(response.headers.get('content-type')).toBe('application/x-git-upload-pack-result');
+    expect(response.headers.get('cache-control')).toContain('no-cache');
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(bytes.subarray(0, 12).toString()).toBe('0008NAK\nPACK');
+    // A whole pack: the header's object count is followed by objects and a 20-byte trailer.
+    expect(bytes.length).toBeGreaterThan(12 + 12 + 20);
+    expect((await infoRefs()).status).toBe(200);
+  });
+
+  it('relays the answer to a request body too large to read first', async () => {
+    const haves = Array.from(
+      { length: 25_000 },
+      (_, i) => `have ${i.toString(16).padStart(40, '0')}\n`,
+    );
+    const response = await uploadPackRequest(
+      packets(`want ${shas[9]} ofs-delta\n`, '0000', ...haves, 'done\n'),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('connection')).not.toBe('close');
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(bytes.subarray(0, 12).toString()).toBe('0008NAK\nPACK');
+  });
+
   it('survives a corrupt gzip body and keeps answering', async () => {
     const response = await fetch(`${url()}/git-upload-pack`, {
       method: 'POST',

@@ -2,28 +2,34 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
 import type { User } from '../../domain/users/user.types.ts';
+import { requireRepository } from '../../git/repo-exists.ts';
 import {
   advertiseRefs,
   type GitService,
   isGitService,
   receivePack,
   uploadPack,
+  uploadPackInto,
 } from '../../git/transport.ts';
 import { viewerFromAuthorization } from '../auth/api-auth.ts';
 import { viewerUser } from '../auth/viewer.ts';
 import { gitErrorHandler } from '../errors/git-errors.ts';
 import { refuseNulInAddress } from '../plugins/nul-guard.ts';
+import { answerDirectly, bufferBody, canWriteDirectly } from './direct-answer.ts';
 import { gitAccess } from './git-access.ts';
 import { registerUnreadBodyHandling } from './unread-body.ts';
 
 type RepoParams = { owner: string; name: string };
 
 /** Git's advertisements and results must never be cached by a proxy. */
+const NO_CACHE = {
+  'Cache-Control': 'no-cache, max-age=0, must-revalidate',
+  Pragma: 'no-cache',
+  Expires: 'Fri, 01 Jan 1980 00:00:00 GMT',
+} as const;
+
 function noCache(reply: FastifyReply): FastifyReply {
-  return reply
-    .header('Cache-Control', 'no-cache, max-age=0, must-revalidate')
-    .header('Pragma', 'no-cache')
-    .header('Expires', 'Fri, 01 Jan 1980 00:00:00 GMT');
+  return reply.headers(NO_CACHE);
 }
 
 function isGzip(request: FastifyRequest): boolean {
@@ -99,8 +105,23 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         );
         const handle = app.services.repos.handle(repo);
         const options = { gitProtocol: gitProtocolHeader(request), gzip: isGzip(request) };
-        noCache(reply).type(`application/x-git-${service.slice(4)}-result`);
-        if (!write) return reply.send(await uploadPack(handle, request.body, options));
+        const type = `application/x-git-${service.slice(4)}-result`;
+        if (!write) {
+          const body = await bufferBody(request.body);
+          if (body.complete && canWriteDirectly(request.raw.socket)) {
+            await requireRepository(handle);
+            return answerDirectly(
+              request,
+              reply,
+              { 'Content-Type': type, ...NO_CACHE },
+              (socket, head) => uploadPackInto(handle, body.stream, socket, head, options),
+            );
+          }
+          return noCache(reply)
+            .type(type)
+            .send(await uploadPack(handle, body.stream, options));
+        }
+        noCache(reply).type(type);
 
         const pusher = viewerUser(request.viewer) as User;
         const pack = await receivePack(handle, request.body, {

@@ -1,4 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts an answer sent outside Fastify's reply (a hijacked one), as onResponse would. */
+    countResponse(request: FastifyRequest, statusCode: number, elapsedMs: number): void;
+  }
+}
+
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /**
@@ -22,12 +30,16 @@ export function registerMetrics(server: FastifyInstance): Registry {
     registers: [registry],
   });
 
-  server.addHook('onResponse', async (request, reply) => {
+  const count = (request: FastifyRequest, statusCode: number, elapsedMs: number) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const method = request.method;
-    requests.inc({ method, route, status: String(reply.statusCode) });
-    duration.observe({ method, route }, reply.elapsedTime / 1000);
-  });
+    requests.inc({ method, route, status: String(statusCode) });
+    duration.observe({ method, route }, elapsedMs / 1000);
+  };
+  server.addHook('onResponse', async (request, reply) =>
+    count(request, reply.statusCode, reply.elapsedTime),
+  );
+  server.decorate('countResponse', count);
 
   server.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.header('Content-Type', registry.contentType);
