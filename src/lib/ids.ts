@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 
 /** A new internal key. */
 export function newId(): string {
@@ -6,14 +6,22 @@ export function newId(): string {
 }
 
 const MAX_SAFE = (1n << 53n) - 1n;
+const FOLD_MEMO_SIZE = 10_000;
+const folded = new Map<string, number>();
 
 /**
  * The wire `id` of an entity: a one-way fold of its UUID to an integer in [0, 2^53-1], exact in
  * JavaScript and Go clients. Display only: nothing is ever looked up by it.
  */
 export function foldId(uuid: string): number {
-  const digest = createHash('sha256').update(uuid.toLowerCase(), 'utf8').digest();
-  const folded = digest.readBigUInt64BE(0) & MAX_SAFE;
+  const known = folded.get(uuid);
+  if (known !== undefined) return known;
+  const digest = hash('sha256', uuid.toLowerCase(), 'buffer');
+  const bits = digest.readBigUInt64BE(0) & MAX_SAFE;
   // 0 is Go's zero value and reads as "absent" to some clients; keep ids positive.
-  return folded === 0n ? 1 : Number(folded);
+  const id = bits === 0n ? 1 : Number(bits);
+  // Every object on the wire folds its ids again; remember the recent ones (bounded).
+  if (folded.size >= FOLD_MEMO_SIZE) folded.clear();
+  folded.set(uuid, id);
+  return id;
 }

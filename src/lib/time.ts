@@ -1,6 +1,8 @@
 /** RFC 3339 in UTC at second precision, as Gitea writes times (`2024-05-01T12:34:56Z`). */
 export function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const iso = date.toISOString();
+  // `YYYY-MM-DDTHH:MM:SS.sssZ`; only years beyond 9999 are longer.
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** Go's zero time, which Gitea emits for unset non-pointer times. */
