@@ -4,6 +4,7 @@ import { repositoriesMigration } from './0002-repositories.ts';
 import { ciMigration } from './0003-ci.ts';
 import { releasesMigration } from './0004-releases.ts';
 import { pullsMigration } from './0005-pulls.ts';
+import { pullListIndexesMigration } from './0006-pull-list-indexes.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -12,4 +13,5 @@ export const migrations: readonly Migration[] = [
   ciMigration,
   releasesMigration,
   pullsMigration,
+  pullListIndexesMigration,
 ];
