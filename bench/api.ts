@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RepositoriesTable } from '../src/db/tables.ts';
+import { startFlags } from './_start-flags.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -158,8 +159,12 @@ const serveEnv = {
   SERVICE_HTTP_PORT: '0',
 };
 
+/** Kiln as `npm start` runs it: with the start script's node flags. */
 const startKiln = () =>
-  startProcess(['src/main.ts', 'serve', '--config', join(root, 'none.toml')], serveEnv);
+  startProcess(
+    [...startFlags(), 'src/main.ts', 'serve', '--config', join(root, 'none.toml')],
+    serveEnv,
+  );
 
 /** Hard-links every file of a bare repository into a new directory tree. */
 function linkTree(from: string, to: string): void {
@@ -288,10 +293,17 @@ async function main(): Promise<void> {
 
     // 1 and 2 on the small data dir.
     const kiln = await startKiln();
-    const bare = await startProcess([join(import.meta.dirname, 'api.ts'), '--bare-server']);
-    const quiet = await startProcess([join(import.meta.dirname, 'api.ts'), '--bare-server'], {
-      BARE_LOGGER: 'off',
-    });
+    const bare = await startProcess([
+      ...startFlags(),
+      join(import.meta.dirname, 'api.ts'),
+      '--bare-server',
+    ]);
+    const quiet = await startProcess(
+      [...startFlags(), join(import.meta.dirname, 'api.ts'), '--bare-server'],
+      {
+        BARE_LOGGER: 'off',
+      },
+    );
     const repoUrl = `${kiln.url}/api/v1/repos/${seeded.owner}/r00001`;
     const figures = await alternate([
       { name: 'bare', run: () => load(bare.child, `${bare.url}/api/v1/version`) },

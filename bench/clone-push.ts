@@ -24,7 +24,7 @@
  * in a temporary directory removed at the end.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -39,6 +39,7 @@ import {
   startServerProcess,
 } from '../test/git/server-process.ts';
 import { GitClient, importSyntheticHistory, repoUrl } from '../test/support/git.ts';
+import { startFlags } from './_start-flags.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -53,14 +54,6 @@ const BYTES_PER_COMMIT = Math.round((Number(args.megabytes) * 1024 * 1024) / COM
 const OWNER = 'bench-owner';
 const MB = 1024 * 1024;
 const TUNED_FLAGS = ['--max-semi-space-size=2'];
-
-/** The node flags `npm start` passes: whatever sits between `node` and `src/main.ts`. */
-function startFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
-  const words = String(pkg.scripts?.start ?? '').split(/\s+/);
-  const main = words.indexOf('src/main.ts');
-  return words[0] === 'node' && main > 0 ? words.slice(1, main) : [];
-}
 
 const root = await mkdtemp(join(tmpdir(), 'kiln-bench-clone-push-'));
 const git = await GitClient.create();
