@@ -1,4 +1,3 @@
-import { Transform, type TransformCallback } from 'node:stream';
 import { PktLineReader } from './pkt-line.ts';
 
 /** One ref update a client asked receive-pack for. */
@@ -13,20 +12,22 @@ const MAX_COMMAND_BYTES = 4 * 1024 * 1024;
 const COMMAND = /^([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) (\S+)$/;
 
 /**
- * Passes a receive-pack request through unchanged while reading the commands at its head: the
- * pkt-lines `<old> <new> <ref>` (the first with capabilities after a NUL, optional `shallow`
- * lines before) up to the flush that precedes the pack. Parsing stops at that flush, at the
- * first thing it does not understand, or past 4 MiB; `complete` says whether it got them all.
+ * Reads the commands at the head of a receive-pack request as its chunks go by: the pkt-lines
+ * `<old> <new> <ref>` (the first with capabilities after a NUL, optional `shallow` lines before)
+ * up to the flush that precedes the pack. Parsing stops at that flush, at the first thing it does
+ * not understand, or past 4 MiB; `complete` says whether it got them all. It only looks: the
+ * chunks go to git untouched, and once `push` answers false it needs none of the rest.
  */
-export class PushCommandReader extends Transform {
+export class PushCommandReader {
   readonly commands: PushCommand[] = [];
   complete = false;
   private reader: PktLineReader | undefined = new PktLineReader();
   private seenBytes = 0;
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+  /** Reads one more chunk of the request; false once it wants no more. */
+  push(chunk: Buffer): boolean {
     if (this.reader) this.parse(chunk);
-    callback(null, chunk);
+    return this.reader !== undefined;
   }
 
   private parse(chunk: Buffer): void {

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { pipeline, type Readable, type Transform } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Invalid } from '../domain/errors.ts';
 import { type GitProcess, outputStream, runGit, spawnGit } from './command.ts';
@@ -97,9 +97,18 @@ export async function advertiseRefs(
   return Buffer.concat([encodePktLine(`# service=${service}\n`), FLUSH_PKT, stdout]);
 }
 
-/** Streams the request body (gunzipped if need be, through `stages`) into git's stdin. */
-function feed(proc: GitProcess, input: Readable, gzip: boolean, ...stages: Transform[]): void {
-  const streams = [input, ...(gzip ? [createGunzip()] : []), ...stages, proc.stdin];
+/**
+ * Streams the request body (gunzipped if need be) into git's stdin; `observe`, when given, sees
+ * each chunk git gets until it answers false, without becoming a stage every byte passes through.
+ */
+function feed(
+  proc: GitProcess,
+  input: Readable,
+  gzip: boolean,
+  observe?: (chunk: Buffer) => boolean,
+): void {
+  const gunzip = gzip ? createGunzip() : undefined;
+  const body: Readable = gunzip ?? input;
   // Git may finish and close its stdin before the body has formally ended (a broken pipe): its
   // exit status tells how that went. Any other failure, a client that disconnects mid-body or a
   // corrupt gzip stream, stops git; the output stream then fails and the edge drops the
@@ -108,9 +117,16 @@ function feed(proc: GitProcess, input: Readable, gzip: boolean, ...stages: Trans
   proc.stdin.once('error', () => {
     gitStoppedReading = true;
   });
-  pipeline(streams, (error) => {
+  pipeline(gunzip ? [input, gunzip, proc.stdin] : [input, proc.stdin], (error) => {
     if (error && !gitStoppedReading) proc.kill('the request body failed');
   });
+  if (observe) {
+    // A second reader of the chunks the pipeline moves: it neither copies nor holds them up.
+    const look = (chunk: Buffer) => {
+      if (!observe(chunk)) body.off('data', look);
+    };
+    body.on('data', look);
+  }
 }
 
 /**
@@ -189,7 +205,7 @@ export async function receivePack(
     signal: options.signal,
   });
   const commands = new PushCommandReader();
-  feed(proc, input, options.gzip === true, commands);
+  feed(proc, input, options.gzip === true, (chunk) => commands.push(chunk));
   const output = outputStream(blamingClient(proc));
   const result = proc.done
     .then(
