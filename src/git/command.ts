@@ -134,6 +134,7 @@ export function spawnGit(args: readonly string[], options: SpawnGitOptions = {})
     detached: true,
     windowsHide: true,
   }) as ChildProcessByStdio<Writable, Readable | null, Readable>;
+  if (options.stdoutTo) keepNonBlocking(options.stdoutTo);
 
   const stderrChunks: Buffer[] = [];
   let stderrBytes = 0;
@@ -201,6 +202,18 @@ export function spawnGit(args: readonly string[], options: SpawnGitOptions = {})
   });
   done.catch(() => {});
   return { pid: child.pid, stdin: child.stdin, stdout, done, kill };
+}
+
+/**
+ * libuv makes a descriptor it hands to a child blocking, for the child's sake; the flag belongs
+ * to the open socket both processes share, so Node's own end would turn blocking too and a later
+ * read or write could stall the event loop. Git copes with a non-blocking descriptor (it polls on
+ * EAGAIN), so the flag is put back as soon as the child has started.
+ */
+function keepNonBlocking(socket: Socket): void {
+  const handle = (socket as unknown as { _handle?: { setBlocking?: (on: boolean) => number } })
+    ._handle;
+  handle?.setBlocking?.(false);
 }
 
 function signalGroup(

@@ -4,7 +4,10 @@
  * clones and deepening, and gzip-compressed request bodies, both as git sends them during a
  * long negotiation and as a hand-made request.
  */
+
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,6 +190,48 @@ describe('gzip request bodies', () => {
     // A whole pack: the header's object count is followed by objects and a 20-byte trailer.
     expect(bytes.length).toBeGreaterThan(12 + 12 + 20);
     expect((await infoRefs()).status).toBe(200);
+  });
+
+  it('sends the whole answer even when the client sends a stray line break and reads slowly', async () => {
+    // An answer of several megabytes that a paused client leaves in the socket buffers while
+    // git exits: closing with the line break unread would reset the connection and lose them.
+    const big = await makeRepo(kiln, owner);
+    const work = await git.init();
+    const tip = await git.commit(work, { 'noise.bin': randomBytes(12 * 1024 * 1024) });
+    await git.ok(
+      ['push', '-q', repoUrl(kiln.url, big.owner, big.name, { token, as: 'password' }), 'main'],
+      { cwd: work },
+    );
+    const body = packets(`want ${tip} ofs-delta\n`, '0000', 'done\n');
+    const endpoint = new URL(`${repoUrl(kiln.url, big.owner, big.name)}/git-upload-pack`);
+    const clean = Buffer.from(
+      await (
+        await fetch(endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-git-upload-pack-request' },
+          body,
+        })
+      ).arrayBuffer(),
+    );
+    const raw = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(Number(endpoint.port), '127.0.0.1', () => {
+        socket.write(
+          `POST ${endpoint.pathname} HTTP/1.1\r\nHost: ${endpoint.host}\r\n` +
+            'Content-Type: application/x-git-upload-pack-request\r\n' +
+            `Content-Length: ${body.length}\r\n\r\n${body}`,
+        );
+        socket.pause();
+        setTimeout(() => socket.write('\r\n'), 200);
+        setTimeout(() => socket.resume(), 1500);
+      });
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(chunks)));
+      socket.on('error', reject);
+    });
+    const answer = raw.subarray(raw.indexOf('\r\n\r\n') + 4);
+    expect(answer.length).toBe(clean.length);
+    expect(answer.equals(clean)).toBe(true);
   });
 
   it('relays the answer to a request body too large to read first', async () => {

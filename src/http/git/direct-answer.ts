@@ -12,6 +12,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * by closing the connection, as its head announces.
  */
 
+/** How long a client may take to read the rest of an answer before its connection goes. */
+const LINGER_MS = 30_000;
+
 /** Request bodies up to this size are read whole before git starts writing into the socket. */
 const DIRECT_BODY_LIMIT = 1024 * 1024;
 
@@ -43,11 +46,18 @@ export async function bufferBody(body: Readable, limit = DIRECT_BODY_LIMIT): Pro
 }
 
 /**
- * Whether git may write into this connection: a plain TCP socket with nothing of ours still
- * queued on it (a TLS connection needs Node to encrypt every byte).
+ * Whether git may write this answer into its connection: a plain TCP socket (a TLS connection
+ * needs Node to encrypt every byte) that this answer owns now, with nothing of ours queued on it.
+ * A pipelined request's answer waits its turn (Node gives it the socket later), so it is relayed.
  */
-export function canWriteDirectly(socket: Socket): boolean {
-  return !('encrypted' in socket) && socket.writable && socket.writableLength === 0;
+export function canWriteDirectly(request: FastifyRequest, reply: FastifyReply): boolean {
+  const socket = request.raw.socket;
+  return (
+    reply.raw.socket === socket &&
+    !('encrypted' in socket) &&
+    socket.writable &&
+    socket.writableLength === 0
+  );
 }
 
 /**
@@ -79,11 +89,25 @@ export async function answerDirectly(
       { res: { statusCode: 200 }, responseTime: reply.elapsedTime },
       'request completed',
     );
+    closeGracefully(socket);
   } catch (error) {
     request.server.countResponse(request, 200, reply.elapsedTime);
     request.log.warn({ err: error, responseTime: reply.elapsedTime }, 'git answer cut short');
-  } finally {
-    // What git wrote is in the kernel's send buffer and still goes out: closing sends it, then FIN.
+    // Cut short anyway: a reset tells the client at once.
     socket.destroy();
   }
+}
+
+/**
+ * Ends the connection once what git wrote has gone out. Anything more the client sends (a stray
+ * line break, a pipelined request) is read and dropped: closing a socket with unread input makes
+ * the kernel reset the connection and discard what is still queued for the client.
+ */
+function closeGracefully(socket: Socket): void {
+  socket.on('data', () => {});
+  socket.resume();
+  socket.end();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }

@@ -108,7 +108,7 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         const type = `application/x-git-${service.slice(4)}-result`;
         if (!write) {
           const body = await bufferBody(request.body);
-          if (body.complete && canWriteDirectly(request.raw.socket)) {
+          if (body.complete && canWriteDirectly(request, reply)) {
             await requireRepository(handle);
             return answerDirectly(
               request,
