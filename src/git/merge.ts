@@ -88,6 +88,9 @@ export async function mergeBranches(
       else await updateRef(repo, baseRef, mergeSha, baseSha, 'merge');
       return mergeSha;
     } catch (error) {
+      // git may have moved the branch and then failed to say so (killed at its timeout): the
+      // branch itself tells whether the merge landed.
+      if ((await readRefFile(repo, baseRef)) === mergeSha) return mergeSha;
       if (!(error instanceof Conflict) || attempt > 0) throw error;
     }
   }

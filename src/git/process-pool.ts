@@ -95,6 +95,8 @@ export class ProcessPool<P extends PooledProcess> {
     const existing = this.#touch(repo.key);
     if (existing) return existing;
     await requireRepository(repo);
+    // closeAll may have run meanwhile: a process started now would outlive the pool.
+    if (this.#closed) throw new Unavailable('the git process pool is closed');
     const raced = this.#touch(repo.key);
     if (raced) return raced;
     while (this.#processes.size >= this.#maxProcesses) {

@@ -85,7 +85,9 @@ export class RefUpdateProcess implements PooledProcess {
   }
 
   async #transaction(command: string): Promise<void> {
-    if (this.#exited) throw new RefUpdaterGone('update-ref exited before the transaction started');
+    // Nothing has been sent yet, so the pool may safely run it on a fresh process.
+    if (this.#exited || this.#closing)
+      throw new RefUpdaterGone('update-ref was closing before the transaction started');
     const answered = new Promise<string>((resolve) => {
       this.#waiter = resolve;
     });

@@ -25,7 +25,8 @@ const author: CommitIdent = {
 };
 const committer: CommitIdent = {
   ...author,
-  name: 'Kiln Ünïcode',
+  // git trims spaces and punctuation from both ends of a name: the same must come out.
+  name: ' Kiln Ünïcode Jr.',
   date: new Date(1_720_000_000_000),
 };
 
@@ -67,7 +68,7 @@ describe('writeCommit', () => {
     expect(sha).toBe(await commitTree(tree, [first, second], `${message}\n`));
     expect(await git(['cat-file', '-t', sha])).toBe('commit');
     expect(await git(['log', '-1', '--format=%P%n%an <%ae>%n%cn%n%s', sha])).toBe(
-      `${first} ${second}\nAda Lovelace <ada@example.com>\nKiln Ünïcode\n${message}`,
+      `${first} ${second}\nAda Lovelace <ada@example.com>\nKiln Ünïcode Jr\n${message}`,
     );
     await git(['fsck', '--strict', '--no-dangling']);
     // Writing it again is harmless: the same name, the same bytes.
@@ -95,6 +96,7 @@ describe('writeCommit', () => {
       { ...author, name: 'a <b>' },
       { ...author, email: 'x\n@y' },
       { ...author, email: '' },
+      { ...author, name: ' .' },
     ]) {
       expect(() => formatCommit({ ...commit, author: bad, message: 'm' })).toThrow(Invalid);
     }

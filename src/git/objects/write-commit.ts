@@ -28,13 +28,21 @@ export function checkIdent(role: string, ident: { name: string; email: string })
     if (/[<>\0\r\n]/.test(value))
       throw new Invalid(`${role} name or email contains a forbidden character`);
   }
+  if (withoutCrud(ident.name).length === 0) throw new Invalid(`${role} name is empty`);
   if (ident.email.length === 0) throw new Invalid(`${role} email is empty`);
+}
+
+/** What git trims from both ends of an ident's name and email: spaces, controls, punctuation. */
+const CRUD = /^[\x00-\x20.,:;<>"\\']+|[\x00-\x20.,:;<>"\\']+$/g;
+
+function withoutCrud(value: string): string {
+  return value.replace(CRUD, '');
 }
 
 function identLine(role: string, ident: CommitIdent): string {
   checkIdent(role, ident);
   const seconds = Math.floor(ident.date.getTime() / 1000);
-  return `${role} ${ident.name} <${ident.email}> ${seconds} +0000\n`;
+  return `${role} ${withoutCrud(ident.name)} <${withoutCrud(ident.email)}> ${seconds} +0000\n`;
 }
 
 /**
