@@ -42,10 +42,14 @@ export class PullMergeService {
   async #merge(actor: User, owner: string, name: string, number: number): Promise<string> {
     const { base, head, pull } = await this.#pulls.get(actor, owner, name, number);
     // Merge the newest head: the branch tip when it still exists, else the recorded head.
-    const [, tip] = await Promise.all([
+    // Side by side, but a refusal is what the caller hears, whatever the head lookup did.
+    const [access, headTip] = await Promise.allSettled([
       this.#repos.require(actor, owner, name, 'write'),
       head ? this.#pulls.branchTip(head, pull.headBranch) : undefined,
     ]);
+    if (access.status === 'rejected') throw access.reason;
+    if (headTip.status === 'rejected') throw headTip.reason;
+    const tip = headTip.value;
     if (pull.merged) throw new NotAllowed('pull request has already been merged');
     if (pull.state !== 'open') throw new NotAllowed('pull request is closed');
 
