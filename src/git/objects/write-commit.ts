@@ -33,10 +33,16 @@ export function checkIdent(role: string, ident: { name: string; email: string })
 }
 
 /** What git trims from both ends of an ident's name and email: spaces, controls, punctuation. */
-const CRUD = /^[\x00-\x20.,:;<>"\\']+|[\x00-\x20.,:;<>"\\']+$/g;
+function isCrud(code: number): boolean {
+  return code <= 0x20 || '.,:;<>"\\\''.includes(String.fromCharCode(code));
+}
 
 function withoutCrud(value: string): string {
-  return value.replace(CRUD, '');
+  let start = 0;
+  let end = value.length;
+  while (start < end && isCrud(value.charCodeAt(start))) start++;
+  while (end > start && isCrud(value.charCodeAt(end - 1))) end--;
+  return value.slice(start, end);
 }
 
 function identLine(role: string, ident: CommitIdent): string {
