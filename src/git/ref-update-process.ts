@@ -7,7 +7,7 @@ export class RefUpdaterGone extends Unavailable {}
 
 /**
  * One long-lived `git update-ref --stdin` for one repository, running one transaction at a time
- * (`start`, `update <ref> <new> <old>`, `prepare`, `commit`), so moving a branch by
+ * (`start`, `update <ref> <new> <old>`, `prepare`, `commit`; RefUpdatePool takes turns), so moving a branch by
  * compare-and-swap costs a pipe round trip instead of a process. git takes and checks the ref's
  * lock file exactly as a one-shot `update-ref` would. A transaction git refuses (the ref is not
  * at the expected value, or is locked) ends the process; its stderr becomes the domain error and
@@ -17,9 +17,8 @@ export class RefUpdateProcess implements PooledProcess {
   readonly key: string;
   readonly #proc: GitProcess;
   readonly #timeoutMs: number;
-  /** Transactions run strictly one after another; this is the tail of that chain. */
-  #queue: Promise<unknown> = Promise.resolve();
-  #pending = 0;
+  /** The transaction in flight: the pool gives a repository's process one at a time. */
+  #inFlight: Promise<void> | undefined;
   #output = '';
   #waiter: ((line: string) => void) | undefined;
   #closing = false;
@@ -54,7 +53,7 @@ export class RefUpdateProcess implements PooledProcess {
   }
 
   get pendingCount(): number {
-    return this.#pending;
+    return this.#inFlight ? 1 : 0;
   }
 
   /**
@@ -62,18 +61,21 @@ export class RefUpdateProcess implements PooledProcess {
    * translated: Conflict when the ref is elsewhere or locked by another writer.
    */
   update(ref: string, newSha: string, expectedOld: string): Promise<void> {
-    this.#pending++;
-    const run = this.#queue.then(() =>
-      this.#transaction(`update ${ref} ${newSha} ${expectedOld}\n`),
-    );
-    this.#queue = run.catch(() => undefined);
-    return run.finally(() => this.#pending--);
+    if (this.#inFlight)
+      return Promise.reject(new Error('update-ref runs one transaction at a time'));
+    const run = this.#transaction(`update ${ref} ${newSha} ${expectedOld}\n`).finally(() => {
+      this.#inFlight = undefined;
+    });
+    this.#inFlight = run;
+    return run;
   }
 
+  /** Lets the transaction in flight finish, then ends git's input, which ends git. */
   close(): Promise<void> {
     if (!this.#closing) {
       this.#closing = true;
-      void this.#queue.then(() => this.#proc.stdin.end());
+      const finished = this.#inFlight?.catch(() => undefined) ?? Promise.resolve();
+      void finished.then(() => this.#proc.stdin.end());
     }
     return this.#exit.then(() => undefined);
   }
