@@ -151,35 +151,37 @@ export async function uploadPack(
 }
 
 /**
- * `POST …/git-upload-pack` with git writing its answer straight into the client's socket: `head`
- * (the HTTP status line and headers, written by the caller's rules) goes out first, then git's
- * output, with Node relaying nothing, which on a clone of tens of megabytes spares Node more CPU
- * than the rest of the request costs. The answer ends when the connection does (the head must
- * say `Connection: close`), and git's own framing tells the client whether it got all of it.
- * Resolves once git has exited; the caller closes the socket.
+ * `POST …/git-upload-pack` with git writing its answer straight into the client's socket, Node
+ * relaying nothing, which on a clone of tens of megabytes spares Node more CPU than the rest of
+ * the request costs. In two steps, so that a missing repository is known before the caller
+ * commits to an answer: this checks the repository and returns the sender, which writes `head`
+ * (the HTTP status line and headers, by the caller's rules), then has git write its output. The
+ * answer ends when the connection does (the head must say `Connection: close`), and git's own
+ * framing tells the client whether it got all of it. The sender resolves once git has exited;
+ * the caller closes the socket.
  *
- * @throws NotFound when the repository does not exist (before anything is written).
+ * @throws NotFound when the repository does not exist.
  */
 export async function uploadPackInto(
   repo: RepoHandle,
   input: Readable,
-  socket: Socket,
-  head: string,
   options: TransportOptions = {},
-): Promise<void> {
+): Promise<(socket: Socket, head: string) => Promise<void>> {
   await requireRepository(repo);
-  // Git must only start writing once the head is out: Node flushes it before the callback.
-  await new Promise<void>((resolve, reject) =>
-    socket.write(head, (error) => (error ? reject(error) : resolve())),
-  );
-  const proc = spawnGit([...serviceArgs('git-upload-pack'), '--stateless-rpc', repo.path], {
-    cwd: repo.path,
-    env: protocolEnv(options),
-    signal: options.signal,
-    stdoutTo: socket,
-  });
-  feed(proc, input, options.gzip === true);
-  await blamingClient(proc).done;
+  return async (socket, head) => {
+    // Git must only start writing once the head is out: Node flushes it before the callback.
+    await new Promise<void>((resolve, reject) =>
+      socket.write(head, (error) => (error ? reject(error) : resolve())),
+    );
+    const proc = spawnGit([...serviceArgs('git-upload-pack'), '--stateless-rpc', repo.path], {
+      cwd: repo.path,
+      env: protocolEnv(options),
+      signal: options.signal,
+      stdoutTo: socket,
+    });
+    feed(proc, input, options.gzip === true);
+    await blamingClient(proc).done;
+  };
 }
 
 /**

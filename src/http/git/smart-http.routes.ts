@@ -2,7 +2,6 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
 import type { User } from '../../domain/users/user.types.ts';
-import { requireRepository } from '../../git/repo-exists.ts';
 import {
   advertiseRefs,
   type GitService,
@@ -109,13 +108,8 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         if (!write) {
           const body = await bufferBody(request.body);
           if (body.complete && canWriteDirectly(request, reply)) {
-            await requireRepository(handle);
-            return answerDirectly(
-              request,
-              reply,
-              { 'Content-Type': type, ...NO_CACHE },
-              (socket, head) => uploadPackInto(handle, body.stream, socket, head, options),
-            );
+            const send = await uploadPackInto(handle, body.stream, options);
+            return answerDirectly(request, reply, { 'Content-Type': type, ...NO_CACHE }, send);
           }
           return noCache(reply)
             .type(type)
