@@ -4,7 +4,7 @@ import { CatFilePool } from './cat-file-pool.ts';
 import { type Diff, type DiffOptions, diffCommits, mergeBase } from './diff.ts';
 import { ensureHooks } from './hooks.ts';
 import { countCommits, type LogOptions, log } from './log.ts';
-import { fetchIntoRepo, type MergeInput, mergeBranches } from './merge.ts';
+import { fetchIntoRepo } from './merge.ts';
 import {
   type Blob,
   type Commit,
@@ -214,10 +214,6 @@ export class GitStore {
   }
 
   // Writing history
-
-  async mergeBranches(ref: RepoRef, input: MergeInput): Promise<string> {
-    return mergeBranches(this.handle(ref), input);
-  }
 
   async fetchIntoRepo(
     target: RepoRef,

@@ -40,6 +40,8 @@ afterEach(async () => {
   await tmp.remove();
 });
 
+const processes = () => ({ catFiles: pool, refUpdates });
+
 describe('mergeBranches', () => {
   it('records a merge commit with both parents and moves the base branch', async () => {
     const main = await commitFiles(repo.path, { branch: 'main', files: { 'b.txt': 'b2\n' } });
@@ -49,12 +51,16 @@ describe('mergeBranches', () => {
       parents: [base],
     });
 
-    const merge = await mergeBranches(repo, {
-      baseBranch: 'main',
-      headSha: head,
-      author,
-      message: 'Merge topic',
-    });
+    const merge = await mergeBranches(
+      repo,
+      {
+        baseBranch: 'main',
+        headSha: head,
+        author,
+        message: 'Merge topic',
+      },
+      processes(),
+    );
 
     expect(await findBranch(repo, 'main')).toBe(merge);
     const commit = await readCommit(pool, repo, merge);
@@ -79,12 +85,16 @@ describe('mergeBranches', () => {
     });
     const before = await snapshotRefs(repo);
 
-    const error = await mergeBranches(repo, {
-      baseBranch: 'main',
-      headSha: head,
-      author,
-      message: 'm',
-    }).catch((e: unknown) => e);
+    const error = await mergeBranches(
+      repo,
+      {
+        baseBranch: 'main',
+        headSha: head,
+        author,
+        message: 'm',
+      },
+      processes(),
+    ).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(Conflict);
     expect((error as Conflict).details).toEqual({ files: ['a.txt'] });
@@ -94,17 +104,21 @@ describe('mergeBranches', () => {
   it('refuses a head that is already in the base', async () => {
     const head = await commitFiles(repo.path, { branch: 'main', files: { 'x.txt': 'x\n' } });
     await expect(
-      mergeBranches(repo, { baseBranch: 'main', headSha: base, author, message: 'm' }),
+      mergeBranches(repo, { baseBranch: 'main', headSha: base, author, message: 'm' }, processes()),
     ).rejects.toBeInstanceOf(NotAllowed);
     expect(await findBranch(repo, 'main')).toBe(head);
   });
 
   it('answers NotFound for a missing base branch or head commit', async () => {
     await expect(
-      mergeBranches(repo, { baseBranch: 'nope', headSha: base, author, message: 'm' }),
+      mergeBranches(repo, { baseBranch: 'nope', headSha: base, author, message: 'm' }, processes()),
     ).rejects.toBeInstanceOf(NotFound);
     await expect(
-      mergeBranches(repo, { baseBranch: 'main', headSha: 'a'.repeat(40), author, message: 'm' }),
+      mergeBranches(
+        repo,
+        { baseBranch: 'main', headSha: 'a'.repeat(40), author, message: 'm' },
+        processes(),
+      ),
     ).rejects.toBeInstanceOf(NotFound);
   });
 
@@ -116,17 +130,16 @@ describe('mergeBranches', () => {
     });
     const bad = { name: 'Evil <x@y>', email: 'e@x' };
     await expect(
-      mergeBranches(repo, { baseBranch: 'main', headSha: head, author: bad, message: 'm' }),
+      mergeBranches(
+        repo,
+        { baseBranch: 'main', headSha: head, author: bad, message: 'm' },
+        processes(),
+      ),
     ).rejects.toBeInstanceOf(Invalid);
   });
 });
 
-describe.each([
-  ['one-shot git processes', false],
-  ['long-lived processes', true],
-])('mergeBranches racing other writers, with %s', (_, longLived) => {
-  const processes = () => (longLived ? { catFiles: pool, refUpdates } : {});
-
+describe('mergeBranches racing other writers', () => {
   it('merges again on the new tip when the base moved, and merges cleanly many times concurrently', async () => {
     const heads = await Promise.all(
       [1, 2, 3].map((n) =>

@@ -5,7 +5,7 @@ import { checkIdent, writeCommit } from './objects/write-commit.ts';
 import { readRefFile } from './read-ref.ts';
 import { branchRef, checkFullRef, checkSha, isSha } from './ref-names.ts';
 import type { RefUpdatePool } from './ref-update-pool.ts';
-import { isAncestor, updateRef } from './refs.ts';
+import { isAncestor } from './refs.ts';
 import { requireRepository } from './repo-exists.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
@@ -17,10 +17,10 @@ export interface GitIdentity {
   readonly date?: Date;
 }
 
-/** Long-lived processes a merge may use instead of starting git for each step. */
+/** The repository's long-lived processes a merge uses instead of starting git for each step. */
 export interface MergeProcesses {
-  readonly catFiles?: CatFilePool;
-  readonly refUpdates?: RefUpdatePool;
+  readonly catFiles: CatFilePool;
+  readonly refUpdates: RefUpdatePool;
 }
 
 export interface MergeInput {
@@ -38,7 +38,7 @@ export interface MergeInput {
  * Merges `headSha` into `baseBranch` without a work tree: `merge-tree --write-tree` computes the
  * result, a merge commit with both parents is written (the object `commit-tree` would write, made
  * in-process), and the branch moves by compare-and-swap from the tip the merge was computed on,
- * through the repository's long-lived `update-ref --stdin` when there is a pool. If the branch
+ * through the repository's long-lived `update-ref --stdin`. If the branch
  * moved meanwhile, the merge is computed once more on the new tip. Returns the merge commit's id.
  * A merge of a large repository is then one git process (merge-tree) instead of three.
  *
@@ -50,7 +50,7 @@ export interface MergeInput {
 export async function mergeBranches(
   repo: RepoHandle,
   input: MergeInput,
-  processes: MergeProcesses = {},
+  processes: MergeProcesses,
 ): Promise<string> {
   const baseRef = branchRef(input.baseBranch);
   const headSha = checkSha(input.headSha, 'headSha');
@@ -84,8 +84,7 @@ export async function mergeBranches(
       message: input.message,
     });
     try {
-      if (processes.refUpdates) await processes.refUpdates.update(repo, baseRef, mergeSha, baseSha);
-      else await updateRef(repo, baseRef, mergeSha, baseSha, 'merge');
+      await processes.refUpdates.update(repo, baseRef, mergeSha, baseSha);
       return mergeSha;
     } catch (error) {
       // git may have moved the branch and then failed to say so (killed at its timeout): the
@@ -96,20 +95,11 @@ export async function mergeBranches(
   }
 }
 
-/** The tree of a commit: through the cat-file process when there is one, else `rev-parse`. */
-async function baseTree(
-  repo: RepoHandle,
-  commit: string,
-  pool: CatFilePool | undefined,
-): Promise<string> {
-  if (pool) {
-    const info = await pool.info(repo, `${commit}^{tree}`);
-    if (info) return info.sha;
-  }
-  const { stdout } = await runGit(['rev-parse', '--verify', `${checkSha(commit)}^{tree}`], {
-    gitDir: repo.path,
-  });
-  return stdout.toString('utf8').trim();
+/** The tree of a commit, through the repository's cat-file process. */
+async function baseTree(repo: RepoHandle, commit: string, pool: CatFilePool): Promise<string> {
+  const info = await pool.info(repo, `${commit}^{tree}`);
+  if (!info) throw new NotFound('commit not found', { details: { commit } });
+  return info.sha;
 }
 
 /** The merged tree of two commits, or Conflict naming the conflicted paths. */

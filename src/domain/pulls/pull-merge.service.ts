@@ -20,12 +20,7 @@ export class PullMergeService {
 
   readonly #processes: MergeProcesses;
 
-  constructor(
-    pulls: PullService,
-    store: PullStore,
-    repos: RepoService,
-    processes: MergeProcesses = {},
-  ) {
+  constructor(pulls: PullService, store: PullStore, repos: RepoService, processes: MergeProcesses) {
     this.#pulls = pulls;
     this.#store = store;
     this.#repos = repos;
