@@ -6,13 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Invalid, NotFound } from '../domain/errors.ts';
 import { createArchive } from './archive.ts';
 import { CatFilePool } from './cat-file-pool.ts';
-import { type RepoHandle, RepoPaths } from './repo-paths.ts';
-import { initBare } from './repository.ts';
+import type { RepoHandle } from './repo-paths.ts';
 import {
   commitFiles,
   eventually,
   git,
-  makeTempDir,
+  makeTestRepo,
   processesIn,
   type TempDir,
 } from './test-support.ts';
@@ -23,10 +22,7 @@ let pool: CatFilePool;
 let sha: string;
 
 beforeAll(async () => {
-  tmp = await makeTempDir();
-  const paths = new RepoPaths(path.join(tmp.path, 'repos'));
-  repo = paths.resolve({ owner: 'Alice', name: 'Tools' });
-  await initBare(paths, repo, { defaultBranch: 'main' });
+  ({ tmp, repo } = await makeTestRepo({ owner: 'Alice', name: 'Tools' }));
   sha = await commitFiles(repo.path, {
     branch: 'main',
     files: { 'README.md': '# tools\n', 'src/main.ts': 'x\n' },

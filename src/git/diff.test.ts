@@ -1,11 +1,9 @@
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Invalid, NotFound } from '../domain/errors.ts';
 import { CatFilePool } from './cat-file-pool.ts';
 import { diffCommits, mergeBase } from './diff.ts';
-import { type RepoHandle, RepoPaths } from './repo-paths.ts';
-import { initBare } from './repository.ts';
-import { commitFiles, makeTempDir, type TempDir } from './test-support.ts';
+import type { RepoHandle } from './repo-paths.ts';
+import { commitFiles, makeTestRepo, type TempDir } from './test-support.ts';
 
 let tmp: TempDir;
 let repo: RepoHandle;
@@ -16,10 +14,7 @@ let side: string;
 let big: string;
 
 beforeAll(async () => {
-  tmp = await makeTempDir();
-  const paths = new RepoPaths(path.join(tmp.path, 'repos'));
-  repo = paths.resolve({ owner: 'o', name: 'r' });
-  await initBare(paths, repo, { defaultBranch: 'main' });
+  ({ tmp, repo } = await makeTestRepo());
   root = await commitFiles(repo.path, {
     branch: 'main',
     files: { 'a.txt': 'one\ntwo\nthree\n', 'img.bin': Buffer.from([0, 1, 2, 3]) },

@@ -6,8 +6,7 @@ import { GitError } from './git-error.ts';
 import { ensureHooks, PRE_RECEIVE_HOOK, protectedRefsEnv } from './hooks.ts';
 import { findBranch } from './refs.ts';
 import { type RepoHandle, RepoPaths } from './repo-paths.ts';
-import { initBare } from './repository.ts';
-import { commitFiles, git, makeTempDir, type TempDir } from './test-support.ts';
+import { commitFiles, git, makeTestRepo, type TempDir } from './test-support.ts';
 
 /**
  * The pre-receive hook, driven by real `git push` over file://: the local git starts
@@ -21,10 +20,7 @@ let work: string;
 let base: string;
 
 beforeEach(async () => {
-  tmp = await makeTempDir();
-  const paths = new RepoPaths(path.join(tmp.path, 'repos'));
-  repo = paths.resolve({ owner: 'o', name: 'r' });
-  await initBare(paths, repo, { defaultBranch: 'main' });
+  ({ tmp, repo } = await makeTestRepo());
   base = await commitFiles(repo.path, { branch: 'main', files: { 'a.txt': 'a\n' } });
   await commitFiles(repo.path, { branch: 'feature', files: { 'f.txt': 'f\n' }, parents: [base] });
   work = path.join(tmp.path, 'work');

@@ -1,13 +1,11 @@
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Invalid, NotFound } from '../domain/errors.ts';
 import { CatFilePool } from './cat-file-pool.ts';
 import { countCommits, log } from './log.ts';
 import { readBlob, readCommit, readTag, readTree } from './read-objects.ts';
 import { listRefs } from './refs.ts';
-import { type RepoHandle, RepoPaths } from './repo-paths.ts';
-import { initBare } from './repository.ts';
-import { commitFiles, git, makeTempDir, type TempDir } from './test-support.ts';
+import type { RepoHandle } from './repo-paths.ts';
+import { commitFiles, git, makeTestRepo, type TempDir } from './test-support.ts';
 
 let tmp: TempDir;
 let repo: RepoHandle;
@@ -15,10 +13,7 @@ let pool: CatFilePool;
 const shas: string[] = [];
 
 beforeAll(async () => {
-  tmp = await makeTempDir();
-  const paths = new RepoPaths(path.join(tmp.path, 'repos'));
-  repo = paths.resolve({ owner: 'o', name: 'r' });
-  await initBare(paths, repo, { defaultBranch: 'main' });
+  ({ tmp, repo } = await makeTestRepo());
   shas.push(
     await commitFiles(repo.path, {
       branch: 'main',

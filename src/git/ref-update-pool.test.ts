@@ -4,9 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Conflict, Unavailable } from '../domain/errors.ts';
 import { RefUpdatePool } from './ref-update-pool.ts';
 import { findRef } from './refs.ts';
-import { type RepoHandle, RepoPaths } from './repo-paths.ts';
-import { initBare } from './repository.ts';
-import { commitFiles, makeTempDir, type TempDir } from './test-support.ts';
+import type { RepoHandle } from './repo-paths.ts';
+import { commitFiles, makeTestRepo, type TempDir } from './test-support.ts';
 
 let tmp: TempDir;
 let repo: RepoHandle;
@@ -15,10 +14,7 @@ let first: string;
 let second: string;
 
 beforeEach(async () => {
-  tmp = await makeTempDir();
-  const paths = new RepoPaths(path.join(tmp.path, 'repos'));
-  repo = paths.resolve({ owner: 'o', name: 'r' });
-  await initBare(paths, repo, { defaultBranch: 'main' });
+  ({ tmp, repo } = await makeTestRepo());
   first = await commitFiles(repo.path, { branch: 'main', files: { 'a.txt': '1\n' } });
   second = await commitFiles(repo.path, { branch: 'other', files: { 'a.txt': '2\n' } });
   pool = new RefUpdatePool();

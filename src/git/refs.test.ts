@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Conflict, Invalid, NotFound } from '../domain/errors.ts';
 import { CatFilePool } from './cat-file-pool.ts';
@@ -16,19 +15,15 @@ import {
   snapshotRefs,
   updateRef,
 } from './refs.ts';
-import { type RepoHandle, RepoPaths } from './repo-paths.ts';
-import { initBare } from './repository.ts';
-import { commitFiles, git, makeTempDir, type TempDir } from './test-support.ts';
+import type { RepoHandle } from './repo-paths.ts';
+import { commitFiles, git, makeTestRepo, type TempDir } from './test-support.ts';
 
 let tmp: TempDir;
 let repo: RepoHandle;
 let pool: CatFilePool;
 
 beforeEach(async () => {
-  tmp = await makeTempDir();
-  const paths = new RepoPaths(path.join(tmp.path, 'repos'));
-  repo = paths.resolve({ owner: 'o', name: 'r' });
-  await initBare(paths, repo, { defaultBranch: 'main' });
+  ({ tmp, repo } = await makeTestRepo());
   pool = new CatFilePool();
 });
 afterEach(async () => {

@@ -2,6 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runGit } from './command.ts';
+import { type RepoHandle, RepoPaths } from './repo-paths.ts';
+import { initBare } from './repository.ts';
 
 /**
  * Helpers for the tests in src/git: temp directories and commits made with `fast-import`, one
@@ -16,6 +18,27 @@ export interface TempDir {
 export async function makeTempDir(prefix = 'kiln-git-'): Promise<TempDir> {
   const dir = await mkdtemp(path.join(tmpdir(), prefix));
   return { path: dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export interface TestRepo {
+  readonly tmp: TempDir;
+  readonly repo: RepoHandle;
+}
+
+/**
+ * A temp directory holding one empty bare repository as Kiln makes them (default branch `main`).
+ *
+ * @example
+ *   ({ tmp, repo } = await makeTestRepo());
+ */
+export async function makeTestRepo(
+  name: { owner: string; name: string } = { owner: 'o', name: 'r' },
+): Promise<TestRepo> {
+  const tmp = await makeTempDir();
+  const paths = new RepoPaths(path.join(tmp.path, 'repos'));
+  const repo = paths.resolve(name);
+  await initBare(paths, repo, { defaultBranch: 'main' });
+  return { tmp, repo };
 }
 
 export interface TestCommit {

@@ -2,19 +2,15 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Invalid } from '../../domain/errors.ts';
 import { runGit } from '../command.ts';
-import { type RepoHandle, RepoPaths } from '../repo-paths.ts';
-import { initBare } from '../repository.ts';
-import { commitFiles, makeTempDir, type TempDir } from '../test-support.ts';
+import type { RepoHandle } from '../repo-paths.ts';
+import { commitFiles, makeTestRepo, type TempDir } from '../test-support.ts';
 import { type CommitIdent, formatCommit, writeCommit } from './write-commit.ts';
 
 let tmp: TempDir;
 let repo: RepoHandle;
 
 beforeEach(async () => {
-  tmp = await makeTempDir();
-  const paths = new RepoPaths(path.join(tmp.path, 'repos'));
-  repo = paths.resolve({ owner: 'o', name: 'r' });
-  await initBare(paths, repo, { defaultBranch: 'main' });
+  ({ tmp, repo } = await makeTestRepo());
 });
 afterEach(() => tmp.remove());
 
