@@ -7,7 +7,8 @@ import { isDomainError } from './domain/errors.ts';
 
 // Node keeps the type-stripped and compiled code of every module imported from here on in a
 // cache directory (the OS temp dir), so a later start skips stripping and compiling them: the
-// app and the server are therefore imported dynamically, below, after this call.
+// app and the server are therefore imported dynamically, below, after this call. `npm start`
+// turns the cache on earlier, before this file (src/compile-cache.js); then this does nothing.
 enableCompileCache();
 
 async function createApp(config: Config): Promise<App> {
