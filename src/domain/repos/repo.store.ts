@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { RepositoriesTable, Tables } from '../../db/tables.ts';
 import { likePattern } from '../../lib/like.ts';
 import type { CollaboratorPermission, ProtectedBranchRecord, Repository } from './repo.types.ts';
@@ -86,9 +87,20 @@ const COULD_BE_NAME = /^[A-Za-z0-9._-]{1,100}$/;
 /** Queries over repositories and their collaborators and protected branches. */
 export class RepoStore {
   readonly #db: Db;
+  // Every request on a repository starts with one of these two lookups.
+  readonly #byName;
+  readonly #byId;
 
   constructor(db: Db) {
     this.#db = db;
+    this.#byName = prepared(db, (p: { owner: string; name: string }) =>
+      this.#select()
+        .where('owner.handle_lower', '=', p.owner)
+        .where('repositories.name_lower', '=', p.name),
+    );
+    this.#byId = prepared(db, (p: { id: string }) =>
+      this.#select().where('repositories.id', '=', p.id),
+    );
   }
 
   #select() {
@@ -110,15 +122,15 @@ export class RepoStore {
     // Anything no handle or repository name could be (NUL, slashes, a megabyte) is absent
     // without asking the database, which may refuse such a value outright (PostgreSQL and NUL).
     if (!COULD_BE_NAME.test(ownerHandle) || !COULD_BE_NAME.test(name)) return undefined;
-    const row = await this.#select()
-      .where('owner.handle_lower', '=', ownerHandle.toLowerCase())
-      .where('repositories.name_lower', '=', name.toLowerCase())
-      .executeTakeFirst();
+    const [row] = await this.#byName({
+      owner: ownerHandle.toLowerCase(),
+      name: name.toLowerCase(),
+    });
     return row && toRepository(row as RepoRow);
   }
 
   async findById(id: string): Promise<Repository | undefined> {
-    const row = await this.#select().where('repositories.id', '=', id).executeTakeFirst();
+    const [row] = await this.#byId({ id });
     return row && toRepository(row as RepoRow);
   }
 

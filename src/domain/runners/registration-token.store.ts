@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { RunnerRegistrationTokensTable } from '../../db/tables.ts';
 import { scopeLabel } from './runner.store.ts';
 import type { ListedRegistrationToken, RegistrationToken, RunnerScope } from './runner.types.ts';
@@ -20,9 +21,14 @@ export function toRegistrationToken(row: RegistrationTokenRow): RegistrationToke
 /** Queries over `runner_registration_tokens`. Only hashes are ever stored or looked up. */
 export class RegistrationTokenStore {
   readonly #db: Db;
+  /** Every registration looks its token up by hash. */
+  readonly #byHash;
 
   constructor(db: Db) {
     this.#db = db;
+    this.#byHash = prepared(db, (p: { hash: string }) =>
+      db.selectFrom('runner_registration_tokens').selectAll().where('token_hash', '=', p.hash),
+    );
   }
 
   async insert(row: RunnerRegistrationTokensTable): Promise<void> {
@@ -30,11 +36,8 @@ export class RegistrationTokenStore {
   }
 
   async findByHash(tokenHash: string): Promise<RegistrationTokenRow | undefined> {
-    return this.#db
-      .selectFrom('runner_registration_tokens')
-      .selectAll()
-      .where('token_hash', '=', tokenHash)
-      .executeTakeFirst();
+    const [row] = await this.#byHash({ hash: tokenHash });
+    return row;
   }
 
   async findById(id: string): Promise<RegistrationTokenRow | undefined> {

@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { RunnersTable } from '../../db/tables.ts';
 import type { ListedRunner, Runner, RunnerScope } from './runner.types.ts';
 import { parseStringArray } from './runner-input.ts';
@@ -33,17 +34,42 @@ const liftOffline = sql<
 /** Queries over `runners`. */
 export class RunnerStore {
   readonly #db: Db;
+  // Registration inserts; every later call of a runner starts with a lookup by uuid.
+  readonly #insert;
+  readonly #byUuid;
 
   constructor(db: Db) {
     this.#db = db;
+    this.#insert = prepared(db, (p: RunnersTable) =>
+      db.insertInto('runners').values({
+        id: p.id,
+        uuid: p.uuid,
+        token_hash: p.token_hash,
+        name: p.name,
+        labels: p.labels,
+        version: p.version,
+        capabilities: p.capabilities,
+        status: p.status,
+        ephemeral: p.ephemeral,
+        scope_kind: p.scope_kind,
+        scope_repo_id: p.scope_repo_id,
+        scope_org_id: p.scope_org_id,
+        created_at: p.created_at,
+        last_seen_at: p.last_seen_at,
+      }),
+    );
+    this.#byUuid = prepared(db, (p: { uuid: string }) =>
+      db.selectFrom('runners').selectAll().where('uuid', '=', p.uuid),
+    );
   }
 
   async insert(row: RunnersTable): Promise<void> {
-    await this.#db.insertInto('runners').values(row).execute();
+    await this.#insert(row);
   }
 
   async findByUuid(uuid: string): Promise<RunnerRow | undefined> {
-    return this.#db.selectFrom('runners').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+    const [row] = await this.#byUuid({ uuid });
+    return row;
   }
 
   async findById(id: string): Promise<RunnerRow | undefined> {

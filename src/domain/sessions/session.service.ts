@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.ts';
+import { prepared } from '../../db/prepared.ts';
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import type { UserService } from '../users/user.service.ts';
@@ -15,11 +16,19 @@ export class SessionService {
   readonly #db: Db;
   readonly #users: UserService;
   readonly #lifetimeMs: number;
+  /** Every signed-in page looks its session up by hash. */
+  readonly #byHash;
 
   constructor(db: Db, users: UserService, lifetimeMs: number) {
     this.#db = db;
     this.#users = users;
     this.#lifetimeMs = lifetimeMs;
+    this.#byHash = prepared(db, (p: { hash: string }) =>
+      db
+        .selectFrom('sessions')
+        .select(['id', 'user_id', 'expires_at', 'last_seen_at'])
+        .where('token_hash', '=', p.hash),
+    );
   }
 
   async start(user: User): Promise<{ secret: string; expiresAt: Date }> {
@@ -44,11 +53,7 @@ export class SessionService {
   async resolve(secret: string): Promise<User | undefined> {
     if (!SESSION_PATTERN.test(secret)) return undefined;
     const now = Date.now();
-    const row = await this.#db
-      .selectFrom('sessions')
-      .select(['id', 'user_id', 'expires_at', 'last_seen_at'])
-      .where('token_hash', '=', sha256Hex(secret))
-      .executeTakeFirst();
+    const [row] = await this.#byHash({ hash: sha256Hex(secret) });
     if (!row || row.expires_at <= now) return undefined;
     if (now - row.last_seen_at > TOUCH_RESOLUTION_MS) {
       await this.#db

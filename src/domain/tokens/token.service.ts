@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { AccessTokensTable } from '../../db/tables.ts';
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
@@ -41,9 +42,17 @@ function toToken(row: Selectable<AccessTokensTable>): AccessToken {
 export class TokenService {
   readonly #db: Db;
   readonly #users: UserService;
+  /** Every request with a token looks it up by hash. */
+  readonly #byHash;
 
   constructor(db: Db, users: UserService) {
     this.#db = db;
+    this.#byHash = prepared(db, (p: { hash: string }) =>
+      db
+        .selectFrom('access_tokens')
+        .select(['id', 'user_id', 'last_used_at'])
+        .where('token_hash', '=', p.hash),
+    );
     this.#users = users;
   }
 
@@ -90,11 +99,7 @@ export class TokenService {
   /** The person a token belongs to, or undefined for a malformed, unknown or revoked token. */
   async authenticate(token: string): Promise<User | undefined> {
     if (!TOKEN_PATTERN.test(token)) return undefined;
-    const row = await this.#db
-      .selectFrom('access_tokens')
-      .select(['id', 'user_id', 'last_used_at'])
-      .where('token_hash', '=', sha256Hex(token))
-      .executeTakeFirst();
+    const [row] = await this.#byHash({ hash: sha256Hex(token) });
     if (!row) return undefined;
     const now = Date.now();
     if (row.last_used_at === null || now - row.last_used_at > LAST_USED_RESOLUTION_MS) {

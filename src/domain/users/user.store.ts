@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { UsersTable } from '../../db/tables.ts';
 import { likePattern } from '../../lib/like.ts';
 import type { Account } from './user.types.ts';
@@ -21,9 +22,14 @@ function toAccount(row: Selectable<UsersTable>): Account {
 /** Queries over `users` (people and organisations). */
 export class UserStore {
   readonly #db: Db;
+  /** Every signed-in request resolves its person by id. */
+  readonly #byId;
 
   constructor(db: Db) {
     this.#db = db;
+    this.#byId = prepared(db, (p: { id: string }) =>
+      db.selectFrom('users').selectAll().where('id', '=', p.id),
+    );
   }
 
   async insert(row: UsersTable): Promise<Account> {
@@ -46,11 +52,7 @@ export class UserStore {
   }
 
   async findById(id: string): Promise<Account | undefined> {
-    const row = await this.#db
-      .selectFrom('users')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const [row] = await this.#byId({ id });
     return row && toAccount(row);
   }
 

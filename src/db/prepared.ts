@@ -1,0 +1,82 @@
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+
+/**
+ * What a parameter is while the query is built. NUL never reaches a query from outside (the
+ * edges refuse it, and stores refuse names containing it), so no real value can be mistaken
+ * for one.
+ */
+const SLOT = '\u0000kiln-slot:';
+
+type Binder<P> = (params: P) => unknown;
+
+/** Whatever can run a compiled query: the database or a transaction, of any schema. */
+type Executor = Pick<Kysely<unknown>, 'executeQuery'>;
+
+type Template<P, Row> = {
+  readonly compiled: CompiledQuery<Row>;
+  readonly binders: readonly Binder<P>[];
+};
+
+/**
+ * A query built and compiled to SQL once, then run with new values. Building a Kysely query and
+ * compiling it costs 3–20 µs every time (measured on a repository lookup with its owner join),
+ * a real share of a request that costs 30; a hot lookup pays it once per process instead.
+ *
+ * `build` gets stand-ins for the parameters, typed as the values they stand for. Each must be
+ * used as a whole value that becomes a bound parameter: not transformed while building (call
+ * `toLowerCase()` before running, not inside), not spread into a list, not written into SQL text.
+ * The first run checks this and throws when a stand-in went missing or was altered.
+ *
+ * @example
+ * const byUuid = prepared(db, (p: { uuid: string }) =>
+ *   db.selectFrom('runners').selectAll().where('uuid', '=', p.uuid),
+ * );
+ * const [row] = await byUuid({ uuid });
+ */
+export function prepared<P extends Record<string, unknown>, Row>(
+  db: Executor,
+  build: (params: P) => Compilable<Row>,
+): (params: P) => Promise<Row[]> {
+  let template: Template<P, Row> | undefined;
+  return async (params) => {
+    template ??= compileTemplate(build);
+    const parameters = template.binders.map((bind) => bind(params));
+    const result = await db.executeQuery<Row>({
+      ...template.compiled,
+      parameters,
+    });
+    return result.rows;
+  };
+}
+
+function compileTemplate<P extends Record<string, unknown>, Row>(
+  build: (params: P) => Compilable<Row>,
+): Template<P, Row> {
+  const used = new Set<string>();
+  const standIns = new Proxy({} as P, {
+    get: (_target, name) => {
+      if (typeof name !== 'string') return undefined;
+      used.add(name);
+      return `${SLOT}${name}`;
+    },
+  });
+  const compiled = build(standIns).compile();
+  if (compiled.sql.includes(SLOT)) {
+    throw new Error('prepared query: a parameter was written into the SQL text');
+  }
+  const bound = new Set<string>();
+  const binders = compiled.parameters.map((value): Binder<P> => {
+    // Query text never holds NUL, so any string with one came from a stand-in.
+    if (typeof value !== 'string' || !value.includes('\u0000')) return () => value;
+    const name = value.startsWith(SLOT) ? value.slice(SLOT.length) : undefined;
+    if (name === undefined || !used.has(name)) {
+      throw new Error('prepared query: a parameter was altered while building');
+    }
+    bound.add(name);
+    return (params) => params[name];
+  });
+  for (const name of used) {
+    if (!bound.has(name)) throw new Error(`prepared query: parameter ${name} is not bound`);
+  }
+  return { compiled, binders };
+}
