@@ -8,11 +8,11 @@
  * HTTP/1.1 keep-alive, as the Go runners speak it) in the main thread, so that client cost
  * weighs as little as possible on the comparison. C concurrent loops run until N calls are done.
  *
- *   node bench/runner-register.ts [--calls 4000] [--concurrency 16] [--rounds 3]
+ *   node bench/runner-register.ts [--calls 2000] [--concurrency 16] [--rounds 9]
  *
- * Prints, median of the rounds, calls per second of each by the wall clock, and the CPU time
- * the server thread spent per call (which a busy machine disturbs far less than the wall clock),
- * with both ratios; the target is a Register/Declare call rate at least half the Ping rate.
+ * Prints calls per second of each by the wall clock and the CPU time the server thread spent
+ * per call, and both ratios as the median of the rounds' pairs (each round runs both sides back
+ * to back); the target is a Register/Declare call rate at least half the Ping rate.
  * SERVICE_DATABASE_URL=postgres://… benchmarks PostgreSQL instead of SQLite (use a throwaway
  * database); the PostgreSQL server's own CPU time is then not in the per-call figure.
  */
@@ -83,12 +83,15 @@ async function serve(options: { dataDir: string; databaseUrl: string | undefined
   });
 }
 
+/** One timed run of one side: calls per wall-clock second and server CPU µs per call. */
+type Run = { rate: number; cpuPerCall: number };
+
 async function main() {
   const { values } = parseArgs({
     options: {
-      calls: { type: 'string', default: '4000' },
+      calls: { type: 'string', default: '2000' },
       concurrency: { type: 'string', default: '16' },
-      rounds: { type: 'string', default: '3' },
+      rounds: { type: 'string', default: '9' },
     },
   });
   const calls = Number(values.calls);
@@ -156,7 +159,11 @@ async function main() {
    * Runs `step` from `concurrency` loops until `total` calls are done: calls per wall-clock
    * second, and server CPU microseconds per call.
    */
-  async function drive(total: number, callsPerStep: number, step: (i: number) => Promise<void>) {
+  async function drive(
+    total: number,
+    callsPerStep: number,
+    step: (i: number) => Promise<void>,
+  ): Promise<Run> {
     let next = 0;
     const steps = Math.ceil(total / callsPerStep);
     const cpuBefore = await serverCpu();
@@ -207,20 +214,26 @@ async function main() {
     // Warm up both paths (JIT, sockets, statement caches).
     await drive(Math.min(1000, calls), 1, ping);
     await drive(Math.min(1000, calls), 2, registerAndDeclare);
-    const pings: Array<{ rate: number; cpuPerCall: number }> = [];
-    const registers: Array<{ rate: number; cpuPerCall: number }> = [];
+    // The two sides alternate in short pairs, the order swapping each round, and every figure is
+    // the median of the pairs' ratios: a shared machine drifts by a factor of two over a minute,
+    // which separate medians of each side would put into the ratio.
+    const pairs: Array<{ ping: Run; register: Run }> = [];
     for (let round = 0; round < rounds; round++) {
-      pings.push(await drive(calls, 1, ping));
-      registers.push(await drive(calls, 2, registerAndDeclare));
+      const pingFirst = round % 2 === 0;
+      const first = await drive(calls, pingFirst ? 1 : 2, pingFirst ? ping : registerAndDeclare);
+      const second = await drive(calls, pingFirst ? 2 : 1, pingFirst ? registerAndDeclare : ping);
+      pairs.push(pingFirst ? { ping: first, register: second } : { ping: second, register: first });
     }
     const median = (values: number[]) =>
       [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-    const pingRate = median(pings.map((run) => run.rate));
-    const registerRate = median(registers.map((run) => run.rate));
-    const pingCpu = median(pings.map((run) => run.cpuPerCall));
-    const registerCpu = median(registers.map((run) => run.cpuPerCall));
+    const pingRate = median(pairs.map((pair) => pair.ping.rate));
+    const registerRate = median(pairs.map((pair) => pair.register.rate));
+    const pingCpu = median(pairs.map((pair) => pair.ping.cpuPerCall));
+    const registerCpu = median(pairs.map((pair) => pair.register.cpuPerCall));
+    const wall = median(pairs.map((pair) => pair.register.rate / pair.ping.rate));
+    const cpu = median(pairs.map((pair) => pair.ping.cpuPerCall / pair.register.cpuPerCall));
     console.log(
-      `engine ${engine}; ${calls} calls per run, ${concurrency} concurrent clients, median of ${rounds} runs`,
+      `engine ${engine}; ${calls} calls per run, ${concurrency} concurrent clients, ${rounds} alternating pairs, medians`,
     );
     console.log(
       `Ping                 ${pingRate.toFixed(0).padStart(7)} calls/s   server CPU ${pingCpu.toFixed(0).padStart(5)} µs/call`,
@@ -228,18 +241,18 @@ async function main() {
     console.log(
       `Register + Declare   ${registerRate.toFixed(0).padStart(7)} calls/s   server CPU ${registerCpu.toFixed(0).padStart(5)} µs/call  (${(registerRate / 2).toFixed(0)} runners/s)`,
     );
+    const spread = (ratios: number[]) => {
+      const sorted = [...ratios].sort((a, b) => a - b);
+      return `${sorted[0]?.toFixed(2)}–${sorted.at(-1)?.toFixed(2)}`;
+    };
     console.log(
-      `ratio, calls by wall clock:     ${(registerRate / pingRate).toFixed(2)}  (target ≥ 0.5)`,
+      `ratio, calls by wall clock:     ${wall.toFixed(2)}  (pairs ${spread(pairs.map((pair) => pair.register.rate / pair.ping.rate))}; target ≥ 0.5)`,
     );
     console.log(
-      `ratio, calls by server CPU:     ${(pingCpu / registerCpu).toFixed(2)}  (target ≥ 0.5)`,
+      `ratio, calls by server CPU:     ${cpu.toFixed(2)}  (pairs ${spread(pairs.map((pair) => pair.ping.cpuPerCall / pair.register.cpuPerCall))}; target ≥ 0.5)`,
     );
-    console.log(
-      `ratio, runners: ${(registerRate / 2 / pingRate).toFixed(2)}  (one runner = Register + Declare)`,
-    );
+    console.log(`ratio, runners: ${(wall / 2).toFixed(2)}  (one runner = Register + Declare)`);
     // Last line: the figures for bench/run.ts.
-    const wall = registerRate / pingRate;
-    const cpu = pingCpu / registerCpu;
     console.log(
       JSON.stringify({
         figures: [
