@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { apiV1Plugin } from './api/v1/api.plugin.ts';
@@ -17,6 +17,9 @@ import { lazySchemaCompilers } from './plugins/schema-compilers.ts';
 import { Pages } from './web/page.ts';
 import { viewerFromSession } from './web/session-cookie.ts';
 import { webPlugin } from './web/web.plugin.ts';
+
+const kViewer = Symbol('kiln.viewer');
+type ViewerSlot = FastifyRequest & { [kViewer]: Viewer | null };
 
 export type ServerOptions = {
   /** A pino destination; defaults to stderr so stdout stays free for the `listening` line. */
@@ -66,10 +69,16 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   });
   server.server.headersTimeout = config.http.headersTimeoutMs;
 
-  // Set per request by the hooks below; null only until the first hook runs.
-  server.decorateRequest<Viewer | null>('viewer', null);
-  server.addHook('onRequest', async (request) => {
-    request.viewer = ANONYMOUS;
+  // Anonymous until an auth hook of the API, the pages or git says otherwise. A getter rather
+  // than a hook that sets it: every request would run that hook.
+  server.decorateRequest<Viewer | null>(kViewer, null);
+  server.decorateRequest('viewer', {
+    getter(this: FastifyRequest): Viewer {
+      return (this as ViewerSlot)[kViewer] ?? ANONYMOUS;
+    },
+    setter(this: FastifyRequest, viewer: Viewer) {
+      (this as ViewerSlot)[kViewer] = viewer;
+    },
   });
   await server.register(cookie);
   await server.register(formbody, { bodyLimit: config.http.bodyLimitBytes });

@@ -30,15 +30,32 @@ export function registerMetrics(server: FastifyInstance): Registry {
     registers: [registry],
   });
 
+  // prom-client sorts and joins the label names on every call; the labelled series are looked
+  // up once per method, route and status instead (a bounded set: routes are templates).
+  type Series = {
+    requests: ReturnType<typeof requests.labels>;
+    duration: ReturnType<typeof duration.labels>;
+  };
+  const series = new Map<string, Series>();
   const count = (request: FastifyRequest, statusCode: number, elapsedMs: number) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const method = request.method;
-    requests.inc({ method, route, status: String(statusCode) });
-    duration.observe({ method, route }, elapsedMs / 1000);
+    const key = `${method} ${statusCode} ${route}`;
+    let found = series.get(key);
+    if (found === undefined) {
+      found = {
+        requests: requests.labels({ method, route, status: String(statusCode) }),
+        duration: duration.labels({ method, route }),
+      };
+      series.set(key, found);
+    }
+    found.requests.inc();
+    found.duration.observe(elapsedMs / 1000);
   };
-  server.addHook('onResponse', async (request, reply) =>
-    count(request, reply.statusCode, reply.elapsedTime),
-  );
+  server.addHook('onResponse', (request, reply, done) => {
+    count(request, reply.statusCode, reply.elapsedTime);
+    done();
+  });
   server.decorate('countResponse', count);
 
   server.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {

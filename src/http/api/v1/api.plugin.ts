@@ -35,8 +35,14 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
     return parseJson(request, body.toString(), done);
   });
   server.addHook('preValidation', refuseNul);
-  server.addHook('onRequest', async (request) => {
-    request.viewer = await viewerFromAuthorization(app.services, request.headers.authorization);
+  server.addHook('onRequest', (request, _reply, done) => {
+    const { authorization } = request.headers;
+    // Anonymous (the viewer the server-wide hook set) without a promise, as most reads are.
+    if (authorization === undefined) return done();
+    viewerFromAuthorization(app.services, authorization).then((viewer) => {
+      request.viewer = viewer;
+      done();
+    }, done);
   });
   registerMiscRoutes(server, app);
   registerUserRoutes(server, app);
