@@ -1,5 +1,6 @@
-import { type Dirent, readdirSync, readFileSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readDefaultBranch } from './refs.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
 function hasLooseRef(dir: string): boolean {
@@ -33,4 +34,26 @@ function packedRefs(repo: RepoHandle): string {
 export async function hasBranches(repo: RepoHandle): Promise<boolean> {
   if (hasLooseRef(path.join(repo.path, 'refs', 'heads'))) return true;
   return /^[0-9a-f]{40,64} refs\/heads\//m.test(packedRefs(repo));
+}
+
+export type HeadState = {
+  /** The branch HEAD names; undefined when HEAD is detached. */
+  readonly defaultBranch: string | undefined;
+  /** No branch at all. */
+  readonly empty: boolean;
+};
+
+/**
+ * The default branch and whether the repository is empty, as a Repository object shows them.
+ * The default branch's own ref file exists in nearly every repository that has branches, so
+ * one existence check usually settles emptiness without listing `refs/heads` or reading
+ * `packed-refs`.
+ */
+export async function readHeadState(repo: RepoHandle): Promise<HeadState> {
+  const defaultBranch = await readDefaultBranch(repo);
+  const loose =
+    defaultBranch !== undefined &&
+    !defaultBranch.split('/').includes('..') &&
+    existsSync(path.join(repo.path, 'refs', 'heads', defaultBranch));
+  return { defaultBranch, empty: !loose && !(await hasBranches(repo)) };
 }

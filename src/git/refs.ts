@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { NotFound } from '../domain/errors.ts';
 import type { CatFilePool } from './cat-file-pool.ts';
@@ -124,7 +124,7 @@ export async function resolveCommit(
 export async function readDefaultBranch(repo: RepoHandle): Promise<string | undefined> {
   let head: string;
   try {
-    head = readFileSync(path.join(repo.path, 'HEAD'), 'utf8');
+    head = readSmallFile(path.join(repo.path, 'HEAD'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       throw new NotFound('repository not found', { details: { repository: repo.key } });
@@ -132,6 +132,24 @@ export async function readDefaultBranch(repo: RepoHandle): Promise<string | unde
   }
   const match = /^ref: refs\/heads\/(.+)\n?$/.exec(head);
   return match?.[1];
+}
+
+const scratch = Buffer.allocUnsafe(1024);
+
+/**
+ * A file of a few dozen bytes in three system calls (open, read, close); readFileSync also asks
+ * for the size and reads again to see the end, five calls, which cost more than the bytes on a
+ * path every Repository object takes. Larger files fall back to readFileSync.
+ */
+function readSmallFile(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const length = readSync(fd, scratch, 0, scratch.length, 0);
+    if (length < scratch.length) return scratch.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
+  return readFileSync(file, 'utf8');
 }
 
 /** Points HEAD at a branch (which need not exist yet). */

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { hasBranches } from '../../git/branches-present.ts';
+import { hasBranches, readHeadState } from '../../git/branches-present.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { clearCreationMarker, isAbandonedCreation } from '../../git/creation-marker.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
@@ -77,6 +77,12 @@ export class RepoService {
   /** A repository without any branch is empty. */
   async isEmpty(repo: Repository): Promise<boolean> {
     return !(await hasBranches(this.handle(repo)));
+  }
+
+  /** Both of the above in one read of HEAD, as every Repository object needs them. */
+  async headFacts(repo: Repository): Promise<{ defaultBranch: string; empty: boolean }> {
+    const state = await readHeadState(this.handle(repo));
+    return { defaultBranch: state.defaultBranch ?? 'main', empty: state.empty };
   }
 
   scopeOf(viewer: User | undefined): VisibilityScope {

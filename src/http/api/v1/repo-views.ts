@@ -18,11 +18,7 @@ export class RepoViews {
   }
 
   async facts(repo: Repository, access: RepoFacts['access']): Promise<RepoFacts> {
-    const repos = this.#app.services.repos;
-    const [defaultBranch, empty] = await Promise.all([
-      repos.defaultBranch(repo),
-      repos.isEmpty(repo),
-    ]);
+    const { defaultBranch, empty } = await this.#app.services.repos.headFacts(repo);
     return { repo, access, defaultBranch, empty };
   }
 

@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hasBranches, readHeadState } from './branches-present.ts';
+import { readDefaultBranch } from './refs.ts';
+import type { RepoHandle } from './repo-paths.ts';
+import { commitFiles, git, makeTestRepo, type TempDir } from './test-support.ts';
+
+let tmp: TempDir;
+let repo: RepoHandle;
+
+beforeEach(async () => {
+  ({ tmp, repo } = await makeTestRepo());
+});
+afterEach(async () => {
+  await tmp.remove();
+});
+
+describe('readHeadState', () => {
+  it('finds a new repository empty, on its default branch', async () => {
+    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: true });
+  });
+
+  it('is not empty once the default branch exists', async () => {
+    await commitFiles(repo.path, { branch: 'main', files: { a: 'a\n' } });
+    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: false });
+  });
+
+  it('is not empty when only another branch exists, loose or packed', async () => {
+    await commitFiles(repo.path, { branch: 'feature/x', files: { a: 'a\n' } });
+    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: false });
+    await git(['pack-refs', '--all'], { gitDir: repo.path });
+    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: false });
+  });
+
+  it('is not empty when the default branch is packed', async () => {
+    await commitFiles(repo.path, { branch: 'main', files: { a: 'a\n' } });
+    await git(['pack-refs', '--all'], { gitDir: repo.path });
+    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: false });
+  });
+
+  it('is empty again when the last branch is deleted, and agrees with hasBranches', async () => {
+    await commitFiles(repo.path, { branch: 'main', files: { a: 'a\n' } });
+    await git(['update-ref', '-d', 'refs/heads/main'], { gitDir: repo.path });
+    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: true });
+    expect(await hasBranches(repo)).toBe(false);
+  });
+
+  it('has no default branch when HEAD is detached', async () => {
+    const sha = await commitFiles(repo.path, { branch: 'main', files: { a: 'a\n' } });
+    await git(['update-ref', '--no-deref', 'HEAD', sha], { gitDir: repo.path });
+    expect(await readHeadState(repo)).toEqual({ defaultBranch: undefined, empty: false });
+  });
+});
+
+describe('readDefaultBranch', () => {
+  it('reads a HEAD longer than one small read', async () => {
+    const long = `${'segment/'.repeat(150)}end`;
+    await git(['symbolic-ref', 'HEAD', `refs/heads/${long}`], { gitDir: repo.path });
+    expect(await readDefaultBranch(repo)).toBe(long);
+  });
+});
