@@ -11,6 +11,7 @@ import { frameworkErrorHandler } from './errors/api-errors.ts';
 import { sendErrorPage } from './errors/web-errors.ts';
 import { archivePlugin } from './git/archive.routes.ts';
 import { smartHttpPlugin } from './git/smart-http.routes.ts';
+import { AccessLog } from './plugins/access-log.ts';
 import { registerHealth } from './plugins/health.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { lazySchemaCompilers } from './plugins/schema-compilers.ts';
@@ -22,7 +23,7 @@ const kViewer = Symbol('kiln.viewer');
 type ViewerSlot = FastifyRequest & { [kViewer]: Viewer | null };
 
 export type ServerOptions = {
-  /** A pino destination; defaults to stderr so stdout stays free for the `listening` line. */
+  /** A pino destination; defaults to stderr (so stdout stays free for the `listening` line). */
   logStream?: NodeJS.WritableStream;
 };
 
@@ -48,6 +49,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
         }),
       },
     },
+    logController: new AccessLog(),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,

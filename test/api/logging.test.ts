@@ -1,7 +1,7 @@
 /**
- * Request logs never carry credentials: at `info` every request is logged, with method, path
- * (no query string) and id only, so tokens in headers, cookies and legacy `?token=` queries
- * stay out of the log whatever the request.
+ * Request logs never carry credentials: at `info` every request is logged once, as it completes,
+ * with method, path (no query string), id, status and time only, so tokens in headers, cookies
+ * and legacy `?token=` queries stay out of the log whatever the request.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,4 +75,23 @@ it('logs requests without any credential', async () => {
   for (const value of [token, secret, 'wrong-token-value', 'authorization', 'cookie']) {
     expect(log).not.toContain(value);
   }
+});
+
+it('writes one access line per request, when it completes, with method, path, status and time', async () => {
+  lines.length = 0;
+  const response = await fetch(`${url}/api/v1/repos/nobody/nothing`);
+  expect(response.status).toBe(404);
+  const entries = lines
+    .join('')
+    .split('\n')
+    .filter((line) => line.includes('/api/v1/repos/nobody/nothing'))
+    .map((line) => JSON.parse(line));
+  expect(entries).toHaveLength(1);
+  expect(entries[0]).toMatchObject({
+    msg: 'request completed',
+    req: { method: 'GET', url: '/api/v1/repos/nobody/nothing' },
+    res: { statusCode: 404 },
+  });
+  expect(entries[0].reqId).toBe(entries[0].req.id);
+  expect(typeof entries[0].responseTime).toBe('number');
 });

@@ -86,7 +86,7 @@ export async function answerDirectly(
     await run(socket, head);
     request.server.countResponse(request, 200, reply.elapsedTime);
     request.log.info(
-      { res: { statusCode: 200 }, responseTime: reply.elapsedTime },
+      { req: request, res: { statusCode: 200 }, responseTime: reply.elapsedTime },
       'request completed',
     );
     closeGracefully(socket);
