@@ -43,7 +43,8 @@ export class ProcessPool<P extends PooledProcess> {
   /** Map order is recency order: a process is moved to the end whenever it is used. */
   readonly #processes = new Map<string, P>();
   readonly #idleTimers = new Map<P, NodeJS.Timeout>();
-  readonly #closing = new Set<Promise<void>>();
+  /** Processes asked to close (idle, evicted, displaced) and not gone yet, with their exits. */
+  readonly #retiring = new Map<P, Promise<void>>();
   #closed = false;
 
   constructor(start: StartProcess<P>, options: ProcessPoolOptions = {}) {
@@ -78,15 +79,18 @@ export class ProcessPool<P extends PooledProcess> {
     if (process) await this.#retire(process);
   }
 
-  /** Closes every process and refuses new work; one that does not finish in `graceMs` is killed. */
+  /**
+   * Closes every process and refuses new work; one that does not finish in `graceMs` is killed,
+   * including those already closing before the call (an evicted process stuck on its last work
+   * must not hold shutdown up).
+   */
   async closeAll(graceMs = 5_000): Promise<void> {
     this.#closed = true;
-    const all = [...this.#processes.values()];
-    const exits = all.map((process) => this.#retire(process));
+    for (const process of [...this.#processes.values()]) void this.#retire(process);
     const timer = setTimeout(() => {
-      for (const process of all) void process.kill();
+      for (const process of this.#retiring.keys()) void process.kill();
     }, graceMs);
-    await Promise.all([...exits, ...this.#closing]);
+    await Promise.all(this.#retiring.values());
     clearTimeout(timer);
   }
 
@@ -133,9 +137,15 @@ export class ProcessPool<P extends PooledProcess> {
 
   #retire(process: P): Promise<void> {
     this.#forget(process);
-    const exit = process.close();
-    this.#closing.add(exit);
-    void exit.finally(() => this.#closing.delete(exit));
+    const retiring = this.#retiring.get(process);
+    if (retiring) return retiring;
+    // However it ends, it is gone: its exit is for waiting, not for errors.
+    const exit = process.close().then(
+      () => undefined,
+      () => undefined,
+    );
+    void exit.then(() => this.#retiring.delete(process));
+    this.#retiring.set(process, exit);
     return exit;
   }
 
