@@ -9,8 +9,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isDomainError } from '../domain/errors.ts';
 import { runGit } from './command.ts';
 import { GitError } from './git-error.ts';
-import { createGit, type GitStore } from './git-store.ts';
 import { decodePktLines, encodePktLine, FLUSH_PKT } from './pkt-line.ts';
+import { findBranch, refExists, updateRef } from './refs.ts';
+import { type RepoHandle, RepoPaths } from './repo-paths.ts';
+import { initBare } from './repository.ts';
 import {
   commitFiles,
   eventually,
@@ -19,7 +21,14 @@ import {
   processesIn,
   type TempDir,
 } from './test-support.ts';
-import { isGitService, type PushResult, sanitizeGitProtocol } from './transport.ts';
+import {
+  advertiseRefs,
+  isGitService,
+  type PushResult,
+  receivePack,
+  sanitizeGitProtocol,
+  uploadPack,
+} from './transport.ts';
 
 /**
  * Smart HTTP end to end: a bare-bones HTTP server (what src/http/git will do, minus auth) wired to
@@ -27,12 +36,13 @@ import { isGitService, type PushResult, sanitizeGitProtocol } from './transport.
  */
 
 let tmp: TempDir;
-let store: GitStore;
+let paths: RepoPaths;
 let server: http.Server;
 let base: string;
 const pushes: PushResult[] = [];
 let protectedRefs: string[] = [];
 const ref = { owner: 'Alice', name: 'Tools' };
+const handleOf = (repo: { owner: string; name: string }): RepoHandle => paths.resolve(repo);
 
 function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://localhost');
@@ -65,7 +75,7 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
       res.writeHead(403).end();
       return;
     }
-    store.advertiseRefs(repo, service, options).then((body) => {
+    advertiseRefs(handleOf(repo), service, options).then((body) => {
       res.writeHead(200, {
         'content-type': `application/x-${service}-advertisement`,
         'cache-control': 'no-cache',
@@ -73,9 +83,12 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
       res.end(body);
     }, fail);
   } else if (match[3] === 'git-upload-pack') {
-    store.uploadPack(repo, req, options).then((output) => send('git-upload-pack', output), fail);
+    uploadPack(handleOf(repo), req, options).then(
+      (output) => send('git-upload-pack', output),
+      fail,
+    );
   } else {
-    store.receivePack(repo, req, { ...options, protectedRefs }).then(({ output, result }) => {
+    receivePack(handleOf(repo), req, { ...options, protectedRefs }).then(({ output, result }) => {
       send('git-receive-pack', output);
       void result.then((r) => pushes.push(r));
     }, fail);
@@ -85,9 +98,9 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
 let url: string;
 beforeAll(async () => {
   tmp = await makeTempDir();
-  store = createGit({ root: path.join(tmp.path, 'repos') });
-  await store.initBare(ref, { defaultBranch: 'main' });
-  const repoPath = store.handle(ref).path;
+  paths = new RepoPaths(path.join(tmp.path, 'repos'));
+  await initBare(paths, handleOf(ref), { defaultBranch: 'main' });
+  const repoPath = handleOf(ref).path;
   base = await commitFiles(repoPath, {
     branch: 'main',
     files: { 'README.md': '# tools\n', 'src/a.ts': 'a\n' },
@@ -96,7 +109,7 @@ beforeAll(async () => {
     branch: 'big',
     files: { 'random.bin': randomBytes(6 * 1024 * 1024) },
   });
-  await store.updateRef(ref, 'refs/heads/doomed', base, null);
+  await updateRef(handleOf(ref), 'refs/heads/doomed', base, null);
   server = http.createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/Alice/Tools.git`;
@@ -104,7 +117,6 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
-  await store.close();
   await tmp.remove();
 });
 beforeEach(() => {
@@ -241,7 +253,7 @@ describe('push', () => {
       { ref: 'refs/heads/doomed', oldSha: base, newSha: null },
       { ref: 'refs/heads/topic', oldSha: null, newSha: next },
     ]);
-    expect(await store.findBranch(ref, 'doomed')).toBeUndefined();
+    expect(await findBranch(handleOf(ref), 'doomed')).toBeUndefined();
   });
 
   it('refuses force-pushing and deleting a protected branch, and reports nothing moved', async () => {
@@ -255,24 +267,24 @@ describe('push', () => {
     expect(deleted).toContain("kiln: refusing to delete protected branch 'main'");
     await eventually(async () => pushes.length === 2);
     expect(pushes.map((p) => p.changes)).toEqual([[], []]);
-    expect(await store.findBranch(ref, 'main')).toBe(tip);
+    expect(await findBranch(handleOf(ref), 'main')).toBe(tip);
   });
 
   it('does not let a push write a pull request ref', async () => {
     const work = await workClone();
     const output = await push(work, ['HEAD:refs/pull/1/head']);
     expect(output).toMatch(/deny updating a hidden ref|rejected/);
-    expect(await store.refExists(ref, 'refs/pull/1/head')).toBe(false);
+    expect(await refExists(handleOf(ref), 'refs/pull/1/head')).toBe(false);
   });
 });
 
 describe('client disconnects', () => {
-  const repoPath = () => store.handle(ref).path;
+  const repoPath = () => handleOf(ref).path;
   const onlyCatFile = async () =>
     (await processesIn(repoPath())).every((cmd) => cmd.includes('cat-file'));
 
   it('stops receive-pack when the client goes away mid-pack, and survives', async () => {
-    const old = await store.findBranch(ref, 'main');
+    const old = await findBranch(handleOf(ref), 'main');
     // A real pack (one large incompressible blob), of which the client sends only the start.
     const { stdout: pack } = await runGit(['pack-objects', '--stdout', '--revs', '--quiet'], {
       gitDir: repoPath(),
@@ -297,7 +309,7 @@ describe('client disconnects', () => {
     expect(pushes[0]?.changes).toEqual([]);
     expect(pushes[0]?.error).toBeDefined();
     await eventually(onlyCatFile);
-    expect(await store.findBranch(ref, 'main')).toBe(old);
+    expect(await findBranch(handleOf(ref), 'main')).toBe(old);
     // The quarantine directory went with it.
     expect(
       (await readdir(path.join(repoPath(), 'objects'))).filter((e) => e.startsWith('incoming-')),
@@ -307,7 +319,7 @@ describe('client disconnects', () => {
   });
 
   it('stops upload-pack when the client stops reading mid-pack', async () => {
-    const bigTip = await store.findBranch(ref, 'big');
+    const bigTip = await findBranch(handleOf(ref), 'big');
     expect(bigTip).toBeDefined();
     const body = Buffer.concat([
       encodePktLine(`want ${bigTip}\n`),
