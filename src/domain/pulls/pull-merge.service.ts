@@ -28,10 +28,11 @@ export class PullMergeService {
   }
 
   async merge(actor: User, owner: string, name: string, number: number): Promise<string> {
-    const { base } = await this.#pulls.get(actor, owner, name, number);
     // One merge into a repository at a time in this process, so a second merge of the same pull
-    // sees the first one's result instead of racing it.
-    return this.#merging.run(base.repo.id, () => this.#merge(actor, owner, name, number));
+    // sees the first one's result instead of racing it. The repository alone names the lock;
+    // the pull is loaded inside it.
+    const { repo } = await this.#repos.get(actor, owner, name);
+    return this.#merging.run(repo.id, () => this.#merge(actor, owner, name, number));
   }
 
   async #merge(actor: User, owner: string, name: string, number: number): Promise<string> {
