@@ -45,7 +45,7 @@ export function refuseNulInAddress(
   done: HookHandlerDoneFunction,
 ): void {
   // A name or ref in the path that holds NUL names nothing that can exist: 404.
-  if (hasNul(request.params)) return done(new NotFound('not found'));
-  if (hasNul(request.query)) return done(new Invalid('input must not contain NUL characters'));
-  done();
+  if (hasNul(request.params)) done(new NotFound('not found'));
+  else if (hasNul(request.query)) done(new Invalid('input must not contain NUL characters'));
+  else done();
 }
