@@ -275,6 +275,9 @@ describe('push', () => {
     const output = await push(work, ['HEAD:refs/pull/1/head']);
     expect(output).toMatch(/deny updating a hidden ref|rejected/);
     expect(await refExists(handleOf(ref), 'refs/pull/1/head')).toBe(false);
+    // Its result settles after git exits; wait for it, or a slow machine hands it to the next test.
+    await eventually(async () => pushes.length === 1);
+    expect(pushes[0]?.changes).toEqual([]);
   });
 });
 
