@@ -62,10 +62,18 @@ describe('prepared', () => {
   });
 
   it('refuses a stand-in altered while building', async () => {
-    const query = prepared(db, (p: { handle: string }) =>
-      db.selectFrom('people').select('id').where('handle', '=', p.handle.toUpperCase()),
-    );
-    await expect(query({ handle: 'bob' })).rejects.toThrow(/altered/);
+    const alterations = [
+      (value: string) => value.toUpperCase(),
+      (value: string) => value.toLowerCase(),
+      (value: string) => value.trim(),
+      (value: string) => `${value}%`,
+    ];
+    for (const alter of alterations) {
+      const query = prepared(db, (p: { handle: string }) =>
+        db.selectFrom('people').select('id').where('handle', '=', alter(p.handle)),
+      );
+      await expect(query({ handle: 'bob' })).rejects.toThrow(/altered/);
+    }
   });
 
   it('refuses a stand-in that did not become a parameter', async () => {
@@ -74,7 +82,10 @@ describe('prepared', () => {
     );
     await expect(written({ column: 'id' })).rejects.toThrow(/SQL text/);
     const dropped = prepared(db, (p: { handle: string }) =>
-      db.selectFrom('people').select('id').where('handle', '=', p.handle.slice(1)),
+      db
+        .selectFrom('people')
+        .select('id')
+        .where('handle', '=', p.handle ? 'bob' : 'nobody'),
     );
     await expect(dropped({ handle: 'bob' })).rejects.toThrow(/handle is not bound/);
   });

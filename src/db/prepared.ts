@@ -1,11 +1,14 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 
 /**
- * What a parameter is while the query is built. NUL never reaches a query from outside (the
- * edges refuse it, and stores refuse names containing it), so no real value can be mistaken
- * for one.
+ * What a parameter is while the query is built: NUL-delimited (NUL never reaches a query from
+ * outside: the edges refuse it, and stores refuse names containing it, so no real value can be
+ * mistaken for one), mixed-case and space-padded, so that changing case or trimming it while
+ * building changes it and is caught.
  */
-const SLOT = '\u0000kiln-slot:';
+function standIn(name: string): string {
+  return ` \u0000Kiln-Slot:${name}\u0000 `;
+}
 
 type Binder<P> = (params: P) => unknown;
 
@@ -24,8 +27,10 @@ type Template<P, Row> = {
  *
  * `build` gets stand-ins for the parameters, typed as the values they stand for. Each must be
  * used as a whole value that becomes a bound parameter: not transformed while building (call
- * `toLowerCase()` before running, not inside), not spread into a list, not written into SQL text.
- * The first run checks this and throws when a stand-in went missing or was altered.
+ * `toLowerCase()` before running, not inside), not tested (`p.x ?? null` picks one branch for
+ * good), not spread into a list, not written into SQL text. The first run throws when a stand-in
+ * was written into the SQL, went missing, or was changed (case, trimming, slicing, joining);
+ * a transformation that leaves a string as it is cannot be seen and is the caller's to avoid.
  *
  * @example
  * const byUuid = prepared(db, (p: { uuid: string }) =>
@@ -52,30 +57,31 @@ export function prepared<P extends Record<string, unknown>, Row>(
 function compileTemplate<P extends Record<string, unknown>, Row>(
   build: (params: P) => Compilable<Row>,
 ): Template<P, Row> {
-  const used = new Set<string>();
+  /** Stand-in → parameter name, for every parameter `build` read. */
+  const used = new Map<string, string>();
   const standIns = new Proxy({} as P, {
     get: (_target, name) => {
       if (typeof name !== 'string') return undefined;
-      used.add(name);
-      return `${SLOT}${name}`;
+      const value = standIn(name);
+      used.set(value, name);
+      return value;
     },
   });
   const compiled = build(standIns).compile();
-  if (compiled.sql.includes(SLOT)) {
+  if (compiled.sql.includes('\u0000')) {
     throw new Error('prepared query: a parameter was written into the SQL text');
   }
   const bound = new Set<string>();
   const binders = compiled.parameters.map((value): Binder<P> => {
     // Query text never holds NUL, so any string with one came from a stand-in.
     if (typeof value !== 'string' || !value.includes('\u0000')) return () => value;
-    const name = value.startsWith(SLOT) ? value.slice(SLOT.length) : undefined;
-    if (name === undefined || !used.has(name)) {
+    const name = used.get(value);
+    if (name === undefined)
       throw new Error('prepared query: a parameter was altered while building');
-    }
     bound.add(name);
     return (params) => params[name];
   });
-  for (const name of used) {
+  for (const name of used.values()) {
     if (!bound.has(name)) throw new Error(`prepared query: parameter ${name} is not bound`);
   }
   return { compiled, binders };

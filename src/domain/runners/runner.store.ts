@@ -56,7 +56,7 @@ export class RunnerStore {
         scope_org_id: p.scope_org_id,
         created_at: p.created_at,
         last_seen_at: p.last_seen_at,
-      }),
+      } satisfies Record<keyof RunnersTable, unknown>),
     );
     this.#byUuid = prepared(db, (p: { uuid: string }) =>
       db.selectFrom('runners').selectAll().where('uuid', '=', p.uuid),
