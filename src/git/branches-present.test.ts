@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hasBranches, readHeadState } from './branches-present.ts';
 import { readDefaultBranch } from './refs.ts';
@@ -42,6 +44,15 @@ describe('readHeadState', () => {
     await git(['update-ref', '-d', 'refs/heads/main'], { gitDir: repo.path });
     expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: true });
     expect(await hasBranches(repo)).toBe(false);
+  });
+
+  it('is empty when the default branch name is only a directory of branches that are gone', async () => {
+    await git(['symbolic-ref', 'HEAD', 'refs/heads/release'], { gitDir: repo.path });
+    await commitFiles(repo.path, { branch: 'release/1.0', files: { a: 'a\n' } });
+    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'release', empty: false });
+    await git(['update-ref', '-d', 'refs/heads/release/1.0'], { gitDir: repo.path });
+    mkdirSync(path.join(repo.path, 'refs', 'heads', 'release'), { recursive: true });
+    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'release', empty: true });
   });
 
   it('has no default branch when HEAD is detached', async () => {

@@ -1,4 +1,4 @@
-import { type Dirent, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { readDefaultBranch } from './refs.ts';
 import type { RepoHandle } from './repo-paths.ts';
@@ -46,14 +46,16 @@ export type HeadState = {
 /**
  * The default branch and whether the repository is empty, as a Repository object shows them.
  * The default branch's own ref file exists in nearly every repository that has branches, so
- * one existence check usually settles emptiness without listing `refs/heads` or reading
- * `packed-refs`.
+ * one stat usually settles emptiness without listing `refs/heads` or reading `packed-refs` (a
+ * directory of that name, left by branches below it, settles nothing).
  */
 export async function readHeadState(repo: RepoHandle): Promise<HeadState> {
   const defaultBranch = await readDefaultBranch(repo);
   const loose =
     defaultBranch !== undefined &&
     !defaultBranch.split('/').includes('..') &&
-    existsSync(path.join(repo.path, 'refs', 'heads', defaultBranch));
+    statSync(path.join(repo.path, 'refs', 'heads', defaultBranch), {
+      throwIfNoEntry: false,
+    })?.isFile() === true;
   return { defaultBranch, empty: !loose && !(await hasBranches(repo)) };
 }
