@@ -1,15 +1,14 @@
-import { enableCompileCache } from 'node:module';
+// First: turns on Node's compile cache for every module imported after this file's own.
+import './compile-cache.js';
 import { parseArgs } from 'node:util';
 import type { App } from './app.ts';
 import type { Config } from './config/config.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { isDomainError } from './domain/errors.ts';
 
-// Node keeps the type-stripped and compiled code of every module imported from here on in a
-// cache directory (the OS temp dir), so a later start skips stripping and compiling them: the
-// app and the server are therefore imported dynamically, below, after this call. `npm start`
-// turns the cache on earlier, before this file (src/compile-cache.js); then this does nothing.
-enableCompileCache();
+// The compile cache (turned on above, or earlier by `npm start`) keeps the type-stripped and
+// compiled code of modules loaded from here on, so a later start skips stripping and compiling
+// them: the app and the server are therefore imported dynamically, below.
 
 async function createApp(config: Config): Promise<App> {
   return (await import('./app.ts')).createApp(config);
