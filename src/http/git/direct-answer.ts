@@ -92,7 +92,10 @@ export async function answerDirectly(
     closeGracefully(socket);
   } catch (error) {
     request.server.countResponse(request, 200, reply.elapsedTime);
-    request.log.warn({ err: error, responseTime: reply.elapsedTime }, 'git answer cut short');
+    request.log.warn(
+      { req: request, err: error, responseTime: reply.elapsedTime },
+      'git answer cut short',
+    );
     // Cut short anyway: a reset tells the client at once.
     socket.destroy();
   }

@@ -37,7 +37,7 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
   server.addHook('preValidation', refuseNul);
   server.addHook('onRequest', (request, _reply, done) => {
     const { authorization } = request.headers;
-    // Anonymous (the viewer the server-wide hook set) without a promise, as most reads are.
+    // Without credentials the viewer stays anonymous (the request's default), no promise made.
     if (authorization === undefined) return done();
     viewerFromAuthorization(app.services, authorization).then((viewer) => {
       request.viewer = viewer;
