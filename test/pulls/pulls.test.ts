@@ -4,7 +4,9 @@
  * refs/pull/N/head, and the .diff/.patch downloads.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitClient } from '../support/git.ts';
+import { processesIn } from '../../src/git/test-support.ts';
+import { GitClient, repoUrl } from '../support/git.ts';
+import type { Json } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { type PullWorld, pullWorld } from './support.ts';
 
@@ -127,6 +129,50 @@ describe('listing and editing', () => {
     expect(response.headers.get('link')).toContain('rel="next"');
     expect(response.headers.get('link')).toContain('page=2');
     expect((await world.api(`${path}?sort=bogus`)).status).toBe(422);
+  });
+
+  it('lists pulls from forks with their live heads, starting no git process in a fork', async () => {
+    const world = await pullWorld(kiln, git);
+    const forks = [];
+    for (const branch of ['topic', 'feature/deep']) {
+      const { user, token } = await kiln.make.userWithToken();
+      const fork = await world.api(`/repos/${world.owner.handle}/${world.name}/forks`, {
+        body: {},
+        token,
+      });
+      expect(fork.status).toBe(202);
+      const work = await git.clone(
+        repoUrl(kiln.url, user.handle, world.name, { token, as: 'username' }),
+      );
+      await git.ok(['checkout', '-q', '-b', branch], { cwd: work });
+      const sha = await git.commit(work, { 'fork.txt': user.handle }, `from ${user.handle}`);
+      await git.ok(['push', '-q', 'origin', branch], { cwd: work });
+      const pull = await world.api(`/repos/${world.owner.handle}/${world.name}/pulls`, {
+        body: { title: `From ${user.handle}`, head: `${user.handle}:${branch}`, base: 'main' },
+        token,
+      });
+      expect(pull.status).toBe(201);
+      const handle = kiln.app.git.paths.resolve({ owner: user.handle, name: world.name });
+      forks.push({ handle, work, branch, sha, number: pull.body.number as number });
+    }
+    const [moved, packed] = forks as [(typeof forks)[0], (typeof forks)[0]];
+    // One head moves on (a loose ref); the other fork's refs are packed, as `git gc` leaves them.
+    moved.sha = await git.commit(moved.work, { 'fork.txt': 'again' }, 'moved on');
+    await git.ok(['push', '-q', 'origin', moved.branch], { cwd: moved.work });
+    await expect.poll(() => lsRemote(world, `refs/pull/${moved.number}/head`)).toBe(moved.sha);
+    await git.ok(['pack-refs', '--all'], { cwd: packed.handle.path });
+    // Whatever git the setup left running in the forks goes, so any found later is the list's.
+    for (const fork of forks) await kiln.app.git.catFiles.evict(fork.handle);
+
+    const listed = await world.api(`/repos/${world.owner.handle}/${world.name}/pulls?state=open`);
+    expect(listed.status).toBe(200);
+    const heads = new Map(
+      listed.body.map((pull: Json) => [pull.number, { ref: pull.head.ref, sha: pull.head.sha }]),
+    );
+    for (const fork of forks) {
+      expect(heads.get(fork.number)).toEqual({ ref: fork.branch, sha: fork.sha });
+      expect(await processesIn(fork.handle.path)).toEqual([]);
+    }
   });
 
   it('reopens a closed pull, and refuses to reopen a merged one', async () => {

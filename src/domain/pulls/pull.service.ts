@@ -3,6 +3,8 @@ import { type Diff, diffCommits, mergeBase } from '../../git/diff.ts';
 import { fetchIntoRepo } from '../../git/merge.ts';
 import { commitsBetween, setRef, streamDiff, streamPatch } from '../../git/pull-refs.ts';
 import { type Commit, readCommit } from '../../git/read-objects.ts';
+import { readRefFiles } from '../../git/read-ref.ts';
+import { isValidRefName } from '../../git/ref-names.ts';
 import { newId } from '../../lib/ids.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
@@ -35,6 +37,11 @@ export type PullInContext = {
 
 const MAX_TITLE_LENGTH = 255;
 
+/** A name that can follow `refs/heads/`; anything else names no branch (and is never read). */
+function isBranchName(name: string): boolean {
+  return isValidRefName(`refs/heads/${name}`);
+}
+
 function checkText(title: string | undefined, body: string | undefined): void {
   if (title !== undefined && (title.trim() === '' || title.length > MAX_TITLE_LENGTH)) {
     throw new Invalid(`title must be 1 to ${MAX_TITLE_LENGTH} characters`);
@@ -57,7 +64,7 @@ export class PullService {
 
   /** The branch tip of `branch` in `repo`, read through its cat-file process (no spawn). */
   async branchTip(repo: Repository, branch: string): Promise<string | undefined> {
-    if (!/^[^\s~^:?*[\\]+$/.test(branch)) return undefined;
+    if (!isBranchName(branch)) return undefined;
     const info = await this.#deps.catFiles.info(
       this.#deps.repos.handle(repo),
       `refs/heads/${branch}`,
@@ -205,25 +212,62 @@ export class PullService {
 
   /**
    * The head commit to show for each pull: the live branch tip while open, else the last recorded
-   * head. Tips are asked of the head repositories' cat-file processes, all at once, so a page of
-   * pulls costs one pipelined round and no git process.
+   * head. See `#headTips` for how the tips are read: a page of pulls starts no git process.
    */
   async liveHeads(
     items: readonly PullInContext[],
   ): Promise<Map<string, { sha: string; branchExists: boolean }>> {
+    const tips = await this.#headTips(items);
     const result = new Map<string, { sha: string; branchExists: boolean }>();
-    await Promise.all(
-      items.map(async ({ pull, head }) => {
-        const tip = head ? await this.branchTip(head, pull.headBranch) : undefined;
-        result.set(
-          pull.id,
-          pull.state === 'open' && tip
-            ? { sha: tip, branchExists: true }
-            : { sha: pull.headSha, branchExists: tip !== undefined },
-        );
-      }),
-    );
+    for (const { pull } of items) {
+      const tip = tips.get(pull.id);
+      result.set(
+        pull.id,
+        pull.state === 'open' && tip
+          ? { sha: tip, branchExists: true }
+          : { sha: pull.headSha, branchExists: tip !== undefined },
+      );
+    }
     return result;
+  }
+
+  /**
+   * Each pull's head branch tip, by pull id (absent when the branch or its repository is gone).
+   * Heads in the base repository are asked of its cat-file process, all at once. Heads in forks
+   * are read from the forks' ref files instead: a page can name more forks than the cat-file
+   * pool keeps processes, and asking each of them through the pool would start (and evict) a
+   * git process per fork on every view of the page.
+   */
+  async #headTips(items: readonly PullInContext[]): Promise<Map<string, string>> {
+    const tips = new Map<string, string>();
+    const forks = new Map<string, { repo: Repository; pulls: Pull[] }>();
+    const sameRepo: Array<Promise<void>> = [];
+    for (const { base, head, pull } of items) {
+      if (!head || !isBranchName(pull.headBranch)) continue;
+      if (head.id === base.repo.id) {
+        sameRepo.push(
+          this.branchTip(head, pull.headBranch).then((tip) => {
+            if (tip) tips.set(pull.id, tip);
+          }),
+        );
+        continue;
+      }
+      const fork = forks.get(head.id) ?? { repo: head, pulls: [] };
+      fork.pulls.push(pull);
+      forks.set(head.id, fork);
+    }
+    const forkReads = [...forks.values()].map(async ({ repo, pulls }) => {
+      const refs = await readRefFiles(
+        this.#deps.repos.handle(repo),
+        pulls.map((pull) => `refs/heads/${pull.headBranch}`),
+      );
+      for (const pull of pulls) {
+        const tip = refs.get(`refs/heads/${pull.headBranch}`);
+        if (tip) tips.set(pull.id, tip);
+      }
+    });
+    await Promise.all([...sameRepo, ...forkReads]);
+    return tips;
   }
 
   /**
