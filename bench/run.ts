@@ -56,7 +56,7 @@ const { values: args } = parseArgs({
 const QUICK: Record<string, string[]> = {
   'list-scaling': ['--max', '1000', '--requests', '100', '--rounds', '1'],
   api: ['--seconds', '1', '--rounds', '1', '--repos', '1000'],
-  metering: ['--rounds', '1', '--seconds', '0.5', '--clients', '20000'],
+  metering: ['--rounds', '1', '--requests', '300', '--clients', '20000'],
   'runner-register': ['--calls', '500', '--rounds', '1'],
   'web-pages': ['--iterations', '20', '--commits', '1000'],
   'clone-push': [],
