@@ -3,13 +3,16 @@
  * with method, path (no query string), id, status and time only, so tokens in headers, cookies
  * and legacy `?token=` queries stay out of the log whatever the request.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load.ts';
+import { commitFiles } from '../../src/git/test-support.ts';
 import { buildServer } from '../../src/http/server.ts';
 import { createTestDatabase } from '../support/database.ts';
 
@@ -94,4 +97,45 @@ it('writes one access line per request, when it completes, with method, path, st
   });
   expect(entries[0].reqId).toBe(entries[0].req.id);
   expect(typeof entries[0].responseTime).toBe('number');
+});
+
+it('logs a streamed answer the client abandons as an aborted request, naming it', async () => {
+  const owner = await app.services.users.createUser({
+    handle: 'streamer',
+    email: 'streamer@example.test',
+    password: 'correct horse battery',
+    fullName: '',
+  });
+  await app.services.repos.create(owner, { name: 'big', autoInit: true });
+  // Incompressible and larger than the socket buffers: the archive is still being written when
+  // the client goes.
+  await commitFiles(app.git.paths.resolve({ owner: 'streamer', name: 'big' }).path, {
+    branch: 'main',
+    files: { 'noise.bin': randomBytes(8 * 1024 * 1024) },
+  });
+  lines.length = 0;
+  const path = '/api/v1/repos/streamer/big/archive/main.zip';
+  await new Promise<void>((resolve, reject) => {
+    const request = http.get(`${url}${path}`, (response) => {
+      expect(response.statusCode).toBe(200);
+      response.once('data', () => {
+        request.destroy();
+        resolve();
+      });
+    });
+    request.on('error', reject);
+  });
+  const entries = () =>
+    lines
+      .join('')
+      .split('\n')
+      .filter((line) => line.includes(path))
+      .map((line) => JSON.parse(line));
+  await expect.poll(() => entries().length).toBe(1);
+  expect(entries()[0]).toMatchObject({
+    level: 30,
+    msg: 'request aborted',
+    req: { method: 'GET', url: path },
+    res: { statusCode: 200 },
+  });
 });
