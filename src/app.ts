@@ -87,7 +87,7 @@ export type App = {
 export async function createApp(config: Config): Promise<App> {
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir });
   try {
     await migrate(database);
   } catch (error) {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, type MigrationResultSet, Migrator, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Dialect } from './migration.ts';
 import { migrations } from './migrations/index.ts';
 import { NodeSqliteDialect, openSqlite } from './sqlite-adapter.ts';
@@ -28,20 +28,26 @@ export type DatabaseOptions = {
  * pg returns int8 as strings; every int8 Kiln stores (epoch milliseconds, counts) fits in 2^53,
  * so they are read as numbers.
  */
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
-  },
-};
+function readInt8AsNumber(types: typeof pg.types) {
+  return {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === types.builtins.INT8) return (value: string) => Number(value);
+      return types.getTypeParser(oid, format);
+    },
+  };
+}
 
-/** Opens the configured engine. Call `migrate` before first use. */
-export function openDatabase(options: DatabaseOptions): Database {
+/**
+ * Opens the configured engine. Call `migrate` before first use. The PostgreSQL driver is loaded
+ * only when it is configured: a SQLite installation never holds it in memory.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
+    const { default: pg } = await import('pg');
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
-      types: pgTypes,
+      types: readInt8AsNumber(pg.types),
     });
     // An idle client's connection error must not crash the process; the next query reconnects.
     pool.on('error', () => {});

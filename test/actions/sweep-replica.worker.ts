@@ -13,7 +13,7 @@ const { databaseUrl, dataDir, rounds } = workerData as {
 };
 const port = parentPort;
 if (port === null) throw new Error('run me as a worker');
-const database = openDatabase({ databaseUrl, dataDir });
+const database = await openDatabase({ databaseUrl, dataDir });
 const tasks = new CiTaskService(database.db, { taskTimeoutMs: 60_000 });
 
 port.once('message', async () => {

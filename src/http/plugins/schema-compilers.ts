@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
 
 /**
  * Fastify's own validator and serializer compilers (Ajv and fast-json-stringify), made lazy and
@@ -66,6 +66,21 @@ function lazySerializers(build: Factory<Serializer>): Factory<Serializer> {
     };
   };
 }
+
+/**
+ * Validators that convert nothing, for routes whose bodies must be refused rather than coerced:
+ * Gitea answers 422 for `5` where a string belongs or `"yes"` for a boolean, where Fastify's
+ * default Ajv would turn them into `"5"` and `true`. Defaults are not filled in and unknown
+ * properties are not stripped either: the body is checked exactly as sent. Only for routes
+ * whose path and query schemas are plain strings, which need no conversion. Same Ajv, same
+ * error shape, same lazy compilation and sharing as every other route.
+ */
+export const strictValidatorCompiler: FastifySchemaCompiler<unknown> = lazyValidators(
+  ajvSelector(),
+)(
+  {},
+  { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false } },
+) as FastifySchemaCompiler<unknown>;
 
 type CompilersFactory = NonNullable<
   NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']

@@ -1,4 +1,4 @@
-import markdownIt from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
 import { loadHighlighter } from './highlight.ts';
 import { type Html, trusted } from './html.ts';
 
@@ -32,7 +32,7 @@ export function resolveRelative(href: string, prefix: string, dir = ''): string 
   return `${prefix.replace(/\/+$/, '')}${url.pathname}${url.search}${url.hash}`;
 }
 
-type Renderer = ReturnType<typeof markdownIt>;
+type Renderer = ReturnType<typeof MarkdownIt>;
 
 function baseOf(env: unknown): MarkdownBase | undefined {
   const base = (env as { base?: MarkdownBase } | undefined)?.base;
@@ -60,7 +60,10 @@ function withoutInlineStyle(token: MarkdownToken): void {
   for (const child of token.children ?? []) withoutInlineStyle(child);
 }
 
-function renderer(highlight: (code: string, language: string) => string): Renderer {
+function renderer(
+  markdownIt: typeof MarkdownIt,
+  highlight: (code: string, language: string) => string,
+): Renderer {
   // Raw HTML off: a README can never inject markup; markdown-it also refuses javascript: links.
   const md = markdownIt({ html: false, linkify: true, typographer: false, highlight });
   md.core.ruler.push('kiln_no_inline_style', (state) => {
@@ -95,9 +98,10 @@ function renderer(highlight: (code: string, language: string) => string): Render
 
 let instance: Promise<Renderer> | undefined;
 
+/** Loaded with the first document rendered, like the highlighter: an idle server holds neither. */
 function markdown(): Promise<Renderer> {
-  instance ??= loadHighlighter().then((hljs) =>
-    renderer((code, language) => {
+  instance ??= Promise.all([import('markdown-it'), loadHighlighter()]).then(([module, hljs]) =>
+    renderer(module.default, (code, language) => {
       if (!language || !hljs.getLanguage(language)) return '';
       return hljs.highlight(code, { language, ignoreIllegals: true }).value;
     }),

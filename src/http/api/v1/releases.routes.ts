@@ -10,6 +10,7 @@ import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import type { ConvertContext } from '../../convert/context.ts';
 import { toApiRelease } from '../../convert/release.ts';
+import { strictValidatorCompiler } from '../../plugins/schema-compilers.ts';
 import { readPaging, setPagingHeaders } from './paging.ts';
 import { RepoParams } from './repos.routes.ts';
 import { errorResponses } from './schemas/common.ts';
@@ -20,7 +21,6 @@ import {
   EditReleaseOptionSchema,
   ReleaseListQuerySchema,
 } from './schemas/release.ts';
-import { strictCompiler } from './schemas/strict-compiler.ts';
 
 const tags = ['repository'];
 const TagParams = Type.Object({
@@ -111,7 +111,7 @@ export function registerReleaseRoutes(parent: FastifyInstance, app: App): void {
     '/repos/:owner/:name/releases',
     {
       // Bodies are checked without coercion: Gitea refuses `5` for a string, `"yes"` for a boolean.
-      validatorCompiler: strictCompiler,
+      validatorCompiler: strictValidatorCompiler,
       schema: {
         summary: 'Publish a release; a missing tag is made from target_commitish',
         tags,
@@ -187,7 +187,7 @@ export function registerReleaseRoutes(parent: FastifyInstance, app: App): void {
       path,
       {
         // Bodies are checked without coercion: Gitea refuses `5` for a string, `"yes"` for a boolean.
-        validatorCompiler: strictCompiler,
+        validatorCompiler: strictValidatorCompiler,
         schema: {
           summary: `Edit a release ${what}`,
           tags,

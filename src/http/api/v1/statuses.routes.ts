@@ -8,6 +8,7 @@ import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import type { ConvertContext } from '../../convert/context.ts';
 import { toApiCombinedStatus, toApiCommitStatus } from '../../convert/status.ts';
+import { strictValidatorCompiler } from '../../plugins/schema-compilers.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
 import type { RepoViews } from './repo-views.ts';
 import { errorResponses } from './schemas/common.ts';
@@ -16,7 +17,6 @@ import {
   ApiCommitStatusSchema,
   CreateStatusOptionSchema,
 } from './schemas/status.ts';
-import { strictCompiler } from './schemas/strict-compiler.ts';
 
 const tags = ['repository'];
 const RefParams = Type.Object({
@@ -130,7 +130,7 @@ export function registerStatusRoutes(parent: FastifyInstance, app: App, views: R
     '/repos/:owner/:name/statuses/:sha',
     {
       // Bodies are checked without coercion: Gitea refuses `5` for a string, `"yes"` for a boolean.
-      validatorCompiler: strictCompiler,
+      validatorCompiler: strictValidatorCompiler,
       schema: {
         summary: 'Post a status: echoed back, not stored',
         tags,
