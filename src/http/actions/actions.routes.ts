@@ -1,27 +1,7 @@
-import {
-  Code,
-  ConnectError,
-  type ConnectRouter,
-  createContextKey,
-  createContextValues,
-  type Interceptor,
-} from '@connectrpc/connect';
-import {
-  codeToHttpStatus,
-  codeToString,
-  contentTypeUnaryRegExp,
-} from '@connectrpc/connect/protocol-connect';
-import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PingService } from '../../gen/ping/v1/services_pb.js';
-import { RunnerService } from '../../gen/runner/v1/services_pb.js';
-import { toConnectError } from './connect-errors.ts';
-import { pingService } from './ping-service.ts';
-import { createProtoBodyParser } from './proto-body.ts';
-import { requestGzip } from './request-gzip.ts';
-import { runnerAuthInterceptor } from './runner-auth.ts';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ConnectRuntime } from './connect-runtime.ts';
 import type { RunnerRegistry } from './runner-registry.ts';
-import { createRunnerService } from './runner-service.ts';
 
 /** Where runners find the protocol: they append it to the instance address themselves. */
 export const ACTIONS_PREFIX = '/api/actions';
@@ -35,11 +15,22 @@ export interface ActionsDeps {
   readonly maxRequestBytes?: number;
 }
 
-const services = [PingService, RunnerService] as const;
+/**
+ * Every procedure of `ping.v1` and `runner.v1`, as paths below the prefix. Written out so that the
+ * routes exist from the start while Connect and the message descriptors load with the first call;
+ * connect-runtime.test.ts holds this list equal to the services' methods.
+ */
+export const PROCEDURES = [
+  '/ping.v1.PingService/Ping',
+  '/runner.v1.RunnerService/Register',
+  '/runner.v1.RunnerService/Declare',
+  '/runner.v1.RunnerService/FetchTask',
+  '/runner.v1.RunnerService/UpdateTask',
+  '/runner.v1.RunnerService/UpdateLog',
+] as const;
 
-const requestLog = createContextKey<FastifyBaseLogger | undefined>(undefined, {
-  description: 'the Fastify request logger',
-});
+/** Connect's unary content types: binary and JSON (with an optional UTF-8 charset). */
+const UNARY_CONTENT_TYPE = /^application\/(?:json(?:; ?charset=utf-?8)?|proto)$/i;
 
 /**
  * Mounts `ping.v1` and `runner.v1` (Connect unary, binary and JSON codecs) at `/api/actions`.
@@ -54,9 +45,16 @@ const requestLog = createContextKey<FastifyBaseLogger | undefined>(undefined, {
  * await app.ready();
  */
 export function registerActionsRoutes(fastify: FastifyInstance, deps: ActionsDeps): void {
+  const maxRequestBytes = deps.maxRequestBytes ?? MAX_REQUEST_BYTES;
+  let loading: Promise<ConnectRuntime> | undefined;
+  // A few hundred milliseconds once, on the first runner call of the process.
+  const runtime = () =>
+    (loading ??= import('./connect-runtime.ts').then(
+      ({ ConnectRuntime }) => new ConnectRuntime(deps.runners, maxRequestBytes),
+    ));
+
   fastify.register(
     async (scope) => {
-      const maxRequestBytes = deps.maxRequestBytes ?? MAX_REQUEST_BYTES;
       // Connect reads the body itself (chunked bodies without Content-Length included): drop the
       // parsers the app registered and hand every content type through unread, except that
       // binary bodies are checked to decode first (see proto-body.ts).
@@ -64,76 +62,59 @@ export function registerActionsRoutes(fastify: FastifyInstance, deps: ActionsDep
       scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
       scope.addContentTypeParser(
         'application/proto',
-        createProtoBodyParser(services, maxRequestBytes),
+        async (request: FastifyRequest, payload: IncomingMessage) =>
+          (await runtime()).parseProtoBody(request, payload),
       );
       scope.addHook('onRequest', rejectUnsupportedRequests);
       scope.setNotFoundHandler((_request, reply) => {
-        sendConnectError(reply, new ConnectError('unknown procedure', Code.Unimplemented), 404);
+        sendConnectError(reply, 404, 'unimplemented', 'unknown procedure');
       });
-      scope.setErrorHandler((error, request, reply) => {
-        sendConnectError(reply, toConnectError(error, { log: request.log }));
-      });
-
-      await scope.register(fastifyConnectPlugin, {
-        routes: (router: ConnectRouter) => {
-          router.service(PingService, pingService);
-          router.service(RunnerService, createRunnerService(deps.runners));
-        },
-        grpc: false,
-        grpcWeb: false,
-        readMaxBytes: maxRequestBytes,
-        // gzip only, as connect-go (Gitea's server) accepts: connect-es answers a corrupt brotli
-        // body with `internal` (500) instead of `invalid_argument`; `br` now gets `unimplemented`.
-        acceptCompression: [requestGzip],
-        // The first interceptor is the outermost: it also maps what the auth check throws.
-        interceptors: [mapErrors, runnerAuthInterceptor(deps.runners)],
-        contextValues: (request) => createContextValues().set(requestLog, request.log),
-      });
+      scope.setErrorHandler(async (error, request, reply) =>
+        (await runtime()).sendError(reply, error, request.log),
+      );
+      for (const path of PROCEDURES) {
+        scope.all(path, async (request, reply) => {
+          await (await runtime()).handle(path, request, reply);
+        });
+      }
     },
     { prefix: ACTIONS_PREFIX },
   );
 }
-
-const mapErrors: Interceptor = (next) => async (request) => {
-  try {
-    return await next(request);
-  } catch (error) {
-    throw toConnectError(error, {
-      procedure: request.method,
-      log: request.contextValues.get(requestLog),
-    });
-  }
-};
 
 /**
  * Connect answers a wrong HTTP method or content type with a bare 405/415; answer those here
  * with the same status, the header that names what is accepted, and a Connect error body that a
  * person with curl can read. A request without Host (HTTP/1.0) would make the Connect adapter
  * throw before it answers, leaving Fastify to send an empty 200 that decodes as a valid reply.
+ * None of this needs Connect loaded: a scanner probing the prefix does not load it.
  */
 async function rejectUnsupportedRequests(request: FastifyRequest, reply: FastifyReply) {
   if (request.is404) return;
   if (request.method !== 'POST') {
     reply.header('allow', 'POST');
-    sendConnectError(reply, new ConnectError('use POST', Code.Unimplemented), 405);
+    sendConnectError(reply, 405, 'unimplemented', 'use POST');
     return reply;
   }
   const contentType = request.headers['content-type'] ?? '';
-  if (!contentTypeUnaryRegExp.test(contentType)) {
+  if (!UNARY_CONTENT_TYPE.test(contentType)) {
     reply.header('accept-post', 'application/proto, application/json');
     const message = 'unsupported content type: send application/proto or application/json';
-    sendConnectError(reply, new ConnectError(message, Code.InvalidArgument), 415);
+    sendConnectError(reply, 415, 'invalid_argument', message);
     return reply;
   }
   if (request.headers.host === undefined || request.headers.host === '') {
-    sendConnectError(reply, new ConnectError('missing Host header', Code.InvalidArgument));
+    sendConnectError(reply, 400, 'invalid_argument', 'missing Host header');
     return reply;
   }
 }
 
-function sendConnectError(reply: FastifyReply, error: ConnectError, status?: number): void {
-  reply
-    .code(status ?? codeToHttpStatus(error.code))
-    .type('application/json')
-    .send(JSON.stringify({ code: codeToString(error.code), message: error.rawMessage }));
+/** A Connect error body (`{"code", "message"}` JSON), with the status Connect gives that code. */
+function sendConnectError(
+  reply: FastifyReply,
+  status: number,
+  code: 'unimplemented' | 'invalid_argument',
+  message: string,
+): void {
+  reply.code(status).type('application/json').send(JSON.stringify({ code, message }));
 }
