@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RepositoriesTable } from '../src/db/tables.ts';
-import { startFlags } from './_start-flags.ts';
+import { startEnv, startFlags } from './_start-flags.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -125,7 +125,8 @@ async function startProcess(argv: string[], env: Record<string, string> = {}) {
   const started = performance.now();
   const child = spawn(process.execPath, argv, {
     cwd: join(import.meta.dirname, '..'),
-    env: { ...process.env, ...env },
+    // Kiln and the bare server alike run as `npm start` runs Kiln: its flags and environment.
+    env: { ...process.env, ...startEnv(), ...env },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   children.add(child);

@@ -39,7 +39,7 @@ import {
   startServerProcess,
 } from '../test/git/server-process.ts';
 import { GitClient, importSyntheticHistory, repoUrl } from '../test/support/git.ts';
-import { startFlags } from './_start-flags.ts';
+import { startEnv, startFlags } from './_start-flags.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -198,7 +198,10 @@ try {
   for (const side of kilns) {
     const env = serverEnv(side.dataDir);
     side.token = await cliUserWithToken(env, OWNER);
-    side.server = await startServerProcess(env, { cwd: root, nodeArgs: side.flags });
+    side.server = await startServerProcess(
+      { ...startEnv(), ...env },
+      { cwd: root, nodeArgs: side.flags },
+    );
     servers.push(side.server);
     log(`${side.name}: pid ${side.server.pid} (node ${side.flags.join(' ') || 'without flags'})`);
   }

@@ -47,7 +47,7 @@ const UNARY_CONTENT_TYPE = /^application\/(?:json(?:; ?charset=utf-?8)?|proto)$/
 export function registerActionsRoutes(fastify: FastifyInstance, deps: ActionsDeps): void {
   const maxRequestBytes = deps.maxRequestBytes ?? MAX_REQUEST_BYTES;
   let loading: Promise<ConnectRuntime> | undefined;
-  // A few hundred milliseconds once, on the first runner call of the process.
+  // About 0.2 s once, on the first runner call of the process.
   const runtime = () =>
     (loading ??= import('./connect-runtime.ts').then(
       ({ ConnectRuntime }) => new ConnectRuntime(deps.runners, maxRequestBytes),
