@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import type { App } from '../../../app.ts';
 import { Invalid } from '../../../domain/errors.ts';
 import type { ProtectedBranchRecord } from '../../../domain/repos/repo.types.ts';
@@ -13,6 +12,7 @@ import {
   CreateBranchProtectionOptionSchema,
 } from './schemas/branch-protection.ts';
 import { errorResponses } from './schemas/common.ts';
+import { Type } from './schemas/type.ts';
 
 const RepoParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),

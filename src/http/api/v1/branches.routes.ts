@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { App } from '../../../app.ts';
 import type { BranchListing } from '../../../domain/branches/branch.types.ts';
 import { viewerUser } from '../../auth/viewer.ts';
@@ -11,6 +10,7 @@ import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
 import { RepoParams } from './repos.routes.ts';
 import { ApiBranchSchema } from './schemas/branch.ts';
 import { errorResponses } from './schemas/common.ts';
+import { Type } from './schemas/type.ts';
 
 const BranchParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),

@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import type { App } from '../../../app.ts';
 import { parseCollaboratorPermission } from '../../../domain/repos/collaborator.service.ts';
 import { requireUser } from '../../auth/api-auth.ts';
@@ -10,6 +9,7 @@ import { toApiUser } from '../../convert/user.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
 import { errorResponses } from './schemas/common.ts';
 import { AddCollaboratorOptionSchema, RepoCollaboratorPermissionSchema } from './schemas/repo.ts';
+import { Type } from './schemas/type.ts';
 import { ApiUserSchema } from './schemas/user.ts';
 
 const Params = Type.Object({

@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { App } from '../../../app.ts';
 import { Invalid } from '../../../domain/errors.ts';
 import {
@@ -21,6 +20,7 @@ import {
   EditPullRequestOptionSchema,
   MergePullRequestOptionSchema,
 } from './schemas/pull.ts';
+import { Type } from './schemas/type.ts';
 
 const RepoParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),

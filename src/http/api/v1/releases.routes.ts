@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import type { VisibleRelease } from '../../../domain/releases/release.service.ts';
@@ -21,6 +20,7 @@ import {
   EditReleaseOptionSchema,
   ReleaseListQuerySchema,
 } from './schemas/release.ts';
+import { Type } from './schemas/type.ts';
 
 const tags = ['repository'];
 const TagParams = Type.Object({

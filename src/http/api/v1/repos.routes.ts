@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { App } from '../../../app.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
@@ -15,6 +14,7 @@ import {
   CreateRepoOptionSchema,
   EditRepoOptionSchema,
 } from './schemas/repo.ts';
+import { Type } from './schemas/type.ts';
 
 export const RepoParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),

@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { App } from '../../../app.ts';
 import type { ReviewComment } from '../../../domain/pulls/review-comment.service.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
@@ -11,6 +10,7 @@ import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
 import { loadReviewComments } from './review-comment-views.ts';
 import { errorResponses } from './schemas/common.ts';
 import { ApiPullReviewCommentSchema, CreateReviewCommentOptionSchema } from './schemas/pull.ts';
+import { Type } from './schemas/type.ts';
 
 const PullParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),

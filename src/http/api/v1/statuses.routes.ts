@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import { requireUser } from '../../auth/api-auth.ts';
@@ -17,6 +16,7 @@ import {
   ApiCommitStatusSchema,
   CreateStatusOptionSchema,
 } from './schemas/status.ts';
+import { Type } from './schemas/type.ts';
 
 const tags = ['repository'];
 const RefParams = Type.Object({

@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import type { App } from '../../../app.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { toApiUser } from '../../convert/user.ts';
 import { errorResponses } from './schemas/common.ts';
+import { Type } from './schemas/type.ts';
 import { ApiUserSchema } from './schemas/user.ts';
 
 export function registerUserRoutes(parent: FastifyInstance, app: App): void {

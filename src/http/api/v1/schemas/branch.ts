@@ -1,4 +1,5 @@
-import { type Static, Type } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from './type.ts';
 
 const NullableUrl = Type.Union([Type.String(), Type.Null()]);
 

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type } from './type.ts';
 
 export const ApiErrorSchema = Type.Object({
   message: Type.String(),

@@ -1,4 +1,5 @@
-import { type Static, Type } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from './type.ts';
 
 /** Gitea's Label. Kiln has no labels, so lists of these are always empty. */
 export const ApiLabelSchema = Type.Object({

@@ -1,5 +1,6 @@
-import { type Static, Type } from 'typebox';
+import type { Static } from 'typebox';
 import { ApiRepositorySchema } from './repo.ts';
+import { Type } from './type.ts';
 import { ApiUserSchema } from './user.ts';
 
 const Url = Type.Union([Type.String(), Type.Null()]);

@@ -1,4 +1,5 @@
-import { type Static, Type } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from './type.ts';
 import { ApiUserSchema } from './user.ts';
 
 const Url = Type.Union([Type.String(), Type.Null()]);
