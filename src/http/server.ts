@@ -107,7 +107,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
 
   registerHealth(server, app);
   registerMetrics(server);
-  await registerApiDocs(server, app);
+  registerApiDocs(server, app);
   await server.register(apiV1Plugin, { prefix: '/api/v1', app });
   registerActionsRoutes(server, { runners: app.services.runners });
   await server.register(smartHttpPlugin, { app });

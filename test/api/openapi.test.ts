@@ -78,3 +78,31 @@ it('keeps Gitea’s key names in the documented shapes', () => {
   expect(Object.keys(status.properties)).toContain('status');
   expect(Object.keys(status.properties)).not.toContain('state');
 });
+
+it('serves the documentation UI beside it, from the same document', async () => {
+  const page = await fetch(`${kiln.url}/api/swagger/`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  const viaUi = await fetch(`${kiln.url}/api/swagger/json`);
+  expect(await json(viaUi)).toEqual(doc);
+  const yaml = await fetch(`${kiln.url}/api/swagger/yaml`);
+  expect(yaml.headers.get('content-type')).toMatch(/yaml/);
+  expect(await yaml.text()).toContain('title: Kiln API');
+});
+
+it('answers the UI’s assets conditionally and its unknown paths with the site’s 404', async () => {
+  const asset = await fetch(`${kiln.url}/api/swagger/static/swagger-ui.css`);
+  expect(asset.status).toBe(200);
+  const etag = asset.headers.get('etag');
+  expect(etag).toBeTruthy();
+  const again = await fetch(`${kiln.url}/api/swagger/static/swagger-ui.css`, {
+    headers: { 'if-none-match': etag ?? '' },
+  });
+  expect(again.status).toBe(304);
+  const redirect = await fetch(`${kiln.url}/api/swagger/static/index.html`, { redirect: 'manual' });
+  expect(redirect.status).toBe(302);
+  expect(redirect.headers.get('content-type')).toBeNull();
+  const missing = await fetch(`${kiln.url}/api/swagger/no-such-file`);
+  expect(missing.status).toBe(404);
+  expect(missing.headers.get('content-type')).toMatch(/^text\/html/);
+});

@@ -122,9 +122,15 @@ const form = (
   scoped: true,
   ...extra,
 });
-const anyone = (path: string, ok = [200]): Entry => ({
-  probes: [{ surface: 'page', method: 'GET', path: () => path, need: 'anyone', ok, scoped: false }],
+const anyoneProbe = (path: string, ok = [200]): Probe => ({
+  surface: 'page',
+  method: 'GET',
+  path: () => path,
+  need: 'anyone',
+  ok,
+  scoped: false,
 });
+const anyone = (path: string, ok = [200]): Entry => ({ probes: [anyoneProbe(path, ok)] });
 const actions = { skip: 'runner protocol: runners authenticate, not people (test/actions)' };
 
 export const TABLE: Record<string, Entry> = {
@@ -133,13 +139,15 @@ export const TABLE: Record<string, Entry> = {
   'GET /metrics': anyone('/metrics'),
   'GET /api/swagger': anyone('/api/swagger', [200, 302]),
   'GET /api/swagger/': anyone('/api/swagger/', [200, 302]),
-  'GET /api/swagger/*': anyone('/api/swagger/static/index.html', [200, 302]),
-  'GET /api/swagger/json': anyone('/api/swagger/json'),
-  'GET /api/swagger/yaml': anyone('/api/swagger/yaml'),
-  'GET /api/swagger/static/index.html': anyone('/api/swagger/static/index.html', [200, 302]),
-  'GET /api/swagger/static/swagger-initializer.js': anyone(
-    '/api/swagger/static/swagger-initializer.js',
-  ),
+  // One route serves the whole documentation UI (built on first use, see docs.ts).
+  'GET /api/swagger/*': {
+    probes: [
+      anyoneProbe('/api/swagger/static/index.html', [200, 302]),
+      anyoneProbe('/api/swagger/static/swagger-initializer.js'),
+      anyoneProbe('/api/swagger/json'),
+      anyoneProbe('/api/swagger/yaml'),
+    ],
+  },
   'GET /api/v1/swagger.json': anyone('/api/v1/swagger.json'),
   'GET /api/v1/version': anyone('/api/v1/version'),
   'GET /api/v1/user': {
