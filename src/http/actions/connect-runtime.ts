@@ -1,17 +1,14 @@
 import {
   Code,
   ConnectError,
-  createConnectRouter,
+  type ConnectRouter,
   createContextKey,
   createContextValues,
   type Interceptor,
 } from '@connectrpc/connect';
 import { codeToHttpStatus, codeToString } from '@connectrpc/connect/protocol-connect';
-import {
-  universalRequestFromNodeRequest,
-  universalResponseToNodeResponse,
-} from '@connectrpc/connect-node';
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PingService } from '../../gen/ping/v1/services_pb.js';
 import { RunnerService } from '../../gen/runner/v1/services_pb.js';
 import { toConnectError } from './connect-errors.ts';
@@ -25,33 +22,52 @@ import { createRunnerService } from './runner-service.ts';
 /** The services mounted under `/api/actions`. */
 export const services = [PingService, RunnerService] as const;
 
+type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
 /**
- * The Connect side of `/api/actions`: the router with both services, the binary body check and
- * the error mapping. Loaded with the first call under the prefix (see actions.routes.ts), so a
- * server that no runner talks to never holds Connect, protobuf or their message descriptors.
+ * The Connect side of `/api/actions`: Connect's own Fastify adapter with both services, the
+ * binary body check and the error mapping. Loaded with the first call under the prefix (see
+ * actions.routes.ts), so a server that no runner talks to never holds Connect, protobuf or their
+ * message descriptors.
+ *
+ * The routes themselves are mounted before the server starts, so `fastifyConnectPlugin` cannot
+ * add them then; it runs here against a recorder of the routes it adds instead, and each mounted
+ * route calls the handler the adapter made for its path. The adapter's body parsers are not
+ * needed: the prefix's own parsers leave the body as Connect expects it.
  */
 export class ConnectRuntime {
-  readonly #handlers = new Map<
-    string,
-    ReturnType<typeof createConnectRouter>['handlers'][number]
-  >();
+  readonly #handlers = new Map<string, RouteHandler>();
   readonly parseProtoBody: ReturnType<typeof createProtoBodyParser>;
 
   constructor(runners: RunnerRegistry, maxRequestBytes: number) {
     this.parseProtoBody = createProtoBodyParser(services, maxRequestBytes);
-    const router = createConnectRouter({
-      grpc: false,
-      grpcWeb: false,
-      readMaxBytes: maxRequestBytes,
-      // gzip only, as connect-go (Gitea's server) accepts: connect-es answers a corrupt brotli
-      // body with `internal` (500) instead of `invalid_argument`; `br` now gets `unimplemented`.
-      acceptCompression: [requestGzip],
-      // The first interceptor is the outermost: it also maps what the auth check throws.
-      interceptors: [mapErrors, runnerAuthInterceptor(runners)],
-    });
-    router.service(PingService, pingService);
-    router.service(RunnerService, createRunnerService(runners));
-    for (const handler of router.handlers) this.#handlers.set(handler.requestPath, handler);
+    const recorder = {
+      all: (path: string, _options: unknown, handler: RouteHandler) => {
+        this.#handlers.set(path, handler);
+      },
+      addContentTypeParser: () => {},
+    };
+    fastifyConnectPlugin(
+      recorder as unknown as FastifyInstance,
+      {
+        routes: (router: ConnectRouter) => {
+          router.service(PingService, pingService);
+          router.service(RunnerService, createRunnerService(runners));
+        },
+        grpc: false,
+        grpcWeb: false,
+        readMaxBytes: maxRequestBytes,
+        // gzip only, as connect-go (Gitea's server) accepts: connect-es answers a corrupt brotli
+        // body with `internal` (500) instead of `invalid_argument`; `br` now gets `unimplemented`.
+        acceptCompression: [requestGzip],
+        // The first interceptor is the outermost: it also maps what the auth check throws.
+        interceptors: [mapErrors, runnerAuthInterceptor(runners)],
+        contextValues: (request) => createContextValues().set(requestLog, request.log),
+      },
+      (error) => {
+        if (error) throw error;
+      },
+    );
   }
 
   /** The procedures served, as paths below the prefix (`/ping.v1.PingService/Ping`). */
@@ -59,33 +75,12 @@ export class ConnectRuntime {
     return [...this.#handlers.keys()];
   }
 
-  /**
-   * Answers one call to `path` (below the prefix) on the raw response, the way Connect's own
-   * Fastify adapter does, with the body the parsers left on the request.
-   */
+  /** Answers one call to `path` (below the prefix) with Connect's handler for it. */
   async handle(path: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const handler = this.#handlers.get(path);
     // Only the paths of PROCEDURES are routed here, and a test holds them equal to `services`.
     if (handler === undefined) throw new ConnectError('unknown procedure', Code.Unimplemented);
-    try {
-      const response = await handler(
-        universalRequestFromNodeRequest(
-          request.raw,
-          reply.raw,
-          request.body as never,
-          createContextValues().set(requestLog, request.log),
-        ),
-      );
-      // Fastify keeps headers set on the reply (by hooks) until `send`, which is not used here.
-      for (const [name, value] of Object.entries(reply.getHeaders())) {
-        if (value !== undefined) reply.raw.setHeader(name, value);
-      }
-      await universalResponseToNodeResponse(response, reply.raw);
-    } catch (error) {
-      // The client went away mid-answer; there is nobody left to tell.
-      if (ConnectError.from(error).code === Code.Aborted) return;
-      request.log.error({ err: error, procedure: path }, 'runner protocol call failed');
-    }
+    await handler(request, reply);
   }
 
   /**
