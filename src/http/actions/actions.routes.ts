@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ConnectRuntime } from './connect-runtime.ts';
+import { lazily } from '../../lib/lazily.ts';
 import type { RunnerRegistry } from './runner-registry.ts';
 
 /** Where runners find the protocol: they append it to the instance address themselves. */
@@ -46,12 +46,12 @@ const UNARY_CONTENT_TYPE = /^application\/(?:json(?:; ?charset=utf-?8)?|proto)$/
  */
 export function registerActionsRoutes(fastify: FastifyInstance, deps: ActionsDeps): void {
   const maxRequestBytes = deps.maxRequestBytes ?? MAX_REQUEST_BYTES;
-  let loading: Promise<ConnectRuntime> | undefined;
   // About 0.2 s once, on the first runner call of the process.
-  const runtime = () =>
-    (loading ??= import('./connect-runtime.ts').then(
+  const runtime = lazily(() =>
+    import('./connect-runtime.ts').then(
       ({ ConnectRuntime }) => new ConnectRuntime(deps.runners, maxRequestBytes),
-    ));
+    ),
+  );
 
   fastify.register(
     async (scope) => {

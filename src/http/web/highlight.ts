@@ -1,16 +1,14 @@
 import type { HLJSApi } from 'highlight.js';
+import { lazily } from '../../lib/lazily.ts';
 import { escapeHtml } from './html.ts';
 
 /** Text larger than this is shown without colours: highlighting time grows with it. */
 export const MAX_HIGHLIGHT_BYTES = 512 * 1024;
 
-let loading: Promise<HLJSApi> | undefined;
-
 /** highlight.js with all its languages, loaded on first use so start-up stays quick. */
-export function loadHighlighter(): Promise<HLJSApi> {
-  loading ??= import('highlight.js').then((module) => module.default);
-  return loading;
-}
+export const loadHighlighter: () => Promise<HLJSApi> = lazily(() =>
+  import('highlight.js').then((module) => module.default),
+);
 
 const BY_NAME: Record<string, string> = {
   dockerfile: 'dockerfile',

@@ -1,4 +1,5 @@
 import type MarkdownIt from 'markdown-it';
+import { lazily } from '../../lib/lazily.ts';
 import { loadHighlighter } from './highlight.ts';
 import { type Html, trusted } from './html.ts';
 
@@ -96,18 +97,15 @@ function renderer(
   return md;
 }
 
-let instance: Promise<Renderer> | undefined;
-
 /** Loaded with the first document rendered, like the highlighter: an idle server holds neither. */
-function markdown(): Promise<Renderer> {
-  instance ??= Promise.all([import('markdown-it'), loadHighlighter()]).then(([module, hljs]) =>
+const markdown = lazily(() =>
+  Promise.all([import('markdown-it'), loadHighlighter()]).then(([module, hljs]) =>
     renderer(module.default, (code, language) => {
       if (!language || !hljs.getLanguage(language)) return '';
       return hljs.highlight(code, { language, ignoreIllegals: true }).value;
     }),
-  );
-  return instance;
-}
+  ),
+);
 
 /**
  * Markdown as safe markup: raw HTML is shown as text, links get markdown-it's scheme checks,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { App } from '../../../app.ts';
+import { lazily } from '../../../lib/lazily.ts';
 import { KILN_VERSION } from '../../../version.ts';
 import { lazySchemaCompilers } from '../../plugins/schema-compilers.ts';
 
@@ -34,19 +35,15 @@ export function registerApiDocs(server: FastifyInstance, app: App): void {
     routes.push({ method: methods, url: route.url, schema: route.schema });
   });
 
-  let docs: Promise<FastifyInstance> | undefined;
+  const docs = lazily(() => documentationServer(routes, app));
   const answer = async (request: FastifyRequest, reply: FastifyReply) => {
-    docs ??= documentationServer(routes, app).catch((error: unknown) => {
-      docs = undefined;
-      throw error;
-    });
     const headers = Object.fromEntries(
       PASSED_ON.flatMap((name) => {
         const value = request.headers[name];
         return typeof value === 'string' ? [[name, value]] : [];
       }),
     );
-    const response = await (await docs).inject({
+    const response = await (await docs()).inject({
       method: request.method === 'HEAD' ? 'HEAD' : 'GET',
       url: request.url,
       headers,
