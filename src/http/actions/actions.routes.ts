@@ -29,8 +29,12 @@ export const PROCEDURES = [
   '/runner.v1.RunnerService/UpdateLog',
 ] as const;
 
-/** Connect's unary content types: binary and JSON (with an optional UTF-8 charset). */
-const UNARY_CONTENT_TYPE = /^application\/(?:json(?:; ?charset=utf-?8)?|proto)$/i;
+/**
+ * Connect's unary content types: binary and JSON (with an optional UTF-8 charset). Written out
+ * so a probe with another type is refused without loading Connect; connect-runtime.test.ts
+ * holds it equal to Connect's own.
+ */
+export const UNARY_CONTENT_TYPE = /^application\/(?:json(?:; ?charset=utf-?8)?|proto)$/i;
 
 /**
  * Mounts `ping.v1` and `runner.v1` (Connect unary, binary and JSON codecs) at `/api/actions`.
