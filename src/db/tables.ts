@@ -66,6 +66,12 @@ export type RepositoriesTable = {
   updated_at: number;
 };
 
+/** Kept by triggers on `repositories` (migration 0007); never written by the application. */
+export type OwnerRepoCountsTable = {
+  owner_id: string;
+  repositories: number;
+};
+
 export type CollaboratorsTable = {
   repo_id: string;
   user_id: string;
@@ -252,6 +258,7 @@ export type Tables = {
   access_tokens: AccessTokensTable;
   sessions: SessionsTable;
   repositories: RepositoriesTable;
+  owner_repo_counts: OwnerRepoCountsTable;
   collaborators: CollaboratorsTable;
   protected_branches: ProtectedBranchesTable;
   runner_registration_tokens: RunnerRegistrationTokensTable;

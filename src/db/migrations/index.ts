@@ -5,6 +5,7 @@ import { ciMigration } from './0003-ci.ts';
 import { releasesMigration } from './0004-releases.ts';
 import { pullsMigration } from './0005-pulls.ts';
 import { pullListIndexesMigration } from './0006-pull-list-indexes.ts';
+import { ownerRepoCountsMigration } from './0007-owner-repo-counts.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -14,4 +15,5 @@ export const migrations: readonly Migration[] = [
   releasesMigration,
   pullsMigration,
   pullListIndexesMigration,
+  ownerRepoCountsMigration,
 ];

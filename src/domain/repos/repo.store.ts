@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
 import { prepared } from '../../db/prepared.ts';
@@ -15,6 +15,9 @@ const OWNER_COLUMNS = [
   'owner.created_at as owner_created_at',
   'owner.updated_at as owner_updated_at',
 ] as const;
+
+/** A subquery selecting owner ids, such as the organisations a person belongs to. */
+type OwnerIds = SelectQueryBuilder<Tables, 'org_members', { org_id: string }>;
 
 type RepoRow = Selectable<RepositoriesTable> & {
   owner_handle: string;
@@ -154,6 +157,22 @@ export class RepoStore {
       .whereRef('repositories.owner_id', '=', 'owner.id');
   }
 
+  /**
+   * How many repositories the owners own, from the counts triggers keep (migration 0007): one
+   * owner by id, the owners a subquery selects, or all of them. Counting the repositories
+   * themselves took time in proportion to their number.
+   */
+  async #ownedBy(owners: string | OwnerIds | undefined): Promise<number> {
+    let query = this.#db.selectFrom('owner_repo_counts');
+    if (typeof owners === 'string') query = query.where('owner_id', '=', owners);
+    else if (owners) query = query.where('owner_id', 'in', owners);
+    return this.#count(
+      query.select((eb) =>
+        eb.fn.coalesce(eb.fn.sum<number>('repositories'), eb.lit(0)).as('total'),
+      ),
+    );
+  }
+
   async #count(query: { executeTakeFirstOrThrow(): Promise<{ total: unknown }> }): Promise<number> {
     return Number((await query.executeTakeFirstOrThrow()).total);
   }
@@ -201,10 +220,10 @@ export class RepoStore {
       }
       return this.#count(query.select(countAll));
     }
-    // Every repository less the private ones the scope may not see: the whole-table count is
-    // constant-time on SQLite and the rest reads private repositories only, so the count does
-    // not grow with public ones.
-    const all = this.#count(this.#db.selectFrom('repositories').select(countAll));
+    // Every repository less the private ones the scope may not see: the total is a sum over
+    // owners (see #ownedBy) and the rest reads private repositories only, so the count does not
+    // grow with public ones.
+    const all = this.#ownedBy(undefined);
     if (scope.kind === 'admin') return all;
     let hidden = this.#db.selectFrom('repositories').where('repositories.private', '=', true);
     if (scope.kind === 'user') {
@@ -229,10 +248,8 @@ export class RepoStore {
         eb('repositories.owner_id', 'in', orgs()),
       ]),
     );
-    const countAll = (eb: ExpressionBuilder<Tables, 'repositories'>) =>
-      eb.fn.countAll<number>().as('total');
-    // Three disjoint parts, each counted along an index: owned, owned by one of the person's
-    // organisations, and collaborations on anything else.
+    // Three disjoint parts: owned and owned by one of the person's organisations, read from the
+    // owners' counts, and collaborations on anything else, counted along an index.
     const [items, owned, viaOrgs, collaborations] = await Promise.all([
       rows
         .selectAll('repositories')
@@ -242,12 +259,8 @@ export class RepoStore {
         .limit(page.limit)
         .offset(page.offset)
         .execute(),
-      this.#count(
-        this.#db.selectFrom('repositories').where('owner_id', '=', userId).select(countAll),
-      ),
-      this.#count(
-        this.#db.selectFrom('repositories').where('owner_id', 'in', orgs()).select(countAll),
-      ),
+      this.#ownedBy(userId),
+      this.#ownedBy(orgs()),
       this.#count(
         this.#db
           .selectFrom('collaborators')
