@@ -1,8 +1,7 @@
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
-import path from 'node:path';
 import { NotFound } from '../domain/errors.ts';
 import type { CatFilePool } from './cat-file-pool.ts';
 import { afterEndOfOptions, runGit } from './command.ts';
+import { readHeadFile } from './head-file.ts';
 import {
   branchRef,
   checkFullRef,
@@ -116,15 +115,13 @@ export async function resolveCommit(
 }
 
 /**
- * The default branch, read from the repository's HEAD file without spawning git; undefined when
- * HEAD is detached. The read is synchronous on purpose: HEAD is a few dozen bytes, and every
- * Repository object reads it, where the four thread-pool round trips of an asynchronous read
- * cost more than the read itself.
+ * The default branch, read live from the repository's HEAD file without spawning git (see
+ * head-file.ts); undefined when HEAD is detached.
  */
 export async function readDefaultBranch(repo: RepoHandle): Promise<string | undefined> {
   let head: string;
   try {
-    head = readSmallFile(path.join(repo.path, 'HEAD'));
+    head = readHeadFile(repo.path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       throw new NotFound('repository not found', { details: { repository: repo.key } });
@@ -132,24 +129,6 @@ export async function readDefaultBranch(repo: RepoHandle): Promise<string | unde
   }
   const match = /^ref: refs\/heads\/(.+)\n?$/.exec(head);
   return match?.[1];
-}
-
-const scratch = Buffer.allocUnsafe(1024);
-
-/**
- * A file of a few dozen bytes in three system calls (open, read, close); readFileSync also asks
- * for the size and reads again to see the end, five calls, which cost more than the bytes on a
- * path every Repository object takes. Larger files fall back to readFileSync.
- */
-function readSmallFile(file: string): string {
-  const fd = openSync(file, 'r');
-  try {
-    const length = readSync(fd, scratch, 0, scratch.length, 0);
-    if (length < scratch.length) return scratch.toString('utf8', 0, length);
-  } finally {
-    closeSync(fd);
-  }
-  return readFileSync(file, 'utf8');
 }
 
 /** Points HEAD at a branch (which need not exist yet). */

@@ -1,0 +1,79 @@
+import { closeSync, openSync, readFileSync, readSync, type Stats, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** What HEAD said, and which file said it. */
+type Remembered = {
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  readonly text: string;
+};
+
+/** Repositories whose HEAD is remembered; beyond this the oldest are forgotten. */
+const REMEMBERED_REPOSITORIES = 10_000;
+
+const remembered = new Map<string, Remembered>();
+
+const sameFile = (known: Remembered, info: Stats) =>
+  known.ino === info.ino &&
+  known.size === info.size &&
+  known.mtimeMs === info.mtimeMs &&
+  known.ctimeMs === info.ctimeMs;
+
+/**
+ * The text of a repository's HEAD file, read live: every call asks the file system, but with
+ * one `stat` instead of open, read and close when the file is the one read last time. Git
+ * never rewrites HEAD in place: it writes `HEAD.lock` and renames it over HEAD, so a change
+ * gives HEAD a new inode, and its times and size are checked as well. Repository objects read
+ * HEAD for every repository they show, so on a page of them these system calls add up.
+ *
+ * Synchronous on purpose: the four thread-pool round trips of an asynchronous read of a few
+ * dozen bytes cost more than the read itself.
+ *
+ * @throws the file system's error (ENOENT when the repository has no HEAD).
+ */
+export function readHeadFile(repoPath: string): string {
+  const file = path.join(repoPath, 'HEAD');
+  const info = statSync(file);
+  const known = remembered.get(file);
+  if (known && sameFile(known, info)) return known.text;
+  // Read after the stat: if HEAD changes in between, the text is newer than the identity kept
+  // with it, which the next call sees as a different file and reads again.
+  const text = readSmallFile(file);
+  if (known) remembered.delete(file);
+  else if (remembered.size >= REMEMBERED_REPOSITORIES) {
+    const oldest = remembered.keys().next().value;
+    if (oldest !== undefined) remembered.delete(oldest);
+  }
+  remembered.set(file, {
+    ino: info.ino,
+    size: info.size,
+    mtimeMs: info.mtimeMs,
+    ctimeMs: info.ctimeMs,
+    text,
+  });
+  return text;
+}
+
+/** How many HEAD files are remembered (for tests). */
+export function rememberedHeads(): number {
+  return remembered.size;
+}
+
+const scratch = Buffer.allocUnsafe(1024);
+
+/**
+ * A file of a few dozen bytes in three system calls (open, read, close); readFileSync also asks
+ * for the size and reads again to see the end, five calls. Larger files fall back to it.
+ */
+function readSmallFile(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const length = readSync(fd, scratch, 0, scratch.length, 0);
+    if (length < scratch.length) return scratch.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
+  return readFileSync(file, 'utf8');
+}
