@@ -60,6 +60,21 @@ describe('RepoPaths', () => {
     expect(checkRepoSegment('a'.repeat(100), 'name')).toBe('a'.repeat(100));
   });
 
+  it('remembers a handle per owner and name as given, keeping each spelling', () => {
+    const first = paths.resolve({ owner: 'Alice', name: 'Tools' });
+    expect(paths.resolve({ owner: 'Alice', name: 'Tools' })).toBe(first);
+    const lower = paths.resolve({ owner: 'alice', name: 'tools' });
+    expect(lower.path).toBe(first.path);
+    expect(lower.ref).toEqual({ owner: 'alice', name: 'tools' });
+    expect(first.ref).toEqual({ owner: 'Alice', name: 'Tools' });
+  });
+
+  it('still refuses hostile pairs once valid ones are remembered', () => {
+    paths.resolve({ owner: 'a', name: 'b.c' });
+    expect(() => paths.resolve({ owner: 'a/b', name: '.c' })).toThrow(Invalid);
+    expect(() => paths.resolve({ owner: 'a', name: 'b.c/..' })).toThrow(Invalid);
+  });
+
   it('refuses values that are not strings at all', () => {
     expect(() => paths.resolve({ owner: 42 as unknown as string, name: 'x' })).toThrow(Invalid);
   });

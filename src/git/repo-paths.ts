@@ -20,6 +20,7 @@ export interface RepoHandle {
 }
 
 export const MAX_REPO_SEGMENT_LENGTH = 100;
+const REMEMBERED_HANDLES = 10_000;
 const ALLOWED = /^[A-Za-z0-9._-]+$/;
 
 /**
@@ -49,12 +50,31 @@ export function checkRepoSegment(value: string, what: 'owner' | 'name'): string 
  */
 export class RepoPaths {
   readonly root: string;
+  /**
+   * Handles already made, by owner and name as given: every request that shows a repository
+   * resolves it, and a list page resolves one per item. Bounded; the oldest are forgotten.
+   */
+  readonly #made = new Map<string, RepoHandle>();
 
   constructor(root: string) {
     this.root = path.resolve(root);
   }
 
   resolve(ref: RepoRef): RepoHandle {
+    const key = `${ref.owner}/${ref.name}`;
+    const made = this.#made.get(key);
+    // Compared in full, so no two different pairs can ever share an entry.
+    if (made && made.ref.owner === ref.owner && made.ref.name === ref.name) return made;
+    const handle = this.#make(ref);
+    if (this.#made.size >= REMEMBERED_HANDLES) {
+      const oldest = this.#made.keys().next().value;
+      if (oldest !== undefined) this.#made.delete(oldest);
+    }
+    this.#made.set(key, handle);
+    return handle;
+  }
+
+  #make(ref: RepoRef): RepoHandle {
     const owner = checkRepoSegment(ref.owner, 'owner');
     const name = checkRepoSegment(ref.name, 'name');
     const resolved = path.resolve(this.root, owner, `${name}.git`);
