@@ -37,15 +37,15 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     logger: {
       level: config.logLevel,
       stream: options.logStream ?? process.stderr,
-      // No header is ever logged: the request serializer below keeps method, path and id, and
+      // No header is ever logged: the request serializer below keeps method and path, and
       // Fastify's response serializer only the status. (Pino redaction of header paths was dead
       // weight on top of that, and cost about a quarter of the CPU of a small API request.)
       serializers: {
-        req: (request: { method: string; url: string; id: string }) => ({
+        // The request id is on every line already, as `reqId`.
+        req: (request: { method: string; url: string }) => ({
           method: request.method,
           // Query strings can carry secrets (legacy ?token=); log the path only.
           url: request.url.split('?')[0],
-          id: request.id,
         }),
       },
     },
