@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { RequestSeries } from './request-series.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -7,50 +9,21 @@ declare module 'fastify' {
   }
 }
 
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-
 /**
  * Prometheus metrics at /metrics: request counts and latency by route template (never by raw
  * URL, which would let clients mint unbounded label values), plus the process defaults.
  */
-export function registerMetrics(server: FastifyInstance): Registry {
+export function registerMetrics(server: FastifyInstance): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'kiln_http_requests_total',
-    help: 'HTTP requests by method, route and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'kiln_http_request_duration_seconds',
-    help: 'HTTP request latency by method and route',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-
-  // prom-client sorts and joins the label names on every call; the labelled series are looked
-  // up once per method, route and status instead (a bounded set: routes are templates).
-  type Series = {
-    requests: ReturnType<typeof requests.labels>;
-    duration: ReturnType<typeof duration.labels>;
-  };
-  const series = new Map<string, Series>();
+  const series = new RequestSeries();
   const count = (request: FastifyRequest, statusCode: number, elapsedMs: number) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const method = request.method;
-    const key = `${method} ${statusCode} ${route}`;
-    let found = series.get(key);
-    if (found === undefined) {
-      found = {
-        requests: requests.labels({ method, route, status: String(statusCode) }),
-        duration: duration.labels({ method, route }),
-      };
-      series.set(key, found);
-    }
-    found.requests.inc();
-    found.duration.observe(elapsedMs / 1000);
+    series.record(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      statusCode,
+      elapsedMs / 1000,
+    );
   };
   server.addHook('onResponse', (request, reply, done) => {
     count(request, reply.statusCode, reply.elapsedTime);
@@ -60,7 +33,6 @@ export function registerMetrics(server: FastifyInstance): Registry {
 
   server.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.header('Content-Type', registry.contentType);
-    return registry.metrics();
+    return `${await registry.metrics()}\n${series.exposition()}`;
   });
-  return registry;
 }
