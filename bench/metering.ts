@@ -12,10 +12,11 @@
  *    on its own and set against the page's CPU cost, which no outside load can blur.
  * 2. Flood: N requests from N distinct client addresses (`remoteAddress`) spread over at least two
  *    metering windows go through the real hook. The counter map must stay within 50,000 plus the
- *    keys of one window (the current one or the one that just ended), and RSS after a full GC,
- *    once the flood's windows are over, must come back within 20 MB of where it started (after a
- *    warm-up of as many requests from one address, which lifts memory to the allocator's
- *    plateau for this load).
+ *    keys of one window (the current one or the one that just ended), and RSS after a
+ *    memory-reducing collection, once the flood's windows are over, must come back within 20 MB
+ *    of where it started (measured the same way after a warm-up of as many requests from one
+ *    address). RSS after plain full collections, V8's pool of freed pages still resident, is
+ *    reported beside it.
  *
  *   node --expose-gc bench/metering.ts [--rounds 25] [--requests 1500] [--concurrency 16]
  *                                      [--clients 200000] [--window 15s]
@@ -133,12 +134,29 @@ function quartiles(values: number[]): [number, number] {
   return [at(0.25), at(0.75)];
 }
 
-const collect = (globalThis as { gc?: () => void }).gc;
+type Collect = (options?: { type?: 'major'; execution?: 'sync'; flavor?: 'last-resort' }) => void;
+const collect = (globalThis as { gc?: Collect }).gc;
+
+/** Resident memory after two full collections (`--expose-gc`). */
 function rssMb(): number {
   if (collect) {
     collect();
     collect();
   }
+  return process.memoryUsage().rss / 2 ** 20;
+}
+
+/**
+ * Resident memory after a memory-reducing collection as well. V8 keeps the pages a collection
+ * frees in a pool for its next allocations, still resident, and a plain full collection leaves
+ * them there: after a flood that pool is tens of megabytes, its size a matter of when the
+ * collections fell. The collection V8 runs when it tries to shrink (the `last-resort` flavour)
+ * returns the pool, so what is left is what the process holds.
+ */
+function rssReducedMb(): number {
+  const plain = rssMb();
+  if (!collect) return plain;
+  collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   return process.memoryUsage().rss / 2 ** 20;
 }
 
@@ -264,7 +282,8 @@ async function flood(figures: Figure[]): Promise<boolean> {
       if (i % 32 === 0) await yieldToLoop();
     }
     await yieldToLoop();
-    const rssStart = rssMb();
+    const rssPooledStart = rssMb();
+    const rssStart = rssReducedMb();
     const heapStart = process.memoryUsage().heapUsed / 2 ** 20;
 
     const perWindow = new Map<number, number>();
@@ -299,7 +318,8 @@ async function flood(figures: Figure[]): Promise<boolean> {
     await new Promise((resolve) => setTimeout(resolve, 3 * windowMs - (Date.now() % windowMs)));
     await kiln.server.inject({ method: 'GET', url: FLOOD_PAGE, remoteAddress: '192.0.2.254' });
     await yieldToLoop();
-    const rssEnd = rssMb();
+    const rssPooledEnd = rssMb();
+    const rssEnd = rssReducedMb();
     const heapEnd = process.memoryUsage().heapUsed / 2 ** 20;
     const memoryOk = rssEnd - rssStart <= 20;
     figures.push(
@@ -311,7 +331,7 @@ async function flood(figures: Figure[]): Promise<boolean> {
         pass: bounded,
       },
       {
-        name: 'RSS after the flood’s windows are over, growth from before it',
+        name: 'RSS after the flood’s windows are over, growth from before it (memory-reducing collection at both ends)',
         target: '≤ 20 MB',
         measured: Number((rssEnd - rssStart).toFixed(1)),
         unit: 'MB',
@@ -326,6 +346,9 @@ async function flood(figures: Figure[]): Promise<boolean> {
     );
     console.log(
       `  JS heap in use ${heapStart.toFixed(1)} MB → ${heapEnd.toFixed(1)} MB; RSS ${rssStart.toFixed(1)} MB → ${rssEnd.toFixed(1)} MB once the flood's windows are over (Δ ${(rssEnd - rssStart).toFixed(1)} MB, limit 20${collect ? '' : ', no --expose-gc'}): ${memoryOk ? 'ok' : 'MISSED'}`,
+    );
+    console.log(
+      `  with V8's page pool still resident (full collections only): RSS ${rssPooledStart.toFixed(1)} MB → ${rssPooledEnd.toFixed(1)} MB (Δ ${(rssPooledEnd - rssPooledStart).toFixed(1)} MB)`,
     );
     return bounded && memoryOk;
   } finally {
