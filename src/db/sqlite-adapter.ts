@@ -8,6 +8,7 @@ import {
   SqliteDriver,
   type SqliteStatement,
 } from 'kysely';
+import { BoundedMap } from '../lib/bounded-map.ts';
 
 /** Values node:sqlite can bind: it has no booleans, so they become 1/0 as SQLite stores them. */
 function toSqlite(value: unknown): SQLInputValue {
@@ -58,7 +59,7 @@ export function openSqlite(options: SqliteOptions): SqliteDatabase {
   database.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   // Kysely asks to prepare every query it runs; the texts repeat, so keep the compiled
   // statements (bounded, oldest dropped first) instead of parsing the same SQL again.
-  const statements = new Map<string, SqliteStatement>();
+  const statements = new BoundedMap<string, SqliteStatement>(STATEMENT_CACHE_SIZE);
   return {
     close: () => {
       statements.clear();
@@ -68,10 +69,6 @@ export function openSqlite(options: SqliteOptions): SqliteDatabase {
       const cached = statements.get(sql);
       if (cached) return cached;
       const statement = adaptStatement(database.prepare(sql));
-      if (statements.size >= STATEMENT_CACHE_SIZE) {
-        const oldest = statements.keys().next().value;
-        if (oldest !== undefined) statements.delete(oldest);
-      }
       statements.set(sql, statement);
       return statement;
     },

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
+import { BoundedMap } from '../lib/bounded-map.ts';
 
 /** What HEAD said, and which file said it. */
 type Remembered = {
@@ -13,7 +14,7 @@ type Remembered = {
 /** Repositories whose HEAD is remembered; beyond this the oldest are forgotten. */
 const REMEMBERED_REPOSITORIES = 10_000;
 
-const remembered = new Map<string, Remembered>();
+const remembered = new BoundedMap<string, Remembered>(REMEMBERED_REPOSITORIES);
 
 const sameFile = (known: Remembered, info: Stats) =>
   known.ino === info.ino &&
@@ -41,11 +42,6 @@ export function readHeadFile(repoPath: string): string {
   // Read after the stat: if HEAD changes in between, the text is newer than the identity kept
   // with it, which the next call sees as a different file and reads again.
   const text = readSmallFile(file);
-  if (known) remembered.delete(file);
-  else if (remembered.size >= REMEMBERED_REPOSITORIES) {
-    const oldest = remembered.keys().next().value;
-    if (oldest !== undefined) remembered.delete(oldest);
-  }
   remembered.set(file, {
     ino: info.ino,
     size: info.size,

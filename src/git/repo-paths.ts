@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Invalid } from '../domain/errors.ts';
+import { BoundedMap } from '../lib/bounded-map.ts';
 
 /** A repository as the rest of Kiln names it. Case is kept for display; paths are lowercased. */
 export interface RepoRef {
@@ -54,7 +55,7 @@ export class RepoPaths {
    * Handles already made, by owner and name as given: every request that shows a repository
    * resolves it, and a list page resolves one per item. Bounded; the oldest are forgotten.
    */
-  readonly #made = new Map<string, RepoHandle>();
+  readonly #made = new BoundedMap<string, RepoHandle>(REMEMBERED_HANDLES);
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -66,10 +67,6 @@ export class RepoPaths {
     // Compared in full, so no two different pairs can ever share an entry.
     if (made && made.ref.owner === ref.owner && made.ref.name === ref.name) return made;
     const handle = this.#make(ref);
-    if (this.#made.size >= REMEMBERED_HANDLES) {
-      const oldest = this.#made.keys().next().value;
-      if (oldest !== undefined) this.#made.delete(oldest);
-    }
     this.#made.set(key, handle);
     return handle;
   }

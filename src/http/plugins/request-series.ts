@@ -1,5 +1,5 @@
 /** Latency bucket bounds in seconds, as Prometheus client libraries default them. */
-export const LATENCY_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+const LATENCY_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
 type Latency = {
   /** Requests per bucket, not cumulative: index i counts `bounds[i-1] < seconds <= bounds[i]`. */
