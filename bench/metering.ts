@@ -147,16 +147,15 @@ function rssMb(): number {
 }
 
 /**
- * Resident memory after a memory-reducing collection as well. V8 keeps the pages a collection
- * frees in a pool for its next allocations, still resident, and a plain full collection leaves
- * them there: after a flood that pool is tens of megabytes, its size a matter of when the
- * collections fell. The collection V8 runs when it tries to shrink (the `last-resort` flavour)
- * returns the pool, so what is left is what the process holds.
+ * Resident memory after a memory-reducing collection (call it after `rssMb`, whose collections
+ * it builds on). V8 keeps the pages a collection frees in a pool for its next allocations, still
+ * resident, and a plain full collection leaves them there: after a flood that pool is tens of
+ * megabytes, its size a matter of when the collections fell. The collection V8 runs when it
+ * tries to shrink (the `last-resort` flavour) returns the pool, so what is left is what the
+ * process holds.
  */
 function rssReducedMb(): number {
-  const plain = rssMb();
-  if (!collect) return plain;
-  collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  collect?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   return process.memoryUsage().rss / 2 ** 20;
 }
 
