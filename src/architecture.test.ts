@@ -9,11 +9,14 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
 
+/** A module's extension: TypeScript, the JavaScript preload, or the preload's declarations. */
+const EXTENSION = /(\.d)?\.[jt]s$/;
+
 /** Top-level area of a path inside src/ (`domain/repos/x.ts` → `domain`). */
 function areaOf(path: string): string {
   const rel = relative(SRC, path);
   const [first] = rel.split('/');
-  return first?.endsWith('.ts') ? first.replace(/\.ts$/, '') : (first ?? '');
+  return first?.replace(EXTENSION, '') ?? '';
 }
 
 /** Which areas each area may import from (itself always allowed). */
@@ -40,8 +43,10 @@ const ALLOWED: Record<string, readonly string[]> = {
     'version',
   ],
   app: ['lib', 'config', 'db', 'domain', 'git', 'version'],
-  main: ['lib', 'config', 'db', 'domain', 'git', 'http', 'mcp', 'app', 'version'],
+  main: ['lib', 'config', 'db', 'domain', 'git', 'http', 'mcp', 'app', 'version', 'start-up'],
   version: [],
+  // Preloaded before anything else (JavaScript, so that it needs no type stripping).
+  'start-up': [],
   'architecture.test': [],
 };
 
@@ -62,7 +67,7 @@ function importsOf(file: string): string[] {
 }
 
 function permitted(fromArea: string, target: string): boolean {
-  const rel = relative(SRC, target).replace(/\.ts$/, '');
+  const rel = relative(SRC, target).replace(EXTENSION, '');
   const targetArea = areaOf(target);
   if (targetArea === fromArea) return true;
   return (ALLOWED[fromArea] ?? []).some(

@@ -1,10 +1,12 @@
-// First: turns on Node's compile cache for every module imported after this file's own.
-import './compile-cache.js';
+// First: turns on Node's compile cache for every module imported after this file's own, and holds
+// V8's optimizing compilers back until the command is ready (`startedUp`, imported below).
+import './start-up.js';
 import { parseArgs } from 'node:util';
 import type { App } from './app.ts';
 import type { Config } from './config/config.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { isDomainError } from './domain/errors.ts';
+import { startedUp } from './start-up.js';
 
 // The compile cache (turned on above, or earlier by `npm start`) keeps the type-stripped and
 // compiled code of modules loaded from here on, so a later start skips stripping and compiling
@@ -59,6 +61,7 @@ async function serve(config: Config): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.http.port;
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
   process.stdout.write(`listening on http://${host}:${port}\n`);
+  startedUp();
 }
 
 const commands: Record<string, Command> = {
@@ -149,6 +152,7 @@ const commands: Record<string, Command> = {
       return runMcp(config(), {
         tokenFile: typeof tokenFile === 'string' ? tokenFile : undefined,
         env: process.env,
+        onReady: startedUp,
       });
     },
   },

@@ -11,6 +11,8 @@ export type McpOptions = {
   readonly tokenFile?: string | undefined;
   /** Where `KILN_TOKEN` is read from. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Called once the tools are being served on stdio. */
+  readonly onReady?: () => void;
 };
 
 /** The personal access token to act with, from the file or `KILN_TOKEN`, trimmed. */
@@ -94,6 +96,7 @@ export async function runMcp(config: Config, options: McpOptions): Promise<void>
     const stop = stopped();
     await server.connect(new StdioServerTransport());
     log.info({ user: user.handle }, 'serving MCP tools on stdio');
+    options.onReady?.();
     const reason = await Promise.race([
       stop,
       new Promise<string>((resolve) => {

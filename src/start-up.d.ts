@@ -1,0 +1,2 @@
+/** Start-up is over: from now on V8 optimizes hot code again. Safe to call more than once. */
+export function startedUp(): void;
