@@ -53,7 +53,7 @@ const COMMITS = Number(args.commits);
 const BYTES_PER_COMMIT = Math.round((Number(args.megabytes) * 1024 * 1024) / COMMITS);
 const OWNER = 'bench-owner';
 const MB = 1024 * 1024;
-const TUNED_FLAGS = ['--max-semi-space-size=2'];
+const TUNED_FLAGS = ['--max-semi-space-size=2', '--initial-old-space-size=64'];
 
 const root = await mkdtemp(join(tmpdir(), 'kiln-bench-clone-push-'));
 const git = await GitClient.create();
