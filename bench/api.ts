@@ -13,7 +13,7 @@
  *    repositories and only the table size differs. The 10,000 rows go straight into the
  *    database and their bare directories are hard-linked copies of one seeded repository.
  *
- *   node bench/api.ts [--seconds 4] [--connections 32] [--rounds 3] [--repos 10000]
+ *   node bench/api.ts [--seconds 4] [--connections 32] [--rounds 5] [--repos 10000]
  *
  * Runs alternate between the two sides of each comparison and medians are compared. Stops by
  * itself; everything lives in a temporary directory that is removed at the end.
@@ -31,7 +31,7 @@ const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '4' },
     connections: { type: 'string', default: '32' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     repos: { type: 'string', default: '10000' },
     'bare-server': { type: 'boolean', default: false },
   },
