@@ -264,6 +264,30 @@ describe('gzip request bodies', () => {
     expect((await infoRefs()).status).toBe(200);
   });
 
+  it('answers the probe git sends first (a flush packet alone) with nothing, after a challenge', async () => {
+    const probe = (service: string, headers: Record<string, string> = {}) =>
+      fetch(`${url()}/${service}`, {
+        method: 'POST',
+        headers: { 'content-type': `application/x-git-${service.slice(4)}-request`, ...headers },
+        body: '0000',
+      });
+    const auth = {
+      authorization: `Basic ${Buffer.from(`${owner.handle}:${token}`).toString('base64')}`,
+    };
+    const anonymous = await probe('git-receive-pack');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Basic realm="Kiln"');
+    for (const service of ['git-receive-pack', 'git-upload-pack']) {
+      const response = await probe(service, auth);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe(
+        `application/x-git-${service.slice(4)}-result`,
+      );
+      expect(response.headers.get('cache-control')).toContain('no-cache');
+      expect(await response.arrayBuffer()).toHaveProperty('byteLength', 0);
+    }
+  });
+
   it('refuses a request with the wrong content type', async () => {
     const response = await fetch(`${url()}/git-upload-pack`, {
       method: 'POST',

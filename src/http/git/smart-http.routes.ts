@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
 import type { User } from '../../domain/users/user.types.ts';
@@ -36,6 +36,20 @@ function isGzip(request: FastifyRequest): boolean {
   return encoding === 'gzip' || encoding === 'x-gzip';
 }
 
+/**
+ * Git's probe: before a request body too large to send twice (a push beyond `http.postBuffer`),
+ * git sends a flush packet alone, so that an authentication challenge comes before the pack.
+ * Upload-pack and receive-pack read no command from it and answer nothing; Kiln answers the same
+ * nothing without starting either.
+ */
+const PROBE = Buffer.from('0000');
+
+/** The body, read whole, of a request as long as git's probe; undefined for any other. */
+async function probeSizedBody(request: FastifyRequest<{ Body: Readable }>) {
+  if (request.headers['content-length'] !== String(PROBE.length) || isGzip(request)) return;
+  return Buffer.concat(await request.body.toArray());
+}
+
 function gitProtocolHeader(request: FastifyRequest): string | undefined {
   const header = request.headers['git-protocol'];
   return typeof header === 'string' ? header : undefined;
@@ -44,7 +58,8 @@ function gitProtocolHeader(request: FastifyRequest): string | undefined {
 /**
  * Smart HTTP at `/{owner}/{name}.git/…` (and without `.git`): authentication, access rules,
  * content types and cache headers here; the protocol itself streams through src/git/transport.
- * Request bodies are never parsed or buffered: they go to git as they arrive.
+ * Request bodies are never parsed: they go to git as they arrive, but for git's four-byte probe,
+ * which is answered here.
  */
 export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App }): Promise<void> {
   const { app } = opts;
@@ -105,8 +120,11 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         const handle = app.services.repos.handle(repo);
         const options = { gitProtocol: gitProtocolHeader(request), gzip: isGzip(request) };
         const type = `application/x-git-${service.slice(4)}-result`;
+        const small = await probeSizedBody(request);
+        if (small?.equals(PROBE)) return noCache(reply).type(type).send(Buffer.alloc(0));
+        const input = small ? Readable.from([small]) : request.body;
         if (!write) {
-          const body = await bufferBody(request.body);
+          const body = await bufferBody(input);
           if (body.complete && canWriteDirectly(request, reply)) {
             const send = await uploadPackInto(handle, body.stream, options);
             return answerDirectly(request, reply, { 'Content-Type': type, ...NO_CACHE }, send);
@@ -118,7 +136,7 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         noCache(reply).type(type);
 
         const pusher = viewerUser(request.viewer) as User;
-        const pack = await receivePack(handle, request.body, {
+        const pack = await receivePack(handle, input, {
           ...options,
           protectedRefs: await app.services.protectedBranches.refs(repo),
         });
