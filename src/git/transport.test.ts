@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { pipeline } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isDomainError } from '../domain/errors.ts';
@@ -24,6 +24,7 @@ import {
 import {
   advertiseRefs,
   isGitService,
+  isProbe,
   type PushResult,
   receivePack,
   sanitizeGitProtocol,
@@ -342,6 +343,18 @@ describe('client disconnects', () => {
     });
     await eventually(onlyCatFile);
     await git(['ls-remote', url], { cwd: tmp.path });
+  });
+});
+
+describe("git's probe", () => {
+  it('is a flush packet alone, to which both services answer nothing', async () => {
+    expect(isProbe(FLUSH_PKT)).toBe(true);
+    expect(isProbe(Buffer.from('0001'))).toBe(false);
+    const upload = await uploadPack(handleOf(ref), Readable.from([FLUSH_PKT]));
+    expect(Buffer.concat(await upload.toArray())).toHaveLength(0);
+    const push = await receivePack(handleOf(ref), Readable.from([FLUSH_PKT]));
+    expect(Buffer.concat(await push.output.toArray())).toHaveLength(0);
+    expect((await push.result).changes).toEqual([]);
   });
 });
 

@@ -129,6 +129,19 @@ function feed(
   }
 }
 
+/** How long git's probe is: a request body of any other length is not one. */
+export const PROBE_LENGTH = FLUSH_PKT.length;
+
+/**
+ * Whether a request body is git's probe: a flush packet alone, which the client sends before a
+ * body too large to send twice (a push beyond `http.postBuffer`), so that an authentication
+ * challenge comes before the pack. Upload-pack and receive-pack read no command from it and
+ * answer nothing, so the edge may give that empty answer without starting either.
+ */
+export function isProbe(body: Buffer): boolean {
+  return body.equals(FLUSH_PKT);
+}
+
 /**
  * `POST …/git-upload-pack`: runs `git upload-pack --stateless-rpc` with the request body as input
  * and returns its output, streamed both ways.

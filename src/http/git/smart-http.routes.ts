@@ -6,6 +6,8 @@ import {
   advertiseRefs,
   type GitService,
   isGitService,
+  isProbe,
+  PROBE_LENGTH,
   receivePack,
   uploadPack,
   uploadPackInto,
@@ -36,17 +38,9 @@ function isGzip(request: FastifyRequest): boolean {
   return encoding === 'gzip' || encoding === 'x-gzip';
 }
 
-/**
- * Git's probe: before a request body too large to send twice (a push beyond `http.postBuffer`),
- * git sends a flush packet alone, so that an authentication challenge comes before the pack.
- * Upload-pack and receive-pack read no command from it and answer nothing; Kiln answers the same
- * nothing without starting either.
- */
-const PROBE = Buffer.from('0000');
-
 /** The body, read whole, of a request as long as git's probe; undefined for any other. */
 async function probeSizedBody(request: FastifyRequest<{ Body: Readable }>) {
-  if (request.headers['content-length'] !== String(PROBE.length) || isGzip(request)) return;
+  if (request.headers['content-length'] !== String(PROBE_LENGTH) || isGzip(request)) return;
   return Buffer.concat(await request.body.toArray());
 }
 
@@ -121,7 +115,7 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         const options = { gitProtocol: gitProtocolHeader(request), gzip: isGzip(request) };
         const type = `application/x-git-${service.slice(4)}-result`;
         const small = await probeSizedBody(request);
-        if (small?.equals(PROBE)) return noCache(reply).type(type).send(Buffer.alloc(0));
+        if (small && isProbe(small)) return noCache(reply).type(type).send(Buffer.alloc(0));
         const input = small ? Readable.from([small]) : request.body;
         if (!write) {
           const body = await bufferBody(input);
