@@ -316,11 +316,11 @@ async function foundation(repoPath: string): Promise<{
     rssAfterLoad = rssMb(kiln.child);
     for (const child of [bare.child, quiet.child, kiln.child]) await stopProcess(child);
   }
-  for (const [name, runs] of seen) {
-    const errors = runs.reduce((sum, run) => sum + run.errors, 0);
+  const figures = medians(seen);
+  for (const [name, { errors }] of figures) {
     if (errors > 0) throw new Error(`${name}: ${errors} failed requests`);
   }
-  return { figures: medians(seen), rssAfterLoad };
+  return { figures, rssAfterLoad };
 }
 
 async function lists(server: ChildProcess, url: string, token: string): Promise<Map<string, Load>> {
