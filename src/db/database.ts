@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, type MigrationResultSet, Migrator, PostgresDialect } from 'kysely';
 import type pg from 'pg';
+import { type ChangeClock, NO_CHANGE_CLOCK, SqliteChangeClock } from './change-clock.ts';
 import type { Dialect } from './migration.ts';
 import { migrations } from './migrations/index.ts';
 import { NodeSqliteDialect, openSqlite } from './sqlite-adapter.ts';
@@ -12,6 +13,8 @@ export type Db = Kysely<Tables>;
 export type Database = {
   readonly db: Db;
   readonly dialect: Dialect;
+  /** Whether anything may have been written since a given read (see change-clock.ts). */
+  readonly changes: ChangeClock;
   /** Cheap round trip for health checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -55,6 +58,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return {
       db,
       dialect: 'postgres',
+      changes: NO_CHANGE_CLOCK,
       ping: async () => {
         await pool.query('select 1');
       },
@@ -62,15 +66,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
   }
   mkdirSync(options.dataDir, { recursive: true });
-  const sqlite = openSqlite({ path: join(options.dataDir, 'kiln.db') });
+  const path = join(options.dataDir, 'kiln.db');
+  const changes = new SqliteChangeClock(path);
+  const sqlite = openSqlite({ path, onWrite: () => changes.noteWrite() });
   const db = new Kysely<Tables>({ dialect: new NodeSqliteDialect(sqlite) });
   return {
     db,
     dialect: 'sqlite',
+    changes,
     ping: async () => {
       sqlite.prepare('select 1').all([]);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      changes.close();
+    },
   };
 }
 

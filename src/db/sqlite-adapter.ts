@@ -40,10 +40,44 @@ function adaptStatement(statement: StatementSync): SqliteStatement {
   };
 }
 
+/** A statement that can only read. Anything else (writes, BEGIN, COMMIT, PRAGMA) may change data. */
+const PLAIN_SELECT = /^\s*select\b/i;
+
+/** The statement, telling `written` each time it has run. */
+function reportingWrites(statement: SqliteStatement, written: () => void): SqliteStatement {
+  return {
+    reader: statement.reader,
+    all: (parameters) => {
+      try {
+        return statement.all(parameters);
+      } finally {
+        written();
+      }
+    },
+    run: (parameters) => {
+      try {
+        return statement.run(parameters);
+      } finally {
+        written();
+      }
+    },
+    // Kysely streams only SELECTs; a write run this way is reported when it starts.
+    iterate: (parameters) => {
+      written();
+      return statement.iterate(parameters);
+    },
+  };
+}
+
 const STATEMENT_CACHE_SIZE = 500;
 const WAL_CHECKPOINT_PAGES = 4000;
 
-export type SqliteOptions = { path: string; busyTimeoutMs?: number };
+export type SqliteOptions = {
+  path: string;
+  busyTimeoutMs?: number;
+  /** Called after every statement that may have written (see change-clock.ts). */
+  onWrite?: () => void;
+};
 
 /** Opens the file with WAL, foreign keys and a busy timeout, as every Kiln process expects. */
 export function openSqlite(options: SqliteOptions): SqliteDatabase {
@@ -68,7 +102,11 @@ export function openSqlite(options: SqliteOptions): SqliteDatabase {
     prepare: (sql) => {
       const cached = statements.get(sql);
       if (cached) return cached;
-      const statement = adaptStatement(database.prepare(sql));
+      const adapted = adaptStatement(database.prepare(sql));
+      const statement =
+        options.onWrite && !PLAIN_SELECT.test(sql)
+          ? reportingWrites(adapted, options.onWrite)
+          : adapted;
       statements.set(sql, statement);
       return statement;
     },

@@ -1,0 +1,77 @@
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+
+/**
+ * Tells a reader whether the database may have changed since it last read: what was read at one
+ * stamp may be reused while `stamp()` returns the same value.
+ */
+export type ChangeClock = {
+  /**
+   * A number that differs from every earlier one once a write may have been committed since;
+   * undefined when that cannot be known, and then nothing read may be reused.
+   */
+  stamp(): number | undefined;
+};
+
+/** PostgreSQL: other replicas write without telling this process, so every read is fresh. */
+export const NO_CHANGE_CLOCK: ChangeClock = { stamp: () => undefined };
+
+/**
+ * How long a commit by another process (the CLI, a second server on the same file during a
+ * restart) may take to move the stamp. This process's own writes move it at once.
+ */
+export const OTHER_WRITERS_WINDOW_MS = 1;
+
+/**
+ * The change clock of a SQLite file. This process's writes tick it as they run (the adapter
+ * calls `noteWrite` after every statement that is not a plain SELECT). Other processes' commits
+ * are seen through `PRAGMA data_version` on a connection of its own, which changes whenever any
+ * other connection commits; asking costs three system calls (SQLite's read lock on the WAL
+ * index and a size check), a real share of a request otherwise answered from memory, so it is
+ * asked at most once per `OTHER_WRITERS_WINDOW_MS`.
+ */
+export class SqliteChangeClock implements ChangeClock {
+  readonly #path: string;
+  readonly #now: () => number;
+  /** Opened on first use, once the main connection has made the file and set WAL mode. */
+  #connection: { database: DatabaseSync; dataVersion: StatementSync } | undefined;
+  #stamp = 0;
+  #otherWrites: unknown;
+  #askedAt = Number.NEGATIVE_INFINITY;
+
+  /** `now` is in milliseconds; tests pass their own. */
+  constructor(path: string, now: () => number = () => performance.now()) {
+    this.#path = path;
+    this.#now = now;
+  }
+
+  noteWrite(): void {
+    this.#stamp += 1;
+  }
+
+  stamp(): number {
+    const now = this.#now();
+    if (now - this.#askedAt >= OTHER_WRITERS_WINDOW_MS) {
+      // Taken before asking: the answer is at least as new as this moment.
+      this.#askedAt = now;
+      const otherWrites = this.#open().dataVersion.get()?.data_version;
+      if (otherWrites !== this.#otherWrites) {
+        this.#otherWrites = otherWrites;
+        this.#stamp += 1;
+      }
+    }
+    return this.#stamp;
+  }
+
+  close(): void {
+    this.#connection?.database.close();
+    this.#connection = undefined;
+  }
+
+  #open() {
+    if (!this.#connection) {
+      const database = new DatabaseSync(this.#path, { readOnly: true });
+      this.#connection = { database, dataVersion: database.prepare('PRAGMA data_version') };
+    }
+    return this.#connection;
+  }
+}
