@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { StampedMemo } from './stamped-memo.ts';
+
+describe('StampedMemo', () => {
+  it('hands a value back while the stamp it was read at holds', () => {
+    const memo = new StampedMemo<string, number>(10);
+    memo.set('a', 1, 42);
+    expect(memo.get('a', 1)).toBe(42);
+    expect(memo.get('a', 2)).toBeUndefined();
+    expect(memo.get('b', 1)).toBeUndefined();
+  });
+
+  it('keeps nothing when there is no stamp', () => {
+    const memo = new StampedMemo<string, number>(10);
+    memo.set('a', undefined, 42);
+    expect(memo.get('a', undefined)).toBeUndefined();
+    memo.set('a', 3, 42);
+    expect(memo.get('a', undefined)).toBeUndefined();
+  });
+
+  it('replaces an entry read at an older stamp', () => {
+    const memo = new StampedMemo<string, string>(10);
+    memo.set('a', 1, 'old');
+    memo.set('a', 2, 'new');
+    expect(memo.get('a', 2)).toBe('new');
+    expect(memo.get('a', 1)).toBeUndefined();
+  });
+
+  it('forgets the oldest keys beyond its limit', () => {
+    const memo = new StampedMemo<number, number>(2);
+    for (const key of [1, 2, 3]) memo.set(key, 0, key);
+    expect(memo.get(1, 0)).toBeUndefined();
+    expect(memo.get(2, 0)).toBe(2);
+    expect(memo.get(3, 0)).toBe(3);
+  });
+});
