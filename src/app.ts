@@ -114,6 +114,7 @@ export async function createApp(config: Config): Promise<App> {
     paths: git.paths,
     catFiles: git.catFiles,
     refUpdates: git.refUpdates,
+    changes: database.changes,
   });
   const protectedBranches = new ProtectedBranchService(repos, repoStore);
   const pushes = new PushEvents();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
-import { auth } from '../support/http.ts';
+import { type ApiCall, apiCall } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let kiln: TestServer;
@@ -27,23 +27,7 @@ afterAll(async () => {
   await kiln?.close();
 });
 
-type Call = { method?: string; token?: string | undefined; body?: unknown };
-async function api(path: string, call: Call = {}) {
-  const response = await fetch(`${kiln.url}/api/v1${path}`, {
-    method: call.method ?? 'GET',
-    headers: {
-      ...(call.token ? auth.token(call.token) : {}),
-      ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: text ? JSON.parse(text) : undefined,
-  };
-}
+const api = (path: string, call: ApiCall = {}) => apiCall(kiln.url, path, call);
 const create = (body: object, as = token, org?: string) =>
   api(org ? `/orgs/${org}/repos` : '/user/repos', { method: 'POST', token: as, body });
 const names = (list: Array<{ full_name: string }>) => list.map((repo) => repo.full_name).sort();

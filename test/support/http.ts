@@ -73,3 +73,24 @@ export type Json = any;
 export async function json(response: Response): Promise<Json> {
   return response.json();
 }
+
+export type ApiCall = { method?: string; token?: string | undefined; body?: unknown };
+
+/** One `/api/v1` request with an optional token and JSON body; the answer's text and JSON. */
+export async function apiCall(base: string, path: string, call: ApiCall = {}) {
+  const response = await fetch(`${base}/api/v1${path}`, {
+    method: call.method ?? 'GET',
+    headers: {
+      ...(call.token ? auth.token(call.token) : {}),
+      ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: text ? (JSON.parse(text) as Json) : undefined,
+  };
+}

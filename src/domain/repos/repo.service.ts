@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import type { ChangeClock } from '../../db/change-clock.ts';
 import { hasBranches, readHeadState } from '../../git/branches-present.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { clearCreationMarker, isAbandonedCreation } from '../../git/creation-marker.ts';
@@ -14,6 +15,7 @@ import {
 } from '../../git/repository.ts';
 import { seedInitialCommit } from '../../git/seed.ts';
 import { newId } from '../../lib/ids.ts';
+import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
@@ -21,7 +23,13 @@ import type { UserService } from '../users/user.service.ts';
 import type { Account, User } from '../users/user.types.ts';
 import { accessLevel } from './repo.policy.ts';
 import type { Page, RepoStore, VisibilityScope } from './repo.store.ts';
-import { type AccessLevel, atLeast, type Repository, type VisibleRepo } from './repo.types.ts';
+import {
+  type AccessLevel,
+  atLeast,
+  type RepoAccess,
+  type Repository,
+  type VisibleRepo,
+} from './repo.types.ts';
 import { assertValidRepoName } from './repo-name.ts';
 
 export type CreateRepoInput = {
@@ -44,10 +52,20 @@ export type RepoServiceDeps = {
   readonly catFiles?: CatFilePool;
   /** Per-repository ref writers, likewise. */
   readonly refUpdates?: RefUpdatePool;
+  /** When set, lookups are reused until the database may have changed. */
+  readonly changes?: ChangeClock;
 };
+
+/** Lookups remembered (repository and the viewer's access); beyond this the oldest go. */
+const REMEMBERED_LOOKUPS = 2_000;
 
 /** A directory without a database row older than this is debris of a crashed creation. */
 const ORPHAN_AGE_MS = 60_000;
+
+/** A lookup that many requests may be handed: frozen, so none can change what the others see. */
+function sharedLookup(repo: Repository, level: RepoAccess['level']): VisibleRepo {
+  return Object.freeze({ repo, access: Object.freeze({ level }) });
+}
 
 function notFound(owner: string, name: string): NotFound {
   return new NotFound(`repository does not exist [owner: ${owner}, name: ${name}]`);
@@ -60,6 +78,14 @@ function notFound(owner: string, name: string): NotFound {
  */
 export class RepoService {
   readonly #deps: RepoServiceDeps;
+  /**
+   * `get` by viewer, owner and name, and `visibleParent` by viewer and repository. A lookup is
+   * two or three queries, most of a repository answer's cost; a repeated one is served from
+   * here until anything is written (change-clock.ts), and the same object comes back, which
+   * lets the edges keep what they made from it (repo-views.ts).
+   */
+  readonly #lookups = new StampedMemo<string, VisibleRepo>(REMEMBERED_LOOKUPS);
+  readonly #parents = new StampedMemo<string, VisibleRepo | null>(REMEMBERED_LOOKUPS);
 
   constructor(deps: RepoServiceDeps) {
     this.#deps = deps;
@@ -141,11 +167,37 @@ export class RepoService {
 
   /** The repository and the viewer's access; NotFound both when missing and when invisible. */
   async get(viewer: User | undefined, owner: string, name: string): Promise<VisibleRepo> {
+    // Only what the store found is remembered, and a found owner and name hold no slash, so
+    // no other owner and name can make the same key.
+    const key = `${viewer?.id ?? ''}/${owner}/${name}`;
+    const stamp = this.#deps.changes?.stamp();
+    const known = this.#lookups.get(key, stamp);
+    if (known) return known;
     const repo = await this.#deps.store.findByName(owner, name);
     if (!repo) throw notFound(owner, name);
     const level = await this.accessOf(viewer, repo);
     if (level === 'none') throw notFound(owner, name);
-    return { repo, access: { level } };
+    const visible = sharedLookup(repo, level);
+    this.#lookups.set(key, stamp, visible);
+    return visible;
+  }
+
+  /** The repository a fork was made from, when there is one and the viewer may see it. */
+  async visibleParent(
+    viewer: User | undefined,
+    repo: Repository,
+  ): Promise<VisibleRepo | undefined> {
+    if (!repo.parentId) return undefined;
+    const key = `${viewer?.id ?? ''}/${repo.parentId}`;
+    const stamp = this.#deps.changes?.stamp();
+    const known = this.#parents.get(key, stamp);
+    // null is remembered too: there is no parent this viewer may see.
+    if (known !== undefined) return known ?? undefined;
+    const parent = await this.#deps.store.findById(repo.parentId);
+    const level = parent ? await this.accessOf(viewer, parent) : 'none';
+    const visible = parent && level !== 'none' ? sharedLookup(parent, level) : null;
+    this.#parents.set(key, stamp, visible);
+    return visible ?? undefined;
   }
 
   /** Like `get`, and Forbidden when the viewer may see but not do `required`. */

@@ -5,6 +5,18 @@ import type { ConvertContext } from '../../convert/context.ts';
 import { type RepoFacts, toApiRepository } from '../../convert/repo.ts';
 import type { ApiRepository } from './schemas/repo.ts';
 
+/** A Repository object as last written for one lookup, and what it was made from. */
+type Written = {
+  readonly baseUrl: string | null;
+  readonly facts: RepoFacts;
+  readonly parent: VisibleRepo | undefined;
+  readonly parentFacts: RepoFacts | undefined;
+  readonly text: string;
+};
+
+const sameGitFacts = (a: RepoFacts | undefined, b: RepoFacts | undefined) =>
+  a === b || (a?.defaultBranch === b?.defaultBranch && a?.empty === b?.empty);
+
 /**
  * Loads what a Repository object shows (live default branch, emptiness, the parent the caller
  * may see) and hands it to the pure converter. File reads only, no git process per repository,
@@ -12,6 +24,12 @@ import type { ApiRepository } from './schemas/repo.ts';
  */
 export class RepoViews {
   readonly #app: App;
+  /**
+   * Serialized answers by the lookup they came from. The domain hands back the same lookup
+   * object until the database may have changed, so one that is still here with the same base
+   * URL and the same git facts (read again every time) would serialize to the same text.
+   */
+  readonly #written = new WeakMap<VisibleRepo, Written>();
 
   constructor(app: App) {
     this.#app = app;
@@ -30,6 +48,34 @@ export class RepoViews {
     const facts = await this.facts(visible.repo, visible.access.level);
     const parent = await this.#parentFacts(viewer, visible.repo);
     return toApiRepository(facts, context, parent);
+  }
+
+  /**
+   * `one`, serialized by `serialize` (the route's own serializer), reusing the text written for
+   * the same lookup when nothing it shows has changed: the live git facts are read either way.
+   */
+  async serialized(
+    viewer: User | undefined,
+    visible: VisibleRepo,
+    context: ConvertContext,
+    serialize: (repository: ApiRepository) => string,
+  ): Promise<string> {
+    const facts = await this.facts(visible.repo, visible.access.level);
+    const parent = await this.#app.services.repos.visibleParent(viewer, visible.repo);
+    const parentFacts = parent && (await this.facts(parent.repo, parent.access.level));
+    const known = this.#written.get(visible);
+    if (
+      known &&
+      known.baseUrl === context.baseUrl &&
+      known.parent === parent &&
+      sameGitFacts(known.facts, facts) &&
+      sameGitFacts(known.parentFacts, parentFacts)
+    ) {
+      return known.text;
+    }
+    const text = serialize(toApiRepository(facts, context, parentFacts));
+    this.#written.set(visible, { baseUrl: context.baseUrl, facts, parent, parentFacts, text });
+    return text;
   }
 
   async many(
@@ -58,10 +104,7 @@ export class RepoViews {
   }
 
   async #parentFacts(viewer: User | undefined, repo: Repository): Promise<RepoFacts | undefined> {
-    if (!repo.parentId) return undefined;
-    const parent = await this.#app.services.repos.findById(repo.parentId);
-    if (!parent) return undefined;
-    const level = await this.#app.services.repos.accessOf(viewer, parent);
-    return level === 'none' ? undefined : this.facts(parent, level);
+    const parent = await this.#app.services.repos.visibleParent(viewer, repo);
+    return parent && this.facts(parent.repo, parent.access.level);
   }
 }

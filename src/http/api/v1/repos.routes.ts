@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
@@ -22,6 +22,17 @@ export const RepoParams = Type.Object({
 });
 
 const RepoList = Type.Array(ApiRepositorySchema);
+
+/** What the route's response serializer makes of `value`, as text. */
+function serializedText(reply: FastifyReply, value: unknown): string {
+  const written = reply.serialize(value);
+  return typeof written === 'string' ? written : new TextDecoder().decode(written);
+}
+
+/** Fastify sends a string with a JSON content type as it is, without serializing it again. */
+function sendSerialized(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(text);
+}
 const tags = ['repository'];
 
 /** Repositories: create, read, list, edit, delete and fork. */
@@ -180,10 +191,13 @@ export function registerRepoRoutes(parent: FastifyInstance, app: App, views: Rep
         response: { 200: ApiRepositorySchema, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const viewer = viewerUser(request.viewer);
       const visible = await repos.get(viewer, request.params.owner, request.params.name);
-      return views.one(viewer, visible, context(request));
+      const text = await views.serialized(viewer, visible, context(request), (repository) =>
+        serializedText(reply, repository),
+      );
+      return sendSerialized(reply, text);
     },
   );
 
