@@ -48,6 +48,22 @@ async function createRepo(name: string, body: object = {}) {
   return `${owner.handle}/${name}`;
 }
 
+/**
+ * Resolves once Kiln has handled the next push to `name`: listeners run in order, so by the time
+ * this one runs, the push's own effects (the repository's `updated_at`) are written.
+ */
+function handled(name: string): Promise<void> {
+  return new Promise((resolve) => {
+    let waiting = true;
+    kiln.app.services.pushes.subscribe(async ({ repo }) => {
+      if (waiting && repo.name === name) {
+        waiting = false;
+        resolve();
+      }
+    });
+  });
+}
+
 const gitDir = (name: string) => kiln.app.git.paths.resolve({ owner: owner.handle, name }).path;
 
 describe('a repository answer', () => {
@@ -98,14 +114,18 @@ describe('a repository answer', () => {
     const work = await git.init();
     await git.commit(work, { 'a.txt': 'a' });
     const url = repoUrl(kiln.url, owner.handle, 'moving', { token, as: 'username' });
+    const first = handled('moving');
     await git.ok(['push', '-q', url, 'main', 'main:dev'], { cwd: work });
+    await first;
     expect((await getTwice(fullName)).body.empty).toBe(false);
 
     // git itself, not Kiln, points HEAD elsewhere.
     await git.ok(['--git-dir', gitDir('moving'), 'symbolic-ref', 'HEAD', 'refs/heads/dev']);
     expect((await getTwice(fullName)).body.default_branch).toBe('dev');
 
+    const second = handled('moving');
     await git.ok(['push', '-q', url, ':main'], { cwd: work });
+    await second;
     expect((await getTwice(fullName)).body).toMatchObject({ empty: false, default_branch: 'dev' });
     // git refuses to push away the branch HEAD names; removing it in place leaves no branch.
     await git.ok(['--git-dir', gitDir('moving'), 'update-ref', '-d', 'refs/heads/dev']);
