@@ -33,4 +33,21 @@ describe('StampedMemo', () => {
     expect(memo.get(2, 0)).toBe(2);
     expect(memo.get(3, 0)).toBe(3);
   });
+
+  it('reads through: loads once per stamp, and keeps neither what throws nor without a stamp', async () => {
+    const memo = new StampedMemo<string, string | null>(10);
+    let loads = 0;
+    const load = async () => {
+      loads += 1;
+      return loads === 1 ? null : `value ${loads}`;
+    };
+    expect(await memo.read('a', 1, load)).toBeNull();
+    expect(await memo.read('a', 1, load)).toBeNull();
+    expect(loads).toBe(1);
+    expect(await memo.read('a', 2, load)).toBe('value 2');
+    expect(await memo.read('a', undefined, load)).toBe('value 3');
+    expect(await memo.read('a', undefined, load)).toBe('value 4');
+    await expect(memo.read('b', 2, () => Promise.reject(new Error('gone')))).rejects.toThrow();
+    expect(memo.get('b', 2)).toBeUndefined();
+  });
 });

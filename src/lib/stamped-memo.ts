@@ -7,11 +7,7 @@ import { BoundedMap } from './bounded-map.ts';
  * BoundedMap, since its keys come from requests.
  *
  * @example
- *   const stamp = changes.stamp(); // before reading
- *   const known = memo.get(key, stamp);
- *   if (known) return known;
- *   const value = await read();
- *   memo.set(key, stamp, value);
+ *   const value = await memo.read(key, changes.stamp(), () => query(key));
  */
 export class StampedMemo<K, V> {
   readonly #entries: BoundedMap<K, { readonly stamp: number; readonly value: V }>;
@@ -29,5 +25,17 @@ export class StampedMemo<K, V> {
   /** `stamp` is the one taken before `value` was read, so a write in between makes it stale. */
   set(key: K, stamp: number | undefined, value: V): void {
     if (stamp !== undefined) this.#entries.set(key, { stamp, value });
+  }
+
+  /**
+   * The value kept for `key` at `stamp`, else what `load` reads, kept at `stamp` (taken by the
+   * caller before this call, so before the read). What `load` throws is not kept.
+   */
+  async read(key: K, stamp: number | undefined, load: () => Promise<V>): Promise<V> {
+    const entry = stamp === undefined ? undefined : this.#entries.get(key);
+    if (entry !== undefined && entry.stamp === stamp) return entry.value;
+    const value = await load();
+    this.set(key, stamp, value);
+    return value;
   }
 }

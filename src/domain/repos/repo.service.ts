@@ -167,19 +167,16 @@ export class RepoService {
 
   /** The repository and the viewer's access; NotFound both when missing and when invisible. */
   async get(viewer: User | undefined, owner: string, name: string): Promise<VisibleRepo> {
-    // Only what the store found is remembered, and a found owner and name hold no slash, so
-    // no other owner and name can make the same key.
+    // Only what the store found is kept, and a found owner and name hold no slash, so no other
+    // owner and name can make the same key.
     const key = `${viewer?.id ?? ''}/${owner}/${name}`;
-    const stamp = this.#deps.changes?.stamp();
-    const known = this.#lookups.get(key, stamp);
-    if (known) return known;
-    const repo = await this.#deps.store.findByName(owner, name);
-    if (!repo) throw notFound(owner, name);
-    const level = await this.accessOf(viewer, repo);
-    if (level === 'none') throw notFound(owner, name);
-    const visible = sharedLookup(repo, level);
-    this.#lookups.set(key, stamp, visible);
-    return visible;
+    return this.#lookups.read(key, this.#deps.changes?.stamp(), async () => {
+      const repo = await this.#deps.store.findByName(owner, name);
+      if (!repo) throw notFound(owner, name);
+      const level = await this.accessOf(viewer, repo);
+      if (level === 'none') throw notFound(owner, name);
+      return sharedLookup(repo, level);
+    });
   }
 
   /** The repository a fork was made from, when there is one and the viewer may see it. */
@@ -187,17 +184,16 @@ export class RepoService {
     viewer: User | undefined,
     repo: Repository,
   ): Promise<VisibleRepo | undefined> {
-    if (!repo.parentId) return undefined;
-    const key = `${viewer?.id ?? ''}/${repo.parentId}`;
-    const stamp = this.#deps.changes?.stamp();
-    const known = this.#parents.get(key, stamp);
-    // null is remembered too: there is no parent this viewer may see.
-    if (known !== undefined) return known ?? undefined;
-    const parent = await this.#deps.store.findById(repo.parentId);
-    const level = parent ? await this.accessOf(viewer, parent) : 'none';
-    const visible = parent && level !== 'none' ? sharedLookup(parent, level) : null;
-    this.#parents.set(key, stamp, visible);
-    return visible ?? undefined;
+    const { parentId } = repo;
+    if (!parentId) return undefined;
+    // null is kept too: there is no parent this viewer may see.
+    const key = `${viewer?.id ?? ''}/${parentId}`;
+    const parent = await this.#parents.read(key, this.#deps.changes?.stamp(), async () => {
+      const found = await this.#deps.store.findById(parentId);
+      const level = found ? await this.accessOf(viewer, found) : 'none';
+      return found && level !== 'none' ? sharedLookup(found, level) : null;
+    });
+    return parent ?? undefined;
   }
 
   /** Like `get`, and Forbidden when the viewer may see but not do `required`. */

@@ -45,9 +45,8 @@ export class RepoViews {
     visible: VisibleRepo,
     context: ConvertContext,
   ): Promise<ApiRepository> {
-    const facts = await this.facts(visible.repo, visible.access.level);
-    const parent = await this.#parentFacts(viewer, visible.repo);
-    return toApiRepository(facts, context, parent);
+    const { facts, parentFacts } = await this.#shown(viewer, visible);
+    return toApiRepository(facts, context, parentFacts);
   }
 
   /**
@@ -60,9 +59,7 @@ export class RepoViews {
     context: ConvertContext,
     serialize: (repository: ApiRepository) => string,
   ): Promise<string> {
-    const facts = await this.facts(visible.repo, visible.access.level);
-    const parent = await this.#app.services.repos.visibleParent(viewer, visible.repo);
-    const parentFacts = parent && (await this.facts(parent.repo, parent.access.level));
+    const { facts, parent, parentFacts } = await this.#shown(viewer, visible);
     const known = this.#written.get(visible);
     if (
       known &&
@@ -103,8 +100,11 @@ export class RepoViews {
     );
   }
 
-  async #parentFacts(viewer: User | undefined, repo: Repository): Promise<RepoFacts | undefined> {
-    const parent = await this.#app.services.repos.visibleParent(viewer, repo);
-    return parent && this.facts(parent.repo, parent.access.level);
+  /** What one Repository object shows: its facts, and its parent's when the viewer may see it. */
+  async #shown(viewer: User | undefined, visible: VisibleRepo) {
+    const facts = await this.facts(visible.repo, visible.access.level);
+    const parent = await this.#app.services.repos.visibleParent(viewer, visible.repo);
+    const parentFacts = parent && (await this.facts(parent.repo, parent.access.level));
+    return { facts, parent, parentFacts };
   }
 }

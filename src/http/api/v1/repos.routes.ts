@@ -23,6 +23,8 @@ export const RepoParams = Type.Object({
 
 const RepoList = Type.Array(ApiRepositorySchema);
 
+const tags = ['repository'];
+
 /** What the route's response serializer makes of `value`, as text. */
 function serializedText(reply: FastifyReply, value: unknown): string {
   const written = reply.serialize(value);
@@ -33,7 +35,6 @@ function serializedText(reply: FastifyReply, value: unknown): string {
 function sendSerialized(reply: FastifyReply, text: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(text);
 }
-const tags = ['repository'];
 
 /** Repositories: create, read, list, edit, delete and fork. */
 export function registerRepoRoutes(parent: FastifyInstance, app: App, views: RepoViews): void {
