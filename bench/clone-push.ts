@@ -397,6 +397,15 @@ try {
       `${name.padEnd(13)} clone ${d.cloneMedianMs} ms, push ${d.pushMedianMs} ms${'rssPeakMB' in d ? `, RSS peak ${d.rssPeakMB} MB (git processes ${d.gitChildrenRssPeakMB} MB)` : ''}\n`,
     );
   }
+  // What Kiln itself adds: git's own HTTP (its client, the loopback, a minimal relay) is the
+  // reference's cost as much as Kiln's, so this ratio isolates the server.
+  const reference = samples['http-backend']!;
+  for (const side of kilns) {
+    const s = samples[side.name]!;
+    process.stdout.write(
+      `${`${side.name} ÷ http-backend`.padEnd(24)} clone ${ratio(s.clone, reference.clone)}, push ${ratio(s.push, reference.push)}\n`,
+    );
+  }
   process.stdout.write(
     `${JSON.stringify({ figures, details: { repositoryMB: Number((size / MB).toFixed(1)), commits: COMMITS, rounds: ROUNDS, sides: details } })}\n`,
   );
