@@ -197,7 +197,7 @@ describe('mergeBranches racing other writers', () => {
 describe('fetchIntoRepo', () => {
   it('brings a fork commit into the base repository under a pull ref', async () => {
     const fork = paths.resolve({ owner: 'me', name: 'r' });
-    await createFork(paths, repo, fork);
+    await createFork(paths, repo, fork, { shareObjects: true });
     const head = await commitFiles(fork.path, {
       branch: 'main',
       files: { 'fork.txt': 'from fork\n' },
@@ -218,7 +218,7 @@ describe('fetchIntoRepo', () => {
 
   it('answers NotFound for a commit the source does not have', async () => {
     const fork = paths.resolve({ owner: 'me', name: 'r' });
-    await createFork(paths, repo, fork);
+    await createFork(paths, repo, fork, { shareObjects: true });
     await expect(
       fetchIntoRepo(repo, fork, 'b'.repeat(40), 'refs/pull/1/head'),
     ).rejects.toBeInstanceOf(NotFound);

@@ -7,6 +7,7 @@ import { listRefs, readDefaultBranch } from './refs.ts';
 import { repositoryExists } from './repo-exists.ts';
 import { RepoPaths } from './repo-paths.ts';
 import {
+  borrowsFrom,
   createFork,
   deleteRepository,
   detachFromAlternates,
@@ -22,6 +23,9 @@ beforeEach(async () => {
   paths = new RepoPaths(path.join(tmp.path, 'repos'));
 });
 afterEach(() => tmp.remove());
+
+const SHARED = { shareObjects: true } as const;
+const COPIED = { shareObjects: false } as const;
 
 const config = (gitDir: string, key: string) =>
   git(['config', '--get', key], { gitDir, okExitCodes: [0, 1] });
@@ -109,7 +113,7 @@ describe('forks', () => {
   it('borrows objects through a relative alternates path and copies branches and tags', async () => {
     const { parent, first, second } = await parentWithHistory();
     const fork = paths.resolve({ owner: 'me', name: 'copy' });
-    await createFork(paths, parent, fork);
+    await createFork(paths, parent, fork, SHARED);
 
     const alternates = await readFile(
       path.join(fork.path, 'objects', 'info', 'alternates'),
@@ -138,15 +142,16 @@ describe('forks', () => {
         paths,
         paths.resolve({ owner: 'no', name: 'body' }),
         paths.resolve({ owner: 'x', name: 'y' }),
+        SHARED,
       ),
     ).rejects.toBeInstanceOf(NotFound);
-    await expect(createFork(paths, parent, parent)).rejects.toBeInstanceOf(Conflict);
+    await expect(createFork(paths, parent, parent, SHARED)).rejects.toBeInstanceOf(Conflict);
   });
 
   it('keeps a detached fork working after its parent is deleted', async () => {
     const { parent, second } = await parentWithHistory();
     const fork = paths.resolve({ owner: 'me', name: 'copy' });
-    await createFork(paths, parent, fork);
+    await createFork(paths, parent, fork, SHARED);
     const own = await commitFiles(fork.path, { branch: 'feature', files: { 'c.txt': 'three\n' } });
 
     expect(await detachFromAlternates(fork)).toBe(true);
@@ -165,9 +170,65 @@ describe('forks', () => {
     const { parent, first } = await parentWithHistory();
     const middle = paths.resolve({ owner: 'me', name: 'middle' });
     const leaf = paths.resolve({ owner: 'you', name: 'leaf' });
-    await createFork(paths, parent, middle);
-    await createFork(paths, middle, leaf);
+    await createFork(paths, parent, middle, SHARED);
+    await createFork(paths, middle, leaf, SHARED);
     expect(await git(['cat-file', '-t', first], { gitDir: leaf.path })).toBe('commit');
+    expect(await borrowsFrom(leaf, middle)).toBe(true);
+    expect(await borrowsFrom(leaf, parent)).toBe(false);
+  });
+
+  it("without sharing, holds the parent's objects of the moment and nothing it gets later", async () => {
+    const { parent, first, second } = await parentWithHistory();
+    await git(['repack', '-a', '-d', '-q'], { gitDir: parent.path });
+    await commitFiles(parent.path, { branch: 'develop', files: { 'loose.txt': 'loose\n' } });
+    const fork = paths.resolve({ owner: 'me', name: 'copy' });
+    await createFork(paths, parent, fork, COPIED);
+    const later = await commitFiles(parent.path, {
+      branch: 'develop',
+      files: { 'secret.txt': 'after the fork\n' },
+    });
+
+    expect(await borrowsFrom(fork, parent)).toBe(false);
+    const alternates = path.join(fork.path, 'objects', 'info', 'alternates');
+    expect(await stat(alternates).catch(() => undefined)).toBeUndefined();
+    // The pack is the parent's own file under a second name, not a copy of its bytes.
+    const pack = (dir: string) =>
+      readdir(path.join(dir, 'objects', 'pack')).then((files) =>
+        files.filter((file) => file.endsWith('.pack')),
+      );
+    const [name] = await pack(parent.path);
+    expect(await pack(fork.path)).toEqual([name]);
+    const inode = async (dir: string) => (await stat(path.join(dir, 'objects', 'pack', name!))).ino;
+    expect(await inode(fork.path)).toBe(await inode(parent.path));
+
+    const refs = await listRefs(fork);
+    expect(refs.branches.map((b) => b.name)).toEqual(['develop', 'feature']);
+    expect(await git(['cat-file', '-p', `${second}:b.txt`], { gitDir: fork.path })).toBe('two');
+    expect(await git(['cat-file', '-t', first], { gitDir: fork.path })).toBe('commit');
+    await git(['fsck', '--no-dangling'], { gitDir: fork.path });
+    await expect(git(['cat-file', '-e', later], { gitDir: fork.path })).rejects.toThrow();
+    // Nothing of the fork's depends on the parent any more.
+    await deleteRepository(paths, parent);
+    await git(['fsck', '--no-dangling'], { gitDir: fork.path });
+  });
+
+  it('without sharing, borrows what the parent itself borrows, relative to the new place', async () => {
+    const { parent, first } = await parentWithHistory();
+    const middle = paths.resolve({ owner: 'me', name: 'middle' });
+    const leaf = paths.resolve({ owner: 'you', name: 'leaf' });
+    await createFork(paths, parent, middle, SHARED);
+    await commitFiles(middle.path, { branch: 'develop', files: { 'm.txt': 'middle\n' } });
+    await createFork(paths, middle, leaf, COPIED);
+
+    expect(await borrowsFrom(leaf, middle)).toBe(false);
+    expect(await borrowsFrom(leaf, parent)).toBe(true);
+    const alternates = await readFile(
+      path.join(leaf.path, 'objects', 'info', 'alternates'),
+      'utf8',
+    );
+    expect(alternates.trim()).toBe('../../../up/stream.git/objects');
+    expect(await git(['cat-file', '-t', first], { gitDir: leaf.path })).toBe('commit');
+    await git(['fsck', '--no-dangling'], { gitDir: leaf.path });
   });
 });
 

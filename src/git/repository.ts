@@ -1,9 +1,10 @@
-import { appendFile, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Conflict, NotFound } from '../domain/errors.ts';
 import { runGit } from './command.ts';
 import { writeCreationMarker } from './creation-marker.ts';
 import { writeHooks } from './hooks.ts';
+import { linkObjectFiles, objectsDir, readAlternates, writeAlternates } from './object-store.ts';
 import { branchRef } from './ref-names.ts';
 import { readDefaultBranch } from './refs.ts';
 import { repositoryExists, requireRepository } from './repo-exists.ts';
@@ -118,25 +119,58 @@ export async function deleteRepository(paths: RepoPaths, repo: RepoHandle): Prom
   await rm(doomed, { recursive: true, force: true });
 }
 
+export interface ForkOptions {
+  /**
+   * Borrow the parent's objects through `objects/info/alternates` rather than hard-linking the
+   * ones it has now. A fork serves any object of the stores it borrows from to whoever may read
+   * the fork, by id, including what the parent receives later, so sharing is only for parents
+   * anyone may read.
+   */
+  readonly shareObjects: boolean;
+}
+
+/** Attempts at copying a parent's objects while its own `git gc` may be moving them. */
+const LINK_ATTEMPTS = 3;
+
 /**
- * Forks `parent` into `fork` instantly: the fork borrows the parent's objects through
- * `objects/info/alternates` (a relative path, so the root can move) and gets copies of its
- * branches, tags and default branch. The parent is set never to prune unreachable objects,
- * because a fork may still reach what the parent dropped.
+ * Forks `parent` into `fork` instantly, copying its branches, tags and default branch. With
+ * `shareObjects`, the fork borrows the parent's objects through alternates (a relative path, so
+ * the root can move), and the parent is set never to prune unreachable objects, since a fork may
+ * still reach what the parent dropped. Without, the parent's object files are hard-linked into
+ * the fork, which then holds what the parent held at this moment and nothing it receives later;
+ * stores the parent itself borrows from are borrowed by the fork as well.
  */
 export async function createFork(
   paths: RepoPaths,
   parent: RepoHandle,
   fork: RepoHandle,
+  options: ForkOptions,
 ): Promise<void> {
   await requireRepository(parent);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await assembleFork(paths, parent, fork, options);
+    } catch (error) {
+      // A file the parent's `git gc` removed while it was being linked: start over.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === LINK_ATTEMPTS) {
+        throw error;
+      }
+    }
+  }
+}
+
+async function assembleFork(
+  paths: RepoPaths,
+  parent: RepoHandle,
+  fork: RepoHandle,
+  options: ForkOptions,
+): Promise<void> {
   const [defaultBranch, refs] = await Promise.all([
     readDefaultBranch(parent),
     runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/'], {
       gitDir: parent.path,
     }),
   ]);
-  await keepUnreachableObjects(parent);
   const updates = refs.stdout
     .toString('utf8')
     .split('\n')
@@ -146,20 +180,20 @@ export async function createFork(
       return `create ${ref} ${sha}\n`;
     })
     .join('');
-  const alternate = path.relative(
-    path.join(fork.path, 'objects'),
-    path.join(parent.path, 'objects'),
-  );
+  const parentObjects = objectsDir(parent.path);
+  const borrowed = options.shareObjects ? [parentObjects] : await readAlternates(parentObjects);
+  if (options.shareObjects) await keepUnreachableObjects(parent);
   await assemble(paths, fork, async (dir) => {
     await makeRepository(dir, { defaultBranch: defaultBranch ?? 'main' });
-    const alternates = path.join(dir, 'objects', 'info', 'alternates');
-    // The relative path is right only once the fork sits at its final place; while it is being
-    // assembled under the temp root, git must find the parent's objects by absolute path.
-    await writeFile(alternates, `${path.join(parent.path, 'objects')}\n`);
+    const objects = objectsDir(dir);
+    if (!options.shareObjects) await linkObjectFiles(parentObjects, objects);
+    // Paths relative to the assembly directory while the fork is assembled there; relative to
+    // its final place once it is about to move.
+    if (borrowed.length > 0) await writeAlternates(objects, borrowed);
     if (updates.length > 0) {
       await runGit(['update-ref', '--stdin', '-m', 'fork'], { gitDir: dir, input: updates });
     }
-    await writeFile(alternates, `${alternate}\n`);
+    if (borrowed.length > 0) await writeAlternates(objects, borrowed, objectsDir(fork.path));
   });
 }
 
@@ -175,6 +209,12 @@ async function keepUnreachableObjects(repo: RepoHandle): Promise<void> {
     });
     if (stdout.toString('utf8').trim() !== 'never') throw error;
   }
+}
+
+/** Whether `repo` borrows objects from `from` through its alternates. */
+export async function borrowsFrom(repo: RepoHandle, from: RepoHandle): Promise<boolean> {
+  const stores = await readAlternates(objectsDir(repo.path));
+  return stores.includes(objectsDir(from.path));
 }
 
 /**

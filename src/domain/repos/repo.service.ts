@@ -8,6 +8,7 @@ import type { RefUpdatePool } from '../../git/ref-update-pool.ts';
 import { readDefaultBranch, setDefaultBranch } from '../../git/refs.ts';
 import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
 import {
+  borrowsFrom,
   createFork,
   deleteRepository,
   detachFromAlternates,
@@ -329,7 +330,9 @@ export class RepoService {
     };
     const handle = this.handle(fork);
     await this.#makeDirectory(fork, () =>
-      createFork(this.#deps.paths, this.handle(source), handle),
+      // Only a public parent's objects may be shared: a fork can be asked for any object of
+      // the store it borrows from, including what a private parent receives after the fork.
+      createFork(this.#deps.paths, this.handle(source), handle, { shareObjects: !source.private }),
     );
     try {
       await this.#insert(fork);
@@ -343,10 +346,7 @@ export class RepoService {
 
   async delete(actor: User, owner: string, name: string): Promise<void> {
     const { repo } = await this.require(actor, owner, name, 'admin');
-    // Forks borrow this repository's objects; give them their own copies first.
-    for (const fork of await this.#deps.store.listForks(repo.id)) {
-      await detachFromAlternates(this.handle(fork));
-    }
+    await this.#detachBorrowers(repo);
     await this.#deps.store.delete(repo.id);
     const handle = this.handle(repo);
     // A reader left open on the old directory must not serve a new repository of this name.
@@ -373,6 +373,8 @@ export class RepoService {
         throw new Invalid(`"${branch}" is not a valid branch name`);
       await setDefaultBranch(this.handle(repo), branch);
     }
+    // Repositories that borrow its objects would go on serving what it receives once private.
+    if (change.private === true && !repo.private) await this.#detachBorrowers(repo);
     const update: { description?: string; private?: boolean } = {};
     if (change.description !== undefined) update.description = change.description.trim();
     if (change.private !== undefined) update.private = change.private;
@@ -383,6 +385,32 @@ export class RepoService {
   /** Marks the repository as changed now (after a push, a merge, a release). */
   async touch(repo: Repository): Promise<void> {
     await this.#deps.store.touch(repo.id);
+  }
+
+  /**
+   * Gives every repository that borrows this one's objects, directly or through another
+   * borrower (forks of its forks), copies of its own. The deepest go first, so that each copies
+   * what it reaches while the stores it borrows through are still linked.
+   */
+  async #detachBorrowers(repo: Repository): Promise<void> {
+    const lenders = [this.handle(repo)];
+    const borrowers: RepoHandle[] = [];
+    let generation = await this.#deps.store.listForks(repo.id);
+    while (generation.length > 0) {
+      const next: Repository[] = [];
+      for (const fork of generation) {
+        const handle = this.handle(fork);
+        for (const lender of lenders) {
+          if (!(await borrowsFrom(handle, lender))) continue;
+          borrowers.push(handle);
+          lenders.push(handle);
+          break;
+        }
+        next.push(...(await this.#deps.store.listForks(fork.id)));
+      }
+      generation = next;
+    }
+    for (const handle of borrowers.reverse()) await detachFromAlternates(handle);
   }
 
   async #orgForCreation(actor: User, orgName: string): Promise<Account> {
