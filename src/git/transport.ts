@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { pipeline, type Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { createGunzip, gunzip } from 'node:zlib';
 import { Invalid } from '../domain/errors.ts';
 import { type GitProcess, outputStream, runGit, spawnGit } from './command.ts';
 import { GitError } from './git-error.ts';
@@ -62,6 +63,10 @@ export function sanitizeGitProtocol(header: string | undefined): string | undefi
   return items.length === 0 ? undefined : [...new Set(items)].join(':');
 }
 
+function uploadGzip(options: TransportOptions): { limit: number } | undefined {
+  return options.gzip === true ? { limit: INFLATED_REQUEST_LIMIT } : undefined;
+}
+
 function protocolEnv(options: TransportOptions): Record<string, string> {
   const protocol = sanitizeGitProtocol(options.gitProtocol);
   return protocol === undefined ? {} : { GIT_PROTOCOL: protocol };
@@ -98,17 +103,52 @@ export async function advertiseRefs(
 }
 
 /**
- * Streams the request body (gunzipped if need be) into git's stdin; `observe`, when given, sees
- * each chunk git gets until it answers false, without becoming a stage every byte passes through.
+ * How large a gzip-compressed upload-pack request may grow when inflated. git compresses only
+ * requests that fit its `http.postBuffer` (1 MiB unless raised), and negotiation text inflates a
+ * few times over, so this is far above anything git sends and far below what a few megabytes of
+ * deflated repetition become: millions of `have` lines that upload-pack would hold in memory.
+ */
+export const INFLATED_REQUEST_LIMIT = 32 * 1024 * 1024;
+
+const gunzipWhole = promisify(gunzip);
+
+/**
+ * A whole gzip request body, inflated, or undefined when it would grow beyond `limit`.
+ *
+ * @throws Invalid when the body is not gzip.
+ */
+export async function inflateRequest(
+  body: Buffer,
+  limit = INFLATED_REQUEST_LIMIT,
+): Promise<Buffer | undefined> {
+  try {
+    return await gunzipWhole(body, { maxOutputLength: limit });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
+    throw new Invalid('the request body is not valid gzip', { cause: error });
+  }
+}
+
+/**
+ * Streams the request body (gunzipped if need be, and then cut off beyond `gzip.limit`) into
+ * git's stdin; `observe`, when given, sees each chunk git gets until it answers false, without
+ * becoming a stage every byte passes through.
  */
 function feed(
   proc: GitProcess,
   input: Readable,
-  gzip: boolean,
+  gzip: { readonly limit: number } | undefined,
   observe?: (chunk: Buffer) => boolean,
 ): void {
   const gunzip = gzip ? createGunzip() : undefined;
   const body: Readable = gunzip ?? input;
+  if (gunzip && gzip) {
+    let inflated = 0;
+    gunzip.on('data', (chunk: Buffer) => {
+      inflated += chunk.length;
+      if (inflated > gzip.limit) gunzip.destroy(new Invalid('the inflated request is too large'));
+    });
+  }
   // Git may finish and close its stdin before the body has formally ended (a broken pipe): its
   // exit status tells how that went. Any other failure, a client that disconnects mid-body or a
   // corrupt gzip stream, stops git; the output stream then fails and the edge drops the
@@ -159,7 +199,7 @@ export async function uploadPack(
     env: protocolEnv(options),
     signal: options.signal,
   });
-  feed(proc, input, options.gzip === true);
+  feed(proc, input, uploadGzip(options));
   return outputStream(blamingClient(proc));
 }
 
@@ -192,7 +232,7 @@ export async function uploadPackInto(
       signal: options.signal,
       stdoutTo: socket,
     });
-    feed(proc, input, options.gzip === true);
+    feed(proc, input, uploadGzip(options));
     await blamingClient(proc).done;
   };
 }
@@ -220,7 +260,13 @@ export async function receivePack(
     signal: options.signal,
   });
   const commands = new PushCommandReader();
-  feed(proc, input, options.gzip === true, (chunk) => commands.push(chunk));
+  // No limit: a push's pack may be any size, and pushing needs write access.
+  feed(
+    proc,
+    input,
+    options.gzip === true ? { limit: Number.POSITIVE_INFINITY } : undefined,
+    (chunk) => commands.push(chunk),
+  );
   const output = outputStream(blamingClient(proc));
   const result = proc.done
     .then(

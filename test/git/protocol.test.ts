@@ -264,6 +264,73 @@ describe('gzip request bodies', () => {
     expect((await infoRefs()).status).toBe(200);
   });
 
+  it('refuses a gzip body that inflates beyond reason, before git starts, and keeps answering', async () => {
+    // 48 MiB of the same `have` line, deflated to a few hundred kilobytes.
+    const have = packets(`have ${'1'.repeat(40)}\n`);
+    const lines = Buffer.from(have.repeat((48 * 1024 * 1024) / have.length));
+    const bomb = gzipSync(
+      Buffer.concat([Buffer.from(packets(`want ${shas[9]} ofs-delta\n`, '0000')), lines]),
+      { level: 9 },
+    );
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const response = await fetch(`${url()}/git-upload-pack`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-git-upload-pack-request',
+        'content-encoding': 'gzip',
+      },
+      body: bomb,
+    });
+    expect(response.status).toBe(413);
+    expect(await response.text()).toMatch(/too large once inflated/);
+    expect((await infoRefs()).status).toBe(200);
+  });
+
+  it('cuts off a gzip body too large to read first once it inflates beyond reason', async () => {
+    // Random `have` lines that do not compress (over a mebibyte deflated, so the body is relayed
+    // as it arrives), then 40 MiB that do.
+    const random = Array.from({ length: 50_000 }, () =>
+      packets(`have ${randomBytes(20).toString('hex')}\n`),
+    ).join('');
+    const have = packets(`have ${'1'.repeat(40)}\n`);
+    const body = gzipSync(
+      Buffer.concat([
+        Buffer.from(packets(`want ${shas[9]} ofs-delta\n`, '0000') + random),
+        Buffer.from(have.repeat((40 * 1024 * 1024) / have.length)),
+        Buffer.from(packets('done\n')),
+      ]),
+    );
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    const response = await fetch(`${url()}/git-upload-pack`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-git-upload-pack-request',
+        'content-encoding': 'gzip',
+      },
+      body,
+    }).then(
+      async (r) => ({ status: r.status, bytes: await r.arrayBuffer().catch(() => undefined) }),
+      () => ({ status: 0, bytes: undefined }),
+    );
+    expect(response.status === 0 || response.status >= 400).toBe(true);
+    expect((await infoRefs()).status).toBe(200);
+  });
+
+  it('refuses a body in an encoding it cannot undo', async () => {
+    for (const service of ['git-upload-pack', 'git-receive-pack']) {
+      const response = await fetch(`${url()}/${service}`, {
+        method: 'POST',
+        headers: {
+          'content-type': `application/x-git-${service.slice(4)}-request`,
+          'content-encoding': 'br',
+        },
+        body: '0000',
+      });
+      expect(response.status).toBe(415);
+      expect(await response.text()).toMatch(/gzip or none/);
+    }
+  });
+
   it('answers the probe git sends first (a flush packet alone) with nothing, after a challenge', async () => {
     const probe = (service: string, headers: Record<string, string> = {}) =>
       fetch(`${url()}/${service}`, {

@@ -19,8 +19,8 @@ const LINGER_MS = 30_000;
 const DIRECT_BODY_LIMIT = 1024 * 1024;
 
 export interface BufferedBody {
-  /** The whole body was read: it fits the limit. */
-  readonly complete: boolean;
+  /** The whole body, when it fits the limit. */
+  readonly whole: Buffer | undefined;
   /** The body from its first byte: what was read, then (when incomplete) the rest as it comes. */
   readonly stream: Readable;
 }
@@ -32,7 +32,10 @@ export async function bufferBody(body: Readable, limit = DIRECT_BODY_LIMIT): Pro
   const iterator = body[Symbol.asyncIterator]();
   while (size <= limit) {
     const next = await iterator.next();
-    if (next.done) return { complete: true, stream: Readable.from(chunks, { objectMode: false }) };
+    if (next.done) {
+      const whole = Buffer.concat(chunks);
+      return { whole, stream: Readable.from([whole], { objectMode: false }) };
+    }
     chunks.push(next.value as Buffer);
     size += (next.value as Buffer).length;
   }
@@ -42,7 +45,7 @@ export async function bufferBody(body: Readable, limit = DIRECT_BODY_LIMIT): Pro
       yield next.value as Buffer;
     }
   }
-  return { complete: false, stream: Readable.from(replay(), { objectMode: false }) };
+  return { whole: undefined, stream: Readable.from(replay(), { objectMode: false }) };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { User } from '../../domain/users/user.types.ts';
 import {
   advertiseRefs,
   type GitService,
+  inflateRequest,
   isGitService,
   isProbe,
   PROBE_LENGTH,
@@ -36,6 +37,12 @@ function noCache(reply: FastifyReply): FastifyReply {
 function isGzip(request: FastifyRequest): boolean {
   const encoding = request.headers['content-encoding'];
   return encoding === 'gzip' || encoding === 'x-gzip';
+}
+
+/** Bodies git can be given: as sent, or gzip (which Kiln undoes). */
+function hasReadableEncoding(request: FastifyRequest): boolean {
+  const encoding = request.headers['content-encoding'];
+  return encoding === undefined || encoding === 'identity' || isGzip(request);
 }
 
 /** The body, read whole, of a request as long as git's probe; undefined for any other. */
@@ -103,6 +110,12 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
             .type('text/plain; charset=utf-8')
             .send(`Expected ${expected}.\n`);
         }
+        if (!hasReadableEncoding(request)) {
+          return reply
+            .status(415)
+            .type('text/plain; charset=utf-8')
+            .send('Content-Encoding must be gzip or none.\n');
+        }
         const write = service === 'git-receive-pack';
         const { repo } = await gitAccess(
           app,
@@ -118,8 +131,21 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         if (small && isProbe(small)) return noCache(reply).type(type).send(Buffer.alloc(0));
         const input = small ? Readable.from([small]) : request.body;
         if (!write) {
-          const body = await bufferBody(input);
-          if (body.complete && canWriteDirectly(request, reply)) {
+          let body = await bufferBody(input);
+          if (body.whole && options.gzip) {
+            // Inflated before git starts, so that a body that inflates beyond reason is refused
+            // with a status rather than cut off in the middle of an answer.
+            const plain = await inflateRequest(body.whole);
+            if (!plain) {
+              return reply
+                .status(413)
+                .type('text/plain; charset=utf-8')
+                .send('The request is too large once inflated.\n');
+            }
+            body = { whole: plain, stream: Readable.from([plain]) };
+            options.gzip = false;
+          }
+          if (body.whole && canWriteDirectly(request, reply)) {
             const send = await uploadPackInto(handle, body.stream, options);
             return answerDirectly(request, reply, { 'Content-Type': type, ...NO_CACHE }, send);
           }
