@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -139,4 +140,38 @@ it('logs a streamed answer the client abandons as an aborted request, naming it'
     req: { method: 'GET', url: path },
     res: { statusCode: 200 },
   });
+});
+
+it('logs a git request whose body the client cuts off as the client leaving, not as a failure', async () => {
+  const owner = await app.services.users.createUser({
+    handle: 'leaver',
+    email: 'leaver@example.test',
+    password: 'correct horse battery',
+    fullName: '',
+  });
+  await app.services.repos.create(owner, { name: 'open', autoInit: true });
+  lines.length = 0;
+  const path = '/leaver/open.git/git-upload-pack';
+  await new Promise<void>((resolve) => {
+    const socket = net.connect(Number(new URL(url).port), '127.0.0.1', () => {
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: kiln\r\n` +
+          'Content-Type: application/x-git-upload-pack-request\r\n' +
+          'Transfer-Encoding: chunked\r\n\r\n100\r\n0032want ',
+        () => setTimeout(() => socket.destroy(), 100),
+      );
+    });
+    socket.on('close', () => resolve());
+    socket.on('error', () => {});
+  });
+  const entries = () =>
+    lines
+      .join('')
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+  await expect
+    .poll(() => entries().map((entry) => entry.msg))
+    .toContain('client went away during the request');
+  expect(entries().filter((entry) => entry.level >= 50)).toEqual([]);
 });

@@ -35,6 +35,14 @@ export function gitErrorHandler(error: FastifyError, request: FastifyRequest, re
       .type('text/plain; charset=utf-8')
       .send('git could not read this request.\n');
   }
+  // The client left before its request body was whole: nobody is left to answer.
+  if (
+    (error as NodeJS.ErrnoException).code === 'ECONNRESET' &&
+    (request.raw.socket?.destroyed ?? true)
+  ) {
+    request.log.info({ err: error }, 'client went away during the request');
+    return reply.status(400).type('text/plain; charset=utf-8').send('Request cut short.\n');
+  }
   const status = error.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
     return reply.status(status).type('text/plain; charset=utf-8').send('Bad request.\n');
