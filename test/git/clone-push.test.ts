@@ -186,4 +186,42 @@ describe('push', () => {
     expect(after.empty).toBe(false);
     expect(after.default_branch).toBe('main');
   });
+
+  it('makes the first pushed branch the default when the default does not exist', async () => {
+    const repo = await makeRepo(kiln, owner);
+    const work = await git.init('dev');
+    const tip = await git.commit(work, { 'a.txt': 'a\n' });
+    await git.ok(['branch', 'feature'], { cwd: work });
+    await handledAfter(repo.name, () =>
+      git.ok(['push', '-q', pushUrl(repo), 'feature', 'dev'], { cwd: work }),
+    );
+    const view = await (await fetch(`${kiln.url}/api/v1/repos/${repo.owner}/${repo.name}`)).json();
+    expect(view.default_branch).toBe('dev');
+    const clone = await git.clone(repoUrl(kiln.url, repo.owner, repo.name));
+    expect(await git.ok(['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: clone })).toBe('dev');
+    expect(await git.ok(['rev-parse', 'HEAD'], { cwd: clone })).toBe(tip);
+
+    // Once the default exists, new branches leave it alone.
+    await git.ok(['branch', 'another'], { cwd: work });
+    await handledAfter(repo.name, () =>
+      git.ok(['push', '-q', pushUrl(repo), 'another'], { cwd: work }),
+    );
+    const again = await (await fetch(`${kiln.url}/api/v1/repos/${repo.owner}/${repo.name}`)).json();
+    expect(again.default_branch).toBe('dev');
+  });
 });
+
+/** Runs `push` and resolves once Kiln has handled the push it makes to repository `name`. */
+async function handledAfter(name: string, push: () => Promise<unknown>): Promise<void> {
+  const handled = new Promise<void>((resolve) => {
+    let waiting = true;
+    kiln.app.services.pushes.subscribe(async ({ repo }) => {
+      if (waiting && repo.name === name) {
+        waiting = false;
+        resolve();
+      }
+    });
+  });
+  await push();
+  await handled;
+}

@@ -5,7 +5,7 @@ import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { clearCreationMarker, isAbandonedCreation } from '../../git/creation-marker.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
 import type { RefUpdatePool } from '../../git/ref-update-pool.ts';
-import { readDefaultBranch, setDefaultBranch } from '../../git/refs.ts';
+import { findBranch, type RefChange, readDefaultBranch, setDefaultBranch } from '../../git/refs.ts';
 import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
 import {
   borrowsFrom,
@@ -56,6 +56,8 @@ export type RepoServiceDeps = {
   /** When set, lookups are reused until the database may have changed. */
   readonly changes?: ChangeClock;
 };
+
+const BRANCH_PREFIX = 'refs/heads/';
 
 /** Lookups remembered (repository and the viewer's access); beyond this the oldest go. */
 const REMEMBERED_LOOKUPS = 2_000;
@@ -385,6 +387,25 @@ export class RepoService {
   /** Marks the repository as changed now (after a push, a merge, a release). */
   async touch(repo: Repository): Promise<void> {
     await this.#deps.store.touch(repo.id);
+  }
+
+  /**
+   * After a push that moved refs: marks the repository changed, and when its default branch
+   * does not exist but the push created branches, makes the first of them (by name) the default,
+   * as Gitea does, so that a repository whose first push was some other branch than `main`
+   * clones with that branch checked out rather than nothing.
+   */
+  async pushed(repo: Repository, changes: readonly RefChange[]): Promise<void> {
+    await this.touch(repo);
+    const created = changes
+      .filter((change) => change.oldSha === null && change.newSha !== null)
+      .map((change) => change.ref)
+      .filter((ref) => ref.startsWith(BRANCH_PREFIX));
+    if (created.length === 0) return;
+    const handle = this.handle(repo);
+    const current = await readDefaultBranch(handle);
+    if (current !== undefined && (await findBranch(handle, current)) !== undefined) return;
+    await setDefaultBranch(handle, created[0]!.slice(BRANCH_PREFIX.length));
   }
 
   /**

@@ -164,7 +164,7 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
           .then(async ({ changes, error }) => {
             if (error) request.log.warn({ err: error }, 'receive-pack ended early');
             if (changes.length === 0) return;
-            await app.services.repos.touch(repo);
+            await app.services.repos.pushed(repo, changes);
             await app.services.pushes.publish({ repo, pusher, changes });
           })
           .catch((error: unknown) => request.log.error({ err: error }, 'after-push work failed'));
