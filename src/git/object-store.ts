@@ -8,8 +8,9 @@ import path from 'node:path';
  * costs nothing until one side deletes its name.
  */
 
-/** Loose object directories (`objects/3f/`). */
+/** Loose object directories (`objects/3f/`) and the objects in them (SHA-1 or SHA-256 ids). */
 const LOOSE_DIR = /^[0-9a-f]{2}$/;
+const LOOSE_OBJECT = /^[0-9a-f]{38}(?:[0-9a-f]{24})?$/;
 
 /** Files that belong to a finished pack; `.keep` markers and `tmp_` files under way are not. */
 const PACK_FILE = /^pack-[0-9a-f]+\.(?:pack|idx|rev|bitmap|mtimes|promisor)$/;
@@ -69,7 +70,8 @@ export async function linkObjectFiles(from: string, to: string): Promise<void> {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [] as string[];
       throw error;
     });
-    const wanted = dir === 'pack' ? files.filter((file) => PACK_FILE.test(file)) : files;
+    // Not `tmp_obj_…` or `tmp_pack_…` files of a write still under way.
+    const wanted = files.filter((file) => (dir === 'pack' ? PACK_FILE : LOOSE_OBJECT).test(file));
     if (wanted.length === 0) continue;
     await mkdir(path.join(to, dir), { recursive: true });
     for (const file of wanted) {
