@@ -2,6 +2,7 @@
 // V8's optimizing compilers back until the command is ready (`startedUp`, imported below).
 import './start-up.js';
 import { parseArgs } from 'node:util';
+import type { FastifyBaseLogger } from 'fastify';
 import type { App } from './app.ts';
 import type { Config } from './config/config.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
@@ -62,6 +63,20 @@ async function serve(config: Config): Promise<void> {
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
   process.stdout.write(`listening on http://${host}:${port}\n`);
   startedUp();
+  detachForksOfPrivate(app, server.log);
+}
+
+/**
+ * In the background, once serving: forks that earlier versions let borrow a private
+ * repository's objects stop borrowing them (see RepoService.detachForksOfPrivate).
+ */
+function detachForksOfPrivate(app: App, log: FastifyBaseLogger): void {
+  app.services.repos.detachForksOfPrivate().then(
+    (forks) => {
+      if (forks > 0) log.info({ forks }, 'forks of private repositories no longer share objects');
+    },
+    (error: unknown) => log.error({ err: error }, 'detaching forks of private repositories failed'),
+  );
 }
 
 const commands: Record<string, Command> = {

@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
+import { eventually } from '../support/eventually.ts';
 import { GitClient, importSyntheticHistory, noise, repoUrl } from '../support/git.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { basic, makeRepo } from './fixtures.ts';
@@ -55,15 +56,6 @@ async function processesIn(dir: string): Promise<string[]> {
     if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(pid);
   }
   return found;
-}
-
-async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return check();
 }
 
 /** What must hold after any broken-off transfer. */

@@ -5,17 +5,16 @@
  * `git fsck`, each ref must be either where it was or where the push wanted it, nothing git
  * started may be left running, and the same push must then go through.
  */
-import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
 import { GitClient, importSyntheticHistory, repoUrl } from '../support/git.ts';
 import { auth } from '../support/http.ts';
 import {
-  cliUserWithToken,
+  type Instance,
+  prepareInstance,
   type ServerProcess,
-  serverEnv,
   startServerProcess,
 } from './server-process.ts';
 
@@ -23,9 +22,9 @@ const OWNER = 'crash-owner';
 const COMMITS = 40;
 const BYTES_PER_COMMIT = 2 * 1024 * 1024;
 
+let instance: Instance | undefined;
 let root: string;
 let dataDir: string;
-let database: TestDatabase;
 let env: Record<string, string>;
 let git: GitClient;
 let token: string;
@@ -35,11 +34,8 @@ let tip: string;
 let server: ServerProcess | undefined;
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'kiln-crash-'));
-  dataDir = path.join(root, 'data');
-  database = await createTestDatabase();
-  env = serverEnv(dataDir, database.url);
-  token = await cliUserWithToken(env, OWNER);
+  instance = await prepareInstance('kiln-crash-', OWNER);
+  ({ root, dataDir, env, token } = instance);
   git = await GitClient.create();
   work = await git.init();
   tip = await importSyntheticHistory(git, path.join(work, '.git'), {
@@ -57,8 +53,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await git?.dispose();
-  await database?.drop();
-  if (root) await rm(root, { recursive: true, force: true });
+  await instance?.dispose();
 });
 
 const repoDir = (name: string) => path.join(dataDir, 'repositories', OWNER, `${name}.git`);
@@ -81,15 +76,6 @@ async function processesIn(dir: string): Promise<number[]> {
     if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(Number(pid));
   }
   return found;
-}
-
-async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return check();
 }
 
 /**

@@ -1,7 +1,11 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../support/cli.ts';
+import { createTestDatabase } from '../support/database.ts';
 
 /**
  * Kiln as a separate process (`node src/main.ts serve`), for what an in-process server cannot
@@ -31,6 +35,35 @@ export function serverEnv(dataDir: string, databaseUrl?: string): Record<string,
     SERVICE_LOG_LEVEL: process.env.KILN_TEST_LOG_LEVEL ?? 'error',
     SERVICE_PROTECT_ENABLED: 'false',
     ...(databaseUrl ? { SERVICE_DATABASE_URL: databaseUrl } : {}),
+  };
+}
+
+/** What the Kiln processes of one test file share: a data dir, a database and one user. */
+export type Instance = {
+  /** A fresh temporary directory holding the data dir; the processes' working directory. */
+  readonly root: string;
+  readonly dataDir: string;
+  readonly env: Record<string, string>;
+  /** A token of the one user, made with the CLI. */
+  readonly token: string;
+  /** Drops the database and removes the directory. */
+  dispose(): Promise<void>;
+};
+
+export async function prepareInstance(prefix: string, owner: string): Promise<Instance> {
+  const root = await mkdtemp(path.join(tmpdir(), prefix));
+  const dataDir = path.join(root, 'data');
+  const database = await createTestDatabase();
+  const env = serverEnv(dataDir, database.url);
+  return {
+    root,
+    dataDir,
+    env,
+    token: await cliUserWithToken(env, owner),
+    async dispose() {
+      await database.drop();
+      await rm(root, { recursive: true, force: true });
+    },
   };
 }
 

@@ -409,11 +409,25 @@ export class RepoService {
   }
 
   /**
+   * Makes sure no repository borrows objects from a private one, which forks made by earlier
+   * versions of Kiln did: each such fork gets copies of what it reaches and stops borrowing.
+   * Idempotent and cheap once done (one query and an alternates file read per fork), so it is
+   * run at every start. Returns how many forks it detached.
+   */
+  async detachForksOfPrivate(): Promise<number> {
+    let detached = 0;
+    for (const repo of await this.#deps.store.listPrivateParents()) {
+      detached += await this.#detachBorrowers(repo);
+    }
+    return detached;
+  }
+
+  /**
    * Gives every repository that borrows this one's objects, directly or through another
    * borrower (forks of its forks), copies of its own. The deepest go first, so that each copies
    * what it reaches while the stores it borrows through are still linked.
    */
-  async #detachBorrowers(repo: Repository): Promise<void> {
+  async #detachBorrowers(repo: Repository): Promise<number> {
     const lenders = [this.handle(repo)];
     const borrowers: RepoHandle[] = [];
     let generation = await this.#deps.store.listForks(repo.id);
@@ -432,6 +446,7 @@ export class RepoService {
       generation = next;
     }
     for (const handle of borrowers.reverse()) await detachFromAlternates(handle);
+    return borrowers.length;
   }
 
   async #orgForCreation(actor: User, orgName: string): Promise<Account> {
