@@ -166,6 +166,18 @@ describe('forks', () => {
     expect(await readFile(path.join(clone, 'a.txt'), 'utf8')).toBe('one\n');
   });
 
+  it('detaches a fork once when two processes try at the same moment', async () => {
+    const { parent, second } = await parentWithHistory();
+    const fork = paths.resolve({ owner: 'me', name: 'raced' });
+    await createFork(paths, parent, fork, SHARED);
+
+    const results = await Promise.all([detachFromAlternates(fork), detachFromAlternates(fork)]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    await deleteRepository(paths, parent);
+    await git(['fsck', '--no-dangling'], { gitDir: fork.path });
+    expect(await git(['rev-parse', 'feature'], { gitDir: fork.path })).toBe(second);
+  });
+
   it('makes forks of forks', async () => {
     const { parent, first } = await parentWithHistory();
     const middle = paths.resolve({ owner: 'me', name: 'middle' });

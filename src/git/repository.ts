@@ -229,7 +229,13 @@ export async function detachFromAlternates(repo: RepoHandle): Promise<boolean> {
   if (!(await stat(alternates).catch(() => undefined))) return false;
   await runGit(['repack', '-a', '-d', '-q'], { gitDir: repo.path, timeoutMs: 0 });
   const parked = `${alternates}.detached`;
-  await rename(alternates, parked);
+  try {
+    await rename(alternates, parked);
+  } catch (error) {
+    // Another process (a replica doing the same at start) detached it first.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
   try {
     await runGit(['fsck', '--connectivity-only', '--no-dangling', '--no-progress'], {
       gitDir: repo.path,
