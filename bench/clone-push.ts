@@ -16,7 +16,11 @@
  * 4. For reference only, the same clone and push through `git http-backend` behind a minimal
  *    Node HTTP server: what HTTP costs git itself.
  *
- *   node bench/clone-push.ts [--rounds 5] [--commits 300] [--megabytes 50]
+ *   node bench/clone-push.ts [--rounds 11] [--commits 300] [--megabytes 50]
+ *
+ * Eleven rounds by default, not five: on two cores shared with everything else, the median of
+ * five moved by ±0.05 from one run of the bench to the next, the median of eleven by ±0.02 (see
+ * docs/performance.md, "Clone and push").
  *
  * Targets: clone ratio ≤ 1.15, push ratio ≤ 1.20, server RSS ≤ 200 MB, judged on the `npm start`
  * configuration. Prints the figures and ends with one JSON line (bench/run.ts's contract); exits
@@ -43,7 +47,7 @@ import { startEnv, startFlags } from './_start-flags.ts';
 
 const { values: args } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '11' },
     commits: { type: 'string', default: '300' },
     megabytes: { type: 'string', default: '50' },
   },
