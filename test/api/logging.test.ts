@@ -16,6 +16,7 @@ import { loadConfig } from '../../src/config/load.ts';
 import { commitFiles } from '../../src/git/test-support.ts';
 import { buildServer } from '../../src/http/server.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { GitClient, repoUrl } from '../support/git.ts';
 
 let app: App;
 let url: string;
@@ -58,13 +59,16 @@ afterAll(async () => {
   await close?.();
 });
 
-it('logs requests without any credential', async () => {
-  const user = await app.services.users.createUser({
-    handle: 'logged',
-    email: 'logged@example.test',
+const person = (handle: string) =>
+  app.services.users.createUser({
+    handle,
+    email: `${handle}@example.test`,
     password: 'correct horse battery',
     fullName: '',
   });
+
+it('logs requests without any credential', async () => {
+  const user = await person('logged');
   const { token } = await app.services.tokens.create(user, 'log');
   const secret = 'cookie-secret-value';
   await fetch(`${url}/api/v1/user`, { headers: { authorization: `token ${token}` } });
@@ -102,12 +106,7 @@ it('writes one access line per request, when it completes, with method, path, st
 });
 
 it('logs a streamed answer the client abandons as an aborted request, naming it', async () => {
-  const owner = await app.services.users.createUser({
-    handle: 'streamer',
-    email: 'streamer@example.test',
-    password: 'correct horse battery',
-    fullName: '',
-  });
+  const owner = await person('streamer');
   await app.services.repos.create(owner, { name: 'big', autoInit: true });
   // Incompressible and larger than the socket buffers: the archive is still being written when
   // the client goes.
@@ -143,12 +142,7 @@ it('logs a streamed answer the client abandons as an aborted request, naming it'
 });
 
 it('logs a git request whose body the client cuts off as the client leaving, not as a failure', async () => {
-  const owner = await app.services.users.createUser({
-    handle: 'leaver',
-    email: 'leaver@example.test',
-    password: 'correct horse battery',
-    fullName: '',
-  });
+  const owner = await person('leaver');
   await app.services.repos.create(owner, { name: 'open', autoInit: true });
   lines.length = 0;
   const path = '/leaver/open.git/git-upload-pack';
@@ -174,4 +168,45 @@ it('logs a git request whose body the client cuts off as the client leaving, not
     .poll(() => entries().map((entry) => entry.msg))
     .toContain('client went away during the request');
   expect(entries().filter((entry) => entry.level >= 50)).toEqual([]);
+});
+
+it('logs after-push work that fails, and the push stands with every other listener run', async () => {
+  const owner = await person('pusher');
+  const { token } = await app.services.tokens.create(owner, 'push');
+  await app.services.repos.create(owner, { name: 'listened' });
+  const heard: string[] = [];
+  app.services.pushes.subscribe(async () => {
+    throw new Error('listener exploded');
+  });
+  app.services.pushes.subscribe(async ({ changes }) => {
+    heard.push(...changes.map((change) => change.ref));
+  });
+  const git = await GitClient.create();
+  try {
+    const work = await git.init();
+    const tip = await git.commit(work, { 'a.txt': 'a\n' });
+    lines.length = 0;
+    await git.ok(
+      ['push', '-q', repoUrl(url, 'pusher', 'listened', { token, as: 'username' }), 'main'],
+      {
+        cwd: work,
+      },
+    );
+    const failures = () =>
+      lines
+        .join('')
+        .split('\n')
+        .filter((line) => line.includes('after-push work failed'))
+        .map((line) => JSON.parse(line) as { level: number; err: { message: string } });
+    await expect.poll(() => failures().length).toBe(1);
+    expect(failures()[0]).toMatchObject({ level: 50, err: { message: 'listener exploded' } });
+    expect(heard).toEqual(['refs/heads/main']);
+    const remote = await git.ok([
+      'ls-remote',
+      repoUrl(url, 'pusher', 'listened', { token, as: 'username' }),
+    ]);
+    expect(remote).toContain(`${tip}\trefs/heads/main`);
+  } finally {
+    await git.dispose();
+  }
 });

@@ -14,28 +14,31 @@ export type PushListener = (push: Push) => Promise<void>;
 /**
  * The one place pushes are announced. The smart HTTP edge publishes after receive-pack has
  * finished; pull requests (head refs) and CI subscribe without the transport knowing them.
- * A failing listener is reported, never allowed to undo or hide the push.
+ * A failing listener never undoes the push nor keeps the listeners after it from running; its
+ * error comes back to the publisher, which logs it.
  */
 export class PushEvents {
   readonly #listeners: PushListener[] = [];
-  readonly #onError: (error: unknown, push: Push) => void;
-
-  constructor(onError: (error: unknown, push: Push) => void = () => {}) {
-    this.#onError = onError;
-  }
 
   subscribe(listener: PushListener): void {
     this.#listeners.push(listener);
   }
 
+  /**
+   * Hands the push to every listener in turn. Rejects, once all have run, with the one error a
+   * listener threw, or an `AggregateError` of several.
+   */
   async publish(push: Push): Promise<void> {
     if (push.changes.length === 0) return;
+    const errors: unknown[] = [];
     for (const listener of this.#listeners) {
       try {
         await listener(push);
       } catch (error) {
-        this.#onError(error, push);
+        errors.push(error);
       }
     }
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) throw new AggregateError(errors, 'push listeners failed');
   }
 }

@@ -160,14 +160,15 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
           ...options,
           protectedRefs: await app.services.protectedBranches.refs(repo),
         });
-        void pack.result
-          .then(async ({ changes, error }) => {
-            if (error) request.log.warn({ err: error }, 'receive-pack ended early');
-            if (changes.length === 0) return;
-            await app.services.repos.pushed(repo, changes);
-            await app.services.pushes.publish({ repo, pusher, changes });
-          })
-          .catch((error: unknown) => request.log.error({ err: error }, 'after-push work failed'));
+        // Neither step can undo the push, and one failing must not skip the other.
+        const failed = (error: unknown) =>
+          request.log.error({ err: error }, 'after-push work failed');
+        void pack.result.then(async ({ changes, error }) => {
+          if (error) request.log.warn({ err: error }, 'receive-pack ended early');
+          if (changes.length === 0) return;
+          await app.services.repos.pushed(repo, changes).catch(failed);
+          await app.services.pushes.publish({ repo, pusher, changes }).catch(failed);
+        });
         return reply.send(pack.output);
       },
     );
