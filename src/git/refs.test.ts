@@ -77,11 +77,16 @@ describe('branches, revisions and HEAD', () => {
     const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
     await git(['tag', '-a', '-m', 'x', 'v1', one], { gitDir: repo.path });
     expect(await resolveCommit(pool, repo, 'main')).toBe(one);
+    // Every later lookup goes to the same long-lived cat-file process.
+    const reader = pool.pidOf(repo);
+    expect(reader).toBeDefined();
     expect(await resolveCommit(pool, repo, 'v1')).toBe(one);
     expect(await resolveCommit(pool, repo, one.slice(0, 10))).toBe(one);
     await expect(resolveCommit(pool, repo, 'nope')).rejects.toBeInstanceOf(NotFound);
     await expect(resolveCommit(pool, repo, '--all')).rejects.toBeInstanceOf(Invalid);
     await expect(resolveCommit(pool, repo, 'main~1')).rejects.toBeInstanceOf(Invalid);
+    expect(pool.pidOf(repo)).toBe(reader);
+    expect(pool.size).toBe(1);
   });
 
   it('reads and sets the default branch from the HEAD file', async () => {

@@ -32,11 +32,14 @@ beforeAll(async () => {
   const work = await git.init();
   first = await git.commit(work, { 'README.md': '# tools\n', 'src/main.c': 'int main;\n' });
   await git.ok(['tag', 'v1.0'], { cwd: work });
+  await git.ok(['tag', '-a', '-m', 'two', 'release/2.0'], { cwd: work });
   await git.commit(work, { 'docs/guide.md': 'guide\n' });
   await git.ok(['branch', 'feature/deep/x'], { cwd: work });
   for (const repo of [open, hidden]) {
     const url = repoUrl(kiln.url, repo.owner, repo.name, { token, as: 'password' });
-    await git.ok(['push', '-q', url, 'main', 'feature/deep/x', 'v1.0'], { cwd: work });
+    await git.ok(['push', '-q', url, 'main', 'feature/deep/x', 'v1.0', 'release/2.0'], {
+      cwd: work,
+    });
   }
 });
 afterAll(async () => {
@@ -104,7 +107,7 @@ for (const [surface, prefix] of [
       ]);
     });
 
-    it('matches refs with slashes greedily, raw or %2F-encoded, and full shas', async () => {
+    it('matches branches and tags with slashes greedily, raw or %2F-encoded, and full shas', async () => {
       for (const tail of ['feature/deep/x.tar.gz', 'feature%2Fdeep%2Fx.tar.gz']) {
         const { response, bytes } = await download(at(open, tail));
         expect(response.status, tail).toBe(200);
@@ -113,6 +116,18 @@ for (const [surface, prefix] of [
         );
         expect(await tarEntries(bytes)).toContain('tools-feature-deep-x/docs/guide.md');
       }
+      // An annotated tag with a slash archives the commit it points at.
+      const tagged = await download(at(open, 'release/2.0.zip'));
+      expect(tagged.response.status).toBe(200);
+      expect(tagged.response.headers.get('content-disposition')).toBe(
+        'attachment; filename="tools-release-2.0.zip"',
+      );
+      expect(await zipEntries(tagged.bytes)).toEqual([
+        'tools-release-2.0/',
+        'tools-release-2.0/README.md',
+        'tools-release-2.0/src/',
+        'tools-release-2.0/src/main.c',
+      ]);
       const { response, bytes } = await download(at(open, `${first}.zip`));
       expect(response.status).toBe(200);
       expect(await zipEntries(bytes)).toContain(`tools-${first}/src/main.c`);

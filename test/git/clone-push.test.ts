@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
+import { rfc3339 } from '../../src/lib/time.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { basic, makeRepo } from './fixtures.ts';
@@ -181,10 +182,16 @@ describe('push', () => {
     expect(before.empty).toBe(true);
     const work = await git.init();
     await git.commit(work, { 'a.txt': 'a\n' });
-    await git.ok(['push', '-q', pushUrl(repo), 'main'], { cwd: work });
+    // Times are written at second precision: let the clock leave the second of the creation.
+    await expect.poll(() => rfc3339(new Date()), { interval: 20 }).not.toBe(before.updated_at);
+    await handledAfter(repo.name, () =>
+      git.ok(['push', '-q', pushUrl(repo), 'main'], { cwd: work }),
+    );
     const after = await (await fetch(`${kiln.url}/api/v1/repos/${repo.owner}/${repo.name}`)).json();
     expect(after.empty).toBe(false);
     expect(after.default_branch).toBe('main');
+    expect(after.updated_at > before.updated_at).toBe(true);
+    expect(after.created_at).toBe(before.created_at);
   });
 
   it('makes the first pushed branch the default when the default does not exist', async () => {

@@ -2,9 +2,11 @@
  * Protocol features over smart HTTP: protocol v2 chosen through the allow-listed `Git-Protocol`
  * header, partial clones (`--filter=blob:none`) that fetch blobs lazily at checkout, shallow
  * clones and deepening, and gzip-compressed request bodies, both as git sends them during a
- * long negotiation and as a hand-made request.
+ * long negotiation and as hand-made requests (a fetch, and a push, which git itself never
+ * compresses).
  */
 
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -168,6 +170,40 @@ describe('gzip request bodies', () => {
     const bytes = Buffer.from(await response.arrayBuffer());
     expect(bytes.subarray(0, 8).toString()).toBe('0008NAK\n');
     expect(bytes.subarray(8, 12).toString()).toBe('PACK');
+  });
+
+  it('accepts a hand-made gzip receive-pack request: the ref moves and the pack is whole', async () => {
+    const work = await git.clone(url());
+    const base = await git.ok(['rev-parse', 'HEAD'], { cwd: work });
+    const tip = await git.commit(work, { 'gzipped.txt': 'came compressed\n' });
+    const pack = spawnSync('git', ['pack-objects', '--stdout', '--revs', '-q'], {
+      cwd: work,
+      env: git.env,
+      input: `${tip}\n^${base}\n`,
+    });
+    expect(pack.status, String(pack.stderr)).toBe(0);
+    const commands = packets(
+      `${'0'.repeat(40)} ${tip} refs/heads/gzipped\0report-status\n`,
+      '0000',
+    );
+    const response = await fetch(`${url()}/git-receive-pack`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-git-receive-pack-request',
+        'content-encoding': 'gzip',
+        authorization: `Basic ${Buffer.from(`${owner.handle}:${token}`).toString('base64')}`,
+      },
+      body: gzipSync(Buffer.concat([Buffer.from(commands), pack.stdout])),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/x-git-receive-pack-result');
+    const report = await response.text();
+    expect(report).toContain('unpack ok');
+    expect(report).toContain('ok refs/heads/gzipped');
+    const remote = await git.ok(['ls-remote', url(), 'refs/heads/gzipped']);
+    expect(remote).toBe(`${tip}\trefs/heads/gzipped`);
+    const dir = kiln.app.git.paths.resolve(repo).path;
+    await git.ok(['--git-dir', dir, 'fsck', '--strict', '--no-dangling']);
   });
 
   const uploadPackRequest = (body: string) =>
