@@ -33,6 +33,8 @@ type Report = { figures: Figure[]; series?: Series[] };
 type Result = Report & {
   bench: string;
   date: string;
+  /** The machine the bench ran on, as `thisMachine()` describes it. */
+  machine?: string;
   exitCode: number | null;
   note?: string;
   /** The tail of what the bench printed for people (its figures line left out). */
@@ -88,7 +90,7 @@ const SECTIONS: Record<string, { title: string; text: string }> = {
       '- Clone: `git upload-pack` writes its answer straight into the client’s socket (`src/http/git/direct-answer.ts`). Relaying the 50 MB pack through a pipe and the reply stream had cost Node 120–140 ms of CPU per clone, which the two cores then lacked for `pack-objects` and the client’s `index-pack`; now Node spends 10–20 ms, and a clone through Kiln takes as long as one through `git http-backend`. What remains between HTTP and `file://` is the HTTP client side of git itself, and on this shared machine a single disturbed round moves a median of five by several per cent.',
       '- Push: the pack arrives in chunked transfer encoding, which only Node can undo, so receive-pack’s input is relayed: Node copies every body piece (git’s HTTP client sends a few kilobytes at a time) into a buffer of its own before it is written to git. Those buffers used to start three or four full garbage collections per 50 MB push (`--trace-gc`), and in Kiln each held the relay up for 10–20 ms while the main thread marked Kiln’s own 20-odd MB of objects, where the minimal relay below, with a 7 MB heap, pays about 1 ms for its one. `npm start` therefore lets the old generation reach 64 MB before V8 collects it (`--initial-old-space-size=64`): no full collection during pushes, and measured alternating between two servers a 50 MB push took 535 ms instead of 610 (582 against 628 with the flags swapped between them). Kiln now pushes about as fast as `git http-backend` behind a minimal Node relay, which measures 1.08–1.34 against `file://` from run to run here: that relay alone, a few lines of `request.pipe(child.stdin)`, spends 300–400 ms of CPU per 50 MB push on this machine (page faults on the fresh buffers Node copies each body piece into, and the system calls that move them), on two cores that git’s own processes also need. Before a body too large to send twice, git posts a flush packet alone, a probe that gets any authentication challenge out of the way; git’s own services answer it with nothing, and Kiln now gives the same empty answer without starting receive-pack (8.6 ms to 1.2 ms per probe, medians of 30; too little to show in the push’s median). Gathering the pieces of one socket read into one `writev` to git was measured again (writes held until the end of each turn of the event loop: about 900 writes per 50 MB push instead of 3,800) and changed neither Kiln’s CPU nor the push’s time (552 against 556 ms, 110 against 120 ms of CPU, medians of 14 pushes alternating between two servers): git’s reading pace sets the pace, and half of Node’s CPU in a push is the kernel’s TCP receive path (the copy, and the acknowledgements it sends back to the client), which any HTTP server pays.',
       '- Where the push’s time goes (git’s `GIT_TRACE2_PERF` on the client, `perf` and `/proc` on the machine): the transfer itself takes as long through HTTP as through `file://` (in a traced pair, pack-objects wrote for 588 ms either way: `index-pack` on the receiving side sets the pace). HTTP adds, first, git’s own client start (`git remote-http`, two exec calls, and the ref advertisement behind an authentication challenge: about 20 ms before the pack starts); a push of a few kilobytes takes twice as long as over `file://` through Kiln and through `git http-backend` alike (58 and 65 ms against 27, medians of 15). Second, the CPU of the extra hops, which runs on the second core beside `index-pack`: the client’s `send-pack` framing and `git-remote-http` (about 115 ms per 50 MB push in one profile), the kernel’s loopback TCP, and Kiln’s relay (110–150 ms once warm); all processes together use about 300 ms more CPU per push through HTTP than through `file://` (1,040 against 730 and 1,080 against 850 ms, medians of 10 and 14 pushes). The push is then bound by two busy cores, and the ratio follows whatever else the machine is doing: with a test suite running beside it, three runs in one hour measured 1.21, 1.33 and 1.43, while Kiln took 0.94–0.99 of the time `git http-backend` behind a minimal relay took in each of them (the `kiln ÷ http-backend` line of the output). On a real installation the client’s processes run on the client’s machine.',
-      '- How many rounds: on the machine with nothing else running, four runs of five rounds measured the push at 1.120, 1.125, 1.168 and 1.213 and the clone at 1.070, 1.097, 1.150 and 1.154 (Kiln ÷ `git http-backend` 0.88–0.97); four runs of eleven rounds, the push at 1.126, 1.142, 1.159 and 1.161 and the clone at 1.126, 1.130, 1.131 and 1.132 (0.91–0.97). The median of five moves by about ±0.05 from one run to the next, as much as the margin it is judged against (one run in four of five rounds went past each target, by 0.013 and 0.004), so the bench takes eleven rounds, whose medians held both targets in every run on a quiet machine.',
+      '- How many rounds: on the machine with nothing else running, four runs of five rounds measured the push at 1.120, 1.125, 1.168 and 1.213 and the clone at 1.070, 1.097, 1.150 and 1.154 (Kiln ÷ `git http-backend` 0.88–0.97); four runs of eleven rounds, the push at 1.126, 1.142, 1.159 and 1.161 and the clone at 1.126, 1.130, 1.131 and 1.132 (0.91–0.97). The median of five moves by about ±0.05 from one run to the next, as much as the margin it is judged against (one run in four of five rounds went past each target, by 0.013 and 0.004), so the bench takes eleven rounds, whose medians held both targets in every run on a quiet machine. On a fresh machine of the same kind later that day (the recorded run below), four runs of five rounds measured the clone at 1.074, 1.093, 1.109 and 1.112 and the push at 1.093, 1.101, 1.132 and 1.133; four runs of eleven the clone at 1.093, 1.095, 1.098 and 1.112 and the push at 1.078, 1.081, 1.089 and 1.096 (Kiln ÷ `git http-backend` 0.93–0.98).',
     ].join('\n'),
   },
   'list-scaling': {
@@ -179,20 +181,27 @@ function runBench(name: string): Promise<Result> {
     });
     child.on('close', (exitCode) => {
       const date = new Date().toISOString().slice(0, 10);
+      const machine = thisMachine();
       const lines = stdout.trim().split('\n');
       const last = lines.at(-1) ?? '';
       try {
         const report = JSON.parse(last) as Report;
         if (!Array.isArray(report.figures)) throw new Error('no figures');
         const output = lines.slice(-41, -1).join('\n');
-        resolve({ bench: name, date, exitCode, ...report, output });
+        resolve({ bench: name, date, machine, exitCode, ...report, output });
       } catch {
         const output = lines.slice(-40).join('\n');
         const note = `run on ${date} printed no figures line`;
-        resolve({ bench: name, date, exitCode, figures: [], note, output });
+        resolve({ bench: name, date, machine, exitCode, figures: [], note, output });
       }
     });
   });
+}
+
+/** CPU, cores, memory, system and Node, as the page names a bench's machine. */
+function thisMachine(): string {
+  const cpu = cpus();
+  return `${cpu[0]?.model.trim() ?? 'an unknown CPU'}, ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB of memory (${type()}), Node ${process.version}`;
 }
 
 function previousResults(): Result[] {
@@ -210,13 +219,12 @@ function fmt(value: number): string {
 }
 
 function render(results: Result[]): string {
-  const cpu = cpus();
   const lines = [
     '# Performance',
     '',
     '<!-- Generated by `npm run bench` (bench/run.ts); edit the text there, not here. -->',
     '',
-    `Measured on ${cpu[0]?.model.trim() ?? 'an unknown CPU'}, ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB of memory (${type()}), Node ${process.version}; each bench's date is in its section. Each figure is measured against a baseline in the same run, so the ratios are what the targets are about; rerun \`npm run bench\` on your own machine before relying on absolute times.`,
+    `Each bench's date is in its section, with the machine it ran on where that was recorded. Each figure is measured against a baseline in the same run, so the ratios are what the targets are about; rerun \`npm run bench\` on your own machine before relying on absolute times.`,
     '',
     '| bench | figure | target | measured | |',
     '|---|---|---|---|---|',
@@ -234,7 +242,7 @@ function render(results: Result[]): string {
       '',
       `## ${section.title}`,
       '',
-      `\`node bench/${result.bench}.ts\` — ${result.date}.`,
+      `\`node bench/${result.bench}.ts\` — ${result.date}${result.machine ? `, on ${result.machine}` : ''}.`,
     );
     if (section.text) lines.push('', section.text);
     if (result.note) lines.push('', `The last ${result.note} (exit code ${result.exitCode}).`);
