@@ -174,24 +174,22 @@ it('logs after-push work that fails, and the push stands with every other listen
   const owner = await person('pusher');
   const { token } = await app.services.tokens.create(owner, 'push');
   await app.services.repos.create(owner, { name: 'listened' });
+  const remote = repoUrl(url, 'pusher', 'listened', { token, as: 'username' });
   const heard: string[] = [];
-  app.services.pushes.subscribe(async () => {
-    throw new Error('listener exploded');
-  });
-  app.services.pushes.subscribe(async ({ changes }) => {
-    heard.push(...changes.map((change) => change.ref));
-  });
+  const unsubscribe = [
+    app.services.pushes.subscribe(async () => {
+      throw new Error('listener exploded');
+    }),
+    app.services.pushes.subscribe(async ({ changes }) => {
+      heard.push(...changes.map((change) => change.ref));
+    }),
+  ];
   const git = await GitClient.create();
   try {
     const work = await git.init();
     const tip = await git.commit(work, { 'a.txt': 'a\n' });
     lines.length = 0;
-    await git.ok(
-      ['push', '-q', repoUrl(url, 'pusher', 'listened', { token, as: 'username' }), 'main'],
-      {
-        cwd: work,
-      },
-    );
+    await git.ok(['push', '-q', remote, 'main'], { cwd: work });
     const failures = () =>
       lines
         .join('')
@@ -201,12 +199,9 @@ it('logs after-push work that fails, and the push stands with every other listen
     await expect.poll(() => failures().length).toBe(1);
     expect(failures()[0]).toMatchObject({ level: 50, err: { message: 'listener exploded' } });
     expect(heard).toEqual(['refs/heads/main']);
-    const remote = await git.ok([
-      'ls-remote',
-      repoUrl(url, 'pusher', 'listened', { token, as: 'username' }),
-    ]);
-    expect(remote).toContain(`${tip}\trefs/heads/main`);
+    expect(await git.ok(['ls-remote', remote])).toContain(`${tip}\trefs/heads/main`);
   } finally {
+    for (const remove of unsubscribe) remove();
     await git.dispose();
   }
 });

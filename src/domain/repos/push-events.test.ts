@@ -20,6 +20,17 @@ describe('PushEvents', () => {
     expect(seen).toEqual(['first 1', 'second r']);
   });
 
+  it('stops handing pushes to a listener once it unsubscribes', async () => {
+    const events = new PushEvents();
+    let calls = 0;
+    const unsubscribe = events.subscribe(async () => void calls++);
+    await events.publish(push(moved));
+    unsubscribe();
+    unsubscribe();
+    await events.publish(push(moved));
+    expect(calls).toBe(1);
+  });
+
   it('announces nothing for a push that moved no ref', async () => {
     const events = new PushEvents();
     let calls = 0;

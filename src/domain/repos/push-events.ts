@@ -13,15 +13,21 @@ export type PushListener = (push: Push) => Promise<void>;
 
 /**
  * The one place pushes are announced. The smart HTTP edge publishes after receive-pack has
- * finished; pull requests (head refs) and CI subscribe without the transport knowing them.
+ * finished; whatever reacts to pushes (today pull requests, for their head refs) subscribes
+ * without the transport knowing it.
  * A failing listener never undoes the push nor keeps the listeners after it from running; its
  * error comes back to the publisher, which logs it.
  */
 export class PushEvents {
   readonly #listeners: PushListener[] = [];
 
-  subscribe(listener: PushListener): void {
+  /** Adds a listener; returns what removes it again. */
+  subscribe(listener: PushListener): () => void {
     this.#listeners.push(listener);
+    return () => {
+      const at = this.#listeners.indexOf(listener);
+      if (at >= 0) this.#listeners.splice(at, 1);
+    };
   }
 
   /**
