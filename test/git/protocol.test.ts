@@ -15,6 +15,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
+import { auth } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { makeRepo } from './fixtures.ts';
 
@@ -191,7 +192,7 @@ describe('gzip request bodies', () => {
       headers: {
         'content-type': 'application/x-git-receive-pack-request',
         'content-encoding': 'gzip',
-        authorization: `Basic ${Buffer.from(`${owner.handle}:${token}`).toString('base64')}`,
+        ...auth.basicPassword(token, owner.handle),
       },
       body: gzipSync(Buffer.concat([Buffer.from(commands), pack.stdout])),
     });
@@ -374,14 +375,12 @@ describe('gzip request bodies', () => {
         headers: { 'content-type': `application/x-git-${service.slice(4)}-request`, ...headers },
         body: '0000',
       });
-    const auth = {
-      authorization: `Basic ${Buffer.from(`${owner.handle}:${token}`).toString('base64')}`,
-    };
+    const credentials = auth.basicPassword(token, owner.handle);
     const anonymous = await probe('git-receive-pack');
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toBe('Basic realm="Kiln"');
     for (const service of ['git-receive-pack', 'git-upload-pack']) {
-      const response = await probe(service, auth);
+      const response = await probe(service, credentials);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe(
         `application/x-git-${service.slice(4)}-result`,

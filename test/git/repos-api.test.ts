@@ -2,10 +2,13 @@
  * The repository REST endpoints with Gitea's status codes: create (user and organisation, name
  * rules → 422 with a message, duplicates → 409), get, the lists and their `X-Total-Count`,
  * delete, and collaborators. A private repository is 404 to whoever may not see it, on every
- * endpoint, and absent from every list and count.
+ * endpoint, and absent from every list and count. A creation that fails halfway leaves neither
+ * a directory nor a row.
  */
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
@@ -130,6 +133,93 @@ describe('create', () => {
     expect([403, 404]).toContain((await create({ name: 'x' }, stranger.token, org.handle)).status);
     expect((await create({ name: 'x' }, token, 'no-such-org')).status).toBe(404);
     expect((await create({ name: 'org-repo' }, token, org.handle)).status).toBe(409);
+  });
+});
+
+describe('a creation that fails halfway', () => {
+  // A repository is a directory and a row, made in that order. The database is made to refuse
+  // the row here with a trigger, as a full disk or a lost connection would.
+  const REFUSED = 'refused%';
+  const dirOf = (name: string, handle = owner.handle) =>
+    kiln.app.git.paths.resolve({ owner: handle, name }).path;
+  const rowCount = async (name: string) =>
+    (
+      await kiln.app.database.db
+        .selectFrom('repositories')
+        .select('id')
+        .where('name_lower', '=', name.toLowerCase())
+        .execute()
+    ).length;
+
+  async function refuseRows(): Promise<void> {
+    const { db, dialect } = kiln.app.database;
+    if (dialect === 'sqlite') {
+      await sql`CREATE TRIGGER refuse_rows BEFORE INSERT ON repositories
+        WHEN NEW.name LIKE ${sql.lit(REFUSED)}
+        BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`.execute(db);
+      return;
+    }
+    await sql`CREATE FUNCTION refuse_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.name LIKE ${sql.lit(REFUSED)} THEN RAISE EXCEPTION 'refused by the test'; END IF;
+        RETURN NEW;
+      END $$`.execute(db);
+    await sql`CREATE TRIGGER refuse_rows BEFORE INSERT ON repositories
+      FOR EACH ROW EXECUTE FUNCTION refuse_rows()`.execute(db);
+  }
+
+  async function acceptRows(): Promise<void> {
+    const { db, dialect } = kiln.app.database;
+    if (dialect === 'sqlite') {
+      await sql`DROP TRIGGER refuse_rows`.execute(db);
+      return;
+    }
+    await sql`DROP TRIGGER refuse_rows ON repositories`.execute(db);
+    await sql`DROP FUNCTION refuse_rows()`.execute(db);
+  }
+
+  it('removes the directory when the row is refused, for a repository and a fork', async () => {
+    expect((await create({ name: 'lender', auto_init: true })).status).toBe(201);
+    const lenderTip = await git.ok(['--git-dir', dirOf('lender'), 'rev-parse', 'main']);
+    const fork = () =>
+      api(`/repos/${owner.handle}/lender/forks`, {
+        method: 'POST',
+        token,
+        body: { name: 'refused-fork' },
+      });
+
+    await refuseRows();
+    try {
+      const created = await create({ name: 'refused', auto_init: true });
+      expect(created.status).toBeGreaterThanOrEqual(500);
+      expect(created.text).not.toContain('refused by the test');
+      expect((await fork()).status).toBeGreaterThanOrEqual(500);
+      for (const name of ['refused', 'refused-fork']) {
+        expect(existsSync(dirOf(name)), name).toBe(false);
+        expect(await rowCount(name), name).toBe(0);
+        expect((await api(`/repos/${owner.handle}/${name}`, { token })).status, name).toBe(404);
+      }
+    } finally {
+      await acceptRows();
+    }
+
+    expect(await git.ok(['--git-dir', dirOf('lender'), 'rev-parse', 'main'])).toBe(lenderTip);
+    await git.ok(['--git-dir', dirOf('lender'), 'fsck', '--strict', '--no-dangling']);
+    expect((await create({ name: 'refused', auto_init: true })).status).toBe(201);
+    expect((await fork()).status).toBe(202);
+    expect(await git.ok(['--git-dir', dirOf('refused-fork'), 'rev-parse', 'main'])).toBe(lenderTip);
+  });
+
+  it('writes no row when the directory cannot be made', async () => {
+    const blocked = await kiln.make.userWithToken();
+    // The owner's directory is a file: no repository directory can be made beneath it.
+    await writeFile(path.dirname(dirOf('x', blocked.user.handle)), 'in the way\n');
+    const created = await create({ name: 'nowhere' }, blocked.token);
+    expect(created.status).toBeGreaterThanOrEqual(400);
+    expect(await rowCount('nowhere')).toBe(0);
+    expect(
+      (await api(`/repos/${blocked.user.handle}/nowhere`, { token: blocked.token })).status,
+    ).toBe(404);
   });
 });
 
