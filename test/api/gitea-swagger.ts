@@ -10,7 +10,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SWAGGER_PATH = resolve(ROOT, '../shared/contracts/gitea-swagger-1.22.0.json');
+const SWAGGER_PATH = resolve(ROOT, 'test/fixtures/gitea/swagger-1.22.0.json');
 
 type SchemaObject = { [key: string]: unknown };
 type Operation = { responses?: Record<string, { $ref?: string; schema?: unknown }> };
