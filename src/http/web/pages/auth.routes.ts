@@ -89,7 +89,11 @@ export function registerAuthRoutes(server: FastifyInstance, app: App, pages: Pag
         email: values.email,
         password: field(request.body, 'password', 2000),
       });
-      setSessionCookie(reply, await app.services.sessions.start(user), pages.secure(request));
+      setSessionCookie(
+        reply,
+        await app.services.sessions.start(user, { userAgent: request.headers['user-agent'] }),
+        pages.secure(request),
+      );
       setFlash(
         reply,
         { kind: 'success', message: `Welcome to Kiln, ${user.handle}!` },
@@ -132,7 +136,11 @@ export function registerAuthRoutes(server: FastifyInstance, app: App, pages: Pag
           loginForm(context, { login, redirect }, 'Incorrect username or password.'),
       });
     }
-    setSessionCookie(reply, await app.services.sessions.start(user), pages.secure(request));
+    setSessionCookie(
+      reply,
+      await app.services.sessions.start(user, { userAgent: request.headers['user-agent'] }),
+      pages.secure(request),
+    );
     return reply.redirect(redirect, 303);
   });
 
