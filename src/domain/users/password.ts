@@ -36,3 +36,16 @@ export async function verifyPassword(password: string, stored: string): Promise<
   });
   return timingSafeEqual(actual, expected);
 }
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Spends exactly what `verifyPassword` spends on a real account, then says no. Signing in with
+ * an unknown name must cost the same time as with a known one, or the answer's delay would tell
+ * which names exist; the dummy hash is made once with the same cost parameters.
+ */
+export async function verifyNothing(password: string): Promise<false> {
+  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
+  await verifyPassword(password, await dummyHash);
+  return false;
+}

@@ -1,7 +1,7 @@
 import { newId } from '../../lib/ids.ts';
 import { Invalid, NotFound } from '../errors.ts';
 import { assertValidHandle } from './handle.ts';
-import { hashPassword, verifyPassword } from './password.ts';
+import { hashPassword, verifyNothing, verifyPassword } from './password.ts';
 import type { UserStore } from './user.store.ts';
 import { type Account, isUser, type User } from './user.types.ts';
 
@@ -59,8 +59,10 @@ export class UserService {
   /** The person with this handle or email and password, or undefined (never says which was wrong). */
   async authenticate(login: string, password: string): Promise<User | undefined> {
     const credentials = await this.#store.findCredentials(login.trim());
-    if (!credentials || !(await verifyPassword(password, credentials.passwordHash)))
-      return undefined;
+    const matches = credentials
+      ? await verifyPassword(password, credentials.passwordHash)
+      : await verifyNothing(password);
+    if (!credentials || !matches) return undefined;
     const account = await this.#store.findById(credentials.id);
     return account && isUser(account) ? account : undefined;
   }
