@@ -105,7 +105,7 @@ export async function createApp(config: Config): Promise<App> {
   };
   await sweepTempDirs(git.paths);
   const userStore = new UserStore(db);
-  const users = new UserService(userStore);
+  const users = new UserService(userStore, config.adminHandles);
   const orgs = new OrgService(db, userStore);
   const admins = new AdminPolicy(config.adminHandles);
   const repoStore = new RepoStore(db);

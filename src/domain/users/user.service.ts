@@ -27,11 +27,36 @@ function assertPassword(password: string): void {
 /** People: sign-up, sign-in, profiles. Organisations share the handle namespace (OrgService). */
 export class UserService {
   readonly #store: UserStore;
+  readonly #adminHandles: ReadonlySet<string>;
 
-  constructor(store: UserStore) {
+  /** `adminHandles`: SERVICE_ADMIN_HANDLES, which nobody may claim by signing up. */
+  constructor(store: UserStore, adminHandles: readonly string[] = []) {
     this.#store = store;
+    this.#adminHandles = new Set(adminHandles.map((handle) => handle.toLowerCase()));
   }
 
+  /**
+   * Self-service sign-up. An admin is whoever holds a handle listed in SERVICE_ADMIN_HANDLES,
+   * so a listed handle nobody holds yet would make its first claimant an administrator: those
+   * are refused here, as reserved, and only the operator creates them (`createUser`, CLI).
+   */
+  async signUp(input: CreateUserInput): Promise<User> {
+    if (this.#adminHandles.has(input.handle.trim().toLowerCase())) {
+      throw new Invalid(`username "${input.handle}" is reserved`);
+    }
+    return this.createUser(input);
+  }
+
+  /** Listed admin handles that no account holds (start-up warns about each). */
+  async unclaimedAdminHandles(): Promise<string[]> {
+    const unclaimed: string[] = [];
+    for (const handle of this.#adminHandles) {
+      if (!(await this.findAccount(handle))) unclaimed.push(handle);
+    }
+    return unclaimed;
+  }
+
+  /** Creates a person as the operator does (CLI, set-up); sign-up goes through `signUp`. */
   async createUser(input: CreateUserInput): Promise<User> {
     assertValidHandle(input.handle);
     const email = input.email.trim();

@@ -99,7 +99,7 @@ export function registerAuthRoutes(
     }
     let user: User;
     try {
-      user = await users.createUser({
+      user = await users.signUp({
         handle: values.username,
         email: values.email,
         password: field(request.body, 'password', 2000),
