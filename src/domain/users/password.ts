@@ -1,12 +1,34 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 
-const scryptAsync = promisify(scrypt) as (
+const scryptOnPool = promisify(scrypt) as (
   password: string,
   salt: Buffer,
   keylen: number,
   options: { N: number; r: number; p: number; maxmem: number },
 ) => Promise<Buffer>;
+
+/**
+ * Hashes that may run at once: one core is always left to the event loop. scrypt runs on
+ * libuv's pool (four threads), and a burst of sign-ins (wrong ones included) would otherwise
+ * take every core from the pages; waiting hashes queue here instead (docs/performance.md).
+ */
+const HASH_SLOTS = Math.max(1, availableParallelism() - 1);
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function scryptAsync(...args: Parameters<typeof scryptOnPool>): Promise<Buffer> {
+  if (running >= HASH_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running += 1;
+  try {
+    return await scryptOnPool(...args);
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
+}
 
 const COST = { N: 16384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
