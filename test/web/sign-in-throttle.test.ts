@@ -133,3 +133,24 @@ describe('across replicas', () => {
     }
   });
 });
+
+describe('no timing oracle', () => {
+  it('spends as long on a name nobody has as on an account', async () => {
+    const { user } = await kiln.make.user();
+    const { users } = kiln.app.services;
+    const timed = async (login: string) => {
+      const started = performance.now();
+      expect(await users.authenticate(login, 'not the password')).toBeUndefined();
+      return performance.now() - started;
+    };
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      known.push(await timed(user.handle));
+      unknown.push(await timed(`nobody-at-all-${i}`));
+    }
+    const median = (values: number[]) => values.sort((a, b) => a - b)[3]!;
+    // A ratio, not a time: an unknown name used to answer without hashing (about 1 %).
+    expect(median(unknown) / median(known)).toBeGreaterThan(0.5);
+  });
+});
