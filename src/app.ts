@@ -25,6 +25,7 @@ import { RepoService } from './domain/repos/repo.service.ts';
 import { RepoStore } from './domain/repos/repo.store.ts';
 import { RunnerAdminService } from './domain/runners/runner-admin.service.ts';
 import { RunnerRegistryService } from './domain/runners/runner-registry.service.ts';
+import { LoginThrottle } from './domain/sessions/login-throttle.ts';
 import { SessionService } from './domain/sessions/session.service.ts';
 import { TokenService } from './domain/tokens/token.service.ts';
 import { UserService } from './domain/users/user.service.ts';
@@ -39,6 +40,8 @@ export type Services = {
   readonly users: UserService;
   readonly tokens: TokenService;
   readonly sessions: SessionService;
+  /** Failed sign-ins per account name and client address, kept in the database. */
+  readonly loginThrottle: LoginThrottle;
   readonly orgs: OrgService;
   readonly admins: AdminPolicy;
   readonly repos: RepoService;
@@ -102,7 +105,7 @@ export async function createApp(config: Config): Promise<App> {
   };
   await sweepTempDirs(git.paths);
   const userStore = new UserStore(db);
-  const users = new UserService(userStore);
+  const users = new UserService(userStore, config.adminHandles);
   const orgs = new OrgService(db, userStore);
   const admins = new AdminPolicy(config.adminHandles);
   const repoStore = new RepoStore(db);
@@ -132,6 +135,7 @@ export async function createApp(config: Config): Promise<App> {
     users,
     tokens: new TokenService(db, users),
     sessions: new SessionService(db, users, config.auth.sessionLifetimeMs),
+    loginThrottle: new LoginThrottle(db, config.auth.login),
     orgs,
     admins,
     repos,

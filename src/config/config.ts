@@ -23,7 +23,17 @@ export type Config = {
   readonly adminHandles: readonly string[];
   readonly secretKey: string | undefined;
   readonly forgeApiVersion: string;
-  readonly auth: { readonly openRegistration: boolean; readonly sessionLifetimeMs: number };
+  readonly signup: { readonly enabled: boolean };
+  readonly auth: {
+    readonly sessionLifetimeMs: number;
+    /** Sign-in throttling: limits per window, then a lock that doubles with each failure. */
+    readonly login: {
+      readonly accountLimit: number;
+      readonly addressLimit: number;
+      readonly windowMs: number;
+      readonly lockMs: number;
+    };
+  };
   readonly logLevel: string;
   readonly protect: {
     readonly enabled: boolean;
@@ -35,6 +45,8 @@ export type Config = {
     readonly captchaSecretKey: string | undefined;
     readonly captchaVerifyUrl: URL | undefined;
     readonly passLifetimeMs: number;
+    readonly signupCaptcha: boolean;
+    readonly loginCaptchaAfter: number;
   };
   readonly ci: { readonly taskTimeoutMs: number; readonly zombieReclaimIntervalMs: number };
 };
@@ -57,9 +69,15 @@ export function toConfig(values: ConfigValues): Config {
     adminHandles: values['service.admin-handles'],
     secretKey: values['service.secret-key'],
     forgeApiVersion: values['service.forge-api.version'],
+    signup: Object.freeze({ enabled: values['service.signup.enabled'] }),
     auth: Object.freeze({
-      openRegistration: values['service.auth.open-registration'],
       sessionLifetimeMs: values['service.auth.session-lifetime'],
+      login: Object.freeze({
+        accountLimit: values['service.auth.login-account-limit'],
+        addressLimit: values['service.auth.login-address-limit'],
+        windowMs: values['service.auth.login-window'],
+        lockMs: values['service.auth.login-lock'],
+      }),
     }),
     logLevel: values['service.log.level'] ?? 'info',
     protect: Object.freeze({
@@ -72,6 +90,8 @@ export function toConfig(values: ConfigValues): Config {
       captchaSecretKey: values['service.protect.captcha-secret-key'],
       captchaVerifyUrl: values['service.protect.captcha-verify-url'],
       passLifetimeMs: values['service.protect.pass-lifetime'],
+      signupCaptcha: values['service.protect.signup-captcha'],
+      loginCaptchaAfter: values['service.protect.login-captcha-after'],
     }),
     ci: Object.freeze({
       taskTimeoutMs: values['service.ci.task-timeout'],

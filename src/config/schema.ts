@@ -97,14 +97,40 @@ export const configSchema = {
     description:
       'Version reported by `GET /api/v1/version`. Clients gate features on it; keep it below `1.14.0`.',
   }),
-  'service.auth.open-registration': booleanField({
+  'service.signup.enabled': booleanField({
     default: true,
-    description: 'Whether anyone may create an account at `/signup`.',
+    description:
+      'Whether anyone may create an account at `/signup`. Off: the page says sign-up is closed and a posted form is refused with 403; accounts are made with `user create`.',
   }),
   'service.auth.session-lifetime': durationField({
     default: 30 * 86_400_000,
     minMs: 60_000,
     description: 'How long a web sign-in lasts.',
+  }),
+  'service.auth.login-account-limit': integerField({
+    default: 5,
+    min: 1,
+    max: 1000,
+    description:
+      'Failed sign-ins one account name (handle or email as typed) may have within `service.auth.login-window` before sign-in under that name is locked.',
+  }),
+  'service.auth.login-address-limit': integerField({
+    default: 20,
+    min: 1,
+    max: 100_000,
+    description:
+      'Failed sign-ins (and refused sign-ups) one client address may have within `service.auth.login-window` before it is locked.',
+  }),
+  'service.auth.login-window': durationField({
+    default: 15 * 60_000,
+    minMs: 1000,
+    description: 'How long a failed sign-in counts; also the longest lock.',
+  }),
+  'service.auth.login-lock': durationField({
+    default: 60_000,
+    minMs: 1000,
+    description:
+      'The first lock once a limit is reached; each further failure doubles it, up to `service.auth.login-window`.',
   }),
   'service.log.level': enumField({
     values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -146,6 +172,18 @@ export const configSchema = {
   'service.protect.captcha-verify-url': urlField({
     protocols: ['http:', 'https:'],
     description: "Verification endpoint. Unset: the provider's own.",
+  }),
+  'service.protect.signup-captcha': booleanField({
+    default: true,
+    description:
+      'Whether `/signup` asks for the captcha. Has effect only when the captcha is configured.',
+  }),
+  'service.protect.login-captcha-after': integerField({
+    default: 3,
+    min: 0,
+    max: 1000,
+    description:
+      'Failed sign-ins (per account name or client address) after which `/login` also asks for the captcha, when it is configured; `0` always asks.',
   }),
   'service.protect.pass-lifetime': durationField({
     default: 86_400_000,

@@ -44,6 +44,18 @@ export type SessionsTable = {
   created_at: number;
   expires_at: number;
   last_seen_at: number;
+  /** The browser's User-Agent at sign-in, at most 300 characters; '' when it sent none. */
+  user_agent: Generated<string>;
+};
+
+/** Recent failed sign-ins per login name or client address (both keys hashed). */
+export type LoginThrottleTable = {
+  key_hash: string;
+  failures: number;
+  window_start: number;
+  /** The length of the current (or last) lock; doubles with each failure past the limit. */
+  lock_ms: number;
+  locked_until: number;
 };
 
 export type SchemaMigrationsTable = {
@@ -257,6 +269,7 @@ export type Tables = {
   org_members: OrgMembersTable;
   access_tokens: AccessTokensTable;
   sessions: SessionsTable;
+  login_throttle: LoginThrottleTable;
   repositories: RepositoriesTable;
   owner_repo_counts: OwnerRepoCountsTable;
   collaborators: CollaboratorsTable;

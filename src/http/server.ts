@@ -70,6 +70,12 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     schemaController: { compilersFactory: lazySchemaCompilers() },
   });
   server.server.headersTimeout = config.http.headersTimeoutMs;
+  for (const handle of await app.services.users.unclaimedAdminHandles()) {
+    server.log.warn(
+      { handle },
+      'SERVICE_ADMIN_HANDLES lists a handle no account holds; sign-up refuses it, create it with `user create`',
+    );
+  }
 
   // Anonymous until an auth hook of the API, the pages or git says otherwise. A getter rather
   // than a hook that sets it: every request would run that hook.

@@ -13,10 +13,13 @@ export const auth = {
 /** A tiny cookie jar for driving pages over real HTTP the way a browser would. */
 export class Browser {
   readonly #base: string;
+  readonly #headers: Record<string, string>;
   readonly cookies = new Map<string, string>();
 
-  constructor(base: string) {
+  /** `headers` go with every request (a `user-agent`, say). */
+  constructor(base: string, headers: Record<string, string> = {}) {
     this.#base = base;
+    this.#headers = headers;
   }
 
   #store(response: Response): void {
@@ -37,7 +40,7 @@ export class Browser {
 
   async get(path: string): Promise<Response> {
     const response = await fetch(this.#base + path, {
-      headers: { cookie: this.#cookieHeader() },
+      headers: { ...this.#headers, cookie: this.#cookieHeader() },
       redirect: 'manual',
     });
     this.#store(response);
@@ -52,6 +55,7 @@ export class Browser {
     const response = await fetch(this.#base + path, {
       method: 'POST',
       headers: {
+        ...this.#headers,
         cookie: this.#cookieHeader(),
         'content-type': 'application/x-www-form-urlencoded',
       },

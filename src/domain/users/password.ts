@@ -1,12 +1,34 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 
-const scryptAsync = promisify(scrypt) as (
+const scryptOnPool = promisify(scrypt) as (
   password: string,
   salt: Buffer,
   keylen: number,
   options: { N: number; r: number; p: number; maxmem: number },
 ) => Promise<Buffer>;
+
+/**
+ * Hashes that may run at once: one core is always left to the event loop. scrypt runs on
+ * libuv's pool (four threads), and a burst of sign-ins (wrong ones included) would otherwise
+ * take every core from the pages; waiting hashes queue here instead (docs/performance.md).
+ */
+const HASH_SLOTS = Math.max(1, availableParallelism() - 1);
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function scryptAsync(...args: Parameters<typeof scryptOnPool>): Promise<Buffer> {
+  if (running >= HASH_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running += 1;
+  try {
+    return await scryptOnPool(...args);
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
+}
 
 const COST = { N: 16384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
@@ -35,4 +57,17 @@ export async function verifyPassword(password: string, stored: string): Promise<
     maxmem: MAX_MEMORY,
   });
   return timingSafeEqual(actual, expected);
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Spends exactly what `verifyPassword` spends on a real account, then says no. Signing in with
+ * an unknown name must cost the same time as with a known one, or the answer's delay would tell
+ * which names exist; the dummy hash is made once with the same cost parameters.
+ */
+export async function verifyNothing(password: string): Promise<false> {
+  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
+  await verifyPassword(password, await dummyHash);
+  return false;
 }

@@ -1,7 +1,7 @@
 import { newId } from '../../lib/ids.ts';
 import { Invalid, NotFound } from '../errors.ts';
 import { assertValidHandle } from './handle.ts';
-import { hashPassword, verifyPassword } from './password.ts';
+import { hashPassword, verifyNothing, verifyPassword } from './password.ts';
 import type { UserStore } from './user.store.ts';
 import { type Account, isUser, type User } from './user.types.ts';
 
@@ -27,11 +27,36 @@ function assertPassword(password: string): void {
 /** People: sign-up, sign-in, profiles. Organisations share the handle namespace (OrgService). */
 export class UserService {
   readonly #store: UserStore;
+  readonly #adminHandles: ReadonlySet<string>;
 
-  constructor(store: UserStore) {
+  /** `adminHandles`: SERVICE_ADMIN_HANDLES, which nobody may claim by signing up. */
+  constructor(store: UserStore, adminHandles: readonly string[] = []) {
     this.#store = store;
+    this.#adminHandles = new Set(adminHandles.map((handle) => handle.toLowerCase()));
   }
 
+  /**
+   * Self-service sign-up. An admin is whoever holds a handle listed in SERVICE_ADMIN_HANDLES,
+   * so a listed handle nobody holds yet would make its first claimant an administrator: those
+   * are refused here, as reserved, and only the operator creates them (`createUser`, CLI).
+   */
+  async signUp(input: CreateUserInput): Promise<User> {
+    if (this.#adminHandles.has(input.handle.trim().toLowerCase())) {
+      throw new Invalid(`username "${input.handle}" is reserved`);
+    }
+    return this.createUser(input);
+  }
+
+  /** Listed admin handles that no account holds (start-up warns about each). */
+  async unclaimedAdminHandles(): Promise<string[]> {
+    const unclaimed: string[] = [];
+    for (const handle of this.#adminHandles) {
+      if (!(await this.findAccount(handle))) unclaimed.push(handle);
+    }
+    return unclaimed;
+  }
+
+  /** Creates a person as the operator does (CLI, set-up); sign-up goes through `signUp`. */
   async createUser(input: CreateUserInput): Promise<User> {
     assertValidHandle(input.handle);
     const email = input.email.trim();
@@ -59,8 +84,10 @@ export class UserService {
   /** The person with this handle or email and password, or undefined (never says which was wrong). */
   async authenticate(login: string, password: string): Promise<User | undefined> {
     const credentials = await this.#store.findCredentials(login.trim());
-    if (!credentials || !(await verifyPassword(password, credentials.passwordHash)))
-      return undefined;
+    const matches = credentials
+      ? await verifyPassword(password, credentials.passwordHash)
+      : await verifyNothing(password);
+    if (!credentials || !matches) return undefined;
     const account = await this.#store.findById(credentials.id);
     return account && isUser(account) ? account : undefined;
   }

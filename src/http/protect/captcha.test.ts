@@ -269,6 +269,8 @@ describe('captchaIsConfigured', () => {
       captchaSecretKey: 'secret',
       captchaVerifyUrl: undefined,
       passLifetimeMs: 86_400_000,
+      signupCaptcha: true,
+      loginCaptchaAfter: 3,
     };
     expect(captchaIsConfigured(protect)).toBe(true);
     expect(captchaIsConfigured({ ...protect, captchaSecretKey: undefined })).toBe(false);

@@ -10,6 +10,7 @@ import { registerPullListRoutes } from './pages/pulls.routes.ts';
 import { registerRefRoutes } from './pages/refs.routes.ts';
 import { registerReleaseRoutes } from './pages/releases.routes.ts';
 import { registerRepoSettingsRoutes } from './pages/repo-settings.routes.ts';
+import { registerSessionRoutes } from './pages/sessions.routes.ts';
 import { registerUserSettingsRoutes } from './pages/user-settings.routes.ts';
 
 /**
@@ -27,4 +28,5 @@ export function registerForgePages(server: FastifyInstance, app: App, pages: Pag
   registerReleaseRoutes(server, app, pages);
   registerRepoSettingsRoutes(server, app, pages);
   registerUserSettingsRoutes(server, app, pages);
+  registerSessionRoutes(server, app, pages);
 }

@@ -41,7 +41,7 @@ export async function webPlugin(
   const protection = registerMetering(server, { config: app.config, pages });
   registerAssetRoutes(server);
   registerHomeRoutes(server, app, pages);
-  registerAuthRoutes(server, app, pages);
+  registerAuthRoutes(server, app, pages, protection);
   registerTokenRoutes(server, app, pages);
   registerForgePages(server, app, pages);
   registerChallengeRoutes(server, app, pages, protection);

@@ -1,118 +1,130 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
-import { type DomainError, isDomainError } from '../../../domain/errors.ts';
+import { isDomainError } from '../../../domain/errors.ts';
+import type { LoginSubject } from '../../../domain/sessions/login-throttle.ts';
+import type { User } from '../../../domain/users/user.types.ts';
+import { type Protection, requestClientIp } from '../../protect/metering.plugin.ts';
 import { safeRedirectTarget } from '../../protect/safe-redirect.ts';
-import { assertCsrf } from '../csrf.ts';
+import { assertCsrf, rotateCsrf } from '../csrf.ts';
 import { setFlash } from '../flash.ts';
+import { captchaFailureMessage, formCaptcha } from '../form-captcha.ts';
 import { field } from '../forms.ts';
-import { type Html, html } from '../html.ts';
-import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../session-cookie.ts';
+import { loginForm, signupClosed, signupForm, waitInWords } from './auth.view.ts';
 
-function errorBox(message: string | undefined): Html | null {
-  return message ? html`<div class="flash flash-error mb-3" role="alert">${message}</div>` : null;
-}
+const WRONG = 'Incorrect username or password.';
+// Says neither that the address has an account nor which field clashed: a person who already
+// has an account knows where to go, anyone else learns no more than the form's refusal itself.
+const UNAVAILABLE =
+  'An account cannot be created with this username or email address. If you already have an account, sign in instead.';
 
-function signupForm(
-  context: PageContext,
-  values: { username: string; email: string },
-  error?: string,
-): Html {
-  return html`<div class="kiln-narrow">
-    <h1 class="h2 mb-3">Create your account</h1>
-    ${errorBox(error)}
-    <form method="post" action="/signup" class="Box p-3">
-      <input type="hidden" name="_csrf" value="${context.csrf}">
-      <div class="form-group"><div class="form-group-header"><label for="username">Username</label></div>
-        <div class="form-group-body"><input class="form-control width-full" id="username" name="username" required maxlength="40" autocomplete="username" value="${values.username}"></div></div>
-      <div class="form-group"><div class="form-group-header"><label for="email">Email</label></div>
-        <div class="form-group-body"><input class="form-control width-full" id="email" name="email" type="email" required autocomplete="email" value="${values.email}"></div></div>
-      <div class="form-group"><div class="form-group-header"><label for="password">Password</label></div>
-        <div class="form-group-body"><input class="form-control width-full" id="password" name="password" type="password" required minlength="8" autocomplete="new-password"></div></div>
-      <button class="btn btn-primary btn-block" type="submit">Sign up</button>
-    </form>
-    <p class="mt-3 text-center">Already have an account? <a href="/login">Sign in</a></p>
-  </div>`;
-}
+/**
+ * Sign-up, sign-in and sign-out. Forms post back to themselves and work without JavaScript
+ * (the captcha, when one is asked for, is the exception). Sign-in is throttled per account name
+ * and client address (LoginThrottle); refused sign-ups count against the address too, since a
+ * refusal is the one thing sign-up can tell about an email address.
+ */
+export function registerAuthRoutes(
+  server: FastifyInstance,
+  app: App,
+  pages: Pages,
+  protection: Protection,
+): void {
+  const { users, sessions, loginThrottle } = app.services;
+  const captcha = formCaptcha(app.config, protection);
+  const signupCaptcha = captcha !== null && app.config.protect.signupCaptcha;
+  const captchaAfter = app.config.protect.loginCaptchaAfter;
+  const clientAddress = (request: FastifyRequest) => requestClientIp(request, protection.trusted);
 
-function loginForm(
-  context: PageContext,
-  values: { login: string; redirect: string },
-  error?: string,
-): Html {
-  return html`<div class="kiln-narrow">
-    <h1 class="h2 mb-3">Sign in to Kiln</h1>
-    ${errorBox(error)}
-    <form method="post" action="/login" class="Box p-3">
-      <input type="hidden" name="_csrf" value="${context.csrf}">
-      <input type="hidden" name="redirect" value="${values.redirect}">
-      <div class="form-group"><div class="form-group-header"><label for="login">Username or email</label></div>
-        <div class="form-group-body"><input class="form-control width-full" id="login" name="login" required autocomplete="username" value="${values.login}"></div></div>
-      <div class="form-group"><div class="form-group-header"><label for="password">Password</label></div>
-        <div class="form-group-body"><input class="form-control width-full" id="password" name="password" type="password" required autocomplete="current-password"></div></div>
-      <button class="btn btn-primary btn-block" type="submit">Sign in</button>
-    </form>
-    <p class="mt-3 text-center">New here? <a href="/signup">Create an account</a></p>
-  </div>`;
-}
+  /** Whether the sign-in form asks for the captcha: after enough recent failures, if any. */
+  const loginWantsCaptcha = async (subject: LoginSubject) =>
+    captcha !== null && (await loginThrottle.recentFailures(subject)) >= captchaAfter;
 
-function messageOf(error: DomainError): string {
-  return error.code === 'conflict' ? 'That username or email is already taken.' : error.message;
-}
+  const widgetFor = (reply: FastifyReply, wanted: boolean) => {
+    if (!wanted || captcha === null) return null;
+    captcha.allowWidget(reply);
+    return captcha.widget();
+  };
 
-/** Sign-up, sign-in and sign-out. Forms post back to themselves and work without JavaScript. */
-export function registerAuthRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const closed = () =>
-    html`<div class="blankslate"><h1 class="h2">Registration is closed</h1><p>Ask an administrator for an account.</p></div>`;
+  const signIn = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: { secret: string; expiresAt: Date },
+  ) => {
+    setSessionCookie(reply, session, pages.secure(request));
+    rotateCsrf(request, reply, session.secret, pages.secure(request));
+  };
+
+  const origin = (request: FastifyRequest) => ({ userAgent: request.headers['user-agent'] });
 
   server.get('/signup', async (request, reply) => {
-    if (!app.config.auth.openRegistration)
-      return pages.send(request, reply, { status: 403, title: 'Sign up', body: closed() });
+    if (!app.config.signup.enabled)
+      return pages.send(request, reply, { status: 403, title: 'Sign up', body: signupClosed() });
+    const widget = widgetFor(reply, signupCaptcha);
     return pages.send(request, reply, {
       title: 'Sign up',
-      body: (context) => signupForm(context, { username: '', email: '' }),
+      body: (context) => signupForm(context, { username: '', email: '' }, { captcha: widget }),
     });
   });
 
   server.post('/signup', async (request, reply) => {
     assertCsrf(request);
-    if (!app.config.auth.openRegistration)
-      return pages.send(request, reply, { status: 403, title: 'Sign up', body: closed() });
+    if (!app.config.signup.enabled)
+      return pages.send(request, reply, { status: 403, title: 'Sign up', body: signupClosed() });
     const values = {
       username: field(request.body, 'username', 100).trim(),
       email: field(request.body, 'email', 300).trim(),
     };
+    const address = clientAddress(request);
+    const refuse = (status: number, error: string) => {
+      const widget = widgetFor(reply, signupCaptcha);
+      return pages.send(request, reply, {
+        status,
+        title: 'Sign up',
+        body: (context) => signupForm(context, values, { error, captcha: widget }),
+      });
+    };
+    if (signupCaptcha && captcha !== null) {
+      const failure = await captcha.verify(request, address);
+      if (failure !== undefined) return refuse(403, captchaFailureMessage(failure));
+    }
+    const verdict = await loginThrottle.attempt({ address });
+    if (!verdict.allowed) {
+      reply.header('Retry-After', String(verdict.retryAfterSeconds));
+      return refuse(
+        429,
+        `Too many attempts from your address. Please try again in ${waitInWords(verdict.retryAfterSeconds)}.`,
+      );
+    }
+    let user: User;
     try {
-      const user = await app.services.users.createUser({
+      user = await users.signUp({
         handle: values.username,
         email: values.email,
         password: field(request.body, 'password', 2000),
       });
-      setSessionCookie(reply, await app.services.sessions.start(user), pages.secure(request));
-      setFlash(
-        reply,
-        { kind: 'success', message: `Welcome to Kiln, ${user.handle}!` },
-        pages.secure(request),
-      );
-      return reply.redirect('/', 303);
     } catch (error) {
       if (!isDomainError(error)) throw error;
-      return pages.send(request, reply, {
-        status: 422,
-        title: 'Sign up',
-        body: (context) => signupForm(context, values, messageOf(error)),
-      });
+      // A clash stays counted against the address: it is what probing for addresses looks like.
+      if (error.code !== 'conflict') await loginThrottle.forgive({ address });
+      return refuse(422, error.code === 'conflict' ? UNAVAILABLE : error.message);
     }
+    await loginThrottle.forgive({ address });
+    signIn(request, reply, await sessions.start(user, origin(request)));
+    const welcome = { kind: 'success' as const, message: `Welcome to Kiln, ${user.handle}!` };
+    setFlash(reply, welcome, pages.secure(request));
+    return reply.redirect('/', 303);
   });
 
   server.get('/login', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const redirect = safeRedirectTarget(query.redirect);
     if (request.viewer.kind === 'user') return reply.redirect(redirect, 303);
+    const widget = widgetFor(reply, await loginWantsCaptcha({ address: clientAddress(request) }));
     return pages.send(request, reply, {
       title: 'Sign in',
-      body: (context) => loginForm(context, { login: '', redirect }),
+      body: (context) => loginForm(context, { login: '', redirect }, { captcha: widget }),
     });
   });
 
@@ -120,27 +132,40 @@ export function registerAuthRoutes(server: FastifyInstance, app: App, pages: Pag
     assertCsrf(request);
     const login = field(request.body, 'login', 300).trim();
     const redirect = safeRedirectTarget(field(request.body, 'redirect', 4096));
-    const user = await app.services.users.authenticate(
-      login,
-      field(request.body, 'password', 2000),
-    );
-    if (!user) {
+    const subject = { login, address: clientAddress(request) };
+    const refuse = async (status: number, error: string) => {
+      const widget = widgetFor(reply, await loginWantsCaptcha(subject));
       return pages.send(request, reply, {
-        status: 401,
+        status,
         title: 'Sign in',
-        body: (context) =>
-          loginForm(context, { login, redirect }, 'Incorrect username or password.'),
+        body: (context) => loginForm(context, { login, redirect }, { error, captcha: widget }),
       });
+    };
+    if (captcha !== null && (await loginWantsCaptcha(subject))) {
+      const failure = await captcha.verify(request, subject.address);
+      if (failure !== undefined) return refuse(403, captchaFailureMessage(failure));
     }
-    setSessionCookie(reply, await app.services.sessions.start(user), pages.secure(request));
+    const verdict = await loginThrottle.attempt(subject);
+    if (!verdict.allowed) {
+      reply.header('Retry-After', String(verdict.retryAfterSeconds));
+      return refuse(
+        429,
+        `Too many failed sign-ins. Please try again in ${waitInWords(verdict.retryAfterSeconds)}.`,
+      );
+    }
+    const user = await users.authenticate(login, field(request.body, 'password', 2000));
+    if (!user) return refuse(401, WRONG);
+    await loginThrottle.succeeded(subject);
+    signIn(request, reply, await sessions.start(user, origin(request)));
     return reply.redirect(redirect, 303);
   });
 
   server.post('/logout', async (request, reply) => {
     assertCsrf(request);
     const secret = request.cookies[SESSION_COOKIE];
-    if (secret) await app.services.sessions.end(secret);
+    if (secret) await sessions.end(secret);
     clearSessionCookie(reply);
+    rotateCsrf(request, reply, undefined, pages.secure(request));
     return reply.redirect('/', 303);
   });
 }

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
 import { sendErrorPage } from '../../errors/web-errors.ts';
-import { CAPTCHA_PROVIDERS, type CaptchaFailure, checkCaptcha } from '../../protect/captcha.ts';
+import { CAPTCHA_PROVIDERS, checkCaptcha } from '../../protect/captcha.ts';
 import { challengeContentSecurityPolicy } from '../../protect/challenge-csp.ts';
 import { meterKeyFor } from '../../protect/meter-key.ts';
 import { type Protection, requestClientIp } from '../../protect/metering.plugin.ts';
 import { issuePass } from '../../protect/pass-cookie.ts';
 import { safeRedirectTarget } from '../../protect/safe-redirect.ts';
+import { captchaFailureMessage } from '../form-captcha.ts';
 import type { Pages } from '../page.ts';
 import { challengePage, lifetimeInWords } from './challenge.view.ts';
 
@@ -18,17 +19,6 @@ export const MAX_FAILED_CHALLENGES = 10;
 
 const NOT_CONFIGURED =
   'This server has no human check. If a page refused you for asking too often, wait for the limit to reset or sign in.';
-
-const FAILURE_MESSAGE: Record<CaptchaFailure, string> = {
-  'no-response': 'Please solve the check before continuing.',
-  rejected: 'The check was not solved. Please try again.',
-  'not-configured': 'The check could not be verified right now. Please try again in a moment.',
-  timeout: 'The check could not be verified right now. Please try again in a moment.',
-  unreachable: 'The check could not be verified right now. Please try again in a moment.',
-  'http-status': 'The check could not be verified right now. Please try again in a moment.',
-  'too-large': 'The check could not be verified right now. Please try again in a moment.',
-  'not-json': 'The check could not be verified right now. Please try again in a moment.',
-};
 
 function stringField(source: unknown, name: string): unknown {
   if (typeof source !== 'object' || source === null) return undefined;
@@ -119,7 +109,7 @@ export function registerChallengeRoutes(
     );
     return render(request, reply, redirect, {
       status: 403,
-      message: FAILURE_MESSAGE[verdict.reason],
+      message: captchaFailureMessage(verdict.reason),
     });
   });
 }

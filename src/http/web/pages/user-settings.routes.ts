@@ -9,6 +9,7 @@ import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
 import { signedInOrRedirect } from '../require-user.ts';
+import { SESSION_COOKIE } from '../session-cookie.ts';
 import { settingsFrame } from '../views/settings-nav.ts';
 
 function errorBox(message: string | undefined): Html | null {
@@ -119,12 +120,19 @@ export function registerUserSettingsRoutes(server: FastifyInstance, app: App, pa
       return fail('The new password and its confirmation differ.');
     }
     try {
-      await users.changePassword(user, field(request.body, 'current', 2000), next);
+      const secret = request.cookies[SESSION_COOKIE] ?? '';
+      await app.services.sessions.changePassword(
+        user,
+        secret,
+        field(request.body, 'current', 2000),
+        next,
+      );
     } catch (error) {
       if (!isDomainError(error)) throw error;
       return fail(error.message);
     }
-    setFlash(reply, { kind: 'success', message: 'Password changed.' }, pages.secure(request));
+    const message = 'Password changed. Every other session of your account has been signed out.';
+    setFlash(reply, { kind: 'success', message }, pages.secure(request));
     return reply.redirect('/settings/password', 303);
   });
 }

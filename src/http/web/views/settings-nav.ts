@@ -3,6 +3,7 @@ import { type Html, html } from '../html.ts';
 const ITEMS: ReadonlyArray<[string, string]> = [
   ['/settings', 'Profile'],
   ['/settings/password', 'Password'],
+  ['/settings/sessions', 'Sessions'],
   ['/settings/tokens', 'Access tokens'],
 ];
 
