@@ -327,6 +327,16 @@ describe('object isolation across forks', () => {
               { kind: 'push', repo: 0 },
             ],
           ],
+          // A fork read while it borrowed (its object reader started then), its parent made
+          // private and given a commit.
+          [
+            true,
+            [
+              { kind: 'push', repo: 1 },
+              { kind: 'visibility', repo: 0, private: true },
+              { kind: 'push', repo: 0 },
+            ],
+          ],
           // The parent is deleted and its name reused by a private repository, then a restart.
           [
             true,

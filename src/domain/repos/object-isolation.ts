@@ -25,6 +25,11 @@ export type IsolationDeps = {
   readonly paths: RepoPaths;
   /** Whether the database holds a public repository at this handle's owner and name. */
   readonly isPublic: (repo: RepoHandle) => Promise<boolean>;
+  /**
+   * Called once a repository borrows no more: git processes kept open on it (cat-file) read
+   * its alternates when they started and would go on serving the store it no longer borrows.
+   */
+  readonly released: (repo: RepoHandle) => Promise<void>;
 };
 
 /** A repository that borrowed what it may not, and what was done about it. */
@@ -73,6 +78,7 @@ export class ObjectIsolation {
     const repairs: IsolationRepair[] = [];
     for (const repo of detachOrder(offenders, loans)) {
       repairs.push(await repair(repo, loans));
+      await this.#deps.released(repo);
     }
     return repairs;
   }

@@ -95,6 +95,10 @@ export class RepoService {
         const repo = await deps.store.findByName(handle.ref.owner, handle.ref.name);
         return repo !== undefined && !repo.private;
       },
+      released: async (handle) => {
+        await deps.catFiles?.evict(handle);
+        await deps.refUpdates?.evict(handle);
+      },
     });
   }
 
