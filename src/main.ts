@@ -57,26 +57,35 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  await enforceObjectIsolation(app, server.log);
   await server.listen({ host: config.http.host, port: config.http.port });
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : config.http.port;
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
   process.stdout.write(`listening on http://${host}:${port}\n`);
   startedUp();
-  detachForksOfPrivate(app, server.log);
 }
 
 /**
- * In the background, once serving: forks that earlier versions let borrow a private
- * repository's objects stop borrowing them (see RepoService.detachForksOfPrivate).
+ * Before serving: every repository that borrows objects it may not (see
+ * RepoService.enforceObjectIsolation) gets its own copies, and each one is logged, since it
+ * means something went wrong before: an older Kiln, a crash, a hand-made alternates file.
  */
-function detachForksOfPrivate(app: App, log: FastifyBaseLogger): void {
-  app.services.repos.detachForksOfPrivate().then(
-    (forks) => {
-      if (forks > 0) log.info({ forks }, 'forks of private repositories no longer share objects');
-    },
-    (error: unknown) => log.error({ err: error }, 'detaching forks of private repositories failed'),
-  );
+async function enforceObjectIsolation(app: App, log: FastifyBaseLogger): Promise<void> {
+  for (const repair of await app.services.repos.enforceObjectIsolation()) {
+    const { repository, stores, outcome, error } = repair;
+    if (outcome === 'detached') {
+      log.warn(
+        { repository, stores },
+        'repository borrowed objects it may not; it has its own now',
+      );
+    } else {
+      log.error(
+        { repository, stores, err: error },
+        'repository borrowed objects it may not and could not copy them; the loan was cut',
+      );
+    }
+  }
 }
 
 const commands: Record<string, Command> = {

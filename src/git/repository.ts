@@ -124,7 +124,7 @@ export interface ForkOptions {
    * Borrow the parent's objects through `objects/info/alternates` rather than hard-linking the
    * ones it has now. A fork serves any object of the stores it borrows from to whoever may read
    * the fork, by id, including what the parent receives later, so sharing is only for parents
-   * anyone may read.
+   * anyone may read (docs/architecture.md, "Object isolation").
    */
   readonly shareObjects: boolean;
 }
@@ -138,7 +138,7 @@ const LINK_ATTEMPTS = 3;
  * the root can move), and the parent is set never to prune unreachable objects, since a fork may
  * still reach what the parent dropped. Without, the parent's object files are hard-linked into
  * the fork, which then holds what the parent held at this moment and nothing it receives later;
- * stores the parent itself borrows from are borrowed by the fork as well.
+ * so are those of every store the parent borrows from, and the fork borrows nothing.
  */
 export async function createFork(
   paths: RepoPaths,
@@ -181,20 +181,38 @@ async function assembleFork(
     })
     .join('');
   const parentObjects = objectsDir(parent.path);
-  const borrowed = options.shareObjects ? [parentObjects] : await readAlternates(parentObjects);
   if (options.shareObjects) await keepUnreachableObjects(parent);
+  const copied = options.shareObjects ? [] : await storesReachedFrom(parentObjects);
   await assemble(paths, fork, async (dir) => {
     await makeRepository(dir, { defaultBranch: defaultBranch ?? 'main' });
     const objects = objectsDir(dir);
-    if (!options.shareObjects) await linkObjectFiles(parentObjects, objects);
-    // Paths relative to the assembly directory while the fork is assembled there; relative to
-    // its final place once it is about to move.
-    if (borrowed.length > 0) await writeAlternates(objects, borrowed);
+    for (const store of copied) await linkObjectFiles(store, objects);
+    // Relative to the assembly directory while the fork is assembled there; relative to its
+    // final place once it is about to move.
+    if (options.shareObjects) await writeAlternates(objects, [parentObjects]);
     if (updates.length > 0) {
       await runGit(['update-ref', '--stdin', '-m', 'fork'], { gitDir: dir, input: updates });
     }
-    if (borrowed.length > 0) await writeAlternates(objects, borrowed, objectsDir(fork.path));
+    if (options.shareObjects) {
+      await writeAlternates(objects, [parentObjects], objectsDir(fork.path));
+    }
   });
+}
+
+/**
+ * `objects` and every store it borrows from, directly or through another borrowed store (git
+ * follows alternates up to five deep), each once, those that exist.
+ */
+async function storesReachedFrom(objects: string): Promise<string[]> {
+  const found: string[] = [];
+  const pending = [objects];
+  while (pending.length > 0) {
+    const store = pending.shift()!;
+    if (found.includes(store) || !(await stat(store).catch(() => undefined))) continue;
+    found.push(store);
+    pending.push(...(await readAlternates(store)));
+  }
+  return found;
 }
 
 async function keepUnreachableObjects(repo: RepoHandle): Promise<void> {
@@ -217,36 +235,44 @@ export async function borrowsFrom(repo: RepoHandle, from: RepoHandle): Promise<b
   return stores.includes(objectsDir(from.path));
 }
 
+/** Attempts at detaching while pushes keep adding objects that lean on the borrowed store. */
+const DETACH_ATTEMPTS = 3;
+
 /**
- * Makes a fork self-contained: packs every object it reaches, including borrowed ones, then drops
- * the alternates link, checking connectivity before the link is gone for good (it is put back if
- * anything is missing). Call it on every fork before deleting their parent. Returns false when
- * the repository had no alternates.
+ * Makes a repository self-contained: packs every object it reaches, including borrowed ones
+ * (`repack -a` without `-l`), then drops the alternates link, checking connectivity before the
+ * link is gone for good. A push that lands between the repack and the check may bring objects
+ * that lean on the borrowed store (the client was told the store's tips as `.have`s); the check
+ * then fails, the link is put back and the whole is tried again. Returns false when the
+ * repository borrowed nothing (or another process detached it first).
  */
 export async function detachFromAlternates(repo: RepoHandle): Promise<boolean> {
   await requireRepository(repo);
   const alternates = path.join(repo.path, 'objects', 'info', 'alternates');
-  if (!(await stat(alternates).catch(() => undefined))) return false;
-  await runGit(['repack', '-a', '-d', '-q'], { gitDir: repo.path, timeoutMs: 0 });
-  const parked = `${alternates}.detached`;
-  try {
-    await rename(alternates, parked);
-  } catch (error) {
-    // Another process (a replica doing the same at start) detached it first.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    if (!(await stat(alternates).catch(() => undefined))) return false;
+    await runGit(['repack', '-a', '-d', '-q'], { gitDir: repo.path, timeoutMs: 0 });
+    const parked = `${alternates}.detached`;
+    try {
+      await rename(alternates, parked);
+    } catch (error) {
+      // Another process (a replica doing the same at start) detached it first.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+    try {
+      await runGit(['fsck', '--connectivity-only', '--no-dangling', '--no-progress'], {
+        gitDir: repo.path,
+        timeoutMs: 0,
+      });
+    } catch (error) {
+      await rename(parked, alternates);
+      if (attempt === DETACH_ATTEMPTS) throw error;
+      continue;
+    }
+    await rm(parked, { force: true });
+    return true;
   }
-  try {
-    await runGit(['fsck', '--connectivity-only', '--no-dangling', '--no-progress'], {
-      gitDir: repo.path,
-      timeoutMs: 0,
-    });
-  } catch (error) {
-    await rename(parked, alternates);
-    throw error;
-  }
-  await rm(parked, { force: true });
-  return true;
 }
 
 /**

@@ -2,7 +2,7 @@
  * Forks of private repositories that earlier versions of Kiln made borrowed their parent's
  * objects through alternates, and so could hand out by id whatever the parent received later.
  * Kiln, started on such a data dir, gives each of those forks its own copies and drops the link,
- * in the background once it serves. Kiln runs as its own process (`node src/main.ts serve`), and
+ * before it serves. Kiln runs as its own process (`node src/main.ts serve`), and
  * the old layout is made on disk while it is stopped.
  */
 import { readdir, rm, stat, writeFile } from 'node:fs/promises';

@@ -24,6 +24,8 @@ export type ServerProcess = {
   kill(): Promise<void>;
   /** SIGTERM and wait. */
   stop(): Promise<void>;
+  /** Its log so far (stderr, at the configured level; the last 64 kB). */
+  log(): string;
 };
 
 /** The environment every command of one Kiln instance shares (data dir, database, logging). */
@@ -85,7 +87,7 @@ export function startServerProcess(
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
+    stderr = (stderr + chunk.toString()).slice(-65_536);
   });
   return new Promise((resolve, reject) => {
     let stdout = '';
@@ -116,6 +118,7 @@ export function startServerProcess(
           child.kill('SIGTERM');
           await exited;
         },
+        log: () => stderr,
       });
     });
   });

@@ -28,7 +28,11 @@ export type PullDeps = {
   readonly catFiles: CatFilePool;
 };
 
-/** A pull with the repositories it joins (head null once the head repository is deleted). */
+/**
+ * A pull with the repositories it joins. The head is null once the head repository is deleted
+ * or hidden from the base's readers (`headFeedsBase`); the pull's head branch then reads as its
+ * `refs/pull/N/head`, so neither the head's owner nor its branch shows.
+ */
 export type PullInContext = {
   readonly base: VisibleRepo;
   readonly head: Repository | null;
@@ -40,6 +44,27 @@ const MAX_TITLE_LENGTH = 255;
 /** A name that can follow `refs/heads/`; anything else names no branch (and is never read). */
 function isBranchName(name: string): boolean {
   return isValidRefName(`refs/heads/${name}`);
+}
+
+/**
+ * Whether a head repository's commits may be carried into the base (`refs/pull/N/head`) and its
+ * owner, branch and tip shown on the base's pull: only when every reader of the base may read
+ * the head. A public base is read by anyone, so a private head may not feed it (a fork made
+ * private after its pull was opened). A private base's readers were shown the head by its owner
+ * opening the pull into that group, so a private head may feed a private base.
+ */
+export function headFeedsBase(base: Repository, head: Repository): boolean {
+  return head.id === base.id || !head.private || base.private;
+}
+
+/** The pull as readers of its base see it when its head is gone or hidden from them. */
+function withHeadConcealed(pull: Pull): Pull {
+  return { ...pull, headBranch: pullHeadRef(pull.number) };
+}
+
+function inContext(base: VisibleRepo, pull: Pull, head: Repository | undefined): PullInContext {
+  if (head && headFeedsBase(base.repo, head)) return { base, head, pull };
+  return { base, head: null, pull: withHeadConcealed(pull) };
 }
 
 function checkText(title: string | undefined, body: string | undefined): void {
@@ -87,6 +112,9 @@ export class PullService {
     ]);
     if (!baseTip) throw new Invalid(`base branch does not exist [name: ${input.base}]`);
     if (!headTip) throw new Invalid(`head branch does not exist [name: ${head.branch}]`);
+    if (!headFeedsBase(base.repo, head.repo)) {
+      throw new Invalid('a private repository cannot be the head of a pull into a public one');
+    }
     if (head.repo.id === base.repo.id && head.branch === input.base) {
       throw new Invalid('head and base must be different branches');
     }
@@ -127,7 +155,7 @@ export class PullService {
         ? await this.#deps.store.findByNumber(base.repo.id, number)
         : undefined;
     if (!pull) throw new NotFound(`pull request does not exist [number: ${number}]`);
-    return { base, head: await this.#headRepo(base.repo, pull), pull };
+    return inContext(base, pull, await this.#headRepo(base.repo, pull));
   }
 
   async list(
@@ -156,12 +184,13 @@ export class PullService {
     return {
       base,
       total,
-      items: items.map((pull) => ({
-        base,
-        pull,
-        head:
-          pull.headRepoId === base.repo.id ? base.repo : (heads.get(pull.headRepoId ?? '') ?? null),
-      })),
+      items: items.map((pull) =>
+        inContext(
+          base,
+          pull,
+          pull.headRepoId === base.repo.id ? base.repo : heads.get(pull.headRepoId ?? ''),
+        ),
+      ),
     };
   }
 
@@ -351,7 +380,8 @@ export class PullService {
     for (const pull of await this.#deps.store.listOpenByHead(headRepo.id, branch)) {
       const base =
         pull.repoId === headRepo.id ? headRepo : await this.#deps.repos.findById(pull.repoId);
-      if (!base) continue;
+      // A head hidden from the base's readers feeds it no more; it resumes if that changes.
+      if (!base || !headFeedsBase(base, headRepo)) continue;
       await this.#recordHead(base, headRepo, pull.number, newSha);
       await this.#deps.store.update(pull.id, { head_sha: newSha });
     }
@@ -369,10 +399,10 @@ export class PullService {
     else await fetchIntoRepo(baseHandle, this.#deps.repos.handle(head), sha, pullHeadRef(number));
   }
 
-  async #headRepo(base: Repository, pull: Pull): Promise<Repository | null> {
+  async #headRepo(base: Repository, pull: Pull): Promise<Repository | undefined> {
     if (pull.headRepoId === base.id) return base;
-    if (!pull.headRepoId) return null;
-    return (await this.#deps.repos.findById(pull.headRepoId)) ?? null;
+    if (!pull.headRepoId) return undefined;
+    return this.#deps.repos.findById(pull.headRepoId);
   }
 
   /**

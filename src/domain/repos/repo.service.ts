@@ -7,13 +7,7 @@ import { isValidRefName } from '../../git/ref-names.ts';
 import type { RefUpdatePool } from '../../git/ref-update-pool.ts';
 import { findBranch, type RefChange, readDefaultBranch, setDefaultBranch } from '../../git/refs.ts';
 import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
-import {
-  borrowsFrom,
-  createFork,
-  deleteRepository,
-  detachFromAlternates,
-  initBare,
-} from '../../git/repository.ts';
+import { createFork, deleteRepository, initBare } from '../../git/repository.ts';
 import { seedInitialCommit } from '../../git/seed.ts';
 import { newId } from '../../lib/ids.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
@@ -22,6 +16,7 @@ import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { Account, User } from '../users/user.types.ts';
+import { type IsolationRepair, ObjectIsolation } from './object-isolation.ts';
 import { accessLevel } from './repo.policy.ts';
 import type { Page, RepoStore, VisibilityScope } from './repo.store.ts';
 import {
@@ -89,9 +84,22 @@ export class RepoService {
    */
   readonly #lookups = new StampedMemo<string, VisibleRepo>(REMEMBERED_LOOKUPS);
   readonly #parents = new StampedMemo<string, VisibleRepo | null>(REMEMBERED_LOOKUPS);
+  /** Who may borrow whose objects (object-isolation.ts); every loan is judged there. */
+  readonly #isolation: ObjectIsolation;
 
   constructor(deps: RepoServiceDeps) {
     this.#deps = deps;
+    this.#isolation = new ObjectIsolation({
+      paths: deps.paths,
+      isPublic: async (handle) => {
+        const repo = await deps.store.findByName(handle.ref.owner, handle.ref.name);
+        return repo !== undefined && !repo.private;
+      },
+      released: async (handle) => {
+        await deps.catFiles?.evict(handle);
+        await deps.refUpdates?.evict(handle);
+      },
+    });
   }
 
   handle(repo: Repository): RepoHandle {
@@ -331,14 +339,23 @@ export class RepoService {
       updatedAt: new Date(),
     };
     const handle = this.handle(fork);
+    const parent = this.handle(source);
+    const shareObjects = !source.private;
     await this.#makeDirectory(fork, () =>
-      // Only a public parent's objects may be shared: a fork can be asked for any object of
-      // the store it borrows from, including what a private parent receives after the fork.
-      createFork(this.#deps.paths, this.handle(source), handle, { shareObjects: !source.private }),
+      // Only a public parent's objects may be shared (object-isolation.ts).
+      createFork(this.#deps.paths, parent, handle, { shareObjects }),
     );
     try {
       await this.#insert(fork);
+      // The parent may have been made private or deleted while the fork was being made, after
+      // that change looked for borrowers and before this one was in place.
+      const now = shareObjects ? await this.#deps.store.findById(source.id) : source;
+      const repairs = !now || now.private ? await this.#enforceIsolation([parent]) : [];
+      if (repairs.some((r) => r.repository === handle.key && r.outcome === 'refused')) {
+        throw new Conflict('The repository was deleted while it was being forked.');
+      }
     } catch (error) {
+      await this.#deps.store.delete(fork.id).catch(() => {});
       await deleteRepository(this.#deps.paths, handle).catch(() => {});
       throw error;
     }
@@ -348,9 +365,12 @@ export class RepoService {
 
   async delete(actor: User, owner: string, name: string): Promise<void> {
     const { repo } = await this.require(actor, owner, name, 'admin');
-    await this.#detachBorrowers(repo);
-    await this.#deps.store.delete(repo.id);
     const handle = this.handle(repo);
+    // Borrowers get their own copies while the objects are still there to copy; looked for
+    // again once the row is gone, for a fork made in between.
+    await this.#enforceIsolation([handle]);
+    await this.#deps.store.delete(repo.id);
+    await this.#enforceIsolation([handle]);
     // A reader left open on the old directory must not serve a new repository of this name.
     await this.#deps.catFiles?.evict(handle);
     await this.#deps.refUpdates?.evict(handle);
@@ -375,12 +395,15 @@ export class RepoService {
         throw new Invalid(`"${branch}" is not a valid branch name`);
       await setDefaultBranch(this.handle(repo), branch);
     }
-    // Repositories that borrow its objects would go on serving what it receives once private.
-    if (change.private === true && !repo.private) await this.#detachBorrowers(repo);
+    // Repositories that borrow its objects would go on serving what it receives once private:
+    // they get their own copies before, and a fork made meanwhile after.
+    const withdrawn = change.private === true && !repo.private ? [this.handle(repo)] : [];
+    if (withdrawn.length > 0) await this.#enforceIsolation(withdrawn);
     const update: { description?: string; private?: boolean } = {};
     if (change.description !== undefined) update.description = change.description.trim();
     if (change.private !== undefined) update.private = change.private;
     await this.#deps.store.update(repo.id, update);
+    if (withdrawn.length > 0) await this.#enforceIsolation(withdrawn);
     return (await this.#deps.store.findById(repo.id)) ?? repo;
   }
 
@@ -409,44 +432,21 @@ export class RepoService {
   }
 
   /**
-   * Makes sure no repository borrows objects from a private one, which forks made by earlier
-   * versions of Kiln did: each such fork gets copies of what it reaches and stops borrowing.
-   * Idempotent and cheap once done (one query and an alternates file read per fork), so it is
-   * run at every start. Returns how many forks it detached.
+   * Finds every repository that borrows objects it may not (object-isolation.ts) and gives it
+   * its own copies: forks that earlier versions of Kiln made of private repositories, loans left
+   * by a crash between two steps, alternates written by hand. Idempotent and cheap once done
+   * (a directory listing and an alternates read per repository), so it is run at every start.
    */
-  async detachForksOfPrivate(): Promise<number> {
-    let detached = 0;
-    for (const repo of await this.#deps.store.listPrivateParents()) {
-      detached += await this.#detachBorrowers(repo);
-    }
-    return detached;
+  async enforceObjectIsolation(): Promise<IsolationRepair[]> {
+    return this.#isolation.enforce();
   }
 
   /**
-   * Gives every repository that borrows this one's objects, directly or through another
-   * borrower (forks of its forks), copies of its own. The deepest go first, so that each copies
-   * what it reaches while the stores it borrows through are still linked.
+   * `enforce` with `withdrawn` lending no more. Whatever it finds is repaired either way (a loan
+   * that could not become copies is cut), so callers go on; a fork checks its own outcome.
    */
-  async #detachBorrowers(repo: Repository): Promise<number> {
-    const lenders = [this.handle(repo)];
-    const borrowers: RepoHandle[] = [];
-    let generation = await this.#deps.store.listForks(repo.id);
-    while (generation.length > 0) {
-      const next: Repository[] = [];
-      for (const fork of generation) {
-        const handle = this.handle(fork);
-        for (const lender of lenders) {
-          if (!(await borrowsFrom(handle, lender))) continue;
-          borrowers.push(handle);
-          lenders.push(handle);
-          break;
-        }
-        next.push(...(await this.#deps.store.listForks(fork.id)));
-      }
-      generation = next;
-    }
-    for (const handle of borrowers.reverse()) await detachFromAlternates(handle);
-    return borrowers.length;
+  async #enforceIsolation(withdrawn: readonly RepoHandle[]): Promise<IsolationRepair[]> {
+    return this.#isolation.enforce(withdrawn);
   }
 
   async #orgForCreation(actor: User, orgName: string): Promise<Account> {

@@ -282,22 +282,6 @@ export class RepoStore {
     return rows.map((row) => toRepository(row as RepoRow));
   }
 
-  /** Private repositories that at least one other repository was forked from. */
-  async listPrivateParents(): Promise<Repository[]> {
-    const rows = await this.#select()
-      .where('repositories.private', '=', true)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('repositories as fork')
-            .whereRef('fork.parent_id', '=', 'repositories.id')
-            .select('fork.id'),
-        ),
-      )
-      .execute();
-    return rows.map((row) => toRepository(row as RepoRow));
-  }
-
   async delete(id: string): Promise<void> {
     await this.#db.deleteFrom('repositories').where('id', '=', id).execute();
   }

@@ -1,0 +1,86 @@
+import { readdir, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { objectsDir, readAlternates } from './object-store.ts';
+import type { RepoHandle, RepoPaths } from './repo-paths.ts';
+
+/**
+ * Which repositories borrow which object stores, read from the alternates files themselves
+ * rather than from anything the database says about forks: git serves whatever the files name,
+ * so only the files can say what a repository may hand out.
+ */
+
+/** One line of one repository's `objects/info/alternates`. */
+export interface Loan {
+  /** The repository that borrows. */
+  readonly borrower: RepoHandle;
+  /** The object directory it borrows from, absolute. */
+  readonly store: string;
+  /**
+   * The repository under the root that store belongs to; undefined when it is anything else
+   * (a path outside the root, a temp directory, a directory that is not a repository's).
+   */
+  readonly lender: RepoHandle | undefined;
+}
+
+/** The repository whose object directory `store` is, when it is one of the root's. */
+function lenderOf(paths: RepoPaths, store: string): RepoHandle | undefined {
+  const parts = path.relative(paths.root, store).split(path.sep);
+  if (parts.length !== 3 || parts[2] !== 'objects' || !parts[1]?.endsWith('.git')) return undefined;
+  const [owner, dir] = parts as [string, string, string];
+  try {
+    const handle = paths.resolve({ owner, name: dir.slice(0, -'.git'.length) });
+    // Repository directories are lowercased; a differently cased one is not Kiln's.
+    return objectsDir(handle.path) === store ? handle : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  return readdir(dir).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [] as string[];
+    throw error;
+  });
+}
+
+/** Every repository directory under the root, as handles (temp directories excluded). */
+export async function listRepositories(paths: RepoPaths): Promise<RepoHandle[]> {
+  const handles: RepoHandle[] = [];
+  for (const owner of await listDir(paths.root)) {
+    if (owner.startsWith('.')) continue;
+    for (const dir of await listDir(path.join(paths.root, owner))) {
+      if (!dir.endsWith('.git')) continue;
+      const handle = lenderOf(paths, objectsDir(path.join(paths.root, owner, dir)));
+      if (handle) handles.push(handle);
+    }
+  }
+  return handles;
+}
+
+/**
+ * Every loan of every repository under the root. One directory listing per owner and one small
+ * file read per repository; repositories that borrow nothing contribute nothing.
+ */
+export async function listLoans(paths: RepoPaths): Promise<Loan[]> {
+  const loans: Loan[] = [];
+  for (const borrower of await listRepositories(paths)) {
+    for (const store of await readAlternates(objectsDir(borrower.path))) {
+      loans.push({ borrower, store, lender: lenderOf(paths, store) });
+    }
+  }
+  return loans;
+}
+
+/**
+ * Stops a repository borrowing at all, at the price of the objects it reached through the loan:
+ * for a repository that could not be given copies of its own, serving nothing of what it
+ * borrowed is better than serving it to readers it was not meant for. The file is kept beside,
+ * as `alternates.refused`, for an operator to look at.
+ */
+export async function refuseLoans(repo: RepoHandle): Promise<void> {
+  const file = path.join(objectsDir(repo.path), 'info', 'alternates');
+  await rename(file, `${file}.refused`).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  });
+}
