@@ -36,6 +36,11 @@ export type Config = {
     readonly captchaVerifyUrl: URL | undefined;
     readonly passLifetimeMs: number;
   };
+  readonly archive: {
+    readonly maxConcurrent: number;
+    readonly maxQueued: number;
+    readonly queueTimeoutMs: number;
+  };
   readonly ci: { readonly taskTimeoutMs: number; readonly zombieReclaimIntervalMs: number };
 };
 
@@ -72,6 +77,11 @@ export function toConfig(values: ConfigValues): Config {
       captchaSecretKey: values['service.protect.captcha-secret-key'],
       captchaVerifyUrl: values['service.protect.captcha-verify-url'],
       passLifetimeMs: values['service.protect.pass-lifetime'],
+    }),
+    archive: Object.freeze({
+      maxConcurrent: values['service.archive.max-concurrent'],
+      maxQueued: values['service.archive.max-queued'],
+      queueTimeoutMs: values['service.archive.queue-timeout'],
     }),
     ci: Object.freeze({
       taskTimeoutMs: values['service.ci.task-timeout'],
