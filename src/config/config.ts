@@ -36,6 +36,7 @@ export type Config = {
     readonly captchaVerifyUrl: URL | undefined;
     readonly passLifetimeMs: number;
   };
+  readonly metrics: { readonly token: string | undefined; readonly allowLoopback: boolean };
   readonly archive: {
     readonly maxConcurrent: number;
     readonly maxQueued: number;
@@ -77,6 +78,10 @@ export function toConfig(values: ConfigValues): Config {
       captchaSecretKey: values['service.protect.captcha-secret-key'],
       captchaVerifyUrl: values['service.protect.captcha-verify-url'],
       passLifetimeMs: values['service.protect.pass-lifetime'],
+    }),
+    metrics: Object.freeze({
+      token: values['service.metrics.token'],
+      allowLoopback: values['service.metrics.allow-loopback'],
     }),
     archive: Object.freeze({
       maxConcurrent: values['service.archive.max-concurrent'],

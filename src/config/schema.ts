@@ -152,6 +152,18 @@ export const configSchema = {
     minMs: 60_000,
     description: 'How long a solved challenge (the `service_human` cookie) stays valid.',
   }),
+  'service.metrics.token': optionalStringField({
+    secret: true,
+    form: 'a secret of at least 16 characters',
+    validate: (value) => value.length >= 16,
+    description:
+      'Bearer token that opens `/metrics` to any client (`Authorization: Bearer …`). Unset: only loopback clients, if allowed.',
+  }),
+  'service.metrics.allow-loopback': booleanField({
+    default: true,
+    description:
+      'Whether clients on the loopback interface may read `/metrics` without the token (behind a trusted proxy, the forwarded client counts).',
+  }),
   'service.archive.max-concurrent': integerField({
     default: 4,
     min: 1,
