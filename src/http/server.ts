@@ -14,6 +14,7 @@ import { smartHttpPlugin } from './git/smart-http.routes.ts';
 import { AccessLog } from './plugins/access-log.ts';
 import { registerHealth } from './plugins/health.ts';
 import { registerMetrics } from './plugins/metrics.ts';
+import { registerPrivateAnswers } from './plugins/private-answers.ts';
 import { recordRoutes } from './plugins/route-catalog.ts';
 import { lazySchemaCompilers } from './plugins/schema-compilers.ts';
 import { Pages } from './web/page.ts';
@@ -72,6 +73,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   });
   server.server.headersTimeout = config.http.headersTimeoutMs;
   recordRoutes(server);
+  registerPrivateAnswers(server);
 
   // Anonymous until an auth hook of the API, the pages or git says otherwise. A getter rather
   // than a hook that sets it: every request would run that hook.
