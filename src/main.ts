@@ -43,6 +43,9 @@ async function withApp<T>(config: Config, work: (app: App) => Promise<T>): Promi
 }
 
 async function serve(config: Config): Promise<void> {
+  // Only `serve` locks a SQLite data dir; the other commands may run beside it.
+  const { lockServe } = await import('./db/serve-lock.ts');
+  process.once('exit', lockServe(config));
   const app = await createApp(config);
   const { buildServer } = await import('./http/server.ts');
   const server = await buildServer(app);
@@ -58,7 +61,14 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   await enforceObjectIsolation(app, server.log);
-  await server.listen({ host: config.http.host, port: config.http.port });
+  await server.listen({ host: config.http.host, port: config.http.port }).catch(async (error) => {
+    await server.close();
+    await app.close();
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    throw new Error(
+      `port ${config.http.port} on ${config.http.host} is already in use; choose another with service.http.port (SERVICE_HTTP_PORT)`,
+    );
+  });
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : config.http.port;
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;

@@ -48,6 +48,12 @@ export type Config = {
     readonly signupCaptcha: boolean;
     readonly loginCaptchaAfter: number;
   };
+  readonly metrics: { readonly token: string | undefined; readonly allowLoopback: boolean };
+  readonly archive: {
+    readonly maxConcurrent: number;
+    readonly maxQueued: number;
+    readonly queueTimeoutMs: number;
+  };
   readonly ci: { readonly taskTimeoutMs: number; readonly zombieReclaimIntervalMs: number };
 };
 
@@ -92,6 +98,15 @@ export function toConfig(values: ConfigValues): Config {
       passLifetimeMs: values['service.protect.pass-lifetime'],
       signupCaptcha: values['service.protect.signup-captcha'],
       loginCaptchaAfter: values['service.protect.login-captcha-after'],
+    }),
+    metrics: Object.freeze({
+      token: values['service.metrics.token'],
+      allowLoopback: values['service.metrics.allow-loopback'],
+    }),
+    archive: Object.freeze({
+      maxConcurrent: values['service.archive.max-concurrent'],
+      maxQueued: values['service.archive.max-queued'],
+      queueTimeoutMs: values['service.archive.queue-timeout'],
     }),
     ci: Object.freeze({
       taskTimeoutMs: values['service.ci.task-timeout'],

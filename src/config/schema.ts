@@ -190,6 +190,39 @@ export const configSchema = {
     minMs: 60_000,
     description: 'How long a solved challenge (the `service_human` cookie) stays valid.',
   }),
+  'service.metrics.token': optionalStringField({
+    secret: true,
+    form: 'a secret of at least 16 characters',
+    validate: (value) => value.length >= 16,
+    description:
+      'Bearer token that opens `/metrics` to any client (`Authorization: Bearer …`). Unset: only loopback clients, if allowed.',
+  }),
+  'service.metrics.allow-loopback': booleanField({
+    default: true,
+    description:
+      'Whether clients on the loopback interface may read `/metrics` without the token (behind a trusted proxy, the forwarded client counts).',
+  }),
+  'service.archive.max-concurrent': integerField({
+    default: 4,
+    min: 1,
+    max: 1000,
+    description:
+      'Source archives (`.zip`, `.tar.gz`) one process builds at once; archives are not metered, so this bounds their cost.',
+  }),
+  'service.archive.max-queued': integerField({
+    default: 8,
+    min: 0,
+    max: 10_000,
+    description:
+      'Archive requests that may wait for a free build; beyond that they are answered `503` with `Retry-After` at once.',
+  }),
+  'service.archive.queue-timeout': durationField({
+    default: 10_000,
+    minMs: 1000,
+    maxMs: 600_000,
+    description:
+      'Longest wait for a free archive build before the answer is `503` with `Retry-After`.',
+  }),
   'service.ci.task-timeout': durationField({
     default: 3_600_000,
     minMs: 1000,

@@ -21,7 +21,9 @@ export const PROTECTED_REFS_ENV = 'KILN_PROTECTED_REFS';
  * every refused ref before failing, so one push shows all its problems at once. It also refuses
  * to create or move any ref with a part starting with `-` (`refs/heads/-x`): git allows them,
  * but Kiln never passes such a name to git (it could read as an option), so they could never be
- * shown, merged or archived; deleting one stays possible.
+ * shown, merged or archived; and a branch or tag named `HEAD`, which git itself will not create
+ * as a branch. Deleting either stays possible. These are the rules of `pushRefusal`
+ * (ref-names.ts); a test feeds both the same generated names.
  */
 export const PRE_RECEIVE_HOOK = `#!/bin/sh
 # Kiln pre-receive hook: written when the repository is created and rewritten by the server
@@ -35,6 +37,13 @@ while read -r old new ref; do
       case "/$ref" in
         */-*)
           echo "kiln: refusing '$ref': no part of a ref name may start with '-'" >&2
+          status=1
+          continue
+          ;;
+      esac
+      case "$ref" in
+        refs/heads/HEAD|refs/tags/HEAD)
+          echo "kiln: refusing '$ref': 'HEAD' is not a valid branch or tag name" >&2
           status=1
           continue
           ;;

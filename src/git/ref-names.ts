@@ -68,6 +68,23 @@ export function checkFullRef(name: string): string {
   return name;
 }
 
+/**
+ * Why a push may not create or move `ref`, or undefined when it may. receive-pack already
+ * refuses names outside git's reference rules; on top of that (the pre-receive hook,
+ * hooks.ts, enforces the same): no part may start with `-` (git would read it as an option
+ * wherever Kiln passed it), and a branch or tag may not be called `HEAD` (git refuses to
+ * create such a branch itself, and `HEAD` would then name two things). Together these make
+ * every pushed `refs/heads/X` a name `git check-ref-format --branch X` accepts.
+ */
+export function pushRefusal(ref: string): string | undefined {
+  if (!isValidRefName(ref)) return 'not a valid reference name';
+  if (`/${ref}`.includes('/-')) return "no part of a ref name may start with '-'";
+  if (ref === 'refs/heads/HEAD' || ref === 'refs/tags/HEAD') {
+    return "'HEAD' is not a valid branch or tag name";
+  }
+  return undefined;
+}
+
 /** Checks a full object id and returns it. */
 export function checkSha(value: string, what = 'sha'): string {
   if (!isSha(value))

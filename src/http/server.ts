@@ -14,6 +14,8 @@ import { smartHttpPlugin } from './git/smart-http.routes.ts';
 import { AccessLog } from './plugins/access-log.ts';
 import { registerHealth } from './plugins/health.ts';
 import { registerMetrics } from './plugins/metrics.ts';
+import { registerPrivateAnswers } from './plugins/private-answers.ts';
+import { recordRoutes } from './plugins/route-catalog.ts';
 import { lazySchemaCompilers } from './plugins/schema-compilers.ts';
 import { Pages } from './web/page.ts';
 import { viewerFromSession } from './web/session-cookie.ts';
@@ -70,6 +72,8 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     schemaController: { compilersFactory: lazySchemaCompilers() },
   });
   server.server.headersTimeout = config.http.headersTimeoutMs;
+  recordRoutes(server);
+  registerPrivateAnswers(server);
   for (const handle of await app.services.users.unclaimedAdminHandles()) {
     server.log.warn(
       { handle },
@@ -112,7 +116,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   });
 
   registerHealth(server, app);
-  registerMetrics(server);
+  registerMetrics(server, config);
   registerApiDocs(server, app);
   await server.register(apiV1Plugin, { prefix: '/api/v1', app });
   registerActionsRoutes(server, { runners: app.services.runners });

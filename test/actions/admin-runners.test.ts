@@ -69,7 +69,7 @@ describe('with SERVICE_ADMIN_HANDLES set', () => {
   it('shows a listed handle the page, linked from the account menu', async () => {
     const page = await admin.get('/admin/runners');
     expect(page.status).toBe(200);
-    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('cache-control')).toBe('private, no-store');
     const text = await page.text();
     expect(text).toContain('Registration tokens');
     expect(text).toContain('Registered runners');
@@ -79,7 +79,7 @@ describe('with SERVICE_ADMIN_HANDLES set', () => {
   it('mints a token shown once, which registers a runner that then appears', async () => {
     const minted = await admin.post('/admin/runners/tokens', {});
     expect(minted.status).toBe(201);
-    expect(minted.headers.get('cache-control')).toBe('no-store');
+    expect(minted.headers.get('cache-control')).toBe('private, no-store');
     const page = await minted.text();
     const token = /<code id="new-token">([0-9a-f]{40})<\/code>/.exec(page)?.[1];
     expect(token).toBeDefined();

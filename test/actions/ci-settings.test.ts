@@ -38,7 +38,7 @@ describe('repository CI settings', () => {
     const { path, browser } = await ownedRepository();
     const page = await browser.get(path);
     expect(page.status).toBe(200);
-    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('cache-control')).toBe('private, no-store');
     const anonymous = await new Browser(kiln.url).get(path);
     expect(anonymous.status).toBe(303);
     expect(anonymous.headers.get('location')).toMatch(/^\/login\?redirect=/);

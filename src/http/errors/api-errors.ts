@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.ts';
 import { type DomainError, isDomainError } from '../../domain/errors.ts';
 import { baseUrlOf } from '../base-url.ts';
+import { withRetryAfter } from './retry-after.ts';
 
 const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   not_found: 404,
@@ -42,7 +43,7 @@ export function apiErrorHandler(config: Config) {
       if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="Kiln"');
       const body: ApiErrorBody = { message: error.message, url };
       if (status === 404) body.errors = [error.message];
-      return reply.status(status).send(body);
+      return withRetryAfter(reply, error).status(status).send(body);
     }
     const status = frameworkStatus(error);
     if (status !== undefined) {

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type DomainError, isDomainError } from '../../domain/errors.ts';
 import { html } from '../web/html.ts';
 import type { Pages } from '../web/page.ts';
+import { withRetryAfter } from './retry-after.ts';
 
 const STATUS: Record<DomainError['code'], number> = {
   not_found: 404,
@@ -54,7 +55,7 @@ export function webErrorHandler(pages: Pages) {
       const status = STATUS[error.code];
       const message =
         status === 404 ? 'There is nothing here, or you may not see it.' : error.message;
-      return sendErrorPage(pages, request, reply, status, message);
+      return sendErrorPage(pages, request, withRetryAfter(reply, error), status, message);
     }
     const status = error.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {

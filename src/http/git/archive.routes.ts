@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
+import { Unavailable } from '../../domain/errors.ts';
 import type { Repository } from '../../domain/repos/repo.types.ts';
 import { type ArchiveFormat, createArchive } from '../../git/archive.ts';
+import { ConcurrencyGate } from '../../lib/concurrency-gate.ts';
 import { viewerFromAuthorization } from '../auth/api-auth.ts';
 import { type Viewer, viewerUser } from '../auth/viewer.ts';
 import { sendErrorPage, webErrorHandler } from '../errors/web-errors.ts';
@@ -48,10 +50,30 @@ export function contentDisposition(fileName: string): string {
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
+// One gate per application (so per process): archives are not metered (SPEC.md), so their
+// cost is bounded here instead, for the page and the API route alike.
+const GATES = new WeakMap<App, ConcurrencyGate>();
+
+function archiveGate(app: App): ConcurrencyGate {
+  let gate = GATES.get(app);
+  if (!gate) {
+    const limits = app.config.archive;
+    gate = new ConcurrencyGate({
+      maxActive: limits.maxConcurrent,
+      maxWaiting: limits.maxQueued,
+      maxWaitMs: limits.queueTimeoutMs,
+    });
+    GATES.set(app, gate);
+  }
+  return gate;
+}
+
 /**
  * Streams a source archive of `repo` at `target.ref` as the response. The ref is resolved before
  * anything is sent, so an unknown one is a NotFound the caller's error handler answers; a client
- * that goes away stops git.
+ * that goes away stops git. At most `service.archive.max-concurrent` archives are built at once;
+ * a few more wait briefly for a slot and the rest are `Unavailable` (503 with `Retry-After`).
+ * The slot is held until the answer is finished or abandoned, since git runs until then.
  */
 export async function sendArchive(
   app: App,
@@ -59,16 +81,32 @@ export async function sendArchive(
   repo: Repository,
   target: ArchiveTarget,
 ): Promise<FastifyReply> {
-  const archive = await createArchive(app.git.catFiles, app.services.repos.handle(repo), {
-    revision: target.ref,
-    format: target.format,
-  });
-  return reply
-    .type(CONTENT_TYPES[target.format])
-    .header('Content-Disposition', contentDisposition(archive.fileName))
-    .header('X-Content-Type-Options', 'nosniff')
-    .header('Cache-Control', 'private, no-cache')
-    .send(archive.stream);
+  const release = await archiveGate(app).enter();
+  if (!release) {
+    throw new Unavailable(
+      'Too many archives are being built right now; please try again shortly.',
+      {
+        details: { retryAfterSeconds: Math.ceil(app.config.archive.queueTimeoutMs / 1000) },
+      },
+    );
+  }
+  try {
+    const archive = await createArchive(app.git.catFiles, app.services.repos.handle(repo), {
+      revision: target.ref,
+      format: target.format,
+    });
+    archive.stream.once('close', release);
+    reply.raw.once('close', release);
+    return reply
+      .type(CONTENT_TYPES[target.format])
+      .header('Content-Disposition', contentDisposition(archive.fileName))
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Cache-Control', 'private, no-cache')
+      .send(archive.stream);
+  } catch (error) {
+    release();
+    throw error;
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { cacheControlFor } from '../plugins/private-answers.ts';
 
 /**
  * Git answers that skip Node: for a clone, git writes the pack straight into the client's socket
@@ -77,9 +78,12 @@ export async function answerDirectly(
 ): Promise<void> {
   const socket = request.raw.socket;
   reply.hijack();
+  // Past Fastify's onSend hooks: the private-answer rule is applied here instead.
+  const cacheControl = cacheControlFor(request.viewer, headers['Cache-Control']);
+  const all = cacheControl === undefined ? headers : { ...headers, 'Cache-Control': cacheControl };
   const head = [
     'HTTP/1.1 200 OK',
-    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ...Object.entries(all).map(([name, value]) => `${name}: ${value}`),
     `Date: ${new Date().toUTCString()}`,
     'Connection: close',
     '',

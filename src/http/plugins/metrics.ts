@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Config } from '../../config/config.ts';
+import { parseTrustedProxies } from '../protect/client-ip.ts';
+import { mayScrape } from './metrics-access.ts';
 import { RequestSeries } from './request-series.ts';
 
 declare module 'fastify' {
@@ -11,9 +14,11 @@ declare module 'fastify' {
 
 /**
  * Prometheus metrics at /metrics: request counts and latency by route template (never by raw
- * URL, which would let clients mint unbounded label values), plus the process defaults.
+ * URL, which would let clients mint unbounded label values), plus the process defaults. Only
+ * for the operator: other callers get 403 (see `mayScrape`).
  */
-export function registerMetrics(server: FastifyInstance): void {
+export function registerMetrics(server: FastifyInstance, config: Config): void {
+  const trusted = parseTrustedProxies(config.trustProxy);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const series = new RequestSeries();
@@ -31,7 +36,18 @@ export function registerMetrics(server: FastifyInstance): void {
   });
   server.decorate('countResponse', count);
 
-  server.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+  server.get('/metrics', { logLevel: 'warn' }, async (request, reply) => {
+    const scrape = {
+      peer: request.socket.remoteAddress,
+      forwardedFor: request.headers['x-forwarded-for'],
+      authorization: request.headers.authorization,
+    };
+    if (!mayScrape(scrape, config.metrics, trusted)) {
+      return reply
+        .status(403)
+        .type('text/plain; charset=utf-8')
+        .send('Metrics are served to loopback clients and to holders of the metrics token.\n');
+    }
     reply.header('Content-Type', registry.contentType);
     return `${await registry.metrics()}\n${series.exposition()}`;
   });

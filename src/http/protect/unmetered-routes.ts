@@ -1,0 +1,62 @@
+/**
+ * Every GET route that bot protection deliberately does not meter, with the reason. SPEC.md
+ * meters the renderings of commits, history, pull requests and search (each such route carries
+ * `config: { metered: true }`); everything else a server answers to GET must be listed here or
+ * below, and `test/protect/metered-routes.test.ts` fails on a route that is neither — so a new
+ * page that runs git is metered or argued for, never forgotten. docs/bot-protection.md shows
+ * the same two lists.
+ */
+
+/** Families of routes SPEC.md never meters, by path prefix. */
+export const UNMETERED_PREFIXES: ReadonlyArray<readonly [prefix: string, reason: string]> = [
+  ['/api/v1/', 'the REST API is never metered (SPEC.md); clients authenticate with tokens'],
+  ['/api/actions/', 'the runner protocol is never metered (SPEC.md)'],
+  ['/api/swagger', 'the API description, one static document'],
+];
+
+/** Single GET routes that are not metered, by their registered pattern. */
+export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
+  '/healthz': 'health checks of load balancers and supervisors',
+  '/metrics': 'scraped by the operator; closed to other clients (service.metrics.*)',
+  '/assets/:name': 'static files, the same for everyone',
+  '/': 'the start page: database only',
+  '/explore': 'the repository list: database only',
+  '/signup': 'sign-up form; signing up must never be refused by metering',
+  '/login': 'sign-in form; a signed-in visitor gets the larger budget',
+  '/challenge': 'the challenge itself',
+  '/settings': 'account settings: signed-in users only, database only',
+  '/settings/password': 'account settings: signed-in users only',
+  '/settings/tokens': 'account settings: signed-in users only',
+  '/settings/sessions': 'account settings: signed-in users only',
+  '/admin/runners': 'administrators only',
+  '/new': 'the creation form: signed-in users only',
+  '/:owner': 'a person or organisation: database only',
+  '/:owner/:name': 'a redirect to the repository page',
+  '/:owner/:name/info/refs':
+    'git transport (clones and fetches) is never metered (SPEC.md); it never renders',
+  '/:owner/:name/HEAD': 'dumb HTTP, refused without running git',
+  '/:owner/:name/objects/*': 'dumb HTTP, refused without running git',
+  '/repos/:owner/:name':
+    'the repository front page: the default branch tip, one tree and its README, kept browsable',
+  '/repos/:owner/:name/src':
+    'the code browser: SPEC.md meters commits, history, pulls and search, not reading code',
+  '/repos/:owner/:name/src/*':
+    'the code browser: SPEC.md meters commits, history, pulls and search, not reading code',
+  '/repos/:owner/:name/raw/*':
+    'raw files, embedded by READMEs (images); metering them would break pages of other sites',
+  '/repos/:owner/:name/archive/*':
+    'archives are not metered (SPEC.md); concurrent builds are bounded instead (service.archive.*)',
+  '/repos/:owner/:name/branches': 'one ref listing',
+  '/repos/:owner/:name/tags': 'one ref listing',
+  '/repos/:owner/:name/releases': 'releases: database and one ref listing',
+  '/repos/:owner/:name/pulls/new': 'the pull request form: signed-in users only',
+  '/repos/:owner/:name/settings': 'repository settings: owners only',
+  '/repos/:owner/:name/settings/ci': 'repository CI settings: owners only',
+};
+
+/** Why a GET route is not metered, or undefined when nothing says it may go unmetered. */
+export function unmeteredReason(url: string): string | undefined {
+  return (
+    UNMETERED_ROUTES[url] ?? UNMETERED_PREFIXES.find(([prefix]) => url.startsWith(prefix))?.[1]
+  );
+}
