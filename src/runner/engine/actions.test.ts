@@ -80,7 +80,6 @@ jobs:
     await writeFile(
       join(repo, 'action.yml'),
       // biome-ignore lint/suspicious/noTemplateCurlyInString: workflow expressions, not JavaScript
-
       'inputs:\n  name: { default: x }\noutputs:\n  shout: { value: "${{ steps.s.outputs.v }}" }\nruns:\n  using: composite\n  steps:\n    - id: s\n      shell: bash\n      run: echo "composite ${{ inputs.name }}" && echo "v=LOUD" >> "$GITHUB_OUTPUT"\n',
     );
     const g = (...args: string[]) =>

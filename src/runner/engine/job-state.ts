@@ -10,7 +10,7 @@ import {
   runnerContext,
   type TaskDirs,
 } from './contexts.ts';
-import { type Contexts, interpolate, type JobStatus } from './expressions.ts';
+import { type Contexts, ExpressionFailure, interpolate, type JobStatus } from './expressions.ts';
 import { Masker } from './masker.ts';
 import type { Conclusion, HostInput, JobSink, TaskInput } from './task-input.ts';
 import type { JobSpec } from './workflow.ts';
@@ -139,4 +139,15 @@ function inputsOf(context: Record<string, unknown>): unknown {
   const event = context.event;
   if (event !== null && typeof event === 'object' && 'inputs' in event) return event.inputs ?? {};
   return {};
+}
+
+/** Minutes from a `timeout-minutes` value (a number or an expression), or undefined when unset. */
+export function timeoutMs(value: string | number | undefined, state: JobState): number | undefined {
+  if (value === undefined) return undefined;
+  const text =
+    typeof value === 'number' ? String(value) : interpolate(value, state.contexts(), state.status);
+  const minutes = Number(text);
+  if (!Number.isFinite(minutes) || minutes <= 0)
+    throw new ExpressionFailure(`invalid timeout-minutes "${text}"`);
+  return Math.round(minutes * 60_000);
 }

@@ -7,25 +7,14 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TaskDirs } from './contexts.ts';
-import { condition, ExpressionFailure, interpolate, type JobStatus } from './expressions.ts';
-import { JobState } from './job-state.ts';
+import { condition, type JobStatus } from './expressions.ts';
+import { JobState, timeoutMs } from './job-state.ts';
 import { runStep } from './step.ts';
 import type { HostInput, JobResult, JobSink, TaskInput } from './task-input.ts';
 import { parseWorkflow, WorkflowError } from './workflow.ts';
 
 /** GitHub's default job timeout: six hours. */
 const DEFAULT_JOB_MINUTES = 360;
-
-/** Minutes from a `timeout-minutes` value (a number or an expression), or undefined when unset. */
-export function timeoutMs(value: string | number | undefined, state: JobState): number | undefined {
-  if (value === undefined) return undefined;
-  const text =
-    typeof value === 'number' ? String(value) : interpolate(value, state.contexts(), state.status);
-  const minutes = Number(text);
-  if (!Number.isFinite(minutes) || minutes <= 0)
-    throw new ExpressionFailure(`invalid timeout-minutes "${text}"`);
-  return Math.round(minutes * 60_000);
-}
 
 async function makeDirs(task: TaskInput, host: HostInput): Promise<TaskDirs & { root: string }> {
   await mkdir(host.workRoot, { recursive: true });
