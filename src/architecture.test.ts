@@ -43,7 +43,22 @@ const ALLOWED: Record<string, readonly string[]> = {
     'version',
   ],
   app: ['lib', 'config', 'db', 'domain', 'git', 'version'],
-  main: ['lib', 'config', 'db', 'domain', 'git', 'http', 'mcp', 'app', 'version', 'start-up'],
+  main: [
+    'lib',
+    'config',
+    'db',
+    'domain',
+    'git',
+    'http',
+    'mcp',
+    'app',
+    'version',
+    'start-up',
+    'runner',
+  ],
+  // The built-in runner is a client of the runner protocol, like act_runner: it speaks to any
+  // server only through the generated protos, never through Kiln's own server code.
+  runner: ['gen'],
   version: [],
   // Preloaded before anything else (JavaScript, so that it needs no type stripping).
   'start-up': [],
@@ -100,14 +115,31 @@ describe('architecture', () => {
     expect(violations).toEqual([]);
   });
 
-  it('spawns processes only from src/git/', () => {
+  // src/runner/ runs the steps of CI jobs, which are processes by nature.
+  it('spawns processes only from src/git/ and src/runner/', () => {
     const spawners = files
-      .filter((file) => !file.endsWith('.test.ts') && areaOf(file) !== 'git')
+      .filter((file) => !file.endsWith('.test.ts') && !['git', 'runner'].includes(areaOf(file)))
       .filter((file) =>
         importsOf(file).some((s) => s === 'node:child_process' || s === 'child_process'),
       )
       .map((file) => relative(SRC, file));
     expect(spawners).toEqual([]);
+  });
+
+  it('keeps the runner apart from the server', () => {
+    const server = ['domain', 'http', 'db', 'git', 'config', 'lib', 'mcp', 'app'];
+    const reaches = files
+      .filter((file) => areaOf(file) === 'runner')
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((s) => s.startsWith('.'))
+          .map((s) => resolve(dirname(file), s))
+          .filter((target) => target.startsWith(SRC) && server.includes(areaOf(target)))
+          .map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`),
+      );
+    expect(reaches).toEqual([]);
+    expect(permitted('runner', join(SRC, 'domain/errors.ts'))).toBe(false);
+    expect(permitted('runner', join(SRC, 'gen/runner/v1/services_pb.js'))).toBe(true);
   });
 
   it('flags a forbidden edge (self-check)', () => {

@@ -175,6 +175,13 @@ const commands: Record<string, Command> = {
         process.stdout.write(`${token}\n`);
       }),
   },
+  runner: {
+    summary: 'The built-in runner: register this host, or run jobs on it (runner --help)',
+    usage: 'runner register|daemon [options]   (see runner --help)',
+    options: {},
+    // Its own command line (src/runner/cli.ts): the runner needs no Kiln configuration.
+    run: async () => {},
+  },
   mcp: {
     summary: 'Serve the MCP tools on stdio as the owner of a personal access token',
     usage: 'mcp [--token-file PATH] [--config FILE]   (token from KILN_TOKEN when no file)',
@@ -215,6 +222,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(overview());
     return argv.length === 0 ? 2 : 0;
   }
+  if (argv[0] === 'runner') return (await import('./runner/cli.ts')).runRunnerCli(argv.slice(1));
   const found = findCommand(argv);
   if (!found) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}" (try --help)`);
   const { values } = parseArgs({

@@ -1,0 +1,107 @@
+/**
+ * Runs one process on behalf of a step: fresh GITHUB_ENV/OUTPUT/PATH/STEP_SUMMARY/STATE files,
+ * workflow commands read from its output, then what it wrote applied to the job.
+ */
+import { randomUUID } from 'node:crypto';
+import { createStepFiles, EnvFileError, readStepFiles } from './env-files.ts';
+import type { JobState } from './job-state.ts';
+import { type ProcessEnd, runProcess } from './step-process.ts';
+import { parseWorkflowCommand } from './workflow-commands.ts';
+
+/** A process to run for a step. */
+export type StepProcess = {
+  readonly program: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  /** Variables on top of the job's environment (step `env:`, `INPUT_*`, …). */
+  readonly env: Record<string, string>;
+  readonly signal: AbortSignal;
+  readonly timeoutMs?: number;
+  /** Saved state of the action's `pre`/`main`, given to later phases as `STATE_*`. */
+  readonly state?: Record<string, string>;
+};
+
+/** How the process ended, and the outputs and state it left. */
+export type StepExecution = ProcessEnd & {
+  readonly ok: boolean;
+  readonly outputs: Record<string, string>;
+  readonly state: Record<string, string>;
+};
+
+/** Runs the process; logs its masked output; applies GITHUB_ENV and GITHUB_PATH to the job. */
+export async function execute(job: JobState, proc: StepProcess): Promise<StepExecution> {
+  const files = await createStepFiles(job.dirs.fileCommands, randomUUID());
+  const outputs: Record<string, string> = {};
+  const saved: Record<string, string> = {};
+  let stopToken: string | undefined;
+  const onLine = (line: string) => {
+    const command = parseWorkflowCommand(line);
+    if (stopToken !== undefined) {
+      if (command?.name === stopToken.toLowerCase()) stopToken = undefined;
+      job.log(line);
+      return;
+    }
+    switch (command?.name) {
+      case 'add-mask':
+        job.masker.add(command.message);
+        break;
+      case 'debug':
+        if (!job.debug) return;
+        break;
+      case 'set-output':
+        if (command.properties.name) outputs[command.properties.name] = command.message;
+        break;
+      case 'save-state':
+        if (command.properties.name) saved[command.properties.name] = command.message;
+        break;
+      case 'stop-commands':
+        stopToken = command.message;
+        break;
+    }
+    job.log(line);
+  };
+  const stateEnv = Object.fromEntries(
+    Object.entries(proc.state ?? {}).map(([key, value]) => [`STATE_${key}`, value]),
+  );
+  const end = await runProcess({
+    program: proc.program,
+    args: proc.args,
+    cwd: proc.cwd,
+    env: {
+      ...job.base,
+      ...job.env(proc.env),
+      ...stateEnv,
+      PATH: job.path(),
+      GITHUB_ENV: files.env,
+      GITHUB_OUTPUT: files.output,
+      GITHUB_PATH: files.path,
+      GITHUB_STEP_SUMMARY: files.summary,
+      GITHUB_STATE: files.state,
+    },
+    onLine,
+    signal: proc.signal,
+    ...(proc.timeoutMs !== undefined ? { timeoutMs: proc.timeoutMs } : {}),
+    killGraceMs: job.host.killGraceMs,
+  });
+  let ok = end.exitCode === 0 && !end.timedOut && !end.cancelled;
+  if (end.timedOut) job.log(`::error::the step has exceeded its timeout and was stopped`);
+  else if (end.cancelled) job.log('::error::the step was cancelled');
+  else if (!ok) job.log(`::error::process completed with exit code ${end.exitCode ?? 'unknown'}`);
+  try {
+    const written = await readStepFiles(files);
+    Object.assign(job.fileEnv, written.env);
+    job.paths.unshift(...written.path.reverse());
+    Object.assign(outputs, written.outputs);
+    Object.assign(saved, written.state);
+    if (written.summary.trim() !== '') {
+      job.log('::group::Step summary');
+      for (const line of written.summary.replace(/\n$/, '').split('\n')) job.log(line);
+      job.log('::endgroup::');
+    }
+  } catch (error) {
+    if (!(error instanceof EnvFileError)) throw error;
+    job.log(`::error::${error.message}`);
+    ok = false;
+  }
+  return { ...end, ok, outputs, state: saved };
+}

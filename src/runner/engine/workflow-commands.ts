@@ -1,0 +1,35 @@
+/**
+ * Workflow commands a step prints on its own line (`::name key=value,…::message`). Only the ones
+ * that change what the runner does are interpreted; the rest stay in the log, where Gitea's log
+ * view renders groups and annotations from the same text.
+ */
+
+/** One parsed command. */
+export type WorkflowCommand = {
+  readonly name: string;
+  readonly properties: Record<string, string>;
+  readonly message: string;
+};
+
+const COMMAND = /^::([A-Za-z-]+)(?:\s+([^:]*))?::(.*)$/;
+
+/** Undoes the escaping GitHub's toolkit applies to command messages and properties. */
+function unescapeCommand(text: string, property: boolean): string {
+  let out = text.replaceAll('%0D', '\r').replaceAll('%0A', '\n');
+  if (property) out = out.replaceAll('%3A', ':').replaceAll('%2C', ',');
+  return out.replaceAll('%25', '%');
+}
+
+/** Parses a log line as a workflow command, or answers undefined when it is not one. */
+export function parseWorkflowCommand(line: string): WorkflowCommand | undefined {
+  const match = COMMAND.exec(line.trimStart());
+  if (!match) return undefined;
+  const [, name = '', props = '', message = ''] = match;
+  const properties: Record<string, string> = {};
+  for (const pair of props.split(',')) {
+    const equals = pair.indexOf('=');
+    if (equals > 0)
+      properties[pair.slice(0, equals).trim()] = unescapeCommand(pair.slice(equals + 1), true);
+  }
+  return { name: name.toLowerCase(), properties, message: unescapeCommand(message, false) };
+}

@@ -1,0 +1,243 @@
+/**
+ * Reports one task the way the Go runners do: log rows through UpdateLog (at 100 rows, 3 s after
+ * the first unsent row, or at a step change; resent from the server's `ack_index` after a failure),
+ * step and task state through UpdateTask (at every step change and as a 5 s heartbeat, result
+ * UNSPECIFIED until the end), outputs until the server lists them in `sent_outputs`, and
+ * cancellation as soon as an UpdateTask answer carries a result.
+ */
+import type { Client } from '@connectrpc/connect';
+import { Result } from '../gen/runner/v1/messages_pb.js';
+import type { RunnerService } from '../gen/runner/v1/services_pb.js';
+import type { Conclusion, JobSink } from './engine/task-input.ts';
+
+/** Intervals and limits; tests shorten them. */
+export type ReporterTiming = {
+  readonly batchRows: number;
+  readonly logLatencyMs: number;
+  readonly heartbeatMs: number;
+  /** How long the final reports are retried. */
+  readonly closeTimeoutMs: number;
+  readonly retryMs: number;
+};
+
+export const DEFAULT_TIMING: ReporterTiming = {
+  batchRows: 100,
+  logLatencyMs: 3000,
+  heartbeatMs: 5000,
+  closeTimeoutMs: 30_000,
+  retryMs: 1000,
+};
+
+/** Largest output key and value a server keeps (Gitea's limits); larger ones are not sent. */
+const MAX_OUTPUT_KEY = 255;
+const MAX_OUTPUT_VALUE = 1024 * 1024;
+
+type Timestamp = { seconds: bigint; nanos: number };
+type Row = { time: Timestamp; content: string };
+type Step = {
+  result: Result;
+  startedAt?: Timestamp;
+  stoppedAt?: Timestamp;
+  logIndex: bigint;
+  logLength: bigint;
+};
+
+const RESULTS: Record<Conclusion, Result> = {
+  success: Result.SUCCESS,
+  failure: Result.FAILURE,
+  cancelled: Result.CANCELLED,
+  skipped: Result.SKIPPED,
+};
+
+function timestamp(ms = Date.now()): Timestamp {
+  return { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class TaskReporter implements JobSink {
+  readonly #client: Client<typeof RunnerService>;
+  readonly #taskId: bigint;
+  readonly #timing: ReporterTiming;
+  readonly #onCancel: () => void;
+  readonly #log: (message: string) => void;
+  readonly #startedAt = timestamp();
+  readonly #steps: Step[];
+  /** Rows from `#acked` on, not yet acknowledged by the server. */
+  #rows: Row[] = [];
+  #acked = 0;
+  #total = 0;
+  #outputs = new Map<string, string>();
+  #latencyTimer: NodeJS.Timeout | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #logChain: Promise<void> = Promise.resolve();
+  #waitingFlush: Promise<boolean> | undefined;
+  #stateChain: Promise<void> = Promise.resolve();
+  #cancelled = false;
+
+  constructor(options: {
+    client: Client<typeof RunnerService>;
+    taskId: bigint;
+    stepCount: number;
+    onCancel: () => void;
+    log: (message: string) => void;
+    timing?: ReporterTiming;
+  }) {
+    this.#client = options.client;
+    this.#taskId = options.taskId;
+    this.#timing = options.timing ?? DEFAULT_TIMING;
+    this.#onCancel = options.onCancel;
+    this.#log = options.log;
+    this.#steps = Array.from({ length: options.stepCount }, () => ({
+      result: Result.UNSPECIFIED,
+      logIndex: 0n,
+      logLength: 0n,
+    }));
+  }
+
+  /** Sends the first state and starts the heartbeat. */
+  start(): void {
+    this.#heartbeat = setInterval(() => void this.#reportState(), this.#timing.heartbeatMs);
+    void this.#reportState();
+  }
+
+  line(content: string): void {
+    this.#rows.push({ time: timestamp(), content });
+    this.#total++;
+    if (this.#rows.length >= this.#timing.batchRows) void this.#flushLogs();
+    else this.#latencyTimer ??= setTimeout(() => void this.#flushLogs(), this.#timing.logLatencyMs);
+  }
+
+  stepStarted(index: number): void {
+    const step = this.#steps[index];
+    if (!step) return;
+    step.startedAt = timestamp();
+    step.logIndex = BigInt(this.#total);
+    void this.#flushLogs();
+    void this.#reportState();
+  }
+
+  stepFinished(index: number, conclusion: Conclusion): void {
+    const step = this.#steps[index];
+    if (!step) return;
+    if (step.startedAt === undefined) step.logIndex = BigInt(this.#total);
+    step.result = RESULTS[conclusion];
+    step.stoppedAt = timestamp();
+    step.logLength = BigInt(this.#total) - step.logIndex;
+    void this.#flushLogs();
+    void this.#reportState();
+  }
+
+  /** Outputs of the job, sent with the final state (and resent until acknowledged). */
+  setOutputs(outputs: Record<string, string>): void {
+    for (const [key, value] of Object.entries(outputs)) {
+      if (Buffer.byteLength(key) > MAX_OUTPUT_KEY || Buffer.byteLength(value) > MAX_OUTPUT_VALUE) {
+        this.#log(`task ${this.#taskId}: output "${key.slice(0, 40)}" is too large to report`);
+        continue;
+      }
+      this.#outputs.set(key, value);
+    }
+  }
+
+  /** Final log flush with `no_more`, then the final state; each retried until acknowledged. */
+  async finish(conclusion: Conclusion): Promise<void> {
+    clearInterval(this.#heartbeat);
+    clearTimeout(this.#latencyTimer);
+    const deadline = Date.now() + this.#timing.closeTimeoutMs;
+    // Old servers ignored `no_more` on an empty batch, so the last batch is never empty.
+    if (this.#rows.length === 0) this.line('');
+    clearTimeout(this.#latencyTimer);
+    while (!(await this.#queueLogs(true)) || this.#acked < this.#total) {
+      if (Date.now() > deadline) return this.#log(`task ${this.#taskId}: final log upload gave up`);
+      await sleep(this.#timing.retryMs);
+    }
+    const stoppedAt = timestamp();
+    while (
+      !(await this.#queueState({ result: RESULTS[conclusion], stoppedAt })) ||
+      this.#outputs.size > 0
+    ) {
+      if (Date.now() > deadline)
+        return this.#log(`task ${this.#taskId}: final state report gave up`);
+      await sleep(this.#timing.retryMs);
+    }
+  }
+
+  /** At most one ordinary flush waits behind the one in flight; it sends whatever is pending then. */
+  #flushLogs(): Promise<boolean> {
+    this.#waitingFlush ??= this.#queueLogs(false);
+    return this.#waitingFlush;
+  }
+
+  /** Sends the unacknowledged rows; one request at a time. Answers whether the call succeeded. */
+  #queueLogs(noMore: boolean): Promise<boolean> {
+    clearTimeout(this.#latencyTimer);
+    this.#latencyTimer = undefined;
+    const run = this.#logChain.then(async () => {
+      if (!noMore) this.#waitingFlush = undefined;
+      if (this.#rows.length === 0 && !noMore) return true;
+      const rows = this.#rows.slice();
+      try {
+        const answer = await this.#client.updateLog({
+          taskId: this.#taskId,
+          index: BigInt(this.#acked),
+          rows,
+          noMore,
+        });
+        const ack = Number(answer.ackIndex);
+        if (ack < this.#acked) {
+          this.#log(
+            `task ${this.#taskId}: submitted logs are lost (server acknowledged ${ack} of ${this.#acked})`,
+          );
+          return false;
+        }
+        this.#rows = this.#rows.slice(Math.min(ack - this.#acked, this.#rows.length));
+        this.#acked = ack;
+        return true;
+      } catch (error) {
+        this.#log(`task ${this.#taskId}: log upload failed: ${(error as Error).message}`);
+        return false;
+      }
+    });
+    this.#logChain = run.then(() => undefined);
+    return run;
+  }
+
+  #reportState(): Promise<boolean> {
+    return this.#queueState({ result: Result.UNSPECIFIED });
+  }
+
+  /** Sends the task and step state with the outputs not yet acknowledged; one at a time. */
+  #queueState(final: { result: Result; stoppedAt?: Timestamp }): Promise<boolean> {
+    const run = this.#stateChain.then(async () => {
+      try {
+        const answer = await this.#client.updateTask({
+          state: {
+            id: this.#taskId,
+            result: final.result,
+            startedAt: this.#startedAt,
+            ...(final.stoppedAt ? { stoppedAt: final.stoppedAt } : {}),
+            steps: this.#steps.map((step, index) => ({ id: BigInt(index), ...step })),
+          },
+          outputs: Object.fromEntries(this.#outputs),
+        });
+        for (const key of answer.sentOutputs) this.#outputs.delete(key);
+        const result = answer.state?.result ?? Result.UNSPECIFIED;
+        if (
+          final.result === Result.UNSPECIFIED &&
+          result !== Result.UNSPECIFIED &&
+          !this.#cancelled
+        ) {
+          this.#cancelled = true;
+          this.#log(`task ${this.#taskId}: the server asks to stop it`);
+          this.#onCancel();
+        }
+        return true;
+      } catch (error) {
+        this.#log(`task ${this.#taskId}: state report failed: ${(error as Error).message}`);
+        return false;
+      }
+    });
+    this.#stateChain = run.then(() => undefined);
+    return run;
+  }
+}
