@@ -43,7 +43,21 @@ const ALLOWED: Record<string, readonly string[]> = {
     'version',
   ],
   app: ['lib', 'config', 'db', 'domain', 'git', 'version'],
-  main: ['lib', 'config', 'db', 'domain', 'git', 'http', 'mcp', 'app', 'version', 'start-up'],
+  main: [
+    'lib',
+    'config',
+    'db',
+    'domain',
+    'git',
+    'http',
+    'mcp',
+    'app',
+    'version',
+    'start-up',
+    'cli',
+  ],
+  // The commands of the command line: an edge, like main.ts that dispatches to them.
+  cli: ['lib', 'config', 'db', 'domain', 'git', 'app', 'version'],
   version: [],
   // Preloaded before anything else (JavaScript, so that it needs no type stripping).
   'start-up': [],
