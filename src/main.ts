@@ -163,6 +163,8 @@ const commands: Record<string, Command> = {
     run: (values, config) =>
       withApp(config(), async (app) => {
         const { runDump } = await import('./cli/backup.command.ts');
+        // Bulk work from here on: V8 may optimize what runs hot (see start-up.js).
+        startedUp();
         await runDump(app, required(values, 'output'));
       }),
   },
@@ -172,6 +174,7 @@ const commands: Record<string, Command> = {
     options: { input: { type: 'string', short: 'i' } },
     run: async (values, config) => {
       const { runRestore } = await import('./cli/backup.command.ts');
+      startedUp();
       await runRestore(config(), required(values, 'input'));
     },
   },

@@ -1,12 +1,12 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, openSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { finished } from 'node:stream/promises';
 import type { App } from '../app.ts';
 import type { Config } from '../config/config.ts';
 import { openDatabase } from '../db/database.ts';
 import { runChecks } from '../domain/backup/doctor.service.ts';
-import { writeDump } from '../domain/backup/dump.service.ts';
+import { type DumpSummary, writeDump } from '../domain/backup/dump.service.ts';
 import { restoreDump } from '../domain/backup/restore.service.ts';
+import { fileSink, streamSink } from '../lib/tar.ts';
 import { KILN_VERSION } from '../version.ts';
 
 function megabytes(bytes: number): string {
@@ -18,34 +18,37 @@ function megabytes(bytes: number): string {
  * whole, so a dump that fails half-way never leaves a file that looks like a good one.
  */
 export async function runDump(app: App, output: string): Promise<void> {
-  const toStdout = output === '-';
-  const partial = `${output}.partial`;
-  const out = toStdout ? process.stdout : createWriteStream(partial, { mode: 0o600 });
-  try {
-    const summary = await writeDump(
-      {
-        database: app.database,
-        dataDir: app.dataDir,
-        repositoriesRoot: app.git.paths.root,
-        kilnVersion: KILN_VERSION,
-      },
-      out,
-    );
-    if (!toStdout) {
-      out.end();
-      await finished(out);
-      await rename(partial, output);
-    }
-    process.stderr.write(
-      `dumped ${summary.rows} rows of ${summary.tables} tables and ${summary.repositories} repositories (${megabytes(summary.bytes)}) to ${toStdout ? 'stdout' : output}\n`,
-    );
-  } catch (error) {
-    if (!toStdout) {
-      out.destroy();
-      await rm(partial, { force: true });
-    }
-    throw error;
+  const sources = {
+    database: app.database,
+    dataDir: app.dataDir,
+    repositoriesRoot: app.git.paths.root,
+    kilnVersion: KILN_VERSION,
+  };
+  if (output === '-') {
+    const summary = await writeDump(sources, streamSink(process.stdout));
+    report(summary, 'stdout');
+    return;
   }
+  const partial = `${output}.partial`;
+  const fd = openSync(partial, 'w', 0o600);
+  let summary: DumpSummary;
+  try {
+    summary = await writeDump(sources, fileSink(fd));
+    fsyncSync(fd);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+  await rename(partial, output);
+  report(summary, output);
+}
+
+function report(summary: DumpSummary, where: string): void {
+  process.stderr.write(
+    `dumped ${summary.rows} rows of ${summary.tables} tables and ${summary.repositories} repositories (${megabytes(summary.bytes)}) to ${where}\n`,
+  );
 }
 
 /** `kiln restore --input FILE`: into the configured data directory and database, both empty. */

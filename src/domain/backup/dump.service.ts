@@ -1,7 +1,7 @@
-import { createReadStream, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
+
 import type { Database } from '../../db/database.ts';
 import { appliedMigrations } from '../../db/schema-facts.ts';
 import { encodeValue, type Row, readSnapshot } from '../../db/table-dump.ts';
@@ -10,7 +10,7 @@ import {
   repositoryFiles,
   snapshotRepositoryRefs,
 } from '../../git/repository-dump.ts';
-import { TarWriter } from '../../lib/tar.ts';
+import { type TarSink, TarWriter } from '../../lib/tar.ts';
 import {
   DATABASE,
   DATABASE_FACTS,
@@ -40,6 +40,9 @@ export type DumpSummary = {
 
 /** Files of the data directory that are not copied as files: the database and its journals. */
 const DATABASE_FILES = /^kiln\.db(?:-wal|-shm|-journal)?$/;
+
+/** How many repositories' refs are read at once (each read is one short git process). */
+const REF_READERS = 4;
 
 /** Rows are written to the archive in chunks of about this many bytes. */
 const ROW_CHUNK = 256 * 1024;
@@ -89,14 +92,8 @@ async function writeDatabase(
   return { rows: total.rows, tables: facts.tables.length };
 }
 
-async function copyFile(tar: TarWriter, entry: string, absolute: string, stats: Stats) {
-  await tar.fileFrom(
-    entry,
-    stats.size,
-    createReadStream(absolute, { end: stats.size - 1 }),
-    stats.mode,
-    stats.mtimeMs,
-  );
+function copyFile(tar: TarWriter, entry: string, absolute: string, stats: Stats) {
+  return tar.fileFromDisk(entry, absolute, stats.size, stats.mode, stats.mtimeMs);
 }
 
 /**
@@ -109,7 +106,13 @@ async function writeRepositories(
 ): Promise<{ repositories: number; files: number }> {
   const dirs = await listRepositoryDirs(root);
   const refs = new Map<string, string>();
-  for (const dir of dirs) refs.set(dir, await snapshotRepositoryRefs(path.join(root, dir)));
+  let next = 0;
+  const reader = async () => {
+    for (let i = next++; i < dirs.length; i = next++) {
+      refs.set(dirs[i]!, await snapshotRepositoryRefs(path.join(root, dirs[i]!)));
+    }
+  };
+  await Promise.all(Array.from({ length: REF_READERS }, reader));
   let files = 0;
   for (const dir of dirs) {
     const prefix = `${REPOSITORIES}/${dir}`;
@@ -161,7 +164,7 @@ async function writeOtherFiles(tar: TarWriter, dataDir: string, skip: string): P
  * repositories are at least as new as it: a pull recorded as open may have been merged since,
  * but nothing the database names is missing. Does not end `out`.
  */
-export async function writeDump(sources: DumpSources, out: Writable): Promise<DumpSummary> {
+export async function writeDump(sources: DumpSources, out: TarSink): Promise<DumpSummary> {
   const tar = new TarWriter(out);
   const manifest: DumpManifest = {
     format: DUMP_FORMAT,
