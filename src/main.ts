@@ -182,6 +182,37 @@ const commands: Record<string, Command> = {
     // Its own command line (src/runner/cli.ts): the runner needs no Kiln configuration.
     run: async () => {},
   },
+  dump: {
+    summary: 'Write a consistent archive of the database and every repository',
+    usage: 'dump --output FILE [--config FILE]   (a tar file; "-" writes to stdout)',
+    options: { output: { type: 'string', short: 'o' } },
+    run: (values, config) =>
+      withApp(config(), async (app) => {
+        const { runDump } = await import('./cli/backup.command.ts');
+        // Bulk work from here on: V8 may optimize what runs hot (see start-up.js).
+        startedUp();
+        await runDump(app, required(values, 'output'));
+      }),
+  },
+  restore: {
+    summary: 'Restore a dump into an empty data directory and database',
+    usage: 'restore --input FILE [--config FILE]   ("-" reads stdin)',
+    options: { input: { type: 'string', short: 'i' } },
+    run: async (values, config) => {
+      const { runRestore } = await import('./cli/backup.command.ts');
+      startedUp();
+      await runRestore(config(), required(values, 'input'));
+    },
+  },
+  doctor: {
+    summary: 'Check the database, the configuration and every repository, and say what to fix',
+    usage: 'doctor [--config FILE]',
+    options: {},
+    run: async (_values, config) => {
+      const { runDoctor } = await import('./cli/backup.command.ts');
+      process.exitCode = await runDoctor(config());
+    },
+  },
   mcp: {
     summary: 'Serve the MCP tools on stdio as the owner of a personal access token',
     usage: 'mcp [--token-file PATH] [--config FILE]   (token from KILN_TOKEN when no file)',

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { type ChangeClock, NO_CHANGE_CLOCK, SqliteChangeClock } from './change-clock.ts';
 import type { Dialect } from './migration.ts';
 import { migrations } from './migrations/index.ts';
+import { appliedMigrations } from './schema-facts.ts';
 import { NodeSqliteDialect, openSqlite } from './sqlite-adapter.ts';
 import type { Tables } from './tables.ts';
 
@@ -84,9 +85,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   };
 }
 
-/** Applies every pending migration; safe to run from several processes at once. */
-export async function migrate(database: Database): Promise<MigrationResultSet> {
-  const migrator = new Migrator({
+/** The database was migrated by a newer Kiln than this one: running on would corrupt it. */
+export class DatabaseNewerError extends Error {
+  readonly unknown: readonly string[];
+
+  constructor(unknown: readonly string[]) {
+    super(
+      `the database was migrated by a newer version of Kiln (it has migration ${unknown.join(', ')}, which this version does not know): run that version or a newer one`,
+    );
+    this.unknown = unknown;
+  }
+}
+
+function migrator(database: Database): Migrator {
+  return new Migrator({
     db: database.db as Kysely<unknown>,
     migrationTableName: 'kiln_migrations',
     migrationLockTableName: 'kiln_migrations_lock',
@@ -100,7 +112,35 @@ export async function migrate(database: Database): Promise<MigrationResultSet> {
         ),
     },
   });
-  const result = await migrator.migrateToLatest();
+}
+
+/** Refuses a database that has migrations this version does not know. */
+async function refuseNewerDatabase(database: Database): Promise<void> {
+  const known = new Set(migrations.map((migration) => migration.name));
+  const unknown = (await appliedMigrations(database)).filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new DatabaseNewerError(unknown);
+}
+
+/**
+ * Applies every pending migration; safe to run from several processes at once. Refuses, with one
+ * line, a database that a newer Kiln has migrated.
+ */
+export async function migrate(database: Database): Promise<MigrationResultSet> {
+  await refuseNewerDatabase(database);
+  const result = await migrator(database).migrateToLatest();
   if (result.error) throw result.error;
   return result;
+}
+
+/** Applies migrations up to and including `name` (a restore rebuilds a dump's schema so). */
+export async function migrateTo(database: Database, name: string): Promise<MigrationResultSet> {
+  await refuseNewerDatabase(database);
+  const result = await migrator(database).migrateTo(name);
+  if (result.error) throw result.error;
+  return result;
+}
+
+/** The names of every migration this version knows, in order. */
+export function knownMigrations(): string[] {
+  return migrations.map((migration) => migration.name);
 }

@@ -92,19 +92,23 @@ export async function writeHooks(gitDir: string): Promise<void> {
   await rename(staging, target);
 }
 
+/** Whether the repository's hooks are Kiln's current ones, executable. */
+export async function hooksAreCurrent(gitDir: string): Promise<boolean> {
+  const hook = path.join(gitDir, 'hooks', 'pre-receive');
+  const [current, info] = await Promise.all([
+    readFile(hook, 'utf8').catch(() => undefined),
+    stat(hook).catch(() => undefined),
+  ]);
+  return current === PRE_RECEIVE_HOOK && info !== undefined && (info.mode & 0o111) === 0o111;
+}
+
 /**
  * Makes sure the repository's hooks are Kiln's current ones; rewrites them only when they differ
  * (a repository made by an older version, or a hook edited on disk). Returns whether it wrote.
  */
 export async function ensureHooks(repo: RepoHandle): Promise<boolean> {
   await requireRepository(repo);
-  const hook = path.join(repo.path, 'hooks', 'pre-receive');
-  const [current, info] = await Promise.all([
-    readFile(hook, 'utf8').catch(() => undefined),
-    stat(hook).catch(() => undefined),
-  ]);
-  if (current === PRE_RECEIVE_HOOK && info !== undefined && (info.mode & 0o111) === 0o111)
-    return false;
+  if (await hooksAreCurrent(repo.path)) return false;
   await writeHooks(repo.path);
   return true;
 }

@@ -1,0 +1,144 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type Database, knownMigrations } from '../../db/database.ts';
+import { appliedMigrations } from '../../db/schema-facts.ts';
+import { hooksAreCurrent } from '../../git/hooks.ts';
+import { objectsDir, readAlternates } from '../../git/object-store.ts';
+import { checkConnectivity, listRepositoryDirs } from '../../git/repository-dump.ts';
+
+/** One finding: what is wrong, where, and what to do about it. */
+export type Finding = { readonly subject: string; readonly problem: string; readonly fix: string };
+
+export type DoctorReport = {
+  readonly checked: { readonly migrations: number; readonly repositories: number };
+  readonly findings: readonly Finding[];
+};
+
+export type DoctorSources = { readonly database: Database; readonly repositoriesRoot: string };
+
+async function checkMigrations(
+  database: Database,
+): Promise<{ count: number; findings: Finding[] }> {
+  const known = knownMigrations();
+  const applied = await appliedMigrations(database);
+  const findings: Finding[] = [];
+  const unknown = applied.filter((name) => !known.includes(name));
+  if (unknown.length > 0) {
+    findings.push({
+      subject: 'database',
+      problem: `migrated by a newer Kiln (unknown migration ${unknown.join(', ')})`,
+      fix: 'run the newer Kiln that migrated it',
+    });
+  }
+  const pending = known.filter((name) => !applied.includes(name));
+  if (pending.length > 0) {
+    findings.push({
+      subject: 'database',
+      problem: `${pending.length} migration(s) not applied yet (${pending.join(', ')})`,
+      fix: 'run `kiln migrate` (or start the server, which migrates first)',
+    });
+  }
+  return { count: applied.length, findings };
+}
+
+type RepoRow = { dir: string; private: boolean };
+
+async function repositoryRows(database: Database): Promise<Map<string, RepoRow>> {
+  const rows = await database.db
+    .selectFrom('repositories')
+    .innerJoin('users', 'users.id', 'repositories.owner_id')
+    .select([
+      'users.handle_lower as owner',
+      'repositories.name_lower as name',
+      'repositories.private',
+    ])
+    .execute();
+  return new Map(
+    rows.map((row) => {
+      const dir = `${row.owner}/${row.name}.git`;
+      return [dir, { dir, private: row.private === true || row.private === 1 }];
+    }),
+  );
+}
+
+async function checkHead(gitDir: string): Promise<string | undefined> {
+  const head = await readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => undefined);
+  if (head === undefined) return 'has no HEAD file';
+  if (!/^ref: refs\/heads\/[^\s]+\n?$/.test(head)) return 'HEAD does not name a branch';
+  return undefined;
+}
+
+/**
+ * The alternates invariant: a repository borrows objects only from a public repository of this
+ * instance, since a repository serves every object it can reach, by id, to its own readers.
+ */
+async function checkAlternates(
+  root: string,
+  dir: string,
+  rows: ReadonlyMap<string, RepoRow>,
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const store of await readAlternates(objectsDir(path.join(root, dir)))) {
+    const relative = path.relative(root, path.dirname(store));
+    const lender = rows.get(relative.split(path.sep).join('/'));
+    if (relative.startsWith('..') || !lender) {
+      problems.push(`borrows objects from ${store}, which is not a repository of this instance`);
+    } else if (lender.private) {
+      problems.push(`borrows objects from ${lender.dir}, which is private`);
+    }
+  }
+  return problems;
+}
+
+async function checkRepository(
+  root: string,
+  dir: string,
+  rows: ReadonlyMap<string, RepoRow>,
+): Promise<Finding[]> {
+  const gitDir = path.join(root, dir);
+  const findings: Finding[] = [];
+  const add = (problem: string, fix: string) => findings.push({ subject: dir, problem, fix });
+  if (!rows.has(dir)) {
+    add(
+      'no database row names this repository',
+      'restore its row from a dump, or remove the directory',
+    );
+  }
+  const head = await checkHead(gitDir);
+  if (head) add(head, 'write `ref: refs/heads/<default branch>` into HEAD');
+  if (!(await hooksAreCurrent(gitDir))) {
+    add('its hooks are missing or not the current ones', 'start Kiln once: it rewrites them');
+  }
+  for (const problem of await checkAlternates(root, dir, rows)) {
+    add(problem, 'start Kiln once: it gives such repositories their own objects');
+  }
+  const broken = await checkConnectivity(gitDir);
+  if (broken)
+    add(`git fsck finds missing objects: ${broken.split('\n')[0]}`, 'restore it from a dump');
+  return findings;
+}
+
+/**
+ * Checks an instance without changing it: the database's migrations, and every repository on
+ * disk against the database (a row for each, HEAD, hooks, the alternates invariant, git fsck's
+ * connectivity check).
+ */
+export async function runChecks(sources: DoctorSources): Promise<DoctorReport> {
+  const migrations = await checkMigrations(sources.database);
+  const findings = [...migrations.findings];
+  const root = path.resolve(sources.repositoriesRoot);
+  const rows = await repositoryRows(sources.database);
+  const dirs = await listRepositoryDirs(root);
+  for (const dir of dirs) findings.push(...(await checkRepository(root, dir, rows)));
+  const onDisk = new Set(dirs);
+  for (const row of rows.values()) {
+    if (!onDisk.has(row.dir)) {
+      findings.push({
+        subject: row.dir,
+        problem: 'the database names this repository but its directory is missing',
+        fix: 'restore the directory from a dump, or delete the repository',
+      });
+    }
+  }
+  return { checked: { migrations: migrations.count, repositories: dirs.length }, findings };
+}

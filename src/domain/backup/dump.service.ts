@@ -1,0 +1,196 @@
+import type { Stats } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import path from 'node:path';
+
+import type { Database } from '../../db/database.ts';
+import { appliedMigrations } from '../../db/schema-facts.ts';
+import { encodeValue, type Row, readSnapshot } from '../../db/table-dump.ts';
+import {
+  listRepositoryDirs,
+  repositoryFiles,
+  snapshotRepositoryRefs,
+} from '../../git/repository-dump.ts';
+import { type TarSink, TarWriter } from '../../lib/tar.ts';
+import {
+  DATABASE,
+  DATABASE_FACTS,
+  DUMP_FORMAT,
+  type DumpManifest,
+  FILES,
+  MANIFEST,
+  REPOSITORIES,
+  ROOT,
+  tableEntry,
+} from './dump-layout.ts';
+
+export type DumpSources = {
+  readonly database: Database;
+  readonly dataDir: string;
+  readonly repositoriesRoot: string;
+  readonly kilnVersion: string;
+};
+
+export type DumpSummary = {
+  readonly tables: number;
+  readonly rows: number;
+  readonly repositories: number;
+  readonly files: number;
+  readonly bytes: number;
+};
+
+/** Files of the data directory that are not copied as files: the database and its journals. */
+const DATABASE_FILES = /^kiln\.db(?:-wal|-shm|-journal)?$/;
+
+/** How many repositories' refs are read at once (each read is one short git process). */
+const REF_READERS = 4;
+
+/** Rows are written to the archive in chunks of about this many bytes. */
+const ROW_CHUNK = 256 * 1024;
+
+async function* jsonLines(rows: AsyncIterable<Row>, counted: { rows: number }) {
+  let pending: string[] = [];
+  let size = 0;
+  for await (const row of rows) {
+    const encoded = Object.fromEntries(Object.entries(row).map(([k, v]) => [k, encodeValue(v)]));
+    const line = `${JSON.stringify(encoded)}\n`;
+    pending.push(line);
+    size += line.length;
+    counted.rows += 1;
+    if (size >= ROW_CHUNK) {
+      yield Buffer.from(pending.join(''));
+      pending = [];
+      size = 0;
+    }
+  }
+  if (pending.length > 0) yield Buffer.from(pending.join(''));
+}
+
+/**
+ * Writes the database's rows. The tar format needs each entry's size before its bytes, so a
+ * table is gathered in memory first; the rows of the largest table bound what a dump holds.
+ */
+async function writeDatabase(
+  tar: TarWriter,
+  database: Database,
+): Promise<{ rows: number; tables: number }> {
+  const total = { rows: 0 };
+  let index = 0;
+  const facts = await readSnapshot(database, async (table, rows) => {
+    const counted = { rows: 0 };
+    const chunks: Buffer[] = [];
+    for await (const chunk of jsonLines(rows, counted)) chunks.push(chunk);
+    const size = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    index += 1;
+    await tar.fileFrom(tableEntry(index, table), size, chunks);
+    total.rows += counted.rows;
+    return counted.rows;
+  });
+  await tar.file(
+    DATABASE_FACTS,
+    `${JSON.stringify({ tables: facts.tables, sequences: facts.sequences }, null, 2)}\n`,
+  );
+  return { rows: total.rows, tables: facts.tables.length };
+}
+
+function copyFile(tar: TarWriter, entry: string, absolute: string, stats: Stats) {
+  return tar.fileFromDisk(entry, absolute, stats.size, stats.mode, stats.mtimeMs);
+}
+
+/**
+ * Writes every repository: the refs of all of them first, then their files, so that every ref
+ * in the dump has its objects (see repository-dump.ts).
+ */
+async function writeRepositories(
+  tar: TarWriter,
+  root: string,
+): Promise<{ repositories: number; files: number }> {
+  const dirs = await listRepositoryDirs(root);
+  const refs = new Map<string, string>();
+  let next = 0;
+  const reader = async () => {
+    for (let i = next++; i < dirs.length; i = next++) {
+      refs.set(dirs[i]!, await snapshotRepositoryRefs(path.join(root, dirs[i]!)));
+    }
+  };
+  await Promise.all(Array.from({ length: REF_READERS }, reader));
+  let files = 0;
+  for (const dir of dirs) {
+    const prefix = `${REPOSITORIES}/${dir}`;
+    await tar.directory(prefix);
+    await tar.file(`${prefix}/packed-refs`, refs.get(dir)!);
+    for await (const file of repositoryFiles(path.join(root, dir))) {
+      const entry = `${prefix}/${file.relative}`;
+      if (file.stats.isDirectory()) {
+        await tar.directory(entry, file.stats.mtimeMs);
+      } else if (file.stats.size === 0) {
+        await tar.file(entry, Buffer.alloc(0), file.stats.mode);
+      } else {
+        await copyFile(tar, entry, file.absolute, file.stats);
+      }
+      files += 1;
+    }
+  }
+  return { repositories: dirs.length, files };
+}
+
+/** Every other file of the data directory (what later features keep there), as it is now. */
+async function writeOtherFiles(tar: TarWriter, dataDir: string, skip: string): Promise<number> {
+  let files = 0;
+  async function walk(relative: string): Promise<void> {
+    const entries = await readdir(path.join(dataDir, relative), { withFileTypes: true });
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      const absolute = path.join(dataDir, child);
+      if (absolute === skip || entry.name.startsWith('.') || entry.name.endsWith('.lock')) continue;
+      if (!relative && DATABASE_FILES.test(entry.name)) continue;
+      const stats = await lstat(absolute).catch(() => undefined);
+      if (stats?.isDirectory()) {
+        await tar.directory(`${FILES}/${child}`, stats.mtimeMs);
+        await walk(child);
+      } else if (stats?.isFile()) {
+        if (stats.size === 0) await tar.file(`${FILES}/${child}`, Buffer.alloc(0), stats.mode);
+        else await copyFile(tar, `${FILES}/${child}`, absolute, stats);
+        files += 1;
+      }
+    }
+  }
+  await walk('');
+  return files;
+}
+
+/**
+ * Writes a dump of a whole instance to `out`: the database as one consistent snapshot, then
+ * every repository, then the data directory's other files. The database is read first, so the
+ * repositories are at least as new as it: a pull recorded as open may have been merged since,
+ * but nothing the database names is missing. Does not end `out`.
+ */
+export async function writeDump(sources: DumpSources, out: TarSink): Promise<DumpSummary> {
+  const tar = new TarWriter(out);
+  const manifest: DumpManifest = {
+    format: DUMP_FORMAT,
+    kilnVersion: sources.kilnVersion,
+    createdAt: new Date().toISOString(),
+    engine: sources.database.dialect,
+    migrations: await appliedMigrations(sources.database),
+  };
+  await tar.directory(ROOT);
+  await tar.file(MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
+  await tar.directory(DATABASE);
+  const database = await writeDatabase(tar, sources.database);
+  await tar.directory(REPOSITORIES);
+  const repos = await writeRepositories(tar, path.resolve(sources.repositoriesRoot));
+  await tar.directory(FILES);
+  const files = await writeOtherFiles(
+    tar,
+    path.resolve(sources.dataDir),
+    path.resolve(sources.repositoriesRoot),
+  );
+  await tar.finish();
+  return {
+    tables: database.tables,
+    rows: database.rows,
+    repositories: repos.repositories,
+    files: repos.files + files,
+    bytes: tar.bytes,
+  };
+}

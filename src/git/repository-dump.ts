@@ -1,0 +1,130 @@
+import type { Stats } from 'node:fs';
+import { lstat, mkdir, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { runGit } from './command.ts';
+import { checkRepoSegment } from './repo-paths.ts';
+
+/**
+ * Repositories as files for a dump, taken so that a push running meanwhile leaves either the old
+ * or the new value of each ref in the dump, never a ref without its objects. Git writes a push's
+ * objects before it moves any ref, and never changes an object file once written, so: the refs
+ * of every repository are read first (one `for-each-ref` each), and the object files are copied
+ * after. Whatever the copied refs name was on disk before the copy began.
+ */
+
+/** A file of a repository as the dump stores it. */
+export type RepositoryFile = {
+  /** Path inside the repository directory, with `/` separators. */
+  readonly relative: string;
+  readonly absolute: string;
+  readonly stats: Stats;
+};
+
+const MARKER = 'kiln-creating';
+
+/**
+ * Not copied: the refs themselves (the snapshot replaces them), reflogs (they may name objects
+ * written after the copy), lock files, and git's scratch space of pushes still under way.
+ */
+function skipped(relative: string): boolean {
+  if (relative === 'packed-refs' || relative === MARKER) return true;
+  if (relative === 'refs' || relative.startsWith('refs/')) return true;
+  if (relative === 'logs' || relative.startsWith('logs/')) return true;
+  if (relative.endsWith('.lock')) return true;
+  const base = path.posix.basename(relative);
+  if (relative.startsWith('objects/') && (base.startsWith('tmp_') || base.startsWith('incoming-')))
+    return true;
+  return false;
+}
+
+/**
+ * The repositories under `root`, as `owner/name.git`, skipping Kiln's scratch directory and
+ * repositories still being created.
+ */
+export async function listRepositoryDirs(root: string): Promise<string[]> {
+  const found: string[] = [];
+  const owners = await readdir(root, { withFileTypes: true }).catch(() => []);
+  for (const owner of owners) {
+    if (!owner.isDirectory() || !validSegment(owner.name)) continue;
+    const repos = await readdir(path.join(root, owner.name), { withFileTypes: true });
+    for (const repo of repos) {
+      if (!repo.isDirectory() || !repo.name.endsWith('.git')) continue;
+      if (!validSegment(repo.name.slice(0, -'.git'.length))) continue;
+      const relative = `${owner.name}/${repo.name}`;
+      const marker = await lstat(path.join(root, relative, MARKER)).catch(() => undefined);
+      if (!marker) found.push(relative);
+    }
+  }
+  return found.sort();
+}
+
+function validSegment(value: string): boolean {
+  try {
+    return checkRepoSegment(value, 'name') === value;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads every ref of a repository (loose and packed alike) as one `packed-refs` file. */
+export async function snapshotRepositoryRefs(gitDir: string): Promise<string> {
+  const { stdout } = await runGit(['for-each-ref', '--format=%(objectname) %(refname)'], {
+    gitDir,
+    maxStdoutBytes: 256 * 1024 * 1024,
+  });
+  const lines = stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .sort((a, b) => (a.slice(a.indexOf(' ')) < b.slice(b.indexOf(' ')) ? -1 : 1));
+  return lines.map((line) => `${line}\n`).join('');
+}
+
+/** The files of a repository that a dump copies, directories first; see `skipped`. */
+export async function* repositoryFiles(gitDir: string): AsyncGenerator<RepositoryFile> {
+  async function* walk(relative: string): AsyncGenerator<RepositoryFile> {
+    const entries = await readdir(path.join(gitDir, relative), { withFileTypes: true }).catch(
+      (error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw error;
+      },
+    );
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (skipped(child)) continue;
+      const absolute = path.join(gitDir, child);
+      const stats = await lstat(absolute).catch(() => undefined);
+      // Gone since the listing: a loose object packed away, a temporary file renamed.
+      if (!stats) continue;
+      if (stats.isDirectory()) {
+        yield { relative: child, absolute, stats };
+        yield* walk(child);
+      } else if (stats.isFile()) {
+        yield { relative: child, absolute, stats };
+      }
+    }
+  }
+  yield* walk('');
+}
+
+/**
+ * Finishes a restored repository (its refs arrive as `packed-refs`): the directories git looks
+ * for before it believes a directory is a repository.
+ */
+export async function prepareRestoredRepository(gitDir: string): Promise<void> {
+  await mkdir(path.join(gitDir, 'refs', 'heads'), { recursive: true });
+  await mkdir(path.join(gitDir, 'refs', 'tags'), { recursive: true });
+}
+
+/** Whether git finds every object that every ref needs (`fsck --connectivity-only`). */
+export async function checkConnectivity(gitDir: string): Promise<string | undefined> {
+  try {
+    await runGit(['fsck', '--connectivity-only', '--no-dangling', '--no-progress'], {
+      gitDir,
+      timeoutMs: 60 * 60 * 1000,
+    });
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
