@@ -123,7 +123,8 @@ const COPY_CHUNK = 1 << 20;
 export class TarWriter {
   readonly #sink: TarSink;
   #written = 0;
-  #copyBuffer: Buffer | undefined;
+  /** Reused for every chunk when the sink copies at once (see fileFromDisk). */
+  readonly #copyBuffer = Buffer.allocUnsafe(COPY_CHUNK);
 
   constructor(sink: TarSink | Writable) {
     this.#sink = 'copiesAtOnce' in sink ? sink : streamSink(sink);
@@ -160,9 +161,7 @@ export class TarWriter {
     try {
       let left = size;
       while (left > 0) {
-        const buffer = sync
-          ? (this.#copyBuffer ??= Buffer.allocUnsafe(COPY_CHUNK))
-          : Buffer.allocUnsafe(COPY_CHUNK);
+        const buffer = sync ? this.#copyBuffer : Buffer.allocUnsafe(COPY_CHUNK);
         const length = Math.min(left, COPY_CHUNK);
         const position = size - left;
         const bytesRead = handle
