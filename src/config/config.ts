@@ -75,7 +75,9 @@ export function toConfig(values: ConfigValues): Config {
     adminHandles: values['service.admin-handles'],
     secretKey: values['service.secret-key'],
     forgeApiVersion: values['service.forge-api.version'],
-    signup: Object.freeze({ enabled: values['service.signup.enabled'] }),
+    signup: Object.freeze({
+      enabled: values['service.signup.enabled'] && values['service.auth.open-registration'],
+    }),
     auth: Object.freeze({
       sessionLifetimeMs: values['service.auth.session-lifetime'],
       login: Object.freeze({

@@ -86,6 +86,17 @@ describe('loadConfig', () => {
     expect(message).not.toContain('\n');
   });
 
+  it('keeps sign-up closed where the earlier key closed it', () => {
+    const load = (env: Record<string, string>) =>
+      loadConfig({ env, file: tomlFile('') }).signup.enabled;
+    expect(load({})).toBe(true);
+    expect(load({ SERVICE_AUTH_OPEN_REGISTRATION: 'false' })).toBe(false);
+    expect(load({ SERVICE_SIGNUP_ENABLED: 'false' })).toBe(false);
+    expect(load({ SERVICE_SIGNUP_ENABLED: 'true', SERVICE_AUTH_OPEN_REGISTRATION: 'false' })).toBe(
+      false,
+    );
+  });
+
   it('never prints a secret in an error', () => {
     expect(() => loadConfig({ env: { SERVICE_SECRET_KEY: 'short' } })).toThrow(/\(hidden\)/);
   });

@@ -102,6 +102,11 @@ export const configSchema = {
     description:
       'Whether anyone may create an account at `/signup`. Off: the page says sign-up is closed and a posted form is refused with 403; accounts are made with `user create`.',
   }),
+  'service.auth.open-registration': booleanField({
+    default: true,
+    description:
+      'The earlier name of `service.signup.enabled`, still honoured: false here closes sign-up too, so an installation that had closed it stays closed.',
+  }),
   'service.auth.session-lifetime': durationField({
     default: 30 * 86_400_000,
     minMs: 60_000,
