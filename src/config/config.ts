@@ -36,6 +36,13 @@ export type Config = {
     readonly captchaVerifyUrl: URL | undefined;
     readonly passLifetimeMs: number;
   };
+  readonly render: {
+    readonly workers: number;
+    readonly timeoutMs: number;
+    readonly maxBytes: number;
+    readonly queueLimit: number;
+    readonly cacheBytes: number;
+  };
   readonly ci: { readonly taskTimeoutMs: number; readonly zombieReclaimIntervalMs: number };
 };
 
@@ -72,6 +79,13 @@ export function toConfig(values: ConfigValues): Config {
       captchaSecretKey: values['service.protect.captcha-secret-key'],
       captchaVerifyUrl: values['service.protect.captcha-verify-url'],
       passLifetimeMs: values['service.protect.pass-lifetime'],
+    }),
+    render: Object.freeze({
+      workers: values['service.render.workers'],
+      timeoutMs: values['service.render.timeout'],
+      maxBytes: values['service.render.max-bytes'],
+      queueLimit: values['service.render.queue'],
+      cacheBytes: values['service.render.cache-size'],
     }),
     ci: Object.freeze({
       taskTimeoutMs: values['service.ci.task-timeout'],

@@ -86,6 +86,8 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   await server.register(formbody, { bodyLimit: config.http.bodyLimitBytes });
 
   const pages = new Pages(app);
+  // After in-flight requests have finished: the render workers go with the server.
+  server.addHook('onClose', () => pages.renderer.close());
   server.setNotFoundHandler(async (request, reply) => {
     request.viewer = await viewerFromSession(app.services, request).catch(() => ANONYMOUS);
     return sendErrorPage(
