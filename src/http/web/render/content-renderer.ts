@@ -25,6 +25,8 @@ type Outcome =
 
 /** Heap of one worker: a render needing more ends as `failed`, the process lives on. */
 const WORKER_HEAP_MB = 256;
+/** A worker (about 60 MB with both libraries loaded) idle this long is stopped. */
+const WORKER_IDLE_MS = 60_000;
 /**
  * How long a render that ran out of time (or killed its worker) is answered as plain text
  * without trying again: long enough that a crafted file costs one budget per this period, not
@@ -61,6 +63,7 @@ export class ContentRenderer {
       timeoutMs: settings.timeoutMs,
       queueLimit: settings.queueLimit,
       maxHeapMb: WORKER_HEAP_MB,
+      idleMs: WORKER_IDLE_MS,
     });
     this.#cache = new RenderCache(settings.cacheBytes);
   }

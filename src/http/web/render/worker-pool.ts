@@ -21,6 +21,8 @@ export type WorkerPoolOptions = {
   readonly queueLimit: number;
   /** Heap ceiling of each worker: a job that needs more kills its worker, not the process. */
   readonly maxHeapMb?: number;
+  /** A worker idle this long is stopped, so a quiet server gives its memory back. */
+  readonly idleMs?: number;
 };
 
 /** Every worker is busy and the queue is full: the caller should come back later. */
@@ -41,6 +43,7 @@ type Slot<Input, Output> = {
   ready: boolean;
   job: Job<Input, Output> | undefined;
   timer: NodeJS.Timeout | undefined;
+  idle: NodeJS.Timeout | undefined;
 };
 
 type Reply<Output> = { ready: true } | { ok: true; output: Output } | { ok: false; error: string };
@@ -69,6 +72,11 @@ export class WorkerPool<Input, Output> {
     return this.#queue.length;
   }
 
+  /** Workers alive, loading or not. */
+  get workers(): number {
+    return this.#slots.size;
+  }
+
   /**
    * Runs `input` on a worker. Never rejects for what the job does (see `PoolOutcome`); throws
    * `PoolFull` at once when the queue is full.
@@ -88,7 +96,10 @@ export class WorkerPool<Input, Output> {
     for (const job of this.#queue.splice(0)) job.resolve({ kind: 'closed' });
     const slots = [...this.#slots];
     this.#slots.clear();
-    for (const slot of slots) this.#finish(slot, { kind: 'closed' });
+    for (const slot of slots) {
+      clearTimeout(slot.idle);
+      this.#finish(slot, { kind: 'closed' });
+    }
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
@@ -107,6 +118,7 @@ export class WorkerPool<Input, Output> {
   }
 
   #start(slot: Slot<Input, Output>, job: Job<Input, Output>): void {
+    clearTimeout(slot.idle);
     slot.job = job;
     slot.timer = setTimeout(
       () => this.#replace(slot, { kind: 'timeout' }),
@@ -124,7 +136,13 @@ export class WorkerPool<Input, Output> {
       stderr: false,
     });
     worker.unref();
-    const slot: Slot<Input, Output> = { worker, ready: false, job: undefined, timer: undefined };
+    const slot: Slot<Input, Output> = {
+      worker,
+      ready: false,
+      job: undefined,
+      timer: undefined,
+      idle: undefined,
+    };
     this.#slots.add(slot);
     worker.on('message', (reply: Reply<Output>) => {
       if ('ready' in reply) {
@@ -138,10 +156,21 @@ export class WorkerPool<Input, Output> {
         );
       }
       this.#dispatch();
+      if (slot.job === undefined) this.#idle(slot);
     });
     // An uncaught error, a heap overrun or an exit: this worker is gone, its job failed.
     worker.on('error', (error) => this.#replace(slot, { kind: 'failed', reason: error.message }));
     worker.on('exit', () => this.#replace(slot, { kind: 'failed', reason: 'worker exited' }));
+  }
+
+  #idle(slot: Slot<Input, Output>): void {
+    const { idleMs } = this.#options;
+    if (idleMs === undefined) return;
+    clearTimeout(slot.idle);
+    slot.idle = setTimeout(() => {
+      if (slot.job === undefined && this.#slots.delete(slot)) void slot.worker.terminate();
+    }, idleMs);
+    slot.idle.unref();
   }
 
   #finish(slot: Slot<Input, Output>, outcome: PoolOutcome<Output>): void {
@@ -155,6 +184,7 @@ export class WorkerPool<Input, Output> {
   /** Ends the slot's job with `outcome` and drops its worker; the next dispatch starts another. */
   #replace(slot: Slot<Input, Output>, outcome: PoolOutcome<Output>): void {
     if (!this.#slots.delete(slot)) return;
+    clearTimeout(slot.idle);
     this.#finish(slot, outcome);
     // A worker that cannot even load fails the job that was waiting for it, so a broken
     // installation answers every job (as failed) instead of starting workers for ever.
