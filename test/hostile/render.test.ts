@@ -4,8 +4,9 @@
  * pull request carry half a megabyte of markdown built to be expensive (nested lists, unclosed
  * brackets and emphasis). While eight clients request those pages over and over, a ninth asks
  * `/healthz`: every answer comes within a second, every page answers 200 (plain text under a
- * notice when rendering ran out of time) or 503 with `Retry-After`, never a hang or a 5xx. Then
- * SIGTERM, with a render in flight, still drains and exits.
+ * notice when rendering ran out of time) or 503 with `Retry-After`, never a hang or a 5xx; a
+ * process whose render queue is full answers 503 with `Retry-After`. Then SIGTERM, with a render
+ * in flight, still drains and exits.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCraftedContent } from './crafted-content.ts';
@@ -86,6 +87,34 @@ describe('rendering crafted content', () => {
     const perl = answers.find((a) => a.path.endsWith('slow.pl') && a.status === 200);
     expect(perl?.body).toContain('Shown as plain text: it took too long to render.');
     expect(world.kiln.stderr()).not.toMatch(/unhandled error|internal server error/i);
+  }, 60_000);
+
+  it('answers 503 with Retry-After, not a hang, when every worker is taken', async () => {
+    const { deployment, owner, repo } = world;
+    // A second process on the same data: its cache is empty, and one job may wait.
+    const tight = await deployment.start({
+      SERVICE_RENDER_TIMEOUT: `${BUDGET_MS}ms`,
+      SERVICE_RENDER_WORKERS: '1',
+      SERVICE_RENDER_QUEUE: '1',
+    });
+    try {
+      const files = ['slow.pl', 'slow.css', 'slow.tex', 'fresh.pl'];
+      const answers = await Promise.all(
+        files.map(async (file) => {
+          const response = await fetch(`${tight.url}/repos/${owner}/${repo}/src/main/${file}`, {
+            signal: AbortSignal.timeout(30_000),
+          });
+          await response.text();
+          return { status: response.status, retryAfter: response.headers.get('retry-after') };
+        }),
+      );
+      const refused = answers.filter((answer) => answer.status === 503);
+      expect(refused.length, JSON.stringify(answers)).toBeGreaterThan(0);
+      for (const answer of answers) expect([200, 503]).toContain(answer.status);
+      for (const answer of refused) expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+    } finally {
+      await tight.stop();
+    }
   }, 60_000);
 
   it('drains on SIGTERM with a render in flight, and exits', async () => {

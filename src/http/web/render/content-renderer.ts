@@ -25,7 +25,7 @@ type Outcome =
 
 /** Heap of one worker: a render needing more ends as `failed`, the process lives on. */
 const WORKER_HEAP_MB = 256;
-/** A worker (about 60 MB with both libraries loaded) idle this long is stopped. */
+/** A worker (tens of MB with both libraries loaded) idle this long is stopped. */
 const WORKER_IDLE_MS = 60_000;
 /**
  * How long a render that ran out of time (or killed its worker) is answered as plain text
