@@ -53,15 +53,15 @@ describe('ContentRenderer', () => {
   });
 
   it('stops a render that overruns its budget, keeps the loop free, and recovers', async () => {
-    const r = make({ timeoutMs: 300 });
+    const r = make({ timeoutMs: 1000 });
     await r.markdown('warm up');
     const { result, stallMs } = await longestStall(() =>
       r.codeLines({ name: 'x.pl', text: PATHOLOGICAL_PERL }),
     );
     expect(result.notice?.value).toContain('took too long to render');
     expect(result.lines).toEqual([PATHOLOGICAL_PERL]);
-    // Generous: the worker ran for 300 ms; the main thread must not have been held for it.
-    expect(stallMs).toBeLessThan(250);
+    // Generous: the worker ran for a second; the main thread must not have been held for it.
+    expect(stallMs).toBeLessThan(500);
     // A fresh worker takes the next job.
     expect((await r.markdown('*ok*')).value).toContain('<em>ok</em>');
   });
