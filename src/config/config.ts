@@ -54,6 +54,13 @@ export type Config = {
     readonly maxQueued: number;
     readonly queueTimeoutMs: number;
   };
+  readonly render: {
+    readonly workers: number;
+    readonly timeoutMs: number;
+    readonly maxBytes: number;
+    readonly queueLimit: number;
+    readonly cacheBytes: number;
+  };
   readonly ci: { readonly taskTimeoutMs: number; readonly zombieReclaimIntervalMs: number };
 };
 
@@ -109,6 +116,13 @@ export function toConfig(values: ConfigValues): Config {
       maxConcurrent: values['service.archive.max-concurrent'],
       maxQueued: values['service.archive.max-queued'],
       queueTimeoutMs: values['service.archive.queue-timeout'],
+    }),
+    render: Object.freeze({
+      workers: values['service.render.workers'],
+      timeoutMs: values['service.render.timeout'],
+      maxBytes: values['service.render.max-bytes'],
+      queueLimit: values['service.render.queue'],
+      cacheBytes: values['service.render.cache-size'],
     }),
     ci: Object.freeze({
       taskTimeoutMs: values['service.ci.task-timeout'],

@@ -53,6 +53,10 @@ export function webErrorHandler(pages: Pages) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isDomainError(error)) {
       const status = STATUS[error.code];
+      const retryAfter = error.details?.retryAfterSeconds;
+      if (status === 503 && typeof retryAfter === 'number') {
+        reply.header('Retry-After', String(retryAfter));
+      }
       const message =
         status === 404 ? 'There is nothing here, or you may not see it.' : error.message;
       return sendErrorPage(pages, request, withRetryAfter(reply, error), status, message);

@@ -5,9 +5,9 @@ import type { Repository } from '../../../domain/repos/repo.types.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
-import { renderMarkdown } from '../markdown.ts';
 import type { Pages } from '../page.ts';
 import { accountUrl, encodeSegments, rawUrl, repoUrl, srcUrl } from '../paths.ts';
+import type { ContentRenderer } from '../render/content-renderer.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { relativeTime } from '../views/time.ts';
@@ -15,10 +15,14 @@ import { frameOf, type RepoParams } from './repo-context.ts';
 
 const PER_PAGE = 10;
 
-async function releaseBox(repo: Repository, release: Release): Promise<Html> {
+async function releaseBox(
+  renderer: ContentRenderer,
+  repo: Repository,
+  release: Release,
+): Promise<Html> {
   const archive = `${repoUrl(repo)}/archive/${encodeSegments(release.tagName)}`;
   const notes = release.body.trim()
-    ? html`<div class="markdown-body mt-3">${await renderMarkdown(release.body, {
+    ? html`<div class="markdown-body mt-3">${await renderer.markdown(release.body, {
         links: srcUrl(repo, release.tagName),
         images: rawUrl(repo, release.tagName, '').replace(/\/$/, ''),
         dir: '',
@@ -61,7 +65,7 @@ export function registerReleaseRoutes(server: FastifyInstance, app: App, pages: 
     const { repo } = visible;
     const [frame, boxes] = await Promise.all([
       frameOf(app, request, visible, 'releases'),
-      Promise.all(items.map((release) => releaseBox(repo, release))),
+      Promise.all(items.map((release) => releaseBox(pages.renderer, repo, release))),
     ]);
     const body = html`<h2 class="h3 mb-3">Releases</h2>
       ${boxes.length > 0 ? boxes : html`<p class="color-fg-muted">${page > 1 ? 'No more releases.' : 'There are no releases yet.'}</p>`}
