@@ -6,7 +6,7 @@ import { openDatabase } from '../db/database.ts';
 import { runChecks } from '../domain/backup/doctor.service.ts';
 import { type DumpSummary, writeDump } from '../domain/backup/dump.service.ts';
 import { restoreDump } from '../domain/backup/restore.service.ts';
-import { fileSink, streamSink } from '../lib/tar.ts';
+import { fileSink, streamSink } from '../lib/tar-writer.ts';
 import { KILN_VERSION } from '../version.ts';
 
 function megabytes(bytes: number): string {

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { buildServer } from '../../src/http/server.ts';
-import { TarWriter } from '../../src/lib/tar.ts';
+import { TarWriter } from '../../src/lib/tar-writer.ts';
 import { runCli } from '../support/cli.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/database.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
