@@ -62,8 +62,7 @@ export class SessionService {
         .where('id', '=', row.id)
         .execute();
     }
-    const account = await this.#users.findById(row.user_id);
-    return account && isUser(account) ? account : undefined;
+    return this.#users.findActiveUser(row.user_id);
   }
 
   async end(secret: string): Promise<void> {

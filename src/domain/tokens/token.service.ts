@@ -109,7 +109,6 @@ export class TokenService {
         .where('id', '=', row.id)
         .execute();
     }
-    const account = await this.#users.findById(row.user_id);
-    return account && isUser(account) ? account : undefined;
+    return this.#users.findActiveUser(row.user_id);
   }
 }
