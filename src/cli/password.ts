@@ -74,8 +74,9 @@ export async function readPassword(values: Values, purpose: string): Promise<str
 /** Asks on the terminal with echo off: raw mode, so the typed characters are never shown. */
 async function prompt(question: string): Promise<string> {
   const input = process.stdin as ReadStream;
-  process.stderr.write(question);
+  // Echo goes off before the question shows: whatever is typed after it is never displayed.
   input.setRawMode(true);
+  process.stderr.write(question);
   input.setEncoding('utf8');
   input.resume();
   try {
