@@ -1,16 +1,25 @@
-#!/usr/bin/env node
-// The `kiln` command. Plain JavaScript, so that any Node from 20 on can run it: it starts Kiln
-// on the Node 24 the installation brings (the `node` package, found next to this file rather
-// than on PATH), with the memory settings Kiln is measured and shipped with.
+#!/bin/sh
+true /*
+n="$(dirname "$(readlink -f "$0")")/../node_modules/node/bin/node"
+[ -x "$n" ] || n=node
+exec "$n" "$0" "$@"
+*/
+
+// The `kiln` command. The lines above are for the shell and a comment for JavaScript:
+// run as a command (through npm's link in node_modules/.bin, or a link on PATH), the shell
+// hands this file to the bundled Node 24 straight away, whatever `node` PATH holds; run as
+// `node bin/kiln.js`, it is plain JavaScript, so that any Node from 20 on runs it. Either way
+// it then starts Kiln on the Node 24 the installation brings (the `node` package, found next to
+// this file rather than on PATH), with the memory settings Kiln is measured and shipped with.
 //
 // This file is the one place those settings are written down: `npm start`, the systemd unit and
 // the benches all go through it (bench/_start-flags.ts reads the lists below).
 //
 // Where the running Node can replace itself (`process.execve`, Node 22.15 and later; the
-// bundled 24 can, and `npm start` and `npx kiln` put it first on PATH) the launcher becomes
-// Kiln: one process, so signals, the exit code and the memory are Kiln's own. An older Node
-// (20) starts Kiln as a child instead and stays as a small parent that passes SIGTERM, SIGINT and
-// SIGHUP on and exits with the child's code.
+// bundled 24 can) the launcher becomes Kiln: one process, so signals, the exit code and the
+// memory are Kiln's own. An older Node (20, running `node bin/kiln.js`) starts Kiln as a child
+// instead and stays as a parent (about 40 MB) that passes SIGTERM, SIGINT and SIGHUP on and
+// exits with the child's code.
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';

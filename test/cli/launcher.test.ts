@@ -5,9 +5,9 @@
  * at the prompt is never echoed (through a pseudo-terminal, `script` from util-linux).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load.ts';
@@ -98,6 +98,31 @@ describe.skipIf(!older)(
       expectShippedSettings(kiln ?? 0);
       const version = spawnSync(proc(kiln ?? 0).argv[0] ?? '', ['--version'], { encoding: 'utf8' });
       expect(version.stdout).toMatch(/^v2[4-9]\./);
+      const exit = exited(child);
+      child.kill('SIGTERM');
+      expect(await exit).toEqual({ code: 0, signal: null });
+    });
+
+    it('run as a command on PATH, hands itself to the bundled Node at once: one process', async () => {
+      const bin = mkdtempSync(join(tmpdir(), 'kiln-path-'));
+      symlinkSync(LAUNCHER, join(bin, 'kiln'));
+      // The only `node` on this PATH is the older one.
+      const path = [bin, dirname(node), '/usr/bin', '/bin'].join(':');
+      const child = spawn('kiln', ['serve'], {
+        env: { ...env, PATH: path },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout?.on('data', (chunk) => {
+          out += chunk;
+          if (out.includes('\n')) resolve(out);
+        });
+        child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
+      });
+      expect(line).toMatch(/^listening on /);
+      expectShippedSettings(child.pid ?? 0);
+      expect(childrenOf(child.pid ?? 0)).toEqual([]);
       const exit = exited(child);
       child.kill('SIGTERM');
       expect(await exit).toEqual({ code: 0, signal: null });
