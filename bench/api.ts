@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RepositoriesTable } from '../src/db/tables.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
+import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -112,14 +113,6 @@ async function load(
     errors: result.errors + result.non2xx,
     cpuUs: (cpuUs(server) - before) / Math.max(requests, 1),
   };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 /** Starts a process that prints `listening on URL`; resolves with the URL and the time it took. */

@@ -32,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEnv, startFlags } from './_start-flags.ts';
+import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({ options: { starts: { type: 'string', default: '3' } } });
 const STARTS = Number(args.starts);
@@ -96,14 +97,6 @@ async function idleRss(side: Side): Promise<number> {
   return mb;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
-
 const serveArgs = ['serve', '--config', config];
 const older = olderNode();
 /** A directory holding only the `kiln` command, as `ln -s …/bin/kiln.js /usr/local/bin/kiln` makes. */
@@ -150,7 +143,7 @@ try {
   }
   const figures = [
     {
-      name: 'idle RSS, kiln serve through the launcher on Node 24 (one process), median of 3 starts',
+      name: `idle RSS, kiln serve through the launcher on Node 24 (one process), median of ${STARTS} starts`,
       target: '≤ 100',
       measured: Number(at('launcher-24').toFixed(1)),
       unit: 'MB',
