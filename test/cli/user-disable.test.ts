@@ -30,7 +30,13 @@ afterAll(async () => {
 });
 
 /** What each way in answers for the person: password sign-in, an old session, a token, git. */
-async function waysIn(handle: string, password: string, session: Browser, token: string) {
+async function waysIn(
+  handle: string,
+  password: string,
+  session: Browser,
+  token: string,
+  work: string,
+) {
   const fresh = new Browser(kiln.url);
   await fresh.get('/login');
   const signIn = (await fresh.post('/login', { login: handle, password })).status;
@@ -40,7 +46,9 @@ async function waysIn(handle: string, password: string, session: Browser, token:
   ).status;
   const url = repoUrl(kiln.url, handle, 'secret', { token, as: 'password' });
   const lsRemote = (await git.run(['ls-remote', url])).code === 0;
-  return { signIn, sessionPage, api, lsRemote };
+  await git.commit(work, { 'notes.txt': `${Date.now()}\n` });
+  const push = (await git.run(['push', '-q', url, 'HEAD:main'], { cwd: work })).code === 0;
+  return { signIn, sessionPage, api, lsRemote, push };
 }
 
 describe('kiln user disable', () => {
@@ -50,21 +58,25 @@ describe('kiln user disable', () => {
     const session = new Browser(kiln.url);
     await session.get('/login');
     expect((await session.post('/login', { login: user.handle, password })).status).toBe(303);
-    const open = { signIn: 303, sessionPage: 200, api: 200, lsRemote: true };
-    expect(await waysIn(user.handle, password, session, token)).toEqual(open);
+    const work = await git.clone(
+      repoUrl(kiln.url, user.handle, 'secret', { token, as: 'password' }),
+    );
+    const open = { signIn: 303, sessionPage: 200, api: 200, lsRemote: true, push: true };
+    expect(await waysIn(user.handle, password, session, token, work)).toEqual(open);
 
     const disabled = await runCli(['user', 'disable', '--username', user.handle], env);
     expect(disabled).toMatchObject({ code: 0, stderr: '' });
     expect(disabled.stdout).toContain(`disabled user ${user.handle}`);
     const listed = await runCli(['user', 'list'], env);
     expect(listed.stdout).toMatch(new RegExp(`^${user.handle}\\s.*\\sdisabled\\s`, 'm'));
-    const shut = await waysIn(user.handle, password, session, token);
+    const shut = await waysIn(user.handle, password, session, token, work);
     expect(shut.signIn).toBe(401);
     expect(shut.sessionPage).not.toBe(200);
     expect(shut.api).toBe(401);
     expect(shut.lsRemote).toBe(false);
+    expect(shut.push).toBe(false);
 
     expect((await runCli(['user', 'enable', '--username', user.handle], env)).code).toBe(0);
-    expect(await waysIn(user.handle, password, session, token)).toEqual(open);
+    expect(await waysIn(user.handle, password, session, token, work)).toEqual(open);
   });
 });
