@@ -418,6 +418,19 @@ function webEntries(): Record<string, Entry> {
         ),
       ],
     },
+    'GET /settings/sessions': { probes: [page(() => '/settings/sessions', 'user', false)] },
+    // `others` ends every session of the caller but the current one; a session id that is not
+    // the caller's own is refused like an unknown one (test/web/sessions.test.ts).
+    'POST /settings/sessions/:id/revoke': {
+      probes: [
+        form(
+          () => '/settings/sessions/others/revoke',
+          'user',
+          () => ({}),
+          { scoped: false },
+        ),
+      ],
+    },
     'POST /settings/tokens/:id/delete': {
       probes: [
         form(

@@ -7,7 +7,7 @@ import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import { Invalid, NotFound } from '../errors.ts';
 import type { UserService } from '../users/user.service.ts';
-import { isUser, type User } from '../users/user.types.ts';
+import type { User } from '../users/user.types.ts';
 
 export type AccessToken = {
   readonly id: string;
@@ -109,7 +109,6 @@ export class TokenService {
         .where('id', '=', row.id)
         .execute();
     }
-    const account = await this.#users.findById(row.user_id);
-    return account && isUser(account) ? account : undefined;
+    return this.#users.findActiveUser(row.user_id);
   }
 }
