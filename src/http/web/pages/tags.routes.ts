@@ -32,9 +32,9 @@ function createTagForm(
     <h3 class="h4 mb-2" id="new-tag">Create a tag</h3>
     <input type="hidden" name="_csrf" value="${context.csrf}">
     <div class="d-flex flex-wrap kiln-gap flex-items-end">
-      <div class="form-group m-0"><div class="form-group-header"><label for="tag-name">Tag name</label></div>
+      <div class="form-group m-0 min-width-0"><div class="form-group-header"><label for="tag-name">Tag name</label></div>
         <div class="form-group-body"><input class="form-control" id="tag-name" name="tag" required maxlength="255" value="${values.tag}" placeholder="v1.0.0" autocomplete="off" spellcheck="false"></div></div>
-      <div class="form-group m-0"><div class="form-group-header"><label for="tag-target">Target (branch or commit)</label></div>
+      <div class="form-group m-0 min-width-0"><div class="form-group-header"><label for="tag-target">Target (branch or commit)</label></div>
         <div class="form-group-body"><input class="form-control" id="tag-target" name="target" list="tag-branches" required maxlength="255" value="${values.target}" autocomplete="off" spellcheck="false"></div></div>
       <datalist id="tag-branches">${branches.map((branch) => html`<option value="${branch}"></option>`)}</datalist>
       <button class="btn btn-primary" type="submit">Create tag</button>

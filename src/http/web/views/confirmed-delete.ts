@@ -4,7 +4,8 @@ import type { PageContext } from '../layout.ts';
 
 /**
  * A destructive action behind a second step that needs no script: the first button only opens
- * the disclosure, whose own button posts the form.
+ * the disclosure, whose own button posts the form. `label` names the first button for assistive
+ * technology (and tests), as several may share one page.
  */
 export function confirmedDelete(
   context: PageContext,
@@ -19,7 +20,7 @@ export function confirmedDelete(
       <input type="hidden" name="_csrf" value="${context.csrf}">
       ${hidden}
       <p class="mb-2">Delete ${options.what}? This cannot be undone.</p>
-      <button class="btn btn-sm btn-danger" type="submit">${options.label}</button>
+      <button class="btn btn-sm btn-danger" type="submit">Yes, delete</button>
     </form>
   </details>`;
 }

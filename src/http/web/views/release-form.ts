@@ -55,7 +55,7 @@ export function releaseForm(
     <form method="post" action="${setup.action}" class="Box p-3">
       <input type="hidden" name="_csrf" value="${context.csrf}">
       <div class="d-flex flex-wrap kiln-gap flex-items-end mb-3">
-        <div class="form-group m-0"><div class="form-group-header"><label for="release-tag">Tag</label></div>
+        <div class="form-group m-0 min-width-0"><div class="form-group-header"><label for="release-tag">Tag</label></div>
           <div class="form-group-body"><input class="form-control" id="release-tag" name="tag" list="release-tags" required maxlength="255" value="${values.tag}" placeholder="v1.0.0" autocomplete="off" spellcheck="false"></div></div>
         <datalist id="release-tags">${setup.tags.map((tag) => html`<option value="${tag}"></option>`)}</datalist>
         <div class="form-group m-0"><div class="form-group-header"><label for="release-target">Target branch</label></div>

@@ -61,7 +61,7 @@ export function releaseBox(
     : null;
   return html`<section class="Box mb-4" aria-labelledby="release-${release.id}">
     <div class="Box-body">
-      <div class="d-flex flex-items-center flex-wrap kiln-gap">
+      <div class="d-flex flex-items-start flex-wrap kiln-gap">
         <div class="flex-auto d-flex flex-items-center flex-wrap kiln-gap">${heading}
           ${release.prerelease ? html`<span class="Label Label--attention">Pre-release</span>` : null}</div>
         ${extras.controls ?? null}
