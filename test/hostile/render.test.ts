@@ -89,9 +89,23 @@ describe('rendering crafted content', () => {
     expect(world.kiln.stderr()).not.toMatch(/unhandled error|internal server error/i);
   }, 60_000);
 
+  it('drains on SIGTERM with a render in flight, and exits', async () => {
+    const { kiln, owner, repo } = world;
+    // A file this process has not rendered yet, asked on a keep-alive connection as browsers and
+    // proxies do: once answered, that connection must not hold the drain.
+    const inFlight = get(`/repos/${owner}/${repo}/src/main/fresh.pl`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = performance.now();
+    await kiln.stop();
+    expect(kiln.child.exitCode, kiln.stderr()).toBe(0);
+    expect(performance.now() - started).toBeLessThan(BUDGET_MS + 5000);
+    expect([200, 503]).toContain((await inFlight).status);
+  }, 30_000);
+
   it('answers 503 with Retry-After, not a hang, when every worker is taken', async () => {
     const { deployment, owner, repo } = world;
-    // A second process on the same data: its cache is empty, and one job may wait.
+    // A second process on the same data, once the first has stopped (one server per SQLite data
+    // directory): its cache is empty, and one job may wait.
     const tight = await deployment.start({
       SERVICE_RENDER_TIMEOUT: `${BUDGET_MS}ms`,
       SERVICE_RENDER_WORKERS: '1',
@@ -116,17 +130,4 @@ describe('rendering crafted content', () => {
       await tight.stop();
     }
   }, 60_000);
-
-  it('drains on SIGTERM with a render in flight, and exits', async () => {
-    const { kiln, owner, repo } = world;
-    // A file this process has not rendered yet, asked on a keep-alive connection as browsers and
-    // proxies do: once answered, that connection must not hold the drain.
-    const inFlight = get(`/repos/${owner}/${repo}/src/main/fresh.pl`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const started = performance.now();
-    await kiln.stop();
-    expect(kiln.child.exitCode, kiln.stderr()).toBe(0);
-    expect(performance.now() - started).toBeLessThan(BUDGET_MS + 5000);
-    expect([200, 503]).toContain((await inFlight).status);
-  }, 30_000);
 });

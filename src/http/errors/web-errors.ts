@@ -28,6 +28,11 @@ const TITLES: Record<number, string> = {
   503: 'Unavailable',
 };
 
+/** The page status of a domain error: the one map pages use, for error pages and re-shown forms. */
+export function pageStatusOf(error: DomainError): number {
+  return STATUS[error.code];
+}
+
 export function sendErrorPage(
   pages: Pages,
   request: FastifyRequest,
@@ -52,11 +57,7 @@ export function sendErrorPage(
 export function webErrorHandler(pages: Pages) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isDomainError(error)) {
-      const status = STATUS[error.code];
-      const retryAfter = error.details?.retryAfterSeconds;
-      if (status === 503 && typeof retryAfter === 'number') {
-        reply.header('Retry-After', String(retryAfter));
-      }
+      const status = pageStatusOf(error);
       const message =
         status === 404 ? 'There is nothing here, or you may not see it.' : error.message;
       return sendErrorPage(pages, request, withRetryAfter(reply, error), status, message);
