@@ -78,8 +78,8 @@ export const userCommands: readonly Command[] = [
     run: async (context) => {
       const password = await readPassword(context.values, 'New password');
       await onUser(async (app, user) => {
-        await app.services.users.setPassword(user, password);
-        say(`changed the password of ${user.handle}`);
+        await app.services.sessions.resetPassword(user, password);
+        say(`changed the password of ${user.handle} and ended their sign-ins`);
       })(context);
     },
   },

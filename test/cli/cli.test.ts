@@ -169,7 +169,7 @@ describe('kiln commands', () => {
     expect(unreadable).toMatchObject({ code: 2, stderr: expect.stringMatching(/ENOENT/) });
   });
 
-  it('lists people and resets a password', async () => {
+  it('lists people and resets a password, ending their sign-ins', async () => {
     const list = await runCli(['user', 'list'], { ...env, SERVICE_ADMIN_HANDLES: 'ada' });
     expect(list.code).toBe(0);
     const lines = list.stdout.trim().split('\n');
@@ -178,6 +178,10 @@ describe('kiln commands', () => {
       expect.stringMatching(/^ada\s+ada@example\.test\s.*active\s+yes$/),
     );
     expect(lines).toContainEqual(expect.stringMatching(/^alan\s.*active\s+no$/));
+    const signedIn = await withKiln(async (app) => {
+      const alan = await app.services.users.authenticate('alan', 'enigma-1912');
+      return (await app.services.sessions.start(alan!, {})).secret;
+    });
     const reset = await runCli(
       ['user', 'set-password', '--username', 'alan', '--password-stdin'],
       env,
@@ -185,8 +189,13 @@ describe('kiln commands', () => {
         input: 'bombe-1939',
       },
     );
-    expect(reset).toEqual({ code: 0, stdout: 'changed the password of alan\n', stderr: '' });
+    expect(reset).toEqual({
+      code: 0,
+      stdout: 'changed the password of alan and ended their sign-ins\n',
+      stderr: '',
+    });
     await withKiln(async (app) => {
+      expect(await app.services.sessions.resolve(signedIn)).toBeUndefined();
       expect(await app.services.users.authenticate('alan', 'enigma-1912')).toBeUndefined();
       expect(await app.services.users.authenticate('alan', 'bombe-1939')).toBeDefined();
     });

@@ -138,6 +138,15 @@ export class SessionService {
     await this.endOthers(user, secret);
   }
 
+  /**
+   * Sets a new password without the current one (the operator's `user set-password`) and ends
+   * every sign-in of the account: whoever knew the old password is out at once.
+   */
+  async resetPassword(user: User, next: string): Promise<void> {
+    await this.#users.setPassword(user, next);
+    await this.#db.deleteFrom('sessions').where('user_id', '=', user.id).execute();
+  }
+
   /** Removes expired rows; any replica may run it. */
   async sweepExpired(): Promise<void> {
     await this.#db.deleteFrom('sessions').where('expires_at', '<=', Date.now()).execute();
