@@ -16,6 +16,7 @@ import {
 } from '../../git/repository.ts';
 import { seedInitialCommit } from '../../git/seed.ts';
 import { newId } from '../../lib/ids.ts';
+import { Listeners } from '../../lib/listeners.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
@@ -81,6 +82,8 @@ function notFound(owner: string, name: string): NotFound {
  */
 export class RepoService {
   readonly #deps: RepoServiceDeps;
+  /** Announces each new repository (private ones too; listeners decide what to tell). */
+  readonly created = new Listeners<Repository>();
   /**
    * `get` by viewer, owner and name, and `visibleParent` by viewer and repository. A lookup is
    * two or three queries, most of a repository answer's cost; a repeated one is served from
@@ -301,6 +304,7 @@ export class RepoService {
       throw error;
     }
     await clearCreationMarker(handle);
+    await this.created.emit(repo);
     return { repo, access: { level: 'admin' } };
   }
 
