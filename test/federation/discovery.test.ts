@@ -85,7 +85,7 @@ describe('federation discovery', () => {
     const repo = await fetch(`${kiln.url}/repos/${handle}/open`, { headers: { accept: ld } });
     expect(repo.status).toBe(200);
     const repository = (await repo.json()) as Record<string, unknown>;
-    expect(repository.type).toBe('Repository');
+    expect(repository.type).toContain('Repository');
     expect(repository.name).toBe('open');
     expect(repository.summary).toBe('the open one');
     expect(repository.cloneUri).toBe(`${kiln.url}/${handle}/open.git`);

@@ -75,7 +75,9 @@ export function repositoryDocument(
 ) {
   return {
     '@context': [...ACTOR_CONTEXT, MULTIKEY_CONTEXT],
-    type: 'Repository',
+    // ForgeFed's type, plus `Service` from ActivityStreams: Mastodon and Fedify-based servers
+    // only follow, and only take signatures from, actors of a type they know.
+    type: ['Repository', 'Service'],
     ...actorCommon(actor),
     preferredUsername: repo.name,
     name: repo.name,
