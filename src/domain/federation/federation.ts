@@ -10,6 +10,7 @@ import { ActorUrls } from './actor-urls.ts';
 import { Delivery, type DeliveryMessage } from './delivery.ts';
 import { federationDb } from './federation.tables.ts';
 import { FollowersStore } from './followers.store.ts';
+import { FollowingService } from './following.service.ts';
 import { HostPolicy } from './host-policy.ts';
 import { InboxService } from './inbox.service.ts';
 import { KyselyKvStore } from './kv-store.ts';
@@ -50,6 +51,8 @@ export class Federation {
   readonly actors: LocalActors;
   readonly documents: RemoteDocuments;
   readonly inbox: InboxService;
+  /** Local users following and starring remote actors. */
+  readonly following: FollowingService;
   readonly followers: FollowersStore;
   readonly stars: RemoteStarsStore;
   readonly outbox: OutboxStore;
@@ -85,9 +88,19 @@ export class Federation {
     const keys = new ActorKeys(db, secretKey);
     this.actors = new LocalActors({ users: deps.users, repos: deps.repos, keys, urls: this.urls });
     this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent);
+    const remote = new RemoteActors(this.documents);
+    this.following = new FollowingService({
+      actors: this.actors,
+      remote,
+      documents: this.documents,
+      kv: this.kv,
+      queue: this.queue,
+      hosts: this.hosts,
+    });
     this.inbox = new InboxService({
       actors: this.actors,
-      remote: new RemoteActors(this.documents),
+      remote,
+      following: this.following,
       followers: this.followers,
       stars: this.stars,
       kv: this.kv,

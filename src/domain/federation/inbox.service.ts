@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isDomainError } from '../errors.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { FollowersStore } from './followers.store.ts';
+import type { FollowingService } from './following.service.ts';
 import type { KyselyKvStore } from './kv-store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
@@ -31,6 +32,7 @@ export class InboxService {
   readonly #stars: RemoteStarsStore;
   readonly #kv: KyselyKvStore;
   readonly #queue: KyselyMessageQueue;
+  readonly #following: FollowingService;
 
   constructor(deps: {
     actors: LocalActors;
@@ -39,6 +41,7 @@ export class InboxService {
     stars: RemoteStarsStore;
     kv: KyselyKvStore;
     queue: KyselyMessageQueue;
+    following: FollowingService;
   }) {
     this.#actors = deps.actors;
     this.#remote = deps.remote;
@@ -46,6 +49,7 @@ export class InboxService {
     this.#stars = deps.stars;
     this.#kv = deps.kv;
     this.#queue = deps.queue;
+    this.#following = deps.following;
   }
 
   async receive({ sender, activity }: VerifiedActivity): Promise<void> {
@@ -58,8 +62,12 @@ export class InboxService {
         return this.#like(sender, activity, true);
       case 'Undo':
         return this.#undo(sender, activity);
+      case 'Accept':
+        return this.#following.accepted(sender, activity);
       default:
-        return;
+        // Whatever else a followed actor publishes (Push, Create, Announce…) is kept for its
+        // local followers; from anyone else it is dropped.
+        return this.#following.delivered(sender, activity);
     }
   }
 
