@@ -2,11 +2,13 @@ import type { KvKey, KvStore, KvStoreSetOptions } from '@fedify/fedify';
 import { sql } from 'kysely';
 import type { FederationDb } from './federation.tables.ts';
 
-/** Key parts are joined with a character that cannot appear in a URL or a host name. */
-const SEPARATOR = '\u001f';
-
+/**
+ * A key is stored as its JSON array text, which no two keys share and in which the keys under a
+ * prefix are exactly the texts starting with the prefix's text minus its closing bracket plus a
+ * comma, whatever characters the parts hold.
+ */
 function encodeKey(key: KvKey): string {
-  return key.join(SEPARATOR);
+  return JSON.stringify(key);
 }
 
 function ttlMs(options: KvStoreSetOptions | undefined): number | null {
@@ -94,17 +96,18 @@ export class KyselyKvStore implements KvStore {
     let query = this.#db.selectFrom('federation_kv').select(['key', 'value', 'expires_at']);
     if (prefix) {
       const encoded = encodeKey(prefix);
-      const head = `${encoded}${SEPARATOR}`;
-      // substr rather than LIKE: URLs in keys carry `_` and `%`, which LIKE would read as patterns.
+      const head = `${encoded.slice(0, -1)},`;
+      // substr rather than LIKE: URLs in keys carry `_` and `%`, which LIKE would read as
+      // patterns. Both engines count characters (code points) in substr, not UTF-16 units.
       query = query.where((eb) =>
-        eb.or([eb('key', '=', encoded), eb(sql`substr(key, 1, ${head.length})`, '=', head)]),
+        eb.or([eb('key', '=', encoded), eb(sql`substr(key, 1, ${[...head].length})`, '=', head)]),
       );
     }
     const rows = await query.orderBy('key').execute();
     const now = Date.now();
     for (const row of rows) {
       if (row.expires_at !== null && Number(row.expires_at) <= now) continue;
-      yield { key: row.key.split(SEPARATOR) as unknown as KvKey, value: JSON.parse(row.value) };
+      yield { key: JSON.parse(row.key) as KvKey, value: JSON.parse(row.value) };
     }
   }
 }
