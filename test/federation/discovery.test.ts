@@ -106,6 +106,16 @@ describe('federation discovery', () => {
     expect(instance.type).toBe('Application');
   });
 
+  it('the pages tell people how to follow from the fediverse', async () => {
+    const host = new URL(kiln.url).host;
+    const profile = await (await fetch(`${kiln.url}/${handle}`)).text();
+    expect(profile).toContain(`@${handle}@${host}`);
+    const repo = await (await fetch(`${kiln.url}/repos/${handle}/open`)).text();
+    expect(repo).toContain('Follow from the fediverse');
+    expect(repo).toContain(`${kiln.url}/repos/${handle}/open`);
+    expect(repo).toContain('0 stars and 0 followers from other servers');
+  });
+
   it('a private repository does not exist for federation', async () => {
     const actor = await fetch(`${kiln.url}/repos/${handle}/secret`, { headers: { accept: AP } });
     expect(actor.status).toBe(404);
