@@ -228,6 +228,23 @@ describe('federation inbox and delivery', () => {
     expect(followers.totalItems).toBe(0);
   });
 
+  it('believes a sender that rotated its key once it publishes the new one', async () => {
+    const like = {
+      id: `${remote.id}#like-rotated`,
+      type: 'Like',
+      actor: remote.id,
+      object: repoId,
+    };
+    const inbox = `${kiln.url}/federation/repos/${owner}/open/inbox`;
+    // Kiln now holds the sender's actor, and with it the old key.
+    expect((await remote.send(inbox, like)).status).toBe(202);
+    expect(await stars()).toBe(1);
+    await remote.rotateKey();
+    const undo = { id: `${remote.id}#undo-rotated`, type: 'Undo', actor: remote.id, object: like };
+    expect((await remote.send(inbox, undo)).status).toBe(202);
+    expect(await stars()).toBe(0);
+  });
+
   it('unknown activity types are accepted and ignored', async () => {
     const odd = { id: `${remote.id}#odd`, type: 'Dislike', actor: remote.id, object: repoId };
     expect((await remote.send(`${kiln.url}/federation/inbox`, odd)).status).toBe(202);

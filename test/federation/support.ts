@@ -51,6 +51,7 @@ export class FediverseActor {
   readonly refused: number[] = [];
   #server: Server | undefined;
   #keys: CryptoKeyPair | undefined;
+  #pem = '';
   #origin = '';
 
   get id(): string {
@@ -67,10 +68,9 @@ export class FediverseActor {
   }
 
   async start(): Promise<void> {
-    this.#keys = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
-    const pem = await exportSpki(this.#keys.publicKey);
+    await this.rotateKey();
     this.#server = createServer((req, res) => {
-      void this.#handle(req, pem).then(
+      void this.#handle(req).then(
         ({ status, body }) => {
           res.writeHead(status, { 'content-type': AP });
           res.end(body);
@@ -86,11 +86,17 @@ export class FediverseActor {
     this.#origin = `http://127.0.0.1:${port}`;
   }
 
+  /** A new key pair, published at once (as a server rotating its keys does). */
+  async rotateKey(): Promise<void> {
+    this.#keys = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+    this.#pem = await exportSpki(this.#keys.publicKey);
+  }
+
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.#server?.close(() => resolve()));
   }
 
-  async #handle(req: IncomingMessage, pem: string): Promise<{ status: number; body: string }> {
+  async #handle(req: IncomingMessage): Promise<{ status: number; body: string }> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
@@ -104,7 +110,7 @@ export class FediverseActor {
           preferredUsername: 'tester',
           inbox: this.inbox,
           outbox: `${this.#origin}/outbox`,
-          publicKey: { id: `${this.id}#main-key`, owner: this.id, publicKeyPem: pem },
+          publicKey: { id: `${this.id}#main-key`, owner: this.id, publicKeyPem: this.#pem },
         }),
       };
     }
