@@ -139,6 +139,7 @@ export async function createApp(config: Config): Promise<App> {
   const federation = Federation.fromConfig({
     config,
     db,
+    changes: database.changes,
     users,
     repos,
     releases,

@@ -1,4 +1,10 @@
-import { exportJwk, generateCryptoKeyPair, importJwk } from '@fedify/fedify';
+import {
+  exportJwk,
+  exportMultibaseKey,
+  exportSpki,
+  generateCryptoKeyPair,
+  importJwk,
+} from '@fedify/fedify';
 import { deriveSecretKey, openSecret, sealSecret } from '../ci/secret-box.ts';
 import type { FederationDb } from './federation.tables.ts';
 
@@ -7,6 +13,9 @@ export type ActorKeyPairs = {
   readonly rsa: CryptoKeyPair;
   readonly ed25519: CryptoKeyPair;
 };
+
+/** An actor's public keys in the forms its document carries. */
+export type PublishedKeys = { readonly rsaPem: string; readonly ed25519Multibase: string };
 
 /**
  * Key pairs of local actors, made on first use and kept in `federation_keys`. Private halves are
@@ -18,6 +27,7 @@ export class ActorKeys {
   readonly #db: FederationDb;
   readonly #sealKey: Buffer;
   readonly #opened = new Map<string, Promise<ActorKeyPairs>>();
+  readonly #published = new Map<string, Promise<PublishedKeys>>();
 
   constructor(db: FederationDb, secretKey: string) {
     this.#db = db;
@@ -31,6 +41,23 @@ export class ActorKeys {
       pending = this.#load(actor);
       this.#opened.set(actor, pending);
       pending.catch(() => this.#opened.delete(actor));
+    }
+    return pending;
+  }
+
+  /**
+   * The public halves as actor documents show them (PEM, multibase), exported once per actor:
+   * exporting on every request cost more than the rest of an actor request together.
+   */
+  publicKeys(actor: string): Promise<PublishedKeys> {
+    let pending = this.#published.get(actor);
+    if (!pending) {
+      pending = this.get(actor).then(async (keys) => ({
+        rsaPem: await exportSpki(keys.rsa.publicKey),
+        ed25519Multibase: await exportMultibaseKey(keys.ed25519.publicKey),
+      }));
+      this.#published.set(actor, pending);
+      pending.catch(() => this.#published.delete(actor));
     }
     return pending;
   }

@@ -1,4 +1,5 @@
 import type { Config } from '../../config/config.ts';
+import type { ChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import type { ReleaseService } from '../releases/release.service.ts';
@@ -26,6 +27,8 @@ import { createSafeFetch } from './safe-fetch.ts';
 export type FederationDeps = {
   readonly config: Config;
   readonly db: Db;
+  /** The database's change clock, so unchanged actors are answered from memory. */
+  readonly changes: ChangeClock | undefined;
   readonly users: UserService;
   readonly repos: RepoService;
   readonly releases: ReleaseService;
@@ -86,7 +89,13 @@ export class Federation {
       allowPrivateAddresses: config.federation.allowPrivateAddresses,
     });
     const keys = new ActorKeys(db, secretKey);
-    this.actors = new LocalActors({ users: deps.users, repos: deps.repos, keys, urls: this.urls });
+    this.actors = new LocalActors({
+      users: deps.users,
+      repos: deps.repos,
+      keys,
+      urls: this.urls,
+      changes: deps.changes,
+    });
     this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent);
     const remote = new RemoteActors(this.documents);
     this.following = new FollowingService({

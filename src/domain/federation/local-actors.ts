@@ -1,4 +1,5 @@
-import { exportMultibaseKey, exportSpki } from '@fedify/fedify';
+import type { ChangeClock } from '../../db/change-clock.ts';
+import { StampedMemo } from '../../lib/stamped-memo.ts';
 import { NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
@@ -12,6 +13,8 @@ import {
   personDocument,
   repositoryDocument,
 } from './vocabulary.ts';
+
+const REMEMBERED = 2000;
 
 /** A local actor that exists for federation: the instance, an account, or a public repository. */
 export type LocalActor =
@@ -28,17 +31,42 @@ export class LocalActors {
   readonly #users: UserService;
   readonly #repos: RepoService;
   readonly #keys: ActorKeys;
+  readonly #changes: ChangeClock | undefined;
+  /**
+   * Lookups and documents, kept while the database's change clock stands still (as
+   * RepoService keeps its lookups; see docs/architecture.md): discovery is what other servers
+   * ask for most, and an unchanged actor needs no query.
+   */
+  readonly #lookups = new StampedMemo<string, LocalActor>(REMEMBERED);
+  readonly #documents = new StampedMemo<string, object>(REMEMBERED);
   readonly urls: ActorUrls;
 
-  constructor(deps: { users: UserService; repos: RepoService; keys: ActorKeys; urls: ActorUrls }) {
+  constructor(deps: {
+    users: UserService;
+    repos: RepoService;
+    keys: ActorKeys;
+    urls: ActorUrls;
+    changes: ChangeClock | undefined;
+  }) {
     this.#users = deps.users;
     this.#repos = deps.repos;
     this.#keys = deps.keys;
     this.urls = deps.urls;
+    this.#changes = deps.changes;
   }
 
   /** The actor an id or route names; NotFound when there is none or it is private. */
-  async get(ref: LocalActorRef): Promise<LocalActor> {
+  get(ref: LocalActorRef): Promise<LocalActor> {
+    const key =
+      ref.kind === 'repo'
+        ? `r/${ref.owner}/${ref.name}`
+        : ref.kind === 'user'
+          ? `u/${ref.handle}`
+          : 'i';
+    return this.#lookups.read(key, this.#changes?.stamp(), () => this.#find(ref));
+  }
+
+  async #find(ref: LocalActorRef): Promise<LocalActor> {
     if (ref.kind === 'instance')
       return { kind: 'instance', key: 'instance', id: this.urls.instance() };
     if (ref.kind === 'user') {
@@ -97,16 +125,16 @@ export class LocalActors {
   }
 
   /** The actor's JSON-LD document, with its public keys (made on first use). */
-  async document(actor: LocalActor): Promise<object> {
-    const keys = await this.#keys.get(actor.key);
+  document(actor: LocalActor): Promise<object> {
+    return this.#documents.read(actor.key, this.#changes?.stamp(), () => this.#document(actor));
+  }
+
+  async #document(actor: LocalActor): Promise<object> {
     const base: ActorBase = {
       id: actor.id,
       ...this.endpoints(actor),
       sharedInbox: this.urls.sharedInbox(),
-      keys: {
-        rsaPem: await exportSpki(keys.rsa.publicKey),
-        ed25519Multibase: await exportMultibaseKey(keys.ed25519.publicKey),
-      },
+      keys: await this.#keys.publicKeys(actor.key),
     };
     if (actor.kind === 'instance') return instanceDocument(base, this.urls.host);
     if (actor.kind === 'user') return personDocument(base, actor.account);
