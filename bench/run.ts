@@ -63,6 +63,7 @@ const QUICK: Record<string, string[]> = {
   'web-pages': ['--iterations', '20', '--commits', '1000'],
   'clone-push': [],
   merge: ['--files', '5000', '--commits', '1000', '--runs', '2'],
+  federation: ['--seconds', '1', '--rounds', '1', '--pushes', '3'],
 };
 
 /** What each section says besides its figures: how it is measured and why the figures hold. */
@@ -96,6 +97,15 @@ const SECTIONS: Record<string, { title: string; text: string }> = {
   'list-scaling': {
     title: 'List latency against data size',
     text: 'Every answer holds the same ten records, so only the table size differs: lists are paged in the database (an index in each sort order, `LIMIT`/`OFFSET`), the page is converted alone, and counts come from one `count(*)`. Rows go straight into the database; repository directories are hard-linked copies of one seeded repository. Pull lists read the head branches’ tips in the base repository through its long-lived cat-file process (they used to spawn `for-each-ref` per request, about 120 ms at p99) and in forks from the forks’ ref files (asked through the pool, a page naming more forks than it keeps processes restarted one per fork on every view: 40 fork pulls listed in 50–60 ms, now 6–8 ms), and read their page along an index in the list’s order rather than sorting every pull of the repository (migration 0006). A p99 over 1,200 requests moves from run to run on this shared machine: the pulls ratio measured 1.21, 1.35 and 1.54 in three runs within an hour on the same code.',
+  },
+  federation: {
+    title: 'Federation',
+    text: [
+      'Real `kiln serve` processes started as `npm start` starts Kiln, with a base URL of their own and federation on, under autocannon load from the bench process (16 connections, the sides alternating, medians compared).',
+      '',
+      '- Actor and WebFinger GETs against `/api/v1/version` on the same server. An actor answer is an account lookup and a JSON document. The public keys in it are exported (PEM and multibase) once per actor and process: exporting them on every request had made an actor answer cost six times a `/version` (0.16–0.29). Lookups and documents are then kept while the database’s change clock stands still, as repository lookups are (docs/architecture.md), which took the actor from 0.51 to 0.97 and WebFinger from 0.48 to 0.87 in runs of the same hour; with PostgreSQL nothing is kept and every answer is read.',
+      '- A push to a repository with 1,000 remote followers spread over 10 inboxes (a sink in the bench process that answers 202) against the same push to a server with federation off, medians of alternating pushes with the real git client, each push answered before the next starts and the work it set off given 400 ms to finish. A push only enqueues one row for federation; reading the commits, recording the activities and the 20 signed deliveries (a `Push` and a `Note` to each inbox) happen afterwards in the queue worker, so the push answers as fast either way. The bench’s inbox sink must answer while git runs, so git is not run synchronously from it: a blocked sink had left deliveries hanging until their time-out. On this shared two-core machine single pushes move by tens of milliseconds, so the ratio moves by about ±0.2 from run to run.',
+    ].join('\n'),
   },
   merge: {
     title: 'Merging a pull request',
