@@ -245,6 +245,24 @@ describe('federation inbox and delivery', () => {
     expect(await stars()).toBe(0);
   });
 
+  it('takes RFC 9421 signatures, and signs that way for a server that refuses draft-cavage', async () => {
+    const picky = new FediverseActor();
+    await picky.start();
+    try {
+      picky.rfc9421Only = true;
+      const follow = { id: `${picky.id}#follow`, type: 'Follow', actor: picky.id, object: repoId };
+      const signed = await picky.signed(`${kiln.url}/federation/inbox`, follow, 'rfc9421');
+      expect(signed.headers.get('signature-input')).toContain('content-digest');
+      expect((await fetch(signed)).status).toBe(202);
+      expect(
+        await eventually(async () => picky.received.some((r) => r.activity.type === 'Accept')),
+      ).toBe(true);
+      expect(picky.signatureKinds.slice(0, 2)).toEqual(['draft-cavage', 'rfc9421']);
+    } finally {
+      await picky.stop();
+    }
+  });
+
   it('unknown activity types are accepted and ignored', async () => {
     const odd = { id: `${remote.id}#odd`, type: 'Dislike', actor: remote.id, object: repoId };
     expect((await remote.send(`${kiln.url}/federation/inbox`, odd)).status).toBe(202);
@@ -252,32 +270,50 @@ describe('federation inbox and delivery', () => {
 });
 
 describe('a blocked instance', () => {
-  it('has its activities refused with 403', async () => {
-    const remote = new FediverseActor();
-    await remote.start();
+  it('has its activities refused with 403 and gets no deliveries', async () => {
+    const blocked = new FediverseActor();
+    const allowed = new FediverseActor();
+    await Promise.all([blocked.start(), allowed.start()]);
     const kiln = await startFederatedKiln({
-      SERVICE_FEDERATION_BLOCKED_HOSTS: new URL(remote.id).host,
+      SERVICE_FEDERATION_BLOCKED_HOSTS: new URL(blocked.id).host,
     });
     try {
-      const { user } = await kiln.make.user();
-      const follow = {
-        id: `${remote.id}#f`,
+      const { user, token } = await kiln.make.userWithToken();
+      const follow = (actor: FediverseActor) => ({
+        id: `${actor.id}#f`,
         type: 'Follow',
-        actor: remote.id,
+        actor: actor.id,
         object: `${kiln.url}/${user.handle}`,
-      };
-      const response = await remote.send(
-        `${kiln.url}/federation/users/${user.handle}/inbox`,
-        follow,
-      );
-      expect(response.status).toBe(403);
+      });
+      const inbox = `${kiln.url}/federation/users/${user.handle}/inbox`;
+      expect((await blocked.send(inbox, follow(blocked))).status).toBe(403);
+      expect((await allowed.send(inbox, follow(allowed))).status).toBe(202);
       const followers = (await (
-        await fetch(`${kiln.url}/federation/users/${user.handle}/followers`)
-      ).json()) as { totalItems: number };
-      expect(followers.totalItems).toBe(0);
+        await fetch(`${kiln.url}/federation/users/${user.handle}/followers?page=1`)
+      ).json()) as { orderedItems: string[] };
+      expect(followers.orderedItems).toEqual([allowed.id]);
+      // A follower from before the block (stored directly) is not delivered to either.
+      await kiln.app.services.federation?.followers.add(`user:${user.id}`, {
+        follower: blocked.id,
+        inbox: blocked.inbox,
+        sharedInbox: null,
+        host: new URL(blocked.id).host,
+      });
+      const created = await fetch(`${kiln.url}/api/v1/user/repos`, {
+        method: 'POST',
+        headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'announced' }),
+      });
+      expect(created.status).toBe(201);
+      const announced = (actor: FediverseActor) =>
+        actor.received.some((r) => r.activity.type === 'Create');
+      expect(await eventually(async () => announced(allowed))).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(blocked.received).toEqual([]);
+      expect(blocked.signatureKinds).toEqual([]);
     } finally {
       await kiln.close();
-      await remote.stop();
+      await Promise.all([blocked.stop(), allowed.stop()]);
     }
   });
 });

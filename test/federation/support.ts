@@ -47,6 +47,10 @@ export type Received = { readonly activity: Record<string, unknown>; readonly ve
  * to send signed activities. This is what a Mastodon-like server does with Kiln.
  */
 export class FediverseActor {
+  /** Refuse draft-cavage signatures, as a server speaking only RFC 9421 would. */
+  rfc9421Only = false;
+  /** Which signature kinds arrived at the inbox, in order. */
+  readonly signatureKinds: ('rfc9421' | 'draft-cavage')[] = [];
   readonly received: Received[] = [];
   readonly refused: number[] = [];
   #server: Server | undefined;
@@ -119,6 +123,12 @@ export class FediverseActor {
       for (const [name, value] of Object.entries(req.headers)) {
         if (typeof value === 'string') headers.set(name, value);
       }
+      const kind = headers.has('signature-input') ? 'rfc9421' : 'draft-cavage';
+      this.signatureKinds.push(kind);
+      if (this.rfc9421Only && kind !== 'rfc9421') {
+        this.refused.push(401);
+        return { status: 401, body: '' };
+      }
       const request = new Request(`${this.#origin}${req.url}`, {
         method: 'POST',
         headers,
@@ -146,14 +156,16 @@ export class FediverseActor {
     return fetch(await this.signed(inbox, activity));
   }
 
-  async signed(inbox: string, activity: object, body = JSON.stringify(activity)) {
+  async signed(
+    inbox: string,
+    activity: object,
+    spec: 'draft-cavage-http-signatures-12' | 'rfc9421' = 'draft-cavage-http-signatures-12',
+  ) {
     const request = new Request(inbox, {
       method: 'POST',
       headers: { 'content-type': AP, accept: AP },
-      body,
+      body: JSON.stringify(activity),
     });
-    return signRequest(request, this.keys.privateKey, new URL(`${this.id}#main-key`), {
-      spec: 'draft-cavage-http-signatures-12',
-    });
+    return signRequest(request, this.keys.privateKey, new URL(`${this.id}#main-key`), { spec });
   }
 }
