@@ -42,6 +42,22 @@ async function withApp<T>(config: Config, work: (app: App) => Promise<T>): Promi
   }
 }
 
+/** `withApp` for the federation commands; a usage error when federation is off. */
+async function withFederation(
+  config: Config,
+  work: (federation: NonNullable<App['services']['federation']>, app: App) => Promise<void>,
+): Promise<void> {
+  return withApp(config, async (app) => {
+    const federation = app.services.federation;
+    if (!federation) {
+      throw new UsageError(
+        'federation is off: it needs SERVICE_BASE_URL and SERVICE_SECRET_KEY, and SERVICE_FEDERATION_ENABLED not false',
+      );
+    }
+    await work(federation, app);
+  });
+}
+
 async function serve(config: Config): Promise<void> {
   const app = await createApp(config);
   const { buildServer } = await import('./http/server.ts');
@@ -154,6 +170,55 @@ const commands: Record<string, Command> = {
         const { OPERATOR } = await import('./domain/runners/runner.policy.ts');
         const { token } = await admin.createToken(OPERATOR, scope);
         process.stdout.write(`${token}\n`);
+      }),
+  },
+  'federation hosts': {
+    summary: 'List the servers that follow or starred something here, and blocked ones',
+    usage: 'federation hosts',
+    options: {},
+    run: (_values, config) =>
+      withFederation(config(), async (federation) => {
+        for (const known of await federation.instances.list()) {
+          const state = known.blocked
+            ? 'blocked'
+            : known.failingSince
+              ? `failing since ${known.failingSince.toISOString()}`
+              : 'ok';
+          process.stdout.write(
+            `${known.host}\t${known.followers} followers\t${known.stars} stars\t${state}\n`,
+          );
+        }
+      }),
+  },
+  'federation block': {
+    summary: 'Block a server: its activities are refused and nothing is delivered to it',
+    usage: 'federation block --host HOST',
+    options: { host: { type: 'string' } },
+    run: (values, config) =>
+      withFederation(config(), async (federation) => {
+        await federation.instances.block(required(values, 'host'));
+        process.stderr.write(`blocked ${values.host} (every server notices within 15 s)\n`);
+      }),
+  },
+  'federation unblock': {
+    summary: 'Lift a block made with `federation block`',
+    usage: 'federation unblock --host HOST',
+    options: { host: { type: 'string' } },
+    run: (values, config) =>
+      withFederation(config(), async (federation) => {
+        await federation.instances.unblock(required(values, 'host'));
+        process.stderr.write(`unblocked ${values.host}\n`);
+      }),
+  },
+  'federation follow': {
+    summary: 'Make a user follow a remote actor (URL or user@host); the server delivers it',
+    usage: 'federation follow --username NAME --actor URL|USER@HOST',
+    options: { username: { type: 'string' }, actor: { type: 'string' } },
+    run: (values, config) =>
+      withFederation(config(), async (federation, app) => {
+        const user = await app.services.users.getUser(required(values, 'username'));
+        const actor = await federation.following.follow(user, required(values, 'actor'));
+        process.stderr.write(`${user.handle} asked to follow ${actor}\n`);
       }),
   },
   mcp: {

@@ -14,6 +14,7 @@ import { FollowersStore } from './followers.store.ts';
 import { FollowingService } from './following.service.ts';
 import { HostPolicy } from './host-policy.ts';
 import { InboxService } from './inbox.service.ts';
+import { InstancesService } from './instances.service.ts';
 import { KyselyKvStore } from './kv-store.ts';
 import { LocalActors } from './local-actors.ts';
 import { KyselyMessageQueue } from './message-queue.ts';
@@ -54,6 +55,8 @@ export class Federation {
   readonly actors: LocalActors;
   readonly documents: RemoteDocuments;
   readonly inbox: InboxService;
+  /** Other servers: the ones known, the ones blocked by an administrator. */
+  readonly instances: InstancesService;
   /** Local users following and starring remote actors. */
   readonly following: FollowingService;
   readonly followers: FollowersStore;
@@ -79,8 +82,13 @@ export class Federation {
     this.#db = deps.db;
     this.#report = deps.report;
     this.urls = new ActorUrls(baseUrl);
-    this.hosts = new HostPolicy(config.federation.allowedHosts, config.federation.blockedHosts);
     this.kv = new KyselyKvStore(db);
+    this.instances = new InstancesService(db, this.kv);
+    this.hosts = new HostPolicy(
+      config.federation.allowedHosts,
+      config.federation.blockedHosts,
+      () => this.instances.blockedHosts(),
+    );
     this.queue = new KyselyMessageQueue(db);
     this.followers = new FollowersStore(db);
     this.stars = new RemoteStarsStore(db);
@@ -141,6 +149,7 @@ export class Federation {
   /** Starts the queue worker of this process (every replica runs one; each message runs once). */
   start(): void {
     if (this.#worker) return;
+    void this.instances.refresh().catch(this.#report);
     const controller = new AbortController();
     const done = this.queue
       .listen((message) => this.#run(message as QueueMessage), { signal: controller.signal })

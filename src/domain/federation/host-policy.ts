@@ -6,16 +6,24 @@
 export class HostPolicy {
   readonly #allowed: readonly string[];
   readonly #blocked: readonly string[];
+  readonly #blockedLater: () => Iterable<string>;
 
-  constructor(allowed: readonly string[], blocked: readonly string[]) {
+  /** `blockedLater` names hosts an administrator blocked at run time (read on every check). */
+  constructor(
+    allowed: readonly string[],
+    blocked: readonly string[],
+    blockedLater: () => Iterable<string> = () => [],
+  ) {
     this.#allowed = allowed.map((host) => host.toLowerCase());
     this.#blocked = blocked.map((host) => host.toLowerCase());
+    this.#blockedLater = blockedLater;
   }
 
   /** Whether Kiln talks to `host` (a `URL.host`, port included when there is one). */
   permits(host: string): boolean {
     const lower = host.toLowerCase();
     if (this.#blocked.some((rule) => covers(rule, lower))) return false;
+    for (const rule of this.#blockedLater()) if (covers(rule, lower)) return false;
     return this.#allowed.length === 0 || this.#allowed.some((rule) => covers(rule, lower));
   }
 
