@@ -229,20 +229,22 @@ describe('federation inbox and delivery', () => {
   });
 
   it('believes a sender that rotated its key once it publishes the new one', async () => {
-    const like = {
-      id: `${remote.id}#like-rotated`,
-      type: 'Like',
-      actor: remote.id,
-      object: repoId,
-    };
-    const inbox = `${kiln.url}/federation/repos/${owner}/open/inbox`;
-    // Kiln now holds the sender's actor, and with it the old key.
-    expect((await remote.send(inbox, like)).status).toBe(202);
-    expect(await stars()).toBe(1);
-    await remote.rotateKey();
-    const undo = { id: `${remote.id}#undo-rotated`, type: 'Undo', actor: remote.id, object: like };
-    expect((await remote.send(inbox, undo)).status).toBe(202);
-    expect(await stars()).toBe(0);
+    const rotating = new FediverseActor();
+    await rotating.start();
+    try {
+      const like = { id: `${rotating.id}#like`, type: 'Like', actor: rotating.id, object: repoId };
+      const inbox = `${kiln.url}/federation/repos/${owner}/open/inbox`;
+      const before = await stars();
+      // Kiln now holds the sender's actor, and with it the old key.
+      expect((await rotating.send(inbox, like)).status).toBe(202);
+      expect(await stars()).toBe(before + 1);
+      await rotating.rotateKey();
+      const undo = { id: `${rotating.id}#undo`, type: 'Undo', actor: rotating.id, object: like };
+      expect((await rotating.send(inbox, undo)).status).toBe(202);
+      expect(await stars()).toBe(before);
+    } finally {
+      await rotating.stop();
+    }
   });
 
   it('takes RFC 9421 signatures, and signs that way for a server that refuses draft-cavage', async () => {
@@ -260,6 +262,39 @@ describe('federation inbox and delivery', () => {
       expect(picky.signatureKinds.slice(0, 2)).toEqual(['draft-cavage', 'rfc9421']);
     } finally {
       await picky.stop();
+    }
+  });
+
+  it('an actor deleting itself takes its follows and stars along', async () => {
+    const leaving = new FediverseActor();
+    await leaving.start();
+    try {
+      const inbox = `${kiln.url}/federation/inbox`;
+      const follow = { id: `${leaving.id}#f`, type: 'Follow', actor: leaving.id, object: repoId };
+      const like = { id: `${leaving.id}#l`, type: 'Like', actor: leaving.id, object: repoId };
+      expect((await leaving.send(inbox, follow)).status).toBe(202);
+      expect((await leaving.send(inbox, like)).status).toBe(202);
+      const followers = async () =>
+        (
+          (await (
+            await fetch(`${kiln.url}/federation/repos/${owner}/open/followers?page=1`)
+          ).json()) as {
+            orderedItems: string[];
+          }
+        ).orderedItems;
+      expect(await followers()).toContain(leaving.id);
+      const starsBefore = await stars();
+      const gone = {
+        id: `${leaving.id}#delete`,
+        type: 'Delete',
+        actor: leaving.id,
+        object: leaving.id,
+      };
+      expect((await leaving.send(inbox, gone)).status).toBe(202);
+      expect(await followers()).not.toContain(leaving.id);
+      expect(await stars()).toBe(starsBefore - 1);
+    } finally {
+      await leaving.stop();
     }
   });
 

@@ -48,6 +48,11 @@ export class FollowersStore {
       .execute();
   }
 
+  /** Removes a remote actor from everything it follows (it deleted itself). */
+  async removeFollower(follower: string): Promise<void> {
+    await this.#db.deleteFrom('federation_followers').where('follower', '=', follower).execute();
+  }
+
   async count(actor: string): Promise<number> {
     const row = await this.#db
       .selectFrom('federation_followers')

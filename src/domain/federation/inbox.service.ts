@@ -62,6 +62,13 @@ export class InboxService {
         return this.#like(sender, activity, true);
       case 'Undo':
         return this.#undo(sender, activity);
+      case 'Delete':
+        // An actor deleting itself: its follows and stars go with it.
+        if (idOf(activity.object) === sender) {
+          await this.#followers.removeFollower(sender);
+          await this.#stars.removeActor(sender);
+        }
+        return;
       case 'Accept':
         return this.#following.accepted(sender, activity);
       default:

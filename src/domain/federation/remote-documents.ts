@@ -7,6 +7,10 @@ import { RemoteFetchError, type SafeFetch } from './safe-fetch.ts';
 const ACCEPT =
   'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
 const CACHE_TTL_MS = 3_600_000;
+/** A document is fetched afresh on a failed signature at most this often. */
+const REFETCH_EVERY_MS = 60_000;
+
+type Cached = { readonly remote: RemoteDocument; readonly fetchedAt: number };
 
 /**
  * Loads remote ActivityPub documents (actors, their keys) through the safe fetch, keeping each
@@ -39,11 +43,15 @@ export class RemoteDocuments {
   readonly loader: DocumentLoader = async (url) => {
     if (url === FORGEFED_CONTEXT || url in preloadedContexts) return this.contextLoader(url);
     const documentUrl = withoutFragment(url);
-    const cached = await this.#kv.get<RemoteDocument>(['document', documentUrl]);
-    if (cached) return cached;
+    const cached = await this.#kv.get<Cached>(['document', documentUrl]);
+    if (cached) return cached.remote;
     const document = await this.fetchJson(documentUrl);
     const remote: RemoteDocument = { contextUrl: null, documentUrl, document };
-    await this.#kv.setFor(['document', documentUrl], remote, CACHE_TTL_MS);
+    await this.#kv.setFor(
+      ['document', documentUrl],
+      { remote, fetchedAt: Date.now() },
+      CACHE_TTL_MS,
+    );
     return remote;
   };
 
@@ -60,8 +68,19 @@ export class RemoteDocuments {
     }
   }
 
-  async forget(url: string): Promise<void> {
-    await this.#kv.delete(['document', withoutFragment(url)]);
+  /**
+   * Drops a cached document so that it is fetched again, at most once a minute per document: a
+   * stream of badly signed requests must not make Kiln fetch the same actor for each. Returns
+   * whether it was dropped.
+   */
+  async forget(url: string): Promise<boolean> {
+    const documentUrl = withoutFragment(url);
+    if (!(await this.#kv.get(['document', documentUrl]))) return false;
+    // An expired entry reads as absent. Two replicas racing here refetch twice, which is harmless.
+    if ((await this.#kv.get(['refetched', documentUrl])) !== undefined) return false;
+    await this.#kv.setFor(['refetched', documentUrl], Date.now(), REFETCH_EVERY_MS);
+    await this.#kv.delete(['document', documentUrl]);
+    return true;
   }
 }
 

@@ -27,6 +27,11 @@ export class RemoteStarsStore {
       .execute();
   }
 
+  /** Takes back every star of a remote actor (it deleted itself). */
+  async removeActor(actor: string): Promise<void> {
+    await this.#db.deleteFrom('federation_stars').where('actor', '=', actor).execute();
+  }
+
   async count(repoId: string): Promise<number> {
     const row = await this.#db
       .selectFrom('federation_stars')

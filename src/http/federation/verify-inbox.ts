@@ -35,8 +35,8 @@ function keyIdOf(request: FastifyRequest): string | undefined {
  * the signing key's is blocked (403, before anything is fetched from it); the HTTP signature
  * verifies, over the body digest computed on the exact bytes received (401 otherwise); and the
  * key belongs to the actor the activity names (401). A signature that fails against a cached
- * key is tried once more with the key fetched afresh, so a peer that rotated its key is
- * believed as soon as it publishes the new one.
+ * key is tried once more with the key fetched afresh (at most once a minute per actor), so a
+ * peer that rotated its key is believed as soon as it publishes the new one.
  */
 export async function verifyInboxPost(
   verifier: InboxVerifier,
@@ -71,10 +71,7 @@ export async function verifyInboxPost(
       contextLoader: verifier.documents.contextLoader,
     }).catch(() => null);
   let key = await verify();
-  if (!key) {
-    await verifier.documents.forget(keyId);
-    key = await verify();
-  }
+  if (!key && (await verifier.documents.forget(keyId))) key = await verify();
   if (!key) return { status: 401, message: 'the signature does not verify' };
   if (key.ownerId?.href !== claimed) {
     return { status: 401, message: 'the key does not belong to the actor' };
