@@ -123,7 +123,7 @@ export class Publisher {
         }),
       );
     } else {
-      const owner = this.#actors.ofAccount(repo.owner as Account);
+      const owner = this.#actors.ofAccount(repo.owner);
       await this.#publish(owner, (id, followers) =>
         noteActivity({
           id,
