@@ -6,7 +6,6 @@ import type { Release } from '../releases/release.types.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
-import type { Account } from '../users/user.types.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { FollowersStore } from './followers.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
