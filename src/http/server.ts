@@ -114,6 +114,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   await registerFederation(server, {
     federation: app.services.federation,
     openRegistrations: config.auth.openRegistration,
+    wanted: config.federation.enabled,
   });
   await server.register(smartHttpPlugin, { app });
   await server.register(archivePlugin, { app, pages });

@@ -11,10 +11,18 @@ import { registerDiscoveryRoutes } from './discovery.routes.ts';
  */
 export async function registerFederation(
   server: FastifyInstance,
-  deps: { federation: Federation | undefined; openRegistrations: boolean },
+  deps: { federation: Federation | undefined; openRegistrations: boolean; wanted: boolean },
 ): Promise<void> {
   const { federation } = deps;
-  if (!federation) return;
+  if (!federation) {
+    // On by default, so an operator who has not set what it needs should hear why it is off.
+    if (deps.wanted) {
+      server.log.warn(
+        'federation is off: it needs service.base-url and service.secret-key (SERVICE_BASE_URL, SERVICE_SECRET_KEY)',
+      );
+    }
+    return;
+  }
   registerDiscoveryRoutes(server, federation, deps.openRegistrations);
   server.addHook('onRequest', actorNegotiation(federation));
   await server.register(actorRoutes, { federation });
