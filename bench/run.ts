@@ -68,6 +68,7 @@ const QUICK: Record<string, string[]> = {
   dump: ['--repos', '10', '--rows', '10000', '--rounds', '1'],
   'render-load': ['--idle', '2', '--load', '4'],
   launcher: ['--starts', '1'],
+  federation: ['--seconds', '1', '--rounds', '1', '--pushes', '3'],
 };
 
 /** What each section says besides its figures: how it is measured and why the figures hold. */
@@ -114,6 +115,15 @@ const SECTIONS: Record<string, { title: string; text: string }> = {
       '- `bin/kiln.js` holds the V8 flags (`--max-semi-space-size=2`, `--initial-old-space-size=64`), `MALLOC_ARENA_MAX=2` and the compile-cache preload, and starts `src/main.ts` on the bundled Node 24 with them. On Node 24 it replaces itself with Kiln (`process.execve`): one process, the same memory as the baseline. Run as a command, through a link on `PATH` or npm’s `node_modules/.bin`, its first lines are a shell script that hands the file to the bundled Node before any older `node` starts, so `kiln serve` is one process there too.',
       '- Only `node bin/kiln.js` run by an older Node (the system’s 20, which has no `execve`) leaves the launcher as a parent that passes signals on: about 40 MB more, both processes counted. `npm start` and the systemd unit run the bundled Node, so they never pay it.',
       '- Started as the documentation used to start it, `node src/main.ts serve` without these settings idles at about 130 MB: the flags and the preload are what the REST API bench measures, now applied however Kiln is started.',
+    ].join('\n'),
+  },
+  federation: {
+    title: 'Federation',
+    text: [
+      'Real `kiln serve` processes started as `npm start` starts Kiln, with a base URL of their own and federation on, under autocannon load from the bench process (16 connections, the sides alternating, medians compared).',
+      '',
+      '- Actor and WebFinger GETs against `/api/v1/version` on the same server. An actor answer is an account lookup and a JSON document. The public keys in it are exported (PEM and multibase) once per actor and process: exporting them on every request had made an actor answer cost six times a `/version` (0.16–0.29). Lookups and documents are then kept while the database’s change clock stands still, as repository lookups are (docs/architecture.md), which took the actor from 0.51 to 0.97 and WebFinger from 0.48 to 0.87 in runs of the same hour; with PostgreSQL nothing is kept and every answer is read.',
+      '- A push to a repository with 1,000 remote followers spread over 10 inboxes (a sink in the bench process that answers 202) against the same push to a server with federation off, medians of alternating pushes with the real git client, each push answered before the next starts and the work it set off given 400 ms to finish. A push only enqueues one row for federation; reading the commits, recording the activities and the 20 signed deliveries (a `Push` and a `Note` to each inbox) happen afterwards in the queue worker, so the push answers as fast either way. The bench’s inbox sink must answer while git runs, so git is not run synchronously from it: a blocked sink had left deliveries hanging until their time-out. On this shared two-core machine single pushes move by tens of milliseconds, so the ratio moves by about ±0.2 from run to run.',
     ].join('\n'),
   },
   merge: {

@@ -11,6 +11,7 @@ import { CiTaskService } from './domain/ci/ci-task.service.ts';
 import { CiVariableService } from './domain/ci/ci-variable.service.ts';
 import { startZombieSweep } from './domain/ci/zombie-sweep.ts';
 import { CodeService } from './domain/code/code.service.ts';
+import { Federation } from './domain/federation/federation.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
 import { PullStore } from './domain/pulls/pull.store.ts';
@@ -35,6 +36,7 @@ import { CatFilePool } from './git/cat-file-pool.ts';
 import { RefUpdatePool } from './git/ref-update-pool.ts';
 import { RepoPaths } from './git/repo-paths.ts';
 import { sweepTempDirs } from './git/repository.ts';
+import { KILN_VERSION } from './version.ts';
 
 /** The domain services, built once per process and shared by every edge (HTTP, CLI, MCP). */
 export type Services = {
@@ -65,6 +67,8 @@ export type Services = {
   readonly ciVariables: CiVariableService;
   /** Reading code for pages: trees, files, history, commits. */
   readonly code: CodeService;
+  /** ActivityPub / ForgeFed; undefined when federation is off (see Federation.fromConfig). */
+  readonly federation: Federation | undefined;
 };
 
 /** The git layer's long-lived parts. */
@@ -135,6 +139,24 @@ export async function createApp(config: Config): Promise<App> {
     }
   });
   const ciTasks = new CiTaskService(db, { taskTimeoutMs: config.ci.taskTimeoutMs });
+  const releases = new ReleaseService(repos, releaseStore, tags);
+  const reportFederation = (error: unknown) => {
+    process.stderr.write(`kiln: federation work failed: ${String(error)}\n`);
+  };
+  const federation = Federation.fromConfig({
+    config,
+    db,
+    changes: database.changes,
+    users,
+    repos,
+    releases,
+    pushes,
+    catFiles: git.catFiles,
+    userAgent: `Kiln/${KILN_VERSION} (+${config.baseUrl?.href ?? ''})`,
+    report: reportFederation,
+  });
+  repos.created.onError(reportFederation);
+  releases.published.onError(reportFederation);
   const services: Services = {
     users,
     tokens: new TokenService(db, users),
@@ -156,7 +178,7 @@ export async function createApp(config: Config): Promise<App> {
       catFiles: git.catFiles,
     }),
     commitStatuses: new CommitStatusService(repos, git.catFiles),
-    releases: new ReleaseService(repos, releaseStore, tags),
+    releases,
     tags,
     runners: new RunnerRegistryService(db),
     runnerAdmin: new RunnerAdminService(db, admins, orgs),
@@ -164,6 +186,7 @@ export async function createApp(config: Config): Promise<App> {
     ciSecrets: new CiSecretService(db, config.secretKey),
     ciVariables: new CiVariableService(db),
     code: new CodeService(repos, git.catFiles),
+    federation,
   };
   const zombieSweep = startZombieSweep(ciTasks, config.ci.zombieReclaimIntervalMs, (error) => {
     process.stderr.write(`kiln: CI zombie sweep failed: ${String(error)}\n`);
@@ -179,6 +202,7 @@ export async function createApp(config: Config): Promise<App> {
       if (closed) return;
       closed = true;
       await zombieSweep.stop();
+      await federation?.stop();
       await Promise.all([git.catFiles.closeAll(), git.refUpdates.closeAll()]);
       await database.close();
     },

@@ -45,7 +45,19 @@ const ALLOWED: Record<string, readonly string[]> = {
   app: ['lib', 'config', 'db', 'domain', 'git', 'version'],
   // The command line: an edge like http, which also applies migrations on its own (`migrate`),
   // and hands `runner …` to the built-in runner's own command line.
-  cli: ['lib', 'config', 'db', 'domain', 'git', 'http', 'mcp', 'app', 'version', 'start-up', 'runner'],
+  cli: [
+    'lib',
+    'config',
+    'db',
+    'domain',
+    'git',
+    'http',
+    'mcp',
+    'app',
+    'version',
+    'start-up',
+    'runner',
+  ],
   main: ['cli', 'start-up'],
   // The built-in runner is a client of the runner protocol, like act_runner: it speaks to any
   // server only through the generated protos, never through Kiln's own server code.

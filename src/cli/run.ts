@@ -4,6 +4,7 @@ import { isDomainError } from '../domain/errors.ts';
 import { actionsCommands } from './actions.ts';
 import { backupCommands } from './backup.ts';
 import { type Command, UsageError, warn } from './command.ts';
+import { federationCommands } from './federation.ts';
 import { commandHelp, groupHelp, overview } from './help.ts';
 import { mcpCommands } from './mcp.ts';
 import { orgCommands } from './orgs.ts';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   ...repoCommands,
   ...actionsCommands,
   ...backupCommands,
+  ...federationCommands,
   ...runnerCommands,
   ...mcpCommands,
 ];

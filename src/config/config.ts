@@ -62,6 +62,13 @@ export type Config = {
     readonly cacheBytes: number;
   };
   readonly ci: { readonly taskTimeoutMs: number; readonly zombieReclaimIntervalMs: number };
+  readonly federation: {
+    readonly enabled: boolean;
+    readonly allowedHosts: readonly string[];
+    readonly blockedHosts: readonly string[];
+    readonly allowPrivateAddresses: boolean;
+    readonly giveUpAfterMs: number;
+  };
 };
 
 /** Shapes the flat key → value map into the nested object the code reads. */
@@ -127,6 +134,13 @@ export function toConfig(values: ConfigValues): Config {
     ci: Object.freeze({
       taskTimeoutMs: values['service.ci.task-timeout'],
       zombieReclaimIntervalMs: values['service.ci.zombie-reclaim-interval'],
+    }),
+    federation: Object.freeze({
+      enabled: values['service.federation.enabled'],
+      allowedHosts: values['service.federation.allowed-hosts'],
+      blockedHosts: values['service.federation.blocked-hosts'],
+      allowPrivateAddresses: values['service.federation.allow-private-addresses'],
+      giveUpAfterMs: values['service.federation.give-up-after'],
     }),
   });
 }

@@ -12,6 +12,8 @@ import {
 const HANDLE = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const TRUSTED_PROXY = /^[0-9A-Fa-f:.]+(\/\d{1,3})?$/;
 const SEMVER = /^\d+\.\d+\.\d+$/;
+/** A host name, optionally with a port (`example.com`, `git.example.com:8443`). */
+const HOST = /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:\d{1,5})?$/;
 
 /**
  * Every configuration key Kiln reads, in documentation order. A key `service.a.b-c` is set in the
@@ -273,6 +275,34 @@ export const configSchema = {
     minMs: 1000,
     description:
       'How often tasks running past their deadline are failed and their runners marked offline.',
+  }),
+  'service.federation.enabled': booleanField({
+    default: true,
+    description:
+      'Publish public users and repositories to the fediverse (ActivityPub / ForgeFed). Needs `service.base-url` and `service.secret-key`; without either, federation stays off. Off: every federation route answers 404.',
+  }),
+  'service.federation.allowed-hosts': listField({
+    default: [],
+    itemForm: 'host names',
+    validate: (item) => HOST.test(item),
+    description: 'Only these servers may federate with Kiln. Empty: every server not blocked.',
+  }),
+  'service.federation.blocked-hosts': listField({
+    default: [],
+    itemForm: 'host names',
+    validate: (item) => HOST.test(item),
+    description: 'Servers whose activities are refused (403) and to which nothing is delivered.',
+  }),
+  'service.federation.allow-private-addresses': booleanField({
+    default: false,
+    description:
+      'Let federation fetch and deliver to loopback and private network addresses. For tests only: on a public server it opens server-side request forgery.',
+  }),
+  'service.federation.give-up-after': durationField({
+    default: 3 * 86_400_000,
+    minMs: 1000,
+    description:
+      'A server that has failed every delivery for this long is given up on: its queued deliveries are dropped until it answers again.',
   }),
 } as const;
 

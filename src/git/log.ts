@@ -86,3 +86,22 @@ export async function countCommits(
   });
   return Number(stdout.toString('utf8').trim());
 }
+
+/**
+ * How many commits `tip` has that `exclude` (when given) does not: the size of a push. Both must
+ * be full object ids.
+ */
+export async function countNewCommits(
+  repo: RepoHandle,
+  tip: string,
+  exclude: string | null,
+): Promise<number> {
+  const id = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+  if (!id.test(tip) || (exclude !== null && !id.test(exclude))) {
+    throw new Invalid('commit ids must be full hexadecimal object ids');
+  }
+  await requireRepository(repo);
+  const args = ['rev-list', '--count', tip, ...(exclude ? [`^${exclude}`] : []), '--'];
+  const { stdout } = await runGit(args, { gitDir: repo.path });
+  return Number(stdout.toString('utf8').trim());
+}

@@ -9,6 +9,7 @@ import { registerApiDocs } from './api/v1/docs.ts';
 import { ANONYMOUS, type Viewer } from './auth/viewer.ts';
 import { frameworkErrorHandler } from './errors/api-errors.ts';
 import { sendErrorPage } from './errors/web-errors.ts';
+import { registerFederation } from './federation/federation.plugin.ts';
 import { archivePlugin } from './git/archive.routes.ts';
 import { smartHttpPlugin } from './git/smart-http.routes.ts';
 import { AccessLog } from './plugins/access-log.ts';
@@ -131,6 +132,11 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   registerApiDocs(server, app);
   await server.register(apiV1Plugin, { prefix: '/api/v1', app });
   registerActionsRoutes(server, { runners: app.services.runners });
+  await registerFederation(server, {
+    federation: app.services.federation,
+    openRegistrations: config.signup.enabled,
+    wanted: config.federation.enabled,
+  });
   await server.register(smartHttpPlugin, { app });
   await server.register(archivePlugin, { app, pages });
   await server.register(webPlugin, { app, pages });

@@ -40,7 +40,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   });
   const app = await createApp(config);
   const server = await buildServer(app);
-  await server.listen({ host: '127.0.0.1', port: 0 });
+  await server.listen({ host: '127.0.0.1', port: config.http.port });
   const address = server.server.address();
   if (typeof address !== 'object' || address === null) throw new Error('server did not bind');
   const url = `http://127.0.0.1:${address.port}`;

@@ -1,4 +1,5 @@
 import { foldId, newId } from '../../lib/ids.ts';
+import { Listeners } from '../../lib/listeners.ts';
 import { Conflict, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Page } from '../repos/repo.store.ts';
@@ -46,6 +47,8 @@ export class ReleaseService {
   readonly #repos: RepoService;
   readonly #store: ReleaseStore;
   readonly #tags: TagService;
+  /** Announces each new release with its repository. */
+  readonly published = new Listeners<{ repo: Repository; release: Release }>();
 
   constructor(repos: RepoService, store: ReleaseStore, tags: TagService) {
     this.#repos = repos;
@@ -115,7 +118,9 @@ export class ReleaseService {
         updated_at: now,
       }),
     );
-    return { visible, release: await this.#find(repo, { tag: tagName }) };
+    const release = await this.#find(repo, { tag: tagName });
+    await this.published.emit({ repo, release });
+    return { visible, release };
   }
 
   /** Changes the given fields; empty strings leave tag, target and title as they are (as Gitea). */

@@ -10,6 +10,7 @@ import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
 import { createFork, deleteRepository, initBare } from '../../git/repository.ts';
 import { seedInitialCommit } from '../../git/seed.ts';
 import { newId } from '../../lib/ids.ts';
+import { Listeners } from '../../lib/listeners.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
@@ -76,6 +77,8 @@ function notFound(owner: string, name: string): NotFound {
  */
 export class RepoService {
   readonly #deps: RepoServiceDeps;
+  /** Announces each new repository (private ones too; listeners decide what to tell). */
+  readonly created = new Listeners<Repository>();
   /**
    * `get` by viewer, owner and name, and `visibleParent` by viewer and repository. A lookup is
    * two or three queries, most of a repository answer's cost; a repeated one is served from
@@ -314,6 +317,7 @@ export class RepoService {
       throw error;
     }
     await clearCreationMarker(handle);
+    await this.created.emit(repo);
     return { repo, access: { level: 'admin' } };
   }
 

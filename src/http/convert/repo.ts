@@ -15,6 +15,8 @@ export type RepoFacts = {
   readonly openPulls?: number;
   readonly releases?: number;
   readonly forks?: number;
+  /** Stars given from other servers (Kiln has no local stars). */
+  readonly stars?: number;
 };
 
 const UNIX_EPOCH = '1970-01-01T00:00:00Z';
@@ -55,7 +57,7 @@ export function toApiParentRepository(
     clone_url: urlFrom(context, `/${path}.git`),
     original_url: '',
     website: '',
-    stars_count: 0,
+    stars_count: facts.stars ?? 0,
     forks_count: facts.forks ?? 0,
     watchers_count: 0,
     open_issues_count: 0,

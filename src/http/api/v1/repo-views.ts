@@ -35,9 +35,18 @@ export class RepoViews {
     this.#app = app;
   }
 
-  async facts(repo: Repository, access: RepoFacts['access']): Promise<RepoFacts> {
-    const { defaultBranch, empty } = await this.#app.services.repos.headFacts(repo);
-    return { repo, access, defaultBranch, empty };
+  async facts(repo: Repository, access: RepoFacts['access'], stars?: number): Promise<RepoFacts> {
+    const [{ defaultBranch, empty }, starCount] = await Promise.all([
+      this.#app.services.repos.headFacts(repo),
+      stars ?? this.#stars(repo),
+    ]);
+    return { repo, access, defaultBranch, empty, stars: starCount };
+  }
+
+  /** Remote stars (federation); none when federation is off or the repository is private. */
+  async #stars(repo: Repository): Promise<number> {
+    const federation = this.#app.services.federation;
+    return federation && !repo.private ? federation.stars.count(repo.id) : 0;
   }
 
   async one(
@@ -63,6 +72,7 @@ export class RepoViews {
     const known = this.#written.get(visible);
     if (
       known &&
+      known.facts.stars === facts.stars &&
       known.baseUrl === context.baseUrl &&
       known.parent === parent &&
       sameGitFacts(known.facts, facts) &&
@@ -88,11 +98,14 @@ export class RepoViews {
         entry,
       ]),
     );
+    const stars = await this.#app.services.federation?.stars.countMany(
+      visible.filter(({ repo }) => !repo.private).map(({ repo }) => repo.id),
+    );
     return Promise.all(
       visible.map(async ({ repo, access }) => {
         const parent = repo.parentId ? parentAccess.get(repo.parentId) : undefined;
         const [facts, parentFacts] = await Promise.all([
-          this.facts(repo, access.level),
+          this.facts(repo, access.level, stars?.get(repo.id) ?? 0),
           parent ? this.facts(parent.repo, parent.access.level) : undefined,
         ]);
         return toApiRepository(facts, context, parentFacts);

@@ -30,6 +30,18 @@ async function members(app: App, org: Account): Promise<Html> {
   </section>`;
 }
 
+/** `@handle@host` and the actor URL, for following from Mastodon or another forge. */
+function fediverseCard(app: App, account: Account): Html | null {
+  const federation = app.services.federation;
+  if (!federation) return null;
+  const actor = federation.actors.ofAccount(account);
+  return html`<div class="f6 color-fg-muted mt-2 kiln-break">
+    <p class="mb-1">${icon('globe')} Follow from the fediverse:</p>
+    <p class="mb-1"><code>@${account.handle}@${federation.urls.host}</code></p>
+    <p><code>${actor.id}</code></p>
+  </div>`;
+}
+
 function profileCard(account: Account): Html {
   return html`<img class="avatar kiln-avatar-lg mb-3" src="/assets/avatar.svg" width="200" height="200" alt="">
     <h1 class="kiln-break">
@@ -61,7 +73,7 @@ export function registerPeopleRoutes(server: FastifyInstance, app: App, pages: P
     return pages.send(request, reply, {
       title: account.fullName ? `${account.handle} (${account.fullName})` : account.handle,
       body: html`<div class="d-md-flex kiln-gap-lg">
-        <aside class="kiln-profile mb-4">${profileCard(account)}${people}</aside>
+        <aside class="kiln-profile mb-4">${profileCard(account)}${fediverseCard(app, account)}${people}</aside>
         <section class="flex-auto min-width-0" aria-labelledby="repos-heading">
           <div class="d-flex flex-items-center border-bottom pb-2 mb-3">
             <h2 class="h3 flex-auto" id="repos-heading">${icon('repo')} Repositories <span class="kiln-counter">${total}</span></h2>

@@ -23,13 +23,27 @@ export async function frameOf(
   options: { fork?: boolean } = {},
 ): Promise<RepoFrame> {
   const viewer = viewerUser(request.viewer);
-  const [parent, forkOwners] = await Promise.all([
+  const [parent, forkOwners, fediverse] = await Promise.all([
     visibleParent(app.services, viewer, visible.repo),
     options.fork && viewer ? creatableOwners(app.services, viewer) : undefined,
+    tab === 'code' ? fediverseOf(app, visible) : undefined,
   ]);
   // Forking into the account that already holds the repository would only collide with itself.
   const targets = forkOwners?.filter((owner) => owner.id !== visible.repo.owner.id);
-  return { visible, parent, tab, forkOwners: targets };
+  return { visible, parent, tab, forkOwners: targets, fediverse };
+}
+
+/** How to follow a public repository from the fediverse, and who already does. */
+async function fediverseOf(app: App, visible: VisibleRepo): Promise<RepoFrame['fediverse']> {
+  const federation = app.services.federation;
+  const { repo } = visible;
+  if (!federation || repo.private) return undefined;
+  const actor = federation.actors.ofRepo(repo);
+  const [stars, followers] = await Promise.all([
+    federation.stars.count(repo.id),
+    federation.followers.count(actor.key),
+  ]);
+  return { actorUrl: actor.id, stars, followers };
 }
 
 /** `https://host/owner/name.git` as seen from this request. */

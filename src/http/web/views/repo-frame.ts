@@ -16,7 +16,16 @@ export type RepoFrame = {
   readonly tab: RepoTab;
   /** Accounts the viewer may fork into; empty or absent hides the fork button. */
   readonly forkOwners?: readonly Account[] | undefined;
+  /** Federation facts of a public repository, when federation is on. */
+  readonly fediverse?: { actorUrl: string; stars: number; followers: number } | undefined;
 };
+
+function fediverseLine(frame: RepoFrame): Html | null {
+  const facts = frame.fediverse;
+  if (!facts) return null;
+  return html`<p class="f6 color-fg-muted mb-2 kiln-break">Follow from the fediverse: <code>${facts.actorUrl}</code>
+    · ${facts.stars} star${facts.stars === 1 ? '' : 's'} and ${facts.followers} follower${facts.followers === 1 ? '' : 's'} from other servers</p>`;
+}
 
 function visibilityLabel(repo: Repository): Html {
   return repo.private
@@ -74,6 +83,7 @@ export function repoFrame(context: PageContext, frame: RepoFrame, content: Html)
         ? html`<p class="f6 color-fg-muted mb-2">forked from <a href="${repoUrl(frame.parent)}">${frame.parent.owner.handle}/${frame.parent.name}</a></p>`
         : null
     }
+    ${fediverseLine(frame)}
     <nav class="UnderlineNav" aria-label="Repository">
       <div class="UnderlineNav-body">
         ${tab('Code', base, 'code', frame.tab === 'code')}

@@ -1,0 +1,191 @@
+import type { Config } from '../../config/config.ts';
+import type { ChangeClock } from '../../db/change-clock.ts';
+import type { Db } from '../../db/database.ts';
+import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import type { ReleaseService } from '../releases/release.service.ts';
+import type { PushEvents } from '../repos/push-events.ts';
+import type { RepoService } from '../repos/repo.service.ts';
+import type { UserService } from '../users/user.service.ts';
+import { ActorKeys } from './actor-keys.ts';
+import { ActorUrls } from './actor-urls.ts';
+import { Delivery, type DeliveryMessage } from './delivery.ts';
+import { federationDb } from './federation.tables.ts';
+import { FollowersStore } from './followers.store.ts';
+import { FollowingService } from './following.service.ts';
+import { HostPolicy } from './host-policy.ts';
+import { InboxService } from './inbox.service.ts';
+import { InstancesService } from './instances.service.ts';
+import { KyselyKvStore } from './kv-store.ts';
+import { LocalActors } from './local-actors.ts';
+import { KyselyMessageQueue } from './message-queue.ts';
+import { OutboxStore } from './outbox.store.ts';
+import { type AnnounceMessage, Publisher } from './publisher.ts';
+import { RemoteActors } from './remote-actors.ts';
+import { RemoteDocuments } from './remote-documents.ts';
+import { RemoteStarsStore } from './remote-stars.store.ts';
+import { createSafeFetch } from './safe-fetch.ts';
+
+export type FederationDeps = {
+  readonly config: Config;
+  readonly db: Db;
+  /** The database's change clock, so unchanged actors are answered from memory. */
+  readonly changes: ChangeClock | undefined;
+  readonly users: UserService;
+  readonly repos: RepoService;
+  readonly releases: ReleaseService;
+  readonly pushes: PushEvents;
+  readonly catFiles: CatFilePool;
+  readonly userAgent: string;
+  /** Where failures of background work are reported (the server's log). */
+  readonly report: (error: unknown) => void;
+};
+
+type QueueMessage = DeliveryMessage | AnnounceMessage;
+
+/**
+ * Kiln as a citizen of the fediverse: its parts, built once in the composition root. Federation
+ * is on only when enabled and when Kiln knows its own external URL (`service.base-url`: actor
+ * ids must not depend on the Host a request happened to use) and has a secret key to seal the
+ * actors' private keys with; `fromConfig` returns undefined otherwise, and every federation
+ * route then answers 404.
+ */
+export class Federation {
+  readonly urls: ActorUrls;
+  readonly hosts: HostPolicy;
+  readonly actors: LocalActors;
+  readonly documents: RemoteDocuments;
+  readonly inbox: InboxService;
+  /** Other servers: the ones known, the ones blocked by an administrator. */
+  readonly instances: InstancesService;
+  /** Local users following and starring remote actors. */
+  readonly following: FollowingService;
+  readonly followers: FollowersStore;
+  readonly stars: RemoteStarsStore;
+  readonly outbox: OutboxStore;
+  readonly queue: KyselyMessageQueue;
+  readonly kv: KyselyKvStore;
+  readonly #publisher: Publisher;
+  readonly #delivery: Delivery;
+  readonly #db: Db;
+  readonly #report: (error: unknown) => void;
+  #worker: { controller: AbortController; done: Promise<void> } | undefined;
+
+  static fromConfig(deps: FederationDeps): Federation | undefined {
+    const { federation, baseUrl, secretKey } = deps.config;
+    if (!federation.enabled || !baseUrl || !secretKey) return undefined;
+    return new Federation(deps, baseUrl, secretKey);
+  }
+
+  private constructor(deps: FederationDeps, baseUrl: URL, secretKey: string) {
+    const { config } = deps;
+    const db = federationDb(deps.db);
+    this.#db = deps.db;
+    this.#report = deps.report;
+    this.urls = new ActorUrls(baseUrl);
+    this.kv = new KyselyKvStore(db);
+    this.instances = new InstancesService(db, this.kv);
+    this.hosts = new HostPolicy(
+      config.federation.allowedHosts,
+      config.federation.blockedHosts,
+      () => this.instances.blockedHosts(),
+    );
+    this.queue = new KyselyMessageQueue(db);
+    this.followers = new FollowersStore(db);
+    this.stars = new RemoteStarsStore(db);
+    this.outbox = new OutboxStore(db);
+    const fetch = createSafeFetch({
+      allowPrivateAddresses: config.federation.allowPrivateAddresses,
+    });
+    const keys = new ActorKeys(db, secretKey);
+    this.actors = new LocalActors({
+      users: deps.users,
+      repos: deps.repos,
+      keys,
+      urls: this.urls,
+      changes: deps.changes,
+    });
+    this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent);
+    const remote = new RemoteActors(this.documents);
+    this.following = new FollowingService({
+      actors: this.actors,
+      remote,
+      documents: this.documents,
+      kv: this.kv,
+      queue: this.queue,
+      hosts: this.hosts,
+    });
+    this.inbox = new InboxService({
+      actors: this.actors,
+      remote,
+      following: this.following,
+      followers: this.followers,
+      stars: this.stars,
+      kv: this.kv,
+      queue: this.queue,
+    });
+    this.#publisher = new Publisher({
+      actors: this.actors,
+      repos: deps.repos,
+      catFiles: deps.catFiles,
+      followers: this.followers,
+      outbox: this.outbox,
+      queue: this.queue,
+    });
+    this.#delivery = new Delivery({
+      keys,
+      kv: this.kv,
+      fetch,
+      hosts: this.hosts,
+      giveUpAfterMs: config.federation.giveUpAfterMs,
+      userAgent: deps.userAgent,
+    });
+    deps.pushes.subscribe((push) => this.#publisher.announcePush(push));
+    deps.releases.published.subscribe(({ repo, release }) =>
+      this.#publisher.announceRelease(repo, release),
+    );
+    deps.repos.created.subscribe((repo) => this.#publisher.announceRepo(repo));
+  }
+
+  /** Starts the queue worker of this process (every replica runs one; each message runs once). */
+  start(): void {
+    if (this.#worker) return;
+    void this.instances.refresh().catch(this.#report);
+    const controller = new AbortController();
+    const done = this.queue
+      .listen((message) => this.#run(message as QueueMessage), { signal: controller.signal })
+      .catch((error: unknown) => this.#report(error));
+    this.#worker = { controller, done };
+  }
+
+  async stop(): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    this.#worker = undefined;
+    worker.controller.abort();
+    await worker.done;
+  }
+
+  /** NodeInfo's usage figures: people, and activities published. */
+  async usage(): Promise<{ users: number; localPosts: number }> {
+    const row = await this.#db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('kind', '=', 'user')
+      .executeTakeFirstOrThrow();
+    return { users: Number(row.n), localPosts: await this.outbox.count() };
+  }
+
+  async #run(message: QueueMessage): Promise<void> {
+    if (message.kind === 'deliver') {
+      // `retry` throws so that the queue backs off; anything else is done with.
+      if ((await this.#delivery.deliver(message)) === 'retry') throw new RetryLater();
+      return;
+    }
+    // An announcement that fails (the repository vanished mid-way, git refused) is reported and
+    // not retried: running it again would fail the same way.
+    await this.#publisher.run(message).catch(this.#report);
+  }
+}
+
+/** Thrown to hand a delivery back to the queue for a later attempt. */
+class RetryLater extends Error {}

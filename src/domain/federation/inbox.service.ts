@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { isDomainError } from '../errors.ts';
+import type { DeliveryMessage } from './delivery.ts';
+import type { FollowersStore } from './followers.store.ts';
+import type { FollowingService } from './following.service.ts';
+import type { KyselyKvStore } from './kv-store.ts';
+import type { LocalActor, LocalActors } from './local-actors.ts';
+import type { KyselyMessageQueue } from './message-queue.ts';
+import { idOf, type RemoteActors } from './remote-actors.ts';
+import type { RemoteStarsStore } from './remote-stars.store.ts';
+import { acceptActivity } from './vocabulary.ts';
+
+/** How long an undone activity's id is remembered, so its late arrival changes nothing. */
+const UNDONE_TTL_MS = 30 * 86_400_000;
+
+/** An activity whose signature has been checked: `sender` is the actor that signed it. */
+export type VerifiedActivity = {
+  readonly sender: string;
+  readonly activity: Record<string, unknown>;
+};
+
+/**
+ * What Kiln does with activities it receives. Every change is idempotent: a replayed `Follow`
+ * or `Like` keeps one follower or one star, an `Undo` of something never done changes nothing,
+ * and an activity that arrives after its own `Undo` (out of order) is ignored, because undone
+ * ids are remembered for a month. Types Kiln does not act on are accepted and ignored.
+ */
+export class InboxService {
+  readonly #actors: LocalActors;
+  readonly #remote: RemoteActors;
+  readonly #followers: FollowersStore;
+  readonly #stars: RemoteStarsStore;
+  readonly #kv: KyselyKvStore;
+  readonly #queue: KyselyMessageQueue;
+  readonly #following: FollowingService;
+
+  constructor(deps: {
+    actors: LocalActors;
+    remote: RemoteActors;
+    followers: FollowersStore;
+    stars: RemoteStarsStore;
+    kv: KyselyKvStore;
+    queue: KyselyMessageQueue;
+    following: FollowingService;
+  }) {
+    this.#actors = deps.actors;
+    this.#remote = deps.remote;
+    this.#followers = deps.followers;
+    this.#stars = deps.stars;
+    this.#kv = deps.kv;
+    this.#queue = deps.queue;
+    this.#following = deps.following;
+  }
+
+  async receive({ sender, activity }: VerifiedActivity): Promise<void> {
+    const id = idOf(activity);
+    if (id && (await this.#kv.get(['undone', id])) !== undefined) return;
+    switch (activity.type) {
+      case 'Follow':
+        return this.#follow(sender, activity);
+      case 'Like':
+        return this.#like(sender, activity, true);
+      case 'Undo':
+        return this.#undo(sender, activity);
+      case 'Delete':
+        // An actor deleting itself: its follows and stars go with it.
+        if (idOf(activity.object) === sender) {
+          await this.#followers.removeFollower(sender);
+          await this.#stars.removeActor(sender);
+        }
+        return;
+      case 'Accept':
+        return this.#following.accepted(sender, activity);
+      default:
+        // Whatever else a followed actor publishes (Push, Create, Announce…) is kept for its
+        // local followers; from anyone else it is dropped.
+        return this.#following.delivered(sender, activity);
+    }
+  }
+
+  async #follow(sender: string, follow: Record<string, unknown>): Promise<void> {
+    const target = await this.#local(idOf(follow.object));
+    if (!target || target.kind === 'instance') return;
+    const remote = await this.#remote.get(sender);
+    await this.#followers.add(target.key, {
+      follower: remote.id,
+      inbox: remote.inbox,
+      sharedInbox: remote.sharedInbox,
+      host: remote.host,
+    });
+    const accept: DeliveryMessage = {
+      kind: 'deliver',
+      signer: target.key,
+      signerId: target.id,
+      inbox: remote.inbox,
+      activity: acceptActivity(`${target.id}#accepts/${randomUUID()}`, target.id, follow),
+    };
+    await this.#queue.enqueue(accept);
+  }
+
+  async #like(sender: string, like: Record<string, unknown>, add: boolean): Promise<void> {
+    const target = await this.#local(idOf(like.object));
+    if (target?.kind !== 'repo') return;
+    if (add) await this.#stars.add(target.repo.id, sender, new URL(sender).host);
+    else await this.#stars.remove(target.repo.id, sender);
+  }
+
+  async #undo(sender: string, undo: Record<string, unknown>): Promise<void> {
+    const inner = undo.object;
+    if (!inner || typeof inner !== 'object') return;
+    const undone = inner as Record<string, unknown>;
+    // One may only undo one's own activities.
+    if (idOf(undone.actor) !== sender) return;
+    const undoneId = idOf(undone);
+    if (undoneId) await this.#kv.setFor(['undone', undoneId], true, UNDONE_TTL_MS);
+    if (undone.type === 'Like') return this.#like(sender, undone, false);
+    if (undone.type !== 'Follow') return;
+    const target = await this.#local(idOf(undone.object));
+    if (target) await this.#followers.remove(target.key, sender);
+  }
+
+  /** The local actor an id names; undefined when it is not ours, missing or private. */
+  async #local(id: string | undefined): Promise<LocalActor | undefined> {
+    const ref = id ? this.#actors.urls.parse(id) : undefined;
+    if (!ref) return undefined;
+    try {
+      return await this.#actors.get(ref);
+    } catch (error) {
+      if (isDomainError(error)) return undefined;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import type { Federation } from '../../domain/federation/federation.ts';
+import { actorNegotiation, actorRoutes } from './actor.routes.ts';
+import { registerDiscoveryRoutes } from './discovery.routes.ts';
+
+/**
+ * The federation edge. With federation off (`federation` undefined) nothing is registered, so
+ * every federation URL is a 404 and the pages ignore `Accept: application/activity+json`.
+ * The content negotiation hook is added to the root instance (it must see requests for the
+ * pages' URLs); the routes with raw-body parsers live in a plugin of their own.
+ */
+export async function registerFederation(
+  server: FastifyInstance,
+  deps: { federation: Federation | undefined; openRegistrations: boolean; wanted: boolean },
+): Promise<void> {
+  const { federation } = deps;
+  if (!federation) {
+    // On by default, so an operator who has not set what it needs should hear why it is off.
+    if (deps.wanted) {
+      server.log.warn(
+        'federation is off: it needs service.base-url and service.secret-key (SERVICE_BASE_URL, SERVICE_SECRET_KEY)',
+      );
+    }
+    return;
+  }
+  registerDiscoveryRoutes(server, federation, deps.openRegistrations);
+  server.addHook('onRequest', actorNegotiation(federation));
+  await server.register(actorRoutes, { federation });
+  server.addHook('onReady', async () => federation.start());
+  server.addHook('onClose', async () => federation.stop());
+}

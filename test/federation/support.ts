@@ -1,0 +1,171 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  exportSpki,
+  generateCryptoKeyPair,
+  getDocumentLoader,
+  signRequest,
+  verifyRequest,
+} from '@fedify/fedify';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+export const AP = 'application/activity+json';
+
+/** A port nobody listens on right now (Kiln must know its own URL before it starts). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Kiln with federation on, at a base URL of its own on 127.0.0.1. */
+export async function startFederatedKiln(env: Record<string, string> = {}): Promise<TestServer> {
+  const port = await freePort();
+  return startTestServer({
+    SERVICE_HTTP_PORT: String(port),
+    SERVICE_BASE_URL: `http://127.0.0.1:${port}`,
+    SERVICE_SECRET_KEY: 'federation test secret key',
+    SERVICE_FEDERATION_ALLOW_PRIVATE_ADDRESSES: 'true',
+    ...env,
+  });
+}
+
+/** JSON-LD contexts the test side knows; ForgeFed's terms are not needed to read keys. */
+const base = getDocumentLoader({ allowPrivateAddress: true });
+export const testDocumentLoader = async (url: string) =>
+  url.startsWith('https://forgefed.org/ns')
+    ? { contextUrl: null, documentUrl: url, document: { '@context': {} } }
+    : base(url);
+
+export type Received = { readonly activity: Record<string, unknown>; readonly verifiedBy: string };
+
+/**
+ * A minimal fediverse server built on Fedify's own library, not on Kiln: one `Person` actor with
+ * an RSA key, an inbox that keeps every activity whose HTTP signature Fedify verifies, and a way
+ * to send signed activities. This is what a Mastodon-like server does with Kiln.
+ */
+export class FediverseActor {
+  /** Refuse draft-cavage signatures, as a server speaking only RFC 9421 would. */
+  rfc9421Only = false;
+  /** Which signature kinds arrived at the inbox, in order. */
+  readonly signatureKinds: ('rfc9421' | 'draft-cavage')[] = [];
+  readonly received: Received[] = [];
+  readonly refused: number[] = [];
+  #server: Server | undefined;
+  #keys: CryptoKeyPair | undefined;
+  #pem = '';
+  #origin = '';
+
+  get id(): string {
+    return `${this.#origin}/actor`;
+  }
+
+  get inbox(): string {
+    return `${this.#origin}/inbox`;
+  }
+
+  get keys(): CryptoKeyPair {
+    if (!this.#keys) throw new Error('not started');
+    return this.#keys;
+  }
+
+  async start(): Promise<void> {
+    await this.rotateKey();
+    this.#server = createServer((req, res) => {
+      void this.#handle(req).then(
+        ({ status, body }) => {
+          res.writeHead(status, { 'content-type': AP });
+          res.end(body);
+        },
+        () => {
+          res.writeHead(500);
+          res.end();
+        },
+      );
+    });
+    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
+    const { port } = this.#server.address() as AddressInfo;
+    this.#origin = `http://127.0.0.1:${port}`;
+  }
+
+  /** A new key pair, published at once (as a server rotating its keys does). */
+  async rotateKey(): Promise<void> {
+    this.#keys = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+    this.#pem = await exportSpki(this.#keys.publicKey);
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server?.close(() => resolve()));
+  }
+
+  async #handle(req: IncomingMessage): Promise<{ status: number; body: string }> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    if (req.method === 'GET' && req.url === '/actor') {
+      return {
+        status: 200,
+        body: JSON.stringify({
+          '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
+          id: this.id,
+          type: 'Person',
+          preferredUsername: 'tester',
+          inbox: this.inbox,
+          outbox: `${this.#origin}/outbox`,
+          publicKey: { id: `${this.id}#main-key`, owner: this.id, publicKeyPem: this.#pem },
+        }),
+      };
+    }
+    if (req.method === 'POST' && req.url === '/inbox') {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string') headers.set(name, value);
+      }
+      const kind = headers.has('signature-input') ? 'rfc9421' : 'draft-cavage';
+      this.signatureKinds.push(kind);
+      if (this.rfc9421Only && kind !== 'rfc9421') {
+        this.refused.push(401);
+        return { status: 401, body: '' };
+      }
+      const request = new Request(`${this.#origin}${req.url}`, {
+        method: 'POST',
+        headers,
+        body,
+      });
+      const key = await verifyRequest(request, {
+        documentLoader: testDocumentLoader,
+        contextLoader: testDocumentLoader,
+      });
+      if (!key) {
+        this.refused.push(401);
+        return { status: 401, body: '' };
+      }
+      this.received.push({
+        activity: JSON.parse(body.toString('utf8')),
+        verifiedBy: key.ownerId?.href ?? '',
+      });
+      return { status: 202, body: '' };
+    }
+    return { status: 404, body: '' };
+  }
+
+  /** Posts `activity` to `inbox`, signed by this actor (draft-cavage, as Mastodon does). */
+  async send(inbox: string, activity: object): Promise<Response> {
+    return fetch(await this.signed(inbox, activity));
+  }
+
+  async signed(
+    inbox: string,
+    activity: object,
+    spec: 'draft-cavage-http-signatures-12' | 'rfc9421' = 'draft-cavage-http-signatures-12',
+  ) {
+    const request = new Request(inbox, {
+      method: 'POST',
+      headers: { 'content-type': AP, accept: AP },
+      body: JSON.stringify(activity),
+    });
+    return signRequest(request, this.keys.privateKey, new URL(`${this.id}#main-key`), { spec });
+  }
+}
