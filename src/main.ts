@@ -6,7 +6,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { App } from './app.ts';
 import type { Config } from './config/config.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
-import { isDomainError } from './domain/errors.ts';
+import { Invalid, isDomainError } from './domain/errors.ts';
+import { parseDuration } from './lib/duration.ts';
 import { startedUp } from './start-up.js';
 
 // The compile cache (turned on above, or earlier by `npm start`) keeps the type-stripped and
@@ -26,6 +27,15 @@ type Command = {
   readonly options: Record<string, { type: 'string' | 'boolean'; short?: string }>;
   run(values: Record<string, string | boolean | undefined>, config: () => Config): Promise<void>;
 };
+
+/** `--expires 30d`: that long from now; a duration Kiln cannot read is a one-line error. */
+function expiryAfter(text: string): Date {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) {
+    throw new Invalid(`--expires takes a duration such as 7d, 30d or 12h, not ${text}`);
+  }
+  return new Date(Date.now() + ms);
+}
 
 function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const value = values[name];
@@ -134,12 +144,22 @@ const commands: Record<string, Command> = {
   },
   'token create': {
     summary: 'Create a personal access token and print it (shown once)',
-    usage: 'token create --username NAME --name LABEL',
-    options: { username: { type: 'string' }, name: { type: 'string' } },
+    usage:
+      'token create --username NAME --name LABEL [--scopes read:repository,write:user] [--expires 30d]   (default: all scopes, no expiry)',
+    options: {
+      username: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      expires: { type: 'string' },
+    },
     run: (values, config) =>
       withApp(config(), async (app) => {
         const user = await app.services.users.getUser(required(values, 'username'));
-        const { token } = await app.services.tokens.create(user, required(values, 'name'));
+        const { scopes, expires } = values;
+        const { token } = await app.services.tokens.create(user, required(values, 'name'), {
+          scopes: typeof scopes === 'string' ? scopes : undefined,
+          expiresAt: typeof expires === 'string' ? expiryAfter(expires) : null,
+        });
         process.stdout.write(`${token}\n`);
       }),
   },
