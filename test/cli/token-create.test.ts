@@ -24,7 +24,16 @@ beforeAll(async () => {
     ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
   };
   const made = await runCli(
-    ['user', 'create', '--username', 'ada', '--email', 'ada@example.test', '--password', 'engine-1843'],
+    [
+      'user',
+      'create',
+      '--username',
+      'ada',
+      '--email',
+      'ada@example.test',
+      '--password',
+      'engine-1843',
+    ],
     env,
   );
   expect(made.code).toBe(0);
