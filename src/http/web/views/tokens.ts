@@ -59,8 +59,8 @@ function tokenRow(token: AccessToken, now: number): Html {
 function scopeChoices(): Html {
   const rows = SCOPE_CATEGORIES.map(
     (category) => html`<tr>
-      <td>${category}</td>
-      <td><input type="checkbox" name="scope" value="read:${category}" aria-label="read:${category}"></td>
+      <td class="pr-3">${category}</td>
+      <td class="pr-3"><input type="checkbox" name="scope" value="read:${category}" aria-label="read:${category}"></td>
       <td><input type="checkbox" name="scope" value="write:${category}" aria-label="write:${category}"></td>
     </tr>`,
   );
@@ -68,7 +68,7 @@ function scopeChoices(): Html {
       <legend class="text-bold">Scopes</legend>
       <p class="f6 color-fg-muted">Write includes read. Git clone and fetch need read on repository; push needs write.</p>
       <label class="d-block mb-2"><input type="checkbox" name="scope" value="all"> all (everything you may do)</label>
-      <table class="f6"><thead><tr><th>Category</th><th>Read</th><th>Write</th></tr></thead><tbody>${rows}</tbody></table>
+      <table class="f6"><thead><tr><th class="pr-3 text-left">Category</th><th class="pr-3">Read</th><th>Write</th></tr></thead><tbody>${rows}</tbody></table>
     </fieldset>`;
 }
 
