@@ -55,6 +55,8 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
     viewer
       .then((found) => {
         request.viewer = found;
+        // Every route has its categories (classifyRouteScopes refuses one without); only an
+        // unknown path has none, and it answers 404 whatever the token.
         requireViewerScope(found, scopeLevelOf(request.method), route.scopeCategories ?? []);
       })
       .then(() => done(), done);
