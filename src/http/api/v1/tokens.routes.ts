@@ -95,7 +95,11 @@ export function registerTokenRoutes(parent: FastifyInstance, app: App): void {
         throw new Forbidden("creating a token takes the account's password (HTTP Basic)");
       }
       const { name, scopes } = request.body;
-      const made = await tokens.create(owner, name, { scopes: scopes ?? [] });
+      // Clients of the Gitea version Kiln reports (1.13) know nothing of scopes and name none
+      // (Go clients send null, which schema coercion may turn into [""]); their tokens could do
+      // everything then, and do here, as tokens of the command line do.
+      const named = (scopes ?? []).filter((scope) => scope.trim() !== '');
+      const made = await tokens.create(owner, name, { scopes: named.length > 0 ? named : 'all' });
       return reply.status(201).send(toApiAccessToken(made.record, made.token));
     },
   );

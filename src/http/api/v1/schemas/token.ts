@@ -12,8 +12,10 @@ export const ApiAccessTokenSchema = Type.Object({
 
 export type ApiAccessToken = Static<typeof ApiAccessTokenSchema>;
 
-/** Gitea's CreateAccessTokenOption. */
+/** Gitea's CreateAccessTokenOption; Go clients send `"scopes": null` when they name none. */
 export const ApiCreateAccessTokenOptionSchema = Type.Object({
   name: Type.String({ maxLength: 1000 }),
-  scopes: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 })),
+  scopes: Type.Optional(
+    Type.Union([Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }), Type.Null()]),
+  ),
 });
