@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RepositoriesTable } from '../src/db/tables.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
+import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -58,7 +59,7 @@ async function bareServer(): Promise<void> {
   const address = server.server.address();
   if (address === null || typeof address === 'string') throw new Error('bare server did not bind');
   process.stdout.write(`listening on http://127.0.0.1:${address.port}\n`);
-  // Started with `npm start`'s preload, so it ends start-up as Kiln does: optimizing from here.
+  // Started with the launcher's preload, so it ends start-up as Kiln does: optimizing from here.
   (await import('../src/start-up.js')).startedUp();
   process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
 }
@@ -114,20 +115,12 @@ async function load(
   };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
-
 /** Starts a process that prints `listening on URL`; resolves with the URL and the time it took. */
 async function startProcess(argv: string[], env: Record<string, string> = {}) {
   const started = performance.now();
   const child = spawn(process.execPath, argv, {
     cwd: join(import.meta.dirname, '..'),
-    // Kiln and the bare server alike run as `npm start` runs Kiln: its flags and environment.
+    // Kiln and the bare server alike run as the `kiln` launcher runs Kiln: its flags and environment.
     env: { ...process.env, ...startEnv(), ...env },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
@@ -168,7 +161,7 @@ const serveEnv = {
   SERVICE_HTTP_PORT: '0',
 };
 
-/** Kiln as `npm start` runs it: with the start script's node flags. */
+/** Kiln as the `kiln` launcher runs it: with the launcher's node flags. */
 const startKiln = () =>
   startProcess(
     [...startFlags(), 'src/main.ts', 'serve', '--config', join(root, 'none.toml')],

@@ -9,7 +9,7 @@
  *    --no-checkout file://` of the same bare repository. Push: the whole history into a new empty
  *    Kiln repository against a push into a new empty bare repository over file://. The sides
  *    alternate, the order rotating every round; each figure compares medians.
- * 3. Kiln runs twice: as `npm start` runs it (the node flags of package.json's start script), and
+ * 3. Kiln runs twice: as the `kiln` launcher runs it (the launcher's node flags), and
  *    with `--max-semi-space-size=2` when that differs (see docs/performance.md, "Git over HTTP",
  *    for why). The resident memory (VmRSS) of each `node` process is sampled every 10 ms during
  *    its clones; git's own processes are reported beside it.
@@ -22,7 +22,7 @@
  * five moved by ±0.05 from one run of the bench to the next, the median of eleven by ±0.02 (see
  * docs/performance.md, "Clone and push").
  *
- * Targets: clone ratio ≤ 1.15, push ratio ≤ 1.20, server RSS ≤ 200 MB, judged on the `npm start`
+ * Targets: clone ratio ≤ 1.15, push ratio ≤ 1.20, server RSS ≤ 200 MB, judged on the launcher's
  * configuration. Prints the figures and ends with one JSON line (bench/run.ts's contract); exits
  * non-zero when a target is missed. A watchdog ends everything after 15 minutes; all data lives
  * in a temporary directory removed at the end.

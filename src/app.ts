@@ -18,6 +18,7 @@ import { PullMergeService } from './domain/pulls/pull-merge.service.ts';
 import { ReviewCommentService } from './domain/pulls/review-comment.service.ts';
 import { ReleaseService } from './domain/releases/release.service.ts';
 import { ReleaseStore } from './domain/releases/release.store.ts';
+import { TagService } from './domain/releases/tag.service.ts';
 import { CollaboratorService } from './domain/repos/collaborator.service.ts';
 import { ProtectedBranchService } from './domain/repos/protected-branch.service.ts';
 import { PushEvents } from './domain/repos/push-events.ts';
@@ -55,6 +56,7 @@ export type Services = {
   /** Commit statuses: a stub that keeps nothing (SPEC.md). */
   readonly commitStatuses: CommitStatusService;
   readonly releases: ReleaseService;
+  readonly tags: TagService;
   /** The runner protocol's registry: register, declare, authenticate. */
   readonly runners: RunnerRegistryService;
   readonly runnerAdmin: RunnerAdminService;
@@ -123,6 +125,8 @@ export async function createApp(config: Config): Promise<App> {
   const pushes = new PushEvents();
   const pullStore = new PullStore(db);
   const pulls = new PullService({ store: pullStore, repos, users, catFiles: git.catFiles });
+  const releaseStore = new ReleaseStore(db);
+  const tags = new TagService(repos, releaseStore, git.catFiles);
   pushes.subscribe(async ({ repo, changes }) => {
     for (const change of changes) {
       if (change.newSha && change.ref.startsWith('refs/heads/')) {
@@ -152,7 +156,8 @@ export async function createApp(config: Config): Promise<App> {
       catFiles: git.catFiles,
     }),
     commitStatuses: new CommitStatusService(repos, git.catFiles),
-    releases: new ReleaseService(repos, new ReleaseStore(db), git.catFiles),
+    releases: new ReleaseService(repos, releaseStore, tags),
+    tags,
     runners: new RunnerRegistryService(db),
     runnerAdmin: new RunnerAdminService(db, admins, orgs),
     ciTasks,

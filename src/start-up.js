@@ -1,5 +1,6 @@
-// Preloaded by `npm start` (`node --import ./src/start-up.js src/main.ts …`) and imported first by
-// src/main.ts. It is JavaScript because it must run before Node could strip any types.
+// Preloaded by the `kiln` launcher (bin/kiln.js runs `node --import src/start-up.js src/main.ts …`)
+// and imported first by src/main.ts. It is JavaScript because it must run before Node could strip
+// any types.
 //
 // Two things make a start quick and leave the idle server small:
 //

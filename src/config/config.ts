@@ -54,6 +54,13 @@ export type Config = {
     readonly maxQueued: number;
     readonly queueTimeoutMs: number;
   };
+  readonly render: {
+    readonly workers: number;
+    readonly timeoutMs: number;
+    readonly maxBytes: number;
+    readonly queueLimit: number;
+    readonly cacheBytes: number;
+  };
   readonly ci: { readonly taskTimeoutMs: number; readonly zombieReclaimIntervalMs: number };
 };
 
@@ -75,7 +82,9 @@ export function toConfig(values: ConfigValues): Config {
     adminHandles: values['service.admin-handles'],
     secretKey: values['service.secret-key'],
     forgeApiVersion: values['service.forge-api.version'],
-    signup: Object.freeze({ enabled: values['service.signup.enabled'] }),
+    signup: Object.freeze({
+      enabled: values['service.signup.enabled'] && values['service.auth.open-registration'],
+    }),
     auth: Object.freeze({
       sessionLifetimeMs: values['service.auth.session-lifetime'],
       login: Object.freeze({
@@ -107,6 +116,13 @@ export function toConfig(values: ConfigValues): Config {
       maxConcurrent: values['service.archive.max-concurrent'],
       maxQueued: values['service.archive.max-queued'],
       queueTimeoutMs: values['service.archive.queue-timeout'],
+    }),
+    render: Object.freeze({
+      workers: values['service.render.workers'],
+      timeoutMs: values['service.render.timeout'],
+      maxBytes: values['service.render.max-bytes'],
+      queueLimit: values['service.render.queue'],
+      cacheBytes: values['service.render.cache-size'],
     }),
     ci: Object.freeze({
       taskTimeoutMs: values['service.ci.task-timeout'],

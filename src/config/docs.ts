@@ -7,7 +7,9 @@ then the environment, which wins. Every key \`service.a.b-c\` is written in the 
 named (\`service.http.port = 8080\`, or \`port = 8080\` inside a \`[service.http]\` table) and in
 the environment as \`SERVICE_A_B_C\`. Every value is checked at start-up: a bad one stops Kiln with
 one line naming the key and the form it accepts. Durations are written \`90s\`, \`5m\`, \`1h\`,
-\`1h30m\` (also \`ms\` and \`d\`). Unknown keys in the file are refused.
+\`1h30m\` (also \`ms\` and \`d\`). Unknown keys in the file are refused; an environment variable
+starting \`SERVICE_\` that names no key is ignored with one warning line at start-up naming the
+closest key (\`SERVICE_HTTP_PROT\`: did you mean \`SERVICE_HTTP_PORT\`?).
 
 This page is generated from \`src/config/schema.ts\` (\`npm run docs:config\`); a test fails when
 they differ.

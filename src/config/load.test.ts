@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderConfigDocs } from './docs.ts';
-import { ConfigError, loadConfig } from './load.ts';
+import { ConfigError, loadConfig, unknownEnvironmentWarnings } from './load.ts';
 import { envName } from './schema.ts';
 
 function tomlFile(text: string): string {
@@ -86,6 +86,17 @@ describe('loadConfig', () => {
     expect(message).not.toContain('\n');
   });
 
+  it('keeps sign-up closed where the earlier key closed it', () => {
+    const load = (env: Record<string, string>) =>
+      loadConfig({ env, file: tomlFile('') }).signup.enabled;
+    expect(load({})).toBe(true);
+    expect(load({ SERVICE_AUTH_OPEN_REGISTRATION: 'false' })).toBe(false);
+    expect(load({ SERVICE_SIGNUP_ENABLED: 'false' })).toBe(false);
+    expect(load({ SERVICE_SIGNUP_ENABLED: 'true', SERVICE_AUTH_OPEN_REGISTRATION: 'false' })).toBe(
+      false,
+    );
+  });
+
   it('never prints a secret in an error', () => {
     expect(() => loadConfig({ env: { SERVICE_SECRET_KEY: 'short' } })).toThrow(/\(hidden\)/);
   });
@@ -103,5 +114,25 @@ describe('docs/configuration.md', () => {
   it('matches the schema (regenerate with npm run docs:config)', () => {
     const onDisk = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
     expect(onDisk).toBe(renderConfigDocs());
+  });
+});
+
+describe('unknownEnvironmentWarnings', () => {
+  it('names each unknown SERVICE_ variable once, with the closest key', () => {
+    const warnings = unknownEnvironmentWarnings({
+      SERVICE_HTTP_PROT: '8080',
+      SERVICE_HTTP_PORT: '3000',
+      SERVICE_DATADIR: '/srv',
+      SERVICES_ELSEWHERE: 'x',
+      PATH: '/usr/bin',
+    });
+    expect(warnings).toEqual([
+      'config: unknown environment variable SERVICE_DATADIR is ignored; did you mean SERVICE_DATA_DIR (service.data-dir)?',
+      'config: unknown environment variable SERVICE_HTTP_PROT is ignored; did you mean SERVICE_HTTP_PORT (service.http.port)?',
+    ]);
+  });
+
+  it('is silent when every variable is a key', () => {
+    expect(unknownEnvironmentWarnings({ SERVICE_HTTP_PORT: '1', HOME: '/root' })).toEqual([]);
   });
 });

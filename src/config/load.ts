@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
+import { closest } from '../lib/edit-distance.ts';
 import { type Config, type ConfigValues, toConfig } from './config.ts';
 import { type ConfigKey, configSchema, envName } from './schema.ts';
 
@@ -15,6 +16,29 @@ export type LoadOptions = {
 };
 
 const KEYS = Object.keys(configSchema) as ConfigKey[];
+
+/** The prefix every configuration variable shares; see `envName`. */
+const ENV_PREFIX = 'SERVICE_';
+
+/**
+ * One warning line for each `SERVICE_*` variable in `env` that names no configuration key, with
+ * the closest key that does: a typo such as SERVICE_HTTP_PROT would otherwise be ignored without
+ * a word, and the server would run on its default. Not an error, so that a variable meant for
+ * another program (or a key a newer version added) cannot stop Kiln from starting.
+ */
+export function unknownEnvironmentWarnings(
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  const known = new Map(KEYS.map((key) => [envName(key), key]));
+  return Object.keys(env)
+    .filter((name) => name.startsWith(ENV_PREFIX) && !known.has(name))
+    .sort()
+    .map((name) => {
+      const guess = closest(name, [...known.keys()]);
+      const hint = guess ? `; did you mean ${guess} (${known.get(guess)})?` : '';
+      return `config: unknown environment variable ${name} is ignored${hint}`;
+    });
+}
 
 /** Flattens `{service: {http: {port: 1}}}` into `service.http.port`, keeping arrays as values. */
 function flatten(table: Record<string, unknown>, prefix: string, out: Map<string, unknown>): void {

@@ -102,6 +102,11 @@ export const configSchema = {
     description:
       'Whether anyone may create an account at `/signup`. Off: the page says sign-up is closed and a posted form is refused with 403; accounts are made with `user create`.',
   }),
+  'service.auth.open-registration': booleanField({
+    default: true,
+    description:
+      'The earlier name of `service.signup.enabled`, still honoured: false here closes sign-up too, so an installation that had closed it stays closed.',
+  }),
   'service.auth.session-lifetime': durationField({
     default: 30 * 86_400_000,
     minMs: 60_000,
@@ -222,6 +227,41 @@ export const configSchema = {
     maxMs: 600_000,
     description:
       'Longest wait for a free archive build before the answer is `503` with `Retry-After`.',
+  }),
+  'service.render.workers': integerField({
+    default: 2,
+    min: 1,
+    max: 64,
+    description:
+      'Worker threads that render markdown and highlight code, started on first use. No page renders user content on the main thread.',
+  }),
+  'service.render.timeout': durationField({
+    default: 2000,
+    minMs: 50,
+    maxMs: 600_000,
+    description:
+      'Longest one render may run; a worker that overruns is replaced and the page shows the content as plain text with a notice.',
+  }),
+  'service.render.max-bytes': integerField({
+    default: 512 * 1024,
+    min: 1024,
+    max: 64 * 1024 * 1024,
+    description:
+      'Largest markdown document or code file (bytes) that is rendered; larger ones are shown as plain text with a notice.',
+  }),
+  'service.render.queue': integerField({
+    default: 64,
+    min: 1,
+    max: 100_000,
+    description:
+      'Renders that may wait for a free worker; beyond it, pages that need one answer 503 with `Retry-After`.',
+  }),
+  'service.render.cache-size': integerField({
+    default: 32 * 1024 * 1024,
+    min: 0,
+    max: 4 * 1024 * 1024 * 1024,
+    description:
+      'Characters of rendered output kept in memory, by content (blob id or hash); `0` keeps none.',
   }),
   'service.ci.task-timeout': durationField({
     default: 3_600_000,

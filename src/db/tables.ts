@@ -17,6 +17,8 @@ export type UsersTable = {
   password_hash: string | null;
   created_at: number;
   updated_at: number;
+  /** When an operator disabled this person; null (or absent on insert) while in use. */
+  disabled_at?: number | null;
 };
 
 export type OrgMembersTable = {

@@ -96,6 +96,17 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   await server.register(formbody, { bodyLimit: config.http.bodyLimitBytes });
 
   const pages = new Pages(app);
+  // After in-flight requests have finished: the render workers go with the server.
+  server.addHook('onClose', () => pages.renderer.close());
+  // A request in flight when draining starts (a render may take seconds) leaves its keep-alive
+  // connection open once answered, and closing waits for every connection: with the usual
+  // keep-alive timeout, as long as a minute. While draining, an answered connection that falls
+  // idle is closed at once instead (Node times idle connections out by this value).
+  server.addHook('preClose', (done) => {
+    server.server.keepAliveTimeout = 1;
+    server.server.keepAliveTimeoutBuffer = 0;
+    done();
+  });
   server.setNotFoundHandler(async (request, reply) => {
     request.viewer = await viewerFromSession(app.services, request).catch(() => ANONYMOUS);
     return sendErrorPage(

@@ -86,8 +86,9 @@ const pullState = (c: ProbeContext, app: App) =>
     (id) =>
       sql`select state, merged from pull_requests where repo_id = ${id} and number = ${c.subject.pull}`,
   )(c, app);
-const countOf = (table: 'pull_requests' | 'review_comments' | 'ci_secrets' | 'ci_variables') =>
-  rowsOf((id) => sql`select count(*) as n from ${sql.table(table)} where repo_id = ${id}`);
+const countOf = (
+  table: 'pull_requests' | 'review_comments' | 'ci_secrets' | 'ci_variables' | 'releases',
+) => rowsOf((id) => sql`select count(*) as n from ${sql.table(table)} where repo_id = ${id}`);
 
 export type Entry = { readonly probes: readonly Probe[] } | { readonly skip: string };
 
@@ -436,6 +437,19 @@ function webEntries(): Record<string, Entry> {
     'GET /settings/tokens/:id/delete': {
       probes: [page((c) => `/settings/tokens/${c.ownerTokenId}/delete`, 'owner-only', false)],
     },
+    'GET /settings/sessions': { probes: [page(() => '/settings/sessions', 'user', false)] },
+    // `others` ends every session of the caller but the current one; a session id that is not
+    // the caller's own is refused like an unknown one (test/web/sessions.test.ts).
+    'POST /settings/sessions/:id/revoke': {
+      probes: [
+        form(
+          () => '/settings/sessions/others/revoke',
+          'user',
+          () => ({}),
+          { scoped: false },
+        ),
+      ],
+    },
     'POST /settings/tokens/:id/delete': {
       probes: [
         form(
@@ -573,6 +587,38 @@ function webEntries(): Record<string, Entry> {
       probes: [{ ...page(w('/commits'), 'read'), ok: [200, 302] }],
     },
     'GET /repos/:owner/:name/releases': { probes: [page(w('/releases'), 'read')] },
+    'GET /repos/:owner/:name/releases*': {
+      probes: [page(w('/releases/tag/v1'), 'read'), page(w('/releases/edit/v1'), 'write')],
+    },
+    'POST /repos/:owner/:name/releases*': {
+      probes: [
+        form(w('/releases/edit/v1'), 'write', (c) => ({ tag: 'v1', title: c.unique('web') }), {
+          measure: rowsOf((id) => sql`select name from releases where repo_id = ${id}`),
+        }),
+      ],
+    },
+    'GET /repos/:owner/:name/releases/new': { probes: [page(w('/releases/new'), 'write')] },
+    'POST /repos/:owner/:name/releases/new': {
+      probes: [
+        form(w('/releases/new'), 'write', (c) => ({ tag: c.unique('web'), target: 'main' }), {
+          measure: countOf('releases'),
+        }),
+      ],
+    },
+    'POST /repos/:owner/:name/releases/delete': {
+      probes: [
+        form(w('/releases/delete'), 'write', () => ({ tag: 'v1' }), {
+          fresh: true,
+          measure: countOf('releases'),
+        }),
+      ],
+    },
+    'POST /repos/:owner/:name/tags': {
+      probes: [form(w('/tags'), 'write', (c) => ({ tag: c.unique('web'), target: 'main' }))],
+    },
+    'POST /repos/:owner/:name/tags/delete': {
+      probes: [form(w('/tags/delete'), 'write', () => ({ tag: 'v0' }), { fresh: true })],
+    },
     'GET /repos/:owner/:name/commits*': { probes: [page(w('/commits/main'), 'read')] },
     'GET /repos/:owner/:name/commit/:sha': {
       probes: [page((c) => w(`/commit/${c.subject.sha}`)(c), 'read')],

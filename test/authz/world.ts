@@ -122,6 +122,8 @@ export async function makeSubject(
     tagName: 'v1',
     targetCommitish: 'main',
   });
+  // A tag without a release, which writers may delete.
+  await services.tags.create(actor, owner, name, { tagName: 'v0', target: 'main' });
   await services.protectedBranches.create(actor, owner, name, 'stable');
   const ci = { repoId: repo.id, isRepoAdmin: true };
   await services.ciSecrets.put(ci, 'DEPLOY', 'secret value');

@@ -5,7 +5,7 @@
  * tokens still work — and the doctor finds what a broken instance lacks.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { buildServer } from '../../src/http/server.ts';
-import { TarWriter } from '../../src/lib/tar.ts';
-import { runCli } from '../support/cli.ts';
+import { TarWriter } from '../../src/lib/tar-writer.ts';
+import { LAUNCHER, runCli } from '../support/cli.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/database.ts';
+import { runScript, shellBlocks } from '../support/doc-blocks.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -334,6 +335,42 @@ describe('kiln dump and kiln restore', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
   });
+});
+
+describe('docs/deployment.md', () => {
+  it('backs up and restores as its backup block says', async () => {
+    const [block] = shellBlocks('deployment.md').filter((b) => b.tag === 'backup');
+    expect(block).toBeDefined();
+    const dir = mkdtempSync(join(scratch, 'doc-'));
+    const bin = join(dir, 'bin');
+    await mkdir(bin);
+    symlinkSync(LAUNCHER, join(bin, 'kiln'));
+    // The page's places, moved into this test's scratch directory; each must be on the page.
+    let script = block!.script;
+    // On PostgreSQL the new instance needs a new database as well as a new data directory.
+    let restoredDatabase = '';
+    if (postgresAdminUrl) {
+      const database = await createTestDatabase();
+      databases.push(database);
+      restoredDatabase = ` SERVICE_DATABASE_URL=${database.url}`;
+    }
+    for (const [from, to] of [
+      ['/backups/', `${dir}/`],
+      ['/srv/kiln-restored', `${join(dir, 'restored', 'data')}${restoredDatabase}`],
+    ]) {
+      expect(script).toContain(from);
+      script = script.replaceAll(from!, to!);
+    }
+    const result = await runScript(script, {
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      HOME: process.env.HOME ?? '/tmp',
+      SERVICE_LOG_LEVEL: 'silent',
+      ...envFor(join(source.dataDir, 'data'), source.app.config.databaseUrl),
+    });
+    expect(result.stderr).toMatch(/^dumped .*\nrestored /s);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('no problems found');
+  }, 120_000);
 });
 
 describe('kiln doctor', () => {

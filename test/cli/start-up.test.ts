@@ -10,7 +10,7 @@ const cacheDir = mkdtempSync(join(tmpdir(), 'kiln-start-up-'));
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 
 /**
- * Runs a hot function in a process preloaded as `npm start` preloads Kiln, before and after
+ * Runs a hot function in a process preloaded as the `kiln` launcher preloads Kiln, before and after
  * `startedUp()`, and reports the tier V8 reached each time.
  */
 function tiersAround(extraFlags: string[]): { before: string; after: string } {

@@ -22,6 +22,20 @@ export type PullWorld = {
   openPull(head: string, base?: string, title?: string): Promise<Json>;
 };
 
+/**
+ * Resolves once Kiln has handled the next push to repository `name`: listeners run in the order
+ * they subscribed, so when this one runs, Kiln's own (pull heads, the repository record) have.
+ */
+function pushHandled(kiln: TestServer, name: string): Promise<void> {
+  return new Promise((resolve) => {
+    const unsubscribe = kiln.app.services.pushes.subscribe(async ({ repo }) => {
+      if (repo.name !== name) return;
+      unsubscribe();
+      resolve();
+    });
+  });
+}
+
 export async function pullWorld(kiln: TestServer, git: GitClient): Promise<PullWorld> {
   const { user: owner, token } = await kiln.make.userWithToken();
   const name = `repo${Math.random().toString(36).slice(2, 8)}`;
@@ -52,7 +66,11 @@ export async function pullWorld(kiln: TestServer, git: GitClient): Promise<PullW
       await git.ok(['fetch', '-q', 'origin'], { cwd: work });
       await git.ok(['checkout', '-q', '-B', branch, `origin/${from}`], { cwd: work });
       const sha = await git.commit(work, files, `change on ${branch}`);
+      const handled = pushHandled(kiln, name);
       await git.ok(['push', '-q', '-f', 'origin', `${branch}:${branch}`], { cwd: work });
+      // Kiln reacts to a push after receive-pack exits, which can come after git returns: a pull
+      // opened or edited before then could be touched by it afterwards.
+      await handled;
       return sha;
     },
     async openPull(head, base = 'main', title = `Pull ${head}`) {

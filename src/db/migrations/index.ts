@@ -7,7 +7,8 @@ import { pullsMigration } from './0005-pulls.ts';
 import { pullListIndexesMigration } from './0006-pull-list-indexes.ts';
 import { ownerRepoCountsMigration } from './0007-owner-repo-counts.ts';
 import { sessionDevicesMigration } from './0008-session-devices.ts';
-import { tokenScopesMigration } from './0009-token-scopes.ts';
+import { userDisabledMigration } from './0009-user-disabled.ts';
+import { tokenScopesMigration } from './0010-token-scopes.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -19,5 +20,6 @@ export const migrations: readonly Migration[] = [
   pullListIndexesMigration,
   ownerRepoCountsMigration,
   sessionDevicesMigration,
+  userDisabledMigration,
   tokenScopesMigration,
 ];

@@ -10,7 +10,7 @@ import {
   repositoryFiles,
   snapshotRepositoryRefs,
 } from '../../git/repository-dump.ts';
-import { type TarSink, TarWriter } from '../../lib/tar.ts';
+import { type TarSink, TarWriter } from '../../lib/tar-writer.ts';
 import {
   DATABASE,
   DATABASE_FACTS,

@@ -17,7 +17,8 @@ import { type Row, writeSnapshot } from '../../db/table-dump.ts';
 import { ensureHooks } from '../../git/hooks.ts';
 import { RepoPaths } from '../../git/repo-paths.ts';
 import { prepareRestoredRepository } from '../../git/repository-dump.ts';
-import { type Chunks, readTar, type TarEntry } from '../../lib/tar.ts';
+import type { Chunks, TarEntry } from '../../lib/tar-format.ts';
+import { readTar } from '../../lib/tar-reader.ts';
 import { Conflict, Invalid } from '../errors.ts';
 import {
   DATABASE_FACTS,

@@ -1,7 +1,3 @@
-import type { CatFilePool } from '../../git/cat-file-pool.ts';
-import { isValidRefName } from '../../git/ref-names.ts';
-import { createTag, deleteRef, findRef } from '../../git/refs.ts';
-import type { RepoHandle } from '../../git/repo-paths.ts';
 import { foldId, newId } from '../../lib/ids.ts';
 import { Conflict, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
@@ -16,25 +12,13 @@ import type {
   ReleaseFilter,
   ReleaseSelector,
 } from './release.types.ts';
+import { checkTagName, type TagService } from './tag.service.ts';
 
 /** What a release is shown with: the repository as the caller sees it. */
 export type VisibleRelease = { readonly visible: VisibleRepo; readonly release: Release };
 
 const MAX_TITLE_LENGTH = 255;
 const MAX_BODY_LENGTH = 1_000_000;
-
-function checkTagName(raw: string): string {
-  const name = raw.trim();
-  if (
-    !isValidRefName(name, true) ||
-    name.startsWith('-') ||
-    name === 'HEAD' ||
-    name.startsWith('refs/')
-  ) {
-    throw new Invalid(`"${raw}" is not a valid tag name`);
-  }
-  return name;
-}
 
 function checkText(name: string | undefined, body: string | undefined): void {
   if (name !== undefined && name.length > MAX_TITLE_LENGTH) {
@@ -61,12 +45,12 @@ function notFound(selector: ReleaseSelector): NotFound {
 export class ReleaseService {
   readonly #repos: RepoService;
   readonly #store: ReleaseStore;
-  readonly #catFiles: CatFilePool;
+  readonly #tags: TagService;
 
-  constructor(repos: RepoService, store: ReleaseStore, catFiles: CatFilePool) {
+  constructor(repos: RepoService, store: ReleaseStore, tags: TagService) {
     this.#repos = repos;
     this.#store = store;
-    this.#catFiles = catFiles;
+    this.#tags = tags;
   }
 
   /** A page of releases, newest first; drafts were asked for only → none. */
@@ -198,36 +182,11 @@ export class ReleaseService {
     target: string,
     store: () => Promise<void>,
   ): Promise<void> {
-    const handle = this.#repos.handle(repo);
-    const created = await this.#ensureTag(repo, handle, tagName, target);
+    const created = await this.#tags.ensure(repo, tagName, target);
     try {
       await store();
     } catch (error) {
-      if (created) await deleteRef(handle, `refs/tags/${tagName}`, created).catch(() => {});
-      throw error;
-    }
-  }
-
-  /** The sha of a tag this call created, or undefined when the tag was already there. */
-  async #ensureTag(
-    repo: Repository,
-    handle: RepoHandle,
-    tagName: string,
-    target: string,
-  ): Promise<string | undefined> {
-    if ((await findRef(handle, `refs/tags/${tagName}`)) !== undefined) return undefined;
-    if (await this.#repos.isEmpty(repo)) throw new Invalid('repository is empty');
-    try {
-      return await createTag(this.#catFiles, handle, tagName, target);
-    } catch (error) {
-      if (error instanceof NotFound) throw new NotFound(`target "${target}" not found`);
-      if (error instanceof Invalid) throw new Invalid(`target "${target}" is not a valid revision`);
-      // Made by someone else in the meantime: use it as it is. Otherwise the name collides with
-      // another ref (`v1` exists, `v1/x` cannot), and nothing may be stored.
-      if (error instanceof Conflict) {
-        if ((await findRef(handle, `refs/tags/${tagName}`)) !== undefined) return undefined;
-        throw new Conflict(`tag "${tagName}" cannot be created next to an existing tag`);
-      }
+      if (created) await this.#tags.undo(repo, tagName, created);
       throw error;
     }
   }

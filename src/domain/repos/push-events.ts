@@ -37,7 +37,8 @@ export class PushEvents {
   async publish(push: Push): Promise<void> {
     if (push.changes.length === 0) return;
     const errors: unknown[] = [];
-    for (const listener of this.#listeners) {
+    // A copy: a listener may remove itself (or another) while the push is handed round.
+    for (const listener of [...this.#listeners]) {
       try {
         await listener(push);
       } catch (error) {

@@ -240,6 +240,11 @@ export class RepoService {
     return { items: await this.accessOfMany(viewer, items), total };
   }
 
+  /** Every repository, private ones included, for the operator at the command line. */
+  async listAll(page: Page, filter: { ownerId?: string } = {}) {
+    return this.#deps.store.listVisible({ kind: 'admin' }, page, filter);
+  }
+
   /** Forks of `repo` the viewer can see. */
   async listForksVisible(viewer: User | undefined, repo: Repository, page: Page) {
     const visible = await this.accessOfMany(viewer, await this.#deps.store.listForks(repo.id));

@@ -3,7 +3,7 @@ import { prepared } from '../../db/prepared.ts';
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import type { UserService } from '../users/user.service.ts';
-import { isUser, type User } from '../users/user.types.ts';
+import type { User } from '../users/user.types.ts';
 
 const SESSION_PATTERN = /^[0-9a-f]{64}$/;
 const TOUCH_RESOLUTION_MS = 60_000;
@@ -81,8 +81,7 @@ export class SessionService {
         .where('id', '=', row.id)
         .execute();
     }
-    const account = await this.#users.findById(row.user_id);
-    return account && isUser(account) ? account : undefined;
+    return this.#users.findActiveUser(row.user_id);
   }
 
   async end(secret: string): Promise<void> {

@@ -7,7 +7,7 @@ import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import { Invalid, NotFound } from '../errors.ts';
 import type { UserService } from '../users/user.service.ts';
-import { isUser, type User } from '../users/user.types.ts';
+import type { User } from '../users/user.types.ts';
 import { ALL_SCOPES, parseScopes, scopeNames, type TokenScopes } from './token-scopes.ts';
 
 export type AccessToken = {
@@ -164,9 +164,7 @@ export class TokenService {
         .where('id', '=', row.id)
         .execute();
     }
-    const account = await this.#users.findById(row.user_id);
-    return account && isUser(account)
-      ? { user: account, scopes: storedScopes(row.scopes) }
-      : undefined;
+    const user = await this.#users.findActiveUser(row.user_id);
+    return user ? { user, scopes: storedScopes(row.scopes) } : undefined;
   }
 }

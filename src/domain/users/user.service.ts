@@ -88,8 +88,36 @@ export class UserService {
       ? await verifyPassword(password, credentials.passwordHash)
       : await verifyNothing(password);
     if (!credentials || !matches) return undefined;
-    const account = await this.#store.findById(credentials.id);
+    return this.findActiveUser(credentials.id);
+  }
+
+  /**
+   * The person with this id if they may act: a person, not an organisation, and not disabled.
+   * Sign-in, sessions and tokens (and so git over HTTP) all resolve who is acting through here,
+   * so disabling someone shuts every way in at once and re-enabling opens them again.
+   */
+  async findActiveUser(id: string): Promise<User | undefined> {
+    const account = await this.#store.findActiveUserById(id);
     return account && isUser(account) ? account : undefined;
+  }
+
+  /** Every person, by handle, with when each was disabled (null while in use). */
+  async listUsers(): Promise<{ user: User; disabledAt: Date | null }[]> {
+    const rows = await this.#store.listUsers();
+    return rows.flatMap(({ account, disabledAt }) =>
+      isUser(account) ? [{ user: account, disabledAt }] : [],
+    );
+  }
+
+  /** Disables a person (they can no longer sign in or use their sessions and tokens), or not. */
+  async setDisabled(user: User, disabled: boolean): Promise<void> {
+    await this.#store.setDisabledAt(user.id, disabled ? Date.now() : null);
+  }
+
+  /** An operator's reset: a new password without the current one. */
+  async setPassword(user: User, next: string): Promise<void> {
+    assertPassword(next);
+    await this.#store.updatePasswordHash(user.id, await hashPassword(next), Date.now());
   }
 
   async changePassword(user: User, current: string, next: string): Promise<void> {

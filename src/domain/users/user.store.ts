@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
 import { prepared } from '../../db/prepared.ts';
@@ -6,7 +6,7 @@ import type { UsersTable } from '../../db/tables.ts';
 import { likePattern } from '../../lib/like.ts';
 import type { Account } from './user.types.ts';
 
-function toAccount(row: Selectable<UsersTable>): Account {
+function toAccount(row: UsersTable): Account {
   return {
     id: row.id,
     handle: row.handle,
@@ -54,6 +54,40 @@ export class UserStore {
   async findById(id: string): Promise<Account | undefined> {
     const [row] = await this.#byId({ id });
     return row && toAccount(row);
+  }
+
+  /**
+   * The person with this id while their account is in use: not an organisation, not disabled.
+   * Every way of acting as someone (password, session, token) resolves them through here.
+   */
+  async findActiveUserById(id: string): Promise<Account | undefined> {
+    const [row] = await this.#byId({ id });
+    if (row?.kind !== 'user' || (row.disabled_at ?? null) !== null) return undefined;
+    return toAccount(row);
+  }
+
+  /** Every person (no organisations), by handle, with when each was disabled if they were. */
+  async listUsers(): Promise<{ account: Account; disabledAt: Date | null }[]> {
+    const rows = await this.#db
+      .selectFrom('users')
+      .selectAll()
+      .where('kind', '=', 'user')
+      .orderBy('handle_lower')
+      .execute();
+    return rows.map((row) => ({
+      account: toAccount(row),
+      disabledAt: row.disabled_at == null ? null : new Date(Number(row.disabled_at)),
+    }));
+  }
+
+  /** Disables (at `at`) or re-enables (null) a person. */
+  async setDisabledAt(id: string, at: number | null): Promise<void> {
+    await this.#db
+      .updateTable('users')
+      .set({ disabled_at: at })
+      .where('id', '=', id)
+      .where('kind', '=', 'user')
+      .execute();
   }
 
   async findManyByIds(ids: readonly string[]): Promise<Map<string, Account>> {

@@ -29,6 +29,11 @@ const TITLES: Record<number, string> = {
   503: 'Unavailable',
 };
 
+/** The page status of a domain error: the one map pages use, for error pages and re-shown forms. */
+export function pageStatusOf(error: DomainError): number {
+  return STATUS[error.code];
+}
+
 export function sendErrorPage(
   pages: Pages,
   request: FastifyRequest,
@@ -53,7 +58,7 @@ export function sendErrorPage(
 export function webErrorHandler(pages: Pages) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isDomainError(error)) {
-      const status = STATUS[error.code];
+      const status = pageStatusOf(error);
       const message =
         status === 404 ? 'There is nothing here, or you may not see it.' : error.message;
       return sendErrorPage(pages, request, withRetryAfter(reply, error), status, message);

@@ -49,6 +49,10 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/repos/:owner/:name/branches': 'one ref listing',
   '/repos/:owner/:name/tags': 'one ref listing',
   '/repos/:owner/:name/releases': 'releases: database and one ref listing',
+  '/repos/:owner/:name/releases/tag/*':
+    'one release, the API html_url: like the releases list, database, one ref listing and its notes',
+  '/repos/:owner/:name/releases/new': 'the release form: writers only',
+  '/repos/:owner/:name/releases/edit/*': 'the release form: writers only',
   '/repos/:owner/:name/pulls/new': 'the pull request form: signed-in users only',
   '/repos/:owner/:name/settings': 'repository settings: owners only',
   '/repos/:owner/:name/settings/ci': 'repository CI settings: owners only',

@@ -8,9 +8,11 @@ import { registerPeopleRoutes } from './pages/people.routes.ts';
 import { registerPullPageRoutes } from './pages/pull-page.routes.ts';
 import { registerPullListRoutes } from './pages/pulls.routes.ts';
 import { registerRefRoutes } from './pages/refs.routes.ts';
+import { registerReleaseFormRoutes } from './pages/release-forms.routes.ts';
 import { registerReleaseRoutes } from './pages/releases.routes.ts';
 import { registerRepoSettingsRoutes } from './pages/repo-settings.routes.ts';
 import { registerSessionRoutes } from './pages/sessions.routes.ts';
+import { registerTagRoutes } from './pages/tags.routes.ts';
 import { registerUserSettingsRoutes } from './pages/user-settings.routes.ts';
 
 /**
@@ -23,9 +25,11 @@ export function registerForgePages(server: FastifyInstance, app: App, pages: Pag
   registerCodeRoutes(server, app, pages);
   registerHistoryRoutes(server, app, pages);
   registerRefRoutes(server, app, pages);
+  registerTagRoutes(server, app, pages);
   registerPullListRoutes(server, app, pages);
   registerPullPageRoutes(server, app, pages);
   registerReleaseRoutes(server, app, pages);
+  registerReleaseFormRoutes(server, app, pages);
   registerRepoSettingsRoutes(server, app, pages);
   registerUserSettingsRoutes(server, app, pages);
   registerSessionRoutes(server, app, pages);

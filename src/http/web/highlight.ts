@@ -1,9 +1,7 @@
 import type { HLJSApi } from 'highlight.js';
 import { lazily } from '../../lib/lazily.ts';
 import { escapeHtml } from './html.ts';
-
-/** Text larger than this is shown without colours: highlighting time grows with it. */
-export const MAX_HIGHLIGHT_BYTES = 512 * 1024;
+import { linesOf } from './render/plain-text.ts';
 
 /** highlight.js with all its languages, loaded on first use so start-up stays quick. */
 export const loadHighlighter: () => Promise<HLJSApi> = lazily(() =>
@@ -55,18 +53,16 @@ export function splitHighlightedLines(markup: string): string[] {
 }
 
 /**
- * A text file as lines of safe markup, coloured when its language is known and it is not too
- * big; otherwise just escaped. highlight.js escapes the source itself and adds only spans.
+ * A text file as lines of safe markup, coloured when its language is known, otherwise just
+ * escaped. highlight.js escapes the source itself and adds only spans. Some of its grammars are
+ * superlinear on crafted input: pages reach it only through the render pool
+ * (render/content-renderer.ts).
  */
 export async function highlightLines(fileName: string, text: string): Promise<string[]> {
+  const hljs = await loadHighlighter();
+  const language = languageFor(hljs, fileName);
+  if (!language) return linesOf(text).map(escapeHtml);
   const body = text.endsWith('\n') ? text.slice(0, -1) : text;
-  if (Buffer.byteLength(body) <= MAX_HIGHLIGHT_BYTES) {
-    const hljs = await loadHighlighter();
-    const language = languageFor(hljs, fileName);
-    if (language) {
-      const { value } = hljs.highlight(body, { language, ignoreIllegals: true });
-      return splitHighlightedLines(value);
-    }
-  }
-  return body.split('\n').map(escapeHtml);
+  const { value } = hljs.highlight(body, { language, ignoreIllegals: true });
+  return splitHighlightedLines(value);
 }

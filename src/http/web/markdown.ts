@@ -97,8 +97,8 @@ function renderer(
   return md;
 }
 
-/** Loaded with the first document rendered, like the highlighter: an idle server holds neither. */
-const markdown = lazily(() =>
+/** Loaded with the first document rendered, like the highlighter: an idle worker holds neither. */
+export const loadMarkdown = lazily(() =>
   Promise.all([import('markdown-it'), loadHighlighter()]).then(([module, hljs]) =>
     renderer(module.default, (code, language) => {
       if (!language || !hljs.getLanguage(language)) return '';
@@ -110,8 +110,10 @@ const markdown = lazily(() =>
 /**
  * Markdown as safe markup: raw HTML is shown as text, links get markdown-it's scheme checks,
  * relative links and images are pointed into the repository, fenced code is highlighted.
+ * Unbounded in time on crafted input: pages reach it only through the render pool
+ * (render/content-renderer.ts).
  */
 export async function renderMarkdown(text: string, base?: MarkdownBase): Promise<Html> {
-  const md = await markdown();
+  const md = await loadMarkdown();
   return trusted(md.render(text, { base }));
 }

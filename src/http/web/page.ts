@@ -7,13 +7,17 @@ import { csrfToken } from './csrf.ts';
 import { takeFlash } from './flash.ts';
 import type { Html } from './html.ts';
 import { layout, type PageContext } from './layout.ts';
+import { ContentRenderer } from './render/content-renderer.ts';
 
 /** Builds the frame context of a page and sends pages; one per web plugin instance. */
 export class Pages {
   readonly #app: App;
+  /** Markdown and highlighted code, off the main thread; its workers start on first use. */
+  readonly renderer: ContentRenderer;
 
   constructor(app: App) {
     this.#app = app;
+    this.renderer = new ContentRenderer(app.config.render);
   }
 
   secure(request: FastifyRequest): boolean {

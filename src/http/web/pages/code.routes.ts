@@ -38,7 +38,7 @@ export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pag
     }
     const location = await code.locate(visible, '');
     const root = await code.stat(visible, location);
-    const body = await treeBody(app, request, visible, location, root, true);
+    const body = await treeBody(app, pages.renderer, request, visible, location, root, true);
     return pages.send(request, reply, {
       title: `${repo.owner.handle}/${repo.name}`,
       body: (context) => repoFrame(context, frame, html`${about}${body}`),
@@ -62,8 +62,8 @@ export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pag
     }
     const body =
       item.kind === 'dir'
-        ? await treeBody(app, request, visible, location, item, false)
-        : await fileBody(app, request, visible, location, item);
+        ? await treeBody(app, pages.renderer, request, visible, location, item, false)
+        : await fileBody(app, pages.renderer, request, visible, location, item);
     return pages.send(request, reply, {
       title,
       body: (context) => repoFrame(context, frame, body),

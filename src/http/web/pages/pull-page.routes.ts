@@ -13,7 +13,6 @@ import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
-import { renderMarkdown } from '../markdown.ts';
 import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
 import { srcUrl } from '../paths.ts';
@@ -91,7 +90,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
     const [{ comments }, bodyHtml] = await Promise.all([
       reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
       pull.body.trim()
-        ? renderMarkdown(pull.body)
+        ? pages.renderer.markdown(pull.body)
         : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
     ]);
     const authors = await commentAuthors(comments);

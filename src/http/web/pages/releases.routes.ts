@@ -1,74 +1,91 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
-import type { Release } from '../../../domain/releases/release.types.ts';
-import type { Repository } from '../../../domain/repos/repo.types.ts';
+import { NotFound } from '../../../domain/errors.ts';
+import { atLeast } from '../../../domain/repos/repo.types.ts';
 import { viewerUser } from '../../auth/viewer.ts';
-import { type Html, html } from '../html.ts';
+import { html } from '../html.ts';
 import { icon } from '../icons.ts';
-import { renderMarkdown } from '../markdown.ts';
+import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
-import { accountUrl, encodeSegments, rawUrl, repoUrl, srcUrl } from '../paths.ts';
+import { encodeSegments, repoUrl } from '../paths.ts';
+import { confirmedDelete } from '../views/confirmed-delete.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
+import { publishedNotes, releaseBox } from '../views/release.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { relativeTime } from '../views/time.ts';
 import { frameOf, type RepoParams } from './repo-context.ts';
 
 const PER_PAGE = 10;
 
-async function releaseBox(repo: Repository, release: Release): Promise<Html> {
-  const archive = `${repoUrl(repo)}/archive/${encodeSegments(release.tagName)}`;
-  const notes = release.body.trim()
-    ? html`<div class="markdown-body mt-3">${await renderMarkdown(release.body, {
-        links: srcUrl(repo, release.tagName),
-        images: rawUrl(repo, release.tagName, '').replace(/\/$/, ''),
-        dir: '',
-      })}</div>`
-    : null;
-  return html`<section class="Box mb-4" aria-labelledby="release-${release.id}">
-    <div class="Box-body">
-      <div class="d-flex flex-items-center flex-wrap kiln-gap">
-        <h2 class="h3 kiln-break" id="release-${release.id}">${release.name || release.tagName}</h2>
-        ${release.prerelease ? html`<span class="Label Label--attention">Pre-release</span>` : null}
-      </div>
-      <p class="f6 color-fg-muted mt-1 mb-0">
-        <a class="branch-name" href="${srcUrl(repo, release.tagName)}">${icon('tag')} ${release.tagName}</a>
-        ${release.author ? html` · <a href="${accountUrl(release.author.handle)}">${release.author.handle}</a>` : null}
-        released ${relativeTime(release.createdAt)}
-      </p>
-      ${notes}
-    </div>
-    <div class="Box-body f6">
-      <h3 class="f6 mb-2">Assets</h3>
-      <ul class="list-style-none">
-        <li class="py-1"><a href="${archive}.zip">${icon('file-zip')} Source code (zip)</a></li>
-        <li class="py-1"><a href="${archive}.tar.gz">${icon('file-zip')} Source code (tar.gz)</a></li>
-      </ul>
-    </div>
-  </section>`;
-}
-
-/** The releases of a repository, newest first, a page at a time. */
+/**
+ * The releases of a repository, newest first, a page at a time; and the page of one release at
+ * `/releases/tag/{tag}`, the `html_url` of the REST record. Writers see the way to draft, edit
+ * and delete (the forms are in release-forms.routes.ts).
+ */
 export function registerReleaseRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+  const { releases, code } = app.services;
+
   server.get('/repos/:owner/:name/releases', async (request, reply) => {
     const { owner, name } = request.params as RepoParams;
     const page = pageOf(request.query);
-    const { visible, items, total } = await app.services.releases.list(
-      viewerUser(request.viewer),
-      owner,
-      name,
-      { limit: PER_PAGE, offset: (page - 1) * PER_PAGE },
-    );
+    const { visible, items, total } = await releases.list(viewerUser(request.viewer), owner, name, {
+      limit: PER_PAGE,
+      offset: (page - 1) * PER_PAGE,
+    });
     const { repo } = visible;
-    const [frame, boxes] = await Promise.all([
+    const [frame, notes] = await Promise.all([
       frameOf(app, request, visible, 'releases'),
-      Promise.all(items.map((release) => releaseBox(repo, release))),
+      Promise.all(items.map((release) => publishedNotes(pages.renderer, repo, release))),
     ]);
-    const body = html`<h2 class="h3 mb-3">Releases</h2>
+    const boxes = items.map((release, index) => releaseBox(repo, release, notes[index] ?? null));
+    const writer = atLeast(visible.access.level, 'write');
+    const body = html`<div class="d-flex flex-items-center flex-wrap kiln-gap mb-3">
+        <h2 class="h3 flex-auto">Releases</h2>
+        <a class="btn" href="${repoUrl(repo)}/tags">${icon('tag')} Tags</a>
+        ${writer ? html`<a class="btn btn-primary" href="${repoUrl(repo)}/releases/new">Draft a new release</a>` : null}
+      </div>
       ${boxes.length > 0 ? boxes : html`<p class="color-fg-muted">${page > 1 ? 'No more releases.' : 'There are no releases yet.'}</p>`}
       ${pager(page, page * PER_PAGE < total, (n) => withPage(`${repoUrl(repo)}/releases`, n))}`;
     return pages.send(request, reply, {
       title: `Releases · ${repo.owner.handle}/${repo.name}`,
       body: (context) => repoFrame(context, frame, body),
+    });
+  });
+
+  server.get('/repos/:owner/:name/releases/tag/*', async (request, reply) => {
+    const { owner, name } = request.params as RepoParams;
+    const tag = (request.params as { '*'?: string })['*'] ?? '';
+    if (tag === '') throw new NotFound('release tag does not exist [tag_name: ]');
+    const { visible, release } = await releases.get(viewerUser(request.viewer), owner, name, {
+      tag,
+    });
+    const { repo } = visible;
+    const [frame, refs, notes] = await Promise.all([
+      frameOf(app, request, visible, 'releases'),
+      code.refs(visible),
+      publishedNotes(pages.renderer, repo, release),
+    ]);
+    const commitSha = refs.tags.find((candidate) => candidate.name === tag)?.commitSha;
+    const controls = (context: PageContext) =>
+      atLeast(visible.access.level, 'write')
+        ? html`<div class="d-flex flex-items-start kiln-gap">
+            <a class="btn btn-sm" href="${repoUrl(repo)}/releases/edit/${encodeSegments(tag)}">${icon('pencil')} Edit</a>
+            ${confirmedDelete(context, {
+              action: `${repoUrl(repo)}/releases/delete`,
+              fields: { tag },
+              what: `the release ${release.name || tag} (its tag stays)`,
+              label: 'Delete this release',
+            })}
+          </div>`
+        : null;
+    const back = html`<p class="mb-3"><a href="${repoUrl(repo)}/releases">${icon('arrow-left')} All releases</a></p>`;
+    return pages.send(request, reply, {
+      title: `${release.name || tag} · ${repo.owner.handle}/${repo.name}`,
+      body: (context) =>
+        repoFrame(
+          context,
+          frame,
+          html`${back}${releaseBox(repo, release, notes, { standalone: true, commitSha, controls: controls(context) })}`,
+        ),
     });
   });
 }

@@ -2,11 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
 import type { CodeLocation, TreeItem } from '../../../domain/code/code.types.ts';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
-import { highlightLines } from '../highlight.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
-import { renderMarkdown } from '../markdown.ts';
 import { encodeSegments, rawUrl, repoUrl, srcUrl } from '../paths.ts';
+import type { ContentRenderer } from '../render/content-renderer.ts';
 import { blobBox } from '../views/blob.ts';
 import { breadcrumb, cloneMenu, refSwitcher } from '../views/code-nav.ts';
 import { fileTable, latestCommitBar, readmeBox } from '../views/tree.ts';
@@ -36,6 +35,7 @@ async function toolbar(
 /** A directory: toolbar, latest commit, entries, README. */
 export async function treeBody(
   app: App,
+  renderer: ContentRenderer,
   request: FastifyRequest,
   visible: VisibleRepo,
   location: CodeLocation,
@@ -53,7 +53,7 @@ export async function treeBody(
   const ref = location.ref.name;
   const readmeHtml =
     readme?.markdown === true
-      ? await renderMarkdown(readme.text, {
+      ? await renderer.markdown(readme.text, {
           links: srcUrl(repo, ref),
           images: rawUrl(repo, ref, '').replace(/\/$/, ''),
           dir: location.path,
@@ -67,6 +67,7 @@ export async function treeBody(
 /** A file: toolbar with breadcrumb, then its highlighted lines or a notice. */
 export async function fileBody(
   app: App,
+  renderer: ContentRenderer,
   request: FastifyRequest,
   visible: VisibleRepo,
   location: CodeLocation,
@@ -76,7 +77,9 @@ export async function fileBody(
     toolbar(app, request, visible, location, false),
     app.services.code.file(visible, item),
   ]);
-  const lines =
-    file.content.kind === 'text' ? await highlightLines(file.name, file.content.text) : undefined;
-  return html`${bar}${blobBox(visible.repo, location.ref.name, file, lines)}`;
+  const code =
+    file.content.kind === 'text'
+      ? await renderer.codeLines({ name: file.name, text: file.content.text, blobId: file.sha })
+      : undefined;
+  return html`${bar}${blobBox(visible.repo, location.ref.name, file, code)}`;
 }

@@ -3,6 +3,7 @@ import type { Repository } from '../../../domain/repos/repo.types.ts';
 import { type Html, html, trusted } from '../html.ts';
 import { icon } from '../icons.ts';
 import { commitsUrl, rawUrl } from '../paths.ts';
+import type { CodeLines } from '../render/content-renderer.ts';
 
 /** 1536 → "1.5 KB". */
 export function formatBytes(bytes: number): string {
@@ -31,8 +32,9 @@ export function blobBox(
   repo: Repository,
   ref: string,
   file: FileView,
-  lines: readonly string[] | undefined,
+  code: CodeLines | undefined,
 ): Html {
+  const lines = code?.lines;
   const raw = rawUrl(repo, ref, file.path);
   const meta =
     file.content.kind === 'text' && lines
@@ -46,7 +48,7 @@ export function blobBox(
   } else if (file.mode === '120000') {
     body = html`<div class="Box-body">Symbolic link to <code>${file.content.text}</code></div>`;
   } else {
-    body = codeTable(lines ?? []);
+    body = html`${code?.notice ? html`<div class="Box-body py-2">${code.notice}</div>` : null}${codeTable(lines ?? [])}`;
   }
   return html`<section class="Box mb-4" aria-label="File contents">
     <div class="Box-header d-flex flex-items-center flex-wrap kiln-gap">

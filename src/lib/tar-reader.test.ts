@@ -2,7 +2,8 @@ import { PassThrough } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readTar, TarFormatError, TarWriter } from './tar.ts';
+import { readTar, TarFormatError } from './tar-reader.ts';
+import { TarWriter } from './tar-writer.ts';
 
 type Item = { path: string; content: Buffer };
 

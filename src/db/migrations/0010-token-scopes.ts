@@ -7,7 +7,7 @@ import type { Migration } from '../migration.ts';
  * client that works today stops working. `expires_at` is null for a token that never expires.
  */
 export const tokenScopesMigration: Migration = {
-  name: '0009-token-scopes',
+  name: '0010-token-scopes',
   async up(db: Kysely<unknown>) {
     await db.schema
       .alterTable('access_tokens')

@@ -6,8 +6,10 @@ import { openDatabase } from '../db/database.ts';
 import { runChecks } from '../domain/backup/doctor.service.ts';
 import { type DumpSummary, writeDump } from '../domain/backup/dump.service.ts';
 import { restoreDump } from '../domain/backup/restore.service.ts';
-import { fileSink, streamSink } from '../lib/tar.ts';
+import { fileSink, streamSink } from '../lib/tar-writer.ts';
+import { startedUp } from '../start-up.js';
 import { KILN_VERSION } from '../version.ts';
+import { type Command, requiredValue, withApp } from './command.ts';
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -17,7 +19,7 @@ function megabytes(bytes: number): string {
  * `kiln dump --output FILE`: the archive is written beside FILE and renamed into place when it is
  * whole, so a dump that fails half-way never leaves a file that looks like a good one.
  */
-export async function runDump(app: App, output: string): Promise<void> {
+async function runDump(app: App, output: string): Promise<void> {
   const sources = {
     database: app.database,
     dataDir: app.dataDir,
@@ -52,7 +54,7 @@ function report(summary: DumpSummary, where: string): void {
 }
 
 /** `kiln restore --input FILE`: into the configured data directory and database, both empty. */
-export async function runRestore(config: Config, input: string): Promise<void> {
+async function runRestore(config: Config, input: string): Promise<void> {
   const source = input === '-' ? process.stdin : createReadStream(input);
   const summary = await restoreDump(
     { databaseUrl: config.databaseUrl, dataDir: config.dataDir },
@@ -64,7 +66,7 @@ export async function runRestore(config: Config, input: string): Promise<void> {
 }
 
 /** `kiln doctor`: prints each finding with its fix; exit code 1 when there is any. */
-export async function runDoctor(config: Config): Promise<number> {
+async function runDoctor(config: Config): Promise<number> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     const report = await runChecks({
@@ -84,3 +86,54 @@ export async function runDoctor(config: Config): Promise<number> {
     await database.close();
   }
 }
+
+/** `dump`, `restore` and `doctor`: backups and checks (docs/deployment.md). */
+export const backupCommands: readonly Command[] = [
+  {
+    name: 'dump',
+    summary: 'Write a consistent archive of the database and every repository',
+    options: {
+      output: {
+        type: 'string',
+        short: 'o',
+        value: 'FILE',
+        help: 'the tar file to write ("-" writes to stdout)',
+        required: true,
+      },
+    },
+    notes: ['Runs beside a serving Kiln; a push meanwhile leaves each ref old or new, never torn.'],
+    run: ({ values, config }) =>
+      withApp(config(), async (app) => {
+        // Bulk work from here on: V8 may optimize what runs hot (see start-up.js).
+        startedUp();
+        await runDump(app, requiredValue(values, 'output'));
+      }),
+  },
+  {
+    name: 'restore',
+    summary: 'Restore a dump into an empty data directory and database',
+    options: {
+      input: {
+        type: 'string',
+        short: 'i',
+        value: 'FILE',
+        help: 'the dump to read ("-" reads stdin)',
+        required: true,
+      },
+    },
+    notes: ['The configured database and data directory must be empty; either engine will do.'],
+    run: async ({ values, config }) => {
+      startedUp();
+      await runRestore(config(), requiredValue(values, 'input'));
+    },
+  },
+  {
+    name: 'doctor',
+    summary: 'Check the database and every repository, and say what to fix',
+    options: {},
+    notes: ['Changes nothing. Exit code 1 when it finds a problem.'],
+    run: async ({ config }) => {
+      process.exitCode = await runDoctor(config());
+    },
+  },
+];

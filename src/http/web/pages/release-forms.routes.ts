@@ -1,0 +1,186 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../../app.ts';
+import { isDomainError } from '../../../domain/errors.ts';
+import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
+import type { User } from '../../../domain/users/user.types.ts';
+import { pageStatusOf } from '../../errors/web-errors.ts';
+import { assertCsrf } from '../csrf.ts';
+import { setFlash } from '../flash.ts';
+import { field } from '../forms.ts';
+import type { Pages } from '../page.ts';
+import { encodeSegments, repoUrl } from '../paths.ts';
+import { signedInOrRedirect } from '../require-user.ts';
+import { releaseNotes, releaseUrl } from '../views/release.ts';
+import { type ReleaseFormValues, releaseForm } from '../views/release-form.ts';
+import { repoFrame } from '../views/repo-frame.ts';
+import { frameOf, type RepoParams } from './repo-context.ts';
+
+/** What the form was posted for. */
+type FormMode = { readonly kind: 'new' } | { readonly kind: 'edit'; readonly tag: string };
+
+function valuesOf(body: unknown): ReleaseFormValues {
+  return {
+    tag: field(body, 'tag', 300),
+    target: field(body, 'target', 300),
+    title: field(body, 'title', 300),
+    body: field(body, 'body', 1_048_576),
+    prerelease: field(body, 'prerelease', 10) === 'on',
+  };
+}
+
+function tagOf(request: FastifyRequest): string {
+  return (request.params as { '*'?: string })['*'] ?? '';
+}
+
+/**
+ * Drafting, editing and deleting releases from the web, for people with write access. Every
+ * change goes through the release service, under the same rules as the REST API; a refused
+ * change shows the form again with the reason and the status of the domain error.
+ */
+export function registerReleaseFormRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+  const { releases, repos, code } = app.services;
+
+  /** The repository, when the signed-in person may write to it (NotFound, Forbidden otherwise). */
+  const writable = (request: FastifyRequest, user: User): Promise<VisibleRepo> => {
+    const { owner, name } = request.params as RepoParams;
+    return repos.require(user, owner, name, 'write');
+  };
+
+  const render = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    visible: VisibleRepo,
+    mode: FormMode,
+    values: ReleaseFormValues,
+    outcome: { error?: string; status?: number; preview?: boolean } = {},
+  ) => {
+    const { repo } = visible;
+    const [refs, frame] = await Promise.all([
+      code.refs(visible),
+      frameOf(app, request, visible, 'releases'),
+    ]);
+    const tags = refs.tags.map((tag) => tag.name);
+    // Relative links of the notes resolve in the tag once it exists, else in the target branch.
+    const base = tags.includes(values.tag) ? values.tag : values.target;
+    const preview = outcome.preview
+      ? await releaseNotes(pages.renderer, repo, base, values.body)
+      : undefined;
+    const setup = {
+      heading: mode.kind === 'new' ? 'Draft a new release' : `Edit release ${mode.tag}`,
+      action:
+        mode.kind === 'new'
+          ? `${repoUrl(repo)}/releases/new`
+          : `${repoUrl(repo)}/releases/edit/${encodeSegments(mode.tag)}`,
+      submitLabel: mode.kind === 'new' ? 'Publish release' : 'Update release',
+      tags,
+      branches: refs.branches.map((branch) => branch.name),
+      error: outcome.error,
+      preview,
+    };
+    return pages.send(request, reply, {
+      status: outcome.status ?? 200,
+      title: `${setup.heading} · ${repo.owner.handle}/${repo.name}`,
+      body: (context) => repoFrame(context, frame, releaseForm(context, setup, values)),
+    });
+  };
+
+  /** Preview, or save and go to the release; a refusal shows the form again. */
+  const submit = async (request: FastifyRequest, reply: FastifyReply, mode: FormMode) => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return reply;
+    assertCsrf(request);
+    const visible = await writable(request, user);
+    const { owner, name } = request.params as RepoParams;
+    // Editing a release that is not there is a missing page, not a refused form.
+    if (mode.kind === 'edit') await releases.get(user, owner, name, { tag: mode.tag });
+    const values = valuesOf(request.body);
+    if (field(request.body, 'preview', 10) !== '') {
+      return render(request, reply, visible, mode, values, { preview: true });
+    }
+    const input = {
+      tagName: values.tag,
+      targetCommitish: values.target,
+      name: values.title,
+      body: values.body,
+      prerelease: values.prerelease,
+    };
+    try {
+      const saved =
+        mode.kind === 'new'
+          ? await releases.create(user, owner, name, input)
+          : await releases.update(user, owner, name, { tag: mode.tag }, input);
+      const { tagName } = saved.release;
+      const message =
+        mode.kind === 'new' ? `Release ${tagName} published.` : `Release ${tagName} updated.`;
+      setFlash(reply, { kind: 'success', message }, pages.secure(request));
+      return reply.redirect(releaseUrl(saved.visible.repo, tagName), 303);
+    } catch (error) {
+      if (!isDomainError(error) || error.code === 'forbidden') throw error;
+      // A missing target or tag is the form's problem here, not a missing page.
+      return render(request, reply, visible, mode, values, {
+        error: error.message,
+        status: pageStatusOf(error) === 404 ? 422 : pageStatusOf(error),
+      });
+    }
+  };
+
+  server.get('/repos/:owner/:name/releases/new', async (request, reply) => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return reply;
+    const visible = await writable(request, user);
+    const target = await code.defaultBranch(visible);
+    return render(
+      request,
+      reply,
+      visible,
+      { kind: 'new' },
+      {
+        tag: '',
+        target,
+        title: '',
+        body: '',
+        prerelease: false,
+      },
+    );
+  });
+  server.post('/repos/:owner/:name/releases/new', (request, reply) =>
+    submit(request, reply, { kind: 'new' }),
+  );
+
+  server.get('/repos/:owner/:name/releases/edit/*', async (request, reply) => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return reply;
+    const { owner, name } = request.params as RepoParams;
+    await writable(request, user);
+    const { visible, release } = await releases.get(user, owner, name, { tag: tagOf(request) });
+    return render(
+      request,
+      reply,
+      visible,
+      { kind: 'edit', tag: release.tagName },
+      {
+        tag: release.tagName,
+        target: release.targetCommitish,
+        title: release.name,
+        body: release.body,
+        prerelease: release.prerelease,
+      },
+    );
+  });
+  server.post('/repos/:owner/:name/releases/edit/*', (request, reply) =>
+    submit(request, reply, { kind: 'edit', tag: tagOf(request) }),
+  );
+
+  server.post('/repos/:owner/:name/releases/delete', async (request, reply) => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return reply;
+    assertCsrf(request);
+    const { owner, name } = request.params as RepoParams;
+    const tag = field(request.body, 'tag', 300);
+    const visible = await writable(request, user);
+    await releases.delete(user, owner, name, { tag });
+    const message = `Release ${tag} deleted; the tag ${tag} stays.`;
+    setFlash(reply, { kind: 'success', message }, pages.secure(request));
+    return reply.redirect(`${repoUrl(visible.repo)}/releases`, 303);
+  });
+}

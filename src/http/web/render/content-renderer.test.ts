@@ -1,0 +1,119 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { isDomainError } from '../../../domain/errors.ts';
+import { ContentRenderer, type RenderSettings } from './content-renderer.ts';
+
+const SETTINGS: RenderSettings = {
+  workers: 1,
+  timeoutMs: 1000,
+  maxBytes: 64 * 1024,
+  queueLimit: 8,
+  cacheBytes: 1024 * 1024,
+};
+
+/** highlight.js's Perl grammar backtracks on a run of `s`: minutes for 512 KB. */
+const PATHOLOGICAL_PERL = 's'.repeat(60_000);
+
+let renderer: ContentRenderer | undefined;
+const make = (settings: Partial<RenderSettings> = {}) => {
+  renderer = new ContentRenderer({ ...SETTINGS, ...settings });
+  return renderer;
+};
+afterEach(async () => {
+  await renderer?.close();
+});
+
+/** Longest gap between ticks of a 10 ms timer while `work` runs: how long the loop was held. */
+async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
+  let last = performance.now();
+  let stallMs = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    stallMs = Math.max(stallMs, now - last);
+    last = now;
+  }, 10);
+  try {
+    return { result: await work(), stallMs };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+describe('ContentRenderer', () => {
+  it('renders markdown and highlights code in a worker', async () => {
+    const r = make();
+    const doc = await r.markdown('# Hi\n\n<script>x</script>\n\n```js\nconst a = 1;\n```');
+    expect(doc.value).toContain('<h1>Hi</h1>');
+    expect(doc.value).toContain('&lt;script&gt;');
+    expect(doc.value).toContain('hljs-keyword');
+    const code = await r.codeLines({ name: 'a.ts', text: 'const x = "<b>";\nlet y;\n' });
+    expect(code.notice).toBeUndefined();
+    expect(code.lines).toHaveLength(2);
+    expect(code.lines[0]).toContain('hljs-keyword');
+    expect(code.lines[0]).toContain('&lt;b&gt;');
+  });
+
+  it('stops a render that overruns its budget, keeps the loop free, and recovers', async () => {
+    const r = make({ timeoutMs: 1000 });
+    await r.markdown('warm up');
+    const { result, stallMs } = await longestStall(() =>
+      r.codeLines({ name: 'x.pl', text: PATHOLOGICAL_PERL }),
+    );
+    expect(result.notice?.value).toContain('took too long to render');
+    expect(result.lines).toEqual([PATHOLOGICAL_PERL]);
+    // Generous: the worker ran for a second; the main thread must not have been held for it.
+    expect(stallMs).toBeLessThan(500);
+    // A fresh worker takes the next job.
+    expect((await r.markdown('*ok*')).value).toContain('<em>ok</em>');
+  });
+
+  it('shows content over the size cap as escaped text with a notice, without a worker', async () => {
+    const r = make({ maxBytes: 1024 });
+    await r.close();
+    const text = `<b>${'x'.repeat(2000)}</b>`;
+    const doc = await r.markdown(text);
+    expect(doc.value).toContain('too large to render');
+    expect(doc.value).toContain('&lt;b&gt;');
+    const code = await r.codeLines({ name: 'a.js', text: `${text}\n` });
+    expect(code.notice?.value).toContain('too large to render');
+    expect(code.lines).toEqual([`&lt;b&gt;${'x'.repeat(2000)}&lt;/b&gt;`]);
+  });
+
+  it('answers again from its cache, by content, without a worker', async () => {
+    const r = make();
+    const first = await r.markdown('**cached**');
+    const timedOut = await r.codeLines({ name: 'y.pl', text: PATHOLOGICAL_PERL, blobId: 'b1' });
+    await r.close();
+    expect((await r.markdown('**cached**')).value).toBe(first.value);
+    // Not rendered before: the closed pool cannot render it.
+    expect((await r.markdown('**new**')).value).toContain('could not be rendered');
+    // A render that ran out of time is not tried again at once.
+    const again = await r.codeLines({ name: 'y.pl', text: PATHOLOGICAL_PERL, blobId: 'b1' });
+    expect(again.notice?.value).toBe(timedOut.notice?.value);
+  });
+
+  it('shares one render among identical requests in flight', async () => {
+    const r = make({ timeoutMs: 300, queueLimit: 1 });
+    // With a queue of one, eight distinct jobs would overflow; eight identical ones are one job.
+    const all = await Promise.all(
+      Array.from({ length: 8 }, () => r.codeLines({ name: 'z.pl', text: PATHOLOGICAL_PERL })),
+    );
+    expect(new Set(all.map((result) => result.notice?.value)).size).toBe(1);
+  });
+
+  it('refuses with Unavailable and a Retry-After when the queue is full', async () => {
+    const r = make({ timeoutMs: 1000, queueLimit: 2 });
+    const jobs = Array.from({ length: 4 }, (_, i) =>
+      r.codeLines({ name: `q${i}.pl`, text: `${PATHOLOGICAL_PERL}${i}` }).then(
+        () => 'answered',
+        (error: unknown) => error,
+      ),
+    );
+    const outcomes = await Promise.all(jobs);
+    const refused = outcomes.filter((outcome) => outcome !== 'answered');
+    expect(refused.length).toBeGreaterThan(0);
+    for (const error of refused) {
+      expect(isDomainError(error) && error.code).toBe('unavailable');
+      expect(isDomainError(error) && error.details?.retryAfterSeconds).toBe(1);
+    }
+  });
+});

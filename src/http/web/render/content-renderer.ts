@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { Unavailable } from '../../../domain/errors.ts';
+import { type Html, trusted } from '../html.ts';
+import type { MarkdownBase } from '../markdown.ts';
+import { type PlainReason, plainDocument, plainLines, plainNotice } from './plain-text.ts';
+import { RenderCache } from './render-cache.ts';
+import type { RenderJob } from './render-job.ts';
+import { PoolFull, WorkerPool } from './worker-pool.ts';
+
+/** The `service.render.*` settings. */
+export type RenderSettings = {
+  readonly workers: number;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  readonly queueLimit: number;
+  readonly cacheBytes: number;
+};
+
+/** Lines of a file as safe markup, and the notice to show when they are not highlighted. */
+export type CodeLines = { readonly lines: string[]; readonly notice: Html | undefined };
+
+type Outcome =
+  | { readonly kind: 'rendered'; readonly output: string }
+  | { readonly kind: 'plain'; readonly reason: PlainReason };
+
+/** Heap of one worker: a render needing more ends as `failed`, the process lives on. */
+const WORKER_HEAP_MB = 256;
+/** A worker (tens of MB with both libraries loaded) idle this long is stopped. */
+const WORKER_IDLE_MS = 60_000;
+/**
+ * How long a render that ran out of time (or killed its worker) is answered as plain text
+ * without trying again: long enough that a crafted file costs one budget per this period, not
+ * one per request; short enough that a document that only lost a race with load gets rendered.
+ */
+const FAILURE_TTL_MS = 5 * 60_000;
+
+/**
+ * Markdown and highlighted code for pages, bounded in time whatever the content.
+ *
+ * THE RULE: no user-supplied content is rendered on the main thread. markdown-it and
+ * highlight.js (superlinear on crafted input: a Perl file of 512 KB of `s` took 114 s) run only
+ * in the workers of this class's pool, one job at a time, each within `service.render.timeout`
+ * or its worker is terminated and replaced. The main thread does only linear work on content:
+ * hashing it for the cache key and escaping it for the plain-text fallback. Content over
+ * `service.render.max-bytes` is never sent to a worker. `render-boundary.test.ts` checks the
+ * rule: only the worker's modules import the two libraries or the modules that call them.
+ *
+ * Output is cached by content (blob id or hash, plus what else shapes it), so a page viewed again
+ * costs a lookup; identical renders in flight are shared. When the pool's queue is full, pages
+ * answer 503 with `Retry-After` (an `Unavailable` carrying `retryAfterSeconds`).
+ */
+export class ContentRenderer {
+  readonly #settings: RenderSettings;
+  readonly #pool: WorkerPool<RenderJob, string>;
+  readonly #cache: RenderCache<Outcome>;
+  readonly #inFlight = new Map<string, Promise<Outcome>>();
+
+  constructor(settings: RenderSettings) {
+    this.#settings = settings;
+    this.#pool = new WorkerPool({
+      file: new URL('./render-worker.ts', import.meta.url),
+      size: settings.workers,
+      timeoutMs: settings.timeoutMs,
+      queueLimit: settings.queueLimit,
+      maxHeapMb: WORKER_HEAP_MB,
+      idleMs: WORKER_IDLE_MS,
+    });
+    this.#cache = new RenderCache(settings.cacheBytes);
+  }
+
+  /** A markdown document as safe markup, or its text under a notice. */
+  async markdown(text: string, base?: MarkdownBase): Promise<Html> {
+    if (Buffer.byteLength(text) > this.#settings.maxBytes) return plainDocument(text, 'too-large');
+    const key = `md\0${contentHash(text)}\0${JSON.stringify(base ?? null)}`;
+    const outcome = await this.#render(key, { kind: 'markdown', text, base });
+    return outcome.kind === 'rendered'
+      ? trusted(outcome.output)
+      : plainDocument(text, outcome.reason);
+  }
+
+  /**
+   * A text file's lines, highlighted by the language its name implies, or escaped under a
+   * notice. `blobId` (the blob's object id) keys the cache without hashing the text.
+   */
+  async codeLines(file: { name: string; text: string; blobId?: string }): Promise<CodeLines> {
+    const { text } = file;
+    if (Buffer.byteLength(text) > this.#settings.maxBytes) {
+      return { lines: plainLines(text), notice: plainNotice('too-large') };
+    }
+    // The language comes from the name, so the same blob under another name is another entry.
+    const key = `hl\0${file.blobId ?? contentHash(text)}\0${file.name.toLowerCase()}`;
+    const outcome = await this.#render(key, { kind: 'highlight', fileName: file.name, text });
+    return outcome.kind === 'rendered'
+      ? { lines: outcome.output.split('\n'), notice: undefined }
+      : { lines: plainLines(text), notice: plainNotice(outcome.reason) };
+  }
+
+  /** Stops the workers; renders still waiting end as plain text. */
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  async #render(key: string, job: RenderJob): Promise<Outcome> {
+    const cached = this.#cache.get(key);
+    if (cached) return cached;
+    const pending = this.#inFlight.get(key);
+    if (pending) return pending;
+    const started = this.#run(key, job);
+    this.#inFlight.set(key, started);
+    try {
+      return await started;
+    } finally {
+      this.#inFlight.delete(key);
+    }
+  }
+
+  async #run(key: string, job: RenderJob): Promise<Outcome> {
+    let ran: Awaited<ReturnType<WorkerPool<RenderJob, string>['run']>>;
+    try {
+      ran = await this.#pool.run(job);
+    } catch (error) {
+      if (!(error instanceof PoolFull)) throw error;
+      throw new Unavailable('Too many pages are being rendered; try again shortly.', {
+        details: { retryAfterSeconds: Math.max(1, Math.ceil(this.#settings.timeoutMs / 1000)) },
+      });
+    }
+    if (ran.kind === 'done') {
+      const outcome: Outcome = { kind: 'rendered', output: ran.output };
+      this.#cache.set(key, outcome, ran.output.length);
+      return outcome;
+    }
+    if (ran.kind === 'closed') return { kind: 'plain', reason: 'failed' };
+    const outcome: Outcome = {
+      kind: 'plain',
+      reason: ran.kind === 'timeout' ? 'timeout' : 'failed',
+    };
+    this.#cache.set(key, outcome, 0, FAILURE_TTL_MS);
+    return outcome;
+  }
+}
+
+function contentHash(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64url');
+}

@@ -1,0 +1,7 @@
+import type { MarkdownBase } from '../markdown.ts';
+
+/** What a render worker is asked to do; plain data, as it crosses a thread boundary. */
+export type RenderJob =
+  | { readonly kind: 'markdown'; readonly text: string; readonly base: MarkdownBase | undefined }
+  /** `output` is the highlighted lines joined by `\n`; none of them holds a line break. */
+  | { readonly kind: 'highlight'; readonly fileName: string; readonly text: string };

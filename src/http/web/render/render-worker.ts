@@ -1,0 +1,38 @@
+/**
+ * The render worker: the only thread where markdown-it and highlight.js run (see
+ * content-renderer.ts for the rule). It loads both before it says it is ready, so the pool's
+ * time budget never pays for module loading, then answers one job at a time.
+ */
+import { setPriority } from 'node:os';
+import { parentPort } from 'node:worker_threads';
+import { highlightLines, loadHighlighter } from '../highlight.ts';
+import { loadMarkdown, renderMarkdown } from '../markdown.ts';
+import type { RenderJob } from './render-job.ts';
+
+async function render(job: RenderJob): Promise<string> {
+  if (job.kind === 'markdown') return (await renderMarkdown(job.text, job.base)).value;
+  return (await highlightLines(job.fileName, job.text)).join('\n');
+}
+
+/**
+ * Niceness of a render thread. On Linux a thread has its own (`setPriority` without a pid changes
+ * only the calling thread), so a busy worker yields the CPU to the thread that answers requests.
+ */
+const RENDER_NICENESS = 10;
+
+const port = parentPort;
+if (port) {
+  try {
+    setPriority(RENDER_NICENESS);
+  } catch {
+    // Not permitted (some containers): rendering is still bounded, only less polite.
+  }
+  await Promise.all([loadHighlighter(), loadMarkdown()]);
+  port.on('message', (job: RenderJob) => {
+    render(job).then(
+      (output) => port.postMessage({ ok: true, output }),
+      (error: unknown) => port.postMessage({ ok: false, error: String(error) }),
+    );
+  });
+  port.postMessage({ ready: true });
+}
