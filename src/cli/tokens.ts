@@ -1,5 +1,7 @@
-import { NotFound } from '../domain/errors.ts';
-import { type Command, requiredValue, say, withApp } from './command.ts';
+import { Invalid, NotFound } from '../domain/errors.ts';
+import { scopeNames } from '../domain/tokens/token-scopes.ts';
+import { parseDuration } from '../lib/duration.ts';
+import { type Command, requiredValue, say, stringValue, withApp } from './command.ts';
 import { formatTable, formatTime } from './table.ts';
 
 const USERNAME = {
@@ -9,6 +11,16 @@ const USERNAME = {
   required: true,
 } as const;
 
+/** `--expires 30d`: that long from now; a duration Kiln cannot read is a one-line error. */
+function expiryAfter(text: string | undefined): Date | null {
+  if (text === undefined) return null;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) {
+    throw new Invalid(`--expires takes a duration such as 7d, 30d or 12h, not ${text}`);
+  }
+  return new Date(Date.now() + ms);
+}
+
 /** `token create`, `token list`, `token revoke`. A token's secret is shown once, at creation. */
 export const tokenCommands: readonly Command[] = [
   {
@@ -17,12 +29,25 @@ export const tokenCommands: readonly Command[] = [
     options: {
       username: USERNAME,
       name: { type: 'string', value: 'LABEL', help: 'a name for the token', required: true },
+      scopes: {
+        type: 'string',
+        value: 'a,b',
+        help: 'what the token may do, e.g. read:repository,write:user (default: all)',
+      },
+      expires: {
+        type: 'string',
+        value: 'DURATION',
+        help: 'when the token stops working, e.g. 30d or 12h (default: never)',
+      },
     },
     notes: ['Only its hash is stored: the printed token cannot be shown again.'],
     run: ({ values, config }) =>
       withApp(config(), async (app) => {
         const user = await app.services.users.getUser(requiredValue(values, 'username'));
-        const { token } = await app.services.tokens.create(user, requiredValue(values, 'name'));
+        const { token } = await app.services.tokens.create(user, requiredValue(values, 'name'), {
+          scopes: stringValue(values, 'scopes'),
+          expiresAt: expiryAfter(stringValue(values, 'expires')),
+        });
         say(token);
       }),
   },
@@ -40,11 +65,13 @@ export const tokenCommands: readonly Command[] = [
         }
         say(
           formatTable(
-            ['NAME', 'CREATED', 'LAST USED'],
+            ['NAME', 'SCOPES', 'CREATED', 'LAST USED', 'EXPIRES'],
             tokens.map((token) => [
               token.name,
+              scopeNames(token.scopes).join(','),
               formatTime(token.createdAt),
               formatTime(token.lastUsedAt),
+              formatTime(token.expiresAt),
             ]),
           ),
         );

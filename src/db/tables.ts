@@ -37,6 +37,10 @@ export type AccessTokensTable = {
   token_last_eight: string;
   created_at: number;
   last_used_at: number | null;
+  /** Gitea's normalized scope names, comma-separated (`all`, `write:repository,read:user`). */
+  scopes: string;
+  /** Epoch milliseconds after which the token is refused; null when it never expires. */
+  expires_at: number | null;
 };
 
 export type SessionsTable = {

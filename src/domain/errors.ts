@@ -9,7 +9,8 @@ export type DomainErrorCode =
   | 'invalid'
   | 'unauthenticated'
   | 'not_allowed'
-  | 'unavailable';
+  | 'unavailable'
+  | 'rate_limited';
 
 export abstract class DomainError extends Error {
   abstract readonly code: DomainErrorCode;
@@ -55,6 +56,14 @@ export class NotAllowed extends DomainError {
 /** A dependency (git, the database) could not do its part right now. */
 export class Unavailable extends DomainError {
   readonly code = 'unavailable';
+}
+
+/**
+ * Too many attempts in too little time (password guesses): try again after
+ * `details.retryAfterSeconds`.
+ */
+export class TooManyAttempts extends DomainError {
+  readonly code = 'rate_limited';
 }
 
 export function isDomainError(error: unknown): error is DomainError {

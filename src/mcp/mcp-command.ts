@@ -86,11 +86,11 @@ export async function runMcp(config: Config, options: McpOptions): Promise<void>
   const app = await createApp(config);
   try {
     const caller = async () => {
-      const user = await app.services.tokens.authenticate(token);
-      if (!user) throw new Unauthenticated('the access token is invalid or revoked');
-      return user;
+      const holder = await app.services.tokens.authenticate(token);
+      if (!holder) throw new Unauthenticated('the access token is invalid or revoked');
+      return holder;
     };
-    const user = await caller();
+    const { user } = await caller();
     const inFlight = new Set<Promise<unknown>>();
     const server = buildMcpServer(app, caller, log, inFlight);
     const stop = stopped();

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
 import type { App } from '../app.ts';
-import type { User } from '../domain/users/user.types.ts';
+import type { TokenHolder } from '../domain/tokens/token.service.ts';
 import { PullViews } from '../http/api/v1/pull-views.ts';
 import { RepoViews } from '../http/api/v1/repo-views.ts';
 import { KILN_VERSION } from '../version.ts';
@@ -25,7 +25,7 @@ const INSTRUCTIONS =
  */
 export function buildMcpServer(
   app: App,
-  caller: () => Promise<User>,
+  caller: () => Promise<TokenHolder>,
   log: Logger,
   inFlight: Set<Promise<unknown>>,
 ): McpServer {

@@ -26,6 +26,7 @@ export function registerRepoTools(kit: ToolKit): void {
         'Everything the other tools do, they do as this account and with its permissions.',
       input: z.strictObject({}),
       effect: 'read',
+      scopes: ['user'],
     },
     async (_args, user) =>
       recordResult(toApiUser(user, context, { self: true, isAdmin: admins.isAdmin(user) })),

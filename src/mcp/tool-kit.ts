@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { App } from '../app.ts';
 import type { Page } from '../domain/repos/repo.store.ts';
+import type { TokenHolder } from '../domain/tokens/token.service.ts';
+import { requireScopes, type ScopeCategory } from '../domain/tokens/token-scopes.ts';
 import type { User } from '../domain/users/user.types.ts';
 import type { PullViews } from '../http/api/v1/pull-views.ts';
 import type { RepoViews } from '../http/api/v1/repo-views.ts';
@@ -15,10 +17,10 @@ export type ToolKit = {
   readonly server: McpServer;
   readonly app: App;
   /**
-   * The owner of the personal access token, looked up again for every call, so that a revoked
-   * token stops working at once, as it does over REST.
+   * The owner of the personal access token and its scopes, looked up again for every call, so
+   * that a revoked or expired token stops working at once, as it does over REST.
    */
-  readonly caller: () => Promise<User>;
+  readonly caller: () => Promise<TokenHolder>;
   /** No request, so no base URL: every URL field of a record is null (SPEC.md). */
   readonly context: ConvertContext;
   readonly repoViews: RepoViews;
@@ -98,6 +100,11 @@ type ToolSpec<Input extends z.ZodObject> = {
    * finishes something that exists (edits, closing, merging), so clients may ask first.
    */
   readonly effect: 'read' | 'add' | 'change';
+  /**
+   * The token scope categories the tool needs, as the REST routes it mirrors need them
+   * (default `repository`); `read` tools need the read level, the others write.
+   */
+  readonly scopes?: readonly ScopeCategory[];
 };
 
 /**
@@ -129,7 +136,11 @@ export function addTool<Input extends z.ZodObject>(
     (args: z.output<z.ZodObject>) => {
       const call = kit
         .caller()
-        .then((user) => run(args as z.output<Input>, user))
+        .then(({ user, scopes }) => {
+          const level = spec.effect === 'read' ? 'read' : 'write';
+          requireScopes(scopes, level, spec.scopes ?? ['repository']);
+          return run(args as z.output<Input>, user);
+        })
         .catch((error: unknown) => errorResult(error, name, kit.log));
       kit.inFlight.add(call);
       return call.finally(() => kit.inFlight.delete(call));

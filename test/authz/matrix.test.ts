@@ -70,6 +70,8 @@ function allowed(need: Need, principal: Principal, visibility: Visibility): bool
       return principal === 'admin';
     case 'owner-only':
       return principal === 'owner';
+    case 'self-or-admin':
+      return principal === 'owner' || principal === 'admin';
   }
 }
 

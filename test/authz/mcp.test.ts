@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES } from '../../src/domain/tokens/token-scopes.ts';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { buildMcpServer } from '../../src/mcp/mcp-server.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -90,7 +91,12 @@ afterAll(async () => {
 
 /** An MCP client talking, in memory, to Kiln's MCP server acting as `user`. */
 async function connect(user: User): Promise<Client> {
-  const server = buildMcpServer(kiln.app, async () => user, pino({ level: 'silent' }), new Set());
+  const server = buildMcpServer(
+    kiln.app,
+    async () => ({ user, scopes: ALL_SCOPES }),
+    pino({ level: 'silent' }),
+    new Set(),
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'matrix', version: '1' });

@@ -11,7 +11,8 @@ import type { Principal, Subject } from './world.ts';
 /**
  * Who may: `anyone`; any signed-in `user`; repository access `read`, `write`, `admin`; `user+read`
  * (signed in and able to read); `org-admin` (the organisation's owner or a site admin);
- * `site-admin`; `owner-only` (the person whose own thing it is).
+ * `site-admin`; `owner-only` (the person whose own thing it is); `self-or-admin` (that person or
+ * a site admin).
  */
 export type Need =
   | 'anyone'
@@ -22,7 +23,8 @@ export type Need =
   | 'admin'
   | 'org-admin'
   | 'site-admin'
-  | 'owner-only';
+  | 'owner-only'
+  | 'self-or-admin';
 
 export type Surface = 'api' | 'git' | 'page' | 'form';
 
@@ -163,6 +165,19 @@ export const TABLE: Record<string, Entry> = {
     probes: [
       api('GET', (c) => `/api/v1/users/${c.ownerHandle}/repos`, 'anyone', [200], { scoped: false }),
     ],
+  },
+  'GET /api/v1/users/:username/tokens': {
+    probes: [
+      api('GET', (c) => `/api/v1/users/${c.ownerHandle}/tokens`, 'self-or-admin', [200], {
+        scoped: false,
+      }),
+    ],
+  },
+  'POST /api/v1/users/:username/tokens': {
+    skip: 'takes the account password, which only the person has (test/api/token-api.test.ts)',
+  },
+  'DELETE /api/v1/users/:username/tokens/:token': {
+    skip: 'would revoke the token the probes sign in with (test/api/token-api.test.ts)',
   },
   'GET /api/v1/user/repos': {
     probes: [api('GET', () => '/api/v1/user/repos', 'user', [200], { scoped: false })],
@@ -414,10 +429,13 @@ function webEntries(): Record<string, Entry> {
         form(
           () => '/settings/tokens',
           'user',
-          (c) => ({ name: c.unique('t') }),
+          (c) => ({ name: c.unique('t'), scope: 'all' }),
           { scoped: false, ok: [201] },
         ),
       ],
+    },
+    'GET /settings/tokens/:id/delete': {
+      probes: [page((c) => `/settings/tokens/${c.ownerTokenId}/delete`, 'owner-only', false)],
     },
     'GET /settings/sessions': { probes: [page(() => '/settings/sessions', 'user', false)] },
     // `others` ends every session of the caller but the current one; a session id that is not

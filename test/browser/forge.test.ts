@@ -57,6 +57,9 @@ describe.runIf(enabled)('the forge in a browser', () => {
 
     await page.goto(url('/settings/tokens'));
     await page.getByLabel('Token name').fill('laptop');
+    await page.getByRole('checkbox', { name: 'read:repository' }).check();
+    await page.getByRole('checkbox', { name: 'write:repository' }).check();
+    await page.getByLabel('Expiry').selectOption('30');
     await page.getByRole('button', { name: 'Generate token' }).click();
     const token = (await page.textContent('#new-token'))?.trim() ?? '';
     expect(token).toMatch(/^[0-9a-f]{40}$/);
@@ -119,6 +122,9 @@ describe.runIf(enabled)('the forge in a browser', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(cloneUrl);
 
     await page.goto(url('/settings/tokens'));
+    await page.getByRole('button', { name: 'Revoke laptop' }).click();
+    // A second step, a page of its own, so that revoking needs no JavaScript.
+    await expect.poll(() => page.textContent('main')).toContain('Revoke token laptop?');
     await page.getByRole('button', { name: 'Revoke laptop' }).click();
     await expect.poll(() => page.textContent('main')).toContain('Token revoked.');
     expect(await page.textContent('main')).toContain('No tokens yet.');

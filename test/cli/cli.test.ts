@@ -209,7 +209,7 @@ describe('kiln commands', () => {
     const list = await runCli(['token', 'list', '--username', 'ada'], env);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(
-      /^NAME\s+CREATED\s+LAST USED\nci\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC\s+never\n$/,
+      /^NAME\s+SCOPES\s+CREATED\s+LAST USED\s+EXPIRES\nci\s+all\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC\s+never\s+never\n$/,
     );
     expect(list.stdout).not.toContain(secret.slice(-8));
     await withKiln(async (app) =>

@@ -187,7 +187,7 @@ describe.skipIf(!postgresAdminUrl)('two replicas on one PostgreSQL and one data 
     expect((await onOther.get('/settings')).status).toBe(200);
 
     // Token: generated on replica 1's page, used on replica 0's API.
-    const page = await onOther.post('/settings/tokens', { name: 'cross' });
+    const page = await onOther.post('/settings/tokens', { name: 'cross', scope: 'all' });
     expect(page.status).toBe(201);
     const fresh = /<code id="new-token">([^<]+)<\/code>/.exec(await page.text())?.[1];
     expect(fresh).toBeTruthy();

@@ -42,7 +42,7 @@ beforeAll(async () => {
   // A web session, and a token made on the tokens page with it.
   const browser = await signIn(kiln.url, owner.handle, password);
   remember('session cookie', browser.cookies.get('kiln_session'));
-  const page = await browser.post('/settings/tokens', { name: 'from the page' });
+  const page = await browser.post('/settings/tokens', { name: 'from the page', scope: 'all' });
   expect(page.status).toBe(201);
   remember(
     'personal access token (page)',

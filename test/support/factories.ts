@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { App } from '../../src/app.ts';
+import type { TokenOptions } from '../../src/domain/tokens/token.service.ts';
 import type { Account, User } from '../../src/domain/users/user.types.ts';
 
 let counter = 0;
@@ -37,8 +38,9 @@ export class Factories {
     return { user, password, token };
   }
 
-  async token(user: User, name = unique('token')): Promise<string> {
-    return (await this.#app.services.tokens.create(user, name)).token;
+  /** A token with every scope unless `options` narrow it (scopes, an expiry). */
+  async token(user: User, name = unique('token'), options: TokenOptions = {}): Promise<string> {
+    return (await this.#app.services.tokens.create(user, name, options)).token;
   }
 
   async org(owner: User, name = unique('org')): Promise<Account> {

@@ -47,9 +47,16 @@ export class Browser {
     return response;
   }
 
-  /** Posts a form; `_csrf` is filled from the cookie unless given. */
-  async post(path: string, form: Record<string, string>, options: { csrf?: string | false } = {}) {
-    const body = new URLSearchParams(form);
+  /** Posts a form (a list is a repeated field); `_csrf` is filled from the cookie unless given. */
+  async post(
+    path: string,
+    form: Record<string, string | readonly string[]>,
+    options: { csrf?: string | false } = {},
+  ) {
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries(form)) {
+      for (const one of typeof value === 'string' ? [value] : value) body.append(name, one);
+    }
     const csrf = options.csrf === undefined ? this.cookies.get('kiln_csrf') : options.csrf;
     if (csrf !== false && csrf !== undefined && !body.has('_csrf')) body.set('_csrf', csrf);
     const response = await fetch(this.#base + path, {

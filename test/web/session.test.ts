@@ -135,7 +135,7 @@ describe('personal access tokens page', () => {
     await browser.get('/login');
     await browser.post('/login', { login: user.handle, password });
 
-    const created = await browser.post('/settings/tokens', { name: 'laptop' });
+    const created = await browser.post('/settings/tokens', { name: 'laptop', scope: 'all' });
     expect(created.status).toBe(201);
     const page = await created.text();
     const token = page.match(/<code id="new-token">([0-9a-f]{40})<\/code>/)?.[1];

@@ -8,6 +8,7 @@ import { pullListIndexesMigration } from './0006-pull-list-indexes.ts';
 import { ownerRepoCountsMigration } from './0007-owner-repo-counts.ts';
 import { sessionDevicesMigration } from './0008-session-devices.ts';
 import { userDisabledMigration } from './0009-user-disabled.ts';
+import { tokenScopesMigration } from './0010-token-scopes.ts';
 import { federationMigration } from './0011-federation.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
@@ -21,5 +22,6 @@ export const migrations: readonly Migration[] = [
   ownerRepoCountsMigration,
   sessionDevicesMigration,
   userDisabledMigration,
+  tokenScopesMigration,
   federationMigration,
 ];

@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids.ts';
 import { Invalid, NotFound } from '../errors.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
+import { ALL_SCOPES, parseScopes, scopeNames, type TokenScopes } from './token-scopes.ts';
 
 export type AccessToken = {
   readonly id: string;
@@ -16,7 +17,19 @@ export type AccessToken = {
   readonly lastEight: string;
   readonly createdAt: Date;
   readonly lastUsedAt: Date | null;
+  readonly scopes: TokenScopes;
+  /** When the token stops working; null when it never does. */
+  readonly expiresAt: Date | null;
 };
+
+/** What a new token may do: scope names (`all` when not given) and an optional expiry. */
+export type TokenOptions = {
+  readonly scopes?: string | readonly string[] | undefined;
+  readonly expiresAt?: Date | null | undefined;
+};
+
+/** Who holds a presented token, and what that token allows them to do. */
+export type TokenHolder = { readonly user: User; readonly scopes: TokenScopes };
 
 /** 20 random bytes as 40 hex characters: 160 bits, the shape Gitea's tokens have. */
 const TOKEN_BYTES = 20;
@@ -32,7 +45,31 @@ function toToken(row: Selectable<AccessTokensTable>): AccessToken {
     lastEight: row.token_last_eight,
     createdAt: new Date(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
+    scopes: storedScopes(row.scopes),
+    expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
   };
+}
+
+/**
+ * The stored names, parsed. They were normalized on the way in; a row that no longer parses
+ * (edited by hand) grants nothing rather than everything.
+ */
+function storedScopes(names: string): TokenScopes {
+  if (names === 'all') return ALL_SCOPES;
+  try {
+    return parseScopes(names);
+  } catch {
+    return new Map();
+  }
+}
+
+/** The expiry as stored, refusing one that has passed or is not a date. */
+function expiryOf(expiresAt: Date | null | undefined, now: number): number | null {
+  if (expiresAt === undefined || expiresAt === null) return null;
+  const at = expiresAt.getTime();
+  if (!Number.isFinite(at)) throw new Invalid('token expiry is not a date');
+  if (at <= now) throw new Invalid('token expiry must be in the future');
+  return at;
 }
 
 /**
@@ -50,16 +87,27 @@ export class TokenService {
     this.#byHash = prepared(db, (p: { hash: string }) =>
       db
         .selectFrom('access_tokens')
-        .select(['id', 'user_id', 'last_used_at'])
+        .select(['id', 'user_id', 'last_used_at', 'scopes', 'expires_at'])
         .where('token_hash', '=', p.hash),
     );
     this.#users = users;
   }
 
-  async create(user: User, name: string): Promise<{ token: string; record: AccessToken }> {
+  /**
+   * A new token for `user`. Without options it has every scope and never expires (what the
+   * command line and tokens made before scopes exist have).
+   */
+  async create(
+    user: User,
+    name: string,
+    options: TokenOptions = {},
+  ): Promise<{ token: string; record: AccessToken }> {
     const label = name.trim();
     if (label.length === 0 || label.length > 100)
       throw new Invalid('token name must be 1 to 100 characters');
+    const scopes = scopeNames(parseScopes(options.scopes ?? 'all')).join(',');
+    const now = Date.now();
+    const expiresAt = expiryOf(options.expiresAt, now);
     const token = randomHex(TOKEN_BYTES);
     const row: AccessTokensTable = {
       id: newId(),
@@ -67,8 +115,10 @@ export class TokenService {
       name: label,
       token_hash: sha256Hex(token),
       token_last_eight: token.slice(-8),
-      created_at: Date.now(),
+      created_at: now,
       last_used_at: null,
+      scopes,
+      expires_at: expiresAt,
     };
     await uniqueOrConflict(
       () => this.#db.insertInto('access_tokens').values(row).execute(),
@@ -96,12 +146,17 @@ export class TokenService {
     if (result.numDeletedRows === 0n) throw new NotFound('access token does not exist');
   }
 
-  /** The person a token belongs to, or undefined for a malformed, unknown or revoked token. */
-  async authenticate(token: string): Promise<User | undefined> {
+  /**
+   * The person a token belongs to and what the token lets them do, or undefined for a
+   * malformed, unknown, revoked or expired token (all alike to the caller: an expired token is
+   * refused exactly as an unknown one).
+   */
+  async authenticate(token: string): Promise<TokenHolder | undefined> {
     if (!TOKEN_PATTERN.test(token)) return undefined;
     const [row] = await this.#byHash({ hash: sha256Hex(token) });
     if (!row) return undefined;
     const now = Date.now();
+    if (row.expires_at !== null && row.expires_at <= now) return undefined;
     if (row.last_used_at === null || now - row.last_used_at > LAST_USED_RESOLUTION_MS) {
       await this.#db
         .updateTable('access_tokens')
@@ -109,6 +164,7 @@ export class TokenService {
         .where('id', '=', row.id)
         .execute();
     }
-    return this.#users.findActiveUser(row.user_id);
+    const user = await this.#users.findActiveUser(row.user_id);
+    return user ? { user, scopes: storedScopes(row.scopes) } : undefined;
   }
 }

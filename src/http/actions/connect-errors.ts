@@ -37,6 +37,7 @@ const codeOfDomainError: Readonly<Record<DomainErrorCode, Code>> = {
   forbidden: Code.PermissionDenied,
   not_allowed: Code.FailedPrecondition,
   unavailable: Code.Unavailable,
+  rate_limited: Code.ResourceExhausted,
 };
 
 /** Status codes Fastify itself may raise under `/api/actions` (body parsing, limits, hooks). */

@@ -1,13 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { Services } from '../../app.ts';
 import { Unauthenticated } from '../../domain/errors.ts';
+import type { TokenHolder } from '../../domain/tokens/token.service.ts';
 import type { User } from '../../domain/users/user.types.ts';
 import { parseAuthorization } from './credentials.ts';
 import { ANONYMOUS, type Viewer } from './viewer.ts';
 
 /**
  * The viewer of a token-authenticated request (REST, git). No header is anonymous; a header
- * that is malformed or names an unknown or revoked token is a 401 even on public endpoints,
+ * that is malformed or names an unknown, revoked or expired token is a 401 even on public endpoints,
  * as in Gitea, so a client with a stale token finds out at once.
  */
 export async function viewerFromAuthorization(
@@ -17,9 +18,14 @@ export async function viewerFromAuthorization(
   const credentials = parseAuthorization(header);
   if (credentials.kind === 'none') return ANONYMOUS;
   if (credentials.kind === 'malformed') throw new Unauthenticated('invalid authorization header');
-  const user = await services.tokens.authenticate(credentials.token);
-  if (!user) throw new Unauthenticated('invalid or revoked access token');
-  return { kind: 'user', user, via: 'token' };
+  const holder = await services.tokens.authenticate(credentials.token);
+  if (!holder) throw new Unauthenticated('invalid or revoked access token');
+  return tokenViewer(holder);
+}
+
+/** The viewer a valid token makes: its owner, held to its scopes. */
+export function tokenViewer(holder: TokenHolder): Viewer {
+  return { kind: 'user', user: holder.user, via: 'token', scopes: holder.scopes };
 }
 
 /** The signed-in person, or a 401 that tells the client a token is needed. */

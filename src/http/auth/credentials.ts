@@ -29,3 +29,22 @@ export function parseAuthorization(header: string | undefined): Credentials {
   if (username !== '') return { kind: 'token', token: username };
   return { kind: 'malformed' };
 }
+
+/**
+ * A username and password sent with HTTP Basic, for the few routes that take a password (the
+ * token API, as in Gitea). Undefined when the header is not Basic or carries a token the way
+ * `parseAuthorization` reads one: an empty password, or Gitea's `x-oauth-basic`.
+ */
+export function parseBasicPassword(
+  header: string | undefined,
+): { readonly username: string; readonly password: string } | undefined {
+  if (header === undefined || header.length > MAX_HEADER) return undefined;
+  const match = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header);
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  const password = decoded.slice(colon + 1);
+  if (password === '' || password === 'x-oauth-basic') return undefined;
+  return { username: decoded.slice(0, colon), password };
+}

@@ -1,9 +1,20 @@
+import type { TokenScopes } from '../../domain/tokens/token-scopes.ts';
 import type { User } from '../../domain/users/user.types.ts';
 
-/** Who is making a request, as far as this edge could tell. */
+/**
+ * Who is making a request, as far as this edge could tell. A personal access token carries the
+ * scopes it was made with; a session (pages) and a password (the token API's Basic auth) are the
+ * person themselves, limited only by their permissions.
+ */
 export type Viewer =
   | { readonly kind: 'anonymous' }
-  | { readonly kind: 'user'; readonly user: User; readonly via: 'token' | 'session' };
+  | { readonly kind: 'user'; readonly user: User; readonly via: 'session' | 'password' }
+  | {
+      readonly kind: 'user';
+      readonly user: User;
+      readonly via: 'token';
+      readonly scopes: TokenScopes;
+    };
 
 export const ANONYMOUS: Viewer = Object.freeze({ kind: 'anonymous' });
 

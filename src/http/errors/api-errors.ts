@@ -12,6 +12,7 @@ const DOMAIN_STATUS: Record<DomainError['code'], number> = {
   unauthenticated: 401,
   not_allowed: 405,
   unavailable: 503,
+  rate_limited: 429,
 };
 
 /** Fastify's own errors that are the client's fault, with the status Gitea answers. */

@@ -10,6 +10,7 @@ const STATUS: Record<DomainError['code'], number> = {
   unauthenticated: 401,
   not_allowed: 405,
   unavailable: 503,
+  rate_limited: 429,
 };
 
 /** The realm git shows when it asks for credentials. */

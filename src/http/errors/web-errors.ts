@@ -12,6 +12,7 @@ const STATUS: Record<DomainError['code'], number> = {
   unauthenticated: 401,
   not_allowed: 405,
   unavailable: 503,
+  rate_limited: 429,
 };
 
 const TITLES: Record<number, string> = {

@@ -5,6 +5,7 @@ import type { Repository } from '../../domain/repos/repo.types.ts';
 import { type ArchiveFormat, createArchive } from '../../git/archive.ts';
 import { ConcurrencyGate } from '../../lib/concurrency-gate.ts';
 import { viewerFromAuthorization } from '../auth/api-auth.ts';
+import { requireViewerScope } from '../auth/token-scope.ts';
 import { type Viewer, viewerUser } from '../auth/viewer.ts';
 import { sendErrorPage, webErrorHandler } from '../errors/web-errors.ts';
 import type { Pages } from '../web/page.ts';
@@ -135,6 +136,7 @@ export async function archivePlugin(
   server.setErrorHandler(webErrorHandler(pages));
   server.get<{ Params: ArchiveParams }>('/repos/:owner/:name/archive/*', async (request, reply) => {
     request.viewer = await archiveViewer(app, request);
+    requireViewerScope(request.viewer, 'read', ['repository']);
     const { owner, name, '*': tail } = request.params;
     const { repo } = await app.services.repos.get(viewerUser(request.viewer), owner, name);
     const target = parseArchiveTarget(tail);

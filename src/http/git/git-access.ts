@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
 import { NotFound, Unauthenticated } from '../../domain/errors.ts';
 import { atLeast, type VisibleRepo } from '../../domain/repos/repo.types.ts';
+import { requireViewerScope } from '../auth/token-scope.ts';
 import { viewerUser } from '../auth/viewer.ts';
 
 /** `name.git` and `name` both address the repository `name`. */
@@ -13,7 +14,9 @@ export function repoNameOf(segment: string): string {
  * Resolves the repository of a git request and checks the access the service needs, with the
  * answers git understands: anonymous callers get a 401 challenge for anything they cannot do
  * (private repositories, every push), so git retries with credentials; a signed-in caller who
- * may not see the repository gets 404; one who may read but not write gets 403 on push.
+ * may not see the repository gets 404; one who may read but not write gets 403 on push. A
+ * token needs `read:repository` to fetch and `write:repository` to push (403 with the scope
+ * named, which git prints), whatever its owner may do.
  */
 export async function gitAccess(
   app: App,
@@ -22,6 +25,7 @@ export async function gitAccess(
   name: string,
   write: boolean,
 ): Promise<VisibleRepo> {
+  requireViewerScope(request.viewer, write ? 'write' : 'read', ['repository']);
   const viewer = viewerUser(request.viewer);
   let visible: VisibleRepo;
   try {

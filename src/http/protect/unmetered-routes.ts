@@ -27,6 +27,7 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/settings': 'account settings: signed-in users only, database only',
   '/settings/password': 'account settings: signed-in users only',
   '/settings/tokens': 'account settings: signed-in users only',
+  '/settings/tokens/:id/delete': 'account settings: signed-in users only',
   '/settings/sessions': 'account settings: signed-in users only',
   '/admin/runners': 'administrators only',
   '/new': 'the creation form: signed-in users only',

@@ -1,0 +1,103 @@
+/**
+ * `token create --scopes … --expires …`: the printed token has exactly the scopes and the expiry
+ * asked for; without them it has every scope and no expiry; a bad scope or duration is one line.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { scopeNames } from '../../src/domain/tokens/token-scopes.ts';
+import { runCli } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+
+let database: TestDatabase;
+let env: Record<string, string>;
+let dir: string;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dir = mkdtempSync(join(tmpdir(), 'kiln-cli-token-'));
+  env = {
+    SERVICE_DATA_DIR: join(dir, 'data'),
+    SERVICE_LOG_LEVEL: 'silent',
+    ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
+  };
+  const made = await runCli(
+    [
+      'user',
+      'create',
+      '--username',
+      'ada',
+      '--email',
+      'ada@example.test',
+      '--password',
+      'engine-1843',
+    ],
+    env,
+  );
+  expect(made.code).toBe(0);
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+/** The tokens of `ada` as the database holds them, by name. */
+async function tokensOfAda() {
+  const file = join(dir, 'empty.toml');
+  writeFileSync(file, '');
+  const app = await createApp(loadConfig({ file, env }));
+  try {
+    const user = await app.services.users.getUser('ada');
+    const list = await app.services.tokens.list(user);
+    return new Map(list.map((token) => [token.name, token]));
+  } finally {
+    await app.close();
+  }
+}
+
+describe('token create', () => {
+  it('gives the token the scopes and expiry asked for, or all and none', async () => {
+    const before = Date.now();
+    const scoped = await runCli(
+      [
+        'token',
+        'create',
+        '--username',
+        'ada',
+        '--name',
+        'renovate',
+        '--scopes',
+        'read:user,write:repository',
+        '--expires',
+        '30d',
+      ],
+      env,
+    );
+    expect(scoped.code).toBe(0);
+    expect(scoped.stdout).toMatch(/^[0-9a-f]{40}\n$/);
+    const plain = await runCli(['token', 'create', '--username', 'ada', '--name', 'all'], env);
+    expect(plain.code).toBe(0);
+
+    const tokens = await tokensOfAda();
+    const renovate = tokens.get('renovate');
+    expect(scopeNames(renovate!.scopes)).toEqual(['write:repository', 'read:user']);
+    const expiresMs = renovate!.expiresAt!.getTime() - before;
+    expect(expiresMs).toBeGreaterThan(29.9 * 86_400_000);
+    expect(expiresMs).toBeLessThan(30.1 * 86_400_000);
+    expect(scopeNames(tokens.get('all')!.scopes)).toEqual(['all']);
+    expect(tokens.get('all')!.expiresAt).toBeNull();
+  });
+
+  it('refuses an unknown scope and an unreadable duration in one line', async () => {
+    const args = ['token', 'create', '--username', 'ada', '--name', 'x'];
+    const scope = await runCli([...args, '--scopes', 'repo'], env);
+    expect(scope.code).not.toBe(0);
+    expect(scope.stderr).toBe('kiln: invalid access token scope: repo\n');
+    const duration = await runCli([...args, '--expires', 'soon'], env);
+    expect(duration.code).not.toBe(0);
+    expect(duration.stderr).toBe(
+      'kiln: --expires takes a duration such as 7d, 30d or 12h, not soon\n',
+    );
+  });
+});
