@@ -9,6 +9,12 @@ import { CommitStatusService } from './domain/branches/commit-status.service.ts'
 import { CiSecretService } from './domain/ci/ci-secret.service.ts';
 import { CiTaskService } from './domain/ci/ci-task.service.ts';
 import { CiVariableService } from './domain/ci/ci-variable.service.ts';
+import { TaskLogStore } from './domain/ci/logs/task-log-store.ts';
+import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
+import { RunTriggerService } from './domain/ci/run-trigger.service.ts';
+import { TaskDispatchService } from './domain/ci/task-dispatch.service.ts';
+import { TaskReportService } from './domain/ci/task-report.service.ts';
+import { TasksVersions } from './domain/ci/tasks-version.ts';
 import { startZombieSweep } from './domain/ci/zombie-sweep.ts';
 import { CodeService } from './domain/code/code.service.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
@@ -58,6 +64,16 @@ export type Services = {
   readonly ciTasks: CiTaskService;
   readonly ciSecrets: CiSecretService;
   readonly ciVariables: CiVariableService;
+  /** Runs after they exist: settling, cancelling. */
+  readonly ciRuns: RunLifecycle;
+  /** Pushes → workflow runs. */
+  readonly ciTriggers: RunTriggerService;
+  /** FetchTask. */
+  readonly ciDispatch: TaskDispatchService;
+  /** UpdateTask, UpdateLog. */
+  readonly ciReports: TaskReportService;
+  /** Task log files. */
+  readonly ciLogs: TaskLogStore;
   /** Reading code for pages: trees, files, history, commits. */
   readonly code: CodeService;
 };
@@ -127,7 +143,29 @@ export async function createApp(config: Config): Promise<App> {
       }
     }
   });
-  const ciTasks = new CiTaskService(db, { taskTimeoutMs: config.ci.taskTimeoutMs });
+  const tasksVersions = new TasksVersions(db);
+  const ciRuns = new RunLifecycle(db, tasksVersions);
+  const ciTasks = new CiTaskService(db, {
+    taskTimeoutMs: config.ci.taskTimeoutMs,
+    heartbeatTimeoutMs: config.ci.heartbeatTimeoutMs,
+    abandonedTimeoutMs: config.ci.abandonedTimeoutMs,
+    onJobsStopped: async (trx, runIds) => {
+      for (const runId of runIds) await ciRuns.settle(trx, runId);
+    },
+  });
+  const ciSecrets = new CiSecretService(db, config.secretKey);
+  const ciVariables = new CiVariableService(db);
+  const ciLogs = new TaskLogStore(join(dataDir, 'ci-logs'));
+  const ciTriggers = new RunTriggerService({
+    db,
+    repos,
+    catFiles: git.catFiles,
+    versions: tasksVersions,
+    lifecycle: ciRuns,
+  });
+  pushes.subscribe(async (push) => {
+    await ciTriggers.onPush(push);
+  });
   const services: Services = {
     users,
     tokens: new TokenService(db, users),
@@ -152,8 +190,27 @@ export async function createApp(config: Config): Promise<App> {
     runners: new RunnerRegistryService(db),
     runnerAdmin: new RunnerAdminService(db, admins, orgs),
     ciTasks,
-    ciSecrets: new CiSecretService(db, config.secretKey),
-    ciVariables: new CiVariableService(db),
+    ciSecrets,
+    ciVariables,
+    ciRuns,
+    ciTriggers,
+    ciDispatch: new TaskDispatchService({
+      db,
+      tasks: ciTasks,
+      versions: tasksVersions,
+      secrets: ciSecrets,
+      variables: ciVariables,
+      actionsUrl: config.ci.actionsUrl?.href.replace(/\/+$/, ''),
+      logRetentionDays: Math.round(config.ci.logRetentionMs / 86_400_000),
+    }),
+    ciReports: new TaskReportService({
+      db,
+      tasks: ciTasks,
+      lifecycle: ciRuns,
+      logs: ciLogs,
+      secrets: ciSecrets,
+    }),
+    ciLogs,
     code: new CodeService(repos, git.catFiles),
   };
   const zombieSweep = startZombieSweep(ciTasks, config.ci.zombieReclaimIntervalMs, (error) => {

@@ -36,7 +36,14 @@ export type Config = {
     readonly captchaVerifyUrl: URL | undefined;
     readonly passLifetimeMs: number;
   };
-  readonly ci: { readonly taskTimeoutMs: number; readonly zombieReclaimIntervalMs: number };
+  readonly ci: {
+    readonly taskTimeoutMs: number;
+    readonly zombieReclaimIntervalMs: number;
+    readonly heartbeatTimeoutMs: number;
+    readonly abandonedTimeoutMs: number;
+    readonly logRetentionMs: number;
+    readonly actionsUrl: URL | undefined;
+  };
 };
 
 /** Shapes the flat key → value map into the nested object the code reads. */
@@ -76,6 +83,10 @@ export function toConfig(values: ConfigValues): Config {
     ci: Object.freeze({
       taskTimeoutMs: values['service.ci.task-timeout'],
       zombieReclaimIntervalMs: values['service.ci.zombie-reclaim-interval'],
+      heartbeatTimeoutMs: values['service.ci.heartbeat-timeout'],
+      abandonedTimeoutMs: values['service.ci.abandoned-timeout'],
+      logRetentionMs: values['service.ci.log-retention'],
+      actionsUrl: values['service.ci.actions-url'],
     }),
   });
 }

@@ -6,6 +6,7 @@ import { releasesMigration } from './0004-releases.ts';
 import { pullsMigration } from './0005-pulls.ts';
 import { pullListIndexesMigration } from './0006-pull-list-indexes.ts';
 import { ownerRepoCountsMigration } from './0007-owner-repo-counts.ts';
+import { ciExecutionMigration } from './0008-ci-execution.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -16,4 +17,5 @@ export const migrations: readonly Migration[] = [
   pullsMigration,
   pullListIndexesMigration,
   ownerRepoCountsMigration,
+  ciExecutionMigration,
 ];

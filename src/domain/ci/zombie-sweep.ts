@@ -6,7 +6,7 @@ export type ZombieSweep = {
 };
 
 /**
- * Runs `sweepZombies` every `intervalMs`. A sweep never overlaps the previous one in this
+ * Runs `sweepZombies` and then `cancelAbandoned` every `intervalMs`. A sweep never overlaps the previous one in this
  * process; failures (the database away for a moment) go to `onError` and the next tick tries
  * again. The timer does not keep the process alive.
  */
@@ -20,6 +20,7 @@ export function startZombieSweep(
     if (running !== undefined) return;
     running = tasks
       .sweepZombies()
+      .then(() => tasks.cancelAbandoned())
       .then(
         () => undefined,
         (error: unknown) => onError(error),

@@ -63,9 +63,9 @@ export type GatedJob = {
  * the server never does), otherwise skipped. Repeats until nothing changes, since a skip can
  * unblock the jobs after it. Returns the new status of each job that changed, by key.
  */
-export function resolveBlocked(jobs: readonly GatedJob[]): Map<string, JobStatus> {
+export function resolveBlocked(jobs: readonly GatedJob[]): Map<string, 'pending' | 'skipped'> {
   const status = new Map(jobs.map((job) => [job.key, job.status]));
-  const changed = new Map<string, JobStatus>();
+  const changed = new Map<string, 'pending' | 'skipped'>();
   let moved = true;
   while (moved) {
     moved = false;
@@ -74,7 +74,7 @@ export function resolveBlocked(jobs: readonly GatedJob[]): Map<string, JobStatus
       const needed = jobs.filter((other) => job.needs.includes(other.jobId));
       const neededStatuses = needed.map((other) => status.get(other.key) as JobStatus);
       if (!neededStatuses.every(isDone)) continue;
-      const next: JobStatus =
+      const next =
         neededStatuses.every((s) => s === 'success') || job.hasIf ? 'pending' : 'skipped';
       status.set(job.key, next);
       changed.set(job.key, next);

@@ -1,0 +1,181 @@
+import type { Db } from '../../db/database.ts';
+import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import { readCommit } from '../../git/read-objects.ts';
+import type { RefChange } from '../../git/refs.ts';
+import { changedPaths, readWorkflowFiles, type WorkflowFile } from '../../git/workflow-files.ts';
+import type { Push } from '../repos/push-events.ts';
+import type { RepoService } from '../repos/repo.service.ts';
+import type { Repository } from '../repos/repo.types.ts';
+import type { WorkflowRun } from './ci.types.ts';
+import type { RunLifecycle } from './run-lifecycle.ts';
+import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
+import { interpolate } from './workflow/interpolate.ts';
+import { matchesPush } from './workflow/triggers.ts';
+import { parseWorkflow, planJobs } from './workflow/workflow-parse.ts';
+import { createRun, type NewRun } from './workflow-run.store.ts';
+
+export type RunTriggerDeps = {
+  readonly db: Db;
+  readonly repos: RepoService;
+  readonly catFiles: CatFilePool;
+  readonly versions: TasksVersions;
+  readonly lifecycle: RunLifecycle;
+};
+
+/**
+ * Turns pushes into workflow runs: for every ref a push created or moved, the workflow files at
+ * the new tip are read, each whose `on: push` filters match becomes a run, and the unfinished runs
+ * it supersedes are cancelled (same repository, ref, workflow and event — Gitea's default — or the
+ * same `concurrency` group with `cancel-in-progress`). A deleting push starts nothing. A workflow
+ * that does not parse is recorded as a failed run whose error names the line.
+ */
+export class RunTriggerService {
+  readonly #deps: RunTriggerDeps;
+
+  constructor(deps: RunTriggerDeps) {
+    this.#deps = deps;
+  }
+
+  /** The `PushEvents` listener. Returns the runs created. */
+  async onPush(push: Push): Promise<WorkflowRun[]> {
+    const created: WorkflowRun[] = [];
+    for (const change of push.changes) {
+      if (change.newSha === null) continue;
+      created.push(...(await this.#pushed(push, change, change.newSha)));
+    }
+    return created;
+  }
+
+  async #pushed(push: Push, change: RefChange, sha: string): Promise<WorkflowRun[]> {
+    const { repos, catFiles } = this.#deps;
+    const handle = repos.handle(push.repo);
+    const files = await readWorkflowFiles(catFiles, handle, sha);
+    if (files.length === 0) return [];
+    const [commit, changed] = await Promise.all([
+      readCommit(catFiles, handle, sha),
+      changedPaths(handle, sha, change.oldSha ?? undefined),
+    ]);
+    const title = commit.message.split('\n')[0] ?? '';
+    const payload = pushPayload(push, change, sha, title);
+    const github = githubContext(push.repo, change.ref, sha, push.pusher.handle, payload);
+    const runs: WorkflowRun[] = [];
+    for (const file of files) {
+      const base: NewRun = {
+        repoId: push.repo.id,
+        workflowName: fileName(file),
+        workflowFile: fileName(file),
+        event: 'push',
+        ref: change.ref,
+        sha,
+        triggeredBy: push.pusher.id,
+        title,
+        eventPayload: payload,
+        actor: push.pusher.handle,
+      };
+      const run = await this.#startRun(push.repo, file, base, github, changed);
+      if (run !== undefined) runs.push(run);
+    }
+    return runs;
+  }
+
+  async #startRun(
+    repo: Repository,
+    file: WorkflowFile,
+    base: NewRun,
+    github: Record<string, unknown>,
+    changed: readonly string[],
+  ): Promise<WorkflowRun | undefined> {
+    const { db, versions, lifecycle } = this.#deps;
+    let plan: { run: NewRun; jobs: ReturnType<typeof planJobs>; cancelGroup: boolean };
+    try {
+      const workflow = parseWorkflow(fileName(file), file.content);
+      if (!matchesPush(workflow.triggers, { ref: base.ref, changedPaths: changed }))
+        return undefined;
+      const jobs = planJobs(workflow, { github, vars: {}, inputs: {} });
+      const group =
+        workflow.concurrency === undefined
+          ? undefined
+          : interpolate(workflow.concurrency.group, { github, vars: {}, inputs: {} });
+      plan = {
+        run: { ...base, workflowName: workflow.name, concurrencyGroup: group },
+        jobs,
+        cancelGroup: workflow.concurrency?.cancelInProgress === true,
+      };
+    } catch (error) {
+      // Parsing and planning are pure: whatever they throw is a problem of the file itself.
+      if (!(error instanceof Error)) throw error;
+      const { run } = await createRun(db, { ...base, error: `${file.path}: ${error.message}` }, []);
+      return run;
+    }
+    const scopes = versionScopesOfRepo({ id: repo.id, ownerId: repo.owner.id });
+    await lifecycle.cancelSuperseded({
+      repoId: repo.id,
+      ref: base.ref,
+      workflowFile: base.workflowFile,
+      event: base.event,
+      concurrencyGroup: plan.cancelGroup ? plan.run.concurrencyGroup : undefined,
+    });
+    const { run } = await createRun(
+      db,
+      plan.run,
+      plan.jobs.map((job) => ({
+        name: job.name,
+        jobKey: job.jobId,
+        runsOn: job.runsOn,
+        needs: job.needs,
+        payload: job.payload,
+        hasIf: job.hasIf,
+        stepNames: job.stepNames,
+      })),
+      scopes,
+    );
+    versions.forget(scopes);
+    return run;
+  }
+}
+
+function fileName(file: WorkflowFile): string {
+  return file.path.slice(file.path.lastIndexOf('/') + 1);
+}
+
+/** The webhook-shaped push payload (Gitea's field names) the job sees as `github.event`. */
+function pushPayload(push: Push, change: RefChange, sha: string, title: string) {
+  const repository = {
+    name: push.repo.name,
+    full_name: `${push.repo.owner.handle}/${push.repo.name}`,
+    private: push.repo.private,
+    fork: push.repo.parentId !== null,
+    owner: { login: push.repo.owner.handle, username: push.repo.owner.handle },
+  };
+  const user = { login: push.pusher.handle, username: push.pusher.handle };
+  return {
+    ref: change.ref,
+    before: change.oldSha ?? '0'.repeat(sha.length),
+    after: sha,
+    head_commit: { id: sha, message: title },
+    repository,
+    pusher: user,
+    sender: user,
+  };
+}
+
+/** What `${{ github.* }}` means while jobs are planned (names, `runs-on`, concurrency). */
+function githubContext(
+  repo: Repository,
+  ref: string,
+  sha: string,
+  actor: string,
+  event: unknown,
+): Record<string, unknown> {
+  return {
+    event,
+    event_name: 'push',
+    ref,
+    ref_name: ref.replace(/^refs\/(heads|tags)\//, ''),
+    ref_type: ref.startsWith('refs/tags/') ? 'tag' : 'branch',
+    sha,
+    actor,
+    repository: `${repo.owner.handle}/${repo.name}`,
+    repository_owner: repo.owner.handle,
+  };
+}
