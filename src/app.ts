@@ -14,6 +14,7 @@ import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
 import { RunTriggerService } from './domain/ci/run-trigger.service.ts';
 import { TaskDispatchService } from './domain/ci/task-dispatch.service.ts';
 import { TaskReportService } from './domain/ci/task-report.service.ts';
+import { CiTaskTokens } from './domain/ci/task-token.ts';
 import { TasksVersions } from './domain/ci/tasks-version.ts';
 import { startZombieSweep } from './domain/ci/zombie-sweep.ts';
 import { CodeService } from './domain/code/code.service.ts';
@@ -74,6 +75,8 @@ export type Services = {
   readonly ciReports: TaskReportService;
   /** Task log files. */
   readonly ciLogs: TaskLogStore;
+  /** CI task tokens as git credentials. */
+  readonly ciTaskTokens: CiTaskTokens;
   /** Reading code for pages: trees, files, history, commits. */
   readonly code: CodeService;
 };
@@ -211,6 +214,7 @@ export async function createApp(config: Config): Promise<App> {
       secrets: ciSecrets,
     }),
     ciLogs,
+    ciTaskTokens: new CiTaskTokens(db),
     code: new CodeService(repos, git.catFiles),
   };
   const zombieSweep = startZombieSweep(ciTasks, config.ci.zombieReclaimIntervalMs, (error) => {
