@@ -11,6 +11,7 @@ import { CiTaskService } from './domain/ci/ci-task.service.ts';
 import { CiVariableService } from './domain/ci/ci-variable.service.ts';
 import { TaskLogStore } from './domain/ci/logs/task-log-store.ts';
 import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
+import { RunQueryService } from './domain/ci/run-query.service.ts';
 import { RunTriggerService } from './domain/ci/run-trigger.service.ts';
 import { TaskDispatchService } from './domain/ci/task-dispatch.service.ts';
 import { TaskReportService } from './domain/ci/task-report.service.ts';
@@ -75,6 +76,8 @@ export type Services = {
   readonly ciReports: TaskReportService;
   /** Task log files. */
   readonly ciLogs: TaskLogStore;
+  /** Reading runs, jobs and logs (REST, pages). */
+  readonly ciRunQueries: RunQueryService;
   /** CI task tokens as git credentials. */
   readonly ciTaskTokens: CiTaskTokens;
   /** Reading code for pages: trees, files, history, commits. */
@@ -215,6 +218,7 @@ export async function createApp(config: Config): Promise<App> {
     }),
     ciLogs,
     ciTaskTokens: new CiTaskTokens(db),
+    ciRunQueries: new RunQueryService({ db, repos, logs: ciLogs }),
     code: new CodeService(repos, git.catFiles),
   };
   const zombieSweep = startZombieSweep(ciTasks, config.ci.zombieReclaimIntervalMs, (error) => {

@@ -1,4 +1,3 @@
-import { foldId } from '../../lib/ids.ts';
 import type { CiTask, WorkflowRun } from './ci.types.ts';
 
 export type TaskContextInput = {
@@ -49,7 +48,8 @@ export function taskContext(input: TaskContextInput): Record<string, unknown> {
     repository_owner: input.owner,
     repositoryUrl: `${baseUrl}/${repository}`,
     retention_days: String(input.retentionDays),
-    run_id: String(foldId(run.id)),
+    // The run number is the run's id on the wire too (REST addresses runs by it, per repository).
+    run_id: String(run.number),
     run_number: String(run.number),
     run_attempt: String(Math.max(1, task.attempt)),
     secret_source: 'Actions',

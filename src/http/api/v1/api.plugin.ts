@@ -3,6 +3,7 @@ import type { App } from '../../../app.ts';
 import { viewerFromAuthorization } from '../../auth/api-auth.ts';
 import { apiErrorHandler, apiNotFoundHandler } from '../../errors/api-errors.ts';
 import { refuseNul } from '../../plugins/nul-guard.ts';
+import { registerActionRoutes } from './actions.routes.ts';
 import { registerArchiveRoutes } from './archive.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
 import { registerBranchRoutes } from './branches.routes.ts';
@@ -57,4 +58,5 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
   registerArchiveRoutes(server, app);
   registerPullRoutes(server, app, new PullViews(app, views));
   registerReviewCommentRoutes(server, app);
+  registerActionRoutes(server, { runs: app.services.ciRunQueries, config: app.config });
 }
