@@ -215,15 +215,21 @@ export async function createApp(config: Config): Promise<App> {
       lifecycle: ciRuns,
       logs: ciLogs,
       secrets: ciSecrets,
+      logRetentionMs: config.ci.logRetentionMs,
     }),
     ciLogs,
     ciTaskTokens: new CiTaskTokens(db),
     ciRunQueries: new RunQueryService({ db, repos, logs: ciLogs }),
     code: new CodeService(repos, git.catFiles),
   };
-  const zombieSweep = startZombieSweep(ciTasks, config.ci.zombieReclaimIntervalMs, (error) => {
-    process.stderr.write(`kiln: CI zombie sweep failed: ${String(error)}\n`);
-  });
+  const zombieSweep = startZombieSweep(
+    ciTasks,
+    config.ci.zombieReclaimIntervalMs,
+    (error) => {
+      process.stderr.write(`kiln: CI zombie sweep failed: ${String(error)}\n`);
+    },
+    () => services.ciReports.expireLogs(),
+  );
   let closed = false;
   return {
     config,

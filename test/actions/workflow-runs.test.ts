@@ -283,6 +283,44 @@ describe('stopping tasks', () => {
   });
 });
 
+describe('after the task', () => {
+  it('removes an ephemeral runner once its cancelled task has reported', async () => {
+    const p = await project();
+    const runner = await ReplayRunner.register(kiln, { labels: ['once-box'], ephemeral: true });
+    await p.push({
+      '.gitea/workflows/e.yml':
+        'on: push\njobs:\n  e:\n    runs-on: once-box\n    steps: [{run: a}, {run: b}]\n',
+    });
+    const [run] = await runsSettle(p, 1);
+    const task = await runner.next();
+    const outcome = await runner.run(task, {
+      steps: [{ lines: ['a'] }, { lines: ['b'] }],
+      between: () => kiln.app.services.ciRuns.cancelRun(run?.id ?? ''),
+    });
+    expect(outcome.cancelled).toBe(true);
+    const error = await runner.poll().catch((caught: unknown) => caught);
+    expect((error as ConnectError).code).toBe(Code.Unauthenticated);
+  });
+
+  it('deletes logs past the retention', async () => {
+    const p = await project();
+    const runner = await ReplayRunner.register(kiln, { labels: ['retained-box'] });
+    await p.push({
+      '.gitea/workflows/r.yml':
+        'on: push\njobs:\n  r:\n    runs-on: retained-box\n    steps: [{run: a}]\n',
+    });
+    await runsSettle(p, 1);
+    const task = await runner.next();
+    await runner.run(task, { steps: [{ lines: ['kept for now'] }] });
+    const { ciLogs, ciReports } = kiln.app.services;
+    expect(await ciLogs.readRows(Number(task.id), 0, 10)).not.toEqual([]);
+    await ciReports.expireLogs(Date.now() + 89 * 86_400_000);
+    expect(await ciLogs.readRows(Number(task.id), 0, 10)).not.toEqual([]);
+    await ciReports.expireLogs(Date.now() + 91 * 86_400_000);
+    expect(await ciLogs.readRows(Number(task.id), 0, 10)).toEqual([]);
+  });
+});
+
 describe('UpdateLog acknowledgements', () => {
   it('appends from the acknowledged row, ignores gaps and repeats, seals once even when empty', async () => {
     const p = await project();

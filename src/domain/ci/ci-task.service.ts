@@ -124,6 +124,25 @@ export class CiTaskService {
     });
   }
 
+  /** Removes the runner if it is ephemeral and none of its tasks is still running. */
+  async retireEphemeral(runnerId: string): Promise<void> {
+    await this.#db
+      .deleteFrom('runners')
+      .where('id', '=', runnerId)
+      .where('ephemeral', '=', true)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('ci_tasks')
+              .select('id')
+              .where('runner_id', '=', runnerId)
+              .where('status', '=', 'running'),
+          ),
+        ),
+      )
+      .execute();
+  }
+
   /**
    * Gives a claimed task back when its reply to the runner could not be built, so the job is not
    * stranded: pending again, without runner, token or steps.

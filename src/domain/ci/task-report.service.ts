@@ -46,6 +46,7 @@ export class TaskReportService {
   readonly #lifecycle: RunLifecycle;
   readonly #logs: TaskLogStore;
   readonly #secrets: CiSecretService;
+  readonly #logRetentionMs: number;
   /** Secret values to mask, per running task; rebuilt after a restart or on another replica. */
   readonly #masks = new Map<number, string[]>();
 
@@ -55,7 +56,10 @@ export class TaskReportService {
     lifecycle: RunLifecycle;
     logs: TaskLogStore;
     secrets: CiSecretService;
+    /** How long logs of finished tasks are kept (SERVICE_CI_LOG_RETENTION). */
+    logRetentionMs?: number;
   }) {
+    this.#logRetentionMs = deps.logRetentionMs ?? 90 * 86_400_000;
     this.#db = deps.db;
     this.#tasks = deps.tasks;
     this.#lifecycle = deps.lifecycle;
@@ -82,7 +86,10 @@ export class TaskReportService {
   ): Promise<TaskReportAnswer> {
     const task = await this.#owned(runner, report.taskId);
     await this.#storeOutputs(report.taskId, report.outputs);
-    if (task.status === 'running') {
+    if (task.status !== 'running' && report.result !== undefined) {
+      // The last report after a cancel or a sweep: an ephemeral runner's one task is over.
+      await this.#tasks.retireEphemeral(runner.id);
+    } else if (task.status === 'running') {
       await this.#storeSteps(report.taskId, report.steps);
       if (report.result === undefined) {
         await this.#db
@@ -203,5 +210,28 @@ export class TaskReportService {
     }
     const secrets = values;
     return (text) => secrets.reduce((masked, secret) => masked.split(secret).join('***'), text);
+  }
+
+  /**
+   * Deletes the log files of tasks that stopped longer ago than the retention, a batch at a time;
+   * `log_rows = -1` marks a task whose log is gone. Returns how many logs were removed.
+   */
+  async expireLogs(now = Date.now(), batch = 500): Promise<number> {
+    const expired = await this.#db
+      .selectFrom('ci_tasks')
+      .select('id')
+      .where('stopped_at', '<', now - this.#logRetentionMs)
+      .where('log_rows', '>=', 0)
+      .limit(batch)
+      .execute();
+    for (const task of expired) {
+      await this.#logs.remove(Number(task.id));
+      await this.#db
+        .updateTable('ci_tasks')
+        .set({ log_rows: -1 })
+        .where('id', '=', Number(task.id))
+        .execute();
+    }
+    return expired.length;
   }
 }
