@@ -22,6 +22,7 @@ import { CodeService } from './domain/code/code.service.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
 import { PullStore } from './domain/pulls/pull.store.ts';
+import { PullEvents } from './domain/pulls/pull-events.ts';
 import { PullMergeService } from './domain/pulls/pull-merge.service.ts';
 import { ReviewCommentService } from './domain/pulls/review-comment.service.ts';
 import { ReleaseService } from './domain/releases/release.service.ts';
@@ -141,11 +142,22 @@ export async function createApp(config: Config): Promise<App> {
   const protectedBranches = new ProtectedBranchService(repos, repoStore);
   const pushes = new PushEvents();
   const pullStore = new PullStore(db);
-  const pulls = new PullService({ store: pullStore, repos, users, catFiles: git.catFiles });
-  pushes.subscribe(async ({ repo, changes }) => {
+  const pullEvents = new PullEvents();
+  const pulls = new PullService({
+    store: pullStore,
+    repos,
+    users,
+    catFiles: git.catFiles,
+    events: pullEvents,
+    onEventError: (error) => {
+      process.stderr.write(`kiln: pull request listener failed: ${String(error)}\n`);
+    },
+  });
+  pushes.subscribe(async ({ repo, changes, pusher }) => {
     for (const change of changes) {
       if (change.newSha && change.ref.startsWith('refs/heads/')) {
-        await pulls.onBranchPushed(repo, change.ref.slice('refs/heads/'.length), change.newSha);
+        const branch = change.ref.slice('refs/heads/'.length);
+        await pulls.onBranchPushed(repo, branch, change.newSha, pusher);
       }
     }
   });
@@ -171,6 +183,9 @@ export async function createApp(config: Config): Promise<App> {
   });
   pushes.subscribe(async (push) => {
     await ciTriggers.onPush(push);
+  });
+  pullEvents.subscribe(async (event) => {
+    await ciTriggers.onPull(event);
   });
   const services: Services = {
     users,

@@ -1,8 +1,11 @@
 import type { Db } from '../../db/database.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import { mergeBase } from '../../git/diff.ts';
 import { readCommit } from '../../git/read-objects.ts';
 import type { RefChange } from '../../git/refs.ts';
 import { changedPaths, readWorkflowFiles, type WorkflowFile } from '../../git/workflow-files.ts';
+import { pullHeadRef } from '../pulls/pull.types.ts';
+import type { PullEvent } from '../pulls/pull-events.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
@@ -10,7 +13,7 @@ import type { WorkflowRun } from './ci.types.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { interpolate } from './workflow/interpolate.ts';
-import { matchesPush } from './workflow/triggers.ts';
+import { matchesPull, matchesPush, type Triggers } from './workflow/triggers.ts';
 import { parseWorkflow, planJobs } from './workflow/workflow-parse.ts';
 import { createRun, type NewRun } from './workflow-run.store.ts';
 
@@ -72,7 +75,62 @@ export class RunTriggerService {
         eventPayload: payload,
         actor: push.pusher.handle,
       };
-      const run = await this.#startRun(push.repo, file, base, github, changed);
+      const matches = (triggers: Triggers) =>
+        matchesPush(triggers, { ref: change.ref, changedPaths: changed });
+      const run = await this.#startRun(push.repo, file, base, github, matches);
+      if (run !== undefined) runs.push(run);
+    }
+    return runs;
+  }
+
+  /**
+   * The `PullEvents` listener: runs the base repository's `on: pull_request` workflows as they
+   * are at the pull's head commit (Gitea's choice), on `refs/pull/N/head`. A pull from a fork is
+   * marked so, and its jobs get no secrets but the task token.
+   */
+  async onPull(event: PullEvent): Promise<WorkflowRun[]> {
+    const { repos, catFiles } = this.#deps;
+    const handle = repos.handle(event.base);
+    const sha = event.pull.headSha;
+    const files = await readWorkflowFiles(catFiles, handle, sha);
+    if (files.length === 0) return [];
+    const baseTip = await mergeBase(handle, `refs/heads/${event.pull.baseBranch}`, sha);
+    const [commit, changed] = await Promise.all([
+      readCommit(catFiles, handle, sha),
+      changedPaths(handle, sha, baseTip),
+    ]);
+    const ref = pullHeadRef(event.pull.number);
+    const payload = pullPayload(event);
+    const github = {
+      ...githubContext(event.base, ref, sha, event.actor.handle, payload),
+      event_name: 'pull_request',
+      head_ref: event.pull.headBranch,
+      base_ref: event.pull.baseBranch,
+    };
+    const runs: WorkflowRun[] = [];
+    for (const file of files) {
+      const base: NewRun = {
+        repoId: event.base.id,
+        workflowName: fileName(file),
+        workflowFile: fileName(file),
+        event: 'pull_request',
+        ref,
+        sha,
+        triggeredBy: event.actor.id,
+        title: event.pull.title || (commit.message.split('\n')[0] ?? ''),
+        eventPayload: payload,
+        actor: event.actor.handle,
+        headRef: event.pull.headBranch,
+        baseRef: event.pull.baseBranch,
+        forkPull: event.head.id !== event.base.id,
+      };
+      const matches = (triggers: Triggers) =>
+        matchesPull(triggers, {
+          action: event.action,
+          baseBranch: event.pull.baseBranch,
+          changedPaths: changed,
+        });
+      const run = await this.#startRun(event.base, file, base, github, matches);
       if (run !== undefined) runs.push(run);
     }
     return runs;
@@ -83,14 +141,13 @@ export class RunTriggerService {
     file: WorkflowFile,
     base: NewRun,
     github: Record<string, unknown>,
-    changed: readonly string[],
+    matches: (triggers: Triggers) => boolean,
   ): Promise<WorkflowRun | undefined> {
     const { db, versions, lifecycle } = this.#deps;
     let plan: { run: NewRun; jobs: ReturnType<typeof planJobs>; cancelGroup: boolean };
     try {
       const workflow = parseWorkflow(fileName(file), file.content);
-      if (!matchesPush(workflow.triggers, { ref: base.ref, changedPaths: changed }))
-        return undefined;
+      if (!matches(workflow.triggers)) return undefined;
       const jobs = planJobs(workflow, { github, vars: {}, inputs: {} });
       const group =
         workflow.concurrency === undefined
@@ -156,6 +213,30 @@ function pushPayload(push: Push, change: RefChange, sha: string, title: string) 
     repository,
     pusher: user,
     sender: user,
+  };
+}
+
+/** The webhook-shaped pull request payload (Gitea's field names). */
+function pullPayload(event: PullEvent) {
+  const repo = (r: Repository) => ({
+    name: r.name,
+    full_name: `${r.owner.handle}/${r.name}`,
+    private: r.private,
+    fork: r.parentId !== null,
+    owner: { login: r.owner.handle, username: r.owner.handle },
+  });
+  const { pull } = event;
+  return {
+    action: event.action,
+    number: pull.number,
+    pull_request: {
+      number: pull.number,
+      title: pull.title,
+      head: { ref: pull.headBranch, sha: pull.headSha, repo: repo(event.head) },
+      base: { ref: pull.baseBranch, repo: repo(event.base) },
+    },
+    repository: repo(event.base),
+    sender: { login: event.actor.handle, username: event.actor.handle },
   };
 }
 
