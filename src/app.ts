@@ -256,6 +256,7 @@ export async function createApp(config: Config): Promise<App> {
       if (closed) return;
       closed = true;
       await zombieSweep.stop();
+      await ciLogs.closeAll();
       await Promise.all([git.catFiles.closeAll(), git.refUpdates.closeAll()]);
       await database.close();
     },

@@ -67,6 +67,24 @@ export class TaskReportService {
     this.#secrets = deps.secrets;
   }
 
+  /** Task id → its runner, for log uploads: which runner holds a task never changes. */
+  readonly #holders = new Map<number, string>();
+
+  /**
+   * Checks that the task is the runner's, for UpdateLog: a task's runner never changes once it
+   * claimed it, so after the first check the answer comes from memory (the seal is still read
+   * from the row when it matters, by `updateLog`).
+   */
+  async #holds(runner: { readonly id: string }, taskId: number): Promise<boolean> {
+    const holder = this.#holders.get(taskId);
+    if (holder !== undefined) return holder === runner.id;
+    const task = await this.#owned(runner, taskId);
+    if (task.log_sealed) return false;
+    if (this.#holders.size > 10_000) this.#holders.clear();
+    this.#holders.set(taskId, runner.id);
+    return true;
+  }
+
   async #owned(runner: { readonly id: string }, taskId: number) {
     const task = await this.#db
       .selectFrom('ci_tasks')
@@ -172,7 +190,9 @@ export class TaskReportService {
     rows: readonly LogRow[],
     noMore: boolean,
   ): Promise<number> {
-    const task = await this.#owned(runner, taskId);
+    // Unsealed logs of this runner's tasks skip the row lookup; anything else reads the row.
+    const open = await this.#holds(runner, taskId);
+    const task = open ? { log_sealed: false } : await this.#owned(runner, taskId);
     let ack = await this.#logs.rowCount(taskId);
     const fresh = index <= ack && index + rows.length > ack;
     if (task.log_sealed) {
@@ -194,6 +214,8 @@ export class TaskReportService {
         .where('id', '=', taskId)
         .execute();
       this.#masks.delete(taskId);
+      this.#holders.delete(taskId);
+      await this.#logs.close(taskId);
     }
     return ack;
   }

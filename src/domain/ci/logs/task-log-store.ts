@@ -10,6 +10,23 @@ export const MAX_ROW_BYTES = 64 * 1024;
 /** Bytes per entry of the offsets file: one big-endian uint64 end offset per row. */
 const ENTRY_BYTES = 8;
 
+/** Tasks whose log files stay open between appends (runners report every few seconds). */
+const MAX_OPEN_WRITERS = 64;
+
+type FileHandle = Awaited<ReturnType<typeof open>>;
+type Writer = { index: FileHandle; log: FileHandle; count: number; end: number };
+
+/** Opens a file for positioned reads and writes, creating it when missing. */
+async function openFile(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, 'r+');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await (await open(path, 'a')).close();
+    return open(path, 'r+');
+  }
+}
+
 /**
  * Task logs on disk, one pair of files per task under `root/<id % 256 as 2 hex>/`:
  * `<id>.log` holds the rows (`<RFC 3339 time> <content>\n`), `<id>.idx` the end offset of each
@@ -17,13 +34,16 @@ const ENTRY_BYTES = 8;
  * reads (its offsets, then its bytes), so the last page of a 100,000-line log costs what the
  * first does and the database is never asked per line.
  *
- * Appends to one task are serialised in this process; a runner sends one log request at a time
- * per task. The offsets file is written after the rows, so a crash in between leaves bytes past
- * the last recorded offset, which the next append overwrites.
+ * Appends to one task are serialised in this process, and the files of recently written tasks
+ * stay open, so an append is an fstat and two positioned writes; the fstat notices rows another
+ * replica appended (a task's reports come from its one runner, one at a time, through any replica). The offsets file is written after the rows,
+ * so a crash in between leaves bytes past the last recorded offset, which the next append
+ * overwrites.
  */
 export class TaskLogStore {
   readonly #root: string;
   readonly #queues = new Map<number, Promise<unknown>>();
+  readonly #writers = new Map<number, Writer>();
 
   constructor(root: string) {
     this.#root = root;
@@ -36,6 +56,8 @@ export class TaskLogStore {
 
   /** How many rows the task's log holds. */
   async rowCount(taskId: number): Promise<number> {
+    const writer = this.#writers.get(taskId);
+    if (writer !== undefined) return writer.count;
     try {
       return Math.floor((await stat(this.#paths(taskId).index)).size / ENTRY_BYTES);
     } catch (error) {
@@ -62,35 +84,73 @@ export class TaskLogStore {
   }
 
   async #append(taskId: number, from: number, rows: readonly LogRow[]): Promise<number> {
+    const open = await this.#writer(taskId);
+    if (from !== open.count || rows.length === 0) return open.count;
+    const offsets = Buffer.alloc(rows.length * ENTRY_BYTES);
+    const chunks: Buffer[] = [];
+    let offset = open.end;
+    rows.forEach((row, at) => {
+      const line = Buffer.from(`${row.time.toISOString()} ${cut(row.content)}\n`, 'utf8');
+      chunks.push(line);
+      offset += line.length;
+      offsets.writeBigUInt64BE(BigInt(offset), at * ENTRY_BYTES);
+    });
+    const bytes = Buffer.concat(chunks);
+    // Positioned writes: bytes a crash left past the last recorded offset are overwritten.
+    await open.log.write(bytes, 0, bytes.length, open.end);
+    await open.index.write(offsets, 0, offsets.length, open.count * ENTRY_BYTES);
+    open.count += rows.length;
+    open.end = offset;
+    return open.count;
+  }
+
+  /**
+   * The open files of a task being written, with its row count and end offset in memory, so an
+   * append is two positioned writes. Kept for the most recent tasks; `close` releases one.
+   */
+  async #writer(taskId: number): Promise<Writer> {
+    const known = this.#writers.get(taskId);
+    if (known !== undefined) {
+      this.#writers.delete(taskId);
+      this.#writers.set(taskId, known);
+      // Another replica may have appended since (a load balancer spreads one runner's calls):
+      // one fstat tells, and the count and end are read again then.
+      const count = Math.floor((await known.index.stat()).size / ENTRY_BYTES);
+      if (count !== known.count) {
+        known.count = count;
+        known.end = count === 0 ? 0 : await readEnd(known.index, count - 1);
+      }
+      return known;
+    }
     const paths = this.#paths(taskId);
     await mkdir(dirname(paths.log), { recursive: true });
-    const count = await this.rowCount(taskId);
-    if (from !== count || rows.length === 0) return count;
-    const index = await open(paths.index, 'a+');
-    const log = await open(paths.log, 'a+').then(async (handle) => {
-      await handle.close();
-      return open(paths.log, 'r+');
-    });
-    try {
-      let offset = count === 0 ? 0 : await readEnd(index, count - 1);
-      const offsets = Buffer.alloc(rows.length * ENTRY_BYTES);
-      const chunks: Buffer[] = [];
-      rows.forEach((row, at) => {
-        const line = Buffer.from(`${row.time.toISOString()} ${cut(row.content)}\n`, 'utf8');
-        chunks.push(line);
-        offset += line.length;
-        offsets.writeBigUInt64BE(BigInt(offset), at * ENTRY_BYTES);
-      });
-      const bytes = Buffer.concat(chunks);
-      const start = offset - bytes.length;
-      await log.write(bytes, 0, bytes.length, start);
-      await log.truncate(offset);
-      await index.truncate(count * ENTRY_BYTES);
-      await index.write(offsets, 0, offsets.length, count * ENTRY_BYTES);
-      return count + rows.length;
-    } finally {
-      await Promise.all([index.close(), log.close()]);
+    const [index, log] = await Promise.all([openFile(paths.index), openFile(paths.log)]);
+    const count = Math.floor((await index.stat()).size / ENTRY_BYTES);
+    const writer: Writer = {
+      index,
+      log,
+      count,
+      end: count === 0 ? 0 : await readEnd(index, count - 1),
+    };
+    this.#writers.set(taskId, writer);
+    if (this.#writers.size > MAX_OPEN_WRITERS) {
+      const [oldest] = this.#writers.keys();
+      if (oldest !== undefined) await this.close(oldest);
     }
+    return writer;
+  }
+
+  /** Closes the files of a task kept open for writing (its log is sealed, or evicted). */
+  async close(taskId: number): Promise<void> {
+    const writer = this.#writers.get(taskId);
+    if (writer === undefined) return;
+    this.#writers.delete(taskId);
+    await Promise.all([writer.index.close(), writer.log.close()]);
+  }
+
+  /** Closes every file kept open. */
+  async closeAll(): Promise<void> {
+    for (const taskId of [...this.#writers.keys()]) await this.close(taskId);
   }
 
   /** Rows `from` … `from + limit - 1` (fewer at the end), as stored lines without the newline. */
@@ -130,12 +190,13 @@ export class TaskLogStore {
 
   /** Deletes a task's log (retention). */
   async remove(taskId: number): Promise<void> {
+    await this.close(taskId);
     const paths = this.#paths(taskId);
     await Promise.all([rm(paths.log, { force: true }), rm(paths.index, { force: true })]);
   }
 }
 
-async function readEnd(index: Awaited<ReturnType<typeof open>>, row: number): Promise<number> {
+async function readEnd(index: FileHandle, row: number): Promise<number> {
   const entry = Buffer.alloc(ENTRY_BYTES);
   await index.read(entry, 0, ENTRY_BYTES, row * ENTRY_BYTES);
   return Number(entry.readBigUInt64BE(0));
