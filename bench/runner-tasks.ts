@@ -15,19 +15,13 @@
  *
  *   node bench/runner-tasks.ts [--polls 3000] [--lines 100000] [--rounds 3]
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import {
-  create,
-  type DescMessage,
-  fromBinary,
-  type MessageShape,
-  toBinary,
-} from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { PingRequestSchema, PingResponseSchema } from '../src/gen/ping/v1/messages_pb.js';
 import {
@@ -36,6 +30,7 @@ import {
   UpdateLogRequestSchema,
   UpdateLogResponseSchema,
 } from '../src/gen/runner/v1/messages_pb.js';
+import { startBenchKiln, unaryCaller } from './_kiln.ts';
 
 type Ready = { url: string; uuid: string; token: string; taskId: number };
 
@@ -47,28 +42,9 @@ if (!isMainThread) {
 
 /** The worker: a real Kiln with one runner holding one task; answers cpu / pages / close. */
 async function serve(options: { dataDir: string; databaseUrl: string | undefined }) {
-  const { createApp } = await import('../src/app.ts');
-  const { loadConfig } = await import('../src/config/load.ts');
+  const { app, server, url } = await startBenchKiln(options);
   const { OPERATOR } = await import('../src/domain/runners/runner.policy.ts');
   const { createRun } = await import('../src/domain/ci/workflow-run.store.ts');
-  const { buildServer } = await import('../src/http/server.ts');
-  const configFile = join(options.dataDir, 'empty.toml');
-  writeFileSync(configFile, '');
-  const app = await createApp(
-    loadConfig({
-      file: configFile,
-      env: {
-        SERVICE_DATA_DIR: join(options.dataDir, 'data'),
-        SERVICE_LOG_LEVEL: 'silent',
-        ...(options.databaseUrl ? { SERVICE_DATABASE_URL: options.databaseUrl } : {}),
-      },
-    }),
-  );
-  const server = await buildServer(app);
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  if (address === null || typeof address === 'string') throw new Error('server did not bind');
-  const url = `http://127.0.0.1:${address.port}`;
   const { services } = app;
   const owner = await services.users.createUser({
     handle: 'bench',
@@ -177,43 +153,7 @@ async function main() {
       worker.postMessage(message);
     });
 
-  function unary<I extends DescMessage, O extends DescMessage>(
-    procedure: string,
-    input: I,
-    output: O,
-    message: MessageShape<I>,
-    extra: Record<string, string> = {},
-  ): Promise<MessageShape<O>> {
-    const body = toBinary(input, message);
-    return new Promise((resolve, reject) => {
-      const outgoing = request(
-        `${ready.url}/api/actions/${procedure}`,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/proto',
-            'connect-protocol-version': '1',
-            'content-length': body.byteLength,
-            ...extra,
-          },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => {
-            if (response.statusCode !== 200) {
-              reject(new Error(`${procedure}: ${response.statusCode} ${Buffer.concat(chunks)}`));
-              return;
-            }
-            resolve(fromBinary(output, Buffer.concat(chunks)));
-          });
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(body);
-    });
-  }
+  const unary = unaryCaller(ready.url, agent);
 
   /** `total` calls from `concurrency` loops: calls per second and server CPU µs per call. */
   async function drive(total: number, concurrency: number, step: (i: number) => Promise<void>) {
