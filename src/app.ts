@@ -13,6 +13,7 @@ import { TaskLogStore } from './domain/ci/logs/task-log-store.ts';
 import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
 import { RunQueryService } from './domain/ci/run-query.service.ts';
 import { RunTriggerService } from './domain/ci/run-trigger.service.ts';
+import { ScheduleService } from './domain/ci/schedule.service.ts';
 import { TaskDispatchService } from './domain/ci/task-dispatch.service.ts';
 import { TaskReportService } from './domain/ci/task-report.service.ts';
 import { CiTaskTokens } from './domain/ci/task-token.ts';
@@ -79,6 +80,8 @@ export type Services = {
   readonly ciLogs: TaskLogStore;
   /** Reading runs, jobs and logs (REST, pages). */
   readonly ciRunQueries: RunQueryService;
+  /** `on: schedule`: crons recorded at push, evaluated once a minute by one replica. */
+  readonly ciSchedules: ScheduleService;
   /** CI task tokens as git credentials. */
   readonly ciTaskTokens: CiTaskTokens;
   /** Reading code for pages: trees, files, history, commits. */
@@ -174,13 +177,16 @@ export async function createApp(config: Config): Promise<App> {
   const ciSecrets = new CiSecretService(db, config.secretKey);
   const ciVariables = new CiVariableService(db);
   const ciLogs = new TaskLogStore(join(dataDir, 'ci-logs'));
+  const ciSchedules = new ScheduleService(db);
   const ciTriggers = new RunTriggerService({
     db,
     repos,
     catFiles: git.catFiles,
     versions: tasksVersions,
     lifecycle: ciRuns,
+    schedules: ciSchedules,
   });
+  ciSchedules.startRunsWith((repoId, file) => ciTriggers.onSchedule(repoId, file));
   pushes.subscribe(async (push) => {
     await ciTriggers.onPush(push);
   });
@@ -234,6 +240,7 @@ export async function createApp(config: Config): Promise<App> {
     }),
     ciLogs,
     ciTaskTokens: new CiTaskTokens(db),
+    ciSchedules,
     ciRunQueries: new RunQueryService({ db, repos, logs: ciLogs }),
     code: new CodeService(repos, git.catFiles),
   };
@@ -245,6 +252,13 @@ export async function createApp(config: Config): Promise<App> {
     },
     () => services.ciReports.expireLogs(),
   );
+  // Every 15 s, so each minute is claimed early in it by whichever replica ticks first.
+  const scheduleTimer = setInterval(() => {
+    ciSchedules.tick().catch((error: unknown) => {
+      process.stderr.write(`kiln: CI schedule failed: ${String(error)}\n`);
+    });
+  }, 15_000);
+  scheduleTimer.unref();
   let closed = false;
   return {
     config,
@@ -255,6 +269,7 @@ export async function createApp(config: Config): Promise<App> {
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(scheduleTimer);
       await zombieSweep.stop();
       await ciLogs.closeAll();
       await Promise.all([git.catFiles.closeAll(), git.refUpdates.closeAll()]);

@@ -229,6 +229,18 @@ export type CiTaskOutputsTable = {
   value: string;
 };
 
+export type CiSchedulesTable = {
+  repo_id: string;
+  workflow_file: string;
+  /** JSON array of cron lines. */
+  crons: string;
+};
+
+export type CiScheduleTicksTable = {
+  /** Minutes since the epoch. */
+  minute: number;
+};
+
 export type CiTasksVersionsTable = {
   scope: string;
   version: number;
@@ -334,6 +346,8 @@ export type Tables = {
   ci_task_steps: CiTaskStepsTable;
   ci_task_outputs: CiTaskOutputsTable;
   ci_tasks_versions: CiTasksVersionsTable;
+  ci_schedules: CiSchedulesTable;
+  ci_schedule_ticks: CiScheduleTicksTable;
   ci_secrets: CiSecretsTable;
   ci_variables: CiVariablesTable;
   releases: ReleasesTable;

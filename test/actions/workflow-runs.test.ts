@@ -7,6 +7,7 @@
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScheduleService } from '../../src/domain/ci/schedule.service.ts';
 import { Result } from '../../src/gen/runner/v1/messages_pb.js';
 import { makeRepo } from '../git/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
@@ -222,6 +223,31 @@ jobs:
     const [run] = await runsSettle(p, 1);
     expect(run?.status).toBe('FAILURE');
     expect(run?.error).toMatch(/bad\.yml: line 3: job "a" has no "runs-on"/);
+  });
+});
+
+describe('schedules', () => {
+  it('starts a scheduled run once per matching minute, whichever replica ticks', async () => {
+    const p = await project();
+    await p.push({
+      '.gitea/workflows/nightly.yml':
+        "on:\n  schedule:\n    - cron: '30 4 * * *'\njobs:\n  n:\n    runs-on: night-box\n    steps: [{run: a}]\n",
+    });
+    const { ciSchedules } = kiln.app.services;
+    const recorded = () =>
+      kiln.app.database.db
+        .selectFrom('ci_schedules')
+        .select('crons')
+        .where('repo_id', '=', p.repoId)
+        .execute();
+    expect(await eventually(async () => (await recorded()).length === 1)).toBe(true);
+    const other = new ScheduleService(kiln.app.database.db);
+    const at = Date.parse('2031-01-01T04:30:10Z');
+    expect(await ciSchedules.tick(Date.parse('2031-01-01T04:29:59Z'))).toBe(0);
+    const started = [await ciSchedules.tick(at), await other.tick(at + 5000)];
+    expect(started).toEqual([1, 0]);
+    const runs = await p.runs();
+    expect(runs.map((run) => [run.event, run.ref])).toEqual([['schedule', 'refs/heads/main']]);
   });
 });
 

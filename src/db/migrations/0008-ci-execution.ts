@@ -79,6 +79,22 @@ export const ciExecutionMigration: Migration = {
       .addPrimaryKeyConstraint('ci_task_outputs_pk', ['task_id', 'name'])
       .execute();
 
+    // The `on.schedule` crons of each workflow on a repository's default branch, kept at push.
+    await db.schema
+      .createTable('ci_schedules')
+      .addColumn('repo_id', 'text', (c) =>
+        c.notNull().references('repositories.id').onDelete('cascade'),
+      )
+      .addColumn('workflow_file', 'text', (c) => c.notNull())
+      .addColumn('crons', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('ci_schedules_pk', ['repo_id', 'workflow_file'])
+      .execute();
+    // One row per minute evaluated: inserting it is how one replica claims that minute.
+    await db.schema
+      .createTable('ci_schedule_ticks')
+      .addColumn('minute', 'bigint', (c) => c.primaryKey())
+      .execute();
+
     // `global`, `owner:<id>`, `repo:<id>`: bumped whenever a job in that scope becomes pending.
     await db.schema
       .createTable('ci_tasks_versions')

@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { mergeBase } from '../../git/diff.ts';
 import { readCommit } from '../../git/read-objects.ts';
-import type { RefChange } from '../../git/refs.ts';
+import { findBranch, type RefChange } from '../../git/refs.ts';
 import { changedPaths, readWorkflowFiles, type WorkflowFile } from '../../git/workflow-files.ts';
 import { pullHeadRef } from '../pulls/pull.types.ts';
 import type { PullEvent } from '../pulls/pull-events.ts';
@@ -11,6 +11,7 @@ import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
+import type { ScheduleService } from './schedule.service.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { interpolate } from './workflow/interpolate.ts';
 import { matchesPull, matchesPush, type Triggers } from './workflow/triggers.ts';
@@ -23,6 +24,8 @@ export type RunTriggerDeps = {
   readonly catFiles: CatFilePool;
   readonly versions: TasksVersions;
   readonly lifecycle: RunLifecycle;
+  /** Where the default branch's `on: schedule` crons are kept. */
+  readonly schedules?: ScheduleService;
 };
 
 /**
@@ -53,6 +56,12 @@ export class RunTriggerService {
     const { repos, catFiles } = this.#deps;
     const handle = repos.handle(push.repo);
     const files = await readWorkflowFiles(catFiles, handle, sha);
+    if (
+      this.#deps.schedules &&
+      change.ref === `refs/heads/${await repos.defaultBranch(push.repo)}`
+    ) {
+      await this.#deps.schedules.record(push.repo.id, files);
+    }
     if (files.length === 0) return [];
     const [commit, changed] = await Promise.all([
       readCommit(catFiles, handle, sha),
@@ -134,6 +143,48 @@ export class RunTriggerService {
       if (run !== undefined) runs.push(run);
     }
     return runs;
+  }
+
+  /**
+   * Starts a scheduled run of one workflow file as it is on the repository's default branch now
+   * (the `ScheduleService` calls this for a matching cron). Nothing happens when the repository,
+   * the branch or the file is gone, or the file no longer has `on: schedule`.
+   */
+  async onSchedule(repoId: string, workflowFile: string): Promise<WorkflowRun | undefined> {
+    const { repos, catFiles } = this.#deps;
+    const repo = await repos.findById(repoId);
+    if (repo === undefined) return undefined;
+    const handle = repos.handle(repo);
+    const branch = await repos.defaultBranch(repo);
+    const sha = await findBranch(handle, branch);
+    if (sha === undefined) return undefined;
+    const file = (await readWorkflowFiles(catFiles, handle, sha)).find(
+      (candidate) => fileName(candidate) === workflowFile,
+    );
+    if (file === undefined) return undefined;
+    const commit = await readCommit(catFiles, handle, sha);
+    const ref = `refs/heads/${branch}`;
+    const actor = repo.owner.handle;
+    const payload = { schedule: workflowFile, repository: { full_name: `${actor}/${repo.name}` } };
+    const github = { ...githubContext(repo, ref, sha, actor, payload), event_name: 'schedule' };
+    return this.#startRun(
+      repo,
+      file,
+      {
+        repoId,
+        workflowName: workflowFile,
+        workflowFile,
+        event: 'schedule',
+        ref,
+        sha,
+        triggeredBy: repo.owner.id,
+        title: commit.message.split('\n')[0] ?? '',
+        eventPayload: payload,
+        actor,
+      },
+      github,
+      (triggers) => triggers.has('schedule'),
+    );
   }
 
   async #startRun(
