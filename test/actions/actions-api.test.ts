@@ -9,7 +9,7 @@ import { makeRepo } from '../git/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { ReplayRunner } from './replay-runner.ts';
+import { payloadOf, ReplayRunner } from './replay-runner.ts';
 
 let kiln: TestServer;
 let git: GitClient;
@@ -105,5 +105,57 @@ describe('GET /repos/{owner}/{repo}/actions/…', () => {
 
     expect((await api('runs', outsider)).status).toBe(404);
     expect((await api(`jobs/${task.id}/logs`, outsider)).status).toBe(404);
+  });
+
+  it('starts a workflow_dispatch run with its inputs for writers only (readers 403)', async () => {
+    const { user, token } = await kiln.make.userWithToken();
+    const { token: outsider } = await kiln.make.userWithToken();
+    const { name } = await makeRepo(kiln, user);
+    const dir = await git.init();
+    await git.commit(dir, {
+      '.gitea/workflows/deploy.yml': `on:
+  workflow_dispatch:
+    inputs:
+      target: {required: true}
+      level: {default: info}
+jobs:
+  deploy:
+    name: deploy to \${{ inputs.target }}
+    runs-on: dispatch-box
+    steps: [{run: deploy}]
+`,
+    });
+    await git.ok(
+      [
+        'push',
+        '-q',
+        repoUrl(kiln.url, user.handle, name, { token, as: 'password' }),
+        'HEAD:refs/heads/main',
+      ],
+      { cwd: dir },
+    );
+    const dispatch = (body: unknown, as = token) =>
+      fetch(
+        `${kiln.url}/api/v1/repos/${user.handle}/${name}/actions/workflows/deploy.yml/dispatches`,
+        {
+          method: 'POST',
+          headers: { authorization: `token ${as}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        },
+      );
+    expect((await dispatch({ ref: 'main', inputs: { target: 'prod' } }, outsider)).status).toBe(
+      403,
+    );
+    expect((await dispatch({ ref: 'main' })).status).toBe(422);
+    expect((await dispatch({ ref: 'main', inputs: { target: 'prod' } })).status).toBe(204);
+    const runner = await ReplayRunner.register(kiln, { labels: ['dispatch-box'] });
+    const task = await runner.next();
+    const context = task.context as {
+      event_name: string;
+      event: { inputs: Record<string, string> };
+    };
+    expect(context.event_name).toBe('workflow_dispatch');
+    expect(context.event.inputs).toEqual({ target: 'prod', level: 'info' });
+    expect(String(payloadOf(task).jobs.deploy?.name)).toBe('deploy to prod');
   });
 });

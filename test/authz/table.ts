@@ -306,6 +306,9 @@ export const TABLE: Record<string, Entry> = {
   'GET /api/v1/repos/:owner/:name/actions/runs/:run/jobs': {
     skip: 'needs a workflow run; readers and outsiders in test/actions/actions-api.test.ts',
   },
+  'POST /api/v1/repos/:owner/:name/actions/workflows/:workflow/dispatches': {
+    skip: 'needs a workflow file; writers, readers and outsiders in test/actions/actions-api.test.ts',
+  },
   'GET /api/v1/repos/:owner/:name/actions/jobs/:job/logs': {
     skip: 'needs a job; readers and outsiders in test/actions/actions-api.test.ts',
   },

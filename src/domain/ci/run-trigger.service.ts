@@ -4,17 +4,19 @@ import { mergeBase } from '../../git/diff.ts';
 import { readCommit } from '../../git/read-objects.ts';
 import { findBranch, type RefChange } from '../../git/refs.ts';
 import { changedPaths, readWorkflowFiles, type WorkflowFile } from '../../git/workflow-files.ts';
+import { Invalid } from '../errors.ts';
 import { pullHeadRef } from '../pulls/pull.types.ts';
 import type { PullEvent } from '../pulls/pull-events.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
+import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import type { ScheduleService } from './schedule.service.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { interpolate } from './workflow/interpolate.ts';
-import { matchesPull, matchesPush, type Triggers } from './workflow/triggers.ts';
+import { dispatchInputs, matchesPull, matchesPush, type Triggers } from './workflow/triggers.ts';
 import { parseWorkflow, planJobs } from './workflow/workflow-parse.ts';
 import { createRun, type NewRun } from './workflow-run.store.ts';
 
@@ -187,23 +189,95 @@ export class RunTriggerService {
     );
   }
 
+  /**
+   * `workflow_dispatch`: starts a workflow file as it is on `ref` (a branch name, or a full ref),
+   * for someone who may write to the repository, with `inputs` checked against the ones it
+   * declares (defaults filled in). Throws `Invalid` when the file or ref is unknown, the workflow
+   * has no `workflow_dispatch` trigger, or a required input is missing.
+   */
+  async dispatch(
+    actor: User,
+    owner: string,
+    name: string,
+    request: { workflowFile: string; ref: string; inputs: Readonly<Record<string, string>> },
+  ): Promise<WorkflowRun | undefined> {
+    const { repos, catFiles } = this.#deps;
+    const { repo } = await repos.require(actor, owner, name, 'write');
+    const handle = repos.handle(repo);
+    const ref = request.ref.startsWith('refs/') ? request.ref : `refs/heads/${request.ref}`;
+    const sha = ref.startsWith('refs/heads/')
+      ? await findBranch(handle, ref.slice('refs/heads/'.length))
+      : undefined;
+    if (sha === undefined) throw new Invalid(`unknown branch: ${request.ref}`);
+    const file = (await readWorkflowFiles(catFiles, handle, sha)).find(
+      (candidate) => fileName(candidate) === request.workflowFile,
+    );
+    if (file === undefined) throw new Invalid(`no workflow file named ${request.workflowFile}`);
+    let declared: ReturnType<typeof dispatchInputs>;
+    try {
+      declared = dispatchInputs(parseWorkflow(request.workflowFile, file.content).triggers);
+    } catch (error) {
+      throw new Invalid(`${request.workflowFile}: ${(error as Error).message}`);
+    }
+    if (declared === undefined) throw new Invalid('the workflow has no workflow_dispatch trigger');
+    const inputs: Record<string, string> = {};
+    for (const input of declared) {
+      const value = request.inputs[input.name] ?? input.default;
+      if (value === undefined && input.required)
+        throw new Invalid(`input ${input.name} is required`);
+      if (value !== undefined) inputs[input.name] = value;
+    }
+    const commit = await readCommit(catFiles, handle, sha);
+    const payload = {
+      inputs,
+      ref,
+      workflow: request.workflowFile,
+      repository: { full_name: `${repo.owner.handle}/${repo.name}` },
+      sender: { login: actor.handle, username: actor.handle },
+    };
+    const github = {
+      ...githubContext(repo, ref, sha, actor.handle, payload),
+      event_name: 'workflow_dispatch',
+    };
+    return this.#startRun(
+      repo,
+      file,
+      {
+        repoId: repo.id,
+        workflowName: request.workflowFile,
+        workflowFile: request.workflowFile,
+        event: 'workflow_dispatch',
+        ref,
+        sha,
+        triggeredBy: actor.id,
+        title: commit.message.split('\n')[0] ?? '',
+        eventPayload: payload,
+        actor: actor.handle,
+      },
+      github,
+      () => true,
+      inputs,
+    );
+  }
+
   async #startRun(
     repo: Repository,
     file: WorkflowFile,
     base: NewRun,
     github: Record<string, unknown>,
     matches: (triggers: Triggers) => boolean,
+    inputs: Readonly<Record<string, string>> = {},
   ): Promise<WorkflowRun | undefined> {
     const { db, versions, lifecycle } = this.#deps;
     let plan: { run: NewRun; jobs: ReturnType<typeof planJobs>; cancelGroup: boolean };
     try {
       const workflow = parseWorkflow(fileName(file), file.content);
       if (!matches(workflow.triggers)) return undefined;
-      const jobs = planJobs(workflow, { github, vars: {}, inputs: {} });
+      const jobs = planJobs(workflow, { github, vars: {}, inputs });
       const group =
         workflow.concurrency === undefined
           ? undefined
-          : interpolate(workflow.concurrency.group, { github, vars: {}, inputs: {} });
+          : interpolate(workflow.concurrency.group, { github, vars: {}, inputs });
       plan = {
         run: { ...base, workflowName: workflow.name, concurrencyGroup: group },
         jobs,

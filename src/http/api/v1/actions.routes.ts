@@ -2,6 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config/config.ts';
 import type { RunQueryService } from '../../../domain/ci/run-query.service.ts';
+import type { RunTriggerService } from '../../../domain/ci/run-trigger.service.ts';
+import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { toApiWorkflowJob, toApiWorkflowRun } from '../../convert/action.ts';
@@ -17,6 +19,8 @@ import { Type } from './schemas/type.ts';
 /** What the Actions routes use: reading runs, and the configuration for base URLs. */
 export type ActionRoutesDeps = {
   readonly runs: RunQueryService;
+  /** Starting a workflow by hand (`workflow_dispatch`). */
+  readonly triggers: RunTriggerService;
   readonly config: Config;
 };
 
@@ -29,6 +33,21 @@ const RunParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),
   name: Type.String({ maxLength: 200 }),
   run: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+});
+const WorkflowParams = Type.Object({
+  owner: Type.String({ maxLength: 200 }),
+  name: Type.String({ maxLength: 200 }),
+  workflow: Type.String({ maxLength: 255 }),
+});
+const DispatchBody = Type.Object({
+  ref: Type.String({ minLength: 1, maxLength: 1000 }),
+  // Input name → value, every value a string (as GitHub and Gitea take them).
+  inputs: Type.Optional(
+    Type.Object(
+      {},
+      { additionalProperties: Type.String({ maxLength: 65_536 }), maxProperties: 100 },
+    ),
+  ),
 });
 const JobParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),
@@ -117,6 +136,30 @@ export function registerActionRoutes(parent: FastifyInstance, deps: ActionRoutes
         jobs: jobs.map((job) => toApiWorkflowJob(job, run, repo, base(request))),
         total_count: jobs.length,
       };
+    },
+  );
+
+  server.post(
+    '/repos/:owner/:name/actions/workflows/:workflow/dispatches',
+    {
+      schema: {
+        summary: 'Start a workflow that has a workflow_dispatch trigger',
+        tags,
+        params: WorkflowParams,
+        body: DispatchBody,
+        response: { 204: Type.Null(), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { params, body } = request;
+      await deps.triggers.dispatch(requireUser(request), params.owner, params.name, {
+        workflowFile: params.workflow,
+        ref: body.ref,
+        inputs: Object.fromEntries(
+          Object.entries(body.inputs ?? {}).map(([key, value]) => [key, String(value)]),
+        ),
+      });
+      return reply.status(204).send(null);
     },
   );
 

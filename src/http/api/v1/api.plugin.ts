@@ -58,5 +58,9 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
   registerArchiveRoutes(server, app);
   registerPullRoutes(server, app, new PullViews(app, views));
   registerReviewCommentRoutes(server, app);
-  registerActionRoutes(server, { runs: app.services.ciRunQueries, config: app.config });
+  registerActionRoutes(server, {
+    runs: app.services.ciRunQueries,
+    triggers: app.services.ciTriggers,
+    config: app.config,
+  });
 }
