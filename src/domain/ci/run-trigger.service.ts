@@ -12,6 +12,7 @@ import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
+import { fileName, githubContext, pullPayload, pushPayload } from './event-payloads.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import type { ScheduleService } from './schedule.service.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
@@ -314,74 +315,4 @@ export class RunTriggerService {
     versions.forget(scopes);
     return run;
   }
-}
-
-function fileName(file: WorkflowFile): string {
-  return file.path.slice(file.path.lastIndexOf('/') + 1);
-}
-
-/** The webhook-shaped push payload (Gitea's field names) the job sees as `github.event`. */
-function pushPayload(push: Push, change: RefChange, sha: string, title: string) {
-  const repository = {
-    name: push.repo.name,
-    full_name: `${push.repo.owner.handle}/${push.repo.name}`,
-    private: push.repo.private,
-    fork: push.repo.parentId !== null,
-    owner: { login: push.repo.owner.handle, username: push.repo.owner.handle },
-  };
-  const user = { login: push.pusher.handle, username: push.pusher.handle };
-  return {
-    ref: change.ref,
-    before: change.oldSha ?? '0'.repeat(sha.length),
-    after: sha,
-    head_commit: { id: sha, message: title },
-    repository,
-    pusher: user,
-    sender: user,
-  };
-}
-
-/** The webhook-shaped pull request payload (Gitea's field names). */
-function pullPayload(event: PullEvent) {
-  const repo = (r: Repository) => ({
-    name: r.name,
-    full_name: `${r.owner.handle}/${r.name}`,
-    private: r.private,
-    fork: r.parentId !== null,
-    owner: { login: r.owner.handle, username: r.owner.handle },
-  });
-  const { pull } = event;
-  return {
-    action: event.action,
-    number: pull.number,
-    pull_request: {
-      number: pull.number,
-      title: pull.title,
-      head: { ref: pull.headBranch, sha: pull.headSha, repo: repo(event.head) },
-      base: { ref: pull.baseBranch, repo: repo(event.base) },
-    },
-    repository: repo(event.base),
-    sender: { login: event.actor.handle, username: event.actor.handle },
-  };
-}
-
-/** What `${{ github.* }}` means while jobs are planned (names, `runs-on`, concurrency). */
-function githubContext(
-  repo: Repository,
-  ref: string,
-  sha: string,
-  actor: string,
-  event: unknown,
-): Record<string, unknown> {
-  return {
-    event,
-    event_name: 'push',
-    ref,
-    ref_name: ref.replace(/^refs\/(heads|tags)\//, ''),
-    ref_type: ref.startsWith('refs/tags/') ? 'tag' : 'branch',
-    sha,
-    actor,
-    repository: `${repo.owner.handle}/${repo.name}`,
-    repository_owner: repo.owner.handle,
-  };
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { WorkflowFile } from '../../git/workflow-files.ts';
 import { parseStringArray } from '../runners/runner-input.ts';
+import { fileName } from './event-payloads.ts';
 import { cronMatches, parseCron } from './workflow/cron.ts';
 import { scheduleCrons } from './workflow/triggers.ts';
 import { parseWorkflow } from './workflow/workflow-parse.ts';
@@ -32,7 +33,7 @@ export class ScheduleService {
   async record(repoId: string, files: readonly WorkflowFile[]): Promise<void> {
     const rows = files.flatMap((file) => {
       try {
-        const name = file.path.slice(file.path.lastIndexOf('/') + 1);
+        const name = fileName(file);
         const crons = scheduleCrons(parseWorkflow(name, file.content).triggers).filter(isCron);
         return crons.length === 0
           ? []
