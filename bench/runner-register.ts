@@ -16,19 +16,13 @@
  * SERVICE_DATABASE_URL=postgres://… benchmarks PostgreSQL instead of SQLite (use a throwaway
  * database); the PostgreSQL server's own CPU time is then not in the per-call figure.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import {
-  create,
-  type DescMessage,
-  fromBinary,
-  type MessageShape,
-  toBinary,
-} from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
 import { PingRequestSchema, PingResponseSchema } from '../src/gen/ping/v1/messages_pb.js';
 import {
   DeclareRequestSchema,
@@ -36,6 +30,7 @@ import {
   RegisterRequestSchema,
   RegisterResponseSchema,
 } from '../src/gen/runner/v1/messages_pb.js';
+import { startBenchKiln, unaryCaller } from './_kiln.ts';
 
 if (!isMainThread) {
   await serve(workerData as { dataDir: string; databaseUrl: string | undefined });
@@ -45,29 +40,11 @@ if (!isMainThread) {
 
 /** The worker: a real Kiln on 127.0.0.1, port 0; posts its URL and a registration token. */
 async function serve(options: { dataDir: string; databaseUrl: string | undefined }) {
-  const { createApp } = await import('../src/app.ts');
-  const { loadConfig } = await import('../src/config/load.ts');
+  const { app, server, url } = await startBenchKiln(options);
   const { OPERATOR } = await import('../src/domain/runners/runner.policy.ts');
-  const { buildServer } = await import('../src/http/server.ts');
-  const configFile = join(options.dataDir, 'empty.toml');
-  writeFileSync(configFile, '');
-  const app = await createApp(
-    loadConfig({
-      file: configFile,
-      env: {
-        SERVICE_DATA_DIR: join(options.dataDir, 'data'),
-        SERVICE_LOG_LEVEL: 'silent',
-        ...(options.databaseUrl ? { SERVICE_DATABASE_URL: options.databaseUrl } : {}),
-      },
-    }),
-  );
-  const server = await buildServer(app);
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  if (address === null || typeof address === 'string') throw new Error('server did not bind');
   const { token } = await app.services.runnerAdmin.createToken(OPERATOR, { kind: 'instance' });
   parentPort?.postMessage({
-    url: `http://127.0.0.1:${address.port}`,
+    url,
     token,
     engine: app.database.dialect,
   });
@@ -109,44 +86,7 @@ async function main() {
   );
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 
-  /** One Connect unary call: POST the binary request, decode the binary answer. */
-  function unary<I extends DescMessage, O extends DescMessage>(
-    procedure: string,
-    input: I,
-    output: O,
-    message: MessageShape<I>,
-    headers: Record<string, string> = {},
-  ): Promise<MessageShape<O>> {
-    const body = toBinary(input, message);
-    return new Promise((resolve, reject) => {
-      const outgoing = request(
-        `${url}/api/actions/${procedure}`,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/proto',
-            'connect-protocol-version': '1',
-            'content-length': body.byteLength,
-            ...headers,
-          },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => {
-            if (response.statusCode !== 200) {
-              reject(new Error(`${procedure}: ${response.statusCode} ${Buffer.concat(chunks)}`));
-              return;
-            }
-            resolve(fromBinary(output, Buffer.concat(chunks)));
-          });
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(body);
-    });
-  }
+  const unary = unaryCaller(url, agent);
 
   /** Microseconds of CPU the server thread has used so far. */
   const serverCpu = () =>

@@ -9,12 +9,22 @@ import { CommitStatusService } from './domain/branches/commit-status.service.ts'
 import { CiSecretService } from './domain/ci/ci-secret.service.ts';
 import { CiTaskService } from './domain/ci/ci-task.service.ts';
 import { CiVariableService } from './domain/ci/ci-variable.service.ts';
+import { TaskLogStore } from './domain/ci/logs/task-log-store.ts';
+import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
+import { RunQueryService } from './domain/ci/run-query.service.ts';
+import { RunTriggerService } from './domain/ci/run-trigger.service.ts';
+import { ScheduleService } from './domain/ci/schedule.service.ts';
+import { TaskDispatchService } from './domain/ci/task-dispatch.service.ts';
+import { TaskReportService } from './domain/ci/task-report.service.ts';
+import { CiTaskTokens } from './domain/ci/task-token.ts';
+import { TasksVersions } from './domain/ci/tasks-version.ts';
 import { startZombieSweep } from './domain/ci/zombie-sweep.ts';
 import { CodeService } from './domain/code/code.service.ts';
 import { Federation } from './domain/federation/federation.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
 import { PullStore } from './domain/pulls/pull.store.ts';
+import { PullEvents } from './domain/pulls/pull-events.ts';
 import { PullMergeService } from './domain/pulls/pull-merge.service.ts';
 import { ReviewCommentService } from './domain/pulls/review-comment.service.ts';
 import { ReleaseService } from './domain/releases/release.service.ts';
@@ -65,6 +75,22 @@ export type Services = {
   readonly ciTasks: CiTaskService;
   readonly ciSecrets: CiSecretService;
   readonly ciVariables: CiVariableService;
+  /** Runs after they exist: settling, cancelling. */
+  readonly ciRuns: RunLifecycle;
+  /** Pushes → workflow runs. */
+  readonly ciTriggers: RunTriggerService;
+  /** FetchTask. */
+  readonly ciDispatch: TaskDispatchService;
+  /** UpdateTask, UpdateLog. */
+  readonly ciReports: TaskReportService;
+  /** Task log files. */
+  readonly ciLogs: TaskLogStore;
+  /** Reading runs, jobs and logs (REST, pages). */
+  readonly ciRunQueries: RunQueryService;
+  /** `on: schedule`: crons recorded at push, evaluated once a minute by one replica. */
+  readonly ciSchedules: ScheduleService;
+  /** CI task tokens as git credentials. */
+  readonly ciTaskTokens: CiTaskTokens;
   /** Reading code for pages: trees, files, history, commits. */
   readonly code: CodeService;
   /** ActivityPub / ForgeFed; undefined when federation is off (see Federation.fromConfig). */
@@ -128,17 +154,56 @@ export async function createApp(config: Config): Promise<App> {
   const protectedBranches = new ProtectedBranchService(repos, repoStore);
   const pushes = new PushEvents();
   const pullStore = new PullStore(db);
-  const pulls = new PullService({ store: pullStore, repos, users, catFiles: git.catFiles });
+  const pullEvents = new PullEvents();
+  const pulls = new PullService({
+    store: pullStore,
+    repos,
+    users,
+    catFiles: git.catFiles,
+    events: pullEvents,
+    onEventError: (error) => {
+      process.stderr.write(`kiln: pull request listener failed: ${String(error)}\n`);
+    },
+  });
   const releaseStore = new ReleaseStore(db);
   const tags = new TagService(repos, releaseStore, git.catFiles);
-  pushes.subscribe(async ({ repo, changes }) => {
+  pushes.subscribe(async ({ repo, changes, pusher }) => {
     for (const change of changes) {
       if (change.newSha && change.ref.startsWith('refs/heads/')) {
-        await pulls.onBranchPushed(repo, change.ref.slice('refs/heads/'.length), change.newSha);
+        const branch = change.ref.slice('refs/heads/'.length);
+        await pulls.onBranchPushed(repo, branch, change.newSha, pusher);
       }
     }
   });
-  const ciTasks = new CiTaskService(db, { taskTimeoutMs: config.ci.taskTimeoutMs });
+  const tasksVersions = new TasksVersions(db);
+  const ciRuns = new RunLifecycle(db, tasksVersions);
+  const ciTasks = new CiTaskService(db, {
+    taskTimeoutMs: config.ci.taskTimeoutMs,
+    heartbeatTimeoutMs: config.ci.heartbeatTimeoutMs,
+    abandonedTimeoutMs: config.ci.abandonedTimeoutMs,
+    onJobsStopped: async (trx, runIds) => {
+      for (const runId of runIds) await ciRuns.settle(trx, runId);
+    },
+  });
+  const ciSecrets = new CiSecretService(db, config.secretKey);
+  const ciVariables = new CiVariableService(db);
+  const ciLogs = new TaskLogStore(join(dataDir, 'ci-logs'));
+  const ciSchedules = new ScheduleService(db);
+  const ciTriggers = new RunTriggerService({
+    db,
+    repos,
+    catFiles: git.catFiles,
+    versions: tasksVersions,
+    lifecycle: ciRuns,
+    schedules: ciSchedules,
+  });
+  ciSchedules.startRunsWith((repoId, file) => ciTriggers.onSchedule(repoId, file));
+  pushes.subscribe(async (push) => {
+    await ciTriggers.onPush(push);
+  });
+  pullEvents.subscribe(async (event) => {
+    await ciTriggers.onPull(event);
+  });
   const releases = new ReleaseService(repos, releaseStore, tags);
   const reportFederation = (error: unknown) => {
     process.stderr.write(`kiln: federation work failed: ${String(error)}\n`);
@@ -183,14 +248,49 @@ export async function createApp(config: Config): Promise<App> {
     runners: new RunnerRegistryService(db),
     runnerAdmin: new RunnerAdminService(db, admins, orgs),
     ciTasks,
-    ciSecrets: new CiSecretService(db, config.secretKey),
-    ciVariables: new CiVariableService(db),
+    ciSecrets,
+    ciVariables,
+    ciRuns,
+    ciTriggers,
+    ciDispatch: new TaskDispatchService({
+      db,
+      tasks: ciTasks,
+      versions: tasksVersions,
+      secrets: ciSecrets,
+      variables: ciVariables,
+      actionsUrl: config.ci.actionsUrl?.href.replace(/\/+$/, ''),
+      logRetentionDays: Math.round(config.ci.logRetentionMs / 86_400_000),
+    }),
+    ciReports: new TaskReportService({
+      db,
+      tasks: ciTasks,
+      lifecycle: ciRuns,
+      logs: ciLogs,
+      secrets: ciSecrets,
+      logRetentionMs: config.ci.logRetentionMs,
+    }),
+    ciLogs,
+    ciTaskTokens: new CiTaskTokens(db),
+    ciSchedules,
+    ciRunQueries: new RunQueryService({ db, repos, logs: ciLogs }),
     code: new CodeService(repos, git.catFiles),
     federation,
   };
-  const zombieSweep = startZombieSweep(ciTasks, config.ci.zombieReclaimIntervalMs, (error) => {
-    process.stderr.write(`kiln: CI zombie sweep failed: ${String(error)}\n`);
-  });
+  const zombieSweep = startZombieSweep(
+    ciTasks,
+    config.ci.zombieReclaimIntervalMs,
+    (error) => {
+      process.stderr.write(`kiln: CI zombie sweep failed: ${String(error)}\n`);
+    },
+    () => services.ciReports.expireLogs(),
+  );
+  // Every 15 s, so each minute is claimed early in it by whichever replica ticks first.
+  const scheduleTimer = setInterval(() => {
+    ciSchedules.tick().catch((error: unknown) => {
+      process.stderr.write(`kiln: CI schedule failed: ${String(error)}\n`);
+    });
+  }, 15_000);
+  scheduleTimer.unref();
   let closed = false;
   return {
     config,
@@ -201,8 +301,10 @@ export async function createApp(config: Config): Promise<App> {
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(scheduleTimer);
       await zombieSweep.stop();
       await federation?.stop();
+      await ciLogs.closeAll();
       await Promise.all([git.catFiles.closeAll(), git.refUpdates.closeAll()]);
       await database.close();
     },

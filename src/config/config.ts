@@ -61,7 +61,14 @@ export type Config = {
     readonly queueLimit: number;
     readonly cacheBytes: number;
   };
-  readonly ci: { readonly taskTimeoutMs: number; readonly zombieReclaimIntervalMs: number };
+  readonly ci: {
+    readonly taskTimeoutMs: number;
+    readonly zombieReclaimIntervalMs: number;
+    readonly heartbeatTimeoutMs: number;
+    readonly abandonedTimeoutMs: number;
+    readonly logRetentionMs: number;
+    readonly actionsUrl: URL | undefined;
+  };
   readonly federation: {
     readonly enabled: boolean;
     readonly allowedHosts: readonly string[];
@@ -134,6 +141,10 @@ export function toConfig(values: ConfigValues): Config {
     ci: Object.freeze({
       taskTimeoutMs: values['service.ci.task-timeout'],
       zombieReclaimIntervalMs: values['service.ci.zombie-reclaim-interval'],
+      heartbeatTimeoutMs: values['service.ci.heartbeat-timeout'],
+      abandonedTimeoutMs: values['service.ci.abandoned-timeout'],
+      logRetentionMs: values['service.ci.log-retention'],
+      actionsUrl: values['service.ci.actions-url'],
     }),
     federation: Object.freeze({
       enabled: values['service.federation.enabled'],

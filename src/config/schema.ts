@@ -304,6 +304,28 @@ export const configSchema = {
     description:
       'A server that has failed every delivery for this long is given up on: its queued deliveries are dropped until it answers again.',
   }),
+  'service.ci.heartbeat-timeout': durationField({
+    default: 600_000,
+    minMs: 1000,
+    description:
+      'A running task whose runner has not reported (UpdateTask) for this long is failed.',
+  }),
+  'service.ci.abandoned-timeout': durationField({
+    default: 86_400_000,
+    minMs: 1000,
+    description:
+      'A job still waiting for a runner or for the jobs it needs after this long is cancelled.',
+  }),
+  'service.ci.log-retention': durationField({
+    default: 90 * 86_400_000,
+    minMs: 60_000,
+    description: 'How long the logs of finished CI tasks are kept.',
+  }),
+  'service.ci.actions-url': urlField({
+    protocols: ['http:', 'https:'],
+    description:
+      'Where runners fetch actions named without a host (`uses: actions/checkout@v4`). Unset: this instance.',
+  }),
 } as const;
 
 export type ConfigSchema = typeof configSchema;

@@ -139,7 +139,15 @@ export type RunnersTable = {
   last_seen_at: number;
 };
 
-export type WorkflowRunStatus = 'PENDING' | 'RUNNING' | 'SUCCESS' | 'FAILURE' | 'CANCELLED';
+/** A run's aggregate status (job-status.ts), upper-cased; PENDING is Gitea's Waiting. */
+export type WorkflowRunStatus =
+  | 'PENDING'
+  | 'BLOCKED'
+  | 'RUNNING'
+  | 'SUCCESS'
+  | 'FAILURE'
+  | 'CANCELLED'
+  | 'SKIPPED';
 
 export type WorkflowRunsTable = {
   id: string;
@@ -156,6 +164,19 @@ export type WorkflowRunsTable = {
   started_at: number | null;
   stopped_at: number | null;
   updated_at: number;
+  /** First line of the head commit's message. */
+  title: Generated<string>;
+  /** The event as a webhook would carry it (JSON). */
+  event_payload: Generated<string>;
+  /** Login of the user who triggered the run. */
+  actor: Generated<string>;
+  head_ref: Generated<string>;
+  base_ref: Generated<string>;
+  /** A pull request from a fork: its jobs get no secrets besides the task token. */
+  fork_pull: Generated<boolean | number>;
+  /** Why the run could not start, e.g. a workflow that does not parse. */
+  error: string | null;
+  concurrency_group: string | null;
 };
 
 export type CiRunCountersTable = {
@@ -163,7 +184,15 @@ export type CiRunCountersTable = {
   last_number: number;
 };
 
-export type CiTaskStatus = 'pending' | 'running' | 'success' | 'failure' | 'cancelled' | 'skipped';
+/** A job's status (job-status.ts); `pending` is Gitea's Waiting, `blocked` waits for needs. */
+export type CiTaskStatus =
+  | 'blocked'
+  | 'pending'
+  | 'running'
+  | 'success'
+  | 'failure'
+  | 'cancelled'
+  | 'skipped';
 
 export type CiTasksTable = {
   /** Autoincrementing int64, handed to runners; never reused. */
@@ -186,6 +215,53 @@ export type CiTasksTable = {
   created_at: number;
   started_at: number | null;
   stopped_at: number | null;
+  /** How many times the job was handed to a runner. */
+  attempt: Generated<number>;
+  /** The job has an `if:`: it runs (the runner decides) even when a job it needs failed. */
+  has_if: Generated<boolean | number>;
+  /** JSON array of the workflow's step names, for the step rows made at claim time. */
+  step_names: Generated<string>;
+  log_sealed: Generated<boolean | number>;
+  /** Last change of status, for the abandoned-job sweep. */
+  updated_at: Generated<number>;
+  /** SHA-256 (hex) of the task token while the task runs; null once it ends. */
+  token_hash: string | null;
+  /** Last UpdateTask from the runner, for the zombie sweep. */
+  heartbeat_at: number | null;
+};
+
+export type CiTaskStepsTable = {
+  task_id: number;
+  step_index: number;
+  name: string;
+  status: CiTaskStatus;
+  log_index: number;
+  log_length: number;
+  started_at: number | null;
+  stopped_at: number | null;
+};
+
+export type CiTaskOutputsTable = {
+  task_id: number;
+  name: string;
+  value: string;
+};
+
+export type CiSchedulesTable = {
+  repo_id: string;
+  workflow_file: string;
+  /** JSON array of cron lines. */
+  crons: string;
+};
+
+export type CiScheduleTicksTable = {
+  /** Minutes since the epoch. */
+  minute: number;
+};
+
+export type CiTasksVersionsTable = {
+  scope: string;
+  version: number;
 };
 
 export type CiLogRowsTable = {
@@ -286,6 +362,11 @@ export type Tables = {
   ci_run_counters: CiRunCountersTable;
   ci_tasks: CiTasksTable;
   ci_log_rows: CiLogRowsTable;
+  ci_task_steps: CiTaskStepsTable;
+  ci_task_outputs: CiTaskOutputsTable;
+  ci_tasks_versions: CiTasksVersionsTable;
+  ci_schedules: CiSchedulesTable;
+  ci_schedule_ticks: CiScheduleTicksTable;
   ci_secrets: CiSecretsTable;
   ci_variables: CiVariablesTable;
   releases: ReleasesTable;

@@ -7,6 +7,7 @@ import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { apiV1Plugin } from './api/v1/api.plugin.ts';
 import { registerApiDocs } from './api/v1/docs.ts';
 import { ANONYMOUS, type Viewer } from './auth/viewer.ts';
+import { baseUrlOf } from './base-url.ts';
 import { frameworkErrorHandler } from './errors/api-errors.ts';
 import { sendErrorPage } from './errors/web-errors.ts';
 import { registerFederation } from './federation/federation.plugin.ts';
@@ -131,7 +132,17 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   registerMetrics(server, config);
   registerApiDocs(server, app);
   await server.register(apiV1Plugin, { prefix: '/api/v1', app });
-  registerActionsRoutes(server, { runners: app.services.runners });
+  const { ciDispatch, ciReports } = app.services;
+  registerActionsRoutes(server, {
+    runners: app.services.runners,
+    tasks: {
+      fetchTask: (runner, version, baseUrl) => ciDispatch.fetchTask(runner, version, baseUrl),
+      updateTask: (runner, report) => ciReports.updateTask(runner, report),
+      updateLog: (runner, taskId, index, rows, noMore) =>
+        ciReports.updateLog(runner, taskId, index, rows, noMore),
+    },
+    baseUrl: (request) => baseUrlOf(request, app.config),
+  });
   await registerFederation(server, {
     federation: app.services.federation,
     openRegistrations: config.signup.enabled,

@@ -313,6 +313,21 @@ export const TABLE: Record<string, Entry> = {
     ],
   },
   'GET /api/v1/repos/:owner/:name/labels': { probes: [api('GET', r('/labels'), 'read', [200])] },
+  'GET /api/v1/repos/:owner/:name/actions/runs': {
+    probes: [api('GET', r('/actions/runs'), 'read', [200])],
+  },
+  'GET /api/v1/repos/:owner/:name/actions/runs/:run': {
+    skip: 'needs a workflow run; readers and outsiders in test/actions/actions-api.test.ts',
+  },
+  'GET /api/v1/repos/:owner/:name/actions/runs/:run/jobs': {
+    skip: 'needs a workflow run; readers and outsiders in test/actions/actions-api.test.ts',
+  },
+  'POST /api/v1/repos/:owner/:name/actions/workflows/:workflow/dispatches': {
+    skip: 'needs a workflow file; writers, readers and outsiders in test/actions/actions-api.test.ts',
+  },
+  'GET /api/v1/repos/:owner/:name/actions/jobs/:job/logs': {
+    skip: 'needs a job; readers and outsiders in test/actions/actions-api.test.ts',
+  },
   'GET /api/v1/repos/:owner/:name/statuses/:sha': {
     probes: [api('GET', (c) => r(`/statuses/${c.subject.sha}`)(c), 'read', [200])],
   },

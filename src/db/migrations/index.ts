@@ -10,6 +10,7 @@ import { sessionDevicesMigration } from './0008-session-devices.ts';
 import { userDisabledMigration } from './0009-user-disabled.ts';
 import { tokenScopesMigration } from './0010-token-scopes.ts';
 import { federationMigration } from './0011-federation.ts';
+import { ciExecutionMigration } from './0012-ci-execution.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -24,4 +25,5 @@ export const migrations: readonly Migration[] = [
   userDisabledMigration,
   tokenScopesMigration,
   federationMigration,
+  ciExecutionMigration,
 ];

@@ -18,6 +18,22 @@ export type WorkflowRun = {
   readonly triggeredBy: string | null;
   readonly status: WorkflowRunStatus;
   readonly createdAt: Date;
+  readonly startedAt: Date | null;
+  readonly stoppedAt: Date | null;
+  readonly updatedAt: Date;
+  /** First line of the head commit's message. */
+  readonly title: string;
+  /** The event as a webhook would carry it. */
+  readonly eventPayload: unknown;
+  /** Login of the user who triggered the run. */
+  readonly actor: string;
+  readonly headRef: string;
+  readonly baseRef: string;
+  /** A pull request from a fork: no secrets but the task token. */
+  readonly forkPull: boolean;
+  /** Why the run could not start (a workflow that does not parse), else null. */
+  readonly error: string | null;
+  readonly concurrencyGroup: string | null;
 };
 
 export type CiTask = {
@@ -35,4 +51,11 @@ export type CiTask = {
   readonly createdAt: Date;
   readonly startedAt: Date | null;
   readonly stoppedAt: Date | null;
+  /** The single-job workflow document handed to the runner. */
+  readonly payload: string;
+  /** How many times the job was handed to a runner. */
+  readonly attempt: number;
+  readonly hasIf: boolean;
+  readonly stepNames: readonly string[];
+  readonly logSealed: boolean;
 };

@@ -4,6 +4,8 @@ import type { CiTasksTable, WorkflowRunsTable } from '../../db/tables.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseStringArray } from '../runners/runner-input.ts';
 import type { CiTask, WorkflowRun } from './ci.types.ts';
+import { bumpTasksVersions } from './tasks-version.ts';
+import { aggregateStatus } from './workflow/job-status.ts';
 
 export type NewRun = {
   readonly repoId: string;
@@ -13,6 +15,15 @@ export type NewRun = {
   readonly ref: string;
   readonly sha: string;
   readonly triggeredBy: string | null;
+  readonly title?: string;
+  readonly eventPayload?: unknown;
+  readonly actor?: string;
+  readonly headRef?: string;
+  readonly baseRef?: string;
+  readonly forkPull?: boolean;
+  /** Why the run cannot start; the run is recorded failed with no jobs. */
+  readonly error?: string;
+  readonly concurrencyGroup?: string;
 };
 
 export type NewTask = {
@@ -21,6 +32,8 @@ export type NewTask = {
   readonly runsOn?: readonly string[];
   readonly needs?: readonly string[];
   readonly payload?: string;
+  readonly hasIf?: boolean;
+  readonly stepNames?: readonly string[];
 };
 
 export function toRun(row: Selectable<WorkflowRunsTable>): WorkflowRun {
@@ -36,6 +49,17 @@ export function toRun(row: Selectable<WorkflowRunsTable>): WorkflowRun {
     triggeredBy: row.triggered_by,
     status: row.status,
     createdAt: new Date(row.created_at),
+    startedAt: row.started_at === null ? null : new Date(row.started_at),
+    stoppedAt: row.stopped_at === null ? null : new Date(row.stopped_at),
+    updatedAt: new Date(row.updated_at),
+    title: row.title,
+    eventPayload: parseJson(row.event_payload),
+    actor: row.actor,
+    headRef: row.head_ref,
+    baseRef: row.base_ref,
+    forkPull: Boolean(row.fork_pull),
+    error: row.error,
+    concurrencyGroup: row.concurrency_group,
   };
 }
 
@@ -54,18 +78,34 @@ export function toTask(row: Selectable<CiTasksTable>): CiTask {
     createdAt: new Date(row.created_at),
     startedAt: row.started_at === null ? null : new Date(row.started_at),
     stoppedAt: row.stopped_at === null ? null : new Date(row.stopped_at),
+    payload: row.payload,
+    attempt: Number(row.attempt),
+    hasIf: Boolean(row.has_if),
+    stepNames: parseStringArray(row.step_names),
+    logSealed: Boolean(row.log_sealed),
   };
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return {};
+  }
+}
+
 /**
- * Creates a pending workflow run with its tasks. The run number comes from an atomic upsert on
- * the repository's counter in the same transaction, so concurrent triggers on any number of
- * replicas never share or skip a number.
+ * Creates a workflow run with its jobs (task rows): jobs without `needs` start pending (Gitea's
+ * Waiting), the others blocked. The run number comes from an atomic upsert on the repository's
+ * counter in the same transaction, so concurrent triggers on any number of replicas never share
+ * or skip a number; the `tasks_version` counters of `versionScopes` move in it too, so a runner
+ * that sees the new version also sees the jobs. A run with an `error` is recorded failed, jobless.
  */
 export async function createRun(
   db: Db,
   run: NewRun,
   tasks: readonly NewTask[],
+  versionScopes: readonly string[] = [],
 ): Promise<{ run: WorkflowRun; tasks: CiTask[] }> {
   return db.transaction().execute(async (trx) => {
     const counter = await trx
@@ -77,25 +117,38 @@ export async function createRun(
       .returning('last_number')
       .executeTakeFirstOrThrow();
     const now = Date.now();
-    const row: WorkflowRunsTable = {
-      id: newId(),
-      repo_id: run.repoId,
-      number: Number(counter.last_number),
-      workflow_name: run.workflowName,
-      workflow_file: run.workflowFile,
-      event: run.event,
-      ref: run.ref,
-      sha: run.sha,
-      triggered_by: run.triggeredBy,
-      status: 'PENDING',
-      created_at: now,
-      started_at: null,
-      stopped_at: null,
-      updated_at: now,
-    };
-    await trx.insertInto('workflow_runs').values(row).execute();
+    const statuses = tasks.map((task) => ((task.needs ?? []).length > 0 ? 'blocked' : 'pending'));
+    const failed = run.error !== undefined;
+    const row = await trx
+      .insertInto('workflow_runs')
+      .values({
+        id: newId(),
+        repo_id: run.repoId,
+        number: Number(counter.last_number),
+        workflow_name: run.workflowName,
+        workflow_file: run.workflowFile,
+        event: run.event,
+        ref: run.ref,
+        sha: run.sha,
+        triggered_by: run.triggeredBy,
+        status: failed ? 'FAILURE' : runStatusOf(aggregateStatus(statuses)),
+        created_at: now,
+        started_at: null,
+        stopped_at: failed ? now : null,
+        updated_at: now,
+        title: run.title ?? '',
+        event_payload: JSON.stringify(run.eventPayload ?? {}),
+        actor: run.actor ?? '',
+        head_ref: run.headRef ?? '',
+        base_ref: run.baseRef ?? '',
+        fork_pull: run.forkPull ?? false,
+        error: run.error ?? null,
+        concurrency_group: run.concurrencyGroup ?? null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     const created: CiTask[] = [];
-    for (const task of tasks) {
+    for (const [at, task] of tasks.entries()) {
       const inserted = await trx
         .insertInto('ci_tasks')
         .values({
@@ -107,17 +160,33 @@ export async function createRun(
           job_key: task.jobKey,
           payload: task.payload ?? '',
           runner_id: null,
-          status: 'pending',
+          status: statuses[at] ?? 'pending',
           log_rows: 0,
           deadline_at: null,
           created_at: now,
           started_at: null,
           stopped_at: null,
+          has_if: task.hasIf ?? false,
+          step_names: JSON.stringify(task.stepNames ?? []),
+          updated_at: now,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
       created.push(toTask(inserted));
     }
+    if (statuses.includes('pending')) await bumpTasksVersions(trx, versionScopes);
     return { run: toRun(row), tasks: created };
   });
+}
+
+/** A run's stored status for the aggregate of its jobs (job-status.ts). */
+export function runStatusOf(
+  status: ReturnType<typeof aggregateStatus>,
+): WorkflowRunsTable['status'] {
+  switch (status) {
+    case 'unknown':
+      return 'PENDING';
+    default:
+      return status.toUpperCase() as WorkflowRunsTable['status'];
+  }
 }

@@ -20,12 +20,17 @@ import {
   type PullStateFilter,
   pullHeadRef,
 } from './pull.types.ts';
+import type { PullEvent, PullEvents } from './pull-events.ts';
 
 export type PullDeps = {
   readonly store: PullStore;
   readonly repos: RepoService;
   readonly users: UserService;
   readonly catFiles: CatFilePool;
+  /** Where `opened` and `synchronize` are announced (CI); optional so tools can leave it out. */
+  readonly events?: PullEvents;
+  /** Where a failing event listener is reported. */
+  readonly onEventError?: (error: unknown) => void;
 };
 
 /**
@@ -140,6 +145,7 @@ export class PullService {
       closed_at: null,
     });
     await this.#recordHead(base.repo, head.repo, pull.number, headTip);
+    await this.#announce({ action: 'opened', base: base.repo, head: head.repo, pull, actor });
     return { base, head: head.repo, pull };
   }
 
@@ -376,7 +382,12 @@ export class PullService {
   }
 
   /** Keeps `refs/pull/N/head` of every open pull of a pushed branch at the branch's new tip. */
-  async onBranchPushed(headRepo: Repository, branch: string, newSha: string): Promise<void> {
+  async onBranchPushed(
+    headRepo: Repository,
+    branch: string,
+    newSha: string,
+    pusher?: { readonly id: string; readonly handle: string },
+  ): Promise<void> {
     for (const pull of await this.#deps.store.listOpenByHead(headRepo.id, branch)) {
       const base =
         pull.repoId === headRepo.id ? headRepo : await this.#deps.repos.findById(pull.repoId);
@@ -384,7 +395,23 @@ export class PullService {
       if (!base || !headFeedsBase(base, headRepo)) continue;
       await this.#recordHead(base, headRepo, pull.number, newSha);
       await this.#deps.store.update(pull.id, { head_sha: newSha });
+      // A pull opened on this very tip (while the push was still being announced) has
+      // already been announced as opened.
+      if (pusher !== undefined && pull.headSha !== newSha) {
+        const moved = { ...pull, headSha: newSha };
+        await this.#announce({
+          action: 'synchronize',
+          base,
+          head: headRepo,
+          pull: moved,
+          actor: pusher,
+        });
+      }
     }
+  }
+
+  async #announce(event: PullEvent): Promise<void> {
+    await this.#deps.events?.publish(event, this.#deps.onEventError ?? (() => undefined));
   }
 
   /** Brings the head commit into the base repository under `refs/pull/N/head`. */

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { lazily } from '../../lib/lazily.ts';
 import type { RunnerRegistry } from './runner-registry.ts';
+import type { RunnerTasks } from './runner-tasks.ts';
 
 /** Where runners find the protocol: they append it to the instance address themselves. */
 export const ACTIONS_PREFIX = '/api/actions';
@@ -11,6 +12,10 @@ export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
 export interface ActionsDeps {
   readonly runners: RunnerRegistry;
+  /** FetchTask, UpdateTask, UpdateLog; without it those answer `unimplemented`. */
+  readonly tasks?: RunnerTasks;
+  /** The external base URL of a request (for task contexts); needed with `tasks`. */
+  readonly baseUrl?: (request: FastifyRequest) => string;
   /** Largest request body read; a larger one is `resource_exhausted`. */
   readonly maxRequestBytes?: number;
 }
@@ -53,7 +58,12 @@ export function registerActionsRoutes(fastify: FastifyInstance, deps: ActionsDep
   // About 0.2 s once, on the first runner call of the process.
   const runtime = lazily(() =>
     import('./connect-runtime.ts').then(
-      ({ ConnectRuntime }) => new ConnectRuntime(deps.runners, maxRequestBytes),
+      ({ ConnectRuntime }) =>
+        new ConnectRuntime(
+          deps.runners,
+          maxRequestBytes,
+          deps.tasks && deps.baseUrl ? { tasks: deps.tasks, baseUrl: deps.baseUrl } : undefined,
+        ),
     ),
   );
 

@@ -17,7 +17,8 @@ import { createProtoBodyParser } from './proto-body.ts';
 import { requestGzip } from './request-gzip.ts';
 import { runnerAuthInterceptor } from './runner-auth.ts';
 import type { RunnerRegistry } from './runner-registry.ts';
-import { createRunnerService } from './runner-service.ts';
+import { type BaseUrlOf, createRunnerService } from './runner-service.ts';
+import type { RunnerTasks } from './runner-tasks.ts';
 
 /** The services mounted under `/api/actions`. */
 export const services = [PingService, RunnerService] as const;
@@ -43,7 +44,12 @@ export class ConnectRuntime {
   readonly #handlers = new Map<string, RouteHandler>();
   readonly parseProtoBody: ReturnType<typeof createProtoBodyParser>;
 
-  constructor(runners: RunnerRegistry, maxRequestBytes: number) {
+  constructor(
+    runners: RunnerRegistry,
+    maxRequestBytes: number,
+    tasks?: { readonly tasks: RunnerTasks; readonly baseUrl: (request: FastifyRequest) => string },
+  ) {
+    const baseUrlOf: BaseUrlOf = (context) => context.values.get(requestBaseUrl);
     this.parseProtoBody = createProtoBodyParser(services, maxRequestBytes);
     const recorder = {
       all: (path: string, _options: unknown, handler: RouteHandler) => {
@@ -56,7 +62,7 @@ export class ConnectRuntime {
       {
         routes: (router: ConnectRouter) => {
           router.service(PingService, pingService);
-          router.service(RunnerService, createRunnerService(runners));
+          router.service(RunnerService, createRunnerService(runners, tasks?.tasks, baseUrlOf));
         },
         grpc: false,
         grpcWeb: false,
@@ -66,7 +72,10 @@ export class ConnectRuntime {
         acceptCompression: [requestGzip],
         // The first interceptor is the outermost: it also maps what the auth check throws.
         interceptors: [mapErrors, runnerAuthInterceptor(runners)],
-        contextValues: (request) => createContextValues().set(requestLog, request.log),
+        contextValues: (request) =>
+          createContextValues()
+            .set(requestLog, request.log)
+            .set(requestBaseUrl, tasks?.baseUrl(request) ?? ''),
       },
       (error) => {
         if (error) throw error;
@@ -102,6 +111,10 @@ export class ConnectRuntime {
 
 const requestLog = createContextKey<FastifyBaseLogger | undefined>(undefined, {
   description: 'the Fastify request logger',
+});
+
+const requestBaseUrl = createContextKey<string>('', {
+  description: "the request's external base URL",
 });
 
 const mapErrors: Interceptor = (next) => async (request) => {

@@ -1,17 +1,33 @@
-import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
+import { Result } from '../../gen/runner/v1/messages_pb.js';
 import type { RunnerService } from '../../gen/runner/v1/services_pb.js';
 import { toRunnerAuthError } from './connect-errors.ts';
-import { requireRunnerCredentials } from './runner-auth.ts';
+import { authenticatedRunner, requireRunnerCredentials } from './runner-auth.ts';
 import { toRunnerMessage } from './runner-message.ts';
-import type { RunnerRegistry } from './runner-registry.ts';
+import type { RunnerRecord, RunnerRegistry } from './runner-registry.ts';
+import type { RunnerTasks } from './runner-tasks.ts';
+import {
+  dateOf,
+  fromStepState,
+  fromWireResult,
+  toTaskMessage,
+  toWireResult,
+} from './task-message.ts';
+
+/** The external base URL of the call being handled, for the task context. */
+export type BaseUrlOf = (context: HandlerContext) => string;
 
 /**
- * `runner.v1.RunnerService`, phase 1: Register and Declare. Runner headers have been checked by
- * `runnerAuthInterceptor` before any method but Register and Declare runs (Declare checks them
- * in its own update); errors are mapped by the error interceptor, so handlers only translate
- * failed credentials.
+ * `runner.v1.RunnerService`. Runner headers have been checked by `runnerAuthInterceptor` before
+ * any method but Register and Declare runs (Declare checks them in its own update); errors are
+ * mapped by the error interceptor, so handlers only translate failed credentials. Without
+ * `tasks` (an edge built for registration only) the task methods are `unimplemented`.
  */
-export function createRunnerService(registry: RunnerRegistry): ServiceImpl<typeof RunnerService> {
+export function createRunnerService(
+  registry: RunnerRegistry,
+  tasks?: RunnerTasks,
+  baseUrlOf?: BaseUrlOf,
+): ServiceImpl<typeof RunnerService> {
   return {
     async register(request) {
       const { runner, token } = await registry.register({
@@ -41,16 +57,54 @@ export function createRunnerService(registry: RunnerRegistry): ServiceImpl<typeo
       return { runner: toRunnerMessage(runner) };
     },
 
-    fetchTask() {
-      throw notServed('FetchTask');
+    async fetchTask(request, context) {
+      if (tasks === undefined || baseUrlOf === undefined) throw notServed('FetchTask');
+      const { task, tasksVersion } = await tasks.fetchTask(
+        runnerOf(context),
+        Number(request.tasksVersion),
+        baseUrlOf(context),
+      );
+      return {
+        task: task === undefined ? undefined : toTaskMessage(task),
+        tasksVersion: BigInt(tasksVersion),
+      };
     },
-    updateTask() {
-      throw notServed('UpdateTask');
+
+    async updateTask(request, context) {
+      if (tasks === undefined) throw notServed('UpdateTask');
+      const state = request.state;
+      const taskId = Number(state?.id ?? 0n);
+      const answer = await tasks.updateTask(runnerOf(context), {
+        taskId,
+        result: fromWireResult(state?.result ?? Result.UNSPECIFIED),
+        steps: (state?.steps ?? []).map(fromStepState),
+        outputs: request.outputs,
+      });
+      return {
+        state: { id: BigInt(taskId), result: toWireResult(answer.status) },
+        sentOutputs: [...answer.sentOutputs],
+      };
     },
-    updateLog() {
-      throw notServed('UpdateLog');
+
+    async updateLog(request, context) {
+      if (tasks === undefined) throw notServed('UpdateLog');
+      const ack = await tasks.updateLog(
+        runnerOf(context),
+        Number(request.taskId),
+        Number(request.index),
+        request.rows.map((row) => ({ time: dateOf(row.time) ?? new Date(), content: row.content })),
+        request.noMore,
+      );
+      return { ackIndex: BigInt(ack) };
     },
   };
+}
+
+/** The runner the auth interceptor let through; every task method runs after it. */
+function runnerOf(context: HandlerContext): RunnerRecord {
+  const runner = context.values.get(authenticatedRunner);
+  if (runner === undefined) throw new ConnectError('unregistered runner', Code.Unauthenticated);
+  return runner;
 }
 
 /** SPEC.md: task execution is defined in runner.v1 but not served in phase 1. */

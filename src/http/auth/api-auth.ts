@@ -9,16 +9,22 @@ import { ANONYMOUS, type Viewer } from './viewer.ts';
 /**
  * The viewer of a token-authenticated request (REST, git). No header is anonymous; a header
  * that is malformed or names an unknown, revoked or expired token is a 401 even on public endpoints,
- * as in Gitea, so a client with a stale token finds out at once.
+ * as in Gitea, so a client with a stale token finds out at once. With `taskTokens` (git only)
+ * a live CI task token is accepted too, as a `task` viewer limited to its repository.
  */
 export async function viewerFromAuthorization(
   services: Services,
   header: string | undefined,
+  options: { readonly taskTokens?: boolean } = {},
 ): Promise<Viewer> {
   const credentials = parseAuthorization(header);
   if (credentials.kind === 'none') return ANONYMOUS;
   if (credentials.kind === 'malformed') throw new Unauthenticated('invalid authorization header');
   const holder = await services.tokens.authenticate(credentials.token);
+  if (!holder && options.taskTokens) {
+    const grant = await services.ciTaskTokens.authenticate(credentials.token);
+    if (grant) return { kind: 'task', taskId: grant.taskId, repoId: grant.repoId };
+  }
   if (!holder) throw new Unauthenticated('invalid or revoked access token');
   return tokenViewer(holder);
 }

@@ -14,7 +14,9 @@ export type Viewer =
       readonly user: User;
       readonly via: 'token';
       readonly scopes: TokenScopes;
-    };
+    }
+  /** A CI task token: reads its task's repository over git, nothing else (task-token.ts). */
+  | { readonly kind: 'task'; readonly taskId: number; readonly repoId: string };
 
 export const ANONYMOUS: Viewer = Object.freeze({ kind: 'anonymous' });
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
-import { NotFound, Unauthenticated } from '../../domain/errors.ts';
+import { Forbidden, NotFound, Unauthenticated } from '../../domain/errors.ts';
 import { atLeast, type VisibleRepo } from '../../domain/repos/repo.types.ts';
 import { requireViewerScope } from '../auth/token-scope.ts';
 import { viewerUser } from '../auth/viewer.ts';
@@ -25,6 +25,9 @@ export async function gitAccess(
   name: string,
   write: boolean,
 ): Promise<VisibleRepo> {
+  if (request.viewer.kind === 'task') {
+    return taskAccess(app, request.viewer.repoId, owner, repoNameOf(name), write);
+  }
   requireViewerScope(request.viewer, write ? 'write' : 'read', ['repository']);
   const viewer = viewerUser(request.viewer);
   let visible: VisibleRepo;
@@ -39,4 +42,25 @@ export async function gitAccess(
     await app.services.repos.require(viewer, owner, repoNameOf(name), 'write');
   }
   return visible;
+}
+
+/**
+ * A CI task token reads its own repository, whatever its visibility, and nothing else: another
+ * repository is 404 as if it did not exist, and a push is refused.
+ */
+async function taskAccess(
+  app: App,
+  repoId: string,
+  owner: string,
+  name: string,
+  write: boolean,
+): Promise<VisibleRepo> {
+  const repo = await app.services.repos.findById(repoId);
+  const same =
+    repo !== undefined &&
+    repo.owner.handle.toLowerCase() === owner.toLowerCase() &&
+    repo.name.toLowerCase() === name.toLowerCase();
+  if (!same) throw new NotFound('repository not found');
+  if (write) throw new Forbidden('a CI task token may not push');
+  return { repo, access: { level: 'read' } };
 }

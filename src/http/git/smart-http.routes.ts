@@ -70,7 +70,9 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
   registerUnreadBodyHandling(server);
   server.addHook('preValidation', refuseNulInAddress);
   server.addHook('onRequest', async (request) => {
-    request.viewer = await viewerFromAuthorization(app.services, request.headers.authorization);
+    request.viewer = await viewerFromAuthorization(app.services, request.headers.authorization, {
+      taskTokens: true,
+    });
   });
 
   server.get<{ Params: RepoParams; Querystring: { service?: string } }>(

@@ -7,6 +7,7 @@ import { apiErrorHandler, apiNotFoundHandler } from '../../errors/api-errors.ts'
 import { refuseNul } from '../../plugins/nul-guard.ts';
 import { parseTrustedProxies } from '../../protect/client-ip.ts';
 import { requestClientIp } from '../../protect/metering.plugin.ts';
+import { registerActionRoutes } from './actions.routes.ts';
 import { registerArchiveRoutes } from './archive.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
 import { registerBranchRoutes } from './branches.routes.ts';
@@ -76,4 +77,9 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
   registerArchiveRoutes(server, app);
   registerPullRoutes(server, app, new PullViews(app, views));
   registerReviewCommentRoutes(server, app);
+  registerActionRoutes(server, {
+    runs: app.services.ciRunQueries,
+    triggers: app.services.ciTriggers,
+    config: app.config,
+  });
 }

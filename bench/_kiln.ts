@@ -1,0 +1,77 @@
+/**
+ * Shared by the runner protocol benches (not a bench itself: bench/run.ts skips `_*.ts`):
+ * a real Kiln listening on 127.0.0.1 for a worker thread, and a thin binary Connect unary client
+ * over HTTP/1.1 keep-alive, as the Go runners speak it.
+ */
+import { writeFileSync } from 'node:fs';
+import { type Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { type DescMessage, fromBinary, type MessageShape, toBinary } from '@bufbuild/protobuf';
+
+/** Kiln on 127.0.0.1, port 0, in `dataDir`; SQLite unless `databaseUrl` names PostgreSQL. */
+export async function startBenchKiln(options: {
+  dataDir: string;
+  databaseUrl: string | undefined;
+}) {
+  const { createApp } = await import('../src/app.ts');
+  const { loadConfig } = await import('../src/config/load.ts');
+  const { buildServer } = await import('../src/http/server.ts');
+  const configFile = join(options.dataDir, 'empty.toml');
+  writeFileSync(configFile, '');
+  const app = await createApp(
+    loadConfig({
+      file: configFile,
+      env: {
+        SERVICE_DATA_DIR: join(options.dataDir, 'data'),
+        SERVICE_LOG_LEVEL: 'silent',
+        ...(options.databaseUrl ? { SERVICE_DATABASE_URL: options.databaseUrl } : {}),
+      },
+    }),
+  );
+  const server = await buildServer(app);
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.server.address();
+  if (address === null || typeof address === 'string') throw new Error('server did not bind');
+  return { app, server, url: `http://127.0.0.1:${address.port}` };
+}
+
+/** One Connect unary call: POST the binary request, decode the binary answer. */
+export function unaryCaller(baseUrl: string, agent: Agent) {
+  return function unary<I extends DescMessage, O extends DescMessage>(
+    procedure: string,
+    input: I,
+    output: O,
+    message: MessageShape<I>,
+    headers: Record<string, string> = {},
+  ): Promise<MessageShape<O>> {
+    const body = toBinary(input, message);
+    return new Promise((resolve, reject) => {
+      const outgoing = request(
+        `${baseUrl}/api/actions/${procedure}`,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/proto',
+            'connect-protocol-version': '1',
+            'content-length': body.byteLength,
+            ...headers,
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            if (response.statusCode !== 200) {
+              reject(new Error(`${procedure}: ${response.statusCode} ${Buffer.concat(chunks)}`));
+              return;
+            }
+            resolve(fromBinary(output, Buffer.concat(chunks)));
+          });
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+  };
+}

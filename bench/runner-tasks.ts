@@ -1,0 +1,275 @@
+/**
+ * Task execution costs of the runner protocol, each against Ping on the same server (Ping has no
+ * credentials and no database, so it measures the HTTP + Connect overhead):
+ *
+ * - idle polling: FetchTask with the runner's current `tasks_version` (what 200 idle runners
+ *   polling every 2 s send: 100 calls a second), as server CPU per call, turned into the share
+ *   of one core those 200 runners cost; target ≤ 10 %;
+ * - log ingestion: 100,000 lines as UpdateLog batches of 100 rows, one runner reporting in order,
+ *   against the same number of Ping calls; target ≥ 0.5 × the Ping rate;
+ * - reading a 100,000-line log: the last page of 100 rows against the first; target ≤ 2 ×.
+ *
+ * The server runs in a worker thread of its own (a real Kiln, SQLite unless
+ * SERVICE_DATABASE_URL names a PostgreSQL database); the client is a thin binary Connect client
+ * over HTTP/1.1 keep-alive in the main thread.
+ *
+ *   node bench/runner-tasks.ts [--polls 3000] [--lines 100000] [--rounds 3]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { PingRequestSchema, PingResponseSchema } from '../src/gen/ping/v1/messages_pb.js';
+import {
+  FetchTaskRequestSchema,
+  FetchTaskResponseSchema,
+  UpdateLogRequestSchema,
+  UpdateLogResponseSchema,
+} from '../src/gen/runner/v1/messages_pb.js';
+import { startBenchKiln, unaryCaller } from './_kiln.ts';
+
+type Ready = { url: string; uuid: string; token: string; taskId: number };
+
+if (!isMainThread) {
+  await serve(workerData as { dataDir: string; databaseUrl: string | undefined });
+} else {
+  await main();
+}
+
+/** The worker: a real Kiln with one runner holding one task; answers cpu / pages / close. */
+async function serve(options: { dataDir: string; databaseUrl: string | undefined }) {
+  const { app, server, url } = await startBenchKiln(options);
+  const { OPERATOR } = await import('../src/domain/runners/runner.policy.ts');
+  const { createRun } = await import('../src/domain/ci/workflow-run.store.ts');
+  const { services } = app;
+  const owner = await services.users.createUser({
+    handle: 'bench',
+    email: 'bench@example.test',
+    password: 'correct horse battery',
+    fullName: '',
+  });
+  const { repo } = await services.repos.create(owner, { name: 'logs', private: false });
+  await createRun(
+    app.database.db,
+    {
+      repoId: repo.id,
+      workflowName: 'bench',
+      workflowFile: 'bench.yml',
+      event: 'push',
+      ref: 'refs/heads/main',
+      sha: 'c'.repeat(40),
+      triggeredBy: null,
+    },
+    [{ name: 'job', jobKey: 'job', runsOn: ['bench'], payload: 'jobs: {job: {runs-on: bench}}' }],
+    ['global'],
+  );
+  const { token } = await services.runnerAdmin.createToken(OPERATOR, { kind: 'instance' });
+  const registered = await services.runners.register({
+    token,
+    name: 'bench',
+    version: 'v0.2.11',
+    labels: ['bench'],
+    ephemeral: false,
+    capabilities: [],
+  });
+  const fetched = await services.ciDispatch.fetchTask(registered.runner, 0, url);
+  if (fetched.task === undefined) throw new Error('no task for the bench runner');
+  parentPort?.postMessage({
+    url,
+    uuid: registered.runner.uuid,
+    token: registered.token,
+    taskId: fetched.task.id,
+  } satisfies Ready);
+  parentPort?.on('message', async (message: { kind: string; taskId?: number }) => {
+    if (message.kind === 'cpu') {
+      const { user, system } = process.threadCpuUsage();
+      parentPort?.postMessage(user + system);
+    } else if (message.kind === 'pages') {
+      parentPort?.postMessage(await timePages(services.ciLogs, message.taskId ?? 0));
+    } else {
+      await server.close();
+      await app.close();
+      parentPort?.postMessage('closed');
+    }
+  });
+}
+
+/** Median µs of reading the first and the last 100 rows, alternating, 201 times each. */
+async function timePages(
+  logs: {
+    rowCount(id: number): Promise<number>;
+    readRows(id: number, from: number, n: number): Promise<string[]>;
+  },
+  taskId: number,
+) {
+  const total = await logs.rowCount(taskId);
+  const first: number[] = [];
+  const last: number[] = [];
+  const time = async (from: number, into: number[]) => {
+    const started = process.hrtime.bigint();
+    const rows = await logs.readRows(taskId, from, 100);
+    into.push(Number(process.hrtime.bigint() - started) / 1000);
+    if (rows.length !== 100) throw new Error(`page at ${from} has ${rows.length} rows`);
+  };
+  for (let i = 0; i < 201; i++) {
+    await time(0, first);
+    await time(total - 100, last);
+  }
+  return { total, first: median(first), last: median(last) };
+}
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      polls: { type: 'string', default: '3000' },
+      lines: { type: 'string', default: '100000' },
+      rounds: { type: 'string', default: '3' },
+    },
+  });
+  const polls = Number(values.polls);
+  const batches = Math.ceil(Number(values.lines) / 100);
+  const rounds = Number(values.rounds);
+  const dataDir = mkdtempSync(join(tmpdir(), 'kiln-bench-'));
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { dataDir, databaseUrl: process.env.SERVICE_DATABASE_URL },
+  });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const headers = { 'x-runner-uuid': ready.uuid, 'x-runner-token': ready.token };
+  const ask = <T>(message: { kind: string; taskId?: number }) =>
+    new Promise<T>((resolve) => {
+      worker.once('message', resolve);
+      worker.postMessage(message);
+    });
+
+  const unary = unaryCaller(ready.url, agent);
+
+  /** `total` calls from `concurrency` loops: calls per second and server CPU µs per call. */
+  async function drive(total: number, concurrency: number, step: (i: number) => Promise<void>) {
+    let next = 0;
+    const cpuBefore = await ask<number>({ kind: 'cpu' });
+    const started = process.hrtime.bigint();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < total) await step(next++);
+      }),
+    );
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpuPerCall = ((await ask<number>({ kind: 'cpu' })) - cpuBefore) / total;
+    return { rate: total / seconds, cpuPerCall };
+  }
+
+  const ping = async (i: number) => {
+    await unary(
+      'ping.v1.PingService/Ping',
+      PingRequestSchema,
+      PingResponseSchema,
+      create(PingRequestSchema, { data: `r${i}` }),
+    );
+  };
+  let version = 0n;
+  const fetchIdle = async () => {
+    const answer = await unary(
+      'runner.v1.RunnerService/FetchTask',
+      FetchTaskRequestSchema,
+      FetchTaskResponseSchema,
+      create(FetchTaskRequestSchema, { tasksVersion: version }),
+      headers,
+    );
+    version = answer.tasksVersion;
+  };
+  let logged = 0;
+  const logBatch = async () => {
+    const rows = Array.from({ length: 100 }, (_, i) => ({
+      time: timestampFromDate(new Date()),
+      content: `line ${logged + i} of the build output, as long as a typical compiler line is`,
+    }));
+    const answer = await unary(
+      'runner.v1.RunnerService/UpdateLog',
+      UpdateLogRequestSchema,
+      UpdateLogResponseSchema,
+      create(UpdateLogRequestSchema, { taskId: BigInt(ready.taskId), index: BigInt(logged), rows }),
+      headers,
+    );
+    logged = Number(answer.ackIndex);
+  };
+
+  try {
+    await fetchIdle();
+    await drive(500, 8, ping);
+    await drive(500, 8, fetchIdle);
+    const idle: { ping: number; fetch: number }[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const p = await drive(polls, 8, ping);
+      const f = await drive(polls, 8, fetchIdle);
+      idle.push({ ping: p.cpuPerCall, fetch: f.cpuPerCall });
+    }
+    const fetchCpu = median(idle.map((pair) => pair.fetch));
+    const pingCpu = median(idle.map((pair) => pair.ping));
+    // 200 runners every 2 s = 100 FetchTask calls a second; µs per call × 100 / 10⁶ s = share.
+    const idleCoreShare = (fetchCpu * 100) / 1e6;
+
+    const pingLog = await drive(batches, 1, ping);
+    const logs = await drive(batches, 1, logBatch);
+    const pages = await ask<{ total: number; first: number; last: number }>({
+      kind: 'pages',
+      taskId: ready.taskId,
+    });
+
+    console.log(
+      `idle FetchTask: ${fetchCpu.toFixed(0)} µs CPU per call (Ping ${pingCpu.toFixed(0)} µs)`,
+    );
+    console.log(`200 runners polling every 2 s: ${(idleCoreShare * 100).toFixed(2)} % of one core`);
+    console.log(
+      `UpdateLog (100 rows): ${logs.rate.toFixed(0)} calls/s; Ping ${pingLog.rate.toFixed(0)} calls/s`,
+    );
+    console.log(
+      `log of ${pages.total} rows: first page ${pages.first.toFixed(0)} µs, last ${pages.last.toFixed(0)} µs`,
+    );
+    const logRatio = logs.rate / pingLog.rate;
+    const pageRatio = pages.last / pages.first;
+    console.log(
+      JSON.stringify({
+        figures: [
+          {
+            name: '200 idle runners polling every 2 s, server CPU',
+            target: '≤ 10',
+            measured: Number((idleCoreShare * 100).toFixed(2)),
+            unit: '% of one core',
+            pass: idleCoreShare <= 0.1,
+          },
+          {
+            name: 'UpdateLog of 100 rows / Ping, calls per second',
+            target: '≥ 0.5',
+            measured: Number(logRatio.toFixed(2)),
+            unit: 'ratio',
+            pass: logRatio >= 0.5,
+          },
+          {
+            name: 'last / first page of a 100,000-line log',
+            target: '≤ 2',
+            measured: Number(pageRatio.toFixed(2)),
+            unit: 'ratio',
+            pass: pageRatio <= 2,
+          },
+        ],
+      }),
+    );
+  } finally {
+    await ask({ kind: 'close' });
+    await worker.terminate();
+    agent.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TaskLogStore } from './task-log-store.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'kiln-logs-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const at = new Date('2026-01-02T03:04:05.678Z');
+const rows = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => ({ time: at, content: `line ${from + i} ü` }));
+
+describe('task log files', () => {
+  it('appends in order, refuses a gap, and reads any page', async () => {
+    const store = new TaskLogStore(root);
+    expect(await store.rowCount(300)).toBe(0);
+    expect(await store.append(300, 0, rows(0, 3))).toBe(3);
+    expect(await store.append(300, 5, rows(5, 2))).toBe(3);
+    expect(await store.append(300, 3, rows(3, 4))).toBe(7);
+    expect(await store.readRows(300, 0, 2)).toEqual([
+      '2026-01-02T03:04:05.678Z line 0 ü',
+      '2026-01-02T03:04:05.678Z line 1 ü',
+    ]);
+    expect(await store.readRows(300, 5, 10)).toEqual([
+      '2026-01-02T03:04:05.678Z line 5 ü',
+      '2026-01-02T03:04:05.678Z line 6 ü',
+    ]);
+    expect(await store.readRows(300, 7, 10)).toEqual([]);
+  });
+
+  it('keeps rows intact under concurrent appends of the same position', async () => {
+    const store = new TaskLogStore(root);
+    const results = await Promise.all([
+      store.append(301, 0, rows(0, 2)),
+      store.append(301, 0, rows(0, 2)),
+    ]);
+    expect(results).toEqual([2, 2]);
+    expect(await store.readRows(301, 0, 5)).toHaveLength(2);
+  });
+});

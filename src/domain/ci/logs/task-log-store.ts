@@ -1,0 +1,208 @@
+import { mkdir, open, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** A log line as the runner sends it. */
+export type LogRow = { readonly time: Date; readonly content: string };
+
+/** Rows longer than this are cut (Gitea's limit); the runner never needs more. */
+export const MAX_ROW_BYTES = 64 * 1024;
+
+/** Bytes per entry of the offsets file: one big-endian uint64 end offset per row. */
+const ENTRY_BYTES = 8;
+
+/** Tasks whose log files stay open between appends (runners report every few seconds). */
+const MAX_OPEN_WRITERS = 64;
+
+type FileHandle = Awaited<ReturnType<typeof open>>;
+type Writer = { index: FileHandle; log: FileHandle; count: number; end: number };
+
+/** Opens a file for positioned reads and writes, creating it when missing. */
+async function openFile(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, 'r+');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await (await open(path, 'a')).close();
+    return open(path, 'r+');
+  }
+}
+
+/**
+ * Task logs on disk, one pair of files per task under `root/<id % 256 as 2 hex>/`:
+ * `<id>.log` holds the rows (`<RFC 3339 time> <content>\n`), `<id>.idx` the end offset of each
+ * row. The row count is the offsets file's size over 8, and any page of rows is two positioned
+ * reads (its offsets, then its bytes), so the last page of a 100,000-line log costs what the
+ * first does and the database is never asked per line.
+ *
+ * Appends to one task are serialised in this process, and the files of recently written tasks
+ * stay open, so an append is an fstat and two positioned writes; the fstat notices rows another
+ * replica appended (a task's reports come from its one runner, one at a time, through any replica). The offsets file is written after the rows,
+ * so a crash in between leaves bytes past the last recorded offset, which the next append
+ * overwrites.
+ */
+export class TaskLogStore {
+  readonly #root: string;
+  readonly #queues = new Map<number, Promise<unknown>>();
+  readonly #writers = new Map<number, Writer>();
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  #paths(taskId: number) {
+    const dir = join(this.#root, (taskId % 256).toString(16).padStart(2, '0'));
+    return { log: join(dir, `${taskId}.log`), index: join(dir, `${taskId}.idx`) };
+  }
+
+  /** How many rows the task's log holds. */
+  async rowCount(taskId: number): Promise<number> {
+    const writer = this.#writers.get(taskId);
+    if (writer !== undefined) return writer.count;
+    try {
+      return Math.floor((await stat(this.#paths(taskId).index)).size / ENTRY_BYTES);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+  }
+
+  /**
+   * Appends rows as rows `from`, `from + 1`, … if `from` is the current row count; returns the new
+   * count. Another `from` changes nothing (the caller checked it against the count it read).
+   */
+  append(taskId: number, from: number, rows: readonly LogRow[]): Promise<number> {
+    const previous = this.#queues.get(taskId) ?? Promise.resolve();
+    const next = previous.then(
+      () => this.#append(taskId, from, rows),
+      () => this.#append(taskId, from, rows),
+    );
+    this.#queues.set(taskId, next);
+    void next.finally(() => {
+      if (this.#queues.get(taskId) === next) this.#queues.delete(taskId);
+    });
+    return next;
+  }
+
+  async #append(taskId: number, from: number, rows: readonly LogRow[]): Promise<number> {
+    const open = await this.#writer(taskId);
+    if (from !== open.count || rows.length === 0) return open.count;
+    const offsets = Buffer.alloc(rows.length * ENTRY_BYTES);
+    const chunks: Buffer[] = [];
+    let offset = open.end;
+    rows.forEach((row, at) => {
+      const line = Buffer.from(`${row.time.toISOString()} ${cut(row.content)}\n`, 'utf8');
+      chunks.push(line);
+      offset += line.length;
+      offsets.writeBigUInt64BE(BigInt(offset), at * ENTRY_BYTES);
+    });
+    const bytes = Buffer.concat(chunks);
+    // Positioned writes: bytes a crash left past the last recorded offset are overwritten.
+    await open.log.write(bytes, 0, bytes.length, open.end);
+    await open.index.write(offsets, 0, offsets.length, open.count * ENTRY_BYTES);
+    open.count += rows.length;
+    open.end = offset;
+    return open.count;
+  }
+
+  /**
+   * The open files of a task being written, with its row count and end offset in memory, so an
+   * append is two positioned writes. Kept for the most recent tasks; `close` releases one.
+   */
+  async #writer(taskId: number): Promise<Writer> {
+    const known = this.#writers.get(taskId);
+    if (known !== undefined) {
+      this.#writers.delete(taskId);
+      this.#writers.set(taskId, known);
+      // Another replica may have appended since (a load balancer spreads one runner's calls):
+      // one fstat tells, and the count and end are read again then.
+      const count = Math.floor((await known.index.stat()).size / ENTRY_BYTES);
+      if (count !== known.count) {
+        known.count = count;
+        known.end = count === 0 ? 0 : await readEnd(known.index, count - 1);
+      }
+      return known;
+    }
+    const paths = this.#paths(taskId);
+    await mkdir(dirname(paths.log), { recursive: true });
+    const [index, log] = await Promise.all([openFile(paths.index), openFile(paths.log)]);
+    const count = Math.floor((await index.stat()).size / ENTRY_BYTES);
+    const writer: Writer = {
+      index,
+      log,
+      count,
+      end: count === 0 ? 0 : await readEnd(index, count - 1),
+    };
+    this.#writers.set(taskId, writer);
+    if (this.#writers.size > MAX_OPEN_WRITERS) {
+      const [oldest] = this.#writers.keys();
+      if (oldest !== undefined) await this.close(oldest);
+    }
+    return writer;
+  }
+
+  /** Closes the files of a task kept open for writing (its log is sealed, or evicted). */
+  async close(taskId: number): Promise<void> {
+    const writer = this.#writers.get(taskId);
+    if (writer === undefined) return;
+    this.#writers.delete(taskId);
+    await Promise.all([writer.index.close(), writer.log.close()]);
+  }
+
+  /** Closes every file kept open. */
+  async closeAll(): Promise<void> {
+    for (const taskId of [...this.#writers.keys()]) await this.close(taskId);
+  }
+
+  /** Rows `from` … `from + limit - 1` (fewer at the end), as stored lines without the newline. */
+  async readRows(taskId: number, from: number, limit: number): Promise<string[]> {
+    const total = await this.rowCount(taskId);
+    const first = Math.max(0, from);
+    const last = Math.min(total, first + Math.max(0, limit));
+    if (first >= last) return [];
+    const paths = this.#paths(taskId);
+    const index = await open(paths.index, 'r');
+    const log = await open(paths.log, 'r');
+    try {
+      const entries = Buffer.alloc((last - first + 1) * ENTRY_BYTES);
+      const startEntry = first === 0 ? 0 : first - 1;
+      const read = (last - startEntry) * ENTRY_BYTES;
+      await index.read(entries, 0, read, startEntry * ENTRY_BYTES);
+      const ends = Array.from({ length: last - startEntry }, (_, at) =>
+        Number(entries.readBigUInt64BE(at * ENTRY_BYTES)),
+      );
+      const starts = first === 0 ? [0, ...ends] : ends;
+      const begin = starts[0] ?? 0;
+      const end = ends[ends.length - 1] ?? 0;
+      const bytes = Buffer.alloc(end - begin);
+      await log.read(bytes, 0, bytes.length, begin);
+      const rowEnds = first === 0 ? ends : ends.slice(1);
+      const lines: string[] = [];
+      let at = 0;
+      for (const rowEnd of rowEnds) {
+        lines.push(bytes.subarray(at, rowEnd - begin - 1).toString('utf8'));
+        at = rowEnd - begin;
+      }
+      return lines;
+    } finally {
+      await Promise.all([index.close(), log.close()]);
+    }
+  }
+
+  /** Deletes a task's log (retention). */
+  async remove(taskId: number): Promise<void> {
+    await this.close(taskId);
+    const paths = this.#paths(taskId);
+    await Promise.all([rm(paths.log, { force: true }), rm(paths.index, { force: true })]);
+  }
+}
+
+async function readEnd(index: FileHandle, row: number): Promise<number> {
+  const entry = Buffer.alloc(ENTRY_BYTES);
+  await index.read(entry, 0, ENTRY_BYTES, row * ENTRY_BYTES);
+  return Number(entry.readBigUInt64BE(0));
+}
+
+function cut(content: string): string {
+  if (Buffer.byteLength(content, 'utf8') <= MAX_ROW_BYTES) return content;
+  return Buffer.from(content, 'utf8').subarray(0, MAX_ROW_BYTES).toString('utf8');
+}

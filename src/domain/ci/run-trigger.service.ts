@@ -1,0 +1,318 @@
+import type { Db } from '../../db/database.ts';
+import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import { mergeBase } from '../../git/diff.ts';
+import { readCommit } from '../../git/read-objects.ts';
+import { findBranch, type RefChange } from '../../git/refs.ts';
+import { changedPaths, readWorkflowFiles, type WorkflowFile } from '../../git/workflow-files.ts';
+import { Invalid } from '../errors.ts';
+import { pullHeadRef } from '../pulls/pull.types.ts';
+import type { PullEvent } from '../pulls/pull-events.ts';
+import type { Push } from '../repos/push-events.ts';
+import type { RepoService } from '../repos/repo.service.ts';
+import type { Repository } from '../repos/repo.types.ts';
+import type { User } from '../users/user.types.ts';
+import type { WorkflowRun } from './ci.types.ts';
+import { fileName, githubContext, pullPayload, pushPayload } from './event-payloads.ts';
+import type { RunLifecycle } from './run-lifecycle.ts';
+import type { ScheduleService } from './schedule.service.ts';
+import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
+import { interpolate } from './workflow/interpolate.ts';
+import { dispatchInputs, matchesPull, matchesPush, type Triggers } from './workflow/triggers.ts';
+import { parseWorkflow, planJobs } from './workflow/workflow-parse.ts';
+import { createRun, type NewRun } from './workflow-run.store.ts';
+
+export type RunTriggerDeps = {
+  readonly db: Db;
+  readonly repos: RepoService;
+  readonly catFiles: CatFilePool;
+  readonly versions: TasksVersions;
+  readonly lifecycle: RunLifecycle;
+  /** Where the default branch's `on: schedule` crons are kept. */
+  readonly schedules?: ScheduleService;
+};
+
+/**
+ * Turns pushes into workflow runs: for every ref a push created or moved, the workflow files at
+ * the new tip are read, each whose `on: push` filters match becomes a run, and the unfinished runs
+ * it supersedes are cancelled (same repository, ref, workflow and event — Gitea's default — or the
+ * same `concurrency` group with `cancel-in-progress`). A deleting push starts nothing. A workflow
+ * that does not parse is recorded as a failed run whose error names the line.
+ */
+export class RunTriggerService {
+  readonly #deps: RunTriggerDeps;
+
+  constructor(deps: RunTriggerDeps) {
+    this.#deps = deps;
+  }
+
+  /** The `PushEvents` listener. Returns the runs created. */
+  async onPush(push: Push): Promise<WorkflowRun[]> {
+    const created: WorkflowRun[] = [];
+    for (const change of push.changes) {
+      if (change.newSha === null) continue;
+      created.push(...(await this.#pushed(push, change, change.newSha)));
+    }
+    return created;
+  }
+
+  async #pushed(push: Push, change: RefChange, sha: string): Promise<WorkflowRun[]> {
+    const { repos, catFiles } = this.#deps;
+    const handle = repos.handle(push.repo);
+    const files = await readWorkflowFiles(catFiles, handle, sha);
+    if (
+      this.#deps.schedules &&
+      change.ref === `refs/heads/${await repos.defaultBranch(push.repo)}`
+    ) {
+      await this.#deps.schedules.record(push.repo.id, files);
+    }
+    if (files.length === 0) return [];
+    const [commit, changed] = await Promise.all([
+      readCommit(catFiles, handle, sha),
+      changedPaths(handle, sha, change.oldSha ?? undefined),
+    ]);
+    const title = commit.message.split('\n')[0] ?? '';
+    const payload = pushPayload(push, change, sha, title);
+    const github = githubContext(push.repo, change.ref, sha, push.pusher.handle, payload);
+    const runs: WorkflowRun[] = [];
+    for (const file of files) {
+      const base: NewRun = {
+        repoId: push.repo.id,
+        workflowName: fileName(file),
+        workflowFile: fileName(file),
+        event: 'push',
+        ref: change.ref,
+        sha,
+        triggeredBy: push.pusher.id,
+        title,
+        eventPayload: payload,
+        actor: push.pusher.handle,
+      };
+      const matches = (triggers: Triggers) =>
+        matchesPush(triggers, { ref: change.ref, changedPaths: changed });
+      const run = await this.#startRun(push.repo, file, base, github, matches);
+      if (run !== undefined) runs.push(run);
+    }
+    return runs;
+  }
+
+  /**
+   * The `PullEvents` listener: runs the base repository's `on: pull_request` workflows as they
+   * are at the pull's head commit (Gitea's choice), on `refs/pull/N/head`. A pull from a fork is
+   * marked so, and its jobs get no secrets but the task token.
+   */
+  async onPull(event: PullEvent): Promise<WorkflowRun[]> {
+    const { repos, catFiles } = this.#deps;
+    const handle = repos.handle(event.base);
+    const sha = event.pull.headSha;
+    const files = await readWorkflowFiles(catFiles, handle, sha);
+    if (files.length === 0) return [];
+    const baseTip = await mergeBase(handle, `refs/heads/${event.pull.baseBranch}`, sha);
+    const [commit, changed] = await Promise.all([
+      readCommit(catFiles, handle, sha),
+      changedPaths(handle, sha, baseTip),
+    ]);
+    const ref = pullHeadRef(event.pull.number);
+    const payload = pullPayload(event);
+    const github = {
+      ...githubContext(event.base, ref, sha, event.actor.handle, payload),
+      event_name: 'pull_request',
+      head_ref: event.pull.headBranch,
+      base_ref: event.pull.baseBranch,
+    };
+    const runs: WorkflowRun[] = [];
+    for (const file of files) {
+      const base: NewRun = {
+        repoId: event.base.id,
+        workflowName: fileName(file),
+        workflowFile: fileName(file),
+        event: 'pull_request',
+        ref,
+        sha,
+        triggeredBy: event.actor.id,
+        title: event.pull.title || (commit.message.split('\n')[0] ?? ''),
+        eventPayload: payload,
+        actor: event.actor.handle,
+        headRef: event.pull.headBranch,
+        baseRef: event.pull.baseBranch,
+        forkPull: event.head.id !== event.base.id,
+      };
+      const matches = (triggers: Triggers) =>
+        matchesPull(triggers, {
+          action: event.action,
+          baseBranch: event.pull.baseBranch,
+          changedPaths: changed,
+        });
+      const run = await this.#startRun(event.base, file, base, github, matches);
+      if (run !== undefined) runs.push(run);
+    }
+    return runs;
+  }
+
+  /**
+   * Starts a scheduled run of one workflow file as it is on the repository's default branch now
+   * (the `ScheduleService` calls this for a matching cron). Nothing happens when the repository,
+   * the branch or the file is gone, or the file no longer has `on: schedule`.
+   */
+  async onSchedule(repoId: string, workflowFile: string): Promise<WorkflowRun | undefined> {
+    const { repos, catFiles } = this.#deps;
+    const repo = await repos.findById(repoId);
+    if (repo === undefined) return undefined;
+    const handle = repos.handle(repo);
+    const branch = await repos.defaultBranch(repo);
+    const sha = await findBranch(handle, branch);
+    if (sha === undefined) return undefined;
+    const file = (await readWorkflowFiles(catFiles, handle, sha)).find(
+      (candidate) => fileName(candidate) === workflowFile,
+    );
+    if (file === undefined) return undefined;
+    const commit = await readCommit(catFiles, handle, sha);
+    const ref = `refs/heads/${branch}`;
+    const actor = repo.owner.handle;
+    const payload = { schedule: workflowFile, repository: { full_name: `${actor}/${repo.name}` } };
+    const github = { ...githubContext(repo, ref, sha, actor, payload), event_name: 'schedule' };
+    return this.#startRun(
+      repo,
+      file,
+      {
+        repoId,
+        workflowName: workflowFile,
+        workflowFile,
+        event: 'schedule',
+        ref,
+        sha,
+        triggeredBy: repo.owner.id,
+        title: commit.message.split('\n')[0] ?? '',
+        eventPayload: payload,
+        actor,
+      },
+      github,
+      (triggers) => triggers.has('schedule'),
+    );
+  }
+
+  /**
+   * `workflow_dispatch`: starts a workflow file as it is on `ref` (a branch name, or a full ref),
+   * for someone who may write to the repository, with `inputs` checked against the ones it
+   * declares (defaults filled in). Throws `Invalid` when the file or ref is unknown, the workflow
+   * has no `workflow_dispatch` trigger, or a required input is missing.
+   */
+  async dispatch(
+    actor: User,
+    owner: string,
+    name: string,
+    request: { workflowFile: string; ref: string; inputs: Readonly<Record<string, string>> },
+  ): Promise<WorkflowRun | undefined> {
+    const { repos, catFiles } = this.#deps;
+    const { repo } = await repos.require(actor, owner, name, 'write');
+    const handle = repos.handle(repo);
+    const ref = request.ref.startsWith('refs/') ? request.ref : `refs/heads/${request.ref}`;
+    const sha = ref.startsWith('refs/heads/')
+      ? await findBranch(handle, ref.slice('refs/heads/'.length))
+      : undefined;
+    if (sha === undefined) throw new Invalid(`unknown branch: ${request.ref}`);
+    const file = (await readWorkflowFiles(catFiles, handle, sha)).find(
+      (candidate) => fileName(candidate) === request.workflowFile,
+    );
+    if (file === undefined) throw new Invalid(`no workflow file named ${request.workflowFile}`);
+    let declared: ReturnType<typeof dispatchInputs>;
+    try {
+      declared = dispatchInputs(parseWorkflow(request.workflowFile, file.content).triggers);
+    } catch (error) {
+      throw new Invalid(`${request.workflowFile}: ${(error as Error).message}`);
+    }
+    if (declared === undefined) throw new Invalid('the workflow has no workflow_dispatch trigger');
+    const inputs: Record<string, string> = {};
+    for (const input of declared) {
+      const value = request.inputs[input.name] ?? input.default;
+      if (value === undefined && input.required)
+        throw new Invalid(`input ${input.name} is required`);
+      if (value !== undefined) inputs[input.name] = value;
+    }
+    const commit = await readCommit(catFiles, handle, sha);
+    const payload = {
+      inputs,
+      ref,
+      workflow: request.workflowFile,
+      repository: { full_name: `${repo.owner.handle}/${repo.name}` },
+      sender: { login: actor.handle, username: actor.handle },
+    };
+    const github = {
+      ...githubContext(repo, ref, sha, actor.handle, payload),
+      event_name: 'workflow_dispatch',
+    };
+    return this.#startRun(
+      repo,
+      file,
+      {
+        repoId: repo.id,
+        workflowName: request.workflowFile,
+        workflowFile: request.workflowFile,
+        event: 'workflow_dispatch',
+        ref,
+        sha,
+        triggeredBy: actor.id,
+        title: commit.message.split('\n')[0] ?? '',
+        eventPayload: payload,
+        actor: actor.handle,
+      },
+      github,
+      () => true,
+      inputs,
+    );
+  }
+
+  async #startRun(
+    repo: Repository,
+    file: WorkflowFile,
+    base: NewRun,
+    github: Record<string, unknown>,
+    matches: (triggers: Triggers) => boolean,
+    inputs: Readonly<Record<string, string>> = {},
+  ): Promise<WorkflowRun | undefined> {
+    const { db, versions, lifecycle } = this.#deps;
+    let plan: { run: NewRun; jobs: ReturnType<typeof planJobs>; cancelGroup: boolean };
+    try {
+      const workflow = parseWorkflow(fileName(file), file.content);
+      if (!matches(workflow.triggers)) return undefined;
+      const jobs = planJobs(workflow, { github, vars: {}, inputs });
+      const group =
+        workflow.concurrency === undefined
+          ? undefined
+          : interpolate(workflow.concurrency.group, { github, vars: {}, inputs });
+      plan = {
+        run: { ...base, workflowName: workflow.name, concurrencyGroup: group },
+        jobs,
+        cancelGroup: workflow.concurrency?.cancelInProgress === true,
+      };
+    } catch (error) {
+      // Parsing and planning are pure: whatever they throw is a problem of the file itself.
+      if (!(error instanceof Error)) throw error;
+      const { run } = await createRun(db, { ...base, error: `${file.path}: ${error.message}` }, []);
+      return run;
+    }
+    const scopes = versionScopesOfRepo({ id: repo.id, ownerId: repo.owner.id });
+    await lifecycle.cancelSuperseded({
+      repoId: repo.id,
+      ref: base.ref,
+      workflowFile: base.workflowFile,
+      event: base.event,
+      concurrencyGroup: plan.cancelGroup ? plan.run.concurrencyGroup : undefined,
+    });
+    const { run } = await createRun(
+      db,
+      plan.run,
+      plan.jobs.map((job) => ({
+        name: job.name,
+        jobKey: job.jobId,
+        runsOn: job.runsOn,
+        needs: job.needs,
+        payload: job.payload,
+        hasIf: job.hasIf,
+        stepNames: job.stepNames,
+      })),
+      scopes,
+    );
+    versions.forget(scopes);
+    return run;
+  }
+}

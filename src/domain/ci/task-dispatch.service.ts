@@ -1,0 +1,206 @@
+import type { Db } from '../../db/database.ts';
+import { randomHex, sha256Hex } from '../../lib/crypto.ts';
+import type { RunnerScope } from '../runners/runner.types.ts';
+import { parseStringArray } from '../runners/runner-input.ts';
+import type { CiTask, WorkflowRun } from './ci.types.ts';
+import type { CiSecretService } from './ci-secret.service.ts';
+import type { CiTaskService } from './ci-task.service.ts';
+import type { CiVariableService } from './ci-variable.service.ts';
+import { taskContext } from './task-context.ts';
+import { type TasksVersions, versionScopeOf } from './tasks-version.ts';
+import { aggregateStatus, type JobStatus } from './workflow/job-status.ts';
+import { toRun } from './workflow-run.store.ts';
+
+/** What a job it needs left behind: its outputs and result (a matrix aggregated). */
+export type NeededJob = {
+  readonly outputs: Readonly<Record<string, string>>;
+  readonly result: JobStatus;
+};
+
+/** A task handed to a runner, in domain terms; the edge turns it into `runner.v1.Task`. */
+export type TaskAssignment = {
+  readonly id: number;
+  readonly workflowPayload: string;
+  readonly context: Record<string, unknown>;
+  readonly secrets: Record<string, string>;
+  readonly vars: Record<string, string>;
+  readonly needs: Record<string, NeededJob>;
+};
+
+export type FetchResult = {
+  readonly task: TaskAssignment | undefined;
+  /** Never 0. */
+  readonly tasksVersion: number;
+};
+
+export type TaskDispatchDeps = {
+  readonly db: Db;
+  readonly tasks: CiTaskService;
+  readonly versions: TasksVersions;
+  readonly secrets: CiSecretService;
+  readonly variables: CiVariableService;
+  /** Where bare `uses: org/action` resolves; default the instance's own base URL. */
+  readonly actionsUrl: string | undefined;
+  readonly logRetentionDays: number;
+};
+
+/** How many pending jobs one poll looks at for a label match. */
+const CANDIDATES = 50;
+
+/**
+ * FetchTask: hands the oldest pending job in the runner's scope whose `runs-on` labels the runner
+ * all has to that runner, with a fresh task token (only its SHA-256 is stored). The claim is a
+ * conditional UPDATE (`status = 'pending' AND runner_id IS NULL`), so two replicas polling at once
+ * never hand one job out twice; the loser moves to the next candidate.
+ */
+/** The runner asking for work: who it is and the labels it declared. */
+export type PollingRunner = { readonly id: string; readonly labels: readonly string[] };
+
+export class TaskDispatchService {
+  readonly #deps: TaskDispatchDeps;
+  /** Runner id → scope. A runner's scope never changes, so this is read once per runner. */
+  readonly #scopes = new Map<string, RunnerScope>();
+
+  constructor(deps: TaskDispatchDeps) {
+    this.#deps = deps;
+  }
+
+  async fetchTask(
+    runner: PollingRunner,
+    knownVersion: number,
+    baseUrl: string,
+  ): Promise<FetchResult> {
+    const { versions } = this.#deps;
+    const scope = await this.#scopeOf(runner.id);
+    if (scope === undefined)
+      return { task: undefined, tasksVersion: await versions.current('global') };
+    const tasksVersion = await versions.current(versionScopeOf(scope));
+    // Nothing became pending in this scope since the runner last looked: no query at all.
+    if (knownVersion === tasksVersion) return { task: undefined, tasksVersion };
+    for (const candidate of await this.#candidates(scope)) {
+      const labels = parseStringArray(candidate.runs_on);
+      if (!labels.every((label) => runner.labels.includes(label))) continue;
+      const token = randomHex(20);
+      const claimed = await this.#deps.tasks.claimTask(
+        Number(candidate.id),
+        runner.id,
+        Date.now(),
+        sha256Hex(token),
+      );
+      if (claimed === undefined) continue;
+      try {
+        return { task: await this.#assignment(claimed, token, baseUrl), tasksVersion };
+      } catch (error) {
+        await this.#deps.tasks.releaseClaim(claimed.id, runner.id);
+        throw error;
+      }
+    }
+    return { task: undefined, tasksVersion };
+  }
+
+  async #scopeOf(runnerId: string): Promise<RunnerScope | undefined> {
+    const known = this.#scopes.get(runnerId);
+    if (known !== undefined) return known;
+    const row = await this.#deps.db
+      .selectFrom('runners')
+      .select(['scope_kind', 'scope_repo_id', 'scope_org_id'])
+      .where('id', '=', runnerId)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    const scope: RunnerScope =
+      row.scope_kind === 'repository' && row.scope_repo_id !== null
+        ? { kind: 'repository', repoId: row.scope_repo_id }
+        : row.scope_kind === 'organisation' && row.scope_org_id !== null
+          ? { kind: 'organisation', orgId: row.scope_org_id }
+          : { kind: 'instance' };
+    if (this.#scopes.size > 10_000) this.#scopes.clear();
+    this.#scopes.set(runnerId, scope);
+    return scope;
+  }
+
+  async #candidates(scope: RunnerScope) {
+    let query = this.#deps.db
+      .selectFrom('ci_tasks')
+      .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
+      .innerJoin('repositories', 'repositories.id', 'workflow_runs.repo_id')
+      .select(['ci_tasks.id', 'ci_tasks.runs_on'])
+      .where('ci_tasks.status', '=', 'pending')
+      .where('ci_tasks.runner_id', 'is', null);
+    if (scope.kind === 'repository') {
+      query = query.where('repositories.id', '=', scope.repoId);
+    } else if (scope.kind === 'organisation') {
+      query = query.where('repositories.owner_id', '=', scope.orgId);
+    }
+    return query.orderBy('ci_tasks.id').limit(CANDIDATES).execute();
+  }
+
+  async #assignment(task: CiTask, token: string, baseUrl: string): Promise<TaskAssignment> {
+    const { db, secrets, variables } = this.#deps;
+    const runRow = await db
+      .selectFrom('workflow_runs')
+      .selectAll()
+      .where('id', '=', task.runId)
+      .executeTakeFirstOrThrow();
+    const run = toRun(runRow);
+    const repo = await db
+      .selectFrom('repositories')
+      .innerJoin('users', 'users.id', 'repositories.owner_id')
+      .select(['repositories.name', 'users.handle as owner'])
+      .where('repositories.id', '=', run.repoId)
+      .executeTakeFirstOrThrow();
+    const stored = run.forkPull ? {} : await secrets.secretsForTask(task.id);
+    return {
+      id: task.id,
+      workflowPayload: task.payload,
+      context: taskContext({
+        run,
+        task,
+        owner: repo.owner,
+        repoName: repo.name,
+        token,
+        baseUrl,
+        actionsUrl: this.#deps.actionsUrl ?? baseUrl,
+        retentionDays: this.#deps.logRetentionDays,
+      }),
+      // The task token last, so a stored secret can never shadow it.
+      secrets: { ...stored, GITHUB_TOKEN: token, GITEA_TOKEN: token },
+      vars: await variables.variablesForTask(task.id),
+      needs: await this.#needs(run, task),
+    };
+  }
+
+  /** `needs.<id>`: per needed job id, its result over all its matrix jobs and merged outputs. */
+  async #needs(run: WorkflowRun, task: CiTask): Promise<Record<string, NeededJob>> {
+    if (task.needs.length === 0) return {};
+    const { db } = this.#deps;
+    const jobs = await db
+      .selectFrom('ci_tasks')
+      .select(['id', 'job_key', 'status'])
+      .where('run_id', '=', run.id)
+      .where('job_key', 'in', [...task.needs])
+      .execute();
+    const outputs = await db
+      .selectFrom('ci_task_outputs')
+      .select(['task_id', 'name', 'value'])
+      .where('task_id', 'in', jobs.length === 0 ? [-1] : jobs.map((job) => Number(job.id)))
+      .orderBy('task_id')
+      .execute();
+    const needs: Record<string, NeededJob> = {};
+    for (const jobId of task.needs) {
+      const matrix = jobs.filter((job) => job.job_key === jobId);
+      const ids = new Set(matrix.map((job) => Number(job.id)));
+      const merged: Record<string, string> = {};
+      for (const output of outputs) {
+        // Across a matrix the non-empty value wins.
+        if (ids.has(Number(output.task_id)) && (merged[output.name] ?? '') === '') {
+          merged[output.name] = output.value;
+        }
+      }
+      needs[jobId] = {
+        outputs: merged,
+        result: aggregateStatus(matrix.map((job) => job.status as JobStatus)),
+      };
+    }
+    return needs;
+  }
+}

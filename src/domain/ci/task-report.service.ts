@@ -1,0 +1,259 @@
+import type { Db } from '../../db/database.ts';
+import type { CiTaskStatus } from '../../db/tables.ts';
+import { Conflict, Forbidden } from '../errors.ts';
+import type { CiTaskResult } from './ci.types.ts';
+import type { CiSecretService } from './ci-secret.service.ts';
+import type { CiTaskService } from './ci-task.service.ts';
+import type { LogRow, TaskLogStore } from './logs/task-log-store.ts';
+import type { RunLifecycle } from './run-lifecycle.ts';
+
+/** A step as the runner reports it; `id` is the step's 0-based index. */
+export type StepReport = {
+  readonly id: number;
+  readonly result: CiTaskResult | undefined;
+  readonly startedAt: Date | undefined;
+  readonly stoppedAt: Date | undefined;
+  readonly logIndex: number;
+  readonly logLength: number;
+};
+
+export type TaskReport = {
+  readonly taskId: number;
+  /** Undefined while the task runs (RESULT_UNSPECIFIED): a heartbeat. */
+  readonly result: CiTaskResult | undefined;
+  readonly steps: readonly StepReport[];
+  readonly outputs: Readonly<Record<string, string>>;
+};
+
+export type TaskReportAnswer = {
+  /** The stored status: `running` is answered as UNSPECIFIED, anything else stops the runner. */
+  readonly status: CiTaskStatus;
+  /** Every output key stored for the task, so the runner stops resending them. */
+  readonly sentOutputs: string[];
+};
+
+const MAX_OUTPUT_KEY_BYTES = 255;
+const MAX_OUTPUT_VALUE_BYTES = 1024 * 1024;
+
+/**
+ * UpdateTask and UpdateLog: what a runner reports about the task it holds. Only the runner that
+ * claimed a task may report on it; a finished task never changes again, so the runner's last
+ * report after a cancellation is acknowledged without undoing the cancel.
+ */
+export class TaskReportService {
+  readonly #db: Db;
+  readonly #tasks: CiTaskService;
+  readonly #lifecycle: RunLifecycle;
+  readonly #logs: TaskLogStore;
+  readonly #secrets: CiSecretService;
+  readonly #logRetentionMs: number;
+  /** Secret values to mask, per running task; rebuilt after a restart or on another replica. */
+  readonly #masks = new Map<number, string[]>();
+
+  constructor(deps: {
+    db: Db;
+    tasks: CiTaskService;
+    lifecycle: RunLifecycle;
+    logs: TaskLogStore;
+    secrets: CiSecretService;
+    /** How long logs of finished tasks are kept (SERVICE_CI_LOG_RETENTION). */
+    logRetentionMs?: number;
+  }) {
+    this.#logRetentionMs = deps.logRetentionMs ?? 90 * 86_400_000;
+    this.#db = deps.db;
+    this.#tasks = deps.tasks;
+    this.#lifecycle = deps.lifecycle;
+    this.#logs = deps.logs;
+    this.#secrets = deps.secrets;
+  }
+
+  /** Task id → its runner, for log uploads: which runner holds a task never changes. */
+  readonly #holders = new Map<number, string>();
+
+  /**
+   * Checks that the task is the runner's, for UpdateLog: a task's runner never changes once it
+   * claimed it, so after the first check the answer comes from memory (the seal is still read
+   * from the row when it matters, by `updateLog`).
+   */
+  async #holds(runner: { readonly id: string }, taskId: number): Promise<boolean> {
+    const holder = this.#holders.get(taskId);
+    if (holder !== undefined) return holder === runner.id;
+    const task = await this.#owned(runner, taskId);
+    if (task.log_sealed) return false;
+    if (this.#holders.size > 10_000) this.#holders.clear();
+    this.#holders.set(taskId, runner.id);
+    return true;
+  }
+
+  async #owned(runner: { readonly id: string }, taskId: number) {
+    const task = await this.#db
+      .selectFrom('ci_tasks')
+      .select(['id', 'run_id', 'runner_id', 'status', 'log_sealed'])
+      .where('id', '=', taskId)
+      .executeTakeFirst();
+    if (task === undefined || task.runner_id !== runner.id) {
+      throw new Forbidden('invalid runner for task');
+    }
+    return task;
+  }
+
+  async updateTask(
+    runner: { readonly id: string },
+    report: TaskReport,
+    now = Date.now(),
+  ): Promise<TaskReportAnswer> {
+    const task = await this.#owned(runner, report.taskId);
+    await this.#storeOutputs(report.taskId, report.outputs);
+    if (task.status !== 'running' && report.result !== undefined) {
+      // The last report after a cancel or a sweep: an ephemeral runner's one task is over.
+      await this.#tasks.retireEphemeral(runner.id);
+    } else if (task.status === 'running') {
+      await this.#storeSteps(report.taskId, report.steps);
+      if (report.result === undefined) {
+        await this.#db
+          .updateTable('ci_tasks')
+          .set({ heartbeat_at: now })
+          .where('id', '=', report.taskId)
+          .where('status', '=', 'running')
+          .execute();
+      } else {
+        const done = await this.#tasks.completeTask(report.taskId, runner.id, report.result, now);
+        if (done.completed) {
+          this.#masks.delete(report.taskId);
+          await this.#db
+            .transaction()
+            .execute((trx) => this.#lifecycle.settle(trx, task.run_id, now));
+        }
+      }
+    }
+    const stored = await this.#db
+      .selectFrom('ci_tasks')
+      .select('status')
+      .where('id', '=', report.taskId)
+      .executeTakeFirst();
+    const keys = await this.#db
+      .selectFrom('ci_task_outputs')
+      .select('name')
+      .where('task_id', '=', report.taskId)
+      .execute();
+    return { status: stored?.status ?? 'cancelled', sentOutputs: keys.map((key) => key.name) };
+  }
+
+  async #storeOutputs(taskId: number, outputs: Readonly<Record<string, string>>) {
+    const values = Object.entries(outputs)
+      .filter(
+        ([name, value]) =>
+          name !== '' &&
+          Buffer.byteLength(name, 'utf8') <= MAX_OUTPUT_KEY_BYTES &&
+          Buffer.byteLength(value, 'utf8') <= MAX_OUTPUT_VALUE_BYTES,
+      )
+      .map(([name, value]) => ({ task_id: taskId, name, value }));
+    if (values.length === 0) return;
+    // The first write wins: a value already stored is never replaced.
+    await this.#db
+      .insertInto('ci_task_outputs')
+      .values(values)
+      .onConflict((oc) => oc.columns(['task_id', 'name']).doNothing())
+      .execute();
+  }
+
+  async #storeSteps(taskId: number, steps: readonly StepReport[]) {
+    for (const step of steps) {
+      const status: CiTaskStatus =
+        step.result ?? (step.startedAt === undefined ? 'pending' : 'running');
+      await this.#db
+        .updateTable('ci_task_steps')
+        .set({
+          status,
+          log_index: step.logIndex,
+          log_length: step.logLength,
+          started_at: step.startedAt?.getTime() ?? null,
+          stopped_at: step.stoppedAt?.getTime() ?? null,
+        })
+        .where('task_id', '=', taskId)
+        .where('step_index', '=', step.id)
+        .execute();
+    }
+  }
+
+  /**
+   * Stores log rows and answers how many rows are stored (`ack_index`). With `ack` the rows
+   * stored so far: no rows, a gap (`index > ack`) or nothing new (`index + rows ≤ ack`) change
+   * nothing; otherwise the rows from `ack` on are appended, with every secret value of the task
+   * masked. `noMore` seals the log, also with zero rows, and sealing again is acknowledged again;
+   * new rows for a sealed log are a conflict (`already_exists`), as in Gitea.
+   */
+  async updateLog(
+    runner: { readonly id: string },
+    taskId: number,
+    index: number,
+    rows: readonly LogRow[],
+    noMore: boolean,
+  ): Promise<number> {
+    // Unsealed logs of this runner's tasks skip the row lookup; anything else reads the row.
+    const open = await this.#holds(runner, taskId);
+    const task = open ? { log_sealed: false } : await this.#owned(runner, taskId);
+    let ack = await this.#logs.rowCount(taskId);
+    const fresh = index <= ack && index + rows.length > ack;
+    if (task.log_sealed) {
+      if (fresh) throw new Conflict('log file has been archived');
+      return ack;
+    }
+    if (fresh) {
+      const mask = await this.#maskFor(taskId);
+      ack = await this.#logs.append(
+        taskId,
+        ack,
+        rows.slice(ack - index).map((row) => ({ time: row.time, content: mask(row.content) })),
+      );
+    }
+    if (noMore) {
+      await this.#db
+        .updateTable('ci_tasks')
+        .set({ log_sealed: true, log_rows: ack })
+        .where('id', '=', taskId)
+        .execute();
+      this.#masks.delete(taskId);
+      this.#holders.delete(taskId);
+      await this.#logs.close(taskId);
+    }
+    return ack;
+  }
+
+  async #maskFor(taskId: number): Promise<(text: string) => string> {
+    let values = this.#masks.get(taskId);
+    if (values === undefined) {
+      values = Object.values(await this.#secrets.secretsForTask(taskId))
+        .filter((value) => value.length > 0)
+        // Longest first, so a secret containing another is masked whole.
+        .sort((a, b) => b.length - a.length);
+      if (this.#masks.size > 1000) this.#masks.clear();
+      this.#masks.set(taskId, values);
+    }
+    const secrets = values;
+    return (text) => secrets.reduce((masked, secret) => masked.split(secret).join('***'), text);
+  }
+
+  /**
+   * Deletes the log files of tasks that stopped longer ago than the retention, a batch at a time;
+   * `log_rows = -1` marks a task whose log is gone. Returns how many logs were removed.
+   */
+  async expireLogs(now = Date.now(), batch = 500): Promise<number> {
+    const expired = await this.#db
+      .selectFrom('ci_tasks')
+      .select('id')
+      .where('stopped_at', '<', now - this.#logRetentionMs)
+      .where('log_rows', '>=', 0)
+      .limit(batch)
+      .execute();
+    for (const task of expired) {
+      await this.#logs.remove(Number(task.id));
+      await this.#db
+        .updateTable('ci_tasks')
+        .set({ log_rows: -1 })
+        .where('id', '=', Number(task.id))
+        .execute();
+    }
+    return expired.length;
+  }
+}

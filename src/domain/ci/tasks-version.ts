@@ -1,0 +1,71 @@
+import type { Transaction } from 'kysely';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { Tables } from '../../db/tables.ts';
+import type { RunnerScope } from '../runners/runner.types.ts';
+
+/** The counter a runner of this scope polls: `global`, `owner:<org id>` or `repo:<repo id>`. */
+export function versionScopeOf(scope: RunnerScope): string {
+  if (scope.kind === 'organisation') return `owner:${scope.orgId}`;
+  if (scope.kind === 'repository') return `repo:${scope.repoId}`;
+  return 'global';
+}
+
+/** The three counters a new pending job of a repository moves. */
+export function versionScopesOfRepo(repo: { id: string; ownerId: string }): string[] {
+  return ['global', `owner:${repo.ownerId}`, `repo:${repo.id}`];
+}
+
+/**
+ * Bumps the counters in the caller's transaction, so a runner that sees the new version also
+ * sees the job that moved it.
+ */
+export async function bumpTasksVersions(trx: Transaction<Tables>, scopes: readonly string[]) {
+  for (const scope of scopes) {
+    await trx
+      .insertInto('ci_tasks_versions')
+      .values({ scope, version: 2 })
+      .onConflict((oc) =>
+        oc.column('scope').doUpdateSet({ version: sql`ci_tasks_versions.version + 1` }),
+      )
+      .execute();
+  }
+}
+
+type Cached = { readonly version: number; readonly readAt: number };
+
+/**
+ * `tasks_version` per scope, as FetchTask answers it. The counters live in the database so that
+ * replicas agree; each process keeps what it read for `ttlMs`, so a runner polling with the current
+ * version costs no query at all (200 runners every 2 s: at most one read per scope per `ttlMs`).
+ * A bump made here is seen at once; one made by another replica within `ttlMs`.
+ * Never 0: a runner reads 0 as a server without versions.
+ */
+export class TasksVersions {
+  readonly #db: Db;
+  readonly #ttlMs: number;
+  readonly #cache = new Map<string, Cached>();
+
+  constructor(db: Db, options: { ttlMs?: number } = {}) {
+    this.#db = db;
+    this.#ttlMs = options.ttlMs ?? 1000;
+  }
+
+  async current(scope: string, now = Date.now()): Promise<number> {
+    const cached = this.#cache.get(scope);
+    if (cached !== undefined && now - cached.readAt < this.#ttlMs) return cached.version;
+    const row = await this.#db
+      .selectFrom('ci_tasks_versions')
+      .select('version')
+      .where('scope', '=', scope)
+      .executeTakeFirst();
+    const version = row === undefined ? 1 : Math.max(1, Number(row.version));
+    this.#cache.set(scope, { version, readAt: now });
+    return version;
+  }
+
+  /** Drops what this process remembers of the scopes, after it bumped them. */
+  forget(scopes: readonly string[]): void {
+    for (const scope of scopes) this.#cache.delete(scope);
+  }
+}

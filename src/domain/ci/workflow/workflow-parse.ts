@@ -1,0 +1,207 @@
+import { type Document, isMap, parseDocument, YAMLMap } from 'yaml';
+import { type ExpressionContexts, interpolate, interpolateValue } from './interpolate.ts';
+import { combinationLabel, expandMatrix, MatrixError } from './matrix.ts';
+import { isRecord, readTriggers, type Triggers } from './triggers.ts';
+
+/** A workflow file that cannot be run; `line` (1-based) points at the problem when known. */
+export class WorkflowError extends Error {
+  readonly line: number | undefined;
+
+  constructor(message: string, line?: number) {
+    super(line === undefined ? message : `line ${line}: ${message}`);
+    this.line = line;
+  }
+}
+
+/** A workflow file, parsed and checked enough to decide triggers and plan jobs. */
+export type ParsedWorkflow = {
+  /** `name:`, else the file name. */
+  readonly name: string;
+  readonly triggers: Triggers;
+  /** `concurrency:` as a group expression and whether a newer run cancels the running one. */
+  readonly concurrency: { readonly group: string; readonly cancelInProgress: boolean } | undefined;
+  readonly document: Document;
+  readonly jobs: Readonly<Record<string, Record<string, unknown>>>;
+};
+
+/**
+ * Parses one workflow file. Throws `WorkflowError` naming the line for YAML errors and for a
+ * shape no runner can use (no `on`, no jobs, a job without `runs-on` or steps).
+ */
+export function parseWorkflow(fileName: string, content: string): ParsedWorkflow {
+  const document = parseDocument(content, { prettyErrors: true, uniqueKeys: true });
+  const [error] = document.errors;
+  if (error !== undefined)
+    throw new WorkflowError(
+      error.message.split('\n')[0] ?? 'invalid YAML',
+      error.linePos?.[0].line,
+    );
+  const root: unknown = document.toJS({ maxAliasCount: 100 });
+  if (!isRecord(root)) throw new WorkflowError('a workflow must be a mapping', 1);
+  const lineOf = (key: string) => keyLine(document, content, ['jobs', key]);
+  if (root.on === undefined) throw new WorkflowError('the workflow has no "on:" triggers', 1);
+  if (!isRecord(root.jobs) || Object.keys(root.jobs).length === 0) {
+    throw new WorkflowError('the workflow has no jobs', keyLine(document, content, ['jobs']) ?? 1);
+  }
+  const jobs: Record<string, Record<string, unknown>> = {};
+  for (const [id, job] of Object.entries(root.jobs)) {
+    if (!isRecord(job)) throw new WorkflowError(`job "${id}" must be a mapping`, lineOf(id));
+    if (job['runs-on'] === undefined && job.uses === undefined) {
+      throw new WorkflowError(`job "${id}" has no "runs-on"`, lineOf(id));
+    }
+    for (const need of needsOf(job)) {
+      if (!(need in root.jobs))
+        throw new WorkflowError(`job "${id}" needs unknown job "${need}"`, lineOf(id));
+    }
+    jobs[id] = job;
+  }
+  const concurrency = readConcurrency(root.concurrency);
+  return {
+    name: typeof root.name === 'string' && root.name !== '' ? root.name : fileName,
+    triggers: readTriggers(root.on),
+    concurrency,
+    document,
+    jobs,
+  };
+}
+
+function readConcurrency(value: unknown): ParsedWorkflow['concurrency'] {
+  if (typeof value === 'string') return { group: value, cancelInProgress: false };
+  if (isRecord(value) && typeof value.group === 'string') {
+    return { group: value.group, cancelInProgress: value['cancel-in-progress'] === true };
+  }
+  return undefined;
+}
+
+/** The job ids a job waits for. */
+export function needsOf(job: Record<string, unknown>): string[] {
+  if (typeof job.needs === 'string') return [job.needs];
+  if (Array.isArray(job.needs)) return job.needs.map(String);
+  return [];
+}
+
+/** One job of a run: a workflow job, or one combination of its matrix. */
+export type PlannedJob = {
+  readonly jobId: string;
+  /** Display name: `name:` interpolated, else the id, plus ` (v1, v2)` for a matrix combination. */
+  readonly name: string;
+  readonly runsOn: readonly string[];
+  readonly needs: readonly string[];
+  /** The job has an `if:`: it is handed out even when a job it needs failed (the runner decides). */
+  readonly hasIf: boolean;
+  readonly stepNames: readonly string[];
+  /** The single-job workflow document handed to the runner. */
+  readonly payload: string;
+};
+
+/**
+ * Splits a workflow into one single-job document per job and matrix combination, interpolating
+ * `runs-on`, `name` and the matrix values with `contexts` (`github`, `vars`, `inputs`) and the
+ * combination's `matrix`. Each document keeps everything but the other jobs; `needs` is removed
+ * (the runner rebuilds it from the task's `needs`) and the matrix is narrowed to the one combination.
+ */
+export function planJobs(workflow: ParsedWorkflow, contexts: ExpressionContexts): PlannedJob[] {
+  const planned: PlannedJob[] = [];
+  for (const [jobId, job] of Object.entries(workflow.jobs)) {
+    const strategy = isRecord(job.strategy) ? job.strategy : {};
+    let combinations: Record<string, unknown>[];
+    try {
+      const matrix = interpolateValue(strategy.matrix, contexts);
+      combinations = expandMatrix(matrix);
+    } catch (error) {
+      const message = error instanceof MatrixError ? error.message : String(error);
+      throw new WorkflowError(`job "${jobId}": ${message}`);
+    }
+    for (const combination of combinations) {
+      const scope = { ...contexts, matrix: combination };
+      const label = combinationLabel(combination);
+      const name =
+        typeof job.name === 'string'
+          ? interpolate(job.name, scope)
+          : label === ''
+            ? jobId
+            : `${jobId} ${label}`;
+      const runsOn = labelsOf(interpolateValue(job['runs-on'], scope));
+      planned.push({
+        jobId,
+        name,
+        runsOn,
+        needs: needsOf(job),
+        hasIf: job.if !== undefined,
+        stepNames: stepNames(job.steps),
+        payload: singleJobDocument(workflow.document, jobId, {
+          name,
+          runsOn,
+          matrix: Object.keys(combination).length === 0 ? undefined : combination,
+        }),
+      });
+    }
+  }
+  return planned;
+}
+
+function labelsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.map(String);
+  if (isRecord(value) && value.labels !== undefined) return labelsOf(value.labels);
+  return [];
+}
+
+function stepNames(steps: unknown): string[] {
+  if (!Array.isArray(steps)) return [];
+  return steps.map((step, at) => {
+    if (!isRecord(step)) return `step ${at + 1}`;
+    if (typeof step.name === 'string') return step.name;
+    if (typeof step.uses === 'string') return step.uses;
+    if (typeof step.run === 'string') return step.run.split('\n')[0] ?? '';
+    return `step ${at + 1}`;
+  });
+}
+
+function singleJobDocument(
+  source: Document,
+  jobId: string,
+  facts: { name: string; runsOn: readonly string[]; matrix: Record<string, unknown> | undefined },
+): string {
+  const document = source.clone();
+  const jobs = document.get('jobs');
+  if (isMap(jobs)) {
+    for (const pair of [...jobs.items]) {
+      if (String((pair.key as { value?: unknown })?.value ?? pair.key) !== jobId)
+        jobs.delete(pair.key);
+    }
+  }
+  const job = document.getIn(['jobs', jobId]);
+  if (job instanceof YAMLMap) {
+    job.delete('needs');
+    job.set('name', facts.name);
+    job.set('runs-on', facts.runsOn.length === 1 ? facts.runsOn[0] : [...facts.runsOn]);
+    if (facts.matrix !== undefined) {
+      const matrix = Object.fromEntries(Object.entries(facts.matrix).map(([k, v]) => [k, [v]]));
+      document.setIn(['jobs', jobId, 'strategy', 'matrix'], document.createNode(matrix));
+    }
+  }
+  return document.toString();
+}
+
+/** The 1-based line of a key path in the document, when it can be found. */
+function keyLine(document: Document, content: string, path: string[]): number | undefined {
+  let node: unknown = document.contents;
+  let offset: number | undefined;
+  for (const key of path) {
+    if (!isMap(node)) return offset === undefined ? undefined : lineAt(content, offset);
+    const pair = node.items.find(
+      (item) => String((item.key as { value?: unknown })?.value) === key,
+    );
+    if (pair === undefined) return undefined;
+    offset = (pair.key as { range?: [number, number, number] }).range?.[0];
+    node = pair.value;
+  }
+  return offset === undefined ? undefined : lineAt(content, offset);
+}
+
+function lineAt(content: string, offset: number): number {
+  let line = 1;
+  for (let at = 0; at < offset && at < content.length; at++) if (content[at] === '\n') line++;
+  return line;
+}

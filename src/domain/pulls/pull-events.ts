@@ -1,0 +1,39 @@
+import type { Repository } from '../repos/repo.types.ts';
+import type { Pull } from './pull.types.ts';
+
+/** Something that happened to a pull request, as workflows (`on: pull_request`) name it. */
+export type PullEvent = {
+  readonly action: 'opened' | 'synchronize';
+  readonly base: Repository;
+  /** The repository the head branch lives in (the base itself, or a fork). */
+  readonly head: Repository;
+  readonly pull: Pull;
+  /** Login of who caused it: the author on open, the pusher on synchronize. */
+  readonly actor: { readonly id: string; readonly handle: string };
+};
+
+export type PullListener = (event: PullEvent) => Promise<void>;
+
+/**
+ * Pull request events for whatever reacts to them (CI today), subscribed in the composition root
+ * so that `PullService` does not know its listeners. Listeners run after the pull is stored and
+ * its head recorded; one failing does not stop the others, and never undoes the change.
+ */
+export class PullEvents {
+  readonly #listeners: PullListener[] = [];
+
+  subscribe(listener: PullListener): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Runs every listener; resolves once all have run, reporting failures to `onError`. */
+  async publish(event: PullEvent, onError: (error: unknown) => void): Promise<void> {
+    for (const listener of this.#listeners) {
+      try {
+        await listener(event);
+      } catch (error) {
+        onError(error);
+      }
+    }
+  }
+}

@@ -1,0 +1,188 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../../../config/config.ts';
+import type { RunQueryService } from '../../../domain/ci/run-query.service.ts';
+import type { RunTriggerService } from '../../../domain/ci/run-trigger.service.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { toApiWorkflowJob, toApiWorkflowRun } from '../../convert/action.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import {
+  ApiActionWorkflowJobsResponseSchema,
+  ApiActionWorkflowRunSchema,
+  ApiActionWorkflowRunsResponseSchema,
+} from './schemas/action.ts';
+import { errorResponses } from './schemas/common.ts';
+import { Type } from './schemas/type.ts';
+
+/** What the Actions routes use: reading runs, and the configuration for base URLs. */
+export type ActionRoutesDeps = {
+  readonly runs: RunQueryService;
+  /** Starting a workflow by hand (`workflow_dispatch`). */
+  readonly triggers: RunTriggerService;
+  readonly config: Config;
+};
+
+const tags = ['repository'];
+const RepoParams = Type.Object({
+  owner: Type.String({ maxLength: 200 }),
+  name: Type.String({ maxLength: 200 }),
+});
+const RunParams = Type.Object({
+  owner: Type.String({ maxLength: 200 }),
+  name: Type.String({ maxLength: 200 }),
+  run: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+});
+const WorkflowParams = Type.Object({
+  owner: Type.String({ maxLength: 200 }),
+  name: Type.String({ maxLength: 200 }),
+  workflow: Type.String({ maxLength: 255 }),
+});
+const DispatchBody = Type.Object({
+  ref: Type.String({ minLength: 1, maxLength: 1000 }),
+  // Input name → value, every value a string (as GitHub and Gitea take them).
+  inputs: Type.Optional(
+    Type.Object(
+      {},
+      { additionalProperties: Type.String({ maxLength: 65_536 }), maxProperties: 100 },
+    ),
+  ),
+});
+const JobParams = Type.Object({
+  owner: Type.String({ maxLength: 200 }),
+  name: Type.String({ maxLength: 200 }),
+  job: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+});
+
+/**
+ * Workflow runs, their jobs and job logs, as Gitea 1.24+ and GitHub serve them under
+ * `/repos/{owner}/{repo}/actions/`. Anyone who may read the repository may read these.
+ */
+export function registerActionRoutes(parent: FastifyInstance, deps: ActionRoutesDeps): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { runs } = deps;
+  const base = (request: FastifyRequest) => baseUrlOf(request, deps.config);
+
+  server.get(
+    '/repos/:owner/:name/actions/runs',
+    {
+      schema: {
+        summary: 'List the workflow runs of a repository, newest first',
+        tags,
+        params: RepoParams,
+        querystring: PagingQuerySchema,
+        response: { 200: ApiActionWorkflowRunsResponseSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const paging = readPaging(request.query);
+      const { params } = request;
+      const listed = await runs.listRuns(
+        viewerUser(request.viewer),
+        params.owner,
+        params.name,
+        paging,
+      );
+      setPagingHeaders(request, reply, base(request), paging, listed.total);
+      return {
+        workflow_runs: listed.runs.map((run) => toApiWorkflowRun(run, listed.repo, base(request))),
+        total_count: listed.total,
+      };
+    },
+  );
+
+  server.get(
+    '/repos/:owner/:name/actions/runs/:run',
+    {
+      schema: {
+        summary: 'Get a workflow run by its number',
+        tags,
+        params: RunParams,
+        response: { 200: ApiActionWorkflowRunSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { params } = request;
+      const { repo, run } = await runs.getRun(
+        viewerUser(request.viewer),
+        params.owner,
+        params.name,
+        params.run,
+      );
+      return toApiWorkflowRun(run, repo, base(request));
+    },
+  );
+
+  server.get(
+    '/repos/:owner/:name/actions/runs/:run/jobs',
+    {
+      schema: {
+        summary: 'List the jobs of a workflow run',
+        tags,
+        params: RunParams,
+        response: { 200: ApiActionWorkflowJobsResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { params } = request;
+      const { repo, run, jobs } = await runs.listJobs(
+        viewerUser(request.viewer),
+        params.owner,
+        params.name,
+        params.run,
+      );
+      return {
+        jobs: jobs.map((job) => toApiWorkflowJob(job, run, repo, base(request))),
+        total_count: jobs.length,
+      };
+    },
+  );
+
+  server.post(
+    '/repos/:owner/:name/actions/workflows/:workflow/dispatches',
+    {
+      schema: {
+        summary: 'Start a workflow that has a workflow_dispatch trigger',
+        tags,
+        params: WorkflowParams,
+        body: DispatchBody,
+        response: { 204: Type.Null(), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { params, body } = request;
+      await deps.triggers.dispatch(requireUser(request), params.owner, params.name, {
+        workflowFile: params.workflow,
+        ref: body.ref,
+        inputs: Object.fromEntries(
+          Object.entries(body.inputs ?? {}).map(([key, value]) => [key, String(value)]),
+        ),
+      });
+      return reply.status(204).send(null);
+    },
+  );
+
+  server.get(
+    '/repos/:owner/:name/actions/jobs/:job/logs',
+    {
+      schema: {
+        summary: "Download a job's log as plain text",
+        tags,
+        params: JobParams,
+        response: { 200: Type.String(), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { params } = request;
+      const lines = await runs.jobLog(
+        viewerUser(request.viewer),
+        params.owner,
+        params.name,
+        params.job,
+      );
+      reply.type('text/plain; charset=utf-8');
+      return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+    },
+  );
+}

@@ -1,0 +1,93 @@
+import type { WorkflowRun } from '../../domain/ci/ci.types.ts';
+import type { JobView } from '../../domain/ci/run-query.service.ts';
+import type { Repository } from '../../domain/repos/repo.types.ts';
+import { foldId } from '../../lib/ids.ts';
+import { rfc3339 } from '../../lib/time.ts';
+import type { ApiActionWorkflowJob, ApiActionWorkflowRun } from '../api/v1/schemas/action.ts';
+import { repoPathOf } from './branch.ts';
+
+/**
+ * A job or run status as GitHub and Gitea 1.24 show it: `status` queued / waiting / in_progress /
+ * completed, and for a completed one its `conclusion`.
+ */
+export function toActionsStatus(status: string): { status: string; conclusion: string | null } {
+  switch (status.toLowerCase()) {
+    case 'pending':
+    case 'unknown':
+      return { status: 'queued', conclusion: null };
+    case 'blocked':
+      return { status: 'waiting', conclusion: null };
+    case 'running':
+      return { status: 'in_progress', conclusion: null };
+    default:
+      return { status: 'completed', conclusion: status.toLowerCase() };
+  }
+}
+
+const date = (value: Date | null) => (value === null ? null : rfc3339(value));
+
+function branchOf(ref: string): string {
+  return ref.replace(/^refs\/(heads|tags)\//, '');
+}
+
+/** `ActionWorkflowRun`; runs are addressed by their per-repository number, which is the `id`. */
+export function toApiWorkflowRun(
+  run: WorkflowRun,
+  repo: Repository,
+  baseUrl: string,
+): ApiActionWorkflowRun {
+  const path = repoPathOf(repo);
+  return {
+    id: run.number,
+    url: `${baseUrl}/api/v1/repos/${path}/actions/runs/${run.number}`,
+    html_url: `${baseUrl}/repos/${path}/actions/runs/${run.number}`,
+    display_title: run.title,
+    path: `${run.workflowFile}@${run.ref}`,
+    event: run.event,
+    run_attempt: 1,
+    run_number: run.number,
+    run_started_at: date(run.startedAt),
+    head_branch: branchOf(run.ref),
+    head_sha: run.sha,
+    ...toActionsStatus(run.status),
+    repository_id: foldId(repo.id),
+    created_at: rfc3339(run.createdAt),
+    updated_at: rfc3339(run.updatedAt),
+    completed_at: date(run.stoppedAt),
+    error: run.error,
+  };
+}
+
+/** `ActionWorkflowJob`, its `id` the job's own (the task id a runner saw). */
+export function toApiWorkflowJob(
+  job: JobView,
+  run: WorkflowRun,
+  repo: Repository,
+  baseUrl: string,
+): ApiActionWorkflowJob {
+  const path = repoPathOf(repo);
+  return {
+    id: job.id,
+    url: `${baseUrl}/api/v1/repos/${path}/actions/jobs/${job.id}`,
+    html_url: `${baseUrl}/repos/${path}/actions/runs/${run.number}/jobs/${job.id}`,
+    run_id: run.number,
+    run_url: `${baseUrl}/api/v1/repos/${path}/actions/runs/${run.number}`,
+    name: job.name,
+    labels: [...job.runsOn],
+    run_attempt: Math.max(1, job.attempt),
+    head_sha: run.sha,
+    head_branch: branchOf(run.ref),
+    ...toActionsStatus(job.status),
+    runner_name: job.runnerName,
+    steps: job.steps.map((step) => ({
+      name: step.name,
+      number: step.index + 1,
+      ...toActionsStatus(step.status),
+      started_at: date(step.startedAt),
+      completed_at: date(step.stoppedAt),
+    })),
+    created_at: rfc3339(job.createdAt),
+    started_at: date(job.startedAt),
+    completed_at: date(job.stoppedAt),
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * `on: pull_request` runs: opening a pull and pushing to its branch start runs of the base
+ * repository's workflows on `refs/pull/N/head`, with base-branch and path filters; a pull from a
+ * fork gets no secrets besides the task token, while a pull inside the repository gets them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRepo } from '../git/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
+import { GitClient, repoUrl } from '../support/git.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { ReplayRunner } from './replay-runner.ts';
+
+let kiln: TestServer;
+let git: GitClient;
+
+beforeAll(async () => {
+  kiln = await startTestServer({ SERVICE_SECRET_KEY: 'test secret key for CI secrets' });
+  git = await GitClient.create();
+});
+afterAll(async () => {
+  await git?.dispose();
+  await kiln?.close();
+});
+
+const WORKFLOW = `on:
+  pull_request:
+    branches: [main]
+jobs:
+  check:
+    runs-on: pull-box
+    steps: [{run: make check}]
+`;
+
+async function runsOf(repoId: string) {
+  return kiln.app.database.db
+    .selectFrom('workflow_runs')
+    .selectAll()
+    .where('repo_id', '=', repoId)
+    .orderBy('number')
+    .execute();
+}
+
+describe('pull request runs', () => {
+  it('run on open and synchronize; a fork gets only the task token, a branch gets secrets', async () => {
+    const { user: owner, token } = await kiln.make.userWithToken();
+    const { user: forker, token: forkerToken } = await kiln.make.userWithToken();
+    const { name } = await makeRepo(kiln, owner);
+    const { repo } = await kiln.app.services.repos.get(owner, owner.handle, name);
+    await kiln.app.services.ciSecrets.put(
+      { repoId: repo.id, isRepoAdmin: true },
+      'DEPLOY_KEY',
+      's3cret',
+    );
+    const dir = await git.init();
+    await git.commit(dir, { '.gitea/workflows/pr.yml': WORKFLOW });
+    const originUrl = repoUrl(kiln.url, owner.handle, name, { token, as: 'password' });
+    await git.ok(['push', '-q', originUrl, 'HEAD:refs/heads/main'], { cwd: dir });
+    const runner = await ReplayRunner.register(kiln, { labels: ['pull-box'] });
+
+    // A pull inside the repository.
+    await git.commit(dir, { 'a.txt': 'a' });
+    await git.ok(['push', '-q', originUrl, 'HEAD:refs/heads/feature'], { cwd: dir });
+    const inside = await kiln.app.services.pulls.create(owner, owner.handle, name, {
+      title: 'Inside',
+      head: 'feature',
+      base: 'main',
+    });
+    expect(await eventually(async () => (await runsOf(repo.id)).length === 1)).toBe(true);
+    const [run] = await runsOf(repo.id);
+    expect(run).toMatchObject({
+      event: 'pull_request',
+      ref: `refs/pull/${inside.pull.number}/head`,
+      head_ref: 'feature',
+      base_ref: 'main',
+    });
+    const insideTask = await runner.next();
+    expect(insideTask.secrets.DEPLOY_KEY).toBe('s3cret');
+    expect((insideTask.context as Record<string, unknown>).event_name).toBe('pull_request');
+    await runner.run(insideTask);
+
+    // A pull from a fork.
+    const fork = await kiln.app.services.repos.fork(forker, owner.handle, name, {});
+    const forkUrl = repoUrl(kiln.url, forker.handle, fork.repo.name, {
+      token: forkerToken,
+      as: 'password',
+    });
+    await git.commit(dir, { 'b.txt': 'from a fork' });
+    await git.ok(['push', '-q', forkUrl, 'HEAD:refs/heads/patch'], { cwd: dir });
+    await kiln.app.services.pulls.create(forker, owner.handle, name, {
+      title: 'From a fork',
+      head: `${forker.handle}:patch`,
+      base: 'main',
+    });
+    expect(await eventually(async () => (await runsOf(repo.id)).length === 2)).toBe(true);
+    const forkTask = await runner.next();
+    expect(Object.keys(forkTask.secrets).sort()).toEqual(['GITEA_TOKEN', 'GITHUB_TOKEN']);
+    await runner.run(forkTask);
+
+    // Pushing to the fork's branch synchronises the pull: another run.
+    await git.commit(dir, { 'b.txt': 'again' });
+    await git.ok(['push', '-q', forkUrl, 'HEAD:refs/heads/patch'], { cwd: dir });
+    expect(await eventually(async () => (await runsOf(repo.id)).length === 3)).toBe(true);
+    const again = await runner.next();
+    expect(Object.keys(again.secrets).sort()).toEqual(['GITEA_TOKEN', 'GITHUB_TOKEN']);
+    expect((again.context as { event: { action: string } }).event.action).toBe('synchronize');
+  });
+
+  it('does not run for a pull into a branch the filter leaves out', async () => {
+    const { user: owner, token } = await kiln.make.userWithToken();
+    const { name } = await makeRepo(kiln, owner);
+    const { repo } = await kiln.app.services.repos.get(owner, owner.handle, name);
+    const dir = await git.init();
+    await git.commit(dir, { '.gitea/workflows/pr.yml': WORKFLOW });
+    const url = repoUrl(kiln.url, owner.handle, name, { token, as: 'password' });
+    await git.ok(['push', '-q', url, 'HEAD:refs/heads/main', 'HEAD:refs/heads/develop'], {
+      cwd: dir,
+    });
+    await git.commit(dir, { 'c.txt': 'c' });
+    await git.ok(['push', '-q', url, 'HEAD:refs/heads/topic'], { cwd: dir });
+    await kiln.app.services.pulls.create(owner, owner.handle, name, {
+      title: 'Into develop',
+      head: 'topic',
+      base: 'develop',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await runsOf(repo.id)).toEqual([]);
+  });
+});
