@@ -19,6 +19,8 @@ import { ReviewCommentService } from './domain/pulls/review-comment.service.ts';
 import { ReleaseService } from './domain/releases/release.service.ts';
 import { ReleaseStore } from './domain/releases/release.store.ts';
 import { CollaboratorService } from './domain/repos/collaborator.service.ts';
+import { HousekeepingService } from './domain/repos/housekeeping.service.ts';
+import { HousekeepingStore } from './domain/repos/housekeeping.store.ts';
 import { ProtectedBranchService } from './domain/repos/protected-branch.service.ts';
 import { PushEvents } from './domain/repos/push-events.ts';
 import { RepoService } from './domain/repos/repo.service.ts';
@@ -48,6 +50,8 @@ export type Services = {
   readonly collaborators: CollaboratorService;
   readonly protectedBranches: ProtectedBranchService;
   readonly pushes: PushEvents;
+  /** Background repacking of repositories after pushes. */
+  readonly housekeeping: HousekeepingService;
   readonly pulls: PullService;
   readonly pullMerges: PullMergeService;
   readonly reviewComments: ReviewCommentService;
@@ -130,6 +134,13 @@ export async function createApp(config: Config): Promise<App> {
       }
     }
   });
+  const housekeeping = new HousekeepingService({
+    store: new HousekeepingStore(db),
+    paths: git.paths,
+    settings: config.housekeeping,
+    onError: (error) => process.stderr.write(`kiln: housekeeping failed: ${String(error)}\n`),
+  });
+  pushes.subscribe(async ({ repo }) => housekeeping.afterPush(repo));
   const ciTasks = new CiTaskService(db, { taskTimeoutMs: config.ci.taskTimeoutMs });
   const services: Services = {
     users,
@@ -142,6 +153,7 @@ export async function createApp(config: Config): Promise<App> {
     collaborators: new CollaboratorService(repos, repoStore, users),
     protectedBranches,
     pushes,
+    housekeeping,
     pulls,
     pullMerges: new PullMergeService(pulls, pullStore, repos, git),
     reviewComments: new ReviewCommentService(db, pulls, repos, git.catFiles),
@@ -173,7 +185,7 @@ export async function createApp(config: Config): Promise<App> {
     async close() {
       if (closed) return;
       closed = true;
-      await zombieSweep.stop();
+      await Promise.all([zombieSweep.stop(), housekeeping.close()]);
       await Promise.all([git.catFiles.closeAll(), git.refUpdates.closeAll()]);
       await database.close();
     },

@@ -55,6 +55,14 @@ export type Config = {
     readonly queueTimeoutMs: number;
   };
   readonly ci: { readonly taskTimeoutMs: number; readonly zombieReclaimIntervalMs: number };
+  readonly housekeeping: {
+    readonly enabled: boolean;
+    readonly concurrency: number;
+    readonly packThreshold: number;
+    readonly looseThreshold: number;
+    readonly pruneAfterMs: number;
+    readonly pruneIntervalMs: number;
+  };
 };
 
 /** Shapes the flat key → value map into the nested object the code reads. */
@@ -107,6 +115,14 @@ export function toConfig(values: ConfigValues): Config {
       maxConcurrent: values['service.archive.max-concurrent'],
       maxQueued: values['service.archive.max-queued'],
       queueTimeoutMs: values['service.archive.queue-timeout'],
+    }),
+    housekeeping: Object.freeze({
+      enabled: values['service.housekeeping.enabled'],
+      concurrency: values['service.housekeeping.concurrency'],
+      packThreshold: values['service.housekeeping.pack-threshold'],
+      looseThreshold: values['service.housekeeping.loose-threshold'],
+      pruneAfterMs: values['service.housekeeping.prune-after'],
+      pruneIntervalMs: values['service.housekeeping.prune-interval'],
     }),
     ci: Object.freeze({
       taskTimeoutMs: values['service.ci.task-timeout'],

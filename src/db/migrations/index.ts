@@ -7,6 +7,7 @@ import { pullsMigration } from './0005-pulls.ts';
 import { pullListIndexesMigration } from './0006-pull-list-indexes.ts';
 import { ownerRepoCountsMigration } from './0007-owner-repo-counts.ts';
 import { sessionDevicesMigration } from './0008-session-devices.ts';
+import { repoHousekeepingMigration } from './0009-repo-housekeeping.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -18,4 +19,5 @@ export const migrations: readonly Migration[] = [
   pullListIndexesMigration,
   ownerRepoCountsMigration,
   sessionDevicesMigration,
+  repoHousekeepingMigration,
 ];

@@ -1,0 +1,209 @@
+import { hostname } from 'node:os';
+import type { Config } from '../../config/config.ts';
+import {
+  countObjectFiles,
+  MAINTENANCE_STEP_TIMEOUT_MS,
+  type MaintenanceKind,
+  maintainRepository,
+  type ObjectCounts,
+} from '../../git/housekeeping.ts';
+import { listLoans } from '../../git/object-loans.ts';
+import { repositoryExists } from '../../git/repo-exists.ts';
+import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
+import { newId } from '../../lib/ids.ts';
+import type { HousekeepingRunView, HousekeepingStore } from './housekeeping.store.ts';
+import type { Repository } from './repo.types.ts';
+
+/** When and how repositories are maintained (`service.housekeeping.*`). */
+export type HousekeepingSettings = Config['housekeeping'];
+
+export type HousekeepingDeps = {
+  readonly store: HousekeepingStore;
+  readonly paths: RepoPaths;
+  readonly settings: HousekeepingSettings;
+  /** Where a run's failure is reported (besides the run history and the counters). */
+  readonly onError: (error: unknown) => void;
+};
+
+/** Counters for `/metrics`, since the process started. */
+export type HousekeepingStats = {
+  readonly runs: Readonly<Record<`${MaintenanceKind}:${'ok' | 'failed'}`, number>>;
+  /** Runs not started because another process held the repository's lease. */
+  readonly leaseBusy: number;
+  readonly running: number;
+  readonly queued: number;
+  /** Seconds the last finished run took, 0 before the first. */
+  readonly lastDurationSeconds: number;
+  readonly durationSecondsTotal: number;
+};
+
+/** A repository waiting for or under maintenance. */
+type QueuedRepo = RepoHandle & { readonly repoId: string };
+
+/** A lease outlives the longest run: six git steps, each stopped at its timeout. */
+const LEASE_MS = 6 * MAINTENANCE_STEP_TIMEOUT_MS + 60_000;
+
+/**
+ * Keeps repositories packed in the background after pushes.
+ *
+ * A push only costs a directory listing: the repository is queued once it holds more packs or
+ * loose objects than the thresholds, and a repository already queued is not queued twice, while
+ * pushes during its run lead to one more look once it ends (that is the debouncing). At most `concurrency` runs at once in this process, and each
+ * first claims the repository's lease in the database, so replicas sharing the repositories
+ * never maintain one at the same time. Nothing here is awaited by the push.
+ *
+ * Pruning: a run is full (unreachable objects older than `pruneAfterMs` deleted) at most once
+ * per `pruneIntervalMs`, and never for a repository that lends objects to another (a borrower may
+ * need what the lender no longer reaches), checked from the alternates files right before.
+ */
+export class HousekeepingService {
+  readonly #deps: HousekeepingDeps;
+  /** Identifies this process in leases and the run history. */
+  readonly holder = `${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
+  readonly #waiting = new Map<string, QueuedRepo>();
+  readonly #active = new Set<string>();
+  readonly #recheck = new Map<string, Repository>();
+  readonly #runs = new Set<Promise<void>>();
+  #closed = false;
+  #stats = {
+    runs: { 'incremental:ok': 0, 'incremental:failed': 0, 'full:ok': 0, 'full:failed': 0 },
+    leaseBusy: 0,
+    lastDurationSeconds: 0,
+    durationSecondsTotal: 0,
+  };
+
+  constructor(deps: HousekeepingDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Called after every push; returns at once. Counting files happens in the background and
+   * failures go to `onError`.
+   */
+  afterPush(repo: Repository): void {
+    if (!this.#deps.settings.enabled || this.#closed || this.#waiting.has(repo.id)) return;
+    // A push during a run may have added what the run did not see: look again once it ends.
+    if (this.#active.has(repo.id)) this.#recheck.set(repo.id, repo);
+    else this.#consider(repo).catch(this.#deps.onError);
+  }
+
+  async #consider(repo: Repository): Promise<void> {
+    const handle = this.#deps.paths.resolve({ owner: repo.owner.handle, name: repo.name });
+    const counts = await countObjectFiles(handle);
+    const { packThreshold, looseThreshold } = this.#deps.settings;
+    if (counts.packs <= packThreshold && counts.looseObjects <= looseThreshold) return;
+    if (this.#closed || this.#waiting.has(repo.id) || this.#active.has(repo.id)) return;
+    this.#waiting.set(repo.id, { ...handle, repoId: repo.id });
+    this.#pump();
+  }
+
+  #pump(): void {
+    for (const [repoId, repo] of this.#waiting) {
+      if (this.#active.size >= this.#deps.settings.concurrency || this.#closed) return;
+      this.#waiting.delete(repoId);
+      this.#active.add(repoId);
+      const run = this.#run(repo)
+        .catch(this.#deps.onError)
+        .finally(() => {
+          this.#active.delete(repoId);
+          this.#runs.delete(run);
+          const pushed = this.#recheck.get(repoId);
+          this.#recheck.delete(repoId);
+          if (pushed) this.afterPush(pushed);
+          this.#pump();
+        });
+      this.#runs.add(run);
+    }
+  }
+
+  async #run(repo: QueuedRepo): Promise<void> {
+    const { store, settings } = this.#deps;
+    const startedAt = Date.now();
+    const lease = await store.claim(repo.repoId, this.holder, startedAt, LEASE_MS);
+    if (!lease) {
+      this.#stats.leaseBusy++;
+      return;
+    }
+    let fullAt: number | undefined;
+    try {
+      if (!(await repositoryExists(repo))) return;
+      const before = await countObjectFiles(repo);
+      const due = startedAt - lease.lastFullAt >= settings.pruneIntervalMs;
+      const prune = due && !(await this.#lends(repo));
+      let kind: MaintenanceKind = prune ? 'full' : 'incremental';
+      let error: string | null = null;
+      try {
+        kind = await maintainRepository(repo, prune ? { pruneAfterMs: settings.pruneAfterMs } : {});
+        if (kind === 'full') fullAt = startedAt;
+      } catch (failure) {
+        error = failure instanceof Error ? failure.message.slice(0, 200) : 'failed';
+        this.#deps.onError(failure);
+      }
+      await this.#finish(repo, kind, startedAt, before, error);
+    } finally {
+      await store.release(repo.repoId, this.holder, fullAt);
+    }
+  }
+
+  async #lends(repo: RepoHandle): Promise<boolean> {
+    const loans = await listLoans(this.#deps.paths);
+    return loans.some((loan) => loan.lender?.path === repo.path);
+  }
+
+  async #finish(
+    repo: QueuedRepo,
+    kind: MaintenanceKind,
+    startedAt: number,
+    before: ObjectCounts,
+    error: string | null,
+  ): Promise<void> {
+    const finishedAt = Date.now();
+    const after = await countObjectFiles(repo);
+    const outcome = error === null ? 'ok' : 'failed';
+    const seconds = (finishedAt - startedAt) / 1000;
+    this.#stats.runs[`${kind}:${outcome}`]++;
+    this.#stats.lastDurationSeconds = seconds;
+    this.#stats.durationSecondsTotal += seconds;
+    await this.#deps.store.record({
+      repoId: repo.repoId,
+      holder: this.holder,
+      kind,
+      outcome,
+      startedAt,
+      finishedAt,
+      packsBefore: before.packs,
+      looseBefore: before.looseObjects,
+      packsAfter: after.packs,
+      looseAfter: after.looseObjects,
+      error,
+    });
+  }
+
+  /** The counters, for `/metrics`. */
+  stats(): HousekeepingStats {
+    return {
+      ...this.#stats,
+      runs: { ...this.#stats.runs },
+      running: this.#active.size,
+      queued: this.#waiting.size,
+    };
+  }
+
+  /** The latest runs of any process, newest first (admin page). */
+  listRecentRuns(limit = 50): Promise<HousekeepingRunView[]> {
+    return this.#deps.store.listRecent(limit);
+  }
+
+  /** What a repository's object directory holds now, counted from its files. */
+  countObjects(repo: { owner: string; name: string }): Promise<ObjectCounts> {
+    return countObjectFiles(this.#deps.paths.resolve(repo));
+  }
+
+  /** Stops queueing and waits for runs in progress (they are bounded by git's timeouts). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#waiting.clear();
+    this.#recheck.clear();
+    await Promise.all(this.#runs);
+  }
+}
