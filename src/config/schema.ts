@@ -254,7 +254,7 @@ export const configSchema = {
       'A push leads to housekeeping once the repository holds more packs than this (counted from the pack directory, without running git).',
   }),
   'service.housekeeping.loose-threshold': integerField({
-    default: 512,
+    default: 100,
     min: 1,
     max: 10_000_000,
     description:
