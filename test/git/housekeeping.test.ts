@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
-import { auth } from '../support/http.ts';
+import { auth, Browser } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { makeRepo } from './fixtures.ts';
 
@@ -28,6 +28,7 @@ beforeAll(async () => {
     SERVICE_HOUSEKEEPING_LOOSE_THRESHOLD: '1',
     SERVICE_HOUSEKEEPING_PRUNE_AFTER: `${GRACE_SECONDS}s`,
     SERVICE_HOUSEKEEPING_PRUNE_INTERVAL: '0s',
+    SERVICE_ADMIN_HANDLES: 'hk-admin',
   });
   git = await GitClient.create();
   ({ user: owner, token } = await kiln.make.userWithToken());
@@ -173,5 +174,24 @@ describe('housekeeping after pushes', () => {
     await git.ok(['fsck', '--strict', '--no-progress'], { cwd: clone });
     await git.ok(['--git-dir', onDisk(fork.owner, fork.name), 'fsck', '--no-progress']);
     expect(await git.ok(['log', '--format=%H', '-1', 'HEAD~1'], { cwd: clone })).toBe(feature);
+  });
+
+  it('lists runs and pack counts on /admin/housekeeping for admins, 404 for everyone else', async () => {
+    expect((await fetch(`${kiln.url}/admin/housekeeping`)).status).toBe(404);
+    const signIn = async (handle: string) => {
+      const { password } = await kiln.make.user({ handle });
+      const browser = new Browser(kiln.url);
+      await browser.get('/login');
+      expect((await browser.post('/login', { login: handle, password })).status).toBe(303);
+      return browser;
+    };
+    expect((await (await signIn('hk-someone')).get('/admin/housekeeping')).status).toBe(404);
+
+    const page = await (await signIn('hk-admin')).get('/admin/housekeeping');
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    // The repository maintained above, with its runs and its pack count now.
+    expect(text).toContain(`${owner.handle}/packed`);
+    expect(text).toMatch(/<td class="[^"]*">(incremental|full)<\/td>/);
   });
 });
