@@ -60,7 +60,8 @@ export type LoginThrottleTable = {
 
 /** One lease per repository for background maintenance (migration 0009). */
 export type RepoHousekeepingTable = {
-  repo_id: string;
+  /** The repository's directory, `owner/name` lowercased. */
+  repo_key: string;
   /** The process that holds or last held the lease. */
   holder: string;
   /** Epoch ms; the lease is free from then on. */
@@ -72,7 +73,7 @@ export type RepoHousekeepingTable = {
 /** What one maintenance run did. */
 export type HousekeepingRunsTable = {
   id: string;
-  repo_id: string;
+  repo_key: string;
   holder: string;
   kind: string;
   outcome: string;

@@ -69,10 +69,8 @@ async function clonesClean(repo: Repo): Promise<void> {
 /** Runs of the repository that finished after `since` (epoch ms), from any process. */
 async function runsAfter(repo: Repo, since: number) {
   const runs = await kiln.app.services.housekeeping.listRecentRuns(500);
-  const named = runs.filter(
-    (run) => run.repository?.name === repo.name && run.repository.owner === repo.owner,
-  );
-  return named.filter((run) => run.startedAt >= since);
+  const key = `${repo.owner}/${repo.name}`.toLowerCase();
+  return runs.filter((run) => run.repoKey === key && run.startedAt >= since);
 }
 
 /**
@@ -191,7 +189,7 @@ describe('housekeeping after pushes', () => {
     expect(page.status).toBe(200);
     const text = await page.text();
     // The repository maintained above, with its runs and its pack count now.
-    expect(text).toContain(`${owner.handle}/packed`);
+    expect(text).toContain(`${owner.handle.toLowerCase()}/packed`);
     expect(text).toMatch(/<td class="[^"]*">(incremental|full)<\/td>/);
   });
 });

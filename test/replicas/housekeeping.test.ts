@@ -70,16 +70,12 @@ describe.skipIf(!postgresAdminUrl)('housekeeping on two replicas', () => {
     }
 
     const { db } = app.database;
-    const repo = await db
-      .selectFrom('repositories')
-      .select('id')
-      .where('name', '=', 'shared')
-      .executeTakeFirstOrThrow();
+    const key = `${handle.toLowerCase()}/shared`;
     const idle = async () => {
       const lease = await db
         .selectFrom('repo_housekeeping')
         .select('lease_until')
-        .where('repo_id', '=', repo.id)
+        .where('repo_key', '=', key)
         .executeTakeFirst();
       return lease !== undefined && Number(lease.lease_until) === 0;
     };
@@ -88,7 +84,7 @@ describe.skipIf(!postgresAdminUrl)('housekeeping on two replicas', () => {
     const runs = await db
       .selectFrom('housekeeping_runs')
       .select(['holder', 'started_at', 'finished_at', 'outcome'])
-      .where('repo_id', '=', repo.id)
+      .where('repo_key', '=', key)
       .orderBy('started_at')
       .execute();
     expect(runs.length).toBeGreaterThan(1);

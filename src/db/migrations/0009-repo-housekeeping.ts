@@ -6,15 +6,16 @@ import type { Migration } from '../migration.ts';
  * a replica claims it with a conditional write before repacking, so no two processes ever
  * maintain one repository at once, and it remembers when the last full (pruning) repack ran.
  * `housekeeping_runs` keeps what each run did, for the admin page and for operators.
- * Repository ids are not foreign keys: a run may outlive its repository, and deleting a
- * repository must not wait for its maintenance.
+ * Both are keyed by the repository's directory (`owner/name`, lowercased), not its row: what the
+ * lease guards is the directory, which other processes that read object files (`kiln dump`)
+ * claim the same way, and a run may outlive its repository's row.
  */
 export const repoHousekeepingMigration: Migration = {
   name: '0009-repo-housekeeping',
   async up(db: Kysely<unknown>) {
     await db.schema
       .createTable('repo_housekeeping')
-      .addColumn('repo_id', 'text', (c) => c.primaryKey())
+      .addColumn('repo_key', 'text', (c) => c.primaryKey())
       .addColumn('holder', 'text', (c) => c.notNull())
       .addColumn('lease_until', 'bigint', (c) => c.notNull())
       .addColumn('last_full_at', 'bigint', (c) => c.notNull().defaultTo(0))
@@ -22,7 +23,7 @@ export const repoHousekeepingMigration: Migration = {
     await db.schema
       .createTable('housekeeping_runs')
       .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('repo_id', 'text', (c) => c.notNull())
+      .addColumn('repo_key', 'text', (c) => c.notNull())
       .addColumn('holder', 'text', (c) => c.notNull())
       .addColumn('kind', 'text', (c) => c.notNull())
       .addColumn('outcome', 'text', (c) => c.notNull())

@@ -11,7 +11,7 @@ import { listLoans } from '../../git/object-loans.ts';
 import { repositoryExists } from '../../git/repo-exists.ts';
 import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
 import { newId } from '../../lib/ids.ts';
-import type { HousekeepingRunView, HousekeepingStore } from './housekeeping.store.ts';
+import type { HousekeepingRun, HousekeepingStore } from './housekeeping.store.ts';
 import type { Repository } from './repo.types.ts';
 
 /** When and how repositories are maintained (`service.housekeeping.*`). */
@@ -37,9 +37,6 @@ export type HousekeepingStats = {
   readonly durationSecondsTotal: number;
 };
 
-/** A repository waiting for or under maintenance. */
-type QueuedRepo = RepoHandle & { readonly repoId: string };
-
 /** A lease outlives the longest run: six git steps, each stopped at its timeout. */
 const LEASE_MS = 6 * MAINTENANCE_STEP_TIMEOUT_MS + 60_000;
 
@@ -60,7 +57,8 @@ export class HousekeepingService {
   readonly #deps: HousekeepingDeps;
   /** Identifies this process in leases and the run history. */
   readonly holder = `${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
-  readonly #waiting = new Map<string, QueuedRepo>();
+  /** Keyed by `RepoHandle.key`, the repository's directory. */
+  readonly #waiting = new Map<string, RepoHandle>();
   readonly #active = new Set<string>();
   readonly #recheck = new Map<string, Repository>();
   readonly #runs = new Set<Promise<void>>();
@@ -81,34 +79,35 @@ export class HousekeepingService {
    * failures go to `onError`.
    */
   afterPush(repo: Repository): void {
-    if (!this.#deps.settings.enabled || this.#closed || this.#waiting.has(repo.id)) return;
+    if (!this.#deps.settings.enabled || this.#closed) return;
+    const handle = this.#deps.paths.resolve({ owner: repo.owner.handle, name: repo.name });
+    if (this.#waiting.has(handle.key)) return;
     // A push during a run may have added what the run did not see: look again once it ends.
-    if (this.#active.has(repo.id)) this.#recheck.set(repo.id, repo);
-    else this.#consider(repo).catch(this.#deps.onError);
+    if (this.#active.has(handle.key)) this.#recheck.set(handle.key, repo);
+    else this.#consider(handle).catch(this.#deps.onError);
   }
 
-  async #consider(repo: Repository): Promise<void> {
-    const handle = this.#deps.paths.resolve({ owner: repo.owner.handle, name: repo.name });
-    const counts = await countObjectFiles(handle);
+  async #consider(repo: RepoHandle): Promise<void> {
+    const counts = await countObjectFiles(repo);
     const { packThreshold, looseThreshold } = this.#deps.settings;
     if (counts.packs <= packThreshold && counts.looseObjects <= looseThreshold) return;
-    if (this.#closed || this.#waiting.has(repo.id) || this.#active.has(repo.id)) return;
-    this.#waiting.set(repo.id, { ...handle, repoId: repo.id });
+    if (this.#closed || this.#waiting.has(repo.key) || this.#active.has(repo.key)) return;
+    this.#waiting.set(repo.key, repo);
     this.#pump();
   }
 
   #pump(): void {
-    for (const [repoId, repo] of this.#waiting) {
+    for (const [key, repo] of this.#waiting) {
       if (this.#active.size >= this.#deps.settings.concurrency || this.#closed) return;
-      this.#waiting.delete(repoId);
-      this.#active.add(repoId);
+      this.#waiting.delete(key);
+      this.#active.add(key);
       const run = this.#run(repo)
         .catch(this.#deps.onError)
         .finally(() => {
-          this.#active.delete(repoId);
+          this.#active.delete(key);
           this.#runs.delete(run);
-          const pushed = this.#recheck.get(repoId);
-          this.#recheck.delete(repoId);
+          const pushed = this.#recheck.get(key);
+          this.#recheck.delete(key);
           if (pushed) this.afterPush(pushed);
           this.#pump();
         });
@@ -116,10 +115,10 @@ export class HousekeepingService {
     }
   }
 
-  async #run(repo: QueuedRepo): Promise<void> {
+  async #run(repo: RepoHandle): Promise<void> {
     const { store, settings } = this.#deps;
     const startedAt = Date.now();
-    const lease = await store.claim(repo.repoId, this.holder, startedAt, LEASE_MS);
+    const lease = await store.claim(repo.key, this.holder, startedAt, LEASE_MS);
     if (!lease) {
       this.#stats.leaseBusy++;
       return;
@@ -141,7 +140,7 @@ export class HousekeepingService {
       }
       await this.#finish(repo, kind, startedAt, before, error);
     } finally {
-      await store.release(repo.repoId, this.holder, fullAt);
+      await store.release(repo.key, this.holder, fullAt);
     }
   }
 
@@ -151,7 +150,7 @@ export class HousekeepingService {
   }
 
   async #finish(
-    repo: QueuedRepo,
+    repo: RepoHandle,
     kind: MaintenanceKind,
     startedAt: number,
     before: ObjectCounts,
@@ -165,7 +164,7 @@ export class HousekeepingService {
     this.#stats.lastDurationSeconds = seconds;
     this.#stats.durationSecondsTotal += seconds;
     await this.#deps.store.record({
-      repoId: repo.repoId,
+      repoKey: repo.key,
       holder: this.holder,
       kind,
       outcome,
@@ -190,13 +189,14 @@ export class HousekeepingService {
   }
 
   /** The latest runs of any process, newest first (admin page). */
-  listRecentRuns(limit = 50): Promise<HousekeepingRunView[]> {
+  listRecentRuns(limit = 50): Promise<HousekeepingRun[]> {
     return this.#deps.store.listRecent(limit);
   }
 
   /** What a repository's object directory holds now, counted from its files. */
-  countObjects(repo: { owner: string; name: string }): Promise<ObjectCounts> {
-    return countObjectFiles(this.#deps.paths.resolve(repo));
+  countObjects(repoKey: string): Promise<ObjectCounts> {
+    const [owner = '', name = ''] = repoKey.split('/');
+    return countObjectFiles(this.#deps.paths.resolve({ owner, name }));
   }
 
   /** Stops queueing and waits for runs in progress (they are bounded by git's timeouts). */

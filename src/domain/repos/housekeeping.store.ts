@@ -4,7 +4,8 @@ import { newId } from '../../lib/ids.ts';
 
 /** What one maintenance run did, as kept for the admin page. */
 export type HousekeepingRun = {
-  readonly repoId: string;
+  /** The repository's directory, `owner/name` lowercased (`RepoHandle.key`). */
+  readonly repoKey: string;
   /** The process that ran it. */
   readonly holder: string;
   readonly kind: 'incremental' | 'full';
@@ -17,11 +18,6 @@ export type HousekeepingRun = {
   readonly looseAfter: number;
   /** A short reason when it failed; never git's stderr. */
   readonly error: string | null;
-};
-
-/** A run with the repository it concerned, when that repository still exists. */
-export type HousekeepingRunView = HousekeepingRun & {
-  readonly repository: { readonly owner: string; readonly name: string } | undefined;
 };
 
 /** A claimed lease: the caller may maintain the repository until it releases or it expires. */
@@ -48,19 +44,20 @@ export class HousekeepingStore {
   }
 
   /**
-   * Claims the repository's lease for `holder` until `now + leaseMs`; undefined when another
-   * holder's lease is still running (or this holder's own: claims do not nest).
+   * Claims the lease of the repository directory `repoKey` for `holder` until `now + leaseMs`;
+   * undefined when another holder's lease is still running (or this holder's own: claims do
+   * not nest).
    */
   async claim(
-    repoId: string,
+    repoKey: string,
     holder: string,
     now: number,
     leaseMs: number,
   ): Promise<HousekeepingLease | undefined> {
     const result = await sql<{ last_full_at: number }>`
-      insert into repo_housekeeping (repo_id, holder, lease_until, last_full_at)
-      values (${repoId}, ${holder}, ${int(now + leaseMs)}, ${int(0)})
-      on conflict (repo_id) do update set
+      insert into repo_housekeeping (repo_key, holder, lease_until, last_full_at)
+      values (${repoKey}, ${holder}, ${int(now + leaseMs)}, ${int(0)})
+      on conflict (repo_key) do update set
         holder = excluded.holder,
         lease_until = excluded.lease_until
       where repo_housekeeping.lease_until <= ${int(now)}
@@ -70,11 +67,11 @@ export class HousekeepingStore {
   }
 
   /** Gives the lease back (only if `holder` still holds it), noting a full repack at `fullAt`. */
-  async release(repoId: string, holder: string, fullAt: number | undefined): Promise<void> {
+  async release(repoKey: string, holder: string, fullAt: number | undefined): Promise<void> {
     let update = this.#db
       .updateTable('repo_housekeeping')
       .set({ lease_until: 0 })
-      .where('repo_id', '=', repoId)
+      .where('repo_key', '=', repoKey)
       .where('holder', '=', holder);
     if (fullAt !== undefined) update = update.set({ last_full_at: fullAt });
     await update.execute();
@@ -86,7 +83,7 @@ export class HousekeepingStore {
       .insertInto('housekeeping_runs')
       .values({
         id: newId(),
-        repo_id: run.repoId,
+        repo_key: run.repoKey,
         holder: run.holder,
         kind: run.kind,
         outcome: run.outcome,
@@ -105,20 +102,17 @@ export class HousekeepingStore {
       .execute();
   }
 
-  /** The latest runs, newest first, with their repositories' names. */
-  async listRecent(limit: number): Promise<HousekeepingRunView[]> {
+  /** The latest runs of every process, newest first. */
+  async listRecent(limit: number): Promise<HousekeepingRun[]> {
     const rows = await this.#db
-      .selectFrom('housekeeping_runs as run')
-      .leftJoin('repositories as repo', 'repo.id', 'run.repo_id')
-      .leftJoin('users as owner', 'owner.id', 'repo.owner_id')
-      .selectAll('run')
-      .select(['repo.name as repo_name', 'owner.handle as owner_handle'])
-      .orderBy('run.finished_at', 'desc')
-      .orderBy('run.id')
+      .selectFrom('housekeeping_runs')
+      .selectAll()
+      .orderBy('finished_at', 'desc')
+      .orderBy('id')
       .limit(limit)
       .execute();
     return rows.map((row) => ({
-      repoId: row.repo_id,
+      repoKey: row.repo_key,
       holder: row.holder,
       kind: row.kind === 'full' ? 'full' : 'incremental',
       outcome: row.outcome === 'ok' ? 'ok' : 'failed',
@@ -129,10 +123,6 @@ export class HousekeepingStore {
       packsAfter: Number(row.packs_after),
       looseAfter: Number(row.loose_after),
       error: row.error,
-      repository:
-        row.repo_name && row.owner_handle
-          ? { owner: row.owner_handle, name: row.repo_name }
-          : undefined,
     }));
   }
 }

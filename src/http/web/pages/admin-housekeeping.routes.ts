@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AdminPolicy } from '../../../domain/admin/admin.policy.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import type { HousekeepingService } from '../../../domain/repos/housekeeping.service.ts';
-import type { HousekeepingRunView } from '../../../domain/repos/housekeeping.store.ts';
+import type { HousekeepingRun } from '../../../domain/repos/housekeeping.store.ts';
 import type { ObjectCounts } from '../../../git/housekeeping.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type Html, html } from '../html.ts';
@@ -21,15 +21,14 @@ export type AdminHousekeepingDeps = {
 /** A repository of the run history, with what its object directory holds now. */
 type RepoNow = { readonly label: string; readonly counts: ObjectCounts | undefined };
 
-function runRow(run: HousekeepingRunView): Html {
-  const name = run.repository ? `${run.repository.owner}/${run.repository.name}` : run.repoId;
+function runRow(run: HousekeepingRun): Html {
   const seconds = ((run.finishedAt - run.startedAt) / 1000).toFixed(2);
   const outcome =
     run.outcome === 'ok'
       ? html`<span class="Label Label--success">ok</span>`
       : html`<span class="Label Label--danger" title="${run.error ?? ''}">failed</span>`;
   return html`<tr>
-    <td class="${CELL}"><code>${name}</code></td>
+    <td class="${CELL}"><code>${run.repoKey}</code></td>
     <td class="${CELL}">${run.kind}</td>
     <td class="${CELL}">${outcome}</td>
     <td class="${CELL}">${when(new Date(run.startedAt))}</td>
@@ -56,7 +55,7 @@ function table(headings: readonly string[], rows: readonly Html[], empty: string
   </table>`;
 }
 
-function page(runs: readonly HousekeepingRunView[], repos: readonly RepoNow[]): Html {
+function page(runs: readonly HousekeepingRun[], repos: readonly RepoNow[]): Html {
   return html`<div class="container-lg px-3 py-4">
     <h1 class="h2 mb-3">Housekeeping</h1>
     <p class="color-fg-muted mb-3">Repositories are repacked in the background after pushes; see docs/repositories.md.</p>
@@ -84,11 +83,9 @@ export function registerAdminHousekeepingRoutes(
     const runs = await deps.housekeeping.listRecentRuns(RECENT_RUNS);
     const seen = new Map<string, RepoNow>();
     for (const run of runs) {
-      if (!run.repository) continue;
-      const label = `${run.repository.owner}/${run.repository.name}`;
-      if (seen.has(label)) continue;
-      const counts = await deps.housekeeping.countObjects(run.repository).catch(() => undefined);
-      seen.set(label, { label, counts });
+      if (seen.has(run.repoKey)) continue;
+      const counts = await deps.housekeeping.countObjects(run.repoKey).catch(() => undefined);
+      seen.set(run.repoKey, { label: run.repoKey, counts });
     }
     const body = page(runs, [...seen.values()]);
     return pages.send(request, reply, { title: 'Housekeeping · Admin', body });
