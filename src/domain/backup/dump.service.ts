@@ -1,6 +1,8 @@
 import type { Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Database } from '../../db/database.ts';
 import { appliedMigrations } from '../../db/schema-facts.ts';
@@ -10,7 +12,9 @@ import {
   repositoryFiles,
   snapshotRepositoryRefs,
 } from '../../git/repository-dump.ts';
+import { newId } from '../../lib/ids.ts';
 import { type TarSink, TarWriter } from '../../lib/tar.ts';
+import { HousekeepingStore } from '../repos/housekeeping.store.ts';
 import {
   DATABASE,
   DATABASE_FACTS,
@@ -96,39 +100,74 @@ function copyFile(tar: TarWriter, entry: string, absolute: string, stats: Stats)
   return tar.fileFromDisk(entry, absolute, stats.size, stats.mode, stats.mtimeMs);
 }
 
+/** Longest a dump holds one repository (from its refs to its last file) before the lease lapses. */
+const COPY_LEASE_MS = 6 * 60 * 60_000;
+/** How long to wait for a repository's maintenance to finish before giving up. */
+const LEASE_WAIT_MS = 30 * 60_000;
+
+/**
+ * Takes the repository's housekeeping lease and returns what gives it back. Repacking rewrites
+ * packs and deletes the old ones, and a full run deletes unreachable objects: beside a dump it
+ * could delete a pack the copy has listed, or an object a ref of the snapshot still names. So a
+ * repository is leased from before its refs are read until its files are copied, which keeps
+ * housekeeping of every replica off it meanwhile.
+ */
+async function lease(leases: HousekeepingStore, repoKey: string): Promise<() => Promise<void>> {
+  const holder = `dump:${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
+  const deadline = Date.now() + LEASE_WAIT_MS;
+  while (!(await leases.claim(repoKey, holder, Date.now(), COPY_LEASE_MS))) {
+    if (Date.now() > deadline) {
+      throw new Error(`repository ${repoKey} stayed under maintenance too long; dump again later`);
+    }
+    await sleep(250);
+  }
+  return () => leases.release(repoKey, holder, undefined);
+}
+
 /**
  * Writes every repository: the refs of all of them first, then their files, so that every ref
- * in the dump has its objects (see repository-dump.ts).
+ * in the dump has its objects (see repository-dump.ts). Each repository is under its
+ * housekeeping lease from its refs to its last file.
  */
 async function writeRepositories(
   tar: TarWriter,
   root: string,
+  leases: HousekeepingStore,
 ): Promise<{ repositories: number; files: number }> {
   const dirs = await listRepositoryDirs(root);
   const refs = new Map<string, string>();
+  const releases = new Map<string, () => Promise<void>>();
   let next = 0;
   const reader = async () => {
     for (let i = next++; i < dirs.length; i = next++) {
-      refs.set(dirs[i]!, await snapshotRepositoryRefs(path.join(root, dirs[i]!)));
+      const dir = dirs[i]!;
+      releases.set(dir, await lease(leases, dir.slice(0, -'.git'.length)));
+      refs.set(dir, await snapshotRepositoryRefs(path.join(root, dir)));
     }
   };
-  await Promise.all(Array.from({ length: REF_READERS }, reader));
   let files = 0;
-  for (const dir of dirs) {
-    const prefix = `${REPOSITORIES}/${dir}`;
-    await tar.directory(prefix);
-    await tar.file(`${prefix}/packed-refs`, refs.get(dir)!);
-    for await (const file of repositoryFiles(path.join(root, dir))) {
-      const entry = `${prefix}/${file.relative}`;
-      if (file.stats.isDirectory()) {
-        await tar.directory(entry, file.stats.mtimeMs);
-      } else if (file.stats.size === 0) {
-        await tar.file(entry, Buffer.alloc(0), file.stats.mode);
-      } else {
-        await copyFile(tar, entry, file.absolute, file.stats);
+  try {
+    await Promise.all(Array.from({ length: REF_READERS }, reader));
+    for (const dir of dirs) {
+      const prefix = `${REPOSITORIES}/${dir}`;
+      await tar.directory(prefix);
+      await tar.file(`${prefix}/packed-refs`, refs.get(dir)!);
+      for await (const file of repositoryFiles(path.join(root, dir))) {
+        const entry = `${prefix}/${file.relative}`;
+        if (file.stats.isDirectory()) {
+          await tar.directory(entry, file.stats.mtimeMs);
+        } else if (file.stats.size === 0) {
+          await tar.file(entry, Buffer.alloc(0), file.stats.mode);
+        } else {
+          await copyFile(tar, entry, file.absolute, file.stats);
+        }
+        files += 1;
       }
-      files += 1;
+      await releases.get(dir)?.();
+      releases.delete(dir);
     }
+  } finally {
+    await Promise.all([...releases.values()].map((release) => release()));
   }
   return { repositories: dirs.length, files };
 }
@@ -178,7 +217,8 @@ export async function writeDump(sources: DumpSources, out: TarSink): Promise<Dum
   await tar.directory(DATABASE);
   const database = await writeDatabase(tar, sources.database);
   await tar.directory(REPOSITORIES);
-  const repos = await writeRepositories(tar, path.resolve(sources.repositoriesRoot));
+  const leases = new HousekeepingStore(sources.database.db);
+  const repos = await writeRepositories(tar, path.resolve(sources.repositoriesRoot), leases);
   await tar.directory(FILES);
   const files = await writeOtherFiles(
     tar,
