@@ -113,6 +113,7 @@ export async function createApp(config: Config): Promise<App> {
   const orgs = new OrgService(db, userStore);
   const admins = new AdminPolicy(config.adminHandles);
   const repoStore = new RepoStore(db);
+  const housekeepingStore = new HousekeepingStore(db);
   const repos = new RepoService({
     store: repoStore,
     users,
@@ -122,6 +123,7 @@ export async function createApp(config: Config): Promise<App> {
     catFiles: git.catFiles,
     refUpdates: git.refUpdates,
     changes: database.changes,
+    leases: housekeepingStore,
   });
   const protectedBranches = new ProtectedBranchService(repos, repoStore);
   const pushes = new PushEvents();
@@ -135,7 +137,7 @@ export async function createApp(config: Config): Promise<App> {
     }
   });
   const housekeeping = new HousekeepingService({
-    store: new HousekeepingStore(db),
+    store: housekeepingStore,
     paths: git.paths,
     settings: config.housekeeping,
     onError: (error) => process.stderr.write(`kiln: housekeeping failed: ${String(error)}\n`),

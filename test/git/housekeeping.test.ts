@@ -8,6 +8,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HousekeepingStore } from '../../src/domain/repos/housekeeping.store.ts';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
@@ -85,6 +86,20 @@ async function pushCommit(work: string, repo: Repo, branch: string, content: str
   return sha;
 }
 
+/** Forks `parent` over the API for a new user; the fork borrows the parent's objects. */
+async function forkOf(parent: Repo) {
+  const forker = await kiln.make.userWithToken();
+  const forked = await fetch(`${kiln.url}/api/v1/repos/${parent.owner}/${parent.name}/forks`, {
+    method: 'POST',
+    headers: auth.token(forker.token),
+  });
+  expect(forked.status).toBe(202);
+  const fork = { owner: forker.user.handle, name: parent.name };
+  const alternates = path.join(onDisk(fork.owner, fork.name), 'objects/info/alternates');
+  expect(existsSync(alternates)).toBe(true);
+  return { forker, fork, alternates };
+}
+
 describe('housekeeping after pushes', () => {
   it('leaves packs alone below the threshold, then rolls them up and keeps every object', async () => {
     const repo = await makeRepo(kiln, owner, { name: 'packed' });
@@ -139,15 +154,7 @@ describe('housekeeping after pushes', () => {
     await pushCommit(work, parent, 'main', 'shared history\n');
     const feature = await pushCommit(work, parent, 'feature', 'only the fork keeps this\n');
 
-    const forker = await kiln.make.userWithToken();
-    const forked = await fetch(`${kiln.url}/api/v1/repos/${parent.owner}/${parent.name}/forks`, {
-      method: 'POST',
-      headers: auth.token(forker.token),
-    });
-    expect(forked.status).toBe(202);
-    const fork = { owner: forker.user.handle, name: parent.name };
-    const alternates = path.join(onDisk(fork.owner, fork.name), 'objects/info/alternates');
-    expect(existsSync(alternates)).toBe(true);
+    const { forker, fork, alternates } = await forkOf(parent);
 
     // The parent drops the branch the fork still has, then waits out the grace period.
     await git.ok(['push', '-q', url(parent), ':feature'], { cwd: work });
@@ -191,5 +198,33 @@ describe('housekeeping after pushes', () => {
     // The repository maintained above, with its runs and its pack count now.
     expect(text).toContain(`${owner.handle.toLowerCase()}/packed`);
     expect(text).toMatch(/<td class="[^"]*">(incremental|full)<\/td>/);
+  });
+
+  it('gives a fork its own copies only while housekeeping leaves the fork alone', async () => {
+    const parent = await makeRepo(kiln, owner, { name: 'withdrawn' });
+    const work = await git.init();
+    await pushCommit(work, parent, 'main', 'lent, then withdrawn\n');
+    const { fork, alternates } = await forkOf(parent);
+
+    // A run holds the fork's lease: making the parent private waits before copying into it.
+    const leases = new HousekeepingStore(kiln.app.database.db);
+    const key = `${fork.owner}/${fork.name}`.toLowerCase();
+    expect(await leases.claim(key, 'a run', Date.now(), 60_000)).toBeDefined();
+    let answered = false;
+    const privatized = fetch(`${kiln.url}/api/v1/repos/${parent.owner}/${parent.name}`, {
+      method: 'PATCH',
+      headers: { ...auth.token(token), 'content-type': 'application/json' },
+      body: JSON.stringify({ private: true }),
+    }).finally(() => {
+      answered = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(answered).toBe(false);
+    expect(existsSync(alternates)).toBe(true);
+
+    await leases.release(key, 'a run', undefined);
+    expect((await privatized).status).toBe(200);
+    expect(existsSync(alternates)).toBe(false);
+    await git.ok(['--git-dir', onDisk(fork.owner, fork.name), 'fsck', '--no-progress']);
   });
 });

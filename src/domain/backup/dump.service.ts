@@ -1,8 +1,6 @@
 import type { Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Database } from '../../db/database.ts';
 import { appliedMigrations } from '../../db/schema-facts.ts';
@@ -12,9 +10,8 @@ import {
   repositoryFiles,
   snapshotRepositoryRefs,
 } from '../../git/repository-dump.ts';
-import { newId } from '../../lib/ids.ts';
 import { type TarSink, TarWriter } from '../../lib/tar.ts';
-import { HousekeepingStore } from '../repos/housekeeping.store.ts';
+import { HousekeepingStore, takeLease } from '../repos/housekeeping.store.ts';
 import {
   DATABASE,
   DATABASE_FACTS,
@@ -100,34 +97,15 @@ function copyFile(tar: TarWriter, entry: string, absolute: string, stats: Stats)
   return tar.fileFromDisk(entry, absolute, stats.size, stats.mode, stats.mtimeMs);
 }
 
-/** Longest a dump holds one repository (from its refs to its last file) before the lease lapses. */
-const COPY_LEASE_MS = 6 * 60 * 60_000;
-/** How long to wait for a repository's maintenance to finish before giving up. */
-const LEASE_WAIT_MS = 30 * 60_000;
-
-/**
- * Takes the repository's housekeeping lease and returns what gives it back. Repacking rewrites
- * packs and deletes the old ones, and a full run deletes unreachable objects: beside a dump it
- * could delete a pack the copy has listed, or an object a ref of the snapshot still names. So a
- * repository is leased from before its refs are read until its files are copied, which keeps
- * housekeeping of every replica off it meanwhile.
- */
-async function lease(leases: HousekeepingStore, repoKey: string): Promise<() => Promise<void>> {
-  const holder = `dump:${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
-  const deadline = Date.now() + LEASE_WAIT_MS;
-  while (!(await leases.claim(repoKey, holder, Date.now(), COPY_LEASE_MS))) {
-    if (Date.now() > deadline) {
-      throw new Error(`repository ${repoKey} stayed under maintenance too long; dump again later`);
-    }
-    await sleep(250);
-  }
-  return () => leases.release(repoKey, holder, undefined);
-}
+/** Longest a dump holds one repository, and waits for a run to finish there. */
+const COPY_LEASE = { holdMs: 6 * 60 * 60_000, waitMs: 30 * 60_000 } as const;
 
 /**
  * Writes every repository: the refs of all of them first, then their files, so that every ref
- * in the dump has its objects (see repository-dump.ts). Each repository is under its
- * housekeeping lease from its refs to its last file.
+ * in the dump has its objects (see repository-dump.ts). Housekeeping deletes packs once it has
+ * rewritten them and prunes old unreachable objects, so beside a dump it could delete a pack the
+ * copy listed, or an object a dumped ref still names: each repository is under its housekeeping
+ * lease from before its refs are read until its last file is copied.
  */
 async function writeRepositories(
   tar: TarWriter,
@@ -141,7 +119,10 @@ async function writeRepositories(
   const reader = async () => {
     for (let i = next++; i < dirs.length; i = next++) {
       const dir = dirs[i]!;
-      releases.set(dir, await lease(leases, dir.slice(0, -'.git'.length)));
+      const key = dir.slice(0, -'.git'.length);
+      const release = await takeLease(leases, key, COPY_LEASE);
+      if (!release) throw new Error(`repository ${key} stayed under maintenance; dump again later`);
+      releases.set(dir, release);
       refs.set(dir, await snapshotRepositoryRefs(path.join(root, dir)));
     }
   };

@@ -45,9 +45,11 @@ const LEASE_MS = 6 * MAINTENANCE_STEP_TIMEOUT_MS + 60_000;
  *
  * A push only costs a directory listing: the repository is queued once it holds more packs or
  * loose objects than the thresholds, and a repository already queued is not queued twice, while
- * pushes during its run lead to one more look once it ends (that is the debouncing). At most `concurrency` runs at once in this process, and each
- * first claims the repository's lease in the database, so replicas sharing the repositories
- * never maintain one at the same time. Nothing here is awaited by the push.
+ * pushes during its run lead to one more look once it ends (that is the debouncing). At most
+ * `concurrency` runs at once in this process, and each first claims the repository's lease in
+ * the database, so replicas sharing the repositories never maintain one at the same time (a run
+ * that finds the lease taken is skipped; the next push looks again). Nothing here is awaited by
+ * the push.
  *
  * Pruning: a run is full (unreachable objects older than `pruneAfterMs` deleted) at most once
  * per `pruneIntervalMs`, and never for a repository that lends objects to another (a borrower may
