@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Config } from '../../config/config.ts';
+import { GitError } from '../../git/git-error.ts';
 import {
   countObjectFiles,
   MAINTENANCE_STEP_TIMEOUT_MS,
@@ -137,7 +138,11 @@ export class HousekeepingService {
         kind = await maintainRepository(repo, prune ? { pruneAfterMs: settings.pruneAfterMs } : {});
         if (kind === 'full') fullAt = startedAt;
       } catch (failure) {
-        error = failure instanceof Error ? failure.message.slice(0, 200) : 'failed';
+        // Kept for the admin page: which step and how it ended, never git's stderr (logged).
+        error =
+          failure instanceof GitError
+            ? `git ${failure.args[0] ?? ''} ${failure.reason ?? `exited with code ${failure.exitCode}`}`
+            : 'failed';
         this.#deps.onError(failure);
       }
       await this.#finish(repo, kind, startedAt, before, error);
