@@ -31,6 +31,8 @@ import { ReleaseService } from './domain/releases/release.service.ts';
 import { ReleaseStore } from './domain/releases/release.store.ts';
 import { TagService } from './domain/releases/tag.service.ts';
 import { CollaboratorService } from './domain/repos/collaborator.service.ts';
+import { HousekeepingService } from './domain/repos/housekeeping.service.ts';
+import { HousekeepingStore } from './domain/repos/housekeeping.store.ts';
 import { ProtectedBranchService } from './domain/repos/protected-branch.service.ts';
 import { PushEvents } from './domain/repos/push-events.ts';
 import { RepoService } from './domain/repos/repo.service.ts';
@@ -61,6 +63,8 @@ export type Services = {
   readonly collaborators: CollaboratorService;
   readonly protectedBranches: ProtectedBranchService;
   readonly pushes: PushEvents;
+  /** Background repacking of repositories after pushes. */
+  readonly housekeeping: HousekeepingService;
   readonly pulls: PullService;
   readonly pullMerges: PullMergeService;
   readonly reviewComments: ReviewCommentService;
@@ -141,6 +145,7 @@ export async function createApp(config: Config): Promise<App> {
   const orgs = new OrgService(db, userStore);
   const admins = new AdminPolicy(config.adminHandles);
   const repoStore = new RepoStore(db);
+  const housekeepingStore = new HousekeepingStore(db);
   const repos = new RepoService({
     store: repoStore,
     users,
@@ -150,6 +155,7 @@ export async function createApp(config: Config): Promise<App> {
     catFiles: git.catFiles,
     refUpdates: git.refUpdates,
     changes: database.changes,
+    leases: housekeepingStore,
   });
   const protectedBranches = new ProtectedBranchService(repos, repoStore);
   const pushes = new PushEvents();
@@ -222,6 +228,13 @@ export async function createApp(config: Config): Promise<App> {
   });
   repos.created.onError(reportFederation);
   releases.published.onError(reportFederation);
+  const housekeeping = new HousekeepingService({
+    store: housekeepingStore,
+    paths: git.paths,
+    settings: config.housekeeping,
+    onError: (error) => process.stderr.write(`kiln: housekeeping failed: ${String(error)}\n`),
+  });
+  pushes.subscribe(async ({ repo }) => housekeeping.afterPush(repo));
   const services: Services = {
     users,
     tokens: new TokenService(db, users),
@@ -233,6 +246,7 @@ export async function createApp(config: Config): Promise<App> {
     collaborators: new CollaboratorService(repos, repoStore, users),
     protectedBranches,
     pushes,
+    housekeeping,
     pulls,
     pullMerges: new PullMergeService(pulls, pullStore, repos, git),
     reviewComments: new ReviewCommentService(db, pulls, repos, git.catFiles),
@@ -302,7 +316,7 @@ export async function createApp(config: Config): Promise<App> {
       if (closed) return;
       closed = true;
       clearInterval(scheduleTimer);
-      await zombieSweep.stop();
+      await Promise.all([zombieSweep.stop(), housekeeping.close()]);
       await federation?.stop();
       await ciLogs.closeAll();
       await Promise.all([git.catFiles.closeAll(), git.refUpdates.closeAll()]);

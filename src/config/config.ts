@@ -76,6 +76,14 @@ export type Config = {
     readonly allowPrivateAddresses: boolean;
     readonly giveUpAfterMs: number;
   };
+  readonly housekeeping: {
+    readonly enabled: boolean;
+    readonly concurrency: number;
+    readonly packThreshold: number;
+    readonly looseThreshold: number;
+    readonly pruneAfterMs: number;
+    readonly pruneIntervalMs: number;
+  };
 };
 
 /** Shapes the flat key → value map into the nested object the code reads. */
@@ -137,6 +145,14 @@ export function toConfig(values: ConfigValues): Config {
       maxBytes: values['service.render.max-bytes'],
       queueLimit: values['service.render.queue'],
       cacheBytes: values['service.render.cache-size'],
+    }),
+    housekeeping: Object.freeze({
+      enabled: values['service.housekeeping.enabled'],
+      concurrency: values['service.housekeeping.concurrency'],
+      packThreshold: values['service.housekeeping.pack-threshold'],
+      looseThreshold: values['service.housekeeping.loose-threshold'],
+      pruneAfterMs: values['service.housekeeping.prune-after'],
+      pruneIntervalMs: values['service.housekeeping.prune-interval'],
     }),
     ci: Object.freeze({
       taskTimeoutMs: values['service.ci.task-timeout'],

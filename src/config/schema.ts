@@ -326,6 +326,44 @@ export const configSchema = {
     description:
       'Where runners fetch actions named without a host (`uses: actions/checkout@v4`). Unset: this instance.',
   }),
+  'service.housekeeping.enabled': booleanField({
+    default: true,
+    description:
+      'Whether repositories are repacked in the background after pushes (multi-pack index, bitmaps, commit-graph, pruning).',
+  }),
+  'service.housekeeping.concurrency': integerField({
+    default: 1,
+    min: 1,
+    max: 64,
+    description:
+      'Repositories one process maintains at once; further ones wait their turn. Replicas coordinate per repository through the database.',
+  }),
+  'service.housekeeping.pack-threshold': integerField({
+    default: 24,
+    min: 1,
+    max: 100_000,
+    description:
+      'A push leads to housekeeping once the repository holds more packs than this (counted from the pack directory, without running git).',
+  }),
+  'service.housekeeping.loose-threshold': integerField({
+    default: 100,
+    min: 1,
+    max: 10_000_000,
+    description:
+      'A push leads to housekeeping once the repository holds more loose objects than this.',
+  }),
+  'service.housekeeping.prune-after': durationField({
+    default: 14 * 86_400_000,
+    minMs: 1000,
+    description:
+      'Grace period of unreachable objects: only those untouched for this long are deleted (git `gc.pruneExpire`). Repositories that lend objects to forks never prune.',
+  }),
+  'service.housekeeping.prune-interval': durationField({
+    default: 86_400_000,
+    minMs: 0,
+    description:
+      'Least time between two full repacks of one repository (the ones that prune); the runs between are incremental.',
+  }),
 } as const;
 
 export type ConfigSchema = typeof configSchema;

@@ -64,6 +64,34 @@ export type LoginThrottleTable = {
   locked_until: number;
 };
 
+/** One lease per repository for background maintenance (migration 0009). */
+export type RepoHousekeepingTable = {
+  /** The repository's directory, `owner/name` lowercased. */
+  repo_key: string;
+  /** The process that holds or last held the lease. */
+  holder: string;
+  /** Epoch ms; the lease is free from then on. */
+  lease_until: number;
+  /** Epoch ms of the last full (pruning) repack; 0 never. */
+  last_full_at: number;
+};
+
+/** What one maintenance run did. */
+export type HousekeepingRunsTable = {
+  id: string;
+  repo_key: string;
+  holder: string;
+  kind: string;
+  outcome: string;
+  started_at: number;
+  finished_at: number;
+  packs_before: number;
+  loose_before: number;
+  packs_after: number;
+  loose_after: number;
+  error: string | null;
+};
+
 export type SchemaMigrationsTable = {
   name: string;
   applied_at: Generated<number>;
@@ -352,6 +380,8 @@ export type Tables = {
   access_tokens: AccessTokensTable;
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;
+  repo_housekeeping: RepoHousekeepingTable;
+  housekeeping_runs: HousekeepingRunsTable;
   repositories: RepositoriesTable;
   owner_repo_counts: OwnerRepoCountsTable;
   collaborators: CollaboratorsTable;

@@ -129,7 +129,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   });
 
   registerHealth(server, app);
-  registerMetrics(server, config);
+  registerMetrics(server, config, () => app.services.housekeeping.stats());
   registerApiDocs(server, app);
   await server.register(apiV1Plugin, { prefix: '/api/v1', app });
   const { ciDispatch, ciReports } = app.services;

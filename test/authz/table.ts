@@ -479,6 +479,9 @@ function webEntries(): Record<string, Entry> {
       ],
     },
     'GET /admin/runners': { probes: [page(() => '/admin/runners', 'site-admin', false)] },
+    'GET /admin/housekeeping': {
+      probes: [page(() => '/admin/housekeeping', 'site-admin', false)],
+    },
     'POST /admin/runners/tokens': {
       probes: [
         form(

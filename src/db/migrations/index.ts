@@ -11,6 +11,7 @@ import { userDisabledMigration } from './0009-user-disabled.ts';
 import { tokenScopesMigration } from './0010-token-scopes.ts';
 import { federationMigration } from './0011-federation.ts';
 import { ciExecutionMigration } from './0012-ci-execution.ts';
+import { repoHousekeepingMigration } from './0013-repo-housekeeping.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -26,4 +27,5 @@ export const migrations: readonly Migration[] = [
   tokenScopesMigration,
   federationMigration,
   ciExecutionMigration,
+  repoHousekeepingMigration,
 ];

@@ -11,6 +11,7 @@ import {
   snapshotRepositoryRefs,
 } from '../../git/repository-dump.ts';
 import { type TarSink, TarWriter } from '../../lib/tar-writer.ts';
+import { HousekeepingStore, takeLease } from '../repos/housekeeping.store.ts';
 import {
   DATABASE,
   DATABASE_FACTS,
@@ -96,39 +97,58 @@ function copyFile(tar: TarWriter, entry: string, absolute: string, stats: Stats)
   return tar.fileFromDisk(entry, absolute, stats.size, stats.mode, stats.mtimeMs);
 }
 
+/** Longest a dump holds one repository, and waits for a run to finish there. */
+const COPY_LEASE = { holdMs: 6 * 60 * 60_000, waitMs: 30 * 60_000 } as const;
+
 /**
  * Writes every repository: the refs of all of them first, then their files, so that every ref
- * in the dump has its objects (see repository-dump.ts).
+ * in the dump has its objects (see repository-dump.ts). Housekeeping deletes packs once it has
+ * rewritten them and prunes old unreachable objects, so beside a dump it could delete a pack the
+ * copy listed, or an object a dumped ref still names: each repository is under its housekeeping
+ * lease from before its refs are read until its last file is copied.
  */
 async function writeRepositories(
   tar: TarWriter,
   root: string,
+  leases: HousekeepingStore,
 ): Promise<{ repositories: number; files: number }> {
   const dirs = await listRepositoryDirs(root);
   const refs = new Map<string, string>();
+  const releases = new Map<string, () => Promise<void>>();
   let next = 0;
   const reader = async () => {
     for (let i = next++; i < dirs.length; i = next++) {
-      refs.set(dirs[i]!, await snapshotRepositoryRefs(path.join(root, dirs[i]!)));
+      const dir = dirs[i]!;
+      const key = dir.slice(0, -'.git'.length);
+      const release = await takeLease(leases, key, COPY_LEASE);
+      if (!release) throw new Error(`repository ${key} stayed under maintenance; dump again later`);
+      releases.set(dir, release);
+      refs.set(dir, await snapshotRepositoryRefs(path.join(root, dir)));
     }
   };
-  await Promise.all(Array.from({ length: REF_READERS }, reader));
   let files = 0;
-  for (const dir of dirs) {
-    const prefix = `${REPOSITORIES}/${dir}`;
-    await tar.directory(prefix);
-    await tar.file(`${prefix}/packed-refs`, refs.get(dir)!);
-    for await (const file of repositoryFiles(path.join(root, dir))) {
-      const entry = `${prefix}/${file.relative}`;
-      if (file.stats.isDirectory()) {
-        await tar.directory(entry, file.stats.mtimeMs);
-      } else if (file.stats.size === 0) {
-        await tar.file(entry, Buffer.alloc(0), file.stats.mode);
-      } else {
-        await copyFile(tar, entry, file.absolute, file.stats);
+  try {
+    await Promise.all(Array.from({ length: REF_READERS }, reader));
+    for (const dir of dirs) {
+      const prefix = `${REPOSITORIES}/${dir}`;
+      await tar.directory(prefix);
+      await tar.file(`${prefix}/packed-refs`, refs.get(dir)!);
+      for await (const file of repositoryFiles(path.join(root, dir))) {
+        const entry = `${prefix}/${file.relative}`;
+        if (file.stats.isDirectory()) {
+          await tar.directory(entry, file.stats.mtimeMs);
+        } else if (file.stats.size === 0) {
+          await tar.file(entry, Buffer.alloc(0), file.stats.mode);
+        } else {
+          await copyFile(tar, entry, file.absolute, file.stats);
+        }
+        files += 1;
       }
-      files += 1;
+      await releases.get(dir)?.();
+      releases.delete(dir);
     }
+  } finally {
+    await Promise.all([...releases.values()].map((release) => release()));
   }
   return { repositories: dirs.length, files };
 }
@@ -178,7 +198,8 @@ export async function writeDump(sources: DumpSources, out: TarSink): Promise<Dum
   await tar.directory(DATABASE);
   const database = await writeDatabase(tar, sources.database);
   await tar.directory(REPOSITORIES);
-  const repos = await writeRepositories(tar, path.resolve(sources.repositoriesRoot));
+  const leases = new HousekeepingStore(sources.database.db);
+  const repos = await writeRepositories(tar, path.resolve(sources.repositoriesRoot), leases);
   await tar.directory(FILES);
   const files = await writeOtherFiles(
     tar,

@@ -30,6 +30,12 @@ export type IsolationDeps = {
    * its alternates when they started and would go on serving the store it no longer borrows.
    */
   readonly released: (repo: RepoHandle) => Promise<void>;
+  /**
+   * Runs a repair while nothing repacks the repository: a repack of a borrower with `-l` leaves
+   * out objects it finds in the store it borrows from, and would delete the copies a repair
+   * has just linked in. Absent: repairs run as they come.
+   */
+  readonly exclusive?: <T>(repo: RepoHandle, work: () => Promise<T>) => Promise<T>;
 };
 
 /** A repository that borrowed what it may not, and what was done about it. */
@@ -77,7 +83,8 @@ export class ObjectIsolation {
     }
     const repairs: IsolationRepair[] = [];
     for (const repo of detachOrder(offenders, loans)) {
-      repairs.push(await repair(repo, loans));
+      const exclusive = this.#deps.exclusive ?? ((_, work) => work());
+      repairs.push(await exclusive(repo, () => repair(repo, loans)));
       await this.#deps.released(repo);
     }
     return repairs;

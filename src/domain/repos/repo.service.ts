@@ -17,6 +17,7 @@ import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { Account, User } from '../users/user.types.ts';
+import { type HousekeepingStore, withLease } from './housekeeping.store.ts';
 import { type IsolationRepair, ObjectIsolation } from './object-isolation.ts';
 import { accessLevel } from './repo.policy.ts';
 import type { Page, RepoStore, VisibilityScope } from './repo.store.ts';
@@ -51,7 +52,12 @@ export type RepoServiceDeps = {
   readonly refUpdates?: RefUpdatePool;
   /** When set, lookups are reused until the database may have changed. */
   readonly changes?: ChangeClock;
+  /** When set, forks are given their own copies only while housekeeping leaves them alone. */
+  readonly leases?: HousekeepingStore;
 };
+
+/** Longest a repair of one repository's loans holds its housekeeping lease, and waits for it. */
+const REPAIR_LEASE = { holdMs: 60 * 60_000, waitMs: 2 * 60_000 } as const;
 
 const BRANCH_PREFIX = 'refs/heads/';
 
@@ -92,6 +98,7 @@ export class RepoService {
 
   constructor(deps: RepoServiceDeps) {
     this.#deps = deps;
+    const { leases } = deps;
     this.#isolation = new ObjectIsolation({
       paths: deps.paths,
       isPublic: async (handle) => {
@@ -102,6 +109,9 @@ export class RepoService {
         await deps.catFiles?.evict(handle);
         await deps.refUpdates?.evict(handle);
       },
+      ...(leases && {
+        exclusive: (handle, work) => withLease(leases, handle.key, REPAIR_LEASE, work),
+      }),
     });
   }
 

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from '../../config/config.ts';
+import type { HousekeepingStats } from '../../domain/repos/housekeeping.service.ts';
 import { parseTrustedProxies } from '../protect/client-ip.ts';
+import { registerHousekeepingMetrics } from './housekeeping-metrics.ts';
 import { mayScrape } from './metrics-access.ts';
 import { RequestSeries } from './request-series.ts';
 
@@ -17,10 +19,15 @@ declare module 'fastify' {
  * URL, which would let clients mint unbounded label values), plus the process defaults. Only
  * for the operator: other callers get 403 (see `mayScrape`).
  */
-export function registerMetrics(server: FastifyInstance, config: Config): void {
+export function registerMetrics(
+  server: FastifyInstance,
+  config: Config,
+  housekeeping: () => HousekeepingStats,
+): void {
   const trusted = parseTrustedProxies(config.trustProxy);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registerHousekeepingMetrics(registry, housekeeping);
   const series = new RequestSeries();
   const count = (request: FastifyRequest, statusCode: number, elapsedMs: number) => {
     series.record(

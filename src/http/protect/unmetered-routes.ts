@@ -30,6 +30,7 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/settings/tokens/:id/delete': 'account settings: signed-in users only',
   '/settings/sessions': 'account settings: signed-in users only',
   '/admin/runners': 'administrators only',
+  '/admin/housekeeping': 'administrators only',
   '/new': 'the creation form: signed-in users only',
   '/:owner': 'a person or organisation: database only',
   '/:owner/:name': 'a redirect to the repository page',

@@ -7,6 +7,7 @@ import { registerMetering } from '../protect/metering.plugin.ts';
 import { registerAssetRoutes } from './assets.routes.ts';
 import { registerForgePages } from './forge-pages.ts';
 import type { Pages } from './page.ts';
+import { registerAdminHousekeepingRoutes } from './pages/admin-housekeeping.routes.ts';
 import { registerAdminRoutes } from './pages/admin-runners.routes.ts';
 import { registerAuthRoutes } from './pages/auth.routes.ts';
 import { registerChallengeRoutes } from './pages/challenge.routes.ts';
@@ -47,6 +48,7 @@ export async function webPlugin(
   registerChallengeRoutes(server, app, pages, protection);
   registerSearchRoutes(server, app, pages);
   registerAdminRoutes(server, app, pages);
+  registerAdminHousekeepingRoutes(server, app.services, pages);
   registerCiSettingsRoutes(server, app, pages);
   registerPullDownloadRoutes(server, app);
 }

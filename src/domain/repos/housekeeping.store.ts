@@ -1,0 +1,169 @@
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { newId } from '../../lib/ids.ts';
+
+/** What one maintenance run did, as kept for the admin page. */
+export type HousekeepingRun = {
+  /** The repository's directory, `owner/name` lowercased (`RepoHandle.key`). */
+  readonly repoKey: string;
+  /** The process that ran it. */
+  readonly holder: string;
+  readonly kind: 'incremental' | 'full';
+  readonly outcome: 'ok' | 'failed';
+  readonly startedAt: number;
+  readonly finishedAt: number;
+  readonly packsBefore: number;
+  readonly looseBefore: number;
+  readonly packsAfter: number;
+  readonly looseAfter: number;
+  /** A short reason when it failed; never git's stderr. */
+  readonly error: string | null;
+};
+
+/** A claimed lease: the caller may maintain the repository until it releases or it expires. */
+export type HousekeepingLease = {
+  /** Epoch ms of the repository's last full repack, 0 when there was none. */
+  readonly lastFullAt: number;
+};
+
+/** Runs are kept this long, so the table stays small whatever the push rate. */
+const RUN_HISTORY_MS = 30 * 86_400_000;
+
+const int = (value: number) => sql`cast(${value} as bigint)`;
+
+/**
+ * The `repo_housekeeping` leases and the `housekeeping_runs` history. A lease is claimed by one
+ * statement on either engine, an insert that, on conflict, takes the row over only when the
+ * lease has expired; so of any number of replicas claiming at once exactly one gets it.
+ */
+export class HousekeepingStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /**
+   * Claims the lease of the repository directory `repoKey` for `holder` until `now + leaseMs`;
+   * undefined when another holder's lease is still running (or this holder's own: claims do
+   * not nest).
+   */
+  async claim(
+    repoKey: string,
+    holder: string,
+    now: number,
+    leaseMs: number,
+  ): Promise<HousekeepingLease | undefined> {
+    const result = await sql<{ last_full_at: number }>`
+      insert into repo_housekeeping (repo_key, holder, lease_until, last_full_at)
+      values (${repoKey}, ${holder}, ${int(now + leaseMs)}, ${int(0)})
+      on conflict (repo_key) do update set
+        holder = excluded.holder,
+        lease_until = excluded.lease_until
+      where repo_housekeeping.lease_until <= ${int(now)}
+      returning last_full_at`.execute(this.#db);
+    const row = result.rows[0];
+    return row === undefined ? undefined : { lastFullAt: Number(row.last_full_at) };
+  }
+
+  /** Gives the lease back (only if `holder` still holds it), noting a full repack at `fullAt`. */
+  async release(repoKey: string, holder: string, fullAt: number | undefined): Promise<void> {
+    let update = this.#db
+      .updateTable('repo_housekeeping')
+      .set({ lease_until: 0 })
+      .where('repo_key', '=', repoKey)
+      .where('holder', '=', holder);
+    if (fullAt !== undefined) update = update.set({ last_full_at: fullAt });
+    await update.execute();
+  }
+
+  /** Keeps a finished run, and forgets runs older than the history window. */
+  async record(run: HousekeepingRun): Promise<void> {
+    await this.#db
+      .insertInto('housekeeping_runs')
+      .values({
+        id: newId(),
+        repo_key: run.repoKey,
+        holder: run.holder,
+        kind: run.kind,
+        outcome: run.outcome,
+        started_at: run.startedAt,
+        finished_at: run.finishedAt,
+        packs_before: run.packsBefore,
+        loose_before: run.looseBefore,
+        packs_after: run.packsAfter,
+        loose_after: run.looseAfter,
+        error: run.error,
+      })
+      .execute();
+    await this.#db
+      .deleteFrom('housekeeping_runs')
+      .where('finished_at', '<', run.finishedAt - RUN_HISTORY_MS)
+      .execute();
+  }
+
+  /** The latest runs of every process, newest first. */
+  async listRecent(limit: number): Promise<HousekeepingRun[]> {
+    const rows = await this.#db
+      .selectFrom('housekeeping_runs')
+      .selectAll()
+      .orderBy('finished_at', 'desc')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      repoKey: row.repo_key,
+      holder: row.holder,
+      kind: row.kind === 'full' ? 'full' : 'incremental',
+      outcome: row.outcome === 'ok' ? 'ok' : 'failed',
+      startedAt: Number(row.started_at),
+      finishedAt: Number(row.finished_at),
+      packsBefore: Number(row.packs_before),
+      looseBefore: Number(row.loose_before),
+      packsAfter: Number(row.packs_after),
+      looseAfter: Number(row.loose_after),
+      error: row.error,
+    }));
+  }
+}
+
+/**
+ * Runs `work` while holding the housekeeping lease of the repository directory `repoKey`, for
+ * code that should not see its object files rewritten meanwhile (forks being given copies of a
+ * lender's objects). Waits up to `waitMs` while a run holds it, then goes ahead without: a lease
+ * left by a process that died must not hold up what needs doing. `holdMs` bounds how long the
+ * lease outlives a process that dies holding it.
+ */
+export async function withLease<T>(
+  store: HousekeepingStore,
+  repoKey: string,
+  times: { readonly holdMs: number; readonly waitMs: number },
+  work: () => Promise<T>,
+): Promise<T> {
+  const release = await takeLease(store, repoKey, times);
+  try {
+    return await work();
+  } finally {
+    await release?.();
+  }
+}
+
+/**
+ * Takes the lease, waiting up to `waitMs` while another holder has it; returns what gives it
+ * back, or undefined when the wait ran out.
+ */
+export async function takeLease(
+  store: HousekeepingStore,
+  repoKey: string,
+  times: { readonly holdMs: number; readonly waitMs: number },
+): Promise<(() => Promise<void>) | undefined> {
+  const holder = `${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
+  const deadline = Date.now() + times.waitMs;
+  while (!(await store.claim(repoKey, holder, Date.now(), times.holdMs))) {
+    if (Date.now() > deadline) return undefined;
+    await sleep(250);
+  }
+  return () => store.release(repoKey, holder, undefined);
+}

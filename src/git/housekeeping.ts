@@ -1,0 +1,121 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { runGit } from './command.ts';
+import { objectsDir, readAlternates } from './object-store.ts';
+import type { RepoHandle } from './repo-paths.ts';
+
+/**
+ * Background maintenance of one repository's object store, as git recommends for servers:
+ * packs rolled up geometrically into a multi-pack index with a reachability bitmap, a split
+ * commit-graph with changed-path filters, and, now and then, a full repack that moves
+ * unreachable objects into a cruft pack and deletes those older than the grace period.
+ *
+ * What it never does: delete an object younger than the grace period (a push in flight, or one
+ * whose refs are about to move, may still need it; receive-pack's quarantine only covers the
+ * time before its hook accepts), prune a store that other repositories borrow from (the caller
+ * decides, and `gc.pruneExpire=never`, which forking sets on a lender, is honoured here as
+ * well), or copy a lender's objects into a borrower (`-l`: local objects only).
+ */
+
+/** Longest one git step may take; a run far beyond this is stuck, not busy. */
+export const MAINTENANCE_STEP_TIMEOUT_MS = 30 * 60_000;
+
+const LOOSE_DIR = /^[0-9a-f]{2}$/;
+
+/** What a repository's object directory holds, by file count alone. */
+export type ObjectCounts = {
+  readonly packs: number;
+  readonly looseObjects: number;
+};
+
+async function entries(dir: string): Promise<string[]> {
+  return readdir(dir).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [] as string[];
+    throw error;
+  });
+}
+
+/**
+ * Counts packs and loose objects by listing directories, without starting git: cheap enough to
+ * run after every push. Only fan-out directories that exist are listed.
+ */
+export async function countObjectFiles(repo: RepoHandle): Promise<ObjectCounts> {
+  const objects = objectsDir(repo.path);
+  const packs = (await entries(path.join(objects, 'pack'))).filter((name) =>
+    name.endsWith('.pack'),
+  ).length;
+  let looseObjects = 0;
+  for (const dir of await entries(objects)) {
+    if (LOOSE_DIR.test(dir)) looseObjects += (await entries(path.join(objects, dir))).length;
+  }
+  return { packs, looseObjects };
+}
+
+/** How one maintenance run treats unreachable objects. */
+export type MaintenanceOptions = {
+  /**
+   * Delete unreachable objects untouched for this long, in a full repack. Undefined: an
+   * incremental run that deletes no object at all (packs are merged, never thinned).
+   */
+  readonly pruneAfterMs?: number;
+};
+
+/** What a run did: `incremental` merges packs; `full` repacked everything and pruned. */
+export type MaintenanceKind = 'incremental' | 'full';
+
+/** Whether the repository was marked never to prune (forking marks every lender so). */
+async function neverPrunes(repo: RepoHandle): Promise<boolean> {
+  const { stdout } = await runGit(['config', '--get', 'gc.pruneExpire'], {
+    gitDir: repo.path,
+    okExitCodes: [0, 1],
+  });
+  return stdout.toString('utf8').trim() === 'never';
+}
+
+/**
+ * Runs one maintenance pass. Incremental by default; full (pruning) when `pruneAfterMs` is set
+ * and the repository is not marked never to prune. A repository that borrows objects gets no
+ * bitmap: a bitmap needs every reachable object in its own packs, which `-l` rules out.
+ */
+export async function maintainRepository(
+  repo: RepoHandle,
+  options: MaintenanceOptions = {},
+): Promise<MaintenanceKind> {
+  const run = (args: string[]) =>
+    runGit(args, { gitDir: repo.path, timeoutMs: MAINTENANCE_STEP_TIMEOUT_MS });
+  const borrows = (await readAlternates(objectsDir(repo.path))).length > 0;
+  const bitmap = borrows ? [] : ['--write-bitmap-index'];
+  const full = options.pruneAfterMs !== undefined && !(await neverPrunes(repo));
+  if (full) {
+    // Reflogs keep rewound branches recoverable; entries expire on git's own schedule (90 days,
+    // 30 for commits no longer on the branch), as `git gc` would, so their objects can go too.
+    await run(['reflog', 'expire', '--all']);
+    const expiry = `${Math.ceil((options.pruneAfterMs ?? 0) / 1000)}.seconds.ago`;
+    // Packed unreachable objects go to a cruft pack (expired ones left out); loose ones the
+    // repack leaves alone are git prune's, with the same expiry, as `git gc` runs them.
+    await run([
+      'repack',
+      '-a',
+      '-d',
+      '-l',
+      '-q',
+      '--cruft',
+      `--cruft-expiration=${expiry}`,
+      '--write-midx',
+      ...bitmap,
+    ]);
+    await run(['prune', `--expire=${expiry}`]);
+  } else {
+    await run(['repack', '-d', '-l', '-q', '--geometric=2', '--write-midx', ...bitmap]);
+  }
+  await run([
+    'commit-graph',
+    'write',
+    '--reachable',
+    '--split',
+    '--changed-paths',
+    '--no-progress',
+  ]);
+  await run(['pack-refs', '--all']);
+  return full ? 'full' : 'incremental';
+}
