@@ -6,8 +6,12 @@ import type { Database } from './database.ts';
  * that a table added by a later migration is carried without anyone listing it here.
  */
 
-/** Kysely's own bookkeeping: a restore re-creates the schema with migrations instead. */
-const MIGRATION_TABLES = new Set(['kiln_migrations', 'kiln_migrations_lock']);
+/**
+ * Not carried by a dump: Kysely's own bookkeeping (a restore re-creates the schema with
+ * migrations instead), and leases that name processes of the instance the dump came from (a
+ * restored one starts with none held).
+ */
+const NOT_DUMPED = new Set(['kiln_migrations', 'kiln_migrations_lock', 'repo_housekeeping']);
 
 /**
  * Tables whose rows the database keeps itself, with triggers (0007-owner-repo-counts): inserting
@@ -110,7 +114,7 @@ async function postgresFacts(database: Database): Promise<TableFacts[]> {
 export async function readTableFacts(database: Database): Promise<TableFacts[]> {
   const all =
     database.dialect === 'postgres' ? await postgresFacts(database) : await sqliteFacts(database);
-  const facts = all.filter((t) => !MIGRATION_TABLES.has(t.name));
+  const facts = all.filter((t) => !NOT_DUMPED.has(t.name));
   const byName = new Map(facts.map((t) => [t.name, t]));
   const ordered: TableFacts[] = [];
   const placed = new Set<string>();

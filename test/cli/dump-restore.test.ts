@@ -297,6 +297,8 @@ describe('kiln dump and kiln restore', () => {
     expect(entries.some((e) => /^kiln-dump\/database\/\d{3}-repositories\.jsonl$/.test(e))).toBe(
       true,
     );
+    // Leases name processes of the instance the dump came from: a restore starts with none.
+    expect(entries.some((e) => e.includes('repo_housekeeping'))).toBe(false);
   });
 
   it('refuses to restore over an instance that has data', async () => {
