@@ -198,6 +198,14 @@ describe('architecture', () => {
     expect(violations(modules)).toEqual([]);
   });
 
+  it('names every file of src/git/ in its README', () => {
+    const readme = readFileSync(join(ROOT, 'src/git/README.md'), 'utf8');
+    const unlisted = sourceFiles('src/git')
+      .map((file) => file.slice('src/git/'.length))
+      .filter((name) => !name.includes('.test.') && !readme.includes(`\`${name}\``));
+    expect(unlisted).toEqual([]);
+  });
+
   it('keeps the pure git modules pure: they import only each other and the domain errors', () => {
     const impure = modules
       .filter(({ file }) => PURE_GIT.includes(inSrc(file)))
