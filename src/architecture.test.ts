@@ -183,8 +183,8 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3] ?? m[4] ?? '');
 }
 
-// Tests may set up whatever they need (a domain test spawns git to build a repository); the rules
-// are about the code Kiln runs.
+// Tests may set up whatever they need (repositories made with git, a database opened directly):
+// the rules are about the code Kiln runs.
 const files = [...sourceFiles('src'), ...sourceFiles('bin')].filter((f) => !f.includes('.test.'));
 const modules = files.map((file) => ({ file, imports: importsOf(file) }));
 
