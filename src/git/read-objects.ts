@@ -1,6 +1,6 @@
 import { Invalid, NotFound } from '../domain/errors.ts';
 import type { CatFilePool } from './cat-file-pool.ts';
-import { type CommitObject, parseCommit } from './objects/commit.ts';
+import { type Commit, parseCommit } from './objects/commit.ts';
 import { parseTag, type TagObject } from './objects/tag.ts';
 import { parseTree, type TreeEntry } from './objects/tree.ts';
 import { checkRevision, checkSha } from './ref-names.ts';
@@ -8,9 +8,8 @@ import type { RepoHandle } from './repo-paths.ts';
 
 /** Object reads through the repository's cat-file process: no git is spawned per read. */
 
-export interface Commit extends CommitObject {
-  readonly sha: string;
-}
+// Defined with the parser, so that code which only shows a commit need not import the reader.
+export type { Commit } from './objects/commit.ts';
 
 export interface Tree {
   readonly sha: string;

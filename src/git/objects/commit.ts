@@ -13,6 +13,11 @@ export interface CommitObject {
   readonly signed: boolean;
 }
 
+/** A commit object with its id, as the git layer reads it and the converters show it. */
+export interface Commit extends CommitObject {
+  readonly sha: string;
+}
+
 /**
  * Parses the raw bytes of a commit object (what `cat-file --batch` prints after the header).
  *

@@ -1,5 +1,5 @@
+import type { Commit } from '../../git/objects/commit.ts';
 import type { Signature } from '../../git/objects/signature.ts';
-import type { Commit } from '../../git/read-objects.ts';
 import type { ApiPayloadCommit, ApiPayloadUser } from '../api/v1/schemas/branch.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
 
