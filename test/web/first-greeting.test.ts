@@ -46,7 +46,8 @@ describe('the dashboard greeting', () => {
     });
     expect(answer.status).toBe(303);
     const home = await page(browser, '/');
-    expect(home).toContain(`Welcome to Kiln, ${handle}`);
+    expect(home).toContain(`Welcome to Kiln, ${handle}</h2>`);
+    expect(home).toContain('Add a personal access token');
     expect(home).not.toContain('Welcome back');
   });
 });
