@@ -522,6 +522,21 @@ function webEntries(): Record<string, Entry> {
     'GET /:owner/:name': {
       probes: [{ ...page((c) => `/${repo(c)}`, 'read'), ok: [301, 302, 303, 308] }],
     },
+    'GET /:owner/:name/pulls/:number': {
+      probes: [{ ...page((c) => `/${repo(c)}/pulls/${c.subject.pull}`, 'read'), ok: [302] }],
+    },
+    'GET /:owner/:name/src/branch/*': {
+      probes: [{ ...page((c) => `/${repo(c)}/src/branch/main/README.md`, 'read'), ok: [302] }],
+    },
+    'GET /:owner/:name/releases/tag/*': {
+      probes: [{ ...page((c) => `/${repo(c)}/releases/tag/v1`, 'read'), ok: [302] }],
+    },
+    'GET /user/login': anyone('/user/login', [301]),
+    'GET /user/sign_up': anyone('/user/sign_up', [301]),
+    'GET /user/settings': anyone('/user/settings', [301]),
+    'GET /user/settings/applications': anyone('/user/settings/applications', [301]),
+    'GET /explore/repos': anyone('/explore/repos', [301]),
+    'GET /admin': anyone('/admin', [301]),
     'GET /:owner/:name/info/refs': {
       probes: [
         {

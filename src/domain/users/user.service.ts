@@ -101,6 +101,11 @@ export class UserService {
     return account && isUser(account) ? account : undefined;
   }
 
+  /** Whether an operator has disabled this person (never true of an organisation). */
+  async isDisabled(account: Account): Promise<boolean> {
+    return this.#store.isDisabled(account.id);
+  }
+
   /** Every person, by handle, with when each was disabled (null while in use). */
   async listUsers(): Promise<{ user: User; disabledAt: Date | null }[]> {
     const rows = await this.#store.listUsers();

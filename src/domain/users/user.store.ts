@@ -66,6 +66,12 @@ export class UserStore {
     return toAccount(row);
   }
 
+  /** Whether the person with this id is disabled (false for organisations and unknown ids). */
+  async isDisabled(id: string): Promise<boolean> {
+    const [row] = await this.#byId({ id });
+    return (row?.disabled_at ?? null) !== null;
+  }
+
   /** Every person (no organisations), by handle, with when each was disabled if they were. */
   async listUsers(): Promise<{ account: Account; disabledAt: Date | null }[]> {
     const rows = await this.#db

@@ -8,6 +8,11 @@ export type UserView = {
   /** Only the person themself sees their email address and account details. */
   readonly self: boolean;
   readonly isAdmin: boolean;
+  /**
+   * The account is disabled, as `prohibit_login`. Gitea shows it only to site administrators and
+   * the person themself (who, disabled, cannot ask), so callers pass it only to those.
+   */
+  readonly prohibitLogin?: boolean;
 };
 
 /** Gitea's User object. `email` is present only for the person themself (SPEC.md). */
@@ -27,7 +32,7 @@ export function toApiUser(account: Account, context: ConvertContext, view?: User
     created: rfc3339(account.createdAt),
     restricted: false,
     active: true,
-    prohibit_login: false,
+    prohibit_login: view?.prohibitLogin === true,
     location: '',
     website: '',
     description: account.description,

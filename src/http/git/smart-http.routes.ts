@@ -17,6 +17,7 @@ import { viewerFromAuthorization } from '../auth/api-auth.ts';
 import { viewerUser } from '../auth/viewer.ts';
 import { gitErrorHandler } from '../errors/git-errors.ts';
 import { refuseNulInAddress } from '../plugins/nul-guard.ts';
+import { answerAfter } from './answer-after.ts';
 import { answerDirectly, bufferBody, canWriteDirectly } from './direct-answer.ts';
 import { gitAccess } from './git-access.ts';
 import { registerUnreadBodyHandling } from './unread-body.ts';
@@ -165,13 +166,20 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         // Neither step can undo the push, and one failing must not skip the other.
         const failed = (error: unknown) =>
           request.log.error({ err: error }, 'after-push work failed');
-        void pack.result.then(async ({ changes, error }) => {
+        // The repository's own record (its default branch above all: a first push of `develop`
+        // must not leave HEAD on a missing `main`) is brought in step before the answer ends, so
+        // the pusher never sees it stale, however soon it asks. Listeners (pulls, CI,
+        // federation) may take long and run after the answer, as before.
+        const recorded = pack.result.then(async ({ changes, error }) => {
           if (error) request.log.warn({ err: error }, 'receive-pack ended early');
+          if (changes.length > 0) await app.services.repos.pushed(repo, changes).catch(failed);
+          return changes;
+        });
+        void recorded.then(async (changes) => {
           if (changes.length === 0) return;
-          await app.services.repos.pushed(repo, changes).catch(failed);
           await app.services.pushes.publish({ repo, pusher, changes }).catch(failed);
         });
-        return reply.send(pack.output);
+        return reply.send(answerAfter(pack.output, async () => void (await recorded)));
       },
     );
   post('git-upload-pack');

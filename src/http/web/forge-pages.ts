@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { App } from '../../app.ts';
 import type { Pages } from './page.ts';
 import { registerCodeRoutes } from './pages/code.routes.ts';
+import { registerGiteaPathRoutes } from './pages/gitea-paths.routes.ts';
 import { registerHistoryRoutes } from './pages/history.routes.ts';
 import { registerNewRepoRoutes } from './pages/new-repo.routes.ts';
 import { registerPeopleRoutes } from './pages/people.routes.ts';
@@ -21,6 +22,7 @@ import { registerUserSettingsRoutes } from './pages/user-settings.routes.ts';
  */
 export function registerForgePages(server: FastifyInstance, app: App, pages: Pages): void {
   registerPeopleRoutes(server, app, pages);
+  registerGiteaPathRoutes(server, app);
   registerNewRepoRoutes(server, app, pages);
   registerCodeRoutes(server, app, pages);
   registerHistoryRoutes(server, app, pages);

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
 import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { toApiUser } from '../../convert/user.ts';
 import { errorResponses } from './schemas/common.ts';
@@ -41,7 +42,17 @@ export function registerUserRoutes(parent: FastifyInstance, app: App): void {
     },
     async (request) => {
       const account = await app.services.users.getAccount(request.params.username);
-      return toApiUser(account, { baseUrl: baseUrlOf(request, app.config) });
+      const viewer = viewerUser(request.viewer);
+      // Whether someone is disabled is the operators' business, as in Gitea.
+      const view =
+        viewer && app.services.admins.isAdmin(viewer)
+          ? {
+              self: false,
+              isAdmin: false,
+              prohibitLogin: await app.services.users.isDisabled(account),
+            }
+          : undefined;
+      return toApiUser(account, { baseUrl: baseUrlOf(request, app.config) }, view);
     },
   );
 }

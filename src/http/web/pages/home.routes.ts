@@ -25,6 +25,22 @@ function welcome(repos: Html): Html {
     </section>`;
 }
 
+/**
+ * The greeting of someone who has nothing here yet (just signed up, or no repository of their
+ * own or their organisations'): the three steps to a first push instead of a "welcome back".
+ */
+function firstSteps(user: User): Html {
+  return html`<section class="Box p-3 mb-4" aria-labelledby="first-steps">
+      <h2 class="h3 mb-2" id="first-steps">Welcome to Kiln, ${user.fullName || user.handle}</h2>
+      <p class="color-fg-muted mb-2">Three steps to your first push:</p>
+      <ol class="ml-4">
+        <li class="py-1"><a href="/new">Create a repository</a>.</li>
+        <li class="py-1"><a href="/settings/tokens">Add a personal access token</a>; git uses it as your password.</li>
+        <li class="py-1">Push: add the clone URL shown on the repository's page as a remote, then <code>git push -u origin main</code>.</li>
+      </ol>
+    </section>`;
+}
+
 async function dashboard(app: App, user: User): Promise<Html> {
   const [{ items, total }, pulls] = await Promise.all([
     app.services.repos.listForMember(user, { limit: 20, offset: 0 }),
@@ -45,7 +61,7 @@ async function dashboard(app: App, user: User): Promise<Html> {
         ${total > items.length ? html`<p class="f6 mt-2"><a href="/${encodeURIComponent(user.handle)}">Show all ${total}</a></p>` : null}
       </aside>
       <div class="flex-auto min-width-0">
-        <h2 class="h3 mb-3">Welcome back, ${user.fullName || user.handle}</h2>
+        ${total === 0 ? firstSteps(user) : html`<h2 class="h3 mb-3">Welcome back, ${user.fullName || user.handle}</h2>`}
         ${pulls}
         <p class="color-fg-muted">Create a <a href="/settings/tokens">personal access token</a> to use the API and git over HTTP.</p>
       </div>

@@ -55,7 +55,7 @@ function profileCard(account: Account): Html {
 
 /**
  * A person's or organisation's page (`/{owner}`): profile without email, repositories the viewer
- * may see, an organisation's members; and `/{owner}/{name}` as a way into the repository.
+ * may see, an organisation's members.
  */
 export function registerPeopleRoutes(server: FastifyInstance, app: App, pages: Pages): void {
   server.get('/:owner', async (request, reply) => {
@@ -84,13 +84,5 @@ export function registerPeopleRoutes(server: FastifyInstance, app: App, pages: P
         </section>
       </div>`,
     });
-  });
-
-  // `/{owner}/{name}` is where people type a repository; its pages live under /repos. Git's own
-  // paths below it (`/{owner}/{name}.git/info/refs`, …) are longer and stay with smart HTTP.
-  server.get('/:owner/:name', async (request, reply) => {
-    const { owner, name } = request.params as { owner: string; name: string };
-    const bare = name.endsWith('.git') ? name.slice(0, -4) : name;
-    return reply.redirect(`/repos/${encodeURIComponent(owner)}/${encodeURIComponent(bare)}`, 302);
   });
 }

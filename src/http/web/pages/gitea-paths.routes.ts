@@ -1,0 +1,64 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../../app.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { encodeSegments, repoUrl } from '../paths.ts';
+
+/** Gitea's fixed page addresses and Kiln's page for each; they never depend on who asks. */
+const FIXED_ALIASES: Readonly<Record<string, string>> = {
+  '/user/login': '/login',
+  '/user/sign_up': '/signup',
+  '/user/settings': '/settings',
+  '/user/settings/applications': '/settings/tokens',
+  '/explore/repos': '/explore',
+  '/admin': '/admin/runners',
+};
+
+/** The request's query string, with its `?`, or nothing. */
+function queryOf(request: FastifyRequest): string {
+  const at = request.url.indexOf('?');
+  return at === -1 ? '' : request.url.slice(at);
+}
+
+type RepoParams = { owner: string; name: string; number?: string; '*'?: string };
+
+/**
+ * Addresses people bring from Gitea (bookmarks, links in issues, muscle memory), each sent to
+ * Kiln's page: fixed aliases permanently (301); a repository's addresses (`/{owner}/{name}`,
+ * `…/pulls/{n}`, `…/src/branch/{b}/{path}`, `…/releases/tag/{t}`) only when the viewer may see
+ * the repository, and temporarily (302), since the answer depends on who asks. A repository
+ * that is private to the viewer or missing answers 404 here, so the redirect reveals nothing.
+ * Git's own paths below `/{owner}/{name}.git` are registered by smart HTTP and are not touched.
+ */
+export function registerGiteaPathRoutes(server: FastifyInstance, app: App): void {
+  for (const [from, to] of Object.entries(FIXED_ALIASES)) {
+    server.get(from, async (request, reply) => reply.redirect(to + queryOf(request), 301));
+  }
+
+  const toRepo =
+    (tail: (params: RepoParams) => string) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const params = request.params as RepoParams;
+      // `/{owner}/{name}.git` typed into a browser means the repository too.
+      const name = params.name.endsWith('.git') ? params.name.slice(0, -4) : params.name;
+      const { repo } = await app.services.repos.get(viewerUser(request.viewer), params.owner, name);
+      return reply.redirect(repoUrl(repo) + tail(params) + queryOf(request), 302);
+    };
+
+  server.get(
+    '/:owner/:name',
+    toRepo(() => ''),
+  );
+  server.get(
+    '/:owner/:name/pulls/:number',
+    toRepo((p) => `/pulls/${encodeURIComponent(p.number ?? '')}`),
+  );
+  // Gitea names the kind of ref in the path; Kiln's src pages take a branch name as it is.
+  server.get(
+    '/:owner/:name/src/branch/*',
+    toRepo((p) => `/src/${encodeSegments(p['*'] ?? '')}`),
+  );
+  server.get(
+    '/:owner/:name/releases/tag/*',
+    toRepo((p) => `/releases/tag/${encodeSegments(p['*'] ?? '')}`),
+  );
+}
