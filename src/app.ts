@@ -10,6 +10,7 @@ import { CiSecretService } from './domain/ci/ci-secret.service.ts';
 import { CiTaskService } from './domain/ci/ci-task.service.ts';
 import { CiVariableService } from './domain/ci/ci-variable.service.ts';
 import { TaskLogStore } from './domain/ci/logs/task-log-store.ts';
+import { RunCancelService } from './domain/ci/run-cancel.service.ts';
 import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
 import { RunQueryService } from './domain/ci/run-query.service.ts';
 import { RunTriggerService } from './domain/ci/run-trigger.service.ts';
@@ -91,6 +92,8 @@ export type Services = {
   readonly ciLogs: TaskLogStore;
   /** Reading runs, jobs and logs (REST, pages). */
   readonly ciRunQueries: RunQueryService;
+  /** Cancelling a run on a writer's request (the web's Cancel button). */
+  readonly ciRunCancels: RunCancelService;
   /** `on: schedule`: crons recorded at push, evaluated once a minute by one replica. */
   readonly ciSchedules: ScheduleService;
   /** CI task tokens as git credentials. */
@@ -195,6 +198,7 @@ export async function createApp(config: Config): Promise<App> {
   const ciVariables = new CiVariableService(db);
   const ciLogs = new TaskLogStore(join(dataDir, 'ci-logs'));
   const ciSchedules = new ScheduleService(db);
+  const ciRunQueries = new RunQueryService({ db, repos, logs: ciLogs });
   const ciTriggers = new RunTriggerService({
     db,
     repos,
@@ -286,7 +290,8 @@ export async function createApp(config: Config): Promise<App> {
     ciLogs,
     ciTaskTokens: new CiTaskTokens(db),
     ciSchedules,
-    ciRunQueries: new RunQueryService({ db, repos, logs: ciLogs }),
+    ciRunQueries,
+    ciRunCancels: new RunCancelService({ repos, queries: ciRunQueries, lifecycle: ciRuns }),
     code: new CodeService(repos, git.catFiles),
     federation,
   };

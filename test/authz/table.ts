@@ -619,6 +619,24 @@ function webEntries(): Record<string, Entry> {
     'GET /repos/:owner/:name/commits': {
       probes: [{ ...page(w('/commits'), 'read'), ok: [200, 302] }],
     },
+    'GET /repos/:owner/:name/actions': {
+      probes: [
+        page(w('/actions'), 'read'),
+        page(w('/actions?status=success&workflow=ci.yml'), 'read'),
+      ],
+    },
+    'GET /repos/:owner/:name/actions/runs/:run': {
+      skip: 'needs a workflow run; readers and outsiders in test/actions/actions-web.test.ts',
+    },
+    'POST /repos/:owner/:name/actions/runs/:run/cancel': {
+      skip: 'needs a running workflow run; writers, readers and outsiders in test/actions/actions-web.test.ts',
+    },
+    'GET /repos/:owner/:name/actions/runs/:run/jobs/:job': {
+      skip: 'needs a job; readers and outsiders in test/actions/actions-web.test.ts',
+    },
+    'GET /repos/:owner/:name/actions/runs/:run/jobs/:job/logs': {
+      skip: 'needs a job; readers and outsiders in test/actions/actions-web.test.ts',
+    },
     'GET /repos/:owner/:name/releases': { probes: [page(w('/releases'), 'read')] },
     'GET /repos/:owner/:name/releases*': {
       probes: [page(w('/releases/tag/v1'), 'read'), page(w('/releases/edit/v1'), 'write')],

@@ -3,7 +3,7 @@ import { NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
-import type { CiTask, WorkflowRun } from './ci.types.ts';
+import type { CiTask, WorkflowRun, WorkflowRunStatus } from './ci.types.ts';
 import type { TaskLogStore } from './logs/task-log-store.ts';
 import { toRun, toTask } from './workflow-run.store.ts';
 
@@ -14,7 +14,16 @@ export type JobStep = {
   readonly status: string;
   readonly startedAt: Date | null;
   readonly stoppedAt: Date | null;
+  /** The step's first row in the job's log, and how many rows it wrote. */
+  readonly logIndex: number;
+  readonly logLength: number;
 };
+
+/** Which runs a listing keeps: one workflow file, one status, or both. */
+export type RunFilter = { readonly workflowFile?: string; readonly status?: WorkflowRunStatus };
+
+/** The last rows of a job's log: rows `from` … `from + rows.length - 1` of `total`. */
+export type LogTail = { readonly from: number; readonly total: number; readonly rows: string[] };
 
 /** A job with what a listing shows of it: its steps and the name of the runner that took it. */
 export type JobView = CiTask & { readonly steps: readonly JobStep[]; readonly runnerName: string };
@@ -41,28 +50,52 @@ export class RunQueryService {
     return (await this.#repos.get(viewer, owner, name)).repo;
   }
 
-  /** Runs newest first, with the total. */
+  /** Runs newest first, with the total; `filter` keeps one workflow and/or one status. */
   async listRuns(
     viewer: User | undefined,
     owner: string,
     name: string,
     page: { limit: number; offset: number },
+    filter: RunFilter = {},
   ): Promise<{ repo: Repository; runs: WorkflowRun[]; total: number }> {
     const repo = await this.#repo(viewer, owner, name);
-    const rows = await this.#db
-      .selectFrom('workflow_runs')
+    let query = this.#db.selectFrom('workflow_runs').where('repo_id', '=', repo.id);
+    if (filter.workflowFile !== undefined) {
+      query = query.where('workflow_file', '=', filter.workflowFile);
+    }
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    const rows = await query
       .selectAll()
-      .where('repo_id', '=', repo.id)
       .orderBy('number', 'desc')
       .limit(page.limit)
       .offset(page.offset)
       .execute();
-    const count = await this.#db
-      .selectFrom('workflow_runs')
+    const count = await query
       .select((eb) => eb.fn.countAll<number>().as('total'))
-      .where('repo_id', '=', repo.id)
       .executeTakeFirstOrThrow();
     return { repo, runs: rows.map(toRun), total: Number(count.total) };
+  }
+
+  /** The workflow files that have runs in the repository, with their latest names, by file. */
+  async listWorkflows(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+  ): Promise<{ file: string; name: string }[]> {
+    const repo = await this.#repo(viewer, owner, name);
+    const rows = await this.#db
+      .selectFrom('workflow_runs')
+      .select(['workflow_file', 'workflow_name', 'number'])
+      .where('repo_id', '=', repo.id)
+      .orderBy('number', 'desc')
+      .execute();
+    const names = new Map<string, string>();
+    for (const row of rows) {
+      if (!names.has(row.workflow_file)) names.set(row.workflow_file, row.workflow_name);
+    }
+    return [...names]
+      .map(([file, workflowName]) => ({ file, name: workflowName }))
+      .sort((a, b) => a.file.localeCompare(b.file));
   }
 
   /** @throws NotFound for an unknown run number. */
@@ -130,6 +163,23 @@ export class RunQueryService {
     );
   }
 
+  /**
+   * The last `maxRows` rows of a job's log (all of it when shorter), so a page never holds more
+   * than a bounded number of lines however long the job ran.
+   */
+  async jobLogTail(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    jobId: number,
+    maxRows: number,
+  ): Promise<LogTail> {
+    await this.getJob(viewer, owner, name, jobId);
+    const total = await this.#logs.rowCount(jobId);
+    const from = Math.max(0, total - Math.min(maxRows, MAX_LOG_ROWS));
+    return { from, total, rows: await this.#logs.readRows(jobId, from, total - from) };
+  }
+
   async #withSteps(
     rows: readonly (Parameters<typeof toTask>[0] & { runner_name: string | null })[],
   ): Promise<JobView[]> {
@@ -154,6 +204,8 @@ export class RunQueryService {
           status: step.status,
           startedAt: step.started_at === null ? null : new Date(Number(step.started_at)),
           stoppedAt: step.stopped_at === null ? null : new Date(Number(step.stopped_at)),
+          logIndex: Number(step.log_index),
+          logLength: Number(step.log_length),
         })),
     }));
   }

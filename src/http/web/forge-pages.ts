@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../app.ts';
 import type { Pages } from './page.ts';
+import { registerActionsRoutes } from './pages/actions.routes.ts';
+import { registerActionsJobRoutes } from './pages/actions-job.routes.ts';
 import { registerCodeRoutes } from './pages/code.routes.ts';
 import { registerGiteaPathRoutes } from './pages/gitea-paths.routes.ts';
 import { registerHistoryRoutes } from './pages/history.routes.ts';
@@ -18,7 +20,7 @@ import { registerUserSettingsRoutes } from './pages/user-settings.routes.ts';
 
 /**
  * The forge's own pages: people and organisations, repositories and their code, history,
- * branches, tags, pull requests and releases, creation, forking and settings.
+ * branches, tags, pull requests, workflow runs and releases, creation, forking and settings.
  */
 export function registerForgePages(server: FastifyInstance, app: App, pages: Pages): void {
   registerPeopleRoutes(server, app, pages);
@@ -30,6 +32,8 @@ export function registerForgePages(server: FastifyInstance, app: App, pages: Pag
   registerTagRoutes(server, app, pages);
   registerPullListRoutes(server, app, pages);
   registerPullPageRoutes(server, app, pages);
+  registerActionsRoutes(server, app, pages);
+  registerActionsJobRoutes(server, app, pages);
   registerReleaseRoutes(server, app, pages);
   registerReleaseFormRoutes(server, app, pages);
   registerRepoSettingsRoutes(server, app, pages);

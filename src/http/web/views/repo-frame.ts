@@ -6,7 +6,7 @@ import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { accountUrl, repoUrl } from '../paths.ts';
 
-export type RepoTab = 'code' | 'pulls' | 'releases' | 'settings';
+export type RepoTab = 'code' | 'pulls' | 'actions' | 'releases' | 'settings';
 
 /** What the frame of a repository page shows besides the content. */
 export type RepoFrame = {
@@ -88,6 +88,7 @@ export function repoFrame(context: PageContext, frame: RepoFrame, content: Html)
       <div class="UnderlineNav-body">
         ${tab('Code', base, 'code', frame.tab === 'code')}
         ${tab('Pull requests', `${base}/pulls`, 'git-pull-request', frame.tab === 'pulls')}
+        ${tab('Actions', `${base}/actions`, 'play', frame.tab === 'actions')}
         ${tab('Releases', `${base}/releases`, 'tag', frame.tab === 'releases')}
         ${atLeast(access.level, 'admin') ? tab('Settings', `${base}/settings`, 'gear', frame.tab === 'settings') : null}
       </div>

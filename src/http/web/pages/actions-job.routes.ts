@@ -1,0 +1,79 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { App } from '../../../app.ts';
+import { NotFound } from '../../../domain/errors.ts';
+import { atLeast } from '../../../domain/repos/repo.types.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { html } from '../html.ts';
+import { icon } from '../icons.ts';
+import type { Pages } from '../page.ts';
+import { jobLog } from '../views/job-log.ts';
+import { repoFrame } from '../views/repo-frame.ts';
+import { jobUrl, refreshWhile, runHeader } from '../views/run-page.ts';
+import { duration, isUnfinished, statusIcon, statusLabel } from '../views/run-status.ts';
+import { type RunParams, runNumberOf } from './actions.routes.ts';
+import { frameOf, type RepoParams } from './repo-context.ts';
+
+/** Most log lines one job page renders; longer logs show their end and link the raw log. */
+export const MAX_PAGE_LOG_LINES = 10_000;
+
+/** The job a page is about: it must belong to the run of the URL, else there is no such page. */
+async function jobOf(app: App, request: FastifyRequest) {
+  const { owner, name, job } = request.params as RunParams & { job: string };
+  if (!/^\d{1,15}$/.test(job)) throw new NotFound('job not found');
+  const found = await app.services.ciRunQueries.getJob(
+    viewerUser(request.viewer),
+    owner,
+    name,
+    Number(job),
+  );
+  if (found.run.number !== runNumberOf(request)) throw new NotFound('job not found');
+  return found;
+}
+
+/**
+ * The page of one job: its log split by step, coloured and line-numbered, reloading itself while
+ * the job runs; and the same log as plain text for downloading. Readable by whoever may read the
+ * repository, through the same checks as the run page.
+ */
+export function registerActionsJobRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+  const { ciRunQueries: runs, repos } = app.services;
+  const base = '/repos/:owner/:name/actions/runs/:run/jobs/:job';
+
+  server.get(base, async (request, reply) => {
+    const { owner, name } = request.params as RepoParams;
+    const viewer = viewerUser(request.viewer);
+    const { run, job } = await jobOf(app, request);
+    const visible = await repos.get(viewer, owner, name);
+    const [tail, frame] = await Promise.all([
+      runs.jobLogTail(viewer, owner, name, job.id, MAX_PAGE_LOG_LINES),
+      frameOf(app, request, visible, 'actions'),
+    ]);
+    const { repo } = visible;
+    const rawUrl = `${jobUrl(repo, run, job.id)}/logs`;
+    const canCancel = atLeast(visible.access.level, 'write');
+    const content = (
+      context: Parameters<typeof runHeader>[0],
+    ) => html`${refreshWhile(isUnfinished(job.status))}
+      ${runHeader(context, { repo, run, canCancel })}
+      <div class="d-flex flex-items-center kiln-gap mb-3">
+        <h3 class="h4 flex-auto kiln-break">${statusIcon(job.status)} ${job.name}
+          <span class="f6 color-fg-muted text-normal">${statusLabel(job.status)} · ${icon('clock')} ${duration(job.startedAt, job.stoppedAt)}</span></h3>
+        <a class="btn btn-sm" href="${rawUrl}">${icon('file')} Raw log</a>
+      </div>
+      ${jobLog(job, tail, rawUrl)}`;
+    return pages.send(request, reply, {
+      title: `${job.name} · ${run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
+      body: (context) => repoFrame(context, frame, content(context)),
+    });
+  });
+
+  server.get(`${base}/logs`, async (request, reply) => {
+    const { owner, name } = request.params as RepoParams;
+    const { job } = await jobOf(app, request);
+    const lines = await runs.jobLog(viewerUser(request.viewer), owner, name, job.id);
+    reply.header('Content-Disposition', `inline; filename="job-${job.id}.log"`);
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.type('text/plain; charset=utf-8');
+    return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+  });
+}

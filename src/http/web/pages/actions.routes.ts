@@ -1,0 +1,117 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { App } from '../../../app.ts';
+import type { WorkflowRunStatus } from '../../../domain/ci/ci.types.ts';
+import { NotFound } from '../../../domain/errors.ts';
+import { atLeast } from '../../../domain/repos/repo.types.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { assertCsrf } from '../csrf.ts';
+import { setFlash } from '../flash.ts';
+import type { Pages } from '../page.ts';
+import { signedInOrRedirect } from '../require-user.ts';
+import { pageOf } from '../views/paging.ts';
+import { repoFrame } from '../views/repo-frame.ts';
+import { runPage } from '../views/run-page.ts';
+import { isUnfinished, RUN_STATUSES } from '../views/run-status.ts';
+import { type RunsQuery, runsList, runUrl } from '../views/runs-list.ts';
+import { frameOf, type RepoParams } from './repo-context.ts';
+
+const PER_PAGE = 20;
+
+export type RunParams = RepoParams & { run: string };
+
+/** `:run` as a run number; anything else names no run. */
+export function runNumberOf(request: FastifyRequest): number {
+  const { run } = request.params as RunParams;
+  if (!/^\d{1,15}$/.test(run)) throw new NotFound('workflow run not found');
+  return Number(run);
+}
+
+/** `?workflow=&status=&page=`; unknown statuses and empty values mean "any". */
+function runsQueryOf(query: unknown): RunsQuery {
+  const values = (typeof query === 'object' && query !== null ? query : {}) as Record<
+    string,
+    unknown
+  >;
+  const workflow = typeof values.workflow === 'string' ? values.workflow.slice(0, 255) : '';
+  const status = typeof values.status === 'string' ? values.status.toUpperCase() : '';
+  return {
+    workflow: workflow === '' ? undefined : workflow,
+    status: RUN_STATUSES.find((known) => known === status) as WorkflowRunStatus | undefined,
+    page: pageOf(query),
+  };
+}
+
+/**
+ * The Actions tab: a repository's workflow runs, filtered by workflow and status, and the page of
+ * one run with its jobs. Anyone who may read the repository may read these (private ones are 404
+ * to outsiders); writers may cancel a run that has not finished. Job pages are in
+ * actions-job.routes.ts.
+ */
+export function registerActionsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+  const { ciRunQueries: runs, ciRunCancels: cancels, repos } = app.services;
+
+  server.get('/repos/:owner/:name/actions', async (request, reply) => {
+    const { owner, name } = request.params as RepoParams;
+    const viewer = viewerUser(request.viewer);
+    const query = runsQueryOf(request.query);
+    const visible = await repos.get(viewer, owner, name);
+    const filter = {
+      ...(query.workflow !== undefined ? { workflowFile: query.workflow } : {}),
+      ...(query.status !== undefined ? { status: query.status } : {}),
+    };
+    const [listed, workflows, frame] = await Promise.all([
+      runs.listRuns(
+        viewer,
+        owner,
+        name,
+        { limit: PER_PAGE, offset: (query.page - 1) * PER_PAGE },
+        filter,
+      ),
+      runs.listWorkflows(viewer, owner, name),
+      frameOf(app, request, visible, 'actions'),
+    ]);
+    const body = runsList({
+      repo: visible.repo,
+      runs: listed.runs,
+      hasMore: query.page * PER_PAGE < listed.total,
+      workflows,
+      query,
+    });
+    return pages.send(request, reply, {
+      title: `Actions · ${visible.repo.owner.handle}/${visible.repo.name}`,
+      body: (context) => repoFrame(context, frame, body),
+    });
+  });
+
+  server.get('/repos/:owner/:name/actions/runs/:run', async (request, reply) => {
+    const { owner, name } = request.params as RepoParams;
+    const viewer = viewerUser(request.viewer);
+    const number = runNumberOf(request);
+    const visible = await repos.get(viewer, owner, name);
+    const [{ run, jobs }, frame] = await Promise.all([
+      runs.listJobs(viewer, owner, name, number),
+      frameOf(app, request, visible, 'actions'),
+    ]);
+    const canCancel = atLeast(visible.access.level, 'write');
+    const { repo } = visible;
+    return pages.send(request, reply, {
+      title: `${run.title || run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
+      body: (context) =>
+        repoFrame(context, frame, runPage(context, { repo, run, jobs, canCancel })),
+    });
+  });
+
+  server.post('/repos/:owner/:name/actions/runs/:run/cancel', async (request, reply) => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return reply;
+    assertCsrf(request);
+    const { owner, name } = request.params as RepoParams;
+    const run = await cancels.cancel(user, owner, name, runNumberOf(request));
+    const { repo } = await repos.get(user, owner, name);
+    const message = isUnfinished(run.status)
+      ? `Run #${run.number} was cancelled.`
+      : `Run #${run.number} had already finished.`;
+    setFlash(reply, { kind: 'success', message }, pages.secure(request));
+    return reply.redirect(runUrl(repo, run.number), 303);
+  });
+}

@@ -1,0 +1,88 @@
+import type { WorkflowRun } from '../../../domain/ci/ci.types.ts';
+import type { JobView } from '../../../domain/ci/run-query.service.ts';
+import type { Repository } from '../../../domain/repos/repo.types.ts';
+import { type Html, html } from '../html.ts';
+import { icon } from '../icons.ts';
+import type { PageContext } from '../layout.ts';
+import { accountUrl, commitUrl, repoUrl } from '../paths.ts';
+import { duration, isUnfinished, statusIcon, statusLabel } from './run-status.ts';
+import { runUrl } from './runs-list.ts';
+import { relativeTime } from './time.ts';
+
+/** Seconds between reloads of a page about an unfinished run or job. */
+const REFRESH_SECONDS = 5;
+
+/**
+ * Reloads the page every few seconds while what it shows may still change: no script needed,
+ * and it stops by itself once the page is rendered finished.
+ */
+export function refreshWhile(unfinished: boolean): Html | null {
+  return unfinished ? html`<meta http-equiv="refresh" content="${REFRESH_SECONDS}">` : null;
+}
+
+/** `/repos/{owner}/{name}/actions/runs/{number}/jobs/{job}`. */
+export function jobUrl(repo: Repository, run: WorkflowRun, jobId: number): string {
+  return `${runUrl(repo, run.number)}/jobs/${jobId}`;
+}
+
+function cancelForm(context: PageContext, repo: Repository, run: WorkflowRun): Html {
+  return html`<form method="post" action="${runUrl(repo, run.number)}/cancel">
+    <input type="hidden" name="_csrf" value="${context.csrf}">
+    <button class="btn btn-sm btn-danger" type="submit">${icon('stop')} Cancel run</button>
+  </form>`;
+}
+
+/** The head of the run and job pages: status, title, trigger and the way back. */
+export function runHeader(
+  context: PageContext,
+  view: { repo: Repository; run: WorkflowRun; canCancel: boolean },
+): Html {
+  const { repo, run } = view;
+  const branch = run.ref.replace(/^refs\/heads\//, '');
+  return html`<p class="mb-2"><a href="${repoUrl(repo)}/actions">${icon('arrow-left')} All workflow runs</a></p>
+    <div class="d-flex flex-items-start kiln-gap mb-3">
+      <div class="flex-auto min-width-0">
+        <h2 class="h3 kiln-break">${statusIcon(run.status)} ${run.title || run.workflowName}
+          <span class="color-fg-muted text-normal">#${run.number}</span></h2>
+        <p class="f6 color-fg-muted kiln-break mb-0">
+          <strong>${run.workflowName}</strong> (${run.workflowFile}) · ${statusLabel(run.status)} · ${run.event}
+          · ${icon('git-branch')} <code>${branch}</code>
+          · <a class="Link--muted" href="${commitUrl(repo, run.sha)}"><code>${run.sha.slice(0, 10)}</code></a>
+          ${run.actor ? html`· by <a class="Link--muted" href="${accountUrl(run.actor)}">${run.actor}</a>` : null}
+          · ${relativeTime(run.createdAt)} · ${icon('clock')} ${duration(run.startedAt, run.stoppedAt)}
+        </p>
+      </div>
+      ${view.canCancel && isUnfinished(run.status) ? cancelForm(context, repo, run) : null}
+    </div>
+    ${run.error ? html`<div class="flash flash-error mb-3" role="alert">${run.error}</div>` : null}`;
+}
+
+function jobRow(repo: Repository, run: WorkflowRun, job: JobView): Html {
+  return html`<li class="Box-row d-flex flex-items-center kiln-gap" data-job="${job.id}">
+    ${statusIcon(job.status)}
+    <div class="flex-auto min-width-0">
+      <a class="Link--primary text-bold kiln-break" href="${jobUrl(repo, run, job.id)}">${job.name}</a>
+      <div class="f6 color-fg-muted">${statusLabel(job.status)}${
+        job.needs.length > 0
+          ? html` · needs ${job.needs.map((need, at) => html`${at > 0 ? ', ' : ''}<code>${need}</code>`)}`
+          : null
+      }${job.runnerName ? html` · on ${job.runnerName}` : null}</div>
+    </div>
+    <span class="f6 color-fg-muted">${icon('clock')} ${duration(job.startedAt, job.stoppedAt)}</span>
+  </li>`;
+}
+
+/** The run page: its head, then its jobs in workflow order, each linking to its log. */
+export function runPage(
+  context: PageContext,
+  view: { repo: Repository; run: WorkflowRun; jobs: readonly JobView[]; canCancel: boolean },
+): Html {
+  const { repo, run, jobs } = view;
+  return html`${refreshWhile(isUnfinished(run.status))}
+    ${runHeader(context, view)}
+    ${
+      jobs.length > 0
+        ? html`<ul class="Box" aria-label="Jobs">${jobs.map((job) => jobRow(repo, run, job))}</ul>`
+        : html`<p class="color-fg-muted">This run has no jobs.</p>`
+    }`;
+}
