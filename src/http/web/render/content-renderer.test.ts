@@ -100,6 +100,20 @@ describe('ContentRenderer', () => {
     expect(new Set(all.map((result) => result.notice?.value)).size).toBe(1);
   });
 
+  it('renders many short documents in order, in few jobs, one over the cap as text', async () => {
+    const r = make({ queueLimit: 1, maxBytes: 4096 });
+    const texts = Array.from({ length: 200 }, (_, i) => `**c${i}** <details>x</details>`);
+    texts.splice(7, 0, `<b>${'y'.repeat(5000)}</b>`);
+    // 200 jobs would overflow a queue of one; batches of up to 4 KB, one at a time, do not.
+    const out = await r.markdownList(texts);
+    expect(out).toHaveLength(201);
+    expect(out[0]?.value).toContain('<strong>c0</strong>');
+    expect(out[0]?.value).toContain('<details>x</details>');
+    expect(out[200]?.value).toContain('<strong>c199</strong>');
+    expect(out[7]?.value).toContain('too large to render');
+    expect(out[7]?.value).toContain('&lt;b&gt;');
+  });
+
   it('refuses with Unavailable and a Retry-After when the queue is full', async () => {
     const r = make({ timeoutMs: 1000, queueLimit: 2 });
     const jobs = Array.from({ length: 4 }, (_, i) =>
