@@ -59,7 +59,7 @@ describe.runIf(enabled)('pull requests in a browser', () => {
     await page.getByRole('button', { name: 'Create pull request' }).click();
     expect(new URL(page.url()).pathname).toBe('/repos/reviewer/widgets/pulls/1');
     expect(await page.textContent('main')).toContain('Polish the spring');
-    expect(await page.locator('.kiln-markdown strong').textContent()).toBe('spring');
+    expect(await page.locator('.markdown-body strong').textContent()).toBe('spring');
     await screenshot(page, 'pull-conversation');
 
     await page.getByRole('link', { name: /Files changed/ }).click();

@@ -15,7 +15,7 @@ import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
-import { srcUrl } from '../paths.ts';
+import { markdownBase, srcUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
@@ -80,8 +80,25 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
     });
   };
 
-  const commentAuthors = async (comments: readonly ReviewComment[]) =>
-    users.findManyByIds(comments.map((c) => c.authorId));
+  /** The comments' authors, and each comment's body rendered (by comment id). */
+  const commentParts = async (found: PullInContext, comments: readonly ReviewComment[]) => {
+    const [authors, bodies] = await Promise.all([
+      users.findManyByIds(comments.map((c) => c.authorId)),
+      pages.renderer.markdownList(
+        comments.map((c) => c.body),
+        markdownBase(found.base.repo, found.pull.baseBranch),
+      ),
+    ]);
+    const rendered = new Map(comments.map((c, i) => [c.id, bodies[i] ?? html``]));
+    return {
+      box: (c: ReviewComment, options: { hunk?: boolean } = {}) =>
+        reviewCommentBox(c, authors.get(c.authorId), {
+          ...options,
+          id: foldId(c.id),
+          body: rendered.get(c.id) ?? html``,
+        }),
+    };
+  };
 
   server.get('/repos/:owner/:name/pulls/:number', METERED, async (request, reply) => {
     const found = await load(request);
@@ -90,10 +107,10 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
     const [{ comments }, bodyHtml] = await Promise.all([
       reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
       pull.body.trim()
-        ? pages.renderer.markdown(pull.body)
+        ? pages.renderer.markdown(pull.body, markdownBase(base.repo, pull.baseBranch))
         : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
     ]);
-    const authors = await commentAuthors(comments);
+    const parts = await commentParts(found, comments);
     const may = pullPermissions(base.access.level, viewer?.id === pull.authorId);
     const url = pullUrl(base.repo, pull.number);
     const actions = (context: PageContext) => {
@@ -120,8 +137,8 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
       'conversation',
       (
         context,
-      ) => html`<div class="Box mb-3"><div class="Box-body kiln-markdown">${bodyHtml}</div></div>
-      ${comments.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${comments.map((c) => reviewCommentBox(c, authors.get(c.authorId), { hunk: true, id: foldId(c.id) }))}` : null}
+      ) => html`<div class="Box mb-3"><div class="Box-body markdown-body">${bodyHtml}</div></div>
+      ${comments.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${comments.map((c) => parts.box(c, { hunk: true }))}` : null}
       ${actions(context)}`,
     );
   });
@@ -150,7 +167,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
       pulls.diff(found),
       reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
     ]);
-    const authors = await commentAuthors(comments);
+    const parts = await commentParts(found, comments);
     const form = openForm(request.query);
     const url = pullUrl(base.repo, pull.number);
     const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
@@ -176,7 +193,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
               form && form.path === pathOf(file) && form.side === side && form.line === line;
             if (here.length === 0 && !formHere) return null;
             return html`<tr class="kiln-comment-row"><td colspan="3">
-            ${here.map((c) => reviewCommentBox(c, authors.get(c.authorId), { id: foldId(c.id) }))}
+            ${here.map((c) => parts.box(c))}
             ${
               formHere
                 ? html`<form method="post" action="${url}/comments" class="my-2" id="new-comment">
