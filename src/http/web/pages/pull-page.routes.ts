@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
-import type { ReviewComment } from '../../../domain/pulls/review-comment.service.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
 import { foldId } from '../../../lib/ids.ts';
@@ -15,14 +14,15 @@ import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
-import { markdownBase, srcUrl } from '../paths.ts';
+import { srcUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
-import { type PullTab, pullHeader, pullUrl, reviewCommentBox } from '../views/pull.ts';
+import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { pullPermissions } from './pulls.routes.ts';
 import { frameOf } from './repo-context.ts';
+import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
 
 type Params = { owner: string; name: string; number: string };
 
@@ -80,26 +80,6 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
     });
   };
 
-  /** The comments' authors, and each comment's body rendered (by comment id). */
-  const commentParts = async (found: PullInContext, comments: readonly ReviewComment[]) => {
-    const [authors, bodies] = await Promise.all([
-      users.findManyByIds(comments.map((c) => c.authorId)),
-      pages.renderer.markdownList(
-        comments.map((c) => c.body),
-        markdownBase(found.base.repo, found.pull.baseBranch),
-      ),
-    ]);
-    const rendered = new Map(comments.map((c, i) => [c.id, bodies[i] ?? html``]));
-    return {
-      box: (c: ReviewComment, options: { hunk?: boolean } = {}) =>
-        reviewCommentBox(c, authors.get(c.authorId), {
-          ...options,
-          id: foldId(c.id),
-          body: rendered.get(c.id) ?? html``,
-        }),
-    };
-  };
-
   server.get('/repos/:owner/:name/pulls/:number', METERED, async (request, reply) => {
     const found = await load(request);
     const { base, pull } = found;
@@ -107,10 +87,10 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
     const [{ comments }, bodyHtml] = await Promise.all([
       reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
       pull.body.trim()
-        ? pages.renderer.markdown(pull.body, markdownBase(base.repo, pull.baseBranch))
+        ? pages.renderer.markdown(pull.body, pullMarkdownBase(found))
         : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
     ]);
-    const parts = await commentParts(found, comments);
+    const parts = await reviewCommentBoxes(app, pages.renderer, found, comments);
     const may = pullPermissions(base.access.level, viewer?.id === pull.authorId);
     const url = pullUrl(base.repo, pull.number);
     const actions = (context: PageContext) => {
@@ -167,7 +147,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
       pulls.diff(found),
       reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
     ]);
-    const parts = await commentParts(found, comments);
+    const parts = await reviewCommentBoxes(app, pages.renderer, found, comments);
     const form = openForm(request.query);
     const url = pullUrl(base.repo, pull.number);
     const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
