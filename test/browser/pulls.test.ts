@@ -54,12 +54,35 @@ describe.runIf(enabled)('pull requests in a browser', () => {
     await page.getByRole('link', { name: 'New pull request' }).click();
     await page.getByLabel('Compare').fill('polish');
     await page.getByLabel('Title').fill('Polish the spring');
-    await page.getByLabel('Description').fill('Makes the **spring** stand out.');
+    await page
+      .getByLabel('Description')
+      .fill(
+        'Makes the **spring** stand out.\n\n- gear\n- lever\n\n| part | size |\n|---|---|\n| bolt | M4 |\n\n<details><summary>Why</summary>\n\nIt was hard to see.\n\n</details>',
+      );
     await screenshot(page, 'pull-new');
     await page.getByRole('button', { name: 'Create pull request' }).click();
     expect(new URL(page.url()).pathname).toBe('/repos/reviewer/widgets/pulls/1');
     expect(await page.textContent('main')).toContain('Polish the spring');
-    expect(await page.locator('.kiln-markdown strong').textContent()).toBe('spring');
+    expect(await page.locator('.markdown-body strong').textContent()).toBe('spring');
+    // README styles: bullets drawn inside the box, bordered cells, a working <details>.
+    const layout = await page.evaluate(() => {
+      const box = document.querySelector('.Box-body.markdown-body')?.getBoundingClientRect();
+      const item = document.querySelector('.markdown-body li')?.getBoundingClientRect();
+      const list = document.querySelector('.markdown-body ul');
+      const cell = document.querySelector('.markdown-body td');
+      return {
+        indent: (item?.left ?? 0) - (box?.left ?? 0),
+        marker: list ? getComputedStyle(list).listStyleType : '',
+        border: cell ? getComputedStyle(cell).borderTopWidth : '',
+      };
+    });
+    expect(layout.marker).toBe('disc');
+    expect(layout.indent).toBeGreaterThanOrEqual(24);
+    expect(layout.border).toBe('1px');
+    await expect.poll(() => page.locator('.markdown-body details').isVisible()).toBe(true);
+    expect(await page.getByText('It was hard to see.').isVisible()).toBe(false);
+    await page.locator('.markdown-body summary').click();
+    expect(await page.getByText('It was hard to see.').isVisible()).toBe(true);
     await screenshot(page, 'pull-conversation');
 
     await page.getByRole('link', { name: /Files changed/ }).click();

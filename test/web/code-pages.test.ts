@@ -59,7 +59,7 @@ describe('repository home', () => {
     expect(body).toContain('Handy tools');
     expect(body).toMatch(/href="\/repos\/alice\/tools\/src\/main\/docs"/);
     expect(body).toMatch(/href="\/repos\/alice\/tools\/src\/main\/README.md"/);
-    expect(body).toContain('<h1>Tools</h1>');
+    expect(body).toContain('<h1 id="tools">Tools</h1>');
     expect(body).toContain('href="/repos/alice/tools/src/main/docs/guide.md"');
     expect(body).toContain('src="/repos/alice/tools/raw/main/img/logo.png"');
     expect(body).toContain(`data-copy="${kiln.url}/alice/tools.git"`);

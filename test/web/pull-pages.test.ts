@@ -54,7 +54,7 @@ afterAll(async () => {
 });
 
 describe('pull request pages', () => {
-  it('lists open pulls and renders the conversation with the body escaped', async () => {
+  it('lists open pulls and renders the conversation with the body made safe', async () => {
     const browser = await signedIn(kiln, owner.handle, password);
     const list = await page(browser, `${base}/pulls`);
     expect(list).toContain('Shout &lt;b&gt;two&lt;/b&gt;');
@@ -83,12 +83,13 @@ describe('pull request pages', () => {
       path: 'app.txt',
       side: 'RIGHT',
       line: '2',
-      body: 'Why <em>shout</em>?',
+      body: 'Why <em>shout</em>? <script>alert(2)</script>',
     });
     expect(posted.status).toBe(303);
     expect(posted.headers.get('location')).toMatch(/\/pulls\/1\/files#comment-\d+$/);
     const files = await page(browser, `${base}/pulls/1/files`);
-    expect(files).toContain('Why &lt;em&gt;shout&lt;/em&gt;?');
+    expect(files).toContain('Why <em>shout</em>?');
+    expect(files).not.toContain('alert(2)');
     const outside = await browser.post(`${base}/pulls/1/comments`, {
       path: 'app.txt',
       side: 'RIGHT',

@@ -1,57 +1,23 @@
 import type MarkdownIt from 'markdown-it';
+import type { Token } from 'markdown-it';
+import type sanitizeHtml from 'sanitize-html';
 import { lazily } from '../../lib/lazily.ts';
 import { loadHighlighter } from './highlight.ts';
 import { type Html, trusted } from './html.ts';
+import { allowlist } from './markdown/allowlist.ts';
+import { headingAnchors, taskLists } from './markdown/gfm.ts';
+import type { MarkdownBase } from './markdown/links.ts';
+import { references } from './markdown/references.ts';
 
-/** Where relative links and images in a document point. */
-export type MarkdownBase = {
-  /** Prefix for links: the tree root of the ref, e.g. `/repos/o/n/src/main`. */
-  readonly links: string;
-  /** Prefix for images, e.g. `/repos/o/n/raw/main`. */
-  readonly images: string;
-  /** The document's directory inside the tree ('' for the root), e.g. `docs`. */
-  readonly dir: string;
-};
-
-const ORIGIN = 'https://relative.invalid';
-
-/**
- * A relative URL resolved from `dir` and put under `prefix` (never above it); absolute URLs,
- * fragments and rooted paths are returned unchanged.
- */
-export function resolveRelative(href: string, prefix: string, dir = ''): string {
-  if (
-    href === '' ||
-    href.startsWith('#') ||
-    href.startsWith('/') ||
-    /^[a-z][a-z0-9+.-]*:/i.test(href)
-  ) {
-    return href;
-  }
-  const url = new URL(href, `${ORIGIN}/${dir ? `${encodeURI(dir)}/` : ''}`);
-  if (url.origin !== ORIGIN) return href;
-  return `${prefix.replace(/\/+$/, '')}${url.pathname}${url.search}${url.hash}`;
-}
+export { type MarkdownBase, resolveRelative } from './markdown/links.ts';
 
 type Renderer = ReturnType<typeof MarkdownIt>;
-
-function baseOf(env: unknown): MarkdownBase | undefined {
-  const base = (env as { base?: MarkdownBase } | undefined)?.base;
-  return base;
-}
-
-type MarkdownToken = {
-  attrs: Array<[string, string | number]> | null;
-  children: MarkdownToken[] | null;
-  attrGet(name: string): string | number | null;
-  attrJoin(name: string, value: string): void;
-};
 
 /**
  * Moves table alignment out of `style` attributes (which the Content-Security-Policy forbids)
  * into Primer's text alignment classes; any other inline style is dropped.
  */
-function withoutInlineStyle(token: MarkdownToken): void {
+function withoutInlineStyle(token: Token): void {
   const style = token.attrGet('style');
   if (typeof style === 'string') {
     token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
@@ -65,55 +31,43 @@ function renderer(
   markdownIt: typeof MarkdownIt,
   highlight: (code: string, language: string) => string,
 ): Renderer {
-  // Raw HTML off: a README can never inject markup; markdown-it also refuses javascript: links.
-  const md = markdownIt({ html: false, linkify: true, typographer: false, highlight });
+  // Raw HTML on, as GitHub and Gitea render it (`<details>`, `<sub>`, `<br>`…): everything the
+  // renderer writes passes the sanitizer's allowlist (markdown/allowlist.ts) before a page
+  // sees it. markdown-it also refuses javascript: and data: links written as markdown.
+  const md = markdownIt({ html: true, linkify: true, typographer: false, highlight });
   md.core.ruler.push('kiln_no_inline_style', (state) => {
     for (const token of state.tokens) withoutInlineStyle(token);
   });
-  const defaultLink = md.renderer.rules.link_open;
-  md.renderer.rules.link_open = (tokens, index, options, env, self) => {
-    const token = tokens[index];
-    const href = token?.attrGet('href');
-    const base = baseOf(env);
-    if (token && typeof href === 'string' && base) {
-      token.attrSet('href', resolveRelative(href, base.links, base.dir));
-    }
-    return defaultLink
-      ? defaultLink(tokens, index, options, env, self)
-      : self.renderToken(tokens, index, options);
-  };
-  const defaultImage = md.renderer.rules.image;
-  md.renderer.rules.image = (tokens, index, options, env, self) => {
-    const token = tokens[index];
-    const src = token?.attrGet('src');
-    const base = baseOf(env);
-    if (token && typeof src === 'string' && base) {
-      token.attrSet('src', resolveRelative(src, base.images, base.dir));
-    }
-    return defaultImage
-      ? defaultImage(tokens, index, options, env, self)
-      : self.renderToken(tokens, index, options);
-  };
+  md.core.ruler.push('kiln_heading_anchors', headingAnchors);
+  md.core.ruler.push('kiln_task_lists', taskLists);
+  md.core.ruler.push('kiln_references', references);
   return md;
 }
 
+type Engine = { readonly md: Renderer; readonly sanitize: typeof sanitizeHtml };
+
 /** Loaded with the first document rendered, like the highlighter: an idle worker holds neither. */
-export const loadMarkdown = lazily(() =>
-  Promise.all([import('markdown-it'), loadHighlighter()]).then(([module, hljs]) =>
-    renderer(module.default, (code, language) => {
-      if (!language || !hljs.getLanguage(language)) return '';
-      return hljs.highlight(code, { language, ignoreIllegals: true }).value;
-    }),
-  ),
+export const loadMarkdown = lazily(
+  (): Promise<Engine> =>
+    Promise.all([import('markdown-it'), import('sanitize-html'), loadHighlighter()]).then(
+      ([markdownIt, sanitize, hljs]) => ({
+        md: renderer(markdownIt.default, (code, language) => {
+          if (!language || !hljs.getLanguage(language)) return '';
+          return hljs.highlight(code, { language, ignoreIllegals: true }).value;
+        }),
+        sanitize: sanitize.default,
+      }),
+    ),
 );
 
 /**
- * Markdown as safe markup: raw HTML is shown as text, links get markdown-it's scheme checks,
- * relative links and images are pointed into the repository, fenced code is highlighted.
- * Unbounded in time on crafted input: pages reach it only through the render pool
+ * Markdown as GitHub renders it, as safe markup: GFM tables, task lists, autolinks, heading
+ * anchors, `#12`/`owner/repo#3`/`@user` links, a few emoji shortcodes, and raw HTML within
+ * GitHub's allowlist; relative links and images are pointed into the repository, fenced code is
+ * highlighted. Unbounded in time on crafted input: pages reach it only through the render pool
  * (render/content-renderer.ts).
  */
 export async function renderMarkdown(text: string, base?: MarkdownBase): Promise<Html> {
-  const md = await loadMarkdown();
-  return trusted(md.render(text, { base }));
+  const { md, sanitize } = await loadMarkdown();
+  return trusted(sanitize(md.render(text, { base }), allowlist(base)));
 }

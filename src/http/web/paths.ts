@@ -1,4 +1,5 @@
 import type { Repository } from '../../domain/repos/repo.types.ts';
+import type { MarkdownBase } from './markdown/links.ts';
 
 /** Percent-encodes each segment of a slash-separated name or path, keeping the slashes. */
 export function encodeSegments(path: string): string {
@@ -37,4 +38,17 @@ export function commitUrl(repo: Repository, sha: string): string {
 /** A person's or organisation's page. */
 export function accountUrl(handle: string): string {
   return `/${encodeURIComponent(handle)}`;
+}
+
+/**
+ * How a document of `repo` is rendered: relative links into the tree of `ref` (from `dir`),
+ * images from its raw files, and `#12` pointing at the repository's pulls.
+ */
+export function markdownBase(repo: Repository, ref: string, dir = ''): MarkdownBase {
+  return {
+    links: srcUrl(repo, ref),
+    images: rawUrl(repo, ref, '').replace(/\/$/, ''),
+    dir,
+    repo: { owner: repo.owner.handle, name: repo.name },
+  };
 }

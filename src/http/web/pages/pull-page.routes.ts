@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
-import type { ReviewComment } from '../../../domain/pulls/review-comment.service.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
 import { foldId } from '../../../lib/ids.ts';
@@ -19,10 +18,11 @@ import { srcUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
-import { type PullTab, pullHeader, pullUrl, reviewCommentBox } from '../views/pull.ts';
+import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { pullPermissions } from './pulls.routes.ts';
 import { frameOf } from './repo-context.ts';
+import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
 
 type Params = { owner: string; name: string; number: string };
 
@@ -80,9 +80,6 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
     });
   };
 
-  const commentAuthors = async (comments: readonly ReviewComment[]) =>
-    users.findManyByIds(comments.map((c) => c.authorId));
-
   server.get('/repos/:owner/:name/pulls/:number', METERED, async (request, reply) => {
     const found = await load(request);
     const { base, pull } = found;
@@ -90,10 +87,10 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
     const [{ comments }, bodyHtml] = await Promise.all([
       reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
       pull.body.trim()
-        ? pages.renderer.markdown(pull.body)
+        ? pages.renderer.markdown(pull.body, pullMarkdownBase(found))
         : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
     ]);
-    const authors = await commentAuthors(comments);
+    const parts = await reviewCommentBoxes(app, pages.renderer, found, comments);
     const may = pullPermissions(base.access.level, viewer?.id === pull.authorId);
     const url = pullUrl(base.repo, pull.number);
     const actions = (context: PageContext) => {
@@ -120,8 +117,8 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
       'conversation',
       (
         context,
-      ) => html`<div class="Box mb-3"><div class="Box-body kiln-markdown">${bodyHtml}</div></div>
-      ${comments.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${comments.map((c) => reviewCommentBox(c, authors.get(c.authorId), { hunk: true, id: foldId(c.id) }))}` : null}
+      ) => html`<div class="Box mb-3"><div class="Box-body markdown-body">${bodyHtml}</div></div>
+      ${comments.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${comments.map((c) => parts.box(c, { hunk: true }))}` : null}
       ${actions(context)}`,
     );
   });
@@ -150,7 +147,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
       pulls.diff(found),
       reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
     ]);
-    const authors = await commentAuthors(comments);
+    const parts = await reviewCommentBoxes(app, pages.renderer, found, comments);
     const form = openForm(request.query);
     const url = pullUrl(base.repo, pull.number);
     const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
@@ -176,7 +173,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
               form && form.path === pathOf(file) && form.side === side && form.line === line;
             if (here.length === 0 && !formHere) return null;
             return html`<tr class="kiln-comment-row"><td colspan="3">
-            ${here.map((c) => reviewCommentBox(c, authors.get(c.authorId), { id: foldId(c.id) }))}
+            ${here.map((c) => parts.box(c))}
             ${
               formHere
                 ? html`<form method="post" action="${url}/comments" class="my-2" id="new-comment">

@@ -4,7 +4,7 @@ import type { CodeLocation, TreeItem } from '../../../domain/code/code.types.ts'
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
-import { encodeSegments, rawUrl, repoUrl, srcUrl } from '../paths.ts';
+import { encodeSegments, markdownBase, repoUrl, srcUrl } from '../paths.ts';
 import type { ContentRenderer } from '../render/content-renderer.ts';
 import { blobBox } from '../views/blob.ts';
 import { breadcrumb, cloneMenu, refSwitcher } from '../views/code-nav.ts';
@@ -53,11 +53,7 @@ export async function treeBody(
   const ref = location.ref.name;
   const readmeHtml =
     readme?.markdown === true
-      ? await renderer.markdown(readme.text, {
-          links: srcUrl(repo, ref),
-          images: rawUrl(repo, ref, '').replace(/\/$/, ''),
-          dir: location.path,
-        })
+      ? await renderer.markdown(readme.text, markdownBase(repo, ref, location.path))
       : html``;
   return html`${bar}
     ${fileTable(repo, ref, location.path, items, latestCommitBar(repo, ref, location.path, tip))}

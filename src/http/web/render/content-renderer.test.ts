@@ -42,8 +42,8 @@ describe('ContentRenderer', () => {
   it('renders markdown and highlights code in a worker', async () => {
     const r = make();
     const doc = await r.markdown('# Hi\n\n<script>x</script>\n\n```js\nconst a = 1;\n```');
-    expect(doc.value).toContain('<h1>Hi</h1>');
-    expect(doc.value).toContain('&lt;script&gt;');
+    expect(doc.value).toContain('<h1 id="hi">Hi</h1>');
+    expect(doc.value).not.toContain('script');
     expect(doc.value).toContain('hljs-keyword');
     const code = await r.codeLines({ name: 'a.ts', text: 'const x = "<b>";\nlet y;\n' });
     expect(code.notice).toBeUndefined();
@@ -98,6 +98,20 @@ describe('ContentRenderer', () => {
       Array.from({ length: 8 }, () => r.codeLines({ name: 'z.pl', text: PATHOLOGICAL_PERL })),
     );
     expect(new Set(all.map((result) => result.notice?.value)).size).toBe(1);
+  });
+
+  it('renders many short documents in order, in few jobs, one over the cap as text', async () => {
+    const r = make({ queueLimit: 1, maxBytes: 4096 });
+    const texts = Array.from({ length: 200 }, (_, i) => `**c${i}** <details>x</details>`);
+    texts.splice(7, 0, `<b>${'y'.repeat(5000)}</b>`);
+    // 200 jobs would overflow a queue of one; batches of up to 4 KB, one at a time, do not.
+    const out = await r.markdownList(texts);
+    expect(out).toHaveLength(201);
+    expect(out[0]?.value).toContain('<strong>c0</strong>');
+    expect(out[0]?.value).toContain('<details>x</details>');
+    expect(out[200]?.value).toContain('<strong>c199</strong>');
+    expect(out[7]?.value).toContain('too large to render');
+    expect(out[7]?.value).toContain('&lt;b&gt;');
   });
 
   it('refuses with Unavailable and a Retry-After when the queue is full', async () => {

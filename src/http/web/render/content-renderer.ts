@@ -79,6 +79,29 @@ export class ContentRenderer {
   }
 
   /**
+   * Short documents (review comments) as safe markup, in order. They are rendered in as few jobs
+   * as `service.render.max-bytes` allows, one after another, so a pull with hundreds of comments
+   * holds one place in the queue, not hundreds; one over the cap alone is shown as text.
+   */
+  async markdownList(texts: readonly string[], base?: MarkdownBase): Promise<Html[]> {
+    const rendered: Html[] = [];
+    // One batch after another: a page holds one place in the queue at a time.
+    for (const batch of batchesOf(texts, this.#settings.maxBytes)) {
+      for (const one of await this.#markdownBatch(batch, base)) rendered.push(one);
+    }
+    return rendered;
+  }
+
+  async #markdownBatch(batch: readonly string[], base: MarkdownBase | undefined): Promise<Html[]> {
+    const [only] = batch;
+    if (batch.length === 1 && only !== undefined) return [await this.markdown(only, base)];
+    const key = `mds\0${contentHash(JSON.stringify(batch))}\0${JSON.stringify(base ?? null)}`;
+    const outcome = await this.#render(key, { kind: 'markdown-list', texts: batch, base });
+    if (outcome.kind === 'plain') return batch.map((text) => plainDocument(text, outcome.reason));
+    return (JSON.parse(outcome.output) as string[]).map((output) => trusted(output));
+  }
+
+  /**
    * A text file's lines, highlighted by the language its name implies, or escaped under a
    * notice. `blobId` (the blob's object id) keys the cache without hashing the text.
    */
@@ -137,6 +160,25 @@ export class ContentRenderer {
     this.#cache.set(key, outcome, 0, FAILURE_TTL_MS);
     return outcome;
   }
+}
+
+/** `texts` in order, cut into runs of at most `maxBytes` (a longer text is a run alone). */
+function batchesOf(texts: readonly string[], maxBytes: number): string[][] {
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  for (const text of texts) {
+    const size = Buffer.byteLength(text);
+    if (current.length > 0 && bytes + size > maxBytes) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(text);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
 }
 
 function contentHash(text: string): string {

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const RENDERERS = ['highlight.js', 'markdown-it'];
+// sanitize-html parses what markdown-it wrote: as long as its input, so it stays there too.
+const RENDERERS = ['highlight.js', 'markdown-it', 'sanitize-html'];
 /** Modules that call a renderer, and the only modules that may load them. */
 const ENGINES = ['http/web/highlight.ts', 'http/web/markdown.ts'];
 const WORKER_SIDE = [...ENGINES, 'http/web/render/render-worker.ts'];

@@ -11,6 +11,11 @@ import type { RenderJob } from './render-job.ts';
 
 async function render(job: RenderJob): Promise<string> {
   if (job.kind === 'markdown') return (await renderMarkdown(job.text, job.base)).value;
+  if (job.kind === 'markdown-list') {
+    const outputs: string[] = [];
+    for (const text of job.texts) outputs.push((await renderMarkdown(text, job.base)).value);
+    return JSON.stringify(outputs);
+  }
   return (await highlightLines(job.fileName, job.text)).join('\n');
 }
 

@@ -76,11 +76,14 @@ export function pullHeader(
   </nav>`;
 }
 
-/** A line-review comment as shown on the files tab (under its line) and in the conversation. */
+/**
+ * A line-review comment as shown on the files tab (under its line) and in the conversation;
+ * `options.body` is its text as rendered markdown (through the page's `ContentRenderer`).
+ */
 export function reviewCommentBox(
   comment: ReviewComment,
   author: Account | undefined,
-  options: { hunk?: boolean; id: number },
+  options: { hunk?: boolean; id: number; body: Html },
 ): Html {
   const where = comment.side === 'RIGHT' ? `line ${comment.line}` : `old line ${comment.oldLine}`;
   return html`<div class="Box Box--condensed my-2 kiln-comment" id="comment-${options.id}">
@@ -89,6 +92,6 @@ export function reviewCommentBox(
       <span class="color-fg-muted">commented on <span class="text-mono">${comment.path}</span> ${where} ${relativeTime(comment.createdAt)}</span>
     </div>
     ${options.hunk ? html`<pre class="kiln-pre f6 m-0 p-2 border-bottom">${comment.diffHunk.split('\n').slice(-4).join('\n')}</pre>` : null}
-    <div class="Box-body kiln-comment-body">${comment.body}</div>
+    <div class="Box-body markdown-body kiln-comment-body">${options.body}</div>
   </div>`;
 }

@@ -2,7 +2,7 @@ import type { Release } from '../../../domain/releases/release.types.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
-import { accountUrl, commitUrl, encodeSegments, rawUrl, repoUrl, srcUrl } from '../paths.ts';
+import { accountUrl, commitUrl, encodeSegments, markdownBase, repoUrl, srcUrl } from '../paths.ts';
 import type { ContentRenderer } from '../render/content-renderer.ts';
 import { relativeTime, shortDate } from './time.ts';
 
@@ -24,11 +24,7 @@ export async function releaseNotes(
   ref: string,
   body: string,
 ): Promise<Html> {
-  return renderer.markdown(body, {
-    links: srcUrl(repo, ref),
-    images: rawUrl(repo, ref, '').replace(/\/$/, ''),
-    dir: '',
-  });
+  return renderer.markdown(body, markdownBase(repo, ref));
 }
 
 /** What a release box shows beyond the release itself. */

@@ -1,0 +1,43 @@
+import type { App } from '../../../app.ts';
+import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
+import type { ReviewComment } from '../../../domain/pulls/review-comment.service.ts';
+import { foldId } from '../../../lib/ids.ts';
+import { type Html, html } from '../html.ts';
+import type { MarkdownBase } from '../markdown/links.ts';
+import { markdownBase } from '../paths.ts';
+import type { ContentRenderer } from '../render/content-renderer.ts';
+import { reviewCommentBox } from '../views/pull.ts';
+
+/** How a pull's description and comments are rendered: in the tree of its base branch. */
+export function pullMarkdownBase(found: PullInContext): MarkdownBase {
+  return markdownBase(found.base.repo, found.pull.baseBranch);
+}
+
+/**
+ * Builds review comment boxes for a page: loads the authors and renders every body as markdown
+ * through the render pool (in batches, see `ContentRenderer.markdownList`) before the page is
+ * drawn, since views are synchronous.
+ */
+export async function reviewCommentBoxes(
+  app: App,
+  renderer: ContentRenderer,
+  found: PullInContext,
+  comments: readonly ReviewComment[],
+): Promise<{ box: (comment: ReviewComment, options?: { hunk?: boolean }) => Html }> {
+  const [authors, bodies] = await Promise.all([
+    app.services.users.findManyByIds(comments.map((c) => c.authorId)),
+    renderer.markdownList(
+      comments.map((c) => c.body),
+      pullMarkdownBase(found),
+    ),
+  ]);
+  const rendered = new Map(comments.map((c, i) => [c.id, bodies[i] ?? html``]));
+  return {
+    box: (comment, options = {}) =>
+      reviewCommentBox(comment, authors.get(comment.authorId), {
+        ...options,
+        id: foldId(comment.id),
+        body: rendered.get(comment.id) ?? html``,
+      }),
+  };
+}
