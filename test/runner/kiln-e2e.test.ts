@@ -129,13 +129,12 @@ describe('kiln runner with Kiln', () => {
       return { status: response.status, text: await response.text() };
     };
     let run: Json | undefined;
-    await eventually(async () => {
+    const completed = await eventually(async () => {
       const runs = JSON.parse((await api('/actions/runs')).text) as { workflow_runs: Json[] };
       run = runs.workflow_runs[0];
       return run?.status === 'completed';
-    }, 90_000).catch((error: unknown) => {
-      throw new Error(`${String(error)}; runner said: ${daemonErr}`);
-    });
+    }, 90_000);
+    expect(completed, `the run did not complete; the runner said: ${daemonErr}`).toBe(true);
     expect(run).toMatchObject({ conclusion: 'success', head_sha: sha, event: 'push' });
 
     const jobs = JSON.parse((await api(`/actions/runs/${run?.id}/jobs`)).text) as {
