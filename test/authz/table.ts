@@ -536,7 +536,7 @@ function webEntries(): Record<string, Entry> {
     'GET /user/settings': anyone('/user/settings', [301]),
     'GET /user/settings/applications': anyone('/user/settings/applications', [301]),
     'GET /explore/repos': anyone('/explore/repos', [301]),
-    'GET /admin': anyone('/admin', [301]),
+    'GET /admin': { probes: [{ ...page(() => '/admin', 'site-admin', false), ok: [302] }] },
     'GET /:owner/:name/info/refs': {
       probes: [
         {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
+import { NotFound } from '../../../domain/errors.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { encodeSegments, repoUrl } from '../paths.ts';
 
@@ -10,7 +11,6 @@ const FIXED_ALIASES: Readonly<Record<string, string>> = {
   '/user/settings': '/settings',
   '/user/settings/applications': '/settings/tokens',
   '/explore/repos': '/explore',
-  '/admin': '/admin/runners',
 };
 
 /** The request's query string, with its `?`, or nothing. */
@@ -33,6 +33,16 @@ export function registerGiteaPathRoutes(server: FastifyInstance, app: App): void
   for (const [from, to] of Object.entries(FIXED_ALIASES)) {
     server.get(from, async (request, reply) => reply.redirect(to + queryOf(request), 301));
   }
+
+  // The admin area exists only for instance admins: to anyone else `/admin` is as missing as
+  // `/admin/runners` is, so only admins are sent on (temporarily: the answer depends on who asks).
+  server.get('/admin', async (request, reply) => {
+    const user = viewerUser(request.viewer);
+    if (user === undefined || !app.services.admins.isAdmin(user)) {
+      throw new NotFound('no such page');
+    }
+    return reply.redirect(`/admin/runners${queryOf(request)}`, 302);
+  });
 
   const toRepo =
     (tail: (params: RepoParams) => string) =>
