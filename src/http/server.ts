@@ -14,6 +14,7 @@ import { registerFederation } from './federation/federation.plugin.ts';
 import { archivePlugin } from './git/archive.routes.ts';
 import { smartHttpPlugin } from './git/smart-http.routes.ts';
 import { AccessLog } from './plugins/access-log.ts';
+import { registerFiniteNumbers } from './plugins/finite-numbers.ts';
 import { registerHealth } from './plugins/health.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { registerPrivateAnswers } from './plugins/private-answers.ts';
@@ -76,6 +77,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   server.server.headersTimeout = config.http.headersTimeoutMs;
   recordRoutes(server);
   registerPrivateAnswers(server);
+  registerFiniteNumbers(server);
   for (const handle of await app.services.users.unclaimedAdminHandles()) {
     server.log.warn(
       { handle },

@@ -89,6 +89,22 @@ describe('unknown and odd names', () => {
   });
 });
 
+describe('numbers in paths and queries', () => {
+  // Ajv's coercion reads `1e309` as Infinity, which passes an integer schema with a maximum.
+  const huge = ['1e309', '-1e309', '1E400'];
+  it.each(huge)('answers 422 for %s wherever a number is expected', async (value) => {
+    for (const path of [
+      `${repo}/pulls/${value}`,
+      `${repo}/pulls/${value}/comments`,
+      `${repo}/actions/runs/${value}`,
+      `${repo}/actions/runs/${value}/jobs`,
+      `${repo}/actions/jobs/${value}/logs`,
+    ]) {
+      await expect4xx(path, {}, 422);
+    }
+  });
+});
+
 describe('paging values', () => {
   it.each([
     'page=0',
