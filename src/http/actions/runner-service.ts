@@ -107,7 +107,7 @@ function runnerOf(context: HandlerContext): RunnerRecord {
   return runner;
 }
 
-/** SPEC.md: task execution is defined in runner.v1 but not served in phase 1. */
+/** What the task methods answer when the edge was built without the task services (no CI wired). */
 function notServed(method: string): ConnectError {
   return new ConnectError(
     `runner.v1.RunnerService/${method} is not served yet`,
