@@ -40,76 +40,23 @@ import { RepoService } from './domain/repos/repo.service.ts';
 import { RepoStore } from './domain/repos/repo.store.ts';
 import { RunnerAdminService } from './domain/runners/runner-admin.service.ts';
 import { RunnerRegistryService } from './domain/runners/runner-registry.service.ts';
+import type { DomainServices } from './domain/services.ts';
 import { LoginThrottle } from './domain/sessions/login-throttle.ts';
 import { SessionService } from './domain/sessions/session.service.ts';
 import { TokenService } from './domain/tokens/token.service.ts';
 import { UserService } from './domain/users/user.service.ts';
 import { UserStore } from './domain/users/user.store.ts';
 import { CatFilePool } from './git/cat-file-pool.ts';
+import type { GitContext } from './git/git-context.ts';
 import { RefUpdatePool } from './git/ref-update-pool.ts';
 import { RepoPaths } from './git/repo-paths.ts';
 import { sweepTempDirs } from './git/repository.ts';
 import { KILN_VERSION } from './version.ts';
 
-/** The domain services, built once per process and shared by every edge (HTTP, CLI, MCP). */
-export type Services = {
-  readonly users: UserService;
-  readonly tokens: TokenService;
-  readonly sessions: SessionService;
-  /** Failed sign-ins per account name and client address, kept in the database. */
-  readonly loginThrottle: LoginThrottle;
-  readonly orgs: OrgService;
-  readonly admins: AdminPolicy;
-  readonly repos: RepoService;
-  readonly collaborators: CollaboratorService;
-  readonly protectedBranches: ProtectedBranchService;
-  readonly pushes: PushEvents;
-  /** Background repacking of repositories after pushes. */
-  readonly housekeeping: HousekeepingService;
-  readonly pulls: PullService;
-  readonly pullMerges: PullMergeService;
-  readonly reviewComments: ReviewCommentService;
-  readonly branches: BranchService;
-  /** Commit statuses: a stub that keeps nothing (SPEC.md). */
-  readonly commitStatuses: CommitStatusService;
-  readonly releases: ReleaseService;
-  readonly tags: TagService;
-  /** The runner protocol's registry: register, declare, authenticate. */
-  readonly runners: RunnerRegistryService;
-  readonly runnerAdmin: RunnerAdminService;
-  readonly ciTasks: CiTaskService;
-  readonly ciSecrets: CiSecretService;
-  readonly ciVariables: CiVariableService;
-  /** Runs after they exist: settling, cancelling. */
-  readonly ciRuns: RunLifecycle;
-  /** Pushes → workflow runs. */
-  readonly ciTriggers: RunTriggerService;
-  /** FetchTask. */
-  readonly ciDispatch: TaskDispatchService;
-  /** UpdateTask, UpdateLog. */
-  readonly ciReports: TaskReportService;
-  /** Task log files. */
-  readonly ciLogs: TaskLogStore;
-  /** Reading runs, jobs and logs (REST, pages). */
-  readonly ciRunQueries: RunQueryService;
-  /** Cancelling a run on a writer's request (the web's Cancel button). */
-  readonly ciRunCancels: RunCancelService;
-  /** `on: schedule`: crons recorded at push, evaluated once a minute by one replica. */
-  readonly ciSchedules: ScheduleService;
-  /** CI task tokens as git credentials. */
-  readonly ciTaskTokens: CiTaskTokens;
-  /** Reading code for pages: trees, files, history, commits. */
-  readonly code: CodeService;
-  /** ActivityPub / ForgeFed; undefined when federation is off (see Federation.fromConfig). */
-  readonly federation: Federation | undefined;
-};
+export type { GitContext };
 
-/** The git layer's long-lived parts. */
-export type GitContext = {
-  readonly paths: RepoPaths;
-  readonly catFiles: CatFilePool;
-  readonly refUpdates: RefUpdatePool;
-};
+/** The domain services; see `domain/services.ts`. */
+export type Services = DomainServices;
 
 export type App = {
   readonly config: Config;

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Services } from '../../app.ts';
 import { Unauthenticated } from '../../domain/errors.ts';
+import type { DomainServices } from '../../domain/services.ts';
 import type { TokenHolder } from '../../domain/tokens/token.service.ts';
 import type { User } from '../../domain/users/user.types.ts';
 import { parseAuthorization } from './credentials.ts';
@@ -13,7 +13,7 @@ import { ANONYMOUS, type Viewer } from './viewer.ts';
  * a live CI task token is accepted too, as a `task` viewer limited to its repository.
  */
 export async function viewerFromAuthorization(
-  services: Services,
+  services: DomainServices,
   header: string | undefined,
   options: { readonly taskTokens?: boolean } = {},
 ): Promise<Viewer> {

@@ -1,5 +1,5 @@
-import type { Services } from '../../app.ts';
 import { TooManyAttempts, Unauthenticated } from '../../domain/errors.ts';
+import type { DomainServices } from '../../domain/services.ts';
 import { tokenViewer, viewerFromAuthorization } from './api-auth.ts';
 import { parseBasicPassword } from './credentials.ts';
 import type { Viewer } from './viewer.ts';
@@ -12,7 +12,7 @@ import type { Viewer } from './viewer.ts';
  * way around it. Every other header is read as on any other route.
  */
 export async function viewerFromPasswordOrToken(
-  services: Services,
+  services: DomainServices,
   header: string | undefined,
   address: string,
 ): Promise<Viewer> {

@@ -1,9 +1,9 @@
-import type { Services } from '../../app.ts';
 import type { Repository } from '../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../domain/services.ts';
 import type { Account, User } from '../../domain/users/user.types.ts';
 
 /** The accounts a person may create repositories in: themselves, then organisations they own. */
-export async function creatableOwners(services: Services, user: User): Promise<Account[]> {
+export async function creatableOwners(services: DomainServices, user: User): Promise<Account[]> {
   const memberships = await services.orgs.membershipsOf(user.id);
   const owned = [...memberships].filter(([, role]) => role === 'owner').map(([id]) => id);
   const accounts = await services.users.findManyByIds(owned);
@@ -13,7 +13,7 @@ export async function creatableOwners(services: Services, user: User): Promise<A
 
 /** The parent of a fork, when it still exists and the viewer may see it. */
 export async function visibleParent(
-  services: Services,
+  services: DomainServices,
   viewer: User | undefined,
   repo: Repository,
 ): Promise<Repository | undefined> {

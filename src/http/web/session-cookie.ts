@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../app.ts';
+import type { DomainServices } from '../../domain/services.ts';
 import { ANONYMOUS, type Viewer } from '../auth/viewer.ts';
 
 export const SESSION_COOKIE = 'kiln_session';
 
 /** The viewer of a browser request: the session cookie's person, or anonymous. */
 export async function viewerFromSession(
-  services: Services,
+  services: DomainServices,
   request: FastifyRequest,
 ): Promise<Viewer> {
   const secret = request.cookies[SESSION_COOKIE];

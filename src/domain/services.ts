@@ -1,0 +1,88 @@
+import type { AdminPolicy } from './admin/admin.policy.ts';
+import type { BranchService } from './branches/branch.service.ts';
+import type { CommitStatusService } from './branches/commit-status.service.ts';
+import type { CiSecretService } from './ci/ci-secret.service.ts';
+import type { CiTaskService } from './ci/ci-task.service.ts';
+import type { CiVariableService } from './ci/ci-variable.service.ts';
+import type { TaskLogStore } from './ci/logs/task-log-store.ts';
+import type { RunCancelService } from './ci/run-cancel.service.ts';
+import type { RunLifecycle } from './ci/run-lifecycle.ts';
+import type { RunQueryService } from './ci/run-query.service.ts';
+import type { RunTriggerService } from './ci/run-trigger.service.ts';
+import type { ScheduleService } from './ci/schedule.service.ts';
+import type { TaskDispatchService } from './ci/task-dispatch.service.ts';
+import type { TaskReportService } from './ci/task-report.service.ts';
+import type { CiTaskTokens } from './ci/task-token.ts';
+import type { CodeService } from './code/code.service.ts';
+import type { Federation } from './federation/federation.ts';
+import type { OrgService } from './orgs/org.service.ts';
+import type { PullService } from './pulls/pull.service.ts';
+import type { PullMergeService } from './pulls/pull-merge.service.ts';
+import type { ReviewCommentService } from './pulls/review-comment.service.ts';
+import type { ReleaseService } from './releases/release.service.ts';
+import type { TagService } from './releases/tag.service.ts';
+import type { CollaboratorService } from './repos/collaborator.service.ts';
+import type { HousekeepingService } from './repos/housekeeping.service.ts';
+import type { ProtectedBranchService } from './repos/protected-branch.service.ts';
+import type { PushEvents } from './repos/push-events.ts';
+import type { RepoService } from './repos/repo.service.ts';
+import type { RunnerAdminService } from './runners/runner-admin.service.ts';
+import type { RunnerRegistryService } from './runners/runner-registry.service.ts';
+import type { LoginThrottle } from './sessions/login-throttle.ts';
+import type { SessionService } from './sessions/session.service.ts';
+import type { TokenService } from './tokens/token.service.ts';
+import type { UserService } from './users/user.service.ts';
+
+/** The domain services, built once per process and shared by every edge (HTTP, CLI, MCP).
+ * Edges name the part they use, `Pick<DomainServices, 'repos' | 'pulls'>`, never the whole. */
+export type DomainServices = {
+  readonly users: UserService;
+  readonly tokens: TokenService;
+  readonly sessions: SessionService;
+  /** Failed sign-ins per account name and client address, kept in the database. */
+  readonly loginThrottle: LoginThrottle;
+  readonly orgs: OrgService;
+  readonly admins: AdminPolicy;
+  readonly repos: RepoService;
+  readonly collaborators: CollaboratorService;
+  readonly protectedBranches: ProtectedBranchService;
+  readonly pushes: PushEvents;
+  /** Background repacking of repositories after pushes. */
+  readonly housekeeping: HousekeepingService;
+  readonly pulls: PullService;
+  readonly pullMerges: PullMergeService;
+  readonly reviewComments: ReviewCommentService;
+  readonly branches: BranchService;
+  /** Commit statuses: a stub that keeps nothing (SPEC.md). */
+  readonly commitStatuses: CommitStatusService;
+  readonly releases: ReleaseService;
+  readonly tags: TagService;
+  /** The runner protocol's registry: register, declare, authenticate. */
+  readonly runners: RunnerRegistryService;
+  readonly runnerAdmin: RunnerAdminService;
+  readonly ciTasks: CiTaskService;
+  readonly ciSecrets: CiSecretService;
+  readonly ciVariables: CiVariableService;
+  /** Runs after they exist: settling, cancelling. */
+  readonly ciRuns: RunLifecycle;
+  /** Pushes → workflow runs. */
+  readonly ciTriggers: RunTriggerService;
+  /** FetchTask. */
+  readonly ciDispatch: TaskDispatchService;
+  /** UpdateTask, UpdateLog. */
+  readonly ciReports: TaskReportService;
+  /** Task log files. */
+  readonly ciLogs: TaskLogStore;
+  /** Reading runs, jobs and logs (REST, pages). */
+  readonly ciRunQueries: RunQueryService;
+  /** Cancelling a run on a writer's request (the web's Cancel button). */
+  readonly ciRunCancels: RunCancelService;
+  /** `on: schedule`: crons recorded at push, evaluated once a minute by one replica. */
+  readonly ciSchedules: ScheduleService;
+  /** CI task tokens as git credentials. */
+  readonly ciTaskTokens: CiTaskTokens;
+  /** Reading code for pages: trees, files, history, commits. */
+  readonly code: CodeService;
+  /** ActivityPub / ForgeFed; undefined when federation is off (see Federation.fromConfig). */
+  readonly federation: Federation | undefined;
+};
