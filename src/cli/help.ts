@@ -41,13 +41,16 @@ export function commandHelp(command: Command): string {
   return `${lines.join('\n')}\n`;
 }
 
-function commandList(commands: readonly Command[]): string[] {
+/** A line of the command list: a command, or a group handled elsewhere (the built-in runner). */
+export type Listed = Pick<Command, 'name' | 'summary'>;
+
+function commandList(commands: readonly Listed[]): string[] {
   const width = Math.max(...commands.map((command) => command.name.length));
   return commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
 }
 
 /** Every command with its summary, as `kiln --help` and a bare `kiln` print them. */
-export function overview(commands: readonly Command[]): string {
+export function overview(commands: readonly Listed[]): string {
   return [
     'Kiln, a self-hosted git forge',
     '',

@@ -5,12 +5,11 @@ import { actionsCommands } from './actions.ts';
 import { backupCommands } from './backup.ts';
 import { type Command, UsageError, warn } from './command.ts';
 import { federationCommands } from './federation.ts';
-import { commandHelp, groupHelp, overview } from './help.ts';
+import { commandHelp, groupHelp, type Listed, overview } from './help.ts';
 import { mcpCommands } from './mcp.ts';
 import { orgCommands } from './orgs.ts';
 import { parseCommandLine } from './parse.ts';
 import { repoCommands } from './repos.ts';
-import { runnerCommands } from './runner.ts';
 import { serverCommands } from './server.ts';
 import { tokenCommands } from './tokens.ts';
 import { userCommands } from './users.ts';
@@ -25,8 +24,29 @@ export const COMMANDS: readonly Command[] = [
   ...actionsCommands,
   ...backupCommands,
   ...federationCommands,
-  ...runnerCommands,
   ...mcpCommands,
+];
+
+/**
+ * `kiln runner …` is handed whole to the built-in runner's own command line (src/runner/cli.ts),
+ * which has its own help; the overview lists its commands so that they can be found.
+ */
+const RUNNER_COMMANDS: readonly Listed[] = [
+  {
+    name: 'runner register',
+    summary: 'Register this host as a CI runner with a Kiln, Gitea or Forgejo server',
+  },
+  {
+    name: 'runner daemon',
+    summary: 'Run CI jobs on this host for the server it is registered with',
+  },
+];
+
+/** What `kiln --help` lists: every command, then the runner's, before `mcp` as before. */
+const LISTED: readonly Listed[] = [
+  ...COMMANDS.filter((command) => !command.name.startsWith('mcp')),
+  ...RUNNER_COMMANDS,
+  ...COMMANDS.filter((command) => command.name.startsWith('mcp')),
 ];
 
 /** Exit codes: 0 done, 1 failed, 2 the command line or the configuration was wrong. */
@@ -50,10 +70,13 @@ export async function runCommandLine(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'runner') {
     return (await import('../runner/cli.ts')).runRunnerCli(argv.slice(1));
   }
+  if (argv[0] === 'help' && argv[1] === 'runner') {
+    return (await import('../runner/cli.ts')).runRunnerCli(['--help']);
+  }
   const invocation = parseCommandLine(argv, COMMANDS);
   switch (invocation.kind) {
     case 'overview':
-      (invocation.usage ? process.stderr : process.stdout).write(overview(COMMANDS));
+      (invocation.usage ? process.stderr : process.stdout).write(overview(LISTED));
       return invocation.usage ? EXIT.usage : EXIT.ok;
     case 'group':
       (invocation.usage ? process.stderr : process.stdout).write(

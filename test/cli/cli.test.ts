@@ -104,6 +104,17 @@ describe('kiln help', () => {
       expect(help.stdout).toContain(`usage: kiln ${group} <command>`);
     }
     expect((await runCli(['actions', '--help'], env)).stdout).toContain('generate-runner-token');
+    // The built-in runner has a command line of its own; the overview and `help` lead to it.
+    expect(overview.stdout).toMatch(/ {2}runner register +Register this host/);
+    expect(overview.stdout).toMatch(/ {2}runner daemon +Run CI jobs/);
+    for (const args of [
+      ['help', 'runner', 'register'],
+      ['runner', '--help'],
+    ]) {
+      const help = await runCli(args, env);
+      expect(help.code, args.join(' ')).toBe(0);
+      expect(help.stdout).toContain('kiln runner daemon [--file PATH]');
+    }
   });
 
   it('answers a bare command or group with its help on stderr and exit code 2', async () => {
