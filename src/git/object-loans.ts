@@ -1,5 +1,6 @@
 import { readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
+import { mapLimited } from '../lib/map-limited.ts';
 import { objectsDir, readAlternates } from './object-store.ts';
 import type { RepoHandle, RepoPaths } from './repo-paths.ts';
 
@@ -36,6 +37,13 @@ function lenderOf(paths: RepoPaths, store: string): RepoHandle | undefined {
   }
 }
 
+/**
+ * Directory listings and alternates reads kept in flight at once: enough to keep the thread pool
+ * busy (the scan runs before the server listens, over every repository), few enough not to
+ * starve other file work when it runs later, on a repository made private or deleted.
+ */
+const READS_IN_FLIGHT = 16;
+
 async function listDir(dir: string): Promise<string[]> {
   return readdir(dir).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
@@ -46,16 +54,17 @@ async function listDir(dir: string): Promise<string[]> {
 
 /** Every repository directory under the root, as handles (temp directories excluded). */
 export async function listRepositories(paths: RepoPaths): Promise<RepoHandle[]> {
-  const handles: RepoHandle[] = [];
-  for (const owner of await listDir(paths.root)) {
-    if (owner.startsWith('.')) continue;
+  const owners = (await listDir(paths.root)).filter((owner) => !owner.startsWith('.'));
+  const perOwner = await mapLimited(owners, READS_IN_FLIGHT, async (owner) => {
+    const handles: RepoHandle[] = [];
     for (const dir of await listDir(path.join(paths.root, owner))) {
       if (!dir.endsWith('.git')) continue;
       const handle = lenderOf(paths, objectsDir(path.join(paths.root, owner, dir)));
       if (handle) handles.push(handle);
     }
-  }
-  return handles;
+    return handles;
+  });
+  return perOwner.flat();
 }
 
 /**
@@ -63,13 +72,17 @@ export async function listRepositories(paths: RepoPaths): Promise<RepoHandle[]> 
  * file read per repository; repositories that borrow nothing contribute nothing.
  */
 export async function listLoans(paths: RepoPaths): Promise<Loan[]> {
-  const loans: Loan[] = [];
-  for (const borrower of await listRepositories(paths)) {
-    for (const store of await readAlternates(objectsDir(borrower.path))) {
-      loans.push({ borrower, store, lender: lenderOf(paths, store) });
-    }
-  }
-  return loans;
+  const perBorrower = await mapLimited(
+    await listRepositories(paths),
+    READS_IN_FLIGHT,
+    async (borrower) =>
+      (await readAlternates(objectsDir(borrower.path))).map((store) => ({
+        borrower,
+        store,
+        lender: lenderOf(paths, store),
+      })),
+  );
+  return perBorrower.flat();
 }
 
 /**

@@ -1,0 +1,21 @@
+/**
+ * `items.map(work)` with at most `limit` calls in flight, results in the order of `items`.
+ * For many small independent reads (a file per repository): one at a time leaves the thread pool
+ * idle between round trips, all at once queues thousands of them behind every other read.
+ */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
