@@ -99,7 +99,7 @@ export function ciSettingsPage(context: PageContext, data: CiSettingsData): Html
         </form>
       </div>
       ${tokensTable(context, data.tokens, (token) => `${data.path}/tokens/${token.id}/delete`)}
-      <div class="Box-footer f6 color-fg-muted">A runner registered with a repository token runs this repository's jobs only. Runners are not given jobs yet.</div>
+      <div class="Box-footer f6 color-fg-muted">A runner registered with a repository token runs only this repository's jobs: those whose <code>runs-on</code> matches one of its labels.</div>
     </div>
     <div class="Box mb-4">
       <div class="Box-header"><h2 class="Box-title">Repository runners</h2></div>
