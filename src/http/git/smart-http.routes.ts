@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
+import { Forbidden, TooLarge, Unsupported } from '../../domain/errors.ts';
 import type { User } from '../../domain/users/user.types.ts';
 import {
   advertiseRefs,
@@ -81,10 +82,7 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
     async (request, reply) => {
       const service = request.query.service;
       if (!isGitService(service)) {
-        return reply
-          .status(403)
-          .type('text/plain; charset=utf-8')
-          .send('Dumb HTTP is not supported; use a git client that speaks smart HTTP.\n');
+        throw new Forbidden('Dumb HTTP is not supported; use a git client that speaks smart HTTP.');
       }
       const { repo } = await gitAccess(
         app,
@@ -108,16 +106,10 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
       async (request, reply) => {
         const expected = `application/x-git-${service.slice(4)}-request`;
         if (request.headers['content-type'] !== expected) {
-          return reply
-            .status(415)
-            .type('text/plain; charset=utf-8')
-            .send(`Expected ${expected}.\n`);
+          throw new Unsupported(`Expected ${expected}.`);
         }
         if (!hasReadableEncoding(request)) {
-          return reply
-            .status(415)
-            .type('text/plain; charset=utf-8')
-            .send('Content-Encoding must be gzip or none.\n');
+          throw new Unsupported('Content-Encoding must be gzip or none.');
         }
         const write = service === 'git-receive-pack';
         const { repo } = await gitAccess(
@@ -139,12 +131,7 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
             // Inflated before git starts, so that a body that inflates beyond reason is refused
             // with a status rather than cut off in the middle of an answer.
             const plain = await inflateRequest(body.whole);
-            if (!plain) {
-              return reply
-                .status(413)
-                .type('text/plain; charset=utf-8')
-                .send('The request is too large once inflated.\n');
-            }
+            if (!plain) throw new TooLarge('The request is too large once inflated.');
             body = { whole: plain, stream: Readable.from([plain]) };
             options.gzip = false;
           }
@@ -185,8 +172,9 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
   post('git-upload-pack');
   post('git-receive-pack');
 
-  const dumb = async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.status(403).type('text/plain; charset=utf-8').send('Dumb HTTP is not supported.\n');
+  const dumb = async () => {
+    throw new Forbidden('Dumb HTTP is not supported.');
+  };
   server.get('/:owner/:name/HEAD', dumb);
   server.get('/:owner/:name/objects/*', dumb);
 }
