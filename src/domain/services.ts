@@ -24,6 +24,7 @@ import type { TagService } from './releases/tag.service.ts';
 import type { CollaboratorService } from './repos/collaborator.service.ts';
 import type { HousekeepingService } from './repos/housekeeping.service.ts';
 import type { ProtectedBranchService } from './repos/protected-branch.service.ts';
+import type { PushService } from './repos/push.service.ts';
 import type { PushEvents } from './repos/push-events.ts';
 import type { RepoService } from './repos/repo.service.ts';
 import type { RunnerAdminService } from './runners/runner-admin.service.ts';
@@ -46,7 +47,10 @@ export type DomainServices = {
   readonly repos: RepoService;
   readonly collaborators: CollaboratorService;
   readonly protectedBranches: ProtectedBranchService;
+  /** Where reactions to pushes subscribe (in the composition root). */
   readonly pushes: PushEvents;
+  /** What follows a push, called once by the git edge when receive-pack is done. */
+  readonly pushHandling: PushService;
   /** Background repacking of repositories after pushes. */
   readonly housekeeping: HousekeepingService;
   readonly pulls: PullService;

@@ -150,23 +150,17 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
           ...options,
           protectedRefs: await app.services.protectedBranches.refs(repo),
         });
-        // Neither step can undo the push, and one failing must not skip the other.
         const failed = (error: unknown) =>
           request.log.error({ err: error }, 'after-push work failed');
         // The repository's own record (its default branch above all: a first push of `develop`
-        // must not leave HEAD on a missing `main`) is brought in step before the answer ends, so
-        // the pusher never sees it stale, however soon it asks. Listeners (pulls, CI,
-        // federation) may take long and run after the answer, as before.
-        const recorded = pack.result.then(async ({ changes, error }) => {
+        // must not leave HEAD on a missing `main`) is in step before the answer ends, so the
+        // pusher never sees it stale, however soon it asks; the reactions (pulls, CI,
+        // federation, housekeeping) may take long and run after the answer.
+        const recorded = pack.result.then(({ changes, error }) => {
           if (error) request.log.warn({ err: error }, 'receive-pack ended early');
-          if (changes.length > 0) await app.services.repos.pushed(repo, changes).catch(failed);
-          return changes;
+          return app.services.pushHandling.afterPush({ repo, pusher, changes }, failed).recorded;
         });
-        void recorded.then(async (changes) => {
-          if (changes.length === 0) return;
-          await app.services.pushes.publish({ repo, pusher, changes }).catch(failed);
-        });
-        return reply.send(answerAfter(pack.output, async () => void (await recorded)));
+        return reply.send(answerAfter(pack.output, () => recorded));
       },
     );
   post('git-upload-pack');
