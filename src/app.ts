@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Config } from './config/config.ts';
 import { type Database, migrate, openDatabase } from './db/database.ts';
 import { AdminPolicy } from './domain/admin/admin.policy.ts';
+import { HealthService } from './domain/admin/health.service.ts';
 import { BranchService } from './domain/branches/branch.service.ts';
 import { CommitAuthorStore } from './domain/branches/commit-author.store.ts';
 import { CommitStatusService } from './domain/branches/commit-status.service.ts';
@@ -21,6 +22,7 @@ import { TaskReportService } from './domain/ci/task-report.service.ts';
 import { CiTaskTokens } from './domain/ci/task-token.ts';
 import { TasksVersions } from './domain/ci/tasks-version.ts';
 import { startZombieSweep } from './domain/ci/zombie-sweep.ts';
+import { ArchiveService } from './domain/code/archive.service.ts';
 import { CodeService } from './domain/code/code.service.ts';
 import { Federation } from './domain/federation/federation.ts';
 import { subscribeFederationToPushes } from './domain/federation/federation-pushes.ts';
@@ -191,6 +193,7 @@ export async function createApp(config: Config): Promise<App> {
     loginThrottle: new LoginThrottle(db, config.auth.login),
     orgs,
     admins,
+    health: new HealthService(database, dataDir),
     repos,
     collaborators: new CollaboratorService(repos, repoStore, users),
     protectedBranches,
@@ -239,6 +242,15 @@ export async function createApp(config: Config): Promise<App> {
     ciRunQueries,
     ciRunCancels: new RunCancelService({ repos, queries: ciRunQueries, lifecycle: ciRuns }),
     code: new CodeService(repos, git.catFiles),
+    archives: new ArchiveService({
+      repos,
+      catFiles: git.catFiles,
+      limits: {
+        maxActive: config.archive.maxConcurrent,
+        maxWaiting: config.archive.maxQueued,
+        maxWaitMs: config.archive.queueTimeoutMs,
+      },
+    }),
     federation,
   };
   const zombieSweep = startZombieSweep(

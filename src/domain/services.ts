@@ -1,4 +1,5 @@
 import type { AdminPolicy } from './admin/admin.policy.ts';
+import type { HealthService } from './admin/health.service.ts';
 import type { BranchService } from './branches/branch.service.ts';
 import type { CommitStatusService } from './branches/commit-status.service.ts';
 import type { CiSecretService } from './ci/ci-secret.service.ts';
@@ -13,6 +14,7 @@ import type { ScheduleService } from './ci/schedule.service.ts';
 import type { TaskDispatchService } from './ci/task-dispatch.service.ts';
 import type { TaskReportService } from './ci/task-report.service.ts';
 import type { CiTaskTokens } from './ci/task-token.ts';
+import type { ArchiveService } from './code/archive.service.ts';
 import type { CodeService } from './code/code.service.ts';
 import type { Federation } from './federation/federation.ts';
 import type { OrgService } from './orgs/org.service.ts';
@@ -44,6 +46,8 @@ export type DomainServices = {
   readonly loginThrottle: LoginThrottle;
   readonly orgs: OrgService;
   readonly admins: AdminPolicy;
+  /** Whether the database and the data dir answer (`/healthz`). */
+  readonly health: HealthService;
   readonly repos: RepoService;
   readonly collaborators: CollaboratorService;
   readonly protectedBranches: ProtectedBranchService;
@@ -86,6 +90,8 @@ export type DomainServices = {
   /** CI task tokens as git credentials. */
   readonly ciTaskTokens: CiTaskTokens;
   /** Reading code for pages: trees, files, history, commits. */
+  /** Source archives, at most a few built at once. */
+  readonly archives: ArchiveService;
   readonly code: CodeService;
   /** ActivityPub / ForgeFed; undefined when federation is off (see Federation.fromConfig). */
   readonly federation: Federation | undefined;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
 import { Forbidden, TooLarge, Unsupported } from '../../domain/errors.ts';
+import type { DomainServices } from '../../domain/services.ts';
 import type { User } from '../../domain/users/user.types.ts';
 import {
   advertiseRefs,
@@ -24,6 +24,14 @@ import { gitAccess } from './git-access.ts';
 import { registerUnreadBodyHandling } from './unread-body.ts';
 
 type RepoParams = { owner: string; name: string };
+
+/** What smart HTTP uses: credentials, repositories and their protected refs, the push use case. */
+export type SmartHttpDeps = {
+  readonly services: Pick<
+    DomainServices,
+    'tokens' | 'ciTaskTokens' | 'repos' | 'protectedBranches' | 'pushHandling'
+  >;
+};
 
 /** Git's advertisements and results must never be cached by a proxy. */
 const NO_CACHE = {
@@ -64,15 +72,15 @@ function gitProtocolHeader(request: FastifyRequest): string | undefined {
  * Request bodies are never parsed: they go to git as they arrive, but for git's four-byte probe,
  * which is answered here.
  */
-export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App }): Promise<void> {
-  const { app } = opts;
+export async function smartHttpPlugin(server: FastifyInstance, deps: SmartHttpDeps): Promise<void> {
+  const { services } = deps;
   server.setErrorHandler(gitErrorHandler);
   server.removeAllContentTypeParsers();
   server.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
   registerUnreadBodyHandling(server);
   server.addHook('preValidation', refuseNulInAddress);
   server.addHook('onRequest', async (request) => {
-    request.viewer = await viewerFromAuthorization(app.services, request.headers.authorization, {
+    request.viewer = await viewerFromAuthorization(services, request.headers.authorization, {
       taskTokens: true,
     });
   });
@@ -85,13 +93,13 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         throw new Forbidden('Dumb HTTP is not supported; use a git client that speaks smart HTTP.');
       }
       const { repo } = await gitAccess(
-        app,
+        services.repos,
         request,
         request.params.owner,
         request.params.name,
         service === 'git-receive-pack',
       );
-      const body = await advertiseRefs(app.services.repos.handle(repo), service, {
+      const body = await advertiseRefs(services.repos.handle(repo), service, {
         gitProtocol: gitProtocolHeader(request),
       });
       return noCache(reply)
@@ -113,13 +121,13 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         }
         const write = service === 'git-receive-pack';
         const { repo } = await gitAccess(
-          app,
+          services.repos,
           request,
           request.params.owner,
           request.params.name,
           write,
         );
-        const handle = app.services.repos.handle(repo);
+        const handle = services.repos.handle(repo);
         const options = { gitProtocol: gitProtocolHeader(request), gzip: isGzip(request) };
         const type = `application/x-git-${service.slice(4)}-result`;
         const small = await probeSizedBody(request);
@@ -148,7 +156,7 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         const pusher = viewerUser(request.viewer) as User;
         const pack = await receivePack(handle, input, {
           ...options,
-          protectedRefs: await app.services.protectedBranches.refs(repo),
+          protectedRefs: await services.protectedBranches.refs(repo),
         });
         const failed = (error: unknown) =>
           request.log.error({ err: error }, 'after-push work failed');
@@ -158,7 +166,7 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         // federation, housekeeping) may take long and run after the answer.
         const recorded = pack.result.then(({ changes, error }) => {
           if (error) request.log.warn({ err: error }, 'receive-pack ended early');
-          return app.services.pushHandling.afterPush({ repo, pusher, changes }, failed).recorded;
+          return services.pushHandling.afterPush({ repo, pusher, changes }, failed).recorded;
         });
         return reply.send(answerAfter(pack.output, () => recorded));
       },
