@@ -3,9 +3,11 @@ import { join, resolve } from 'node:path';
 import type { Config } from './config/config.ts';
 import { type Database, migrate, openDatabase } from './db/database.ts';
 import { AdminPolicy } from './domain/admin/admin.policy.ts';
+import { HealthService } from './domain/admin/health.service.ts';
 import { BranchService } from './domain/branches/branch.service.ts';
 import { CommitAuthorStore } from './domain/branches/commit-author.store.ts';
 import { CommitStatusService } from './domain/branches/commit-status.service.ts';
+import { subscribeCiToPushes } from './domain/ci/ci-pushes.ts';
 import { CiSecretService } from './domain/ci/ci-secret.service.ts';
 import { CiTaskService } from './domain/ci/ci-task.service.ts';
 import { CiVariableService } from './domain/ci/ci-variable.service.ts';
@@ -20,13 +22,16 @@ import { TaskReportService } from './domain/ci/task-report.service.ts';
 import { CiTaskTokens } from './domain/ci/task-token.ts';
 import { TasksVersions } from './domain/ci/tasks-version.ts';
 import { startZombieSweep } from './domain/ci/zombie-sweep.ts';
+import { ArchiveService } from './domain/code/archive.service.ts';
 import { CodeService } from './domain/code/code.service.ts';
 import { Federation } from './domain/federation/federation.ts';
+import { subscribeFederationToPushes } from './domain/federation/federation-pushes.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
 import { PullStore } from './domain/pulls/pull.store.ts';
 import { PullEvents } from './domain/pulls/pull-events.ts';
 import { PullMergeService } from './domain/pulls/pull-merge.service.ts';
+import { subscribePullsToPushes } from './domain/pulls/pull-pushes.ts';
 import { ReviewCommentService } from './domain/pulls/review-comment.service.ts';
 import { ReleaseService } from './domain/releases/release.service.ts';
 import { ReleaseStore } from './domain/releases/release.store.ts';
@@ -34,7 +39,9 @@ import { TagService } from './domain/releases/tag.service.ts';
 import { CollaboratorService } from './domain/repos/collaborator.service.ts';
 import { HousekeepingService } from './domain/repos/housekeeping.service.ts';
 import { HousekeepingStore } from './domain/repos/housekeeping.store.ts';
+import { subscribeHousekeepingToPushes } from './domain/repos/housekeeping-pushes.ts';
 import { ProtectedBranchService } from './domain/repos/protected-branch.service.ts';
+import { PushService } from './domain/repos/push.service.ts';
 import { PushEvents } from './domain/repos/push-events.ts';
 import { RepoService } from './domain/repos/repo.service.ts';
 import { RepoStore } from './domain/repos/repo.store.ts';
@@ -123,14 +130,6 @@ export async function createApp(config: Config): Promise<App> {
   });
   const releaseStore = new ReleaseStore(db);
   const tags = new TagService(repos, releaseStore, git.catFiles);
-  pushes.subscribe(async ({ repo, changes, pusher }) => {
-    for (const change of changes) {
-      if (change.newSha && change.ref.startsWith('refs/heads/')) {
-        const branch = change.ref.slice('refs/heads/'.length);
-        await pulls.onBranchPushed(repo, branch, change.newSha, pusher);
-      }
-    }
-  });
   const tasksVersions = new TasksVersions(db);
   const ciRuns = new RunLifecycle(db, tasksVersions);
   const ciTasks = new CiTaskService(db, {
@@ -155,9 +154,6 @@ export async function createApp(config: Config): Promise<App> {
     schedules: ciSchedules,
   });
   ciSchedules.startRunsWith((repoId, file) => ciTriggers.onSchedule(repoId, file));
-  pushes.subscribe(async (push) => {
-    await ciTriggers.onPush(push);
-  });
   pullEvents.subscribe(async (event) => {
     await ciTriggers.onPull(event);
   });
@@ -172,7 +168,6 @@ export async function createApp(config: Config): Promise<App> {
     users,
     repos,
     releases,
-    pushes,
     catFiles: git.catFiles,
     userAgent: `Kiln/${KILN_VERSION} (+${config.baseUrl?.href ?? ''})`,
     report: reportFederation,
@@ -185,7 +180,12 @@ export async function createApp(config: Config): Promise<App> {
     settings: config.housekeeping,
     onError: (error) => process.stderr.write(`kiln: housekeeping failed: ${String(error)}\n`),
   });
-  pushes.subscribe(async ({ repo }) => housekeeping.afterPush(repo));
+  // What reacts to a push, each subscribing from its own folder; this is the order they hear
+  // of it (PushEvents hands a push to one listener after the other).
+  subscribePullsToPushes(pushes, pulls);
+  subscribeCiToPushes(pushes, ciTriggers);
+  if (federation) subscribeFederationToPushes(pushes, federation);
+  subscribeHousekeepingToPushes(pushes, housekeeping);
   const services: Services = {
     users,
     tokens: new TokenService(db, users),
@@ -193,10 +193,12 @@ export async function createApp(config: Config): Promise<App> {
     loginThrottle: new LoginThrottle(db, config.auth.login),
     orgs,
     admins,
+    health: new HealthService(database, dataDir),
     repos,
     collaborators: new CollaboratorService(repos, repoStore, users),
     protectedBranches,
     pushes,
+    pushHandling: new PushService({ repos, events: pushes }),
     housekeeping,
     pulls,
     pullMerges: new PullMergeService(pulls, pullStore, repos, git),
@@ -240,6 +242,15 @@ export async function createApp(config: Config): Promise<App> {
     ciRunQueries,
     ciRunCancels: new RunCancelService({ repos, queries: ciRunQueries, lifecycle: ciRuns }),
     code: new CodeService(repos, git.catFiles),
+    archives: new ArchiveService({
+      repos,
+      catFiles: git.catFiles,
+      limits: {
+        maxActive: config.archive.maxConcurrent,
+        maxWaiting: config.archive.maxQueued,
+        maxWaitMs: config.archive.queueTimeoutMs,
+      },
+    }),
     federation,
   };
   const zombieSweep = startZombieSweep(

@@ -94,6 +94,20 @@ const PURE_GIT = [
   'git/objects/tree',
 ];
 
+/**
+ * Edges that take a small typed set of services, never the whole application object, and never
+ * the git layer's pools: `server.ts` and `app.ts` hand them what they use.
+ */
+const NARROW_EDGES = [
+  'http/git',
+  'http/actions',
+  'http/federation',
+  'http/auth',
+  'http/plugins',
+  'http/protect',
+  'http/errors',
+];
+
 /** Modules that start processes. */
 const SPAWNING = ['node:child_process', 'child_process', 'node:cluster', 'cluster'];
 
@@ -133,6 +147,12 @@ const RULES: Record<string, Rule> = {
     within(inSrc(file), 'http/convert') &&
     target.startsWith('src/git/') &&
     !PURE_GIT.includes(inSrc(target)),
+  'narrow edges take no app': (file, target) =>
+    NARROW_EDGES.some((edge) => within(inSrc(file), edge)) &&
+    target.startsWith('src/') &&
+    ['app', 'git/cat-file-pool', 'git/ref-update-pool', 'git/git-context'].some((whole) =>
+      within(inSrc(target), whole),
+    ),
   'runner alone': (file, target) =>
     areaOf(file) === 'runner' &&
     target.startsWith('src/') &&
@@ -279,6 +299,16 @@ describe('architecture rules (each fails when broken)', () => {
     expect(check('src/http/convert/x.ts', '../../git/objects/commit.ts')).toEqual([]);
     expect(check('src/http/convert/x.ts', '../../git/ref-names.ts')).toEqual([]);
     expect(check('src/http/api/x.ts', '../../git/read-objects.ts')).toEqual([]);
+  });
+
+  it('keeps the narrow edges off the application object and the git pools', () => {
+    expect(check('src/http/git/x.ts', '../../app.ts')).toEqual([
+      'src/http/git/x.ts → src/app.ts: narrow edges take no app',
+    ]);
+    expect(check('src/http/plugins/x.ts', '../../git/cat-file-pool.ts')).toHaveLength(1);
+    expect(check('src/http/actions/x.ts', '../../git/git-context.ts')).toHaveLength(1);
+    expect(check('src/http/git/x.ts', '../../git/transport.ts')).toEqual([]);
+    expect(check('src/http/git/x.ts', '../../domain/services.ts')).toEqual([]);
   });
 
   it('keeps the runner apart from the server', () => {

@@ -10,7 +10,9 @@ export type DomainErrorCode =
   | 'unauthenticated'
   | 'not_allowed'
   | 'unavailable'
-  | 'rate_limited';
+  | 'rate_limited'
+  | 'too_large'
+  | 'unsupported';
 
 export abstract class DomainError extends Error {
   abstract readonly code: DomainErrorCode;
@@ -64,6 +66,16 @@ export class Unavailable extends DomainError {
  */
 export class TooManyAttempts extends DomainError {
   readonly code = 'rate_limited';
+}
+
+/** The input is larger than Kiln accepts (a request body that inflates beyond its limit). */
+export class TooLarge extends DomainError {
+  readonly code = 'too_large';
+}
+
+/** The input comes in a form Kiln does not read (a content type or encoding it does not speak). */
+export class Unsupported extends DomainError {
+  readonly code = 'unsupported';
 }
 
 export function isDomainError(error: unknown): error is DomainError {

@@ -1,4 +1,5 @@
 import type { AdminPolicy } from './admin/admin.policy.ts';
+import type { HealthService } from './admin/health.service.ts';
 import type { BranchService } from './branches/branch.service.ts';
 import type { CommitStatusService } from './branches/commit-status.service.ts';
 import type { CiSecretService } from './ci/ci-secret.service.ts';
@@ -13,6 +14,7 @@ import type { ScheduleService } from './ci/schedule.service.ts';
 import type { TaskDispatchService } from './ci/task-dispatch.service.ts';
 import type { TaskReportService } from './ci/task-report.service.ts';
 import type { CiTaskTokens } from './ci/task-token.ts';
+import type { ArchiveService } from './code/archive.service.ts';
 import type { CodeService } from './code/code.service.ts';
 import type { Federation } from './federation/federation.ts';
 import type { OrgService } from './orgs/org.service.ts';
@@ -24,6 +26,7 @@ import type { TagService } from './releases/tag.service.ts';
 import type { CollaboratorService } from './repos/collaborator.service.ts';
 import type { HousekeepingService } from './repos/housekeeping.service.ts';
 import type { ProtectedBranchService } from './repos/protected-branch.service.ts';
+import type { PushService } from './repos/push.service.ts';
 import type { PushEvents } from './repos/push-events.ts';
 import type { RepoService } from './repos/repo.service.ts';
 import type { RunnerAdminService } from './runners/runner-admin.service.ts';
@@ -43,10 +46,15 @@ export type DomainServices = {
   readonly loginThrottle: LoginThrottle;
   readonly orgs: OrgService;
   readonly admins: AdminPolicy;
+  /** Whether the database and the data dir answer (`/healthz`). */
+  readonly health: HealthService;
   readonly repos: RepoService;
   readonly collaborators: CollaboratorService;
   readonly protectedBranches: ProtectedBranchService;
+  /** Where reactions to pushes subscribe (in the composition root). */
   readonly pushes: PushEvents;
+  /** What follows a push, called once by the git edge when receive-pack is done. */
+  readonly pushHandling: PushService;
   /** Background repacking of repositories after pushes. */
   readonly housekeeping: HousekeepingService;
   readonly pulls: PullService;
@@ -82,6 +90,8 @@ export type DomainServices = {
   /** CI task tokens as git credentials. */
   readonly ciTaskTokens: CiTaskTokens;
   /** Reading code for pages: trees, files, history, commits. */
+  /** Source archives, at most a few built at once. */
+  readonly archives: ArchiveService;
   readonly code: CodeService;
   /** ActivityPub / ForgeFed; undefined when federation is off (see Federation.fromConfig). */
   readonly federation: Federation | undefined;

@@ -130,7 +130,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     return reply.status(500).type('text/plain').send('internal server error');
   });
 
-  registerHealth(server, app);
+  registerHealth(server, { services: app.services });
   registerMetrics(server, config, () => app.services.housekeeping.stats());
   registerApiDocs(server, app);
   await server.register(apiV1Plugin, { prefix: '/api/v1', app });
@@ -150,8 +150,8 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     openRegistrations: config.signup.enabled,
     wanted: config.federation.enabled,
   });
-  await server.register(smartHttpPlugin, { app });
-  await server.register(archivePlugin, { app, pages });
+  await server.register(smartHttpPlugin, { services: app.services });
+  await server.register(archivePlugin, { services: app.services, pages });
   await server.register(webPlugin, { app, pages });
   return server;
 }

@@ -3,7 +3,7 @@ import type { ChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import type { ReleaseService } from '../releases/release.service.ts';
-import type { PushEvents } from '../repos/push-events.ts';
+import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { UserService } from '../users/user.service.ts';
 import { ActorKeys } from './actor-keys.ts';
@@ -33,7 +33,6 @@ export type FederationDeps = {
   readonly users: UserService;
   readonly repos: RepoService;
   readonly releases: ReleaseService;
-  readonly pushes: PushEvents;
   readonly catFiles: CatFilePool;
   readonly userAgent: string;
   /** Where failures of background work are reported (the server's log). */
@@ -139,11 +138,15 @@ export class Federation {
       giveUpAfterMs: config.federation.giveUpAfterMs,
       userAgent: deps.userAgent,
     });
-    deps.pushes.subscribe((push) => this.#publisher.announcePush(push));
     deps.releases.published.subscribe(({ repo, release }) =>
       this.#publisher.announceRelease(repo, release),
     );
     deps.repos.created.subscribe((repo) => this.#publisher.announceRepo(repo));
+  }
+
+  /** Queues the announcement of a push to the followers of its repository (if public). */
+  announcePush(push: Push): Promise<void> {
+    return this.#publisher.announcePush(push);
   }
 
   /** Starts the queue worker of this process (every replica runs one; each message runs once). */

@@ -6,13 +6,9 @@
  */
 import type { DescMethod } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
-import {
-  type DomainErrorCode,
-  isDomainError,
-  NotFound,
-  Unauthenticated,
-} from '../../domain/errors.ts';
+import { isDomainError, NotFound, Unauthenticated } from '../../domain/errors.ts';
 import { RunnerService } from '../../gen/runner/v1/services_pb.js';
+import { connectCodeOf } from '../errors/error-table.ts';
 
 /**
  * What a runner with missing, unknown or wrong `x-runner-uuid` / `x-runner-token` is told. Runners
@@ -28,17 +24,6 @@ export const REGISTRATION_TOKEN_NOT_FOUND_MESSAGE = 'runner registration token n
 
 /** Shown for anything unexpected; the details go to the log, never to the client. */
 export const INTERNAL_ERROR_MESSAGE = 'internal error';
-
-const codeOfDomainError: Readonly<Record<DomainErrorCode, Code>> = {
-  unauthenticated: Code.Unauthenticated,
-  invalid: Code.InvalidArgument,
-  not_found: Code.NotFound,
-  conflict: Code.AlreadyExists,
-  forbidden: Code.PermissionDenied,
-  not_allowed: Code.FailedPrecondition,
-  unavailable: Code.Unavailable,
-  rate_limited: Code.ResourceExhausted,
-};
 
 /** Status codes Fastify itself may raise under `/api/actions` (body parsing, limits, hooks). */
 const codeOfHttpStatus: Readonly<Record<number, Code>> = {
@@ -74,7 +59,7 @@ export interface ErrorContext {
 export function toConnectError(error: unknown, context: ErrorContext = {}): ConnectError {
   if (error instanceof ConnectError) return error;
   if (isDomainError(error)) {
-    const code = codeOfDomainError[error.code];
+    const code = connectCodeOf(error.code);
     if (code === Code.Unauthenticated) {
       return new ConnectError(unauthenticatedMessage(context.procedure), code);
     }

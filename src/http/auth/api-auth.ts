@@ -13,7 +13,7 @@ import { ANONYMOUS, type Viewer } from './viewer.ts';
  * a live CI task token is accepted too, as a `task` viewer limited to its repository.
  */
 export async function viewerFromAuthorization(
-  services: DomainServices,
+  services: Pick<DomainServices, 'tokens' | 'ciTaskTokens'>,
   header: string | undefined,
   options: { readonly taskTokens?: boolean } = {},
 ): Promise<Viewer> {

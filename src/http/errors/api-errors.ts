@@ -1,19 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.ts';
-import { type DomainError, isDomainError } from '../../domain/errors.ts';
+import { isDomainError } from '../../domain/errors.ts';
 import { baseUrlOf } from '../base-url.ts';
+import { statusOf } from './error-table.ts';
 import { withRetryAfter } from './retry-after.ts';
-
-const DOMAIN_STATUS: Record<DomainError['code'], number> = {
-  not_found: 404,
-  conflict: 409,
-  forbidden: 403,
-  invalid: 422,
-  unauthenticated: 401,
-  not_allowed: 405,
-  unavailable: 503,
-  rate_limited: 429,
-};
 
 /** Fastify's own errors that are the client's fault, with the status Gitea answers. */
 function frameworkStatus(error: FastifyError): number | undefined {
@@ -40,7 +30,7 @@ export function apiErrorHandler(config: Config) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const url = `${baseUrlOf(request, config)}/api/swagger`;
     if (isDomainError(error)) {
-      const status = DOMAIN_STATUS[error.code];
+      const status = statusOf(error.code, 'api');
       if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="Kiln"');
       const body: ApiErrorBody = { message: error.message, url };
       if (status === 404) body.errors = [error.message];

@@ -1,17 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { type DomainError, isDomainError } from '../../domain/errors.ts';
+import { isDomainError } from '../../domain/errors.ts';
 import { GitError } from '../../git/git-error.ts';
-
-const STATUS: Record<DomainError['code'], number> = {
-  not_found: 404,
-  conflict: 409,
-  forbidden: 403,
-  invalid: 400,
-  unauthenticated: 401,
-  not_allowed: 405,
-  unavailable: 503,
-  rate_limited: 429,
-};
+import { statusOf } from './error-table.ts';
 
 /** The realm git shows when it asks for credentials. */
 export const GIT_REALM = 'Basic realm="Kiln"';
@@ -22,7 +12,7 @@ export const GIT_REALM = 'Basic realm="Kiln"';
  */
 export function gitErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (isDomainError(error)) {
-    const status = STATUS[error.code];
+    const status = statusOf(error.code, 'git');
     if (status === 401) reply.header('WWW-Authenticate', GIT_REALM);
     const message = status === 404 ? 'Repository not found.' : error.message;
     return reply.status(status).type('text/plain; charset=utf-8').send(`${message}\n`);

@@ -2,18 +2,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type DomainError, isDomainError } from '../../domain/errors.ts';
 import { html } from '../web/html.ts';
 import type { Pages } from '../web/page.ts';
+import { statusOf } from './error-table.ts';
 import { withRetryAfter } from './retry-after.ts';
-
-const STATUS: Record<DomainError['code'], number> = {
-  not_found: 404,
-  conflict: 409,
-  forbidden: 403,
-  invalid: 422,
-  unauthenticated: 401,
-  not_allowed: 405,
-  unavailable: 503,
-  rate_limited: 429,
-};
 
 const TITLES: Record<number, string> = {
   400: 'Bad request',
@@ -23,6 +13,7 @@ const TITLES: Record<number, string> = {
   405: 'Not allowed',
   409: 'Conflict',
   413: 'Too large',
+  415: 'Unsupported input',
   422: 'Invalid input',
   429: 'Too many requests',
   500: 'Something went wrong',
@@ -31,7 +22,7 @@ const TITLES: Record<number, string> = {
 
 /** The page status of a domain error: the one map pages use, for error pages and re-shown forms. */
 export function pageStatusOf(error: DomainError): number {
-  return STATUS[error.code];
+  return statusOf(error.code, 'page');
 }
 
 export function sendErrorPage(

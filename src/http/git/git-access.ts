@@ -1,9 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
 import { Forbidden, NotFound, Unauthenticated } from '../../domain/errors.ts';
+import type { RepoService } from '../../domain/repos/repo.service.ts';
 import { atLeast, type VisibleRepo } from '../../domain/repos/repo.types.ts';
 import { requireViewerScope } from '../auth/token-scope.ts';
 import { viewerUser } from '../auth/viewer.ts';
+
+/** What the access check reads: repositories, by name and by id. */
+export type GitAccessRepos = Pick<RepoService, 'get' | 'require' | 'findById'>;
 
 /** `name.git` and `name` both address the repository `name`. */
 export function repoNameOf(segment: string): string {
@@ -19,27 +22,27 @@ export function repoNameOf(segment: string): string {
  * named, which git prints), whatever its owner may do.
  */
 export async function gitAccess(
-  app: App,
+  repos: GitAccessRepos,
   request: FastifyRequest,
   owner: string,
   name: string,
   write: boolean,
 ): Promise<VisibleRepo> {
   if (request.viewer.kind === 'task') {
-    return taskAccess(app, request.viewer.repoId, owner, repoNameOf(name), write);
+    return taskAccess(repos, request.viewer.repoId, owner, repoNameOf(name), write);
   }
   requireViewerScope(request.viewer, write ? 'write' : 'read', ['repository']);
   const viewer = viewerUser(request.viewer);
   let visible: VisibleRepo;
   try {
-    visible = await app.services.repos.get(viewer, owner, repoNameOf(name));
+    visible = await repos.get(viewer, owner, repoNameOf(name));
   } catch (error) {
     if (error instanceof NotFound && !viewer) throw new Unauthenticated('Authentication required.');
     throw error;
   }
   if (write && !viewer) throw new Unauthenticated('Authentication required.');
   if (write && !atLeast(visible.access.level, 'write')) {
-    await app.services.repos.require(viewer, owner, repoNameOf(name), 'write');
+    await repos.require(viewer, owner, repoNameOf(name), 'write');
   }
   return visible;
 }
@@ -49,13 +52,13 @@ export async function gitAccess(
  * repository is 404 as if it did not exist, and a push is refused.
  */
 async function taskAccess(
-  app: App,
+  repos: GitAccessRepos,
   repoId: string,
   owner: string,
   name: string,
   write: boolean,
 ): Promise<VisibleRepo> {
-  const repo = await app.services.repos.findById(repoId);
+  const repo = await repos.findById(repoId);
   const same =
     repo !== undefined &&
     repo.owner.handle.toLowerCase() === owner.toLowerCase() &&

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
+import { Forbidden, TooLarge, Unsupported } from '../../domain/errors.ts';
+import type { DomainServices } from '../../domain/services.ts';
 import type { User } from '../../domain/users/user.types.ts';
 import {
   advertiseRefs,
@@ -23,6 +24,14 @@ import { gitAccess } from './git-access.ts';
 import { registerUnreadBodyHandling } from './unread-body.ts';
 
 type RepoParams = { owner: string; name: string };
+
+/** What smart HTTP uses: credentials, repositories and their protected refs, the push use case. */
+export type SmartHttpDeps = {
+  readonly services: Pick<
+    DomainServices,
+    'tokens' | 'ciTaskTokens' | 'repos' | 'protectedBranches' | 'pushHandling'
+  >;
+};
 
 /** Git's advertisements and results must never be cached by a proxy. */
 const NO_CACHE = {
@@ -63,15 +72,15 @@ function gitProtocolHeader(request: FastifyRequest): string | undefined {
  * Request bodies are never parsed: they go to git as they arrive, but for git's four-byte probe,
  * which is answered here.
  */
-export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App }): Promise<void> {
-  const { app } = opts;
+export async function smartHttpPlugin(server: FastifyInstance, deps: SmartHttpDeps): Promise<void> {
+  const { services } = deps;
   server.setErrorHandler(gitErrorHandler);
   server.removeAllContentTypeParsers();
   server.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
   registerUnreadBodyHandling(server);
   server.addHook('preValidation', refuseNulInAddress);
   server.addHook('onRequest', async (request) => {
-    request.viewer = await viewerFromAuthorization(app.services, request.headers.authorization, {
+    request.viewer = await viewerFromAuthorization(services, request.headers.authorization, {
       taskTokens: true,
     });
   });
@@ -81,19 +90,16 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
     async (request, reply) => {
       const service = request.query.service;
       if (!isGitService(service)) {
-        return reply
-          .status(403)
-          .type('text/plain; charset=utf-8')
-          .send('Dumb HTTP is not supported; use a git client that speaks smart HTTP.\n');
+        throw new Forbidden('Dumb HTTP is not supported; use a git client that speaks smart HTTP.');
       }
       const { repo } = await gitAccess(
-        app,
+        services.repos,
         request,
         request.params.owner,
         request.params.name,
         service === 'git-receive-pack',
       );
-      const body = await advertiseRefs(app.services.repos.handle(repo), service, {
+      const body = await advertiseRefs(services.repos.handle(repo), service, {
         gitProtocol: gitProtocolHeader(request),
       });
       return noCache(reply)
@@ -108,26 +114,20 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
       async (request, reply) => {
         const expected = `application/x-git-${service.slice(4)}-request`;
         if (request.headers['content-type'] !== expected) {
-          return reply
-            .status(415)
-            .type('text/plain; charset=utf-8')
-            .send(`Expected ${expected}.\n`);
+          throw new Unsupported(`Expected ${expected}.`);
         }
         if (!hasReadableEncoding(request)) {
-          return reply
-            .status(415)
-            .type('text/plain; charset=utf-8')
-            .send('Content-Encoding must be gzip or none.\n');
+          throw new Unsupported('Content-Encoding must be gzip or none.');
         }
         const write = service === 'git-receive-pack';
         const { repo } = await gitAccess(
-          app,
+          services.repos,
           request,
           request.params.owner,
           request.params.name,
           write,
         );
-        const handle = app.services.repos.handle(repo);
+        const handle = services.repos.handle(repo);
         const options = { gitProtocol: gitProtocolHeader(request), gzip: isGzip(request) };
         const type = `application/x-git-${service.slice(4)}-result`;
         const small = await probeSizedBody(request);
@@ -139,12 +139,7 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
             // Inflated before git starts, so that a body that inflates beyond reason is refused
             // with a status rather than cut off in the middle of an answer.
             const plain = await inflateRequest(body.whole);
-            if (!plain) {
-              return reply
-                .status(413)
-                .type('text/plain; charset=utf-8')
-                .send('The request is too large once inflated.\n');
-            }
+            if (!plain) throw new TooLarge('The request is too large once inflated.');
             body = { whole: plain, stream: Readable.from([plain]) };
             options.gzip = false;
           }
@@ -161,32 +156,27 @@ export async function smartHttpPlugin(server: FastifyInstance, opts: { app: App 
         const pusher = viewerUser(request.viewer) as User;
         const pack = await receivePack(handle, input, {
           ...options,
-          protectedRefs: await app.services.protectedBranches.refs(repo),
+          protectedRefs: await services.protectedBranches.refs(repo),
         });
-        // Neither step can undo the push, and one failing must not skip the other.
         const failed = (error: unknown) =>
           request.log.error({ err: error }, 'after-push work failed');
         // The repository's own record (its default branch above all: a first push of `develop`
-        // must not leave HEAD on a missing `main`) is brought in step before the answer ends, so
-        // the pusher never sees it stale, however soon it asks. Listeners (pulls, CI,
-        // federation) may take long and run after the answer, as before.
-        const recorded = pack.result.then(async ({ changes, error }) => {
+        // must not leave HEAD on a missing `main`) is in step before the answer ends, so the
+        // pusher never sees it stale, however soon it asks; the reactions (pulls, CI,
+        // federation, housekeeping) may take long and run after the answer.
+        const recorded = pack.result.then(({ changes, error }) => {
           if (error) request.log.warn({ err: error }, 'receive-pack ended early');
-          if (changes.length > 0) await app.services.repos.pushed(repo, changes).catch(failed);
-          return changes;
+          return services.pushHandling.afterPush({ repo, pusher, changes }, failed).recorded;
         });
-        void recorded.then(async (changes) => {
-          if (changes.length === 0) return;
-          await app.services.pushes.publish({ repo, pusher, changes }).catch(failed);
-        });
-        return reply.send(answerAfter(pack.output, async () => void (await recorded)));
+        return reply.send(answerAfter(pack.output, () => recorded));
       },
     );
   post('git-upload-pack');
   post('git-receive-pack');
 
-  const dumb = async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.status(403).type('text/plain; charset=utf-8').send('Dumb HTTP is not supported.\n');
+  const dumb = async () => {
+    throw new Forbidden('Dumb HTTP is not supported.');
+  };
   server.get('/:owner/:name/HEAD', dumb);
   server.get('/:owner/:name/objects/*', dumb);
 }

@@ -39,7 +39,7 @@ export function registerArchiveRoutes(server: FastifyInstance, app: App): void {
           url: `${baseUrlOf(request, app.config)}/api/swagger`,
         } satisfies ApiErrorBody);
       }
-      return sendArchive(app, reply, repo, target);
+      return sendArchive(reply, await app.services.archives.open(repo, target));
     },
   );
 }

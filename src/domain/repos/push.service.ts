@@ -1,0 +1,46 @@
+import type { Push, PushEvents } from './push-events.ts';
+import type { RepoService } from './repo.service.ts';
+
+/** What `afterPush` started; both settle and neither ever rejects (failures go to `onError`). */
+export type PushAftermath = {
+  /** The repository's own record is in step with the push (its default branch above all). */
+  readonly recorded: Promise<void>;
+  /** Every listener (pull refs, CI, federation, housekeeping) has had the push. */
+  readonly reacted: Promise<void>;
+};
+
+/**
+ * The use case "a push has landed", the one thing the git edge calls once receive-pack is done.
+ * Two steps, in order, neither of which can undo the push:
+ *
+ * 1. the repository's record is brought in step (`RepoService.pushed`): the edge holds the end
+ *    of its answer until then, so whoever pushed never sees the record stale;
+ * 2. the push is handed to the listeners that subscribed to `PushEvents` in the composition
+ *    root, in the order they subscribed; they may take long and run after the answer.
+ *
+ * A failure in step 1 does not skip step 2, and a failing listener does not skip the ones after
+ * it (see `PushEvents.publish`).
+ */
+export class PushService {
+  readonly #repos: Pick<RepoService, 'pushed'>;
+  readonly #events: Pick<PushEvents, 'publish'>;
+
+  constructor(deps: { repos: Pick<RepoService, 'pushed'>; events: Pick<PushEvents, 'publish'> }) {
+    this.#repos = deps.repos;
+    this.#events = deps.events;
+  }
+
+  /** Runs what follows `push`; a push that changed no ref is nothing to follow. */
+  afterPush(push: Push, onError: (error: unknown) => void): PushAftermath {
+    if (push.changes.length === 0) {
+      const nothing = Promise.resolve();
+      return { recorded: nothing, reacted: nothing };
+    }
+    const report = (error: unknown) => {
+      onError(error);
+    };
+    const recorded = this.#repos.pushed(push.repo, push.changes).catch(report);
+    const reacted = recorded.then(() => this.#events.publish(push)).catch(report);
+    return { recorded, reacted };
+  }
+}
