@@ -20,6 +20,7 @@ import { parseArgs, promisify } from 'node:util';
 import { MAIN } from '../test/support/cli.ts';
 import { GitClient, noise, repoUrl } from '../test/support/git.ts';
 import { startTestServer } from '../test/support/server.ts';
+import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -39,9 +40,6 @@ const deadline = setTimeout(() => {
   process.exit(2);
 }, 600_000);
 deadline.unref();
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function seconds(work: () => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint();
