@@ -31,7 +31,7 @@ async function entriesOf(dir: string): Promise<Dirent[]> {
   });
 }
 
-async function readLoose(gitDir: string, into: Stored): Promise<void> {
+async function readLoose(gitDir: string, root: string, into: Stored): Promise<void> {
   async function walk(relative: string): Promise<void> {
     for (const entry of await entriesOf(path.join(gitDir, relative))) {
       const ref = `${relative}/${entry.name}`;
@@ -43,17 +43,19 @@ async function readLoose(gitDir: string, into: Stored): Promise<void> {
       }
     }
   }
-  await walk('refs');
+  await walk(root);
 }
 
-async function readPacked(gitDir: string, into: Stored): Promise<void> {
+async function readPacked(gitDir: string, roots: readonly string[], into: Stored): Promise<void> {
   const packed = await readFile(path.join(gitDir, 'packed-refs'), 'utf8').catch(() => '');
   for (const line of packed.split('\n')) {
     // `# pack-refs with: …` is the header, `^<sha>` the peeled target of the tag above.
     const space = line.indexOf(' ');
     if (space <= 0 || line.startsWith('#') || line.startsWith('^')) continue;
     const ref = line.slice(space + 1);
-    if (!into.has(ref)) into.set(ref, line.slice(0, space));
+    if (!into.has(ref) && roots.some((root) => ref.startsWith(`${root}/`))) {
+      into.set(ref, line.slice(0, space));
+    }
   }
 }
 
@@ -74,17 +76,33 @@ export async function hasRefFiles(gitDir: string): Promise<boolean> {
 }
 
 /**
+ * The refs under `roots` (full ref directories such as `refs/heads`; every ref by default) with
+ * the object each names, symbolic refs resolved and broken ones left out. A symbolic ref is
+ * resolved only through refs under the same roots.
+ */
+export async function readRefValues(
+  gitDir: string,
+  roots: readonly string[] = ['refs'],
+): Promise<Map<string, string>> {
+  const stored: Stored = new Map();
+  for (const root of roots) await readLoose(gitDir, root, stored);
+  await readPacked(gitDir, roots, stored);
+  const values = new Map<string, string>();
+  for (const ref of stored.keys()) {
+    const sha = resolve(stored, ref);
+    if (sha) values.set(ref, sha);
+  }
+  return values;
+}
+
+/**
  * Every ref under `refs/` with the object it names (symbolic refs resolved, broken ones left
  * out), sorted by name: the lines of a `packed-refs` file, each `<sha> <ref>\n`.
  */
 export async function readRefSnapshot(gitDir: string): Promise<string> {
-  const stored: Stored = new Map();
-  await readLoose(gitDir, stored);
-  await readPacked(gitDir, stored);
-  const lines: string[] = [];
-  for (const ref of [...stored.keys()].sort()) {
-    const sha = resolve(stored, ref);
-    if (sha) lines.push(`${sha} ${ref}\n`);
-  }
-  return lines.join('');
+  const values = await readRefValues(gitDir);
+  return [...values.keys()]
+    .sort()
+    .map((ref) => `${values.get(ref)} ${ref}\n`)
+    .join('');
 }

@@ -190,3 +190,53 @@ describe('snapshots', () => {
     expect([...(await snapshotRefs(repo, ['refs/heads/x/'])).keys()]).toEqual(['refs/heads/x/y']);
   });
 });
+
+/** Every shape of branch and tag git keeps, loose and packed. */
+async function seedRefs(): Promise<void> {
+  const gitDir = repo.path;
+  const one = await commitFiles(gitDir, { branch: 'main', files: { a: '1\n' } });
+  await commitFiles(gitDir, { branch: 'feature/x', files: { b: '2\n' }, parents: [one] });
+  await commitFiles(gitDir, { branch: 'zürich', files: { c: '3\n' }, parents: [one] });
+  await commitFiles(gitDir, { branch: 'z-plain', files: { c: '4\n' }, parents: [one] });
+  await git(['tag', 'light', one], { gitDir });
+  await git(['tag', '-a', '-m', 'packed', 'v1', one], { gitDir });
+  await git(['tag', '-a', '-m', 'of a tag', 'nested', 'v1'], { gitDir });
+  const blob = await git(['rev-parse', `${one}:a`], { gitDir });
+  await git(['tag', 'blob-tag', blob], { gitDir });
+  await git(['pack-refs', '--all'], { gitDir });
+  // After packing: loose refs, one of them hiding its packed value.
+  await commitFiles(gitDir, { branch: 'feature/x', files: { d: '5\n' } });
+  await git(['tag', '-a', '-m', 'loose', 'v2', 'main'], { gitDir });
+  await git(['tag', 'light-loose', 'feature/x'], { gitDir });
+  await git(['symbolic-ref', 'refs/heads/alias', 'refs/heads/main'], { gitDir });
+}
+
+describe('listRefs from the ref files', () => {
+  it('lists what git for-each-ref lists, in the same order', async () => {
+    await seedRefs();
+    const fromFiles = await listRefs(repo, pool);
+    expect(fromFiles).toEqual(await listRefs(repo));
+    expect(fromFiles.branches.map((branch) => branch.name)).toEqual([
+      'alias',
+      'feature/x',
+      'main',
+      'z-plain',
+      'zürich',
+    ]);
+    expect(fromFiles.tags.find((tag) => tag.name === 'nested')?.commitSha).toBeUndefined();
+  });
+
+  it('starts no git process besides the repository’s cat-file', async () => {
+    await seedRefs();
+    const expected = await listRefs(repo);
+    await pool.info(repo, 'HEAD');
+    const path = process.env.PATH;
+    // With no git on PATH, only the cat-file process already running can answer.
+    process.env.PATH = tmp.path;
+    try {
+      expect(await listRefs(repo, pool)).toEqual(expected);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+});
