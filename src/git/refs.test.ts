@@ -16,7 +16,7 @@ import {
   updateRef,
 } from './refs.ts';
 import type { RepoHandle } from './repo-paths.ts';
-import { commitFiles, git, makeTestRepo, type TempDir } from './test-support.ts';
+import { commitFiles, git, makeTestRepo, type TempDir, withoutGitOnPath } from './test-support.ts';
 
 let tmp: TempDir;
 let repo: RepoHandle;
@@ -230,13 +230,7 @@ describe('listRefs from the ref files', () => {
     await seedRefs();
     const expected = await listRefs(repo);
     await pool.info(repo, 'HEAD');
-    const path = process.env.PATH;
-    // With no git on PATH, only the cat-file process already running can answer.
-    process.env.PATH = tmp.path;
-    try {
-      expect(await listRefs(repo, pool)).toEqual(expected);
-    } finally {
-      process.env.PATH = path;
-    }
+    const listed = await withoutGitOnPath(tmp.path, () => listRefs(repo, pool));
+    expect(listed).toEqual(expected);
   });
 });
