@@ -45,10 +45,23 @@ async function tagInfo(
   return { name, ref, sha, commitSha, annotated: true };
 }
 
-/** Branches and tags, each sorted by name; an empty repository has neither. */
-export async function listRefsFromFiles(pool: CatFilePool, repo: RepoHandle): Promise<RefListing> {
+/**
+ * Most tags whose objects are looked up one by one through cat-file. Each lookup costs the
+ * event loop a round trip (tens of microseconds); past this many, one `for-each-ref` costs less.
+ */
+const MAX_TAG_LOOKUPS = 100;
+
+/**
+ * Branches and tags, each sorted by name; an empty repository has neither. Undefined when the
+ * repository has more tags than are worth looking up one by one (MAX_TAG_LOOKUPS).
+ */
+export async function listRefsFromFiles(
+  pool: CatFilePool,
+  repo: RepoHandle,
+): Promise<RefListing | undefined> {
   const values = await readRefValues(repo.path, ['refs/heads', 'refs/tags']);
   const refs = [...values.keys()].sort(byName);
+  if (refs.filter((ref) => ref.startsWith('refs/tags/')).length > MAX_TAG_LOOKUPS) return undefined;
   const branches: BranchInfo[] = refs
     .filter((ref) => ref.startsWith('refs/heads/'))
     .map((ref) => ({ name: ref.slice('refs/heads/'.length), ref, sha: values.get(ref)! }));

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Conflict, Invalid, NotFound } from '../domain/errors.ts';
 import { CatFilePool } from './cat-file-pool.ts';
@@ -191,6 +193,11 @@ describe('snapshots', () => {
   });
 });
 
+/** Where a loose ref of the test repository lives. */
+function looseRef(ref: string): string {
+  return path.join(repo.path, ...ref.split('/'));
+}
+
 /** Every shape of branch and tag git keeps, loose and packed. */
 async function seedRefs(): Promise<void> {
   const gitDir = repo.path;
@@ -232,5 +239,13 @@ describe('listRefs from the ref files', () => {
     await pool.info(repo, 'HEAD');
     const listed = await withoutGitOnPath(tmp.path, () => listRefs(repo, pool));
     expect(listed).toEqual(expected);
+  });
+
+  it('lists a repository with many tags as git does', async () => {
+    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1\n' } });
+    for (let i = 0; i < 101; i++) await writeFile(looseRef(`refs/tags/t${i}`), `${one}\n`);
+    const listed = await listRefs(repo, pool);
+    expect(listed.tags).toHaveLength(101);
+    expect(listed).toEqual(await listRefs(repo));
   });
 });

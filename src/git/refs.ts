@@ -51,14 +51,17 @@ export type RefSnapshot = ReadonlyMap<string, string>;
 
 /**
  * Branches and tags, sorted by name. An empty repository has neither. Given the repository's
- * cat-file pool, no git is started (ref-listing.ts); without one, one `for-each-ref`.
+ * cat-file pool, no git is started (ref-listing.ts) unless there are many tags; otherwise, one
+ * `for-each-ref`.
  *
  * @example
  *   const { branches, tags } = await listRefs(repo, pool);
  */
 export async function listRefs(repo: RepoHandle, pool?: CatFilePool): Promise<RefListing> {
   await requireRepository(repo);
-  if (pool && (await hasRefFiles(repo.path))) return listRefsFromFiles(pool, repo);
+  const fromFiles =
+    pool && (await hasRefFiles(repo.path)) ? await listRefsFromFiles(pool, repo) : undefined;
+  if (fromFiles) return fromFiles;
   const format = '%(refname) %(objectname) %(objecttype) %(*objectname) %(*objecttype)';
   const { stdout } = await runGit(
     ['for-each-ref', `--format=${format}`, 'refs/heads/', 'refs/tags/'],
