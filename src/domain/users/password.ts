@@ -20,6 +20,9 @@ function startWorker(): Worker {
   const worker = new Worker(new URL('./password-worker.ts', import.meta.url));
   // An idle hashing thread never keeps the process alive; a busy one does (see hashOn).
   worker.unref();
+  // A thread that fails stops; its 'exit' fails the hash in flight (hashOn) and the next
+  // hash gets a new thread. Unheard, the 'error' event would end the whole process.
+  worker.on('error', () => {});
   worker.once('exit', () => {
     stopped.add(worker);
     workers -= 1;
