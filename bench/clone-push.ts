@@ -44,6 +44,7 @@ import {
 } from '../test/git/server-process.ts';
 import { GitClient, importSyntheticHistory, repoUrl } from '../test/support/git.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
+import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -75,11 +76,6 @@ const watchdog = setTimeout(
 watchdog.unref();
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 async function timed(label: string, gitArgs: string[]): Promise<number> {
   const started = performance.now();

@@ -21,6 +21,7 @@ import { runnerClients } from '../src/runner/client.ts';
 import { runJob } from '../src/runner/engine/job.ts';
 import type { HostInput, JobSink } from '../src/runner/engine/task-input.ts';
 import { startTask } from '../src/runner/task.ts';
+import { median } from './_stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,8 +34,6 @@ const { values } = parseArgs({
 const JOBS = Number(values.jobs);
 const LINES = Number(values.lines);
 const ROUNDS = Number(values.rounds);
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 function bash(script: string, stdout: 'ignore' | 'pipe' = 'ignore'): Promise<number> {
   const started = performance.now();

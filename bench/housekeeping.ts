@@ -26,6 +26,7 @@ import type { User } from '../src/domain/users/user.types.ts';
 import { eventually } from '../test/support/eventually.ts';
 import { GitClient, repoUrl } from '../test/support/git.ts';
 import { startTestServer, type TestServer } from '../test/support/server.ts';
+import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -46,14 +47,6 @@ const watchdog = setTimeout(
   10 * 60 * 1000,
 );
 watchdog.unref();
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 type Side = { kiln: TestServer; token: string; owner: User };
 

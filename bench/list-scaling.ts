@@ -32,6 +32,7 @@ import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/load.ts';
 import type { PullRequestsTable, RepositoriesTable } from '../src/db/tables.ts';
 import { buildServer } from '../src/http/server.ts';
+import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -193,9 +194,6 @@ async function p99(path: string): Promise<number> {
   times.sort((a, b) => a - b);
   return times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] ?? 0;
 }
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** Measures `paths` in alternating rounds (order reversed every round); median p99 of each. */
 async function alternate(paths: string[]): Promise<number[]> {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEnv } from './_start-flags.ts';
+import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -105,14 +106,6 @@ async function underFlood<T>(measure: () => Promise<T>): Promise<{ value: T; wro
   await Promise.all(loops);
   return { value, wrong };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
 
 try {
   await p99(); // warm-up

@@ -15,6 +15,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { parseArgs, promisify } from 'node:util';
 import { startTestServer } from '../test/support/server.ts';
+import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -76,11 +77,6 @@ function history(out: (text: string) => void): void {
 async function git(gitDir: string, argv: string[]): Promise<string> {
   const { stdout } = await run('git', ['--git-dir', gitDir, ...argv], { maxBuffer: 1 << 26 });
   return stdout.trim();
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 const kiln = await startTestServer();

@@ -34,6 +34,7 @@ import { ANONYMOUS } from '../src/http/auth/viewer.ts';
 import { meteringHook, protectionOf } from '../src/http/protect/metering.plugin.ts';
 import { buildServer } from '../src/http/server.ts';
 import { Pages } from '../src/http/web/page.ts';
+import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -120,12 +121,6 @@ async function run(server: FastifyInstance, url: string): Promise<Rate> {
   const wallSeconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   return { wall: REQUESTS / wallSeconds, cpu: REQUESTS / ((cpu.user + cpu.system) / 1e6) };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function quartiles(values: number[]): [number, number] {

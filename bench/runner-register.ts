@@ -31,6 +31,7 @@ import {
   RegisterResponseSchema,
 } from '../src/gen/runner/v1/messages_pb.js';
 import { startBenchKiln, unaryCaller } from './_kiln.ts';
+import { median } from './_stats.ts';
 
 if (!isMainThread) {
   await serve(workerData as { dataDir: string; databaseUrl: string | undefined });
@@ -164,8 +165,6 @@ async function main() {
       const second = await drive(calls, pingFirst ? 2 : 1, pingFirst ? registerAndDeclare : ping);
       pairs.push(pingFirst ? { ping: first, register: second } : { ping: second, register: first });
     }
-    const median = (values: number[]) =>
-      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
     const pingRate = median(pairs.map((pair) => pair.ping.rate));
     const registerRate = median(pairs.map((pair) => pair.register.rate));
     const pingCpu = median(pairs.map((pair) => pair.ping.cpuPerCall));

@@ -31,6 +31,7 @@ import {
   UpdateLogResponseSchema,
 } from '../src/gen/runner/v1/messages_pb.js';
 import { startBenchKiln, unaryCaller } from './_kiln.ts';
+import { median } from './_stats.ts';
 
 type Ready = { url: string; uuid: string; token: string; taskId: number };
 
@@ -120,10 +121,6 @@ async function timePages(
     await time(total - 100, last);
   }
   return { total, first: median(first), last: median(last) };
-}
-
-function median(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 }
 
 async function main() {

@@ -1,6 +1,7 @@
 import type { CatFilePool } from './cat-file-pool.ts';
-import { afterEndOfOptions, runGit } from './command.ts';
+import { afterEndOfOptions } from './command.ts';
 import { type DiffLimits, type ParsedDiff, parseDiff } from './diff-parse.ts';
+import { runGitOnObjects } from './object-answers.ts';
 import { readCommit } from './read-objects.ts';
 import { checkRevision } from './ref-names.ts';
 import { resolveCommit } from './refs.ts';
@@ -59,7 +60,9 @@ export async function diffCommits(
     options.from === undefined ? to.parents[0] : await resolveCommit(pool, repo, options.from);
   const oldSide = fromSha ?? EMPTY_TREE[to.sha.length]!;
   const context = Math.max(0, Math.min(options.contextLines ?? 3, 1000));
-  const { stdout, truncated } = await runGit(
+  const { stdout, truncated } = await runGitOnObjects(
+    repo.path,
+    [oldSide, to.sha],
     [
       'diff',
       '--no-color',
@@ -74,11 +77,7 @@ export async function diffCommits(
       `--unified=${context}`,
       ...afterEndOfOptions(oldSide, to.sha),
     ],
-    {
-      gitDir: repo.path,
-      maxStdoutBytes: options.maxBytes ?? 16 * 1024 * 1024,
-      truncateStdout: true,
-    },
+    { maxStdoutBytes: options.maxBytes ?? 16 * 1024 * 1024, truncateStdout: true },
   );
   return { fromSha, toSha: to.sha, ...parseDiff(stdout, limits, truncated) };
 }
@@ -93,12 +92,11 @@ export async function mergeBase(
   b: string,
 ): Promise<string | undefined> {
   await requireRepository(repo);
-  const { stdout, exitCode } = await runGit(
+  const { stdout, exitCode } = await runGitOnObjects(
+    repo.path,
+    [a, b],
     ['merge-base', ...afterEndOfOptions(checkRevision(a), checkRevision(b))],
-    {
-      gitDir: repo.path,
-      okExitCodes: [0, 1],
-    },
+    { okExitCodes: [0, 1] },
   );
   return exitCode === 0 ? stdout.toString('utf8').trim() : undefined;
 }

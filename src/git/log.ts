@@ -1,6 +1,7 @@
 import { Invalid } from '../domain/errors.ts';
 import type { CatFilePool } from './cat-file-pool.ts';
 import { afterDoubleDash, afterEndOfOptions, runGit } from './command.ts';
+import { runGitOnObjects } from './object-answers.ts';
 import { type Commit, checkTreePath, readCommit } from './read-objects.ts';
 import { checkRevision } from './ref-names.ts';
 import { requireRepository } from './repo-exists.ts';
@@ -58,15 +59,19 @@ export async function log(
 
 /**
  * The commits one `git rev-list` lists (arguments checked by the caller), read through the
- * cat-file process, in the order rev-list gives them.
+ * cat-file process, in the order rev-list gives them. `ids`, when given, are all the revisions
+ * among `args`, each a full object id: the answer may then come from memory (object-answers.ts).
  */
 export async function revListCommits(
   pool: CatFilePool,
   repo: RepoHandle,
   args: readonly string[],
+  ids?: readonly string[],
 ): Promise<Commit[]> {
   await requireRepository(repo);
-  const { stdout } = await runGit(['rev-list', ...args], { gitDir: repo.path });
+  const { stdout } = ids
+    ? await runGitOnObjects(repo.path, ids, ['rev-list', ...args])
+    : await runGit(['rev-list', ...args], { gitDir: repo.path });
   const shas = stdout
     .toString('utf8')
     .split('\n')

@@ -58,7 +58,8 @@ export async function streamPatch(repo: RepoHandle, base: string, head: string):
 
 /**
  * The commits of `head` that `base` does not have, oldest first, at most `limit`: a pull
- * request's commit list. One `rev-list`; the commits come from the cat-file process.
+ * request's commit list. One `rev-list` (remembered: object-answers.ts); the commits come from
+ * the cat-file process.
  */
 export async function commitsBetween(
   pool: CatFilePool,
@@ -67,9 +68,14 @@ export async function commitsBetween(
   head: string,
   limit: number,
 ): Promise<Commit[]> {
-  return revListCommits(pool, repo, [
-    '--reverse',
-    `--max-count=${Math.max(1, Math.min(limit, 10_000))}`,
-    ...afterEndOfOptions(checkSha(head), `^${checkSha(base)}`),
-  ]);
+  return revListCommits(
+    pool,
+    repo,
+    [
+      '--reverse',
+      `--max-count=${Math.max(1, Math.min(limit, 10_000))}`,
+      ...afterEndOfOptions(checkSha(head), `^${checkSha(base)}`),
+    ],
+    [head, base],
+  );
 }

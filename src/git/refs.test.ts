@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Conflict, Invalid, NotFound } from '../domain/errors.ts';
 import { CatFilePool } from './cat-file-pool.ts';
@@ -16,7 +18,7 @@ import {
   updateRef,
 } from './refs.ts';
 import type { RepoHandle } from './repo-paths.ts';
-import { commitFiles, git, makeTestRepo, type TempDir } from './test-support.ts';
+import { commitFiles, git, makeTestRepo, type TempDir, withoutGitOnPath } from './test-support.ts';
 
 let tmp: TempDir;
 let repo: RepoHandle;
@@ -188,5 +190,62 @@ describe('snapshots', () => {
     await commitFiles(repo.path, { branch: 'x/y', files: { a: '1' } });
     expect([...(await snapshotRefs(repo, ['refs/heads/a'])).keys()]).toEqual(['refs/heads/a']);
     expect([...(await snapshotRefs(repo, ['refs/heads/x/'])).keys()]).toEqual(['refs/heads/x/y']);
+  });
+});
+
+/** Where a loose ref of the test repository lives. */
+function looseRef(ref: string): string {
+  return path.join(repo.path, ...ref.split('/'));
+}
+
+/** Every shape of branch and tag git keeps, loose and packed. */
+async function seedRefs(): Promise<void> {
+  const gitDir = repo.path;
+  const one = await commitFiles(gitDir, { branch: 'main', files: { a: '1\n' } });
+  await commitFiles(gitDir, { branch: 'feature/x', files: { b: '2\n' }, parents: [one] });
+  await commitFiles(gitDir, { branch: 'zürich', files: { c: '3\n' }, parents: [one] });
+  await commitFiles(gitDir, { branch: 'z-plain', files: { c: '4\n' }, parents: [one] });
+  await git(['tag', 'light', one], { gitDir });
+  await git(['tag', '-a', '-m', 'packed', 'v1', one], { gitDir });
+  await git(['tag', '-a', '-m', 'of a tag', 'nested', 'v1'], { gitDir });
+  const blob = await git(['rev-parse', `${one}:a`], { gitDir });
+  await git(['tag', 'blob-tag', blob], { gitDir });
+  await git(['pack-refs', '--all'], { gitDir });
+  // After packing: loose refs, one of them hiding its packed value.
+  await commitFiles(gitDir, { branch: 'feature/x', files: { d: '5\n' } });
+  await git(['tag', '-a', '-m', 'loose', 'v2', 'main'], { gitDir });
+  await git(['tag', 'light-loose', 'feature/x'], { gitDir });
+  await git(['symbolic-ref', 'refs/heads/alias', 'refs/heads/main'], { gitDir });
+}
+
+describe('listRefs from the ref files', () => {
+  it('lists what git for-each-ref lists, in the same order', async () => {
+    await seedRefs();
+    const fromFiles = await listRefs(repo, pool);
+    expect(fromFiles).toEqual(await listRefs(repo));
+    expect(fromFiles.branches.map((branch) => branch.name)).toEqual([
+      'alias',
+      'feature/x',
+      'main',
+      'z-plain',
+      'zürich',
+    ]);
+    expect(fromFiles.tags.find((tag) => tag.name === 'nested')?.commitSha).toBeUndefined();
+  });
+
+  it('starts no git process besides the repository’s cat-file', async () => {
+    await seedRefs();
+    const expected = await listRefs(repo);
+    await pool.info(repo, 'HEAD');
+    const listed = await withoutGitOnPath(tmp.path, () => listRefs(repo, pool));
+    expect(listed).toEqual(expected);
+  });
+
+  it('lists a repository with many tags as git does', async () => {
+    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1\n' } });
+    for (let i = 0; i < 101; i++) await writeFile(looseRef(`refs/tags/t${i}`), `${one}\n`);
+    const listed = await listRefs(repo, pool);
+    expect(listed.tags).toHaveLength(101);
+    expect(listed).toEqual(await listRefs(repo));
   });
 });

@@ -2,6 +2,7 @@ import { NotFound } from '../domain/errors.ts';
 import type { CatFilePool } from './cat-file-pool.ts';
 import { afterEndOfOptions, runGit } from './command.ts';
 import { readHeadFile } from './head-file.ts';
+import { listRefsFromFiles } from './ref-listing.ts';
 import {
   branchRef,
   checkFullRef,
@@ -11,6 +12,7 @@ import {
   tagRef,
   zeroSha,
 } from './ref-names.ts';
+import { hasRefFiles } from './ref-snapshot.ts';
 import { requireRepository } from './repo-exists.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
@@ -48,13 +50,18 @@ export interface RefChange {
 export type RefSnapshot = ReadonlyMap<string, string>;
 
 /**
- * Branches and tags in one `for-each-ref`, sorted by name. An empty repository has neither.
+ * Branches and tags, sorted by name. An empty repository has neither. Given the repository's
+ * cat-file pool, no git is started (ref-listing.ts) unless there are many tags; otherwise, one
+ * `for-each-ref`.
  *
  * @example
- *   const { branches, tags } = await listRefs(repo);
+ *   const { branches, tags } = await listRefs(repo, pool);
  */
-export async function listRefs(repo: RepoHandle): Promise<RefListing> {
+export async function listRefs(repo: RepoHandle, pool?: CatFilePool): Promise<RefListing> {
   await requireRepository(repo);
+  const fromFiles =
+    pool && (await hasRefFiles(repo.path)) ? await listRefsFromFiles(pool, repo) : undefined;
+  if (fromFiles) return fromFiles;
   const format = '%(refname) %(objectname) %(objecttype) %(*objectname) %(*objecttype)';
   const { stdout } = await runGit(
     ['for-each-ref', `--format=${format}`, 'refs/heads/', 'refs/tags/'],

@@ -2,13 +2,14 @@ import type { Stats } from 'node:fs';
 import { lstat, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runGit } from './command.ts';
+import { hasRefFiles, readRefSnapshot } from './ref-snapshot.ts';
 import { checkRepoSegment } from './repo-paths.ts';
 
 /**
  * Repositories as files for a dump, taken so that a push running meanwhile leaves either the old
  * or the new value of each ref in the dump, never a ref without its objects. Git writes a push's
  * objects before it moves any ref, and never changes an object file once written, so: the refs
- * of every repository are read first (one `for-each-ref` each), and the object files are copied
+ * of every repository are read first (from their ref files), and the object files are copied
  * after. Whatever the copied refs name was on disk before the copy began.
  */
 
@@ -66,8 +67,12 @@ function validSegment(value: string): boolean {
   }
 }
 
-/** Reads every ref of a repository (loose and packed alike) as one `packed-refs` file. */
+/**
+ * Reads every ref of a repository (loose and packed alike) as one `packed-refs` file: from the
+ * ref files where git keeps them there (ref-snapshot.ts), through `git for-each-ref` otherwise.
+ */
 export async function snapshotRepositoryRefs(gitDir: string): Promise<string> {
+  if (await hasRefFiles(gitDir)) return readRefSnapshot(gitDir);
   const { stdout } = await runGit(['for-each-ref', '--format=%(objectname) %(refname)'], {
     gitDir,
     maxStdoutBytes: 256 * 1024 * 1024,

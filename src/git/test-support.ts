@@ -144,3 +144,17 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 5000
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * Runs `work` with `PATH` set to `emptyDir`, so that no git can start: only git processes already
+ * running (a cat-file pool's) can answer. For tests of answers that must not start a process.
+ */
+export async function withoutGitOnPath<T>(emptyDir: string, work: () => Promise<T>): Promise<T> {
+  const path = process.env.PATH;
+  process.env.PATH = emptyDir;
+  try {
+    return await work();
+  } finally {
+    process.env.PATH = path;
+  }
+}

@@ -48,12 +48,24 @@ const REF_READERS = 4;
 /** Rows are written to the archive in chunks of about this many bytes. */
 const ROW_CHUNK = 256 * 1024;
 
+/** Whether a row holds a value JSON cannot carry as it is (most rows hold none). */
+function needsEncoding(row: Row): boolean {
+  for (const key in row) {
+    const value = row[key];
+    if (typeof value === 'bigint' || value instanceof Uint8Array) return true;
+  }
+  return false;
+}
+
+function encodeRow(row: Row): Row {
+  return Object.fromEntries(Object.entries(row).map(([key, value]) => [key, encodeValue(value)]));
+}
+
 async function* jsonLines(rows: AsyncIterable<Row>, counted: { rows: number }) {
   let pending: string[] = [];
   let size = 0;
   for await (const row of rows) {
-    const encoded = Object.fromEntries(Object.entries(row).map(([k, v]) => [k, encodeValue(v)]));
-    const line = `${JSON.stringify(encoded)}\n`;
+    const line = `${JSON.stringify(needsEncoding(row) ? encodeRow(row) : row)}\n`;
     pending.push(line);
     size += line.length;
     counted.rows += 1;

@@ -68,9 +68,9 @@ export class CodeService {
     return this.#repos.isEmpty(visible.repo);
   }
 
-  /** Every branch and tag, sorted by name (one git process). */
+  /** Every branch and tag, sorted by name, read without starting git. */
   async refs(visible: VisibleRepo): Promise<RefListing> {
-    return listRefs(this.#handle(visible));
+    return listRefs(this.#handle(visible), this.#pool);
   }
 
   /**
@@ -88,7 +88,7 @@ export class CodeService {
       const sha = await this.#commitOf(handle, `refs/heads/${branch}`);
       if (sha) return { ref: { name: branch, kind: 'branch', sha }, path: '' };
       // HEAD may name a branch that was never pushed while others were: show the first of those.
-      const [first] = (await listRefs(handle)).branches;
+      const [first] = (await listRefs(handle, this.#pool)).branches;
       if (!first) throw missing('branch');
       return { ref: { name: first.name, kind: 'branch', sha: first.sha }, path: '' };
     }

@@ -1,32 +1,78 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { promisify } from 'node:util';
-
-const scryptOnPool = promisify(scrypt) as (
-  password: string,
-  salt: Buffer,
-  keylen: number,
-  options: { N: number; r: number; p: number; maxmem: number },
-) => Promise<Buffer>;
+import { Worker } from 'node:worker_threads';
+import type { HashJob, HashReply } from './password-worker.ts';
 
 /**
- * Hashes that may run at once: one core is always left to the event loop. scrypt runs on
- * libuv's pool (four threads), and a burst of sign-ins (wrong ones included) would otherwise
- * take every core from the pages; waiting hashes queue here instead (docs/performance.md).
+ * Hashes that may run at once: one core is always left to the event loop, and waiting hashes
+ * queue here (docs/performance.md). Each runs on a thread of its own at a lower priority
+ * (password-worker.ts) rather than on libuv's pool, whose threads compete with the event loop
+ * on equal terms: on a machine whose cores other work keeps busy, the pages then waited behind
+ * a flood of wrong passwords.
  */
 const HASH_SLOTS = Math.max(1, availableParallelism() - 1);
-let running = 0;
-const waiting: Array<() => void> = [];
+const idleWorkers: Worker[] = [];
+let workers = 0;
+const waiting: Array<(worker: Worker) => void> = [];
+const stopped = new WeakSet<Worker>();
 
-async function scryptAsync(...args: Parameters<typeof scryptOnPool>): Promise<Buffer> {
-  if (running >= HASH_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
-  else running += 1;
+function startWorker(): Worker {
+  const worker = new Worker(new URL('./password-worker.ts', import.meta.url));
+  // An idle hashing thread never keeps the process alive; a busy one does (see hashOn).
+  worker.unref();
+  // A thread that fails stops; its 'exit' fails the hash in flight (hashOn) and the next
+  // hash gets a new thread. Unheard, the 'error' event would end the whole process.
+  worker.on('error', () => {});
+  worker.once('exit', () => {
+    stopped.add(worker);
+    workers -= 1;
+    const at = idleWorkers.indexOf(worker);
+    if (at >= 0) idleWorkers.splice(at, 1);
+  });
+  workers += 1;
+  return worker;
+}
+
+async function takeWorker(): Promise<Worker> {
+  const idle = idleWorkers.pop();
+  if (idle) return idle;
+  if (workers < HASH_SLOTS) return startWorker();
+  return new Promise((resolve) => waiting.push(resolve));
+}
+
+function releaseWorker(worker: Worker): void {
+  const next = waiting.shift();
+  if (next) next(worker);
+  else idleWorkers.push(worker);
+}
+
+function hashOn(worker: Worker, job: HashJob): Promise<Buffer> {
+  worker.ref();
+  return new Promise<Buffer>((resolve, reject) => {
+    const onExit = () => reject(new Error('the password hashing thread stopped'));
+    worker.once('exit', onExit);
+    worker.once('message', (reply: HashReply) => {
+      worker.off('exit', onExit);
+      worker.unref();
+      if ('error' in reply) reject(new Error(reply.error));
+      else resolve(Buffer.from(reply.hash));
+    });
+    worker.postMessage(job);
+  });
+}
+
+async function scryptAsync(
+  password: string,
+  salt: Buffer,
+  keyLength: number,
+  options: HashJob['options'],
+): Promise<Buffer> {
+  const worker = await takeWorker();
   try {
-    return await scryptOnPool(...args);
+    return await hashOn(worker, { password, salt, keyLength, options });
   } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else running -= 1;
+    // A thread that stopped (it should not) is replaced, so that the queue keeps moving.
+    releaseWorker(stopped.has(worker) ? startWorker() : worker);
   }
 }
 
