@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { BranchListing } from '../domain/branches/branch.types.ts';
-import { toApiBranch } from '../http/convert/branch.ts';
-import type { ConvertContext } from '../http/convert/context.ts';
+import { toApiBranch } from '../present/branch.ts';
+import type { ConvertContext } from '../present/context.ts';
 import {
   addTool,
   pageResult,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { VisibleRelease } from '../domain/releases/release.service.ts';
-import { toApiRelease } from '../http/convert/release.ts';
+import { toApiRelease } from '../present/release.ts';
 import {
   addTool,
   pageResult,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toApiUser } from '../http/convert/user.ts';
+import { toApiUser } from '../present/user.ts';
 import {
   addTool,
   pageResult,

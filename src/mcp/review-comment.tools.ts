@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadReviewComments } from '../http/api/v1/review-comment-views.ts';
+import { loadReviewComments } from '../present/review-comment-views.ts';
 import {
   addTool,
   pageResult,
@@ -36,7 +36,7 @@ export function registerReviewCommentTools(kit: ToolKit): void {
       const found = await reviewComments.list(user, owner, repo, number);
       const page = found.comments.slice(paging.offset, paging.offset + paging.limit);
       const where = { repo: found.context.base.repo, number };
-      const records = await loadReviewComments(app, where, page, context);
+      const records = await loadReviewComments(app.services, where, page, context);
       return pageResult(records, found.comments.length, paging);
     },
   );
@@ -92,7 +92,7 @@ export function registerReviewCommentTools(kit: ToolKit): void {
         inReplyTo: input.in_reply_to_id,
       });
       const where = { repo: created.context.base.repo, number };
-      const [record] = await loadReviewComments(app, where, [created.comment], context);
+      const [record] = await loadReviewComments(app.services, where, [created.comment], context);
       if (!record) throw new Error('comment author vanished');
       return recordResult(record);
     },

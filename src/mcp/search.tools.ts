@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isUser } from '../domain/users/user.types.ts';
-import { toSearchPerson, toSearchRepository } from '../http/convert/search.ts';
+import { toSearchPerson, toSearchRepository } from '../present/search.ts';
 import { addTool, MAX_LIMIT, recordResult, type ToolKit } from './tool-kit.ts';
 
 const DEFAULT_SEARCH_LIMIT = 20;

@@ -7,9 +7,9 @@ import type { Page } from '../domain/repos/repo.store.ts';
 import type { TokenHolder } from '../domain/tokens/token.service.ts';
 import { requireScopes, type ScopeCategory } from '../domain/tokens/token-scopes.ts';
 import type { User } from '../domain/users/user.types.ts';
-import type { PullViews } from '../http/api/v1/pull-views.ts';
-import type { RepoViews } from '../http/api/v1/repo-views.ts';
-import type { ConvertContext } from '../http/convert/context.ts';
+import type { ConvertContext } from '../present/context.ts';
+import type { PullViews } from '../present/pull-views.ts';
+import type { RepoViews } from '../present/repo-views.ts';
 import { errorResult } from './mcp-errors.ts';
 
 /** What every tool works with: the app, the token's owner and the shared view loaders. */

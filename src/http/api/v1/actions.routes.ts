@@ -3,18 +3,18 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config/config.ts';
 import type { RunQueryService } from '../../../domain/ci/run-query.service.ts';
 import type { RunTriggerService } from '../../../domain/ci/run-trigger.service.ts';
-import { requireUser } from '../../auth/api-auth.ts';
-import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import { toApiWorkflowJob, toApiWorkflowRun } from '../../convert/action.ts';
-import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { toApiWorkflowJob, toApiWorkflowRun } from '../../../present/action.ts';
 import {
   ApiActionWorkflowJobsResponseSchema,
   ApiActionWorkflowRunSchema,
   ApiActionWorkflowRunsResponseSchema,
-} from './schemas/action.ts';
-import { errorResponses } from './schemas/common.ts';
-import { Type } from './schemas/type.ts';
+} from '../../../present/schemas/action.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
 
 /** What the Actions routes use: reading runs, and the configuration for base URLs. */
 export type ActionRoutesDeps = {

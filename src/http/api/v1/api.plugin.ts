@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
+import { PullViews } from '../../../present/pull-views.ts';
+import { RepoViews } from '../../../present/repo-views.ts';
 import { viewerFromAuthorization } from '../../auth/api-auth.ts';
 import { viewerFromPasswordOrToken } from '../../auth/password-auth.ts';
 import { requireViewerScope, scopeLevelOf } from '../../auth/token-scope.ts';
@@ -14,10 +16,9 @@ import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
-import { PullViews } from './pull-views.ts';
 import { registerPullRoutes } from './pulls.routes.ts';
 import { registerReleaseRoutes } from './releases.routes.ts';
-import { RepoViews } from './repo-views.ts';
+import { RepoAnswers } from './repo-answers.ts';
 import { registerRepoRoutes } from './repos.routes.ts';
 import { registerReviewCommentRoutes } from './review-comments.routes.ts';
 import { classifyRouteScopes } from './route-scopes.ts';
@@ -67,7 +68,7 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
   registerUserRoutes(server, app);
   registerTokenRoutes(server, app);
   const views = new RepoViews(app);
-  registerRepoRoutes(server, app, views);
+  registerRepoRoutes(server, app, views, new RepoAnswers(views));
   registerCollaboratorRoutes(server, app);
   registerBranchRoutes(server, app);
   registerReleaseRoutes(server, app);

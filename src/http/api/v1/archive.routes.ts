@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import type { ApiErrorBody } from '../../errors/api-errors.ts';
 import { parseArchiveTarget, sendArchive } from '../../git/archive.routes.ts';
-import { errorResponses } from './schemas/common.ts';
-import { Type } from './schemas/type.ts';
 
 const Params = Type.Object({
   owner: Type.String({ maxLength: 200 }),

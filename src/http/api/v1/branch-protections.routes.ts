@@ -4,15 +4,15 @@ import type { App } from '../../../app.ts';
 import { Invalid } from '../../../domain/errors.ts';
 import type { ProtectedBranchRecord } from '../../../domain/repos/repo.types.ts';
 import { rfc3339 } from '../../../lib/time.ts';
-import { viewerUser } from '../../auth/viewer.ts';
 import {
   type ApiBranchProtection,
   ApiBranchProtectionSchema,
   type ApiCreateBranchProtectionOption,
   CreateBranchProtectionOptionSchema,
-} from './schemas/branch-protection.ts';
-import { errorResponses } from './schemas/common.ts';
-import { Type } from './schemas/type.ts';
+} from '../../../present/schemas/branch-protection.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { viewerUser } from '../../auth/viewer.ts';
 
 const RepoParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),

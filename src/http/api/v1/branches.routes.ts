@@ -2,15 +2,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
 import type { BranchListing } from '../../../domain/branches/branch.types.ts';
+import { toApiBranch } from '../../../present/branch.ts';
+import type { ConvertContext } from '../../../present/context.ts';
+import { ApiBranchSchema } from '../../../present/schemas/branch.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
-import { toApiBranch } from '../../convert/branch.ts';
-import type { ConvertContext } from '../../convert/context.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
 import { RepoParams } from './repos.routes.ts';
-import { ApiBranchSchema } from './schemas/branch.ts';
-import { errorResponses } from './schemas/common.ts';
-import { Type } from './schemas/type.ts';
 
 const BranchParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),

@@ -2,15 +2,18 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
 import { parseCollaboratorPermission } from '../../../domain/repos/collaborator.service.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import {
+  AddCollaboratorOptionSchema,
+  RepoCollaboratorPermissionSchema,
+} from '../../../present/schemas/repo.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { ApiUserSchema } from '../../../present/schemas/user.ts';
+import { toApiUser } from '../../../present/user.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
-import { toApiUser } from '../../convert/user.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import { errorResponses } from './schemas/common.ts';
-import { AddCollaboratorOptionSchema, RepoCollaboratorPermissionSchema } from './schemas/repo.ts';
-import { Type } from './schemas/type.ts';
-import { ApiUserSchema } from './schemas/user.ts';
 
 const Params = Type.Object({
   owner: Type.String({ maxLength: 200 }),

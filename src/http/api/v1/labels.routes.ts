@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { ApiLabelSchema } from '../../../present/schemas/label.ts';
+import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
 import { RepoParams } from './repos.routes.ts';
-import { errorResponses } from './schemas/common.ts';
-import { ApiLabelSchema } from './schemas/label.ts';
-import { Type } from './schemas/type.ts';
 
 /**
  * Labels: Kiln has no label model, so the list is always empty (SPEC.md). It still answers 200

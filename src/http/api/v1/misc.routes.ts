@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
-import { ServerVersionSchema } from './schemas/common.ts';
+import { ServerVersionSchema } from '../../../present/schemas/common.ts';
 
 export function registerMiscRoutes(server: FastifyInstance, app: App): void {
   const body = { version: app.config.forgeApiVersion };

@@ -7,20 +7,20 @@ import {
   type PullSort,
   type PullStateFilter,
 } from '../../../domain/pulls/pull.types.ts';
-import { requireUser } from '../../auth/api-auth.ts';
-import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import type { ConvertContext } from '../../convert/context.ts';
-import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import type { PullViews } from './pull-views.ts';
-import { errorResponses } from './schemas/common.ts';
+import type { ConvertContext } from '../../../present/context.ts';
+import type { PullViews } from '../../../present/pull-views.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
 import {
   ApiPullRequestSchema,
   CreatePullRequestOptionSchema,
   EditPullRequestOptionSchema,
   MergePullRequestOptionSchema,
-} from './schemas/pull.ts';
-import { Type } from './schemas/type.ts';
+} from '../../../present/schemas/pull.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
 
 const RepoParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),

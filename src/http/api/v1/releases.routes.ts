@@ -4,23 +4,23 @@ import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import type { VisibleRelease } from '../../../domain/releases/release.service.ts';
 import type { ReleaseSelector } from '../../../domain/releases/release.types.ts';
-import { requireUser } from '../../auth/api-auth.ts';
-import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import type { ConvertContext } from '../../convert/context.ts';
-import { toApiRelease } from '../../convert/release.ts';
-import { strictValidatorCompiler } from '../../plugins/schema-compilers.ts';
-import { readPaging, setPagingHeaders } from './paging.ts';
-import { RepoParams } from './repos.routes.ts';
-import { errorResponses } from './schemas/common.ts';
+import type { ConvertContext } from '../../../present/context.ts';
+import { toApiRelease } from '../../../present/release.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
 import {
   ApiReleaseSchema,
   CreateReleaseOptionSchema,
   type EditReleaseOption,
   EditReleaseOptionSchema,
   ReleaseListQuerySchema,
-} from './schemas/release.ts';
-import { Type } from './schemas/type.ts';
+} from '../../../present/schemas/release.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { strictValidatorCompiler } from '../../plugins/schema-compilers.ts';
+import { readPaging, setPagingHeaders } from './paging.ts';
+import { RepoParams } from './repos.routes.ts';
 
 const tags = ['repository'];
 const TagParams = Type.Object({

@@ -1,20 +1,21 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
-import { requireUser } from '../../auth/api-auth.ts';
-import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import type { ConvertContext } from '../../convert/context.ts';
-import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import type { RepoViews } from './repo-views.ts';
-import { errorResponses } from './schemas/common.ts';
+import type { ConvertContext } from '../../../present/context.ts';
+import type { RepoViews } from '../../../present/repo-views.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
 import {
   ApiRepositorySchema,
   CreateForkOptionSchema,
   CreateRepoOptionSchema,
   EditRepoOptionSchema,
-} from './schemas/repo.ts';
-import { Type } from './schemas/type.ts';
+} from '../../../present/schemas/repo.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import type { RepoAnswers } from './repo-answers.ts';
 
 export const RepoParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),
@@ -37,7 +38,12 @@ function sendSerialized(reply: FastifyReply, text: string): FastifyReply {
 }
 
 /** Repositories: create, read, list, edit, delete and fork. */
-export function registerRepoRoutes(parent: FastifyInstance, app: App, views: RepoViews): void {
+export function registerRepoRoutes(
+  parent: FastifyInstance,
+  app: App,
+  views: RepoViews,
+  answers: RepoAnswers,
+): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { repos } = app.services;
   const context = (request: FastifyRequest): ConvertContext => ({
@@ -195,7 +201,7 @@ export function registerRepoRoutes(parent: FastifyInstance, app: App, views: Rep
     async (request, reply) => {
       const viewer = viewerUser(request.viewer);
       const visible = await repos.get(viewer, request.params.owner, request.params.name);
-      const text = await views.serialized(viewer, visible, context(request), (repository) =>
+      const text = await answers.serialized(viewer, visible, context(request), (repository) =>
         serializedText(reply, repository),
       );
       return sendSerialized(reply, text);

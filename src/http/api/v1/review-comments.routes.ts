@@ -3,14 +3,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
 import type { ReviewComment } from '../../../domain/pulls/review-comment.service.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
+import { loadReviewComments } from '../../../present/review-comment-views.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import {
+  ApiPullReviewCommentSchema,
+  CreateReviewCommentOptionSchema,
+} from '../../../present/schemas/pull.ts';
+import { Type } from '../../../present/schemas/type.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import { loadReviewComments } from './review-comment-views.ts';
-import { errorResponses } from './schemas/common.ts';
-import { ApiPullReviewCommentSchema, CreateReviewCommentOptionSchema } from './schemas/pull.ts';
-import { Type } from './schemas/type.ts';
 
 const PullParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),
@@ -38,7 +41,7 @@ export function registerReviewCommentRoutes(parent: FastifyInstance, app: App): 
     number: number,
     comments: ReviewComment[],
   ) =>
-    loadReviewComments(app, { repo, number }, comments, {
+    loadReviewComments(app.services, { repo, number }, comments, {
       baseUrl: baseUrlOf(request, app.config),
     });
 

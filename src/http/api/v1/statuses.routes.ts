@@ -2,21 +2,21 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
-import { requireUser } from '../../auth/api-auth.ts';
-import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import type { ConvertContext } from '../../convert/context.ts';
-import { toApiCombinedStatus, toApiCommitStatus } from '../../convert/status.ts';
-import { strictValidatorCompiler } from '../../plugins/schema-compilers.ts';
-import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import type { RepoViews } from './repo-views.ts';
-import { errorResponses } from './schemas/common.ts';
+import type { ConvertContext } from '../../../present/context.ts';
+import type { RepoViews } from '../../../present/repo-views.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
 import {
   ApiCombinedStatusSchema,
   ApiCommitStatusSchema,
   CreateStatusOptionSchema,
-} from './schemas/status.ts';
-import { Type } from './schemas/type.ts';
+} from '../../../present/schemas/status.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { toApiCombinedStatus, toApiCommitStatus } from '../../../present/status.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { strictValidatorCompiler } from '../../plugins/schema-compilers.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
 
 const tags = ['repository'];
 const RefParams = Type.Object({

@@ -5,13 +5,16 @@ import { Forbidden, NotFound } from '../../../domain/errors.ts';
 import type { AccessToken } from '../../../domain/tokens/token.service.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { foldId } from '../../../lib/ids.ts';
+import { toApiAccessToken } from '../../../present/access-token.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import {
+  ApiAccessTokenSchema,
+  ApiCreateAccessTokenOptionSchema,
+} from '../../../present/schemas/token.ts';
+import { Type } from '../../../present/schemas/type.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { baseUrlOf } from '../../base-url.ts';
-import { toApiAccessToken } from '../../convert/access-token.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import { errorResponses } from './schemas/common.ts';
-import { ApiAccessTokenSchema, ApiCreateAccessTokenOptionSchema } from './schemas/token.ts';
-import { Type } from './schemas/type.ts';
 
 const UserParams = Type.Object({ username: Type.String({ maxLength: 100 }) });
 const tags = ['user'];

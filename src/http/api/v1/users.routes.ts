@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { ApiUserSchema } from '../../../present/schemas/user.ts';
+import { toApiUser } from '../../../present/user.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
-import { toApiUser } from '../../convert/user.ts';
-import { errorResponses } from './schemas/common.ts';
-import { Type } from './schemas/type.ts';
-import { ApiUserSchema } from './schemas/user.ts';
 
 export function registerUserRoutes(parent: FastifyInstance, app: App): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
