@@ -20,9 +20,9 @@ function toApiBranches(listing: BranchListing, context: ConvertContext) {
 }
 
 /** `list_branches` and `get_branch`. */
-export function registerBranchTools(kit: ToolKit): void {
-  const { app, context } = kit;
-  const { branches } = app.services;
+export function registerBranchTools(kit: ToolKit<'branches'>): void {
+  const { services, context } = kit;
+  const { branches } = services;
 
   addTool(
     kit,
