@@ -43,7 +43,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   // below both edges, so that REST and MCP answer in the same records from the same code.
   present: ['lib', 'config', 'domain', 'git'],
   http: ['lib', 'config', 'domain', 'git', 'gen', 'present', 'app', 'version'],
-  mcp: ['lib', 'config', 'domain', 'present', 'app', 'version'],
+  mcp: ['lib', 'config', 'domain', 'present', 'version'],
   app: ['lib', 'config', 'db', 'domain', 'git', 'version'],
   // The command line: an edge like http, which also applies migrations on its own (`migrate`),
   // and hands `runner …` to the built-in runner's own command line.
@@ -117,6 +117,10 @@ const RULES: Record<string, Rule> = {
   'pg only in db': (file, target) => packageOf(target) === 'pg' && areaOf(file) !== 'db',
   'kysely only in db and domain': (file, target) =>
     packageOf(target) === 'kysely' && !['db', 'domain'].includes(areaOf(file)),
+  // The REST routes take the few services and settings they use, handed out by the composition
+  // root; the rest of http still receives the whole application while it moves the same way.
+  'REST routes take their dependencies, not the app': (file, target) =>
+    within(inSrc(file), 'http/api') && target === 'src/app.ts',
   'mcp not through the REST routes': (file, target) =>
     areaOf(file) === 'mcp' && target.startsWith('src/http/api/'),
   'presenters start no git': (file, target) =>
@@ -260,6 +264,16 @@ describe('architecture rules (each fails when broken)', () => {
     expect(check('src/mcp/x.ts', '../http/api/v1/repo-answers.ts')).toHaveLength(2);
     expect(check('src/mcp/x.ts', '../present/repo-views.ts')).toEqual([]);
     expect(check('src/http/api/v1/x.ts', '../../../present/repo.ts')).toEqual([]);
+  });
+
+  it('hands the REST routes their dependencies rather than the app', () => {
+    expect(check('src/http/api/v1/x.routes.ts', '../../../app.ts')).toEqual([
+      'src/http/api/v1/x.routes.ts → src/app.ts: REST routes take their dependencies, not the app',
+    ]);
+    expect(check('src/mcp/x.ts', '../app.ts')).toEqual([
+      'src/mcp/x.ts → src/app.ts: imports only inward',
+    ]);
+    expect(check('src/http/api/v1/x.routes.ts', '../../../domain/services.ts')).toEqual([]);
   });
 
   it('keeps the presenters below the edges', () => {
