@@ -121,6 +121,11 @@ const RULES: Record<string, Rule> = {
   // root; the rest of http still receives the whole application while it moves the same way.
   'REST routes take their dependencies, not the app': (file, target) =>
     within(inSrc(file), 'http/api') && target === 'src/app.ts',
+  // A route throws a domain error and the one REST error handler writes the answer.
+  'REST routes build no error bodies': (file, target) =>
+    within(inSrc(file), 'http/api') &&
+    file.endsWith('.routes.ts') &&
+    target === 'src/http/errors/api-errors.ts',
   'mcp not through the REST routes': (file, target) =>
     areaOf(file) === 'mcp' && target.startsWith('src/http/api/'),
   'presenters start no git': (file, target) =>
@@ -274,6 +279,14 @@ describe('architecture rules (each fails when broken)', () => {
       'src/mcp/x.ts → src/app.ts: imports only inward',
     ]);
     expect(check('src/http/api/v1/x.routes.ts', '../../../domain/services.ts')).toEqual([]);
+  });
+
+  it('leaves error answers to the REST error handler', () => {
+    expect(check('src/http/api/v1/x.routes.ts', '../../errors/api-errors.ts')).toEqual([
+      'src/http/api/v1/x.routes.ts → src/http/errors/api-errors.ts: REST routes build no error bodies',
+    ]);
+    expect(check('src/http/api/v1/api.plugin.ts', '../../errors/api-errors.ts')).toEqual([]);
+    expect(check('src/http/api/v1/x.routes.ts', '../../../domain/errors.ts')).toEqual([]);
   });
 
   it('keeps the presenters below the edges', () => {
