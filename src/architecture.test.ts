@@ -1,7 +1,7 @@
 /**
- * Keeps the layering of DESIGN.md and docs/architecture.md honest: `http`/`mcp` → `domain` →
- * `db`/`git` → `lib`, the packages that belong to one layer stay there, and only `src/git/`,
- * `src/runner/` and `bin/` spawn processes. Every rule is a pure function of one import (the
+ * Keeps the layering of DESIGN.md and docs/architecture.md honest: `http`/`mcp` → `present` →
+ * `domain` → `db`/`git` → `lib`, the packages that belong to one layer stay there, and only
+ * `src/git/`, `src/runner/` and `bin/` spawn processes. Every rule is a pure function of one import (the
  * importing file and what it names), checked below against a forbidden example and then over
  * every import of every source file.
  */
@@ -31,17 +31,6 @@ function within(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
 }
 
-/**
- * The REST view loaders MCP shares (they take a ConvertContext, not a request, so both edges load
- * the same facts into the same records). They belong in a presenter module of their own that both
- * edges import; until they move there, these and only these are MCP's way into `http/api`.
- */
-const MCP_SHARED_REST_VIEWS = [
-  'http/api/v1/repo-views',
-  'http/api/v1/pull-views',
-  'http/api/v1/review-comment-views',
-];
-
 /** Which areas each area may import from (itself always allowed). */
 const ALLOWED: Record<string, readonly string[]> = {
   lib: [],
@@ -50,8 +39,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   git: ['lib', 'config', 'domain/errors'],
   domain: ['lib', 'config', 'db', 'git'],
   gen: [],
-  http: ['lib', 'config', 'domain', 'git', 'gen', 'app', 'version'],
-  mcp: ['lib', 'config', 'domain', 'http/convert', ...MCP_SHARED_REST_VIEWS, 'app', 'version'],
+  // Gitea's wire shapes, the pure converters to them and the loaders that gather their facts:
+  // below both edges, so that REST and MCP answer in the same records from the same code.
+  present: ['lib', 'config', 'domain', 'git'],
+  http: ['lib', 'config', 'domain', 'git', 'gen', 'present', 'app', 'version'],
+  mcp: ['lib', 'config', 'domain', 'present', 'version'],
   app: ['lib', 'config', 'db', 'domain', 'git', 'version'],
   // The command line: an edge like http, which also applies migrations on its own (`migrate`),
   // and hands `runner …` to the built-in runner's own command line.
@@ -82,7 +74,7 @@ const ALLOWED: Record<string, readonly string[]> = {
 
 /**
  * Modules of src/git/ that start nothing and touch no disk: parsers of git's object formats and
- * checks of names. Converters may use these, and only these, of the git layer.
+ * checks of names. Presenters may use these, and only these, of the git layer.
  */
 const PURE_GIT = [
   'git/ref-names',
@@ -139,12 +131,19 @@ const RULES: Record<string, Rule> = {
   'pg only in db': (file, target) => packageOf(target) === 'pg' && areaOf(file) !== 'db',
   'kysely only in db and domain': (file, target) =>
     packageOf(target) === 'kysely' && !['db', 'domain'].includes(areaOf(file)),
+  // The REST routes take the few services and settings they use, handed out by the composition
+  // root; the rest of http still receives the whole application while it moves the same way.
+  'REST routes take their dependencies, not the app': (file, target) =>
+    within(inSrc(file), 'http/api') && target === 'src/app.ts',
+  // A route throws a domain error and the one REST error handler writes the answer.
+  'REST routes build no error bodies': (file, target) =>
+    within(inSrc(file), 'http/api') &&
+    file.endsWith('.routes.ts') &&
+    target === 'src/http/errors/api-errors.ts',
   'mcp not through the REST routes': (file, target) =>
-    areaOf(file) === 'mcp' &&
-    target.startsWith('src/http/api/') &&
-    !MCP_SHARED_REST_VIEWS.includes(inSrc(target)),
-  'converters start no git': (file, target) =>
-    within(inSrc(file), 'http/convert') &&
+    areaOf(file) === 'mcp' && target.startsWith('src/http/api/'),
+  'presenters start no git': (file, target) =>
+    areaOf(file) === 'present' &&
     target.startsWith('src/git/') &&
     !PURE_GIT.includes(inSrc(target)),
   'narrow edges take no app': (file, target) =>
@@ -282,22 +281,49 @@ describe('architecture rules (each fails when broken)', () => {
     expect(check('src/db/x.ts', 'kysely')).toEqual([]);
   });
 
-  it('lets mcp reach http/api only through the listed shared views', () => {
+  it('keeps mcp out of http/api: both edges share the presenters instead', () => {
     expect(check('src/mcp/x.ts', '../http/api/v1/repos.routes.ts')).toEqual([
       'src/mcp/x.ts → src/http/api/v1/repos.routes.ts: imports only inward',
       'src/mcp/x.ts → src/http/api/v1/repos.routes.ts: mcp not through the REST routes',
     ]);
-    expect(check('src/mcp/x.ts', '../http/api/v1/repo-views.ts')).toEqual([]);
-    expect(check('src/mcp/x.ts', '../http/convert/repo.ts')).toEqual([]);
+    expect(check('src/mcp/x.ts', '../http/api/v1/repo-answers.ts')).toHaveLength(2);
+    expect(check('src/mcp/x.ts', '../present/repo-views.ts')).toEqual([]);
+    expect(check('src/http/api/v1/x.ts', '../../../present/repo.ts')).toEqual([]);
   });
 
-  it('keeps process code out of converters', () => {
-    expect(check('src/http/convert/x.ts', '../../git/read-objects.ts')).toEqual([
-      'src/http/convert/x.ts → src/git/read-objects.ts: converters start no git',
+  it('hands the REST routes their dependencies rather than the app', () => {
+    expect(check('src/http/api/v1/x.routes.ts', '../../../app.ts')).toEqual([
+      'src/http/api/v1/x.routes.ts → src/app.ts: REST routes take their dependencies, not the app',
     ]);
-    expect(check('src/http/convert/x.ts', '../../git/objects/write-commit.ts')).toHaveLength(1);
-    expect(check('src/http/convert/x.ts', '../../git/objects/commit.ts')).toEqual([]);
-    expect(check('src/http/convert/x.ts', '../../git/ref-names.ts')).toEqual([]);
+    expect(check('src/mcp/x.ts', '../app.ts')).toEqual([
+      'src/mcp/x.ts → src/app.ts: imports only inward',
+    ]);
+    expect(check('src/http/api/v1/x.routes.ts', '../../../domain/services.ts')).toEqual([]);
+  });
+
+  it('leaves error answers to the REST error handler', () => {
+    expect(check('src/http/api/v1/x.routes.ts', '../../errors/api-errors.ts')).toEqual([
+      'src/http/api/v1/x.routes.ts → src/http/errors/api-errors.ts: REST routes build no error bodies',
+    ]);
+    expect(check('src/http/api/v1/api.plugin.ts', '../../errors/api-errors.ts')).toEqual([]);
+    expect(check('src/http/api/v1/x.routes.ts', '../../../domain/errors.ts')).toEqual([]);
+  });
+
+  it('keeps the presenters below the edges', () => {
+    expect(check('src/present/x.ts', '../http/api/v1/paging.ts')).toEqual([
+      'src/present/x.ts → src/http/api/v1/paging.ts: imports only inward',
+    ]);
+    expect(check('src/present/x.ts', '../mcp/tool-kit.ts')).toHaveLength(1);
+    expect(check('src/present/x.ts', '../domain/repos/repo.types.ts')).toEqual([]);
+  });
+
+  it('keeps process code out of presenters', () => {
+    expect(check('src/present/x.ts', '../git/read-objects.ts')).toEqual([
+      'src/present/x.ts → src/git/read-objects.ts: presenters start no git',
+    ]);
+    expect(check('src/present/schemas/x.ts', '../../git/objects/write-commit.ts')).toHaveLength(1);
+    expect(check('src/present/x.ts', '../git/objects/commit.ts')).toEqual([]);
+    expect(check('src/present/x.ts', '../git/ref-names.ts')).toEqual([]);
     expect(check('src/http/api/x.ts', '../../git/read-objects.ts')).toEqual([]);
   });
 

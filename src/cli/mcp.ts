@@ -12,8 +12,12 @@ export const mcpCommands: readonly Command[] = [
     notes: ['Without --token-file the token comes from KILN_TOKEN (docs/mcp.md).'],
     run: async ({ values, config }) => {
       // Loaded only for this command: the MCP SDK would otherwise weigh on every `serve`.
-      const { runMcp } = await import('../mcp/mcp-command.ts');
+      const [{ runMcp }, { createApp }] = await Promise.all([
+        import('../mcp/mcp-command.ts'),
+        import('../app.ts'),
+      ]);
       return runMcp(config(), {
+        open: createApp,
         tokenFile: stringValue(values, 'token-file'),
         env: process.env,
         onReady: startedUp,

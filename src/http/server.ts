@@ -11,7 +11,7 @@ import { baseUrlOf } from './base-url.ts';
 import { frameworkErrorHandler } from './errors/api-errors.ts';
 import { sendErrorPage } from './errors/web-errors.ts';
 import { registerFederation } from './federation/federation.plugin.ts';
-import { archivePlugin } from './git/archive.routes.ts';
+import { archivePlugin, sendArchive } from './git/archive.routes.ts';
 import { smartHttpPlugin } from './git/smart-http.routes.ts';
 import { AccessLog } from './plugins/access-log.ts';
 import { registerFiniteNumbers } from './plugins/finite-numbers.ts';
@@ -132,8 +132,14 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
 
   registerHealth(server, { services: app.services });
   registerMetrics(server, config, () => app.services.housekeeping.stats());
-  registerApiDocs(server, app);
-  await server.register(apiV1Plugin, { prefix: '/api/v1', app });
+  registerApiDocs(server, { config: app.config });
+  await server.register(apiV1Plugin, {
+    prefix: '/api/v1',
+    services: app.services,
+    config: app.config,
+    sendArchive: async (reply, repo, target) =>
+      sendArchive(reply, await app.services.archives.open(repo, target)),
+  });
   const { ciDispatch, ciReports } = app.services;
   registerActionsRoutes(server, {
     runners: app.services.runners,

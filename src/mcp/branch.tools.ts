@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { BranchListing } from '../domain/branches/branch.types.ts';
-import { toApiBranch } from '../http/convert/branch.ts';
-import type { ConvertContext } from '../http/convert/context.ts';
+import { toApiBranch } from '../present/branch.ts';
+import type { ConvertContext } from '../present/context.ts';
 import {
   addTool,
   pageResult,
@@ -20,9 +20,9 @@ function toApiBranches(listing: BranchListing, context: ConvertContext) {
 }
 
 /** `list_branches` and `get_branch`. */
-export function registerBranchTools(kit: ToolKit): void {
-  const { app, context } = kit;
-  const { branches } = app.services;
+export function registerBranchTools(kit: ToolKit<'branches'>): void {
+  const { services, context } = kit;
+  const { branches } = services;
 
   addTool(
     kit,

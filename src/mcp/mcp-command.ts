@@ -1,12 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { type Logger, pino } from 'pino';
-import { createApp } from '../app.ts';
 import type { Config } from '../config/config.ts';
 import { Invalid, Unauthenticated } from '../domain/errors.ts';
-import { buildMcpServer } from './mcp-server.ts';
+import type { DomainServices } from '../domain/services.ts';
+import { buildMcpServer, type McpServices } from './mcp-server.ts';
+
+/** What `kiln mcp` runs on: the tools' services and the token check, released by `close`. */
+export type McpHost = {
+  readonly services: McpServices & Pick<DomainServices, 'tokens'>;
+  close(): Promise<void>;
+};
 
 export type McpOptions = {
+  /** Opens the services (the composition root, with the same configuration as `serve`). */
+  readonly open: (config: Config) => Promise<McpHost>;
   /** `--token-file PATH`: wins over the environment when given. */
   readonly tokenFile?: string | undefined;
   /** Where `KILN_TOKEN` is read from. */
@@ -83,16 +91,16 @@ async function drain(inFlight: Set<Promise<unknown>>): Promise<void> {
 export async function runMcp(config: Config, options: McpOptions): Promise<void> {
   const token = readToken(options);
   const log = stderrLogger(config);
-  const app = await createApp(config);
+  const host = await options.open(config);
   try {
     const caller = async () => {
-      const holder = await app.services.tokens.authenticate(token);
+      const holder = await host.services.tokens.authenticate(token);
       if (!holder) throw new Unauthenticated('the access token is invalid or revoked');
       return holder;
     };
     const { user } = await caller();
     const inFlight = new Set<Promise<unknown>>();
-    const server = buildMcpServer(app, caller, log, inFlight);
+    const server = buildMcpServer(host, caller, log, inFlight);
     const stop = stopped();
     await server.connect(new StdioServerTransport());
     log.info({ user: user.handle }, 'serving MCP tools on stdio');
@@ -108,6 +116,6 @@ export async function runMcp(config: Config, options: McpOptions): Promise<void>
     await server.close();
     process.stdin.destroy();
   } finally {
-    await app.close();
+    await host.close();
   }
 }

@@ -1,9 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from 'pino';
-import type { App } from '../app.ts';
+import type { DomainServices } from '../domain/services.ts';
 import type { TokenHolder } from '../domain/tokens/token.service.ts';
-import { PullViews } from '../http/api/v1/pull-views.ts';
-import { RepoViews } from '../http/api/v1/repo-views.ts';
+import { PullViews } from '../present/pull-views.ts';
+import { RepoViews } from '../present/repo-views.ts';
 import { KILN_VERSION } from '../version.ts';
 import { registerBranchTools } from './branch.tools.ts';
 import { registerPullTools } from './pull.tools.ts';
@@ -12,6 +12,23 @@ import { registerRepoTools } from './repo.tools.ts';
 import { registerReviewCommentTools } from './review-comment.tools.ts';
 import { registerSearchTools } from './search.tools.ts';
 import type { ToolKit } from './tool-kit.ts';
+
+/** The services the tools use, and those the shared view loaders read. */
+export type McpServices = Pick<
+  DomainServices,
+  | 'repos'
+  | 'users'
+  | 'admins'
+  | 'branches'
+  | 'pulls'
+  | 'pullMerges'
+  | 'reviewComments'
+  | 'releases'
+  | 'federation'
+>;
+
+/** What the MCP server is built from. */
+export type McpDeps = { readonly services: McpServices };
 
 const INSTRUCTIONS =
   'Kiln is a self-hosted git forge. These tools act as one Kiln account (see whoami) with its ' +
@@ -24,7 +41,7 @@ const INSTRUCTIONS =
  * loaders and converters as the REST API, with no base URL (so URL fields are null).
  */
 export function buildMcpServer(
-  app: App,
+  deps: McpDeps,
   caller: () => Promise<TokenHolder>,
   log: Logger,
   inFlight: Set<Promise<unknown>>,
@@ -33,14 +50,14 @@ export function buildMcpServer(
     { name: 'kiln', title: 'Kiln', version: KILN_VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
-  const repoViews = new RepoViews(app);
-  const kit: ToolKit = {
+  const repoViews = new RepoViews(deps);
+  const kit: ToolKit<keyof McpServices> = {
     server,
-    app,
+    services: deps.services,
     caller,
     context: { baseUrl: null },
     repoViews,
-    pullViews: new PullViews(app, repoViews),
+    pullViews: new PullViews(deps, repoViews),
     log,
     inFlight,
   };

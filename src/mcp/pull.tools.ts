@@ -17,9 +17,9 @@ const title = z.string().trim().min(1).max(255);
 const body = z.string().max(1_000_000);
 
 /** Pull requests: list, read, open, edit (close, reopen) and merge. */
-export function registerPullTools(kit: ToolKit): void {
-  const { app, context } = kit;
-  const { pulls, pullMerges } = app.services;
+export function registerPullTools(kit: ToolKit<'pulls' | 'pullMerges'>): void {
+  const { services, context } = kit;
+  const { pulls, pullMerges } = services;
   const pullArgs = { ...repoArgs, number: pullNumberArg };
   const show = async (user: User, found: PullInContext) =>
     recordResult(await kit.pullViews.one(user, found, context));

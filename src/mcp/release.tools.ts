@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { VisibleRelease } from '../domain/releases/release.service.ts';
-import { toApiRelease } from '../http/convert/release.ts';
+import { toApiRelease } from '../present/release.ts';
 import {
   addTool,
   pageResult,
@@ -12,9 +12,9 @@ import {
 } from './tool-kit.ts';
 
 /** `list_releases`, `get_release`, `get_latest_release` and `create_release`. */
-export function registerReleaseTools(kit: ToolKit): void {
-  const { app, context } = kit;
-  const { releases } = app.services;
+export function registerReleaseTools(kit: ToolKit<'releases'>): void {
+  const { services, context } = kit;
+  const { releases } = services;
   const show = ({ visible, release }: VisibleRelease) =>
     recordResult(toApiRelease(release, visible.repo, context));
   const tagArg = z.string().min(1).max(255).describe('The release\'s git tag, e.g. "v1.2.0"');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toApiUser } from '../http/convert/user.ts';
+import { toApiUser } from '../present/user.ts';
 import {
   addTool,
   pageResult,
@@ -11,9 +11,9 @@ import {
 } from './tool-kit.ts';
 
 /** `whoami`, `list_repositories` and `get_repository`. */
-export function registerRepoTools(kit: ToolKit): void {
-  const { app, context } = kit;
-  const { repos, users, admins } = app.services;
+export function registerRepoTools(kit: ToolKit<'repos' | 'users' | 'admins'>): void {
+  const { services, context } = kit;
+  const { repos, users, admins } = services;
 
   addTool(
     kit,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadReviewComments } from '../http/api/v1/review-comment-views.ts';
+import { loadReviewComments } from '../present/review-comment-views.ts';
 import {
   addTool,
   pageResult,
@@ -14,9 +14,9 @@ import {
 const lineArg = z.number().int().min(1).max(10_000_000);
 
 /** Line-review comments on a pull request's diff: list and create. */
-export function registerReviewCommentTools(kit: ToolKit): void {
-  const { app, context } = kit;
-  const { reviewComments } = app.services;
+export function registerReviewCommentTools(kit: ToolKit<'reviewComments' | 'users'>): void {
+  const { services, context } = kit;
+  const { reviewComments } = services;
 
   addTool(
     kit,
@@ -36,7 +36,7 @@ export function registerReviewCommentTools(kit: ToolKit): void {
       const found = await reviewComments.list(user, owner, repo, number);
       const page = found.comments.slice(paging.offset, paging.offset + paging.limit);
       const where = { repo: found.context.base.repo, number };
-      const records = await loadReviewComments(app, where, page, context);
+      const records = await loadReviewComments(services, where, page, context);
       return pageResult(records, found.comments.length, paging);
     },
   );
@@ -92,7 +92,7 @@ export function registerReviewCommentTools(kit: ToolKit): void {
         inReplyTo: input.in_reply_to_id,
       });
       const where = { repo: created.context.base.repo, number };
-      const [record] = await loadReviewComments(app, where, [created.comment], context);
+      const [record] = await loadReviewComments(services, where, [created.comment], context);
       if (!record) throw new Error('comment author vanished');
       return recordResult(record);
     },

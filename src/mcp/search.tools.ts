@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { isUser } from '../domain/users/user.types.ts';
-import { toSearchPerson, toSearchRepository } from '../http/convert/search.ts';
+import { toSearchPerson, toSearchRepository } from '../present/search.ts';
 import { addTool, MAX_LIMIT, recordResult, type ToolKit } from './tool-kit.ts';
 
 const DEFAULT_SEARCH_LIMIT = 20;
 
 /** `search`: people and repositories by a piece of their name. */
-export function registerSearchTools(kit: ToolKit): void {
-  const { app } = kit;
-  const { users, repos } = app.services;
+export function registerSearchTools(kit: ToolKit<'users' | 'repos'>): void {
+  const { users, repos } = kit.services;
 
   addTool(
     kit,

@@ -2,20 +2,23 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { App } from '../app.ts';
 import type { Page } from '../domain/repos/repo.store.ts';
+import type { DomainServices } from '../domain/services.ts';
 import type { TokenHolder } from '../domain/tokens/token.service.ts';
 import { requireScopes, type ScopeCategory } from '../domain/tokens/token-scopes.ts';
 import type { User } from '../domain/users/user.types.ts';
-import type { PullViews } from '../http/api/v1/pull-views.ts';
-import type { RepoViews } from '../http/api/v1/repo-views.ts';
-import type { ConvertContext } from '../http/convert/context.ts';
+import type { ConvertContext } from '../present/context.ts';
+import type { PullViews } from '../present/pull-views.ts';
+import type { RepoViews } from '../present/repo-views.ts';
 import { errorResult } from './mcp-errors.ts';
 
-/** What every tool works with: the app, the token's owner and the shared view loaders. */
-export type ToolKit = {
+/**
+ * What every tool works with: the services it names (`ToolKit<'pulls' | 'users'>`), the token's
+ * owner and the shared view loaders. `addTool` needs none of the services.
+ */
+export type ToolKit<Used extends keyof DomainServices = never> = {
   readonly server: McpServer;
-  readonly app: App;
+  readonly services: Pick<DomainServices, Used>;
   /**
    * The owner of the personal access token and its scopes, looked up again for every call, so
    * that a revoked or expired token stops working at once, as it does over REST.

@@ -1,42 +1,34 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Config } from '../../../config/config.ts';
 import type { RunQueryService } from '../../../domain/ci/run-query.service.ts';
 import type { RunTriggerService } from '../../../domain/ci/run-trigger.service.ts';
-import { requireUser } from '../../auth/api-auth.ts';
-import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import { toApiWorkflowJob, toApiWorkflowRun } from '../../convert/action.ts';
-import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { toApiWorkflowJob, toApiWorkflowRun } from '../../../present/action.ts';
 import {
   ApiActionWorkflowJobsResponseSchema,
   ApiActionWorkflowRunSchema,
   ApiActionWorkflowRunsResponseSchema,
-} from './schemas/action.ts';
-import { errorResponses } from './schemas/common.ts';
-import { Type } from './schemas/type.ts';
+} from '../../../present/schemas/action.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { RepoParams, repoParamsWith } from './params.ts';
 
 /** What the Actions routes use: reading runs, and the configuration for base URLs. */
 export type ActionRoutesDeps = {
   readonly runs: RunQueryService;
   /** Starting a workflow by hand (`workflow_dispatch`). */
   readonly triggers: RunTriggerService;
-  readonly config: Config;
+  readonly config: BaseUrlConfig;
 };
 
 const tags = ['repository'];
-const RepoParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
-});
-const RunParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const RunParams = repoParamsWith({
   run: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
 });
-const WorkflowParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const WorkflowParams = repoParamsWith({
   workflow: Type.String({ maxLength: 255 }),
 });
 const DispatchBody = Type.Object({
@@ -49,9 +41,7 @@ const DispatchBody = Type.Object({
     ),
   ),
 });
-const JobParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const JobParams = repoParamsWith({
   job: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
 });
 

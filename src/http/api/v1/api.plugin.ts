@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { Config } from '../../../config/config.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import { PullViews } from '../../../present/pull-views.ts';
+import { RepoViews } from '../../../present/repo-views.ts';
 import { viewerFromAuthorization } from '../../auth/api-auth.ts';
 import { viewerFromPasswordOrToken } from '../../auth/password-auth.ts';
 import { requireViewerScope, scopeLevelOf } from '../../auth/token-scope.ts';
@@ -8,16 +11,15 @@ import { refuseNul } from '../../plugins/nul-guard.ts';
 import { parseTrustedProxies } from '../../protect/client-ip.ts';
 import { requestClientIp } from '../../protect/metering.plugin.ts';
 import { registerActionRoutes } from './actions.routes.ts';
-import { registerArchiveRoutes } from './archive.routes.ts';
+import { type ArchiveSender, registerArchiveRoutes } from './archive.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
 import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
-import { PullViews } from './pull-views.ts';
 import { registerPullRoutes } from './pulls.routes.ts';
 import { registerReleaseRoutes } from './releases.routes.ts';
-import { RepoViews } from './repo-views.ts';
+import { RepoAnswers } from './repo-answers.ts';
 import { registerRepoRoutes } from './repos.routes.ts';
 import { registerReviewCommentRoutes } from './review-comments.routes.ts';
 import { classifyRouteScopes } from './route-scopes.ts';
@@ -25,16 +27,46 @@ import { registerStatusRoutes } from './statuses.routes.ts';
 import { registerTokenRoutes } from './tokens.routes.ts';
 import { registerUserRoutes } from './users.routes.ts';
 
+/** The services the REST routes use, and those its credential checks read. */
+type ApiServices = Pick<
+  DomainServices,
+  | 'users'
+  | 'admins'
+  | 'tokens'
+  | 'repos'
+  | 'federation'
+  | 'collaborators'
+  | 'branches'
+  | 'releases'
+  | 'commitStatuses'
+  | 'protectedBranches'
+  | 'pulls'
+  | 'pullMerges'
+  | 'reviewComments'
+  | 'ciRunQueries'
+  | 'ciTriggers'
+> &
+  Parameters<typeof viewerFromAuthorization>[0] &
+  Parameters<typeof viewerFromPasswordOrToken>[0];
+
+/** What `/api/v1` hands out to its routes: the union of what each of them takes. */
+export type ApiV1Deps = {
+  readonly services: ApiServices;
+  /** Read by the error answers (base URL), the credential checks (trusted proxies), `/version`. */
+  readonly config: Parameters<typeof apiErrorHandler>[0] & Pick<Config, 'trustProxy'>;
+  readonly sendArchive: ArchiveSender;
+};
+
 /**
  * `/api/v1`: the Gitea-shaped REST API. Tokens only (no cookies, so no CSRF surface), but for
  * the token API, which also takes a password; every token is held to the scopes of the route
  * (route-scopes.ts) before the route runs. Errors as Gitea's `{message, url}`; every unknown
  * path a JSON 404.
  */
-export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): Promise<void> {
-  const { app } = opts;
-  server.setErrorHandler(apiErrorHandler(app.config));
-  server.setNotFoundHandler(apiNotFoundHandler(app.config));
+export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Promise<void> {
+  const { services, config } = deps;
+  server.setErrorHandler(apiErrorHandler(config));
+  server.setNotFoundHandler(apiNotFoundHandler(config));
   // Clients send `Content-Type: application/json` on bodiless DELETEs and merges; Gitea reads
   // that as no body, so an empty JSON body is no body here too (never a 400).
   const parseJson = server.getDefaultJsonParser('error', 'error');
@@ -44,15 +76,15 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
     return parseJson(request, body.toString(), done);
   });
   server.addHook('preValidation', refuseNul);
-  const trusted = parseTrustedProxies(app.config.trustProxy);
+  const trusted = parseTrustedProxies(config.trustProxy);
   server.addHook('onRequest', (request, _reply, done) => {
     const { authorization } = request.headers;
     // Without credentials the viewer stays anonymous (the request's default), no promise made.
     if (authorization === undefined) return done();
     const route = request.routeOptions.config;
     const viewer = route.passwordAuth
-      ? viewerFromPasswordOrToken(app.services, authorization, requestClientIp(request, trusted))
-      : viewerFromAuthorization(app.services, authorization);
+      ? viewerFromPasswordOrToken(services, authorization, requestClientIp(request, trusted))
+      : viewerFromAuthorization(services, authorization);
     viewer
       .then((found) => {
         request.viewer = found;
@@ -63,23 +95,23 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
       .then(() => done(), done);
   });
   classifyRouteScopes(server, '/api/v1');
-  registerMiscRoutes(server, app);
-  registerUserRoutes(server, app);
-  registerTokenRoutes(server, app);
-  const views = new RepoViews(app);
-  registerRepoRoutes(server, app, views);
-  registerCollaboratorRoutes(server, app);
-  registerBranchRoutes(server, app);
-  registerReleaseRoutes(server, app);
-  registerLabelRoutes(server, app);
-  registerStatusRoutes(server, app, views);
-  registerBranchProtectionRoutes(server, app);
-  registerArchiveRoutes(server, app);
-  registerPullRoutes(server, app, new PullViews(app, views));
-  registerReviewCommentRoutes(server, app);
+  registerMiscRoutes(server, deps);
+  registerUserRoutes(server, deps);
+  registerTokenRoutes(server, deps);
+  const views = new RepoViews(deps);
+  registerRepoRoutes(server, { ...deps, views, answers: new RepoAnswers(views) });
+  registerCollaboratorRoutes(server, deps);
+  registerBranchRoutes(server, deps);
+  registerReleaseRoutes(server, deps);
+  registerLabelRoutes(server, deps);
+  registerStatusRoutes(server, { ...deps, views });
+  registerBranchProtectionRoutes(server, deps);
+  registerArchiveRoutes(server, deps);
+  registerPullRoutes(server, { ...deps, views: new PullViews(deps, views) });
+  registerReviewCommentRoutes(server, deps);
   registerActionRoutes(server, {
-    runs: app.services.ciRunQueries,
-    triggers: app.services.ciTriggers,
-    config: app.config,
+    runs: services.ciRunQueries,
+    triggers: services.ciTriggers,
+    config,
   });
 }

@@ -1,27 +1,21 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
 import { Invalid } from '../../../domain/errors.ts';
 import type { ProtectedBranchRecord } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { rfc3339 } from '../../../lib/time.ts';
-import { viewerUser } from '../../auth/viewer.ts';
 import {
   type ApiBranchProtection,
   ApiBranchProtectionSchema,
-  type ApiCreateBranchProtectionOption,
   CreateBranchProtectionOptionSchema,
-} from './schemas/branch-protection.ts';
-import { errorResponses } from './schemas/common.ts';
-import { Type } from './schemas/type.ts';
+} from '../../../present/schemas/branch-protection.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { RepoParams, repoParamsWith } from './params.ts';
 
-const RepoParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
-});
 // The rule name is matched greedily, so `release/1.0` works raw as well as `%2F`-encoded.
-const RuleParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const RuleParams = repoParamsWith({
   '*': Type.String({ maxLength: 255 }),
 });
 const tags = ['repository'];
@@ -64,10 +58,18 @@ export function toApiBranchProtection(record: ProtectedBranchRecord): ApiBranchP
   };
 }
 
+/** What the routes use: the protected branch rules. */
+export type BranchProtectionRouteDeps = {
+  readonly services: Pick<DomainServices, 'protectedBranches'>;
+};
+
 /** Branch protections, Gitea-compatible: list, create, get and delete; repository admins only. */
-export function registerBranchProtectionRoutes(parent: FastifyInstance, app: App): void {
+export function registerBranchProtectionRoutes(
+  parent: FastifyInstance,
+  deps: BranchProtectionRouteDeps,
+): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { protectedBranches } = app.services;
+  const { protectedBranches } = deps.services;
   const base = '/repos/:owner/:name/branch_protections';
 
   server.get(
@@ -100,7 +102,7 @@ export function registerBranchProtectionRoutes(parent: FastifyInstance, app: App
     },
     async (request, reply) => {
       const { owner, name } = request.params;
-      const body = request.body as ApiCreateBranchProtectionOption;
+      const { body } = request;
       const rule = body.rule_name || body.branch_name;
       if (!rule) throw new Invalid('both rule_name and branch_name are empty');
       const record = await protectedBranches.create(viewerUser(request.viewer), owner, name, rule);

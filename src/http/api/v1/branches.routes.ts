@@ -1,20 +1,18 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import type { BranchListing } from '../../../domain/branches/branch.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import { toApiBranch } from '../../../present/branch.ts';
+import type { ConvertContext } from '../../../present/context.ts';
+import { ApiBranchSchema } from '../../../present/schemas/branch.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import { toApiBranch } from '../../convert/branch.ts';
-import type { ConvertContext } from '../../convert/context.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import { RepoParams } from './repos.routes.ts';
-import { ApiBranchSchema } from './schemas/branch.ts';
-import { errorResponses } from './schemas/common.ts';
-import { Type } from './schemas/type.ts';
+import { RepoParams, repoParamsWith } from './params.ts';
 
-const BranchParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const BranchParams = repoParamsWith({
   // Greedy: `feature/x` arrives raw or as `feature%2Fx`, and Fastify decodes both to one value.
   '*': Type.String({ maxLength: 1000, description: 'the branch name; slashes raw or as %2F' }),
 });
@@ -27,12 +25,18 @@ function toApiBranches(listing: BranchListing, context: ConvertContext) {
   );
 }
 
+/** What the routes use: branches, and the configuration for base URLs. */
+export type BranchRouteDeps = {
+  readonly services: Pick<DomainServices, 'branches'>;
+  readonly config: BaseUrlConfig;
+};
+
 /** Branches: a paginated list and one branch by (slash-containing) name. */
-export function registerBranchRoutes(parent: FastifyInstance, app: App): void {
+export function registerBranchRoutes(parent: FastifyInstance, deps: BranchRouteDeps): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { branches } = app.services;
+  const { branches } = deps.services;
   const context = (request: FastifyRequest): ConvertContext => ({
-    baseUrl: baseUrlOf(request, app.config),
+    baseUrl: baseUrlOf(request, deps.config),
   });
 
   server.get(
@@ -54,7 +58,7 @@ export function registerBranchRoutes(parent: FastifyInstance, app: App): void {
         request.params.name,
         paging,
       );
-      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, listing.total);
+      setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, listing.total);
       return toApiBranches(listing, context(request));
     },
   );

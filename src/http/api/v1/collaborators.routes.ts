@@ -1,33 +1,40 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
 import { parseCollaboratorPermission } from '../../../domain/repos/collaborator.service.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import {
+  AddCollaboratorOptionSchema,
+  RepoCollaboratorPermissionSchema,
+} from '../../../present/schemas/repo.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { ApiUserSchema } from '../../../present/schemas/user.ts';
+import { toApiUser } from '../../../present/user.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import { toApiUser } from '../../convert/user.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import { errorResponses } from './schemas/common.ts';
-import { AddCollaboratorOptionSchema, RepoCollaboratorPermissionSchema } from './schemas/repo.ts';
-import { Type } from './schemas/type.ts';
-import { ApiUserSchema } from './schemas/user.ts';
+import { RepoParams, repoParamsWith } from './params.ts';
 
-const Params = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const Params = repoParamsWith({
   collaborator: Type.String({ maxLength: 100 }),
-});
-const RepoParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
 });
 const tags = ['repository'];
 const noContent = { 204: Type.Null(), ...errorResponses };
 
+/** What the routes use: the collaborators of repositories, and the configuration for base URLs. */
+export type CollaboratorRouteDeps = {
+  readonly services: Pick<DomainServices, 'collaborators'>;
+  readonly config: BaseUrlConfig;
+};
+
 /** Collaborators, Gitea-compatible: list, check, add with a permission, remove, effective permission. */
-export function registerCollaboratorRoutes(parent: FastifyInstance, app: App): void {
+export function registerCollaboratorRoutes(
+  parent: FastifyInstance,
+  deps: CollaboratorRouteDeps,
+): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { collaborators } = app.services;
+  const { collaborators } = deps.services;
 
   server.get(
     '/repos/:owner/:name/collaborators',
@@ -47,7 +54,7 @@ export function registerCollaboratorRoutes(parent: FastifyInstance, app: App): v
         request.params.name,
       );
       const paging = readPaging(request.query);
-      const baseUrl = baseUrlOf(request, app.config);
+      const baseUrl = baseUrlOf(request, deps.config);
       setPagingHeaders(request, reply, baseUrl, paging, all.length);
       return all
         .slice(paging.offset, paging.offset + paging.limit)
@@ -85,9 +92,7 @@ export function registerCollaboratorRoutes(parent: FastifyInstance, app: App): v
     },
     async (request, reply) => {
       const { owner, name, collaborator } = request.params;
-      const permission = parseCollaboratorPermission(
-        (request.body as { permission?: unknown } | null)?.permission,
-      );
+      const permission = parseCollaboratorPermission(request.body?.permission);
       await collaborators.put(requireUser(request), owner, name, collaborator, permission);
       return reply.status(204).send(null);
     },
@@ -125,7 +130,7 @@ export function registerCollaboratorRoutes(parent: FastifyInstance, app: App): v
       return {
         permission,
         role_name: permission,
-        user: toApiUser(result.user, { baseUrl: baseUrlOf(request, app.config) }),
+        user: toApiUser(result.user, { baseUrl: baseUrlOf(request, deps.config) }),
       };
     },
   );

@@ -1,10 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { Config } from '../../../config/config.ts';
 import { lazily } from '../../../lib/lazily.ts';
 import { KILN_VERSION } from '../../../version.ts';
 import { lazySchemaCompilers } from '../../plugins/schema-compilers.ts';
 
 /** What the OpenAPI document needs of a route. */
+/** What the API document shows besides the routes: the forge API version. */
+export type ApiDocsDeps = { readonly config: Pick<Config, 'forgeApiVersion'> };
+
 type DocumentedRoute = Pick<RouteOptions, 'method' | 'url' | 'schema'>;
 
 /** Where the documentation is served: the UI under the first, the JSON at the second. */
@@ -26,7 +29,7 @@ const NOT_PASSED_BACK = new Set(['connection', 'content-length', 'date', 'keep-a
  * server only records each route as it is registered, and holds neither plugin nor the YAML
  * library they load. Call this before registering the routes to document.
  */
-export function registerApiDocs(server: FastifyInstance, app: App): void {
+export function registerApiDocs(server: FastifyInstance, deps: ApiDocsDeps): void {
   const routes: DocumentedRoute[] = [];
   server.addHook('onRoute', (route) => {
     // Untagged routes (pages, git, these) stay out, as do the HEAD twins of GET routes.
@@ -35,7 +38,7 @@ export function registerApiDocs(server: FastifyInstance, app: App): void {
     routes.push({ method: methods, url: route.url, schema: route.schema });
   });
 
-  const docs = lazily(() => documentationServer(routes, app));
+  const docs = lazily(() => documentationServer(routes, deps));
   const answer = async (request: FastifyRequest, reply: FastifyReply) => {
     const headers = Object.fromEntries(
       PASSED_ON.flatMap((name) => {
@@ -63,7 +66,7 @@ export function registerApiDocs(server: FastifyInstance, app: App): void {
 
 async function documentationServer(
   routes: readonly DocumentedRoute[],
-  app: App,
+  deps: ApiDocsDeps,
 ): Promise<FastifyInstance> {
   const [{ default: Fastify }, { default: swagger }, { default: swaggerUi }] = await Promise.all([
     import('fastify'),
@@ -78,7 +81,7 @@ async function documentationServer(
       info: {
         title: 'Kiln API',
         description: 'Gitea-compatible REST API of Kiln.',
-        version: app.config.forgeApiVersion,
+        version: deps.config.forgeApiVersion,
       },
       servers: [{ url: '/api/v1' }],
       components: {

@@ -1,19 +1,25 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { ApiLabelSchema } from '../../../present/schemas/label.ts';
+import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import { RepoParams } from './repos.routes.ts';
-import { errorResponses } from './schemas/common.ts';
-import { ApiLabelSchema } from './schemas/label.ts';
-import { Type } from './schemas/type.ts';
+import { RepoParams } from './params.ts';
+
+/** What the routes use: repositories (labels are not kept), and the configuration for base URLs. */
+export type LabelRouteDeps = {
+  readonly services: Pick<DomainServices, 'repos'>;
+  readonly config: BaseUrlConfig;
+};
 
 /**
  * Labels: Kiln has no label model, so the list is always empty (SPEC.md). It still answers 200
  * for every visible repository, since Renovate does not survive an error here.
  */
-export function registerLabelRoutes(parent: FastifyInstance, app: App): void {
+export function registerLabelRoutes(parent: FastifyInstance, deps: LabelRouteDeps): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   server.get(
     '/repos/:owner/:name/labels',
@@ -27,13 +33,13 @@ export function registerLabelRoutes(parent: FastifyInstance, app: App): void {
       },
     },
     async (request, reply) => {
-      await app.services.repos.get(
+      await deps.services.repos.get(
         viewerUser(request.viewer),
         request.params.owner,
         request.params.name,
       );
       const paging = readPaging(request.query);
-      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, 0);
+      setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, 0);
       return [];
     },
   );

@@ -1,9 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
-import { ServerVersionSchema } from './schemas/common.ts';
+import type { Config } from '../../../config/config.ts';
+import { ServerVersionSchema } from '../../../present/schemas/common.ts';
 
-export function registerMiscRoutes(server: FastifyInstance, app: App): void {
-  const body = { version: app.config.forgeApiVersion };
+/** What `/version` answers from: the forge API version clients are told. */
+export type MiscRouteDeps = { readonly config: Pick<Config, 'forgeApiVersion'> };
+
+/** `/version`. */
+export function registerMiscRoutes(server: FastifyInstance, deps: MiscRouteDeps): void {
+  const body = { version: deps.config.forgeApiVersion };
   server.get(
     '/version',
     {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Page } from '../../../domain/repos/repo.store.ts';
-import { Type } from './schemas/type.ts';
+import { Type } from '../../../present/schemas/type.ts';
 
 export const DEFAULT_PAGE_SIZE = 30;
 export const MAX_PAGE_SIZE = 50;

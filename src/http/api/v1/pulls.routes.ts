@@ -1,34 +1,29 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
-import { Invalid } from '../../../domain/errors.ts';
+import { Invalid, NotFound } from '../../../domain/errors.ts';
 import {
   PULL_SORTS,
   type PullSort,
   type PullStateFilter,
 } from '../../../domain/pulls/pull.types.ts';
-import { requireUser } from '../../auth/api-auth.ts';
-import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import type { ConvertContext } from '../../convert/context.ts';
-import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import type { PullViews } from './pull-views.ts';
-import { errorResponses } from './schemas/common.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import type { ConvertContext } from '../../../present/context.ts';
+import type { PullViews } from '../../../present/pull-views.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
 import {
   ApiPullRequestSchema,
   CreatePullRequestOptionSchema,
   EditPullRequestOptionSchema,
   MergePullRequestOptionSchema,
-} from './schemas/pull.ts';
-import { Type } from './schemas/type.ts';
+} from '../../../present/schemas/pull.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { RepoParams, repoParamsWith } from './params.ts';
 
-const RepoParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
-});
-const PullParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const PullParams = repoParamsWith({
   number: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
 });
 const ListQuery = Type.Object(
@@ -51,12 +46,21 @@ function readSort(value: string | undefined): PullSort {
   throw new Invalid(`sort must be one of ${PULL_SORTS.join(', ')}`);
 }
 
+/** What the routes use: pull requests and merges, and the configuration for base URLs. */
+export type PullRouteDeps = {
+  readonly services: Pick<DomainServices, 'pulls' | 'pullMerges'>;
+  readonly config: BaseUrlConfig;
+  /** The facts PullRequest records show. */
+  readonly views: PullViews;
+};
+
 /** Pull requests, Gitea-compatible: list, create, read, edit (close/reopen) and merge. */
-export function registerPullRoutes(parent: FastifyInstance, app: App, views: PullViews): void {
+export function registerPullRoutes(parent: FastifyInstance, deps: PullRouteDeps): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { pulls, pullMerges } = app.services;
+  const { pulls, pullMerges } = deps.services;
+  const { views } = deps;
   const context = (request: FastifyRequest): ConvertContext => ({
-    baseUrl: baseUrlOf(request, app.config),
+    baseUrl: baseUrlOf(request, deps.config),
   });
 
   server.get(
@@ -85,7 +89,7 @@ export function registerPullRoutes(parent: FastifyInstance, app: App, views: Pul
         },
         paging,
       );
-      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, total);
+      setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, total);
       return views.many(viewer, items, context(request));
     },
   );
@@ -183,11 +187,7 @@ export function registerPullRoutes(parent: FastifyInstance, app: App, views: Pul
         request.params.name,
         request.params.number,
       );
-      if (!found.pull.merged)
-        return reply.status(404).send({
-          message: 'pull request has not been merged',
-          url: `${baseUrlOf(request, app.config)}/api/swagger`,
-        });
+      if (!found.pull.merged) throw new NotFound('pull request has not been merged');
       return reply.status(204).send(null);
     },
   );

@@ -1,37 +1,34 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TObject } from 'typebox';
 import { NotFound } from '../../../domain/errors.ts';
 import type { VisibleRelease } from '../../../domain/releases/release.service.ts';
 import type { ReleaseSelector } from '../../../domain/releases/release.types.ts';
-import { requireUser } from '../../auth/api-auth.ts';
-import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import type { ConvertContext } from '../../convert/context.ts';
-import { toApiRelease } from '../../convert/release.ts';
-import { strictValidatorCompiler } from '../../plugins/schema-compilers.ts';
-import { readPaging, setPagingHeaders } from './paging.ts';
-import { RepoParams } from './repos.routes.ts';
-import { errorResponses } from './schemas/common.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import type { ConvertContext } from '../../../present/context.ts';
+import { toApiRelease } from '../../../present/release.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
 import {
   ApiReleaseSchema,
   CreateReleaseOptionSchema,
   type EditReleaseOption,
   EditReleaseOptionSchema,
   ReleaseListQuerySchema,
-} from './schemas/release.ts';
-import { Type } from './schemas/type.ts';
+} from '../../../present/schemas/release.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
+import { strictValidatorCompiler } from '../../plugins/schema-compilers.ts';
+import { readPaging, setPagingHeaders } from './paging.ts';
+import { RepoParams, repoParamsWith } from './params.ts';
 
 const tags = ['repository'];
-const TagParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const TagParams = repoParamsWith({
   // Greedy: tags may hold slashes, sent raw or as `%2F`.
   '*': Type.String({ maxLength: 1000, description: 'the tag name; slashes raw or as %2F' }),
 });
-const IdParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const IdParams = repoParamsWith({
   id: Type.String({ maxLength: 20, description: 'the release id as listed' }),
 });
 const noContent = { 204: Type.Null(), ...errorResponses };
@@ -55,6 +52,10 @@ function idSelector(params: { id: string }): ReleaseSelector {
   return { wireId: Number(params.id) };
 }
 
+/** Which release of which repository: owner, name and the selector. */
+type ReleaseAddress = [owner: string, name: string, selector: ReleaseSelector];
+type RepoAddress = { readonly owner: string; readonly name: string };
+
 function editInput(body: EditReleaseOption) {
   return {
     tagName: body.tag_name,
@@ -66,15 +67,21 @@ function editInput(body: EditReleaseOption) {
   };
 }
 
+/** What the routes use: releases, and the configuration for base URLs. */
+export type ReleaseRouteDeps = {
+  readonly services: Pick<DomainServices, 'releases'>;
+  readonly config: BaseUrlConfig;
+};
+
 /**
  * Releases, Gitea-shaped: list, create, latest, and read/edit/delete by tag (greedy) or by the
  * folded id that tea uses. Deleting keeps the git tag.
  */
-export function registerReleaseRoutes(parent: FastifyInstance, app: App): void {
+export function registerReleaseRoutes(parent: FastifyInstance, deps: ReleaseRouteDeps): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { releases } = app.services;
+  const { releases } = deps.services;
   const context = (request: FastifyRequest): ConvertContext => ({
-    baseUrl: baseUrlOf(request, app.config),
+    baseUrl: baseUrlOf(request, deps.config),
   });
   const show = (request: FastifyRequest, { visible, release }: VisibleRelease) =>
     toApiRelease(release, visible.repo, context(request));
@@ -102,7 +109,7 @@ export function registerReleaseRoutes(parent: FastifyInstance, app: App): void {
           prerelease: flag(request.query['pre-release']),
         },
       );
-      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, total);
+      setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, total);
       return items.map((release) => toApiRelease(release, visible.repo, context(request)));
     },
   );
@@ -160,69 +167,66 @@ export function registerReleaseRoutes(parent: FastifyInstance, app: App): void {
       ),
   );
 
-  for (const [path, Params, selectorOf, what] of [
-    ['/repos/:owner/:name/releases/tags/*', TagParams, tagSelector, 'by tag'],
-    ['/repos/:owner/:name/releases/:id', IdParams, idSelector, 'by id'],
-  ] as const) {
-    const select = selectorOf as (params: unknown) => ReleaseSelector;
-    server.get(
-      path,
-      {
-        schema: {
-          summary: `A release ${what}`,
-          tags,
-          params: Params,
-          response: { 200: ApiReleaseSchema, ...errorResponses },
-        },
-      },
-      async (request) => {
-        const params = request.params as { owner: string; name: string };
-        return show(
-          request,
-          await releases.get(viewerUser(request.viewer), params.owner, params.name, select(params)),
-        );
-      },
-    );
-    server.patch(
-      path,
-      {
-        // Bodies are checked without coercion: Gitea refuses `5` for a string, `"yes"` for a boolean.
-        validatorCompiler: strictValidatorCompiler,
-        schema: {
-          summary: `Edit a release ${what}`,
-          tags,
-          params: Params,
-          body: EditReleaseOptionSchema,
-          response: { 200: ApiReleaseSchema, ...withConflict },
-        },
-      },
-      async (request) => {
-        const params = request.params as { owner: string; name: string };
-        const edited = await releases.update(
-          requireUser(request),
-          params.owner,
-          params.name,
-          select(params),
-          editInput(request.body as EditReleaseOption),
-        );
-        return show(request, edited);
-      },
-    );
-    server.delete(
-      path,
-      {
-        schema: {
-          summary: `Delete a release ${what}; its tag stays`,
-          tags,
-          params: Params,
-          response: noContent,
-        },
-      },
-      async (request, reply) => {
-        const params = request.params as { owner: string; name: string };
-        await releases.delete(requireUser(request), params.owner, params.name, select(params));
-        return reply.status(204).send(null);
-      },
-    );
-  }
+  // A release is addressed by tag or by id; each way has the same three routes.
+  const byTag = { path: '/repos/:owner/:name/releases/tags/*', params: TagParams, what: 'by tag' };
+  const byId = { path: '/repos/:owner/:name/releases/:id', params: IdParams, what: 'by id' };
+  const readOptions = <Params extends TObject>(what: string, params: Params) => ({
+    schema: {
+      summary: `A release ${what}`,
+      tags,
+      params,
+      response: { 200: ApiReleaseSchema, ...errorResponses },
+    },
+  });
+  const editOptions = <Params extends TObject>(what: string, params: Params) => ({
+    // Bodies are checked without coercion: Gitea refuses `5` for a string, `"yes"` for a boolean.
+    validatorCompiler: strictValidatorCompiler,
+    schema: {
+      summary: `Edit a release ${what}`,
+      tags,
+      params,
+      body: EditReleaseOptionSchema,
+      response: { 200: ApiReleaseSchema, ...withConflict },
+    },
+  });
+  const deleteOptions = <Params extends TObject>(what: string, params: Params) => ({
+    schema: {
+      summary: `Delete a release ${what}; its tag stays`,
+      tags,
+      params,
+      response: noContent,
+    },
+  });
+  const read = async (request: FastifyRequest, where: ReleaseAddress) =>
+    show(request, await releases.get(viewerUser(request.viewer), ...where));
+  const edit = async (request: FastifyRequest, where: ReleaseAddress, body: EditReleaseOption) =>
+    show(request, await releases.update(requireUser(request), ...where, editInput(body)));
+  const remove = async (request: FastifyRequest, reply: FastifyReply, where: ReleaseAddress) => {
+    await releases.delete(requireUser(request), ...where);
+    return reply.status(204).send(null);
+  };
+  const addressed =
+    <Selected>(select: (params: Selected) => ReleaseSelector) =>
+    (params: Selected & RepoAddress): ReleaseAddress => [params.owner, params.name, select(params)];
+  const tagged = addressed(tagSelector);
+  const numbered = addressed(idSelector);
+
+  server.get(byTag.path, readOptions(byTag.what, byTag.params), async (request) =>
+    read(request, tagged(request.params)),
+  );
+  server.patch(byTag.path, editOptions(byTag.what, byTag.params), async (request) =>
+    edit(request, tagged(request.params), request.body),
+  );
+  server.delete(byTag.path, deleteOptions(byTag.what, byTag.params), async (request, reply) =>
+    remove(request, reply, tagged(request.params)),
+  );
+  server.get(byId.path, readOptions(byId.what, byId.params), async (request) =>
+    read(request, numbered(request.params)),
+  );
+  server.patch(byId.path, editOptions(byId.what, byId.params), async (request) =>
+    edit(request, numbered(request.params), request.body),
+  );
+  server.delete(byId.path, deleteOptions(byId.what, byId.params), async (request, reply) =>
+    remove(request, reply, numbered(request.params)),
+  );
 }

@@ -1,27 +1,26 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
-import { requireUser } from '../../auth/api-auth.ts';
-import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import type { ConvertContext } from '../../convert/context.ts';
-import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import type { RepoViews } from './repo-views.ts';
-import { errorResponses } from './schemas/common.ts';
+import type { Static, TObject } from 'typebox';
+import type { DomainServices } from '../../../domain/services.ts';
+import type { ConvertContext } from '../../../present/context.ts';
+import type { RepoViews } from '../../../present/repo-views.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
 import {
   ApiRepositorySchema,
   CreateForkOptionSchema,
   CreateRepoOptionSchema,
   EditRepoOptionSchema,
-} from './schemas/repo.ts';
-import { Type } from './schemas/type.ts';
-
-export const RepoParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
-});
+} from '../../../present/schemas/repo.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
+import { type Paging, PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { RepoParams } from './params.ts';
+import type { RepoAnswers } from './repo-answers.ts';
 
 const RepoList = Type.Array(ApiRepositorySchema);
+const OrgParams = Type.Object({ org: Type.String({ maxLength: 100 }) });
 
 const tags = ['repository'];
 
@@ -36,73 +35,80 @@ function sendSerialized(reply: FastifyReply, text: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(text);
 }
 
+/** What the routes use: repositories, and the configuration for base URLs. */
+export type RepoRouteDeps = {
+  readonly services: Pick<DomainServices, 'repos'>;
+  readonly config: BaseUrlConfig;
+  /** The facts a Repository record shows, and REST's serialized answers made from them. */
+  readonly views: RepoViews;
+  readonly answers: RepoAnswers;
+};
+
 /** Repositories: create, read, list, edit, delete and fork. */
-export function registerRepoRoutes(parent: FastifyInstance, app: App, views: RepoViews): void {
+export function registerRepoRoutes(parent: FastifyInstance, deps: RepoRouteDeps): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { repos } = app.services;
+  const { repos } = deps.services;
+  const { views, answers } = deps;
   const context = (request: FastifyRequest): ConvertContext => ({
-    baseUrl: baseUrlOf(request, app.config),
+    baseUrl: baseUrlOf(request, deps.config),
   });
 
-  const listRoute = (
-    url: string,
-    summary: string,
-    load: (
-      request: FastifyRequest,
-      paging: ReturnType<typeof readPaging>,
-    ) => ReturnType<typeof repos.listVisible>,
-    params = Type.Object({}),
-  ) =>
-    server.get(
-      url,
-      {
-        schema: {
-          summary,
-          tags,
-          params,
-          querystring: PagingQuerySchema,
-          response: { 200: RepoList, ...errorResponses },
-        },
-      },
-      async (request, reply) => {
-        const paging = readPaging(request.query);
-        const { items, total } = await load(request, paging);
-        setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, total);
-        return views.many(viewerUser(request.viewer), items, context(request));
-      },
-    );
+  /** A list route's options: its parameters (typed where it is registered) and paging query. */
+  const listOptions = <Params extends TObject>(summary: string, params: Params) => ({
+    schema: {
+      summary,
+      tags,
+      params,
+      querystring: PagingQuerySchema,
+      response: { 200: RepoList, ...errorResponses },
+    },
+  });
+  /** One page of the repositories `load` finds, with the paging headers. */
+  const answerPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    load: (paging: Paging) => ReturnType<typeof repos.listVisible>,
+  ) => {
+    const paging = readPaging(request.query);
+    const { items, total } = await load(paging);
+    setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, total);
+    return views.many(viewerUser(request.viewer), items, context(request));
+  };
 
-  listRoute('/repos', 'Repositories the caller can see', (request, paging) =>
-    repos.listVisible(viewerUser(request.viewer), paging),
+  const noParams = Type.Object({});
+  server.get(
+    '/repos',
+    listOptions('Repositories the caller can see', noParams),
+    async (request, reply) =>
+      answerPage(request, reply, (paging) => repos.listVisible(viewerUser(request.viewer), paging)),
   );
-  listRoute(
+  server.get(
     '/user/repos',
-    "The caller's repositories, collaborations and organisations' repositories",
-    (request, paging) => repos.listForMember(requireUser(request), paging),
+    listOptions(
+      "The caller's repositories, collaborations and organisations' repositories",
+      noParams,
+    ),
+    async (request, reply) =>
+      answerPage(request, reply, (paging) => repos.listForMember(requireUser(request), paging)),
   );
-  listRoute(
+  server.get(
     '/users/:username/repos',
-    "A user's repositories the caller can see",
-    (request, paging) =>
-      repos.listByOwner(
-        viewerUser(request.viewer),
-        (request.params as { username: string }).username,
-        paging,
-        'user',
+    listOptions(
+      "A user's repositories the caller can see",
+      Type.Object({ username: Type.String({ maxLength: 100 }) }),
+    ),
+    async (request, reply) =>
+      answerPage(request, reply, (paging) =>
+        repos.listByOwner(viewerUser(request.viewer), request.params.username, paging, 'user'),
       ),
-    Type.Object({ username: Type.String({ maxLength: 100 }) }),
   );
-  listRoute(
+  server.get(
     '/orgs/:org/repos',
-    "An organisation's repositories the caller can see",
-    (request, paging) =>
-      repos.listByOwner(
-        viewerUser(request.viewer),
-        (request.params as { org: string }).org,
-        paging,
-        'org',
+    listOptions("An organisation's repositories the caller can see", OrgParams),
+    async (request, reply) =>
+      answerPage(request, reply, (paging) =>
+        repos.listByOwner(viewerUser(request.viewer), request.params.org, paging, 'org'),
       ),
-    Type.Object({ org: Type.String({ maxLength: 100 }) }),
   );
 
   server.get(
@@ -126,7 +132,7 @@ export function registerRepoRoutes(parent: FastifyInstance, app: App, views: Rep
         paging,
         query ? { query } : {},
       );
-      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, total);
+      setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, total);
       return {
         ok: true,
         data: await views.many(viewerUser(request.viewer), items, context(request)),
@@ -134,26 +140,22 @@ export function registerRepoRoutes(parent: FastifyInstance, app: App, views: Rep
     },
   );
 
-  const create =
-    (orgOf: (request: FastifyRequest) => string | undefined) => async (request: FastifyRequest) => {
-      const body = request.body as {
-        name: string;
-        description?: string;
-        private?: boolean;
-        auto_init?: boolean;
-        default_branch?: string;
-      };
-      const actor = requireUser(request);
-      const created = await repos.create(actor, {
-        orgName: orgOf(request),
-        name: body.name,
-        description: body.description,
-        private: body.private,
-        autoInit: body.auto_init,
-        defaultBranch: body.default_branch,
-      });
-      return views.one(actor, created, context(request));
-    };
+  const create = async (
+    request: FastifyRequest,
+    orgName: string | undefined,
+    body: Static<typeof CreateRepoOptionSchema>,
+  ) => {
+    const actor = requireUser(request);
+    const created = await repos.create(actor, {
+      orgName,
+      name: body.name,
+      description: body.description,
+      private: body.private,
+      autoInit: body.auto_init,
+      defaultBranch: body.default_branch,
+    });
+    return views.one(actor, created, context(request));
+  };
 
   server.post(
     '/user/repos',
@@ -165,7 +167,8 @@ export function registerRepoRoutes(parent: FastifyInstance, app: App, views: Rep
         response: { 201: ApiRepositorySchema, ...errorResponses, 409: errorResponses[404] },
       },
     },
-    async (request, reply) => reply.status(201).send(await create(() => undefined)(request)),
+    async (request, reply) =>
+      reply.status(201).send(await create(request, undefined, request.body)),
   );
   server.post(
     '/orgs/:org/repos',
@@ -173,13 +176,13 @@ export function registerRepoRoutes(parent: FastifyInstance, app: App, views: Rep
       schema: {
         summary: 'Create a repository in an organisation',
         tags,
-        params: Type.Object({ org: Type.String({ maxLength: 100 }) }),
+        params: OrgParams,
         body: CreateRepoOptionSchema,
         response: { 201: ApiRepositorySchema, ...errorResponses, 409: errorResponses[404] },
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await create((r) => (r.params as { org: string }).org)(request)),
+      reply.status(201).send(await create(request, request.params.org, request.body)),
   );
 
   server.get(
@@ -195,7 +198,7 @@ export function registerRepoRoutes(parent: FastifyInstance, app: App, views: Rep
     async (request, reply) => {
       const viewer = viewerUser(request.viewer);
       const visible = await repos.get(viewer, request.params.owner, request.params.name);
-      const text = await views.serialized(viewer, visible, context(request), (repository) =>
+      const text = await answers.serialized(viewer, visible, context(request), (repository) =>
         serializedText(reply, repository),
       );
       return sendSerialized(reply, text);
@@ -215,11 +218,7 @@ export function registerRepoRoutes(parent: FastifyInstance, app: App, views: Rep
     },
     async (request) => {
       const actor = requireUser(request);
-      const body = request.body as {
-        description?: string;
-        private?: boolean;
-        default_branch?: string;
-      };
+      const { body } = request;
       await repos.updateSettings(actor, request.params.owner, request.params.name, {
         ...(body.description !== undefined ? { description: body.description } : {}),
         ...(body.private !== undefined ? { private: body.private } : {}),
@@ -259,7 +258,7 @@ export function registerRepoRoutes(parent: FastifyInstance, app: App, views: Rep
     },
     async (request, reply) => {
       const actor = requireUser(request);
-      const body = (request.body ?? {}) as { organization?: string; name?: string };
+      const body = request.body ?? {};
       const fork = await repos.fork(actor, request.params.owner, request.params.name, {
         ...(body.organization ? { orgName: body.organization } : {}),
         ...(body.name ? { name: body.name } : {}),
@@ -285,7 +284,7 @@ export function registerRepoRoutes(parent: FastifyInstance, app: App, views: Rep
       const { repo } = await repos.get(viewer, request.params.owner, request.params.name);
       const paging = readPaging(request.query);
       const forks = await repos.listForksVisible(viewer, repo, paging);
-      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, forks.total);
+      setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, forks.total);
       return views.many(viewer, forks.items, context(request));
     },
   );

@@ -1,36 +1,45 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import type { ReviewComment } from '../../../domain/pulls/review-comment.service.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import { loadReviewComments } from '../../../present/review-comment-views.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import {
+  ApiPullReviewCommentSchema,
+  CreateReviewCommentOptionSchema,
+} from '../../../present/schemas/pull.ts';
+import { Type } from '../../../present/schemas/type.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import { loadReviewComments } from './review-comment-views.ts';
-import { errorResponses } from './schemas/common.ts';
-import { ApiPullReviewCommentSchema, CreateReviewCommentOptionSchema } from './schemas/pull.ts';
-import { Type } from './schemas/type.ts';
+import { repoParamsWith } from './params.ts';
 
-const PullParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const PullParams = repoParamsWith({
   number: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
 });
-const CommentParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const CommentParams = repoParamsWith({
   id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
 });
 const tags = ['repository'];
+
+/** What the routes use: line-review comments and their authors, and the configuration for base URLs. */
+export type ReviewCommentRouteDeps = {
+  readonly services: Pick<DomainServices, 'reviewComments' | 'users'>;
+  readonly config: BaseUrlConfig;
+};
 
 /**
  * Line-review comments on pull requests (Kiln's own feature, Gitea-style in its shapes):
  * list and create under a pull, edit and delete by comment id.
  */
-export function registerReviewCommentRoutes(parent: FastifyInstance, app: App): void {
+export function registerReviewCommentRoutes(
+  parent: FastifyInstance,
+  deps: ReviewCommentRouteDeps,
+): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { reviewComments } = app.services;
+  const { reviewComments } = deps.services;
 
   const convert = (
     request: FastifyRequest,
@@ -38,8 +47,8 @@ export function registerReviewCommentRoutes(parent: FastifyInstance, app: App): 
     number: number,
     comments: ReviewComment[],
   ) =>
-    loadReviewComments(app, { repo, number }, comments, {
-      baseUrl: baseUrlOf(request, app.config),
+    loadReviewComments(deps.services, { repo, number }, comments, {
+      baseUrl: baseUrlOf(request, deps.config),
     });
 
   server.get(
@@ -62,7 +71,7 @@ export function registerReviewCommentRoutes(parent: FastifyInstance, app: App): 
         number,
       );
       const paging = readPaging(request.query);
-      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, comments.length);
+      setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, comments.length);
       return convert(
         request,
         context.base.repo,

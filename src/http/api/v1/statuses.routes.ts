@@ -1,36 +1,33 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
-import { requireUser } from '../../auth/api-auth.ts';
-import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import type { ConvertContext } from '../../convert/context.ts';
-import { toApiCombinedStatus, toApiCommitStatus } from '../../convert/status.ts';
-import { strictValidatorCompiler } from '../../plugins/schema-compilers.ts';
-import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import type { RepoViews } from './repo-views.ts';
-import { errorResponses } from './schemas/common.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import type { ConvertContext } from '../../../present/context.ts';
+import type { RepoViews } from '../../../present/repo-views.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
 import {
   ApiCombinedStatusSchema,
   ApiCommitStatusSchema,
   CreateStatusOptionSchema,
-} from './schemas/status.ts';
-import { Type } from './schemas/type.ts';
+} from '../../../present/schemas/status.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { toApiCombinedStatus, toApiCommitStatus } from '../../../present/status.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
+import { strictValidatorCompiler } from '../../plugins/schema-compilers.ts';
+import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { repoParamsWith } from './params.ts';
 
 const tags = ['repository'];
-const RefParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const RefParams = repoParamsWith({
   // `{ref}/status` or `{ref}/statuses`, where the ref may hold slashes (raw or `%2F`).
   '*': Type.String({
     maxLength: 1000,
     description: '{ref}/status or {ref}/statuses; the ref is a branch, tag or sha',
   }),
 });
-const ShaParams = Type.Object({
-  owner: Type.String({ maxLength: 200 }),
-  name: Type.String({ maxLength: 200 }),
+const ShaParams = repoParamsWith({
   sha: Type.String({ maxLength: 64 }),
 });
 const StatusList = Type.Array(ApiCommitStatusSchema);
@@ -46,15 +43,24 @@ function splitRefPath(path: string): { ref: string; view: 'status' | 'statuses' 
   return { ref, view };
 }
 
+/** What the routes use: commit statuses, and the configuration for base URLs. */
+export type StatusRouteDeps = {
+  readonly services: Pick<DomainServices, 'commitStatuses'>;
+  readonly config: BaseUrlConfig;
+  /** The Repository record a combined status carries. */
+  readonly views: RepoViews;
+};
+
 /**
  * Commit statuses, a stub (SPEC.md): a ref's combined status is always an all-clear, its list of
  * statuses is empty, and a posted status is echoed back and not kept. The ref must exist.
  */
-export function registerStatusRoutes(parent: FastifyInstance, app: App, views: RepoViews): void {
+export function registerStatusRoutes(parent: FastifyInstance, deps: StatusRouteDeps): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { commitStatuses } = app.services;
+  const { commitStatuses } = deps.services;
+  const { views } = deps;
   const context = (request: FastifyRequest): ConvertContext => ({
-    baseUrl: baseUrlOf(request, app.config),
+    baseUrl: baseUrlOf(request, deps.config),
   });
 
   server.get(
@@ -85,7 +91,7 @@ export function registerStatusRoutes(parent: FastifyInstance, app: App, views: R
         setPagingHeaders(
           request,
           reply,
-          baseUrlOf(request, app.config),
+          baseUrlOf(request, deps.config),
           readPaging(request.query),
           0,
         );
@@ -118,7 +124,7 @@ export function registerStatusRoutes(parent: FastifyInstance, app: App, views: R
       setPagingHeaders(
         request,
         reply,
-        baseUrlOf(request, app.config),
+        baseUrlOf(request, deps.config),
         readPaging(request.query),
         0,
       );

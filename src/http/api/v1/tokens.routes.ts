@@ -1,17 +1,20 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import { Forbidden, NotFound } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { AccessToken } from '../../../domain/tokens/token.service.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { foldId } from '../../../lib/ids.ts';
+import { toApiAccessToken } from '../../../present/access-token.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import {
+  ApiAccessTokenSchema,
+  ApiCreateAccessTokenOptionSchema,
+} from '../../../present/schemas/token.ts';
+import { Type } from '../../../present/schemas/type.ts';
 import { requireUser } from '../../auth/api-auth.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import { toApiAccessToken } from '../../convert/access-token.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
 import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
-import { errorResponses } from './schemas/common.ts';
-import { ApiAccessTokenSchema, ApiCreateAccessTokenOptionSchema } from './schemas/token.ts';
-import { Type } from './schemas/type.ts';
 
 const UserParams = Type.Object({ username: Type.String({ maxLength: 100 }) });
 const tags = ['user'];
@@ -35,15 +38,21 @@ function findToken(tokens: readonly AccessToken[], key: string): AccessToken {
   return found;
 }
 
+/** What the routes use: tokens, their owners and who is an admin, and the configuration for base URLs. */
+export type TokenRouteDeps = {
+  readonly services: Pick<DomainServices, 'tokens' | 'users' | 'admins'>;
+  readonly config: BaseUrlConfig;
+};
+
 /**
  * Gitea's token API, which `tea login add` and scripts use to get a token from a password:
  * list, create and delete the personal access tokens of `{username}`, who must be the caller
  * (or the caller an administrator). Creating one takes the account's password over HTTP Basic,
  * never a token: a token could otherwise mint one with more scopes than its own.
  */
-export function registerTokenRoutes(parent: FastifyInstance, app: App): void {
+export function registerTokenRoutes(parent: FastifyInstance, deps: TokenRouteDeps): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { tokens, users, admins } = app.services;
+  const { tokens, users, admins } = deps.services;
 
   /** The account whose tokens these are, when the caller may manage them. */
   const tokenOwner = async (request: FastifyRequest, username: string): Promise<User> => {
@@ -70,7 +79,7 @@ export function registerTokenRoutes(parent: FastifyInstance, app: App): void {
     async (request, reply) => {
       const all = await tokens.list(await tokenOwner(request, request.params.username));
       const paging = readPaging(request.query);
-      setPagingHeaders(request, reply, baseUrlOf(request, app.config), paging, all.length);
+      setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, all.length);
       return all
         .slice(paging.offset, paging.offset + paging.limit)
         .map((token) => toApiAccessToken(token));

@@ -1,15 +1,21 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { ApiUserSchema } from '../../../present/schemas/user.ts';
+import { toApiUser } from '../../../present/user.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
-import { baseUrlOf } from '../../base-url.ts';
-import { toApiUser } from '../../convert/user.ts';
-import { errorResponses } from './schemas/common.ts';
-import { Type } from './schemas/type.ts';
-import { ApiUserSchema } from './schemas/user.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
 
-export function registerUserRoutes(parent: FastifyInstance, app: App): void {
+/** What the routes use: the accounts and who is an admin, and the configuration for base URLs. */
+export type UserRouteDeps = {
+  readonly services: Pick<DomainServices, 'users' | 'admins'>;
+  readonly config: BaseUrlConfig;
+};
+
+export function registerUserRoutes(parent: FastifyInstance, deps: UserRouteDeps): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   server.get(
     '/user',
@@ -24,8 +30,8 @@ export function registerUserRoutes(parent: FastifyInstance, app: App): void {
       const user = requireUser(request);
       return toApiUser(
         user,
-        { baseUrl: baseUrlOf(request, app.config) },
-        { self: true, isAdmin: app.services.admins.isAdmin(user) },
+        { baseUrl: baseUrlOf(request, deps.config) },
+        { self: true, isAdmin: deps.services.admins.isAdmin(user) },
       );
     },
   );
@@ -41,18 +47,18 @@ export function registerUserRoutes(parent: FastifyInstance, app: App): void {
       },
     },
     async (request) => {
-      const account = await app.services.users.getAccount(request.params.username);
+      const account = await deps.services.users.getAccount(request.params.username);
       const viewer = viewerUser(request.viewer);
       // Whether someone is disabled is the operators' business, as in Gitea.
       const view =
-        viewer && app.services.admins.isAdmin(viewer)
+        viewer && deps.services.admins.isAdmin(viewer)
           ? {
               self: false,
               isAdmin: false,
-              prohibitLogin: await app.services.users.isDisabled(account),
+              prohibitLogin: await deps.services.users.isDisabled(account),
             }
           : undefined;
-      return toApiUser(account, { baseUrl: baseUrlOf(request, app.config) }, view);
+      return toApiUser(account, { baseUrl: baseUrlOf(request, deps.config) }, view);
     },
   );
 }

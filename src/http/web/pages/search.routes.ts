@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app.ts';
 import { isUser } from '../../../domain/users/user.types.ts';
-import { viewerUser } from '../../auth/viewer.ts';
 import {
   type SearchPerson,
   type SearchRepository,
   toSearchPerson,
   toSearchRepository,
-} from '../../convert/search.ts';
+} from '../../../present/search.ts';
+import { viewerUser } from '../../auth/viewer.ts';
 import { layout } from '../layout.ts';
 import type { Pages } from '../page.ts';
 import { searchPage } from './search.view.ts';

@@ -1,4 +1,4 @@
-import type { SearchPerson, SearchRepository } from '../../convert/search.ts';
+import type { SearchPerson, SearchRepository } from '../../../present/search.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 

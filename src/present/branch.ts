@@ -1,8 +1,8 @@
-import type { BranchInfo } from '../../domain/branches/branch.types.ts';
-import type { AccessLevel, Repository } from '../../domain/repos/repo.types.ts';
-import type { ApiBranch } from '../api/v1/schemas/branch.ts';
+import type { BranchInfo } from '../domain/branches/branch.types.ts';
+import type { AccessLevel, Repository } from '../domain/repos/repo.types.ts';
 import { type HandlesByEmail, toApiPayloadCommit } from './commit.ts';
 import type { ConvertContext } from './context.ts';
+import type { ApiBranch } from './schemas/branch.ts';
 
 /** `owner/name` with each part URL-encoded, for building paths. */
 export function repoPathOf(repo: Repository): string {

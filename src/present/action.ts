@@ -1,10 +1,10 @@
-import type { WorkflowRun } from '../../domain/ci/ci.types.ts';
-import type { JobView } from '../../domain/ci/run-query.service.ts';
-import type { Repository } from '../../domain/repos/repo.types.ts';
-import { foldId } from '../../lib/ids.ts';
-import { rfc3339 } from '../../lib/time.ts';
-import type { ApiActionWorkflowJob, ApiActionWorkflowRun } from '../api/v1/schemas/action.ts';
+import type { WorkflowRun } from '../domain/ci/ci.types.ts';
+import type { JobView } from '../domain/ci/run-query.service.ts';
+import type { Repository } from '../domain/repos/repo.types.ts';
+import { foldId } from '../lib/ids.ts';
+import { rfc3339 } from '../lib/time.ts';
 import { repoPathOf } from './branch.ts';
+import type { ApiActionWorkflowJob, ApiActionWorkflowRun } from './schemas/action.ts';
 
 /**
  * A job or run status as GitHub and Gitea 1.24 show it: `status` queued / waiting / in_progress /

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSignature } from '../../git/objects/signature.ts';
+import { parseSignature } from '../git/objects/signature.ts';
 import { gitTime, toApiPayloadUser } from './commit.ts';
 import { refPath } from './release.ts';
 

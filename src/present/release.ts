@@ -1,11 +1,11 @@
-import type { Release } from '../../domain/releases/release.types.ts';
-import type { Repository } from '../../domain/repos/repo.types.ts';
-import type { Account } from '../../domain/users/user.types.ts';
-import { foldId } from '../../lib/ids.ts';
-import { rfc3339 } from '../../lib/time.ts';
-import type { ApiRelease } from '../api/v1/schemas/release.ts';
+import type { Release } from '../domain/releases/release.types.ts';
+import type { Repository } from '../domain/repos/repo.types.ts';
+import type { Account } from '../domain/users/user.types.ts';
+import { foldId } from '../lib/ids.ts';
+import { rfc3339 } from '../lib/time.ts';
 import { repoPathOf } from './branch.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
+import type { ApiRelease } from './schemas/release.ts';
 import { toApiUser } from './user.ts';
 
 /** Who a release shows as author once the publishing account is gone (Gitea's "Ghost"). */

@@ -1,8 +1,8 @@
-import type { App } from '../../../app.ts';
-import type { ReviewComment } from '../../../domain/pulls/review-comment.service.ts';
-import type { Repository } from '../../../domain/repos/repo.types.ts';
-import type { ConvertContext } from '../../convert/context.ts';
-import { toApiReviewComment } from '../../convert/review-comment.ts';
+import type { ReviewComment } from '../domain/pulls/review-comment.service.ts';
+import type { Repository } from '../domain/repos/repo.types.ts';
+import type { DomainServices } from '../domain/services.ts';
+import type { ConvertContext } from './context.ts';
+import { toApiReviewComment } from './review-comment.ts';
 import type { ApiPullReviewComment } from './schemas/pull.ts';
 
 /**
@@ -11,12 +11,12 @@ import type { ApiPullReviewComment } from './schemas/pull.ts';
  * Takes a ConvertContext, not a request, so REST and MCP share it.
  */
 export async function loadReviewComments(
-  app: App,
+  services: Pick<DomainServices, 'users'>,
   where: { repo: Repository; number: number },
   comments: readonly ReviewComment[],
   context: ConvertContext,
 ): Promise<ApiPullReviewComment[]> {
-  const authors = await app.services.users.findManyByIds(comments.map((c) => c.authorId));
+  const authors = await services.users.findManyByIds(comments.map((c) => c.authorId));
   return comments.flatMap((comment) => {
     const author = authors.get(comment.authorId);
     return author ? [toApiReviewComment(comment, { ...where, author }, context)] : [];

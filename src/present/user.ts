@@ -1,8 +1,8 @@
-import type { Account } from '../../domain/users/user.types.ts';
-import { foldId } from '../../lib/ids.ts';
-import { GO_ZERO_TIME, rfc3339 } from '../../lib/time.ts';
-import type { ApiUser } from '../api/v1/schemas/user.ts';
+import type { Account } from '../domain/users/user.types.ts';
+import { foldId } from '../lib/ids.ts';
+import { GO_ZERO_TIME, rfc3339 } from '../lib/time.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
+import type { ApiUser } from './schemas/user.ts';
 
 export type UserView = {
   /** Only the person themself sees their email address and account details. */

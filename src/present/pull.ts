@@ -1,11 +1,11 @@
-import type { Pull } from '../../domain/pulls/pull.types.ts';
-import { pullHeadRef } from '../../domain/pulls/pull.types.ts';
-import type { Account } from '../../domain/users/user.types.ts';
-import { foldId } from '../../lib/ids.ts';
-import { rfc3339 } from '../../lib/time.ts';
-import type { ApiPRBranchInfo, ApiPullRequest } from '../api/v1/schemas/pull.ts';
+import type { Pull } from '../domain/pulls/pull.types.ts';
+import { pullHeadRef } from '../domain/pulls/pull.types.ts';
+import type { Account } from '../domain/users/user.types.ts';
+import { foldId } from '../lib/ids.ts';
+import { rfc3339 } from '../lib/time.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
 import { type RepoFacts, toApiRepository } from './repo.ts';
+import type { ApiPRBranchInfo, ApiPullRequest } from './schemas/pull.ts';
 import { toApiUser } from './user.ts';
 
 /** Everything a PullRequest object shows, already loaded by the caller. */

@@ -1,10 +1,10 @@
-import type { ReviewComment } from '../../domain/pulls/review-comment.service.ts';
-import type { Repository } from '../../domain/repos/repo.types.ts';
-import type { Account } from '../../domain/users/user.types.ts';
-import { foldId } from '../../lib/ids.ts';
-import { rfc3339 } from '../../lib/time.ts';
-import type { ApiPullReviewComment } from '../api/v1/schemas/pull.ts';
+import type { ReviewComment } from '../domain/pulls/review-comment.service.ts';
+import type { Repository } from '../domain/repos/repo.types.ts';
+import type { Account } from '../domain/users/user.types.ts';
+import { foldId } from '../lib/ids.ts';
+import { rfc3339 } from '../lib/time.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
+import type { ApiPullReviewComment } from './schemas/pull.ts';
 import { toApiUser } from './user.ts';
 
 /** A line-review comment (Kiln's own record; Gitea has none at this path). */

@@ -1,6 +1,6 @@
-import type { Repository } from '../../domain/repos/repo.types.ts';
-import type { Account } from '../../domain/users/user.types.ts';
-import { foldId } from '../../lib/ids.ts';
+import type { Repository } from '../domain/repos/repo.types.ts';
+import type { Account } from '../domain/users/user.types.ts';
+import { foldId } from '../lib/ids.ts';
 
 /** The person view of search results: an identity without the email (SPEC.md → Person view). */
 export type SearchPerson = {

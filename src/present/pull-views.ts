@@ -1,23 +1,28 @@
-import type { App } from '../../../app.ts';
-import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
-import type { Repository } from '../../../domain/repos/repo.types.ts';
-import type { User } from '../../../domain/users/user.types.ts';
-import type { ConvertContext } from '../../convert/context.ts';
-import { type PullFacts, toApiPullRequest } from '../../convert/pull.ts';
-import type { RepoFacts } from '../../convert/repo.ts';
+import type { PullInContext } from '../domain/pulls/pull.service.ts';
+import type { Repository } from '../domain/repos/repo.types.ts';
+import type { DomainServices } from '../domain/services.ts';
+import type { User } from '../domain/users/user.types.ts';
+import type { ConvertContext } from './context.ts';
+import { type PullFacts, toApiPullRequest } from './pull.ts';
+import type { RepoFacts } from './repo.ts';
 import type { RepoViews } from './repo-views.ts';
 import type { ApiPullRequest } from './schemas/pull.ts';
+
+/** What the pull request loader reads besides the repositories' own facts. */
+export type PullViewDeps = {
+  readonly services: Pick<DomainServices, 'pulls' | 'users' | 'repos'>;
+};
 
 /**
  * Loads what PullRequest objects show for a page of pulls with a fixed number of lookups (one
  * ref listing per repository involved, one query per kind of related row), then converts.
  */
 export class PullViews {
-  readonly #app: App;
+  readonly #services: PullViewDeps['services'];
   readonly #repos: RepoViews;
 
-  constructor(app: App, repos: RepoViews) {
-    this.#app = app;
+  constructor(deps: PullViewDeps, repos: RepoViews) {
+    this.#services = deps.services;
     this.#repos = repos;
   }
 
@@ -27,7 +32,7 @@ export class PullViews {
     context: ConvertContext,
   ): Promise<ApiPullRequest[]> {
     if (items.length === 0) return [];
-    const { pulls, users, repos } = this.#app.services;
+    const { pulls, users, repos } = this.#services;
     const accountIds = items.flatMap(({ pull }) =>
       [pull.authorId, pull.assigneeId, pull.mergedById].filter((id): id is string => id !== null),
     );

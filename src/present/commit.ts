@@ -1,7 +1,7 @@
-import type { Commit } from '../../git/objects/commit.ts';
-import type { Signature } from '../../git/objects/signature.ts';
-import type { ApiPayloadCommit, ApiPayloadUser } from '../api/v1/schemas/branch.ts';
+import type { Commit } from '../git/objects/commit.ts';
+import type { Signature } from '../git/objects/signature.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
+import type { ApiPayloadCommit, ApiPayloadUser } from './schemas/branch.ts';
 
 /** Account handles by lowercased email, for the idents being shown. */
 export type HandlesByEmail = ReadonlyMap<string, string>;

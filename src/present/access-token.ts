@@ -1,7 +1,7 @@
-import type { AccessToken } from '../../domain/tokens/token.service.ts';
-import { scopeNames } from '../../domain/tokens/token-scopes.ts';
-import { foldId } from '../../lib/ids.ts';
-import type { ApiAccessToken } from '../api/v1/schemas/token.ts';
+import type { AccessToken } from '../domain/tokens/token.service.ts';
+import { scopeNames } from '../domain/tokens/token-scopes.ts';
+import { foldId } from '../lib/ids.ts';
+import type { ApiAccessToken } from './schemas/token.ts';
 
 /**
  * Gitea's AccessToken. `secret` is the token itself, given only when it was just made; every

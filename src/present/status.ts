@@ -1,11 +1,11 @@
-import type { CommitStatus } from '../../domain/branches/commit-status.types.ts';
-import type { Repository } from '../../domain/repos/repo.types.ts';
-import { foldId } from '../../lib/ids.ts';
-import { rfc3339 } from '../../lib/time.ts';
-import type { ApiRepository } from '../api/v1/schemas/repo.ts';
-import type { ApiCombinedStatus, ApiCommitStatus } from '../api/v1/schemas/status.ts';
+import type { CommitStatus } from '../domain/branches/commit-status.types.ts';
+import type { Repository } from '../domain/repos/repo.types.ts';
+import { foldId } from '../lib/ids.ts';
+import { rfc3339 } from '../lib/time.ts';
 import { repoPathOf } from './branch.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
+import type { ApiRepository } from './schemas/repo.ts';
+import type { ApiCombinedStatus, ApiCommitStatus } from './schemas/status.ts';
 import { toApiUser } from './user.ts';
 
 /** Gitea's CommitStatus: the state goes under `status`; `updated_at` equals `created_at`. */

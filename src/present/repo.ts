@@ -1,8 +1,8 @@
-import type { AccessLevel, Repository } from '../../domain/repos/repo.types.ts';
-import { foldId } from '../../lib/ids.ts';
-import { rfc3339 } from '../../lib/time.ts';
-import type { ApiParentRepository, ApiRepository } from '../api/v1/schemas/repo.ts';
+import type { AccessLevel, Repository } from '../domain/repos/repo.types.ts';
+import { foldId } from '../lib/ids.ts';
+import { rfc3339 } from '../lib/time.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
+import type { ApiParentRepository, ApiRepository } from './schemas/repo.ts';
 import { toApiUser } from './user.ts';
 
 /** Everything about one repository that a Repository object shows, already loaded. */

@@ -1,0 +1,90 @@
+import type { Repository, VisibleRepo } from '../domain/repos/repo.types.ts';
+import type { DomainServices } from '../domain/services.ts';
+import type { User } from '../domain/users/user.types.ts';
+import type { ConvertContext } from './context.ts';
+import { type RepoFacts, toApiRepository } from './repo.ts';
+import type { ApiRepository } from './schemas/repo.ts';
+
+/** What the repository loader reads: repositories, and remote stars when federation is on. */
+export type RepoViewDeps = {
+  readonly services: Pick<DomainServices, 'repos' | 'federation'>;
+};
+
+/** What one Repository object shows: its facts, and its parent's when the viewer may see it. */
+export type ShownRepo = {
+  readonly facts: RepoFacts;
+  readonly parent: VisibleRepo | undefined;
+  readonly parentFacts: RepoFacts | undefined;
+};
+
+/**
+ * Loads what a Repository object shows (live default branch, emptiness, the parent the caller
+ * may see) and hands it to the pure converter. File reads only, no git process per repository,
+ * so lists stay cheap.
+ */
+export class RepoViews {
+  readonly #services: RepoViewDeps['services'];
+
+  constructor(deps: RepoViewDeps) {
+    this.#services = deps.services;
+  }
+
+  async facts(repo: Repository, access: RepoFacts['access'], stars?: number): Promise<RepoFacts> {
+    const [{ defaultBranch, empty }, starCount] = await Promise.all([
+      this.#services.repos.headFacts(repo),
+      stars ?? this.#stars(repo),
+    ]);
+    return { repo, access, defaultBranch, empty, stars: starCount };
+  }
+
+  /** Remote stars (federation); none when federation is off or the repository is private. */
+  async #stars(repo: Repository): Promise<number> {
+    const federation = this.#services.federation;
+    return federation && !repo.private ? federation.stars.count(repo.id) : 0;
+  }
+
+  async one(
+    viewer: User | undefined,
+    visible: VisibleRepo,
+    context: ConvertContext,
+  ): Promise<ApiRepository> {
+    const { facts, parentFacts } = await this.shown(viewer, visible);
+    return toApiRepository(facts, context, parentFacts);
+  }
+
+  async many(
+    viewer: User | undefined,
+    visible: readonly VisibleRepo[],
+    context: ConvertContext,
+  ): Promise<ApiRepository[]> {
+    const parentIds = visible.flatMap(({ repo }) => (repo.parentId ? [repo.parentId] : []));
+    const parents = await this.#services.repos.findManyByIds(parentIds);
+    const parentAccess = new Map(
+      (await this.#services.repos.accessOfMany(viewer, [...parents.values()])).map((entry) => [
+        entry.repo.id,
+        entry,
+      ]),
+    );
+    const stars = await this.#services.federation?.stars.countMany(
+      visible.filter(({ repo }) => !repo.private).map(({ repo }) => repo.id),
+    );
+    return Promise.all(
+      visible.map(async ({ repo, access }) => {
+        const parent = repo.parentId ? parentAccess.get(repo.parentId) : undefined;
+        const [facts, parentFacts] = await Promise.all([
+          this.facts(repo, access.level, stars?.get(repo.id) ?? 0),
+          parent ? this.facts(parent.repo, parent.access.level) : undefined,
+        ]);
+        return toApiRepository(facts, context, parentFacts);
+      }),
+    );
+  }
+
+  /** What one Repository object shows: its facts, and its parent's when the viewer may see it. */
+  async shown(viewer: User | undefined, visible: VisibleRepo): Promise<ShownRepo> {
+    const facts = await this.facts(visible.repo, visible.access.level);
+    const parent = await this.#services.repos.visibleParent(viewer, visible.repo);
+    const parentFacts = parent && (await this.facts(parent.repo, parent.access.level));
+    return { facts, parent, parentFacts };
+  }
+}
