@@ -23,6 +23,7 @@ import { startZombieSweep } from './domain/ci/zombie-sweep.ts';
 import { CodeService } from './domain/code/code.service.ts';
 import { Federation } from './domain/federation/federation.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
+import { OrgStore } from './domain/orgs/org.store.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
 import { PullStore } from './domain/pulls/pull.store.ts';
 import { PullEvents } from './domain/pulls/pull-events.ts';
@@ -41,9 +42,12 @@ import { RepoStore } from './domain/repos/repo.store.ts';
 import { RunnerAdminService } from './domain/runners/runner-admin.service.ts';
 import { RunnerRegistryService } from './domain/runners/runner-registry.service.ts';
 import type { DomainServices } from './domain/services.ts';
+import { LoginThrottleStore } from './domain/sessions/login-throttle.store.ts';
 import { LoginThrottle } from './domain/sessions/login-throttle.ts';
 import { SessionService } from './domain/sessions/session.service.ts';
+import { SessionStore } from './domain/sessions/session.store.ts';
 import { TokenService } from './domain/tokens/token.service.ts';
+import { TokenStore } from './domain/tokens/token.store.ts';
 import { UserService } from './domain/users/user.service.ts';
 import { UserStore } from './domain/users/user.store.ts';
 import { CatFilePool } from './git/cat-file-pool.ts';
@@ -92,7 +96,7 @@ export async function createApp(config: Config): Promise<App> {
   await sweepTempDirs(git.paths);
   const userStore = new UserStore(db);
   const users = new UserService(userStore, config.adminHandles);
-  const orgs = new OrgService(db, userStore);
+  const orgs = new OrgService(new OrgStore(db), userStore);
   const admins = new AdminPolicy(config.adminHandles);
   const repoStore = new RepoStore(db);
   const housekeepingStore = new HousekeepingStore(db);
@@ -188,9 +192,9 @@ export async function createApp(config: Config): Promise<App> {
   pushes.subscribe(async ({ repo }) => housekeeping.afterPush(repo));
   const services: Services = {
     users,
-    tokens: new TokenService(db, users),
-    sessions: new SessionService(db, users, config.auth.sessionLifetimeMs),
-    loginThrottle: new LoginThrottle(db, config.auth.login),
+    tokens: new TokenService(new TokenStore(db), users),
+    sessions: new SessionService(new SessionStore(db), users, config.auth.sessionLifetimeMs),
+    loginThrottle: new LoginThrottle(new LoginThrottleStore(db), config.auth.login),
     orgs,
     admins,
     repos,
