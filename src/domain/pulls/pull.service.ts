@@ -9,9 +9,10 @@ import { newId } from '../../lib/ids.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Page } from '../repos/repo.store.ts';
-import { atLeast, type Repository, type VisibleRepo } from '../repos/repo.types.ts';
+import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
+import { mayEditPull } from './pull.policy.ts';
 import type { PullStore } from './pull.store.ts';
 import {
   MAX_PULL_BODY_BYTES,
@@ -223,7 +224,7 @@ export class PullService {
   ): Promise<PullInContext> {
     const found = await this.get(actor, owner, name, number);
     const { pull, base } = found;
-    if (pull.authorId !== actor.id && !atLeast(base.access.level, 'write')) {
+    if (!mayEditPull(actor, base.access, pull)) {
       throw new Forbidden('only the author or a writer may edit this pull request');
     }
     checkText(change.title, change.body);

@@ -1,6 +1,7 @@
 import { isValidRefName } from '../../git/ref-names.ts';
 import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.ts';
 import type { User } from '../users/user.types.ts';
+import { mayAdministerRepo } from './repo.policy.ts';
 import type { RepoService } from './repo.service.ts';
 import type { RepoStore } from './repo.store.ts';
 import type { ProtectedBranchRecord, Repository } from './repo.types.ts';
@@ -92,7 +93,7 @@ export class ProtectedBranchService {
   async #adminRepo(viewer: User | undefined, owner: string, name: string): Promise<Repository> {
     const visible = await this.#repos.get(viewer, owner, name);
     if (!viewer) throw new Unauthenticated('token is required');
-    if (visible.access.level !== 'admin') {
+    if (!mayAdministerRepo(visible.access)) {
       throw new Forbidden('you need admin access to manage branch protections');
     }
     return visible.repo;

@@ -19,7 +19,7 @@ import type { UserService } from '../users/user.service.ts';
 import type { Account, User } from '../users/user.types.ts';
 import { type HousekeepingStore, withLease } from './housekeeping.store.ts';
 import { type IsolationRepair, ObjectIsolation } from './object-isolation.ts';
-import { accessLevel } from './repo.policy.ts';
+import { accessLevel, mayAdministerOrg } from './repo.policy.ts';
 import type { Page, RepoStore, VisibilityScope } from './repo.store.ts';
 import {
   type AccessLevel,
@@ -471,7 +471,7 @@ export class RepoService {
   async #orgForCreation(actor: User, orgName: string): Promise<Account> {
     const org = await this.#deps.orgs.getOrg(orgName);
     const role = await this.#deps.orgs.roleOf(org.id, actor.id);
-    if (role !== 'owner' && !this.#deps.admins.isAdmin(actor)) {
+    if (!mayAdministerOrg(role, this.#deps.admins.isAdmin(actor))) {
       if (role === undefined) throw new NotFound(`org does not exist [name: ${orgName}]`);
       throw new Forbidden('Given user is not owner of organization.');
     }

@@ -1,13 +1,13 @@
-import type { Db } from '../../db/database.ts';
 import type { RunnerRegistrationTokensTable } from '../../db/tables.ts';
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
-import { RegistrationTokenStore, toRegistrationToken } from './registration-token.store.ts';
+import { mayAdministerOrg } from '../repos/repo.policy.ts';
+import { type RegistrationTokenStore, toRegistrationToken } from './registration-token.store.ts';
 import { mayManageRunners, type RunnerActor, type ScopeGrants } from './runner.policy.ts';
-import { RunnerStore } from './runner.store.ts';
+import type { RunnerStore } from './runner.store.ts';
 import type {
   ListedRegistrationToken,
   ListedRunner,
@@ -15,7 +15,16 @@ import type {
   RunnerScope,
 } from './runner.types.ts';
 import { sameScope, scopeColumns, scopeOf } from './runner-scope.ts';
-import { ScopeLookupStore } from './scope-lookup.store.ts';
+import type { ScopeLookupStore } from './scope-lookup.store.ts';
+
+/** What runner administration reads and writes, and who it asks about permissions. */
+export type RunnerAdminDeps = {
+  readonly tokens: RegistrationTokenStore;
+  readonly runners: RunnerStore;
+  readonly lookup: ScopeLookupStore;
+  readonly admins: AdminPolicy;
+  readonly orgs: OrgService;
+};
 
 /** 20 random bytes as 40 hex characters. */
 const REGISTRATION_TOKEN_BYTES = 20;
@@ -32,12 +41,12 @@ export class RunnerAdminService {
   readonly #admins: AdminPolicy;
   readonly #orgs: OrgService;
 
-  constructor(db: Db, admins: AdminPolicy, orgs: OrgService) {
-    this.#tokens = new RegistrationTokenStore(db);
-    this.#runners = new RunnerStore(db);
-    this.#lookup = new ScopeLookupStore(db);
-    this.#admins = admins;
-    this.#orgs = orgs;
+  constructor(deps: RunnerAdminDeps) {
+    this.#tokens = deps.tokens;
+    this.#runners = deps.runners;
+    this.#lookup = deps.lookup;
+    this.#admins = deps.admins;
+    this.#orgs = deps.orgs;
   }
 
   /**
@@ -148,7 +157,7 @@ export class RunnerAdminService {
     ) {
       effective = {
         ...grants,
-        isOrgOwner: (await this.#orgs.roleOf(scope.orgId, actor.user.id)) === 'owner',
+        isOrgOwner: mayAdministerOrg(await this.#orgs.roleOf(scope.orgId, actor.user.id), false),
       };
     }
     if (!mayManageRunners(actor, isAdmin, scope, effective)) {

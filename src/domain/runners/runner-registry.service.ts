@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../db/database.ts';
 import type { RunnersTable } from '../../db/tables.ts';
 import { randomHex, safeEqual, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import { Unauthenticated } from '../errors.ts';
-import { RegistrationTokenStore } from './registration-token.store.ts';
-import { type RunnerRow, RunnerStore, toRunner } from './runner.store.ts';
+import type { RegistrationTokenStore } from './registration-token.store.ts';
+import { type RunnerRow, type RunnerStore, toRunner } from './runner.store.ts';
 import type { Runner } from './runner.types.ts';
 import { capabilityFlags, labelNames, runnerName, runnerVersion } from './runner-input.ts';
 import { shouldRecordSeen } from './runner-status.ts';
@@ -46,9 +45,9 @@ export class RunnerRegistryService {
   readonly #runners: RunnerStore;
   readonly #tokens: RegistrationTokenStore;
 
-  constructor(db: Db) {
-    this.#runners = new RunnerStore(db);
-    this.#tokens = new RegistrationTokenStore(db);
+  constructor(runners: RunnerStore, tokens: RegistrationTokenStore) {
+    this.#runners = runners;
+    this.#tokens = tokens;
   }
 
   /**
