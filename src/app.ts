@@ -29,6 +29,7 @@ import { PullStore } from './domain/pulls/pull.store.ts';
 import { PullEvents } from './domain/pulls/pull-events.ts';
 import { PullMergeService } from './domain/pulls/pull-merge.service.ts';
 import { ReviewCommentService } from './domain/pulls/review-comment.service.ts';
+import { ReviewCommentStore } from './domain/pulls/review-comment.store.ts';
 import { ReleaseService } from './domain/releases/release.service.ts';
 import { ReleaseStore } from './domain/releases/release.store.ts';
 import { TagService } from './domain/releases/tag.service.ts';
@@ -39,8 +40,11 @@ import { ProtectedBranchService } from './domain/repos/protected-branch.service.
 import { PushEvents } from './domain/repos/push-events.ts';
 import { RepoService } from './domain/repos/repo.service.ts';
 import { RepoStore } from './domain/repos/repo.store.ts';
+import { RegistrationTokenStore } from './domain/runners/registration-token.store.ts';
+import { RunnerStore } from './domain/runners/runner.store.ts';
 import { RunnerAdminService } from './domain/runners/runner-admin.service.ts';
 import { RunnerRegistryService } from './domain/runners/runner-registry.service.ts';
+import { ScopeLookupStore } from './domain/runners/scope-lookup.store.ts';
 import type { DomainServices } from './domain/services.ts';
 import { LoginThrottleStore } from './domain/sessions/login-throttle.store.ts';
 import { LoginThrottle } from './domain/sessions/login-throttle.ts';
@@ -190,6 +194,8 @@ export async function createApp(config: Config): Promise<App> {
     onError: (error) => process.stderr.write(`kiln: housekeeping failed: ${String(error)}\n`),
   });
   pushes.subscribe(async ({ repo }) => housekeeping.afterPush(repo));
+  const runnerStore = new RunnerStore(db);
+  const registrationTokens = new RegistrationTokenStore(db);
   const services: Services = {
     users,
     tokens: new TokenService(new TokenStore(db), users),
@@ -204,7 +210,13 @@ export async function createApp(config: Config): Promise<App> {
     housekeeping,
     pulls,
     pullMerges: new PullMergeService(pulls, pullStore, repos, git),
-    reviewComments: new ReviewCommentService(db, pulls, repos, git.catFiles),
+    reviewComments: new ReviewCommentService({
+      store: new ReviewCommentStore(db),
+      pullStore,
+      pulls,
+      repos,
+      catFiles: git.catFiles,
+    }),
     branches: new BranchService({
       repos,
       protectedBranches,
@@ -214,8 +226,14 @@ export async function createApp(config: Config): Promise<App> {
     commitStatuses: new CommitStatusService(repos, git.catFiles),
     releases,
     tags,
-    runners: new RunnerRegistryService(db),
-    runnerAdmin: new RunnerAdminService(db, admins, orgs),
+    runners: new RunnerRegistryService(runnerStore, registrationTokens),
+    runnerAdmin: new RunnerAdminService({
+      tokens: registrationTokens,
+      runners: runnerStore,
+      lookup: new ScopeLookupStore(db),
+      admins,
+      orgs,
+    }),
     ciTasks,
     ciSecrets,
     ciVariables,

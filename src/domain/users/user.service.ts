@@ -102,6 +102,11 @@ export class UserService {
   }
 
   /** Every person, by handle, with when each was disabled (null while in use). */
+  /** How many people have an account (NodeInfo's usage figure). */
+  async countPeople(): Promise<number> {
+    return this.#store.countPeople();
+  }
+
   async listUsers(): Promise<{ user: User; disabledAt: Date | null }[]> {
     const rows = await this.#store.listUsers();
     return rows.flatMap(({ account, disabledAt }) =>

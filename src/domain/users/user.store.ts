@@ -104,6 +104,16 @@ export class UserStore {
     return (row?.disabled_at ?? null) !== null;
   }
 
+  /** How many people (not organisations) have an account, disabled ones included. */
+  async countPeople(): Promise<number> {
+    const row = await this.#db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('kind', '=', 'user')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   /** Every person (no organisations), by handle, with when each was disabled if they were. */
   async listUsers(): Promise<{ account: Account; disabledAt: Date | null }[]> {
     const rows = await this.#db
