@@ -34,12 +34,17 @@ import { ReleaseService } from './domain/releases/release.service.ts';
 import { ReleaseStore } from './domain/releases/release.store.ts';
 import { TagService } from './domain/releases/tag.service.ts';
 import { CollaboratorService } from './domain/repos/collaborator.service.ts';
+import { CollaboratorStore } from './domain/repos/collaborator.store.ts';
 import { HousekeepingService } from './domain/repos/housekeeping.service.ts';
 import { HousekeepingStore } from './domain/repos/housekeeping.store.ts';
 import { ProtectedBranchService } from './domain/repos/protected-branch.service.ts';
+import { ProtectedBranchStore } from './domain/repos/protected-branch.store.ts';
 import { PushEvents } from './domain/repos/push-events.ts';
 import { RepoService } from './domain/repos/repo.service.ts';
 import { RepoStore } from './domain/repos/repo.store.ts';
+import { RepoAccessService } from './domain/repos/repo-access.service.ts';
+import { RepoLifecycleService } from './domain/repos/repo-lifecycle.service.ts';
+import { RepoListingService } from './domain/repos/repo-listing.service.ts';
 import { RegistrationTokenStore } from './domain/runners/registration-token.store.ts';
 import { RunnerStore } from './domain/runners/runner.store.ts';
 import { RunnerAdminService } from './domain/runners/runner-admin.service.ts';
@@ -103,19 +108,30 @@ export async function createApp(config: Config): Promise<App> {
   const orgs = new OrgService(new OrgStore(db), userStore);
   const admins = new AdminPolicy(config.adminHandles);
   const repoStore = new RepoStore(db);
+  const collaboratorStore = new CollaboratorStore(db);
   const housekeepingStore = new HousekeepingStore(db);
-  const repos = new RepoService({
+  const repoAccess = new RepoAccessService({
     store: repoStore,
-    users,
+    collaborators: collaboratorStore,
     orgs,
     admins,
-    paths: git.paths,
-    catFiles: git.catFiles,
-    refUpdates: git.refUpdates,
     changes: database.changes,
-    leases: housekeepingStore,
   });
-  const protectedBranches = new ProtectedBranchService(repos, repoStore);
+  const repos = new RepoService({
+    access: repoAccess,
+    listing: new RepoListingService({ store: repoStore, access: repoAccess, users }),
+    lifecycle: new RepoLifecycleService({
+      store: repoStore,
+      access: repoAccess,
+      orgs,
+      admins,
+      paths: git.paths,
+      catFiles: git.catFiles,
+      refUpdates: git.refUpdates,
+      leases: housekeepingStore,
+    }),
+  });
+  const protectedBranches = new ProtectedBranchService(repos, new ProtectedBranchStore(db));
   const pushes = new PushEvents();
   const pullStore = new PullStore(db);
   const pullEvents = new PullEvents();
@@ -204,7 +220,7 @@ export async function createApp(config: Config): Promise<App> {
     orgs,
     admins,
     repos,
-    collaborators: new CollaboratorService(repos, repoStore, users),
+    collaborators: new CollaboratorService(repos, collaboratorStore, users),
     protectedBranches,
     pushes,
     housekeeping,
