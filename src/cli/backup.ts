@@ -6,6 +6,7 @@ import { openDatabase } from '../db/database.ts';
 import { runChecks } from '../domain/backup/doctor.service.ts';
 import { type DumpSummary, writeDump } from '../domain/backup/dump.service.ts';
 import { restoreDump } from '../domain/backup/restore.service.ts';
+import { RepoStore } from '../domain/repos/repo.store.ts';
 import { fileSink, streamSink } from '../lib/tar-writer.ts';
 import { startedUp } from '../start-up.js';
 import { KILN_VERSION } from '../version.ts';
@@ -71,6 +72,7 @@ async function runDoctor(config: Config): Promise<number> {
   try {
     const report = await runChecks({
       database,
+      repos: new RepoStore(database.db),
       repositoriesRoot: `${config.dataDir}/repositories`,
     });
     for (const finding of report.findings) {
