@@ -313,3 +313,37 @@ describe('architecture rules (each fails when broken)', () => {
     ]);
   });
 });
+
+/**
+ * Stores own the queries: in `src/domain/`, a query is written only in a `*.store.ts`. Not yet
+ * true of CI (`domain/ci/`) and of a restore's schema checks, listed here until theirs move.
+ */
+const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`|\bsql</;
+const QUERIES_NOT_YET_IN_STORES = ['domain/ci', 'domain/backup/restore.service'];
+
+function queriesOutsideStores(sources: ReadonlyArray<{ file: string; text: string }>): string[] {
+  return sources
+    .filter(({ file }) => areaOf(file) === 'domain' && !file.endsWith('.store.ts'))
+    .filter(({ file }) => !QUERIES_NOT_YET_IN_STORES.some((prefix) => within(inSrc(file), prefix)))
+    .filter(({ text }) => QUERY.test(text))
+    .map(({ file }) => file);
+}
+
+describe('domain queries', () => {
+  it('are written only in stores', () => {
+    const sources = files.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
+    expect(queriesOutsideStores(sources)).toEqual([]);
+  });
+
+  it('fail the rule anywhere else in the domain', () => {
+    const query = "await db.selectFrom('users').selectAll().execute();";
+    expect(queriesOutsideStores([{ file: 'src/domain/a/a.service.ts', text: query }])).toEqual([
+      'src/domain/a/a.service.ts',
+    ]);
+    expect(queriesOutsideStores([{ file: 'src/domain/a/b.ts', text: 'sql`select 1`' }])).toEqual([
+      'src/domain/a/b.ts',
+    ]);
+    expect(queriesOutsideStores([{ file: 'src/domain/a/a.store.ts', text: query }])).toEqual([]);
+    expect(queriesOutsideStores([{ file: 'src/db/a.ts', text: query }])).toEqual([]);
+  });
+});
