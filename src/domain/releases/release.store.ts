@@ -54,26 +54,15 @@ function toRelease(row: ReleaseRow): Release {
 }
 
 /** A release about to be published; `createdAt` (epoch ms) is also its first update time. */
-export type NewRelease = {
-  readonly id: string;
-  readonly repoId: string;
-  readonly tagName: string;
-  readonly targetCommitish: string;
-  readonly name: string;
-  readonly body: string;
-  readonly prerelease: boolean;
-  readonly authorId: string;
-  readonly createdAt: number;
-};
+export type NewRelease = Pick<
+  Release,
+  'id' | 'repoId' | 'tagName' | 'targetCommitish' | 'name' | 'body' | 'prerelease'
+> & { readonly authorId: string; readonly createdAt: number };
 
 /** The fields an edit may change; absent ones stay. */
-export type ReleaseChange = {
-  readonly tagName?: string;
-  readonly targetCommitish?: string;
-  readonly name?: string;
-  readonly body?: string;
-  readonly prerelease?: boolean;
-};
+export type ReleaseChange = Partial<
+  Pick<Release, 'tagName' | 'targetCommitish' | 'name' | 'body' | 'prerelease'>
+>;
 
 /** Release rows with their author, newest first wherever order matters. */
 export class ReleaseStore {
