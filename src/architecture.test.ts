@@ -329,10 +329,37 @@ function queriesOutsideStores(sources: ReadonlyArray<{ file: string; text: strin
     .map(({ file }) => file);
 }
 
+/**
+ * Services receive their stores: a store is built only where Kiln is put together — the
+ * composition root, federation's own (`Federation.fromConfig`), and the commands that open a
+ * database of their own.
+ */
+const NEW_STORE = /\bnew [A-Z]\w*Store\(/;
+const COMPOSITION_ROOTS = ['app', 'domain/federation/federation', 'cli'];
+
+function storesBuiltOutsideRoots(sources: ReadonlyArray<{ file: string; text: string }>): string[] {
+  return sources
+    .filter(({ file }) => file.startsWith('src/'))
+    .filter(({ file }) => !COMPOSITION_ROOTS.some((root) => within(inSrc(file), root)))
+    .filter(({ text }) => NEW_STORE.test(text))
+    .map(({ file }) => file);
+}
+
 describe('domain queries', () => {
   it('are written only in stores', () => {
     const sources = files.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
     expect(queriesOutsideStores(sources)).toEqual([]);
+  });
+
+  it('run on stores built only in composition roots', () => {
+    const sources = files.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
+    expect(storesBuiltOutsideRoots(sources)).toEqual([]);
+    const build = 'this.store = new RepoStore(db);';
+    expect(storesBuiltOutsideRoots([{ file: 'src/domain/a/a.service.ts', text: build }])).toEqual([
+      'src/domain/a/a.service.ts',
+    ]);
+    expect(storesBuiltOutsideRoots([{ file: 'src/app.ts', text: build }])).toEqual([]);
+    expect(storesBuiltOutsideRoots([{ file: 'src/cli/backup.ts', text: build }])).toEqual([]);
   });
 
   it('fail the rule anywhere else in the domain', () => {

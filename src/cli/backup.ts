@@ -6,6 +6,7 @@ import { openDatabase } from '../db/database.ts';
 import { runChecks } from '../domain/backup/doctor.service.ts';
 import { type DumpSummary, writeDump } from '../domain/backup/dump.service.ts';
 import { restoreDump } from '../domain/backup/restore.service.ts';
+import { HousekeepingStore } from '../domain/repos/housekeeping.store.ts';
 import { RepoStore } from '../domain/repos/repo.store.ts';
 import { fileSink, streamSink } from '../lib/tar-writer.ts';
 import { startedUp } from '../start-up.js';
@@ -23,6 +24,7 @@ function megabytes(bytes: number): string {
 async function runDump(app: App, output: string): Promise<void> {
   const sources = {
     database: app.database,
+    leases: new HousekeepingStore(app.database.db),
     dataDir: app.dataDir,
     repositoriesRoot: app.git.paths.root,
     kilnVersion: KILN_VERSION,
