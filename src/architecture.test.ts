@@ -1,9 +1,9 @@
 /**
  * Keeps the layering of DESIGN.md and docs/architecture.md honest: `http`/`mcp` → `domain` →
  * `db`/`git` → `lib`, the packages that belong to one layer stay there, and only `src/git/`,
- * `src/runner/` and `bin/` spawn processes. Every rule is a pure function of one import (the
- * importing file and what it names), checked below against a forbidden example and then over
- * every import of every source file.
+ * `src/runner/` and `bin/` spawn processes. Every import rule is a pure function of one import
+ * (the importing file and what it names), checked below against a forbidden example and then
+ * over every import of every source file; the two rules on stores read file contents alike.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
