@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
 import { Forbidden, NotFound, Unauthenticated } from '../../domain/errors.ts';
-import { atLeast, type VisibleRepo } from '../../domain/repos/repo.types.ts';
+import { mayPush } from '../../domain/repos/repo.policy.ts';
+import type { VisibleRepo } from '../../domain/repos/repo.types.ts';
 import { requireViewerScope } from '../auth/token-scope.ts';
 import { viewerUser } from '../auth/viewer.ts';
 
@@ -38,7 +39,7 @@ export async function gitAccess(
     throw error;
   }
   if (write && !viewer) throw new Unauthenticated('Authentication required.');
-  if (write && !atLeast(visible.access.level, 'write')) {
+  if (write && !mayPush(visible.access)) {
     await app.services.repos.require(viewer, owner, repoNameOf(name), 'write');
   }
   return visible;
