@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { User } from '../users/user.types.ts';
-import { mayChangeReviewComment } from './pull.policy.ts';
+import { mayChangeReviewComment, mayCommentOnPull } from './pull.policy.ts';
 import type { PullInContext, PullService } from './pull.service.ts';
 import type { PullStore } from './pull.store.ts';
 import { anchorInDiff, fileInDiff, type Side } from './review-anchor.ts';
@@ -62,6 +62,10 @@ export class ReviewCommentService {
 
   async create(actor: User, owner: string, name: string, number: number, input: NewReviewComment) {
     const context = await this.#pulls.get(actor, owner, name, number);
+    // Seeing the pull is what commenting takes today; the rule is kept in one place regardless.
+    if (!mayCommentOnPull(actor, context.base.access)) {
+      throw new Forbidden('you may not comment on this pull request');
+    }
     const body = input.body;
     if (body.trim() === '' || Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES) {
       throw new Invalid('body must be 1 byte to 64 KiB');
