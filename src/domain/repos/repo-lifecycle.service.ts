@@ -1,6 +1,5 @@
-import { stat } from 'node:fs/promises';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
-import { clearCreationMarker, isAbandonedCreation } from '../../git/creation-marker.ts';
+import { clearCreationMarker } from '../../git/creation-marker.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
 import type { RefUpdatePool } from '../../git/ref-update-pool.ts';
 import { findBranch, type RefChange, readDefaultBranch, setDefaultBranch } from '../../git/refs.ts';
@@ -19,6 +18,7 @@ import { mayAdministerOrg } from './repo.policy.ts';
 import type { RepoStore } from './repo.store.ts';
 import type { Repository, VisibleRepo } from './repo.types.ts';
 import type { RepoAccessService } from './repo-access.service.ts';
+import { makeRepoDirectory } from './repo-directory.ts';
 import { assertValidRepoName } from './repo-name.ts';
 
 export type CreateRepoInput = {
@@ -49,9 +49,6 @@ export type RepoLifecycleDeps = {
 const REPAIR_LEASE = { holdMs: 60 * 60_000, waitMs: 2 * 60_000 } as const;
 
 const BRANCH_PREFIX = 'refs/heads/';
-
-/** A directory without a database row older than this is debris of a crashed creation. */
-const ORPHAN_AGE_MS = 60_000;
 
 /**
  * Repositories on disk and in the database: creation, forks, settings, deletion and what a push
@@ -110,7 +107,9 @@ export class RepoLifecycleService {
       updatedAt: new Date(),
     };
     const handle = this.handle(repo);
-    await this.#makeDirectory(repo, () => initBare(this.#deps.paths, handle, { defaultBranch }));
+    await makeRepoDirectory(this.#deps, repo, handle, () =>
+      initBare(this.#deps.paths, handle, { defaultBranch }),
+    );
     try {
       if (input.autoInit) {
         await seedInitialCommit(handle, {
@@ -164,7 +163,7 @@ export class RepoLifecycleService {
     const handle = this.handle(fork);
     const parent = this.handle(source);
     const shareObjects = !source.private;
-    await this.#makeDirectory(fork, () =>
+    await makeRepoDirectory(this.#deps, fork, handle, () =>
       // Only a public parent's objects may be shared (object-isolation.ts).
       createFork(this.#deps.paths, parent, handle, { shareObjects }),
     );
@@ -280,28 +279,5 @@ export class RepoLifecycleService {
       throw new Forbidden('Given user is not owner of organization.');
     }
     return org;
-  }
-
-  /**
-   * Runs a directory-making step; when it fails because a directory without any row is in the
-   * way (debris of a creation that crashed between the two), that debris is removed and the step
-   * retried once. Young directories are left alone (another process may be mid-creation) unless
-   * their creation marker names a process of this host that is gone.
-   */
-  async #makeDirectory(repo: Repository, make: () => Promise<void>): Promise<void> {
-    try {
-      await make();
-    } catch (error) {
-      if (!(error instanceof Conflict)) throw error;
-      const handle = this.handle(repo);
-      const info = await stat(handle.path).catch(() => undefined);
-      const row = await this.#deps.store.findByName(repo.owner.handle, repo.name);
-      const young = info !== undefined && Date.now() - info.mtimeMs < ORPHAN_AGE_MS;
-      if (row || !info || (young && !(await isAbandonedCreation(handle)))) {
-        throw new Conflict('The repository with the same name already exists.');
-      }
-      await deleteRepository(this.#deps.paths, handle);
-      await make();
-    }
   }
 }
