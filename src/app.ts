@@ -27,30 +27,43 @@ import { CodeService } from './domain/code/code.service.ts';
 import { Federation } from './domain/federation/federation.ts';
 import { subscribeFederationToPushes } from './domain/federation/federation-pushes.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
+import { OrgStore } from './domain/orgs/org.store.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
 import { PullStore } from './domain/pulls/pull.store.ts';
 import { PullEvents } from './domain/pulls/pull-events.ts';
 import { PullMergeService } from './domain/pulls/pull-merge.service.ts';
 import { subscribePullsToPushes } from './domain/pulls/pull-pushes.ts';
 import { ReviewCommentService } from './domain/pulls/review-comment.service.ts';
+import { ReviewCommentStore } from './domain/pulls/review-comment.store.ts';
 import { ReleaseService } from './domain/releases/release.service.ts';
 import { ReleaseStore } from './domain/releases/release.store.ts';
 import { TagService } from './domain/releases/tag.service.ts';
 import { CollaboratorService } from './domain/repos/collaborator.service.ts';
+import { CollaboratorStore } from './domain/repos/collaborator.store.ts';
 import { HousekeepingService } from './domain/repos/housekeeping.service.ts';
 import { HousekeepingStore } from './domain/repos/housekeeping.store.ts';
 import { subscribeHousekeepingToPushes } from './domain/repos/housekeeping-pushes.ts';
 import { ProtectedBranchService } from './domain/repos/protected-branch.service.ts';
+import { ProtectedBranchStore } from './domain/repos/protected-branch.store.ts';
 import { PushService } from './domain/repos/push.service.ts';
 import { PushEvents } from './domain/repos/push-events.ts';
 import { RepoService } from './domain/repos/repo.service.ts';
 import { RepoStore } from './domain/repos/repo.store.ts';
+import { RepoAccessService } from './domain/repos/repo-access.service.ts';
+import { RepoLifecycleService } from './domain/repos/repo-lifecycle.service.ts';
+import { RepoListingService } from './domain/repos/repo-listing.service.ts';
+import { RegistrationTokenStore } from './domain/runners/registration-token.store.ts';
+import { RunnerStore } from './domain/runners/runner.store.ts';
 import { RunnerAdminService } from './domain/runners/runner-admin.service.ts';
 import { RunnerRegistryService } from './domain/runners/runner-registry.service.ts';
+import { ScopeLookupStore } from './domain/runners/scope-lookup.store.ts';
 import type { DomainServices } from './domain/services.ts';
+import { LoginThrottleStore } from './domain/sessions/login-throttle.store.ts';
 import { LoginThrottle } from './domain/sessions/login-throttle.ts';
 import { SessionService } from './domain/sessions/session.service.ts';
+import { SessionStore } from './domain/sessions/session.store.ts';
 import { TokenService } from './domain/tokens/token.service.ts';
+import { TokenStore } from './domain/tokens/token.store.ts';
 import { UserService } from './domain/users/user.service.ts';
 import { UserStore } from './domain/users/user.store.ts';
 import { CatFilePool } from './git/cat-file-pool.ts';
@@ -99,22 +112,33 @@ export async function createApp(config: Config): Promise<App> {
   await sweepTempDirs(git.paths);
   const userStore = new UserStore(db);
   const users = new UserService(userStore, config.adminHandles);
-  const orgs = new OrgService(db, userStore);
+  const orgs = new OrgService(new OrgStore(db), userStore);
   const admins = new AdminPolicy(config.adminHandles);
   const repoStore = new RepoStore(db);
+  const collaboratorStore = new CollaboratorStore(db);
   const housekeepingStore = new HousekeepingStore(db);
-  const repos = new RepoService({
+  const repoAccess = new RepoAccessService({
     store: repoStore,
-    users,
+    collaborators: collaboratorStore,
     orgs,
     admins,
-    paths: git.paths,
-    catFiles: git.catFiles,
-    refUpdates: git.refUpdates,
     changes: database.changes,
-    leases: housekeepingStore,
   });
-  const protectedBranches = new ProtectedBranchService(repos, repoStore);
+  const repos = new RepoService({
+    access: repoAccess,
+    listing: new RepoListingService({ store: repoStore, access: repoAccess, users }),
+    lifecycle: new RepoLifecycleService({
+      store: repoStore,
+      access: repoAccess,
+      orgs,
+      admins,
+      paths: git.paths,
+      catFiles: git.catFiles,
+      refUpdates: git.refUpdates,
+      leases: housekeepingStore,
+    }),
+  });
+  const protectedBranches = new ProtectedBranchService(repos, new ProtectedBranchStore(db));
   const pushes = new PushEvents();
   const pullStore = new PullStore(db);
   const pullEvents = new PullEvents();
@@ -186,23 +210,31 @@ export async function createApp(config: Config): Promise<App> {
   subscribeCiToPushes(pushes, ciTriggers);
   if (federation) subscribeFederationToPushes(pushes, federation);
   subscribeHousekeepingToPushes(pushes, housekeeping);
+  const runnerStore = new RunnerStore(db);
+  const registrationTokens = new RegistrationTokenStore(db);
   const services: Services = {
     users,
-    tokens: new TokenService(db, users),
-    sessions: new SessionService(db, users, config.auth.sessionLifetimeMs),
-    loginThrottle: new LoginThrottle(db, config.auth.login),
+    tokens: new TokenService(new TokenStore(db), users),
+    sessions: new SessionService(new SessionStore(db), users, config.auth.sessionLifetimeMs),
+    loginThrottle: new LoginThrottle(new LoginThrottleStore(db), config.auth.login),
     orgs,
     admins,
     health: new HealthService(database, dataDir),
     repos,
-    collaborators: new CollaboratorService(repos, repoStore, users),
+    collaborators: new CollaboratorService(repos, collaboratorStore, users),
     protectedBranches,
     pushes,
     pushHandling: new PushService({ repos, events: pushes }),
     housekeeping,
     pulls,
     pullMerges: new PullMergeService(pulls, pullStore, repos, git),
-    reviewComments: new ReviewCommentService(db, pulls, repos, git.catFiles),
+    reviewComments: new ReviewCommentService({
+      store: new ReviewCommentStore(db),
+      pullStore,
+      pulls,
+      repos,
+      catFiles: git.catFiles,
+    }),
     branches: new BranchService({
       repos,
       protectedBranches,
@@ -212,8 +244,14 @@ export async function createApp(config: Config): Promise<App> {
     commitStatuses: new CommitStatusService(repos, git.catFiles),
     releases,
     tags,
-    runners: new RunnerRegistryService(db),
-    runnerAdmin: new RunnerAdminService(db, admins, orgs),
+    runners: new RunnerRegistryService(runnerStore, registrationTokens),
+    runnerAdmin: new RunnerAdminService({
+      tokens: registrationTokens,
+      runners: runnerStore,
+      lookup: new ScopeLookupStore(db),
+      admins,
+      orgs,
+    }),
     ciTasks,
     ciSecrets,
     ciVariables,

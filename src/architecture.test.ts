@@ -1,9 +1,9 @@
 /**
  * Keeps the layering of DESIGN.md and docs/architecture.md honest: `http`/`mcp` → `present` →
  * `domain` → `db`/`git` → `lib`, the packages that belong to one layer stay there, and only
- * `src/git/`, `src/runner/` and `bin/` spawn processes. Every rule is a pure function of one import (the
- * importing file and what it names), checked below against a forbidden example and then over
- * every import of every source file.
+ * `src/git/`, `src/runner/` and `bin/` spawn processes. Every import rule is a pure function of one
+ * import (the importing file and what it names), checked below against a forbidden example and
+ * then over every import of every source file; the two rules on stores read file contents alike.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
@@ -367,5 +367,66 @@ describe('architecture rules (each fails when broken)', () => {
       'd',
       'e',
     ]);
+  });
+});
+
+/**
+ * Stores own the queries: in `src/domain/`, a query is written only in a `*.store.ts`. Not yet
+ * true of CI (`domain/ci/`) and of a restore's schema checks, listed here until theirs move.
+ */
+const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`|\bsql</;
+const QUERIES_NOT_YET_IN_STORES = ['domain/ci', 'domain/backup/restore.service'];
+
+function queriesOutsideStores(sources: ReadonlyArray<{ file: string; text: string }>): string[] {
+  return sources
+    .filter(({ file }) => areaOf(file) === 'domain' && !file.endsWith('.store.ts'))
+    .filter(({ file }) => !QUERIES_NOT_YET_IN_STORES.some((prefix) => within(inSrc(file), prefix)))
+    .filter(({ text }) => QUERY.test(text))
+    .map(({ file }) => file);
+}
+
+/**
+ * Services receive their stores: a store is built only where Kiln is put together — the
+ * composition root, federation's own (`Federation.fromConfig`), and the commands that open a
+ * database of their own.
+ */
+const NEW_STORE = /\bnew [A-Z]\w*Store\(/;
+const COMPOSITION_ROOTS = ['app', 'domain/federation/federation', 'cli'];
+
+function storesBuiltOutsideRoots(sources: ReadonlyArray<{ file: string; text: string }>): string[] {
+  return sources
+    .filter(({ file }) => file.startsWith('src/'))
+    .filter(({ file }) => !COMPOSITION_ROOTS.some((root) => within(inSrc(file), root)))
+    .filter(({ text }) => NEW_STORE.test(text))
+    .map(({ file }) => file);
+}
+
+describe('domain queries', () => {
+  it('are written only in stores', () => {
+    const sources = files.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
+    expect(queriesOutsideStores(sources)).toEqual([]);
+  });
+
+  it('run on stores built only in composition roots', () => {
+    const sources = files.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
+    expect(storesBuiltOutsideRoots(sources)).toEqual([]);
+    const build = 'this.store = new RepoStore(db);';
+    expect(storesBuiltOutsideRoots([{ file: 'src/domain/a/a.service.ts', text: build }])).toEqual([
+      'src/domain/a/a.service.ts',
+    ]);
+    expect(storesBuiltOutsideRoots([{ file: 'src/app.ts', text: build }])).toEqual([]);
+    expect(storesBuiltOutsideRoots([{ file: 'src/cli/backup.ts', text: build }])).toEqual([]);
+  });
+
+  it('fail the rule anywhere else in the domain', () => {
+    const query = "await db.selectFrom('users').selectAll().execute();";
+    expect(queriesOutsideStores([{ file: 'src/domain/a/a.service.ts', text: query }])).toEqual([
+      'src/domain/a/a.service.ts',
+    ]);
+    expect(queriesOutsideStores([{ file: 'src/domain/a/b.ts', text: 'sql`select 1`' }])).toEqual([
+      'src/domain/a/b.ts',
+    ]);
+    expect(queriesOutsideStores([{ file: 'src/domain/a/a.store.ts', text: query }])).toEqual([]);
+    expect(queriesOutsideStores([{ file: 'src/db/a.ts', text: query }])).toEqual([]);
   });
 });

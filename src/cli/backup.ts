@@ -6,6 +6,8 @@ import { migrate, openDatabase } from '../db/database.ts';
 import { runChecks } from '../domain/backup/doctor.service.ts';
 import { type DumpSources, type DumpSummary, writeDump } from '../domain/backup/dump.service.ts';
 import { restoreDump } from '../domain/backup/restore.service.ts';
+import { HousekeepingStore } from '../domain/repos/housekeeping.store.ts';
+import { RepoStore } from '../domain/repos/repo.store.ts';
 import { fileSink, streamSink } from '../lib/tar-writer.ts';
 import { startedUp } from '../start-up.js';
 import { KILN_VERSION } from '../version.ts';
@@ -31,6 +33,7 @@ async function runDump(config: Config, output: string): Promise<void> {
     await dumpTo(
       {
         database,
+        leases: new HousekeepingStore(database.db),
         dataDir,
         repositoriesRoot: join(dataDir, 'repositories'),
         kilnVersion: KILN_VERSION,
@@ -88,6 +91,7 @@ async function runDoctor(config: Config): Promise<number> {
   try {
     const report = await runChecks({
       database,
+      repos: new RepoStore(database.db),
       repositoriesRoot: `${config.dataDir}/repositories`,
     });
     for (const finding of report.findings) {

@@ -41,6 +41,7 @@ describe('kiln dump beside housekeeping', () => {
     const sink: TarSink = { copiesAtOnce: false, write: (chunk) => void chunks.push(chunk) };
     const sources = {
       database: kiln.app.database,
+      leases,
       dataDir: kiln.app.dataDir,
       repositoriesRoot: kiln.app.git.paths.root,
       kilnVersion: 'test',

@@ -5,8 +5,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, migrate, openDatabase } from '../../src/db/database.ts';
 import { federationDb } from '../../src/domain/federation/federation.tables.ts';
-import { KyselyKvStore } from '../../src/domain/federation/kv-store.ts';
+import { KyselyKvStore } from '../../src/domain/federation/kv.store.ts';
 import { KyselyMessageQueue } from '../../src/domain/federation/message-queue.ts';
+import { QueueStore } from '../../src/domain/federation/queue.store.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /**
@@ -35,7 +36,8 @@ describe('federation queue and key-value store', () => {
 
   it('runs each message exactly once with two replicas listening', async () => {
     const queues = [one, two].map(
-      (database) => new KyselyMessageQueue(federationDb(database.db), { pollIntervalMs: 20 }),
+      (database) =>
+        new KyselyMessageQueue(new QueueStore(federationDb(database.db)), { pollIntervalMs: 20 }),
     );
     const seen: number[] = [];
     const total = 60;
@@ -62,7 +64,7 @@ describe('federation queue and key-value store', () => {
   });
 
   it('hands a failed message back later instead of losing it', async () => {
-    const queue = new KyselyMessageQueue(federationDb(one.db), {
+    const queue = new KyselyMessageQueue(new QueueStore(federationDb(one.db)), {
       pollIntervalMs: 10,
       backoffMs: 50,
     });
@@ -83,7 +85,9 @@ describe('federation queue and key-value store', () => {
   });
 
   it('a claim is won by one replica only', async () => {
-    const [a, b] = [one, two].map((database) => new KyselyMessageQueue(federationDb(database.db)));
+    const [a, b] = [one, two].map(
+      (database) => new KyselyMessageQueue(new QueueStore(federationDb(database.db))),
+    );
     await a?.enqueue({ solo: true });
     const claims = await Promise.all([a?.claim(), b?.claim(), a?.claim(), b?.claim()]);
     expect(claims.filter((claim) => claim !== undefined)).toHaveLength(1);

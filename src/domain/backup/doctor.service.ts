@@ -5,6 +5,7 @@ import { appliedMigrations } from '../../db/schema-facts.ts';
 import { hooksAreCurrent } from '../../git/hooks.ts';
 import { objectsDir, readAlternates } from '../../git/object-store.ts';
 import { checkConnectivity, listRepositoryDirs } from '../../git/repository-dump.ts';
+import type { RepoStore } from '../repos/repo.store.ts';
 
 /** One finding: what is wrong, where, and what to do about it. */
 export type Finding = { readonly subject: string; readonly problem: string; readonly fix: string };
@@ -14,7 +15,12 @@ export type DoctorReport = {
   readonly findings: readonly Finding[];
 };
 
-export type DoctorSources = { readonly database: Database; readonly repositoriesRoot: string };
+export type DoctorSources = {
+  readonly database: Database;
+  /** Where the database says repositories are. */
+  readonly repos: Pick<RepoStore, 'listLocations'>;
+  readonly repositoriesRoot: string;
+};
 
 async function checkMigrations(
   database: Database,
@@ -43,20 +49,12 @@ async function checkMigrations(
 
 type RepoRow = { dir: string; private: boolean };
 
-async function repositoryRows(database: Database): Promise<Map<string, RepoRow>> {
-  const rows = await database.db
-    .selectFrom('repositories')
-    .innerJoin('users', 'users.id', 'repositories.owner_id')
-    .select([
-      'users.handle_lower as owner',
-      'repositories.name_lower as name',
-      'repositories.private',
-    ])
-    .execute();
+async function repositoryRows(repos: DoctorSources['repos']): Promise<Map<string, RepoRow>> {
+  const locations = await repos.listLocations();
   return new Map(
-    rows.map((row) => {
-      const dir = `${row.owner}/${row.name}.git`;
-      return [dir, { dir, private: row.private === true || row.private === 1 }];
+    locations.map((location) => {
+      const dir = `${location.owner}/${location.name}.git`;
+      return [dir, { dir, private: location.private }];
     }),
   );
 }
@@ -127,7 +125,7 @@ export async function runChecks(sources: DoctorSources): Promise<DoctorReport> {
   const migrations = await checkMigrations(sources.database);
   const findings = [...migrations.findings];
   const root = path.resolve(sources.repositoriesRoot);
-  const rows = await repositoryRows(sources.database);
+  const rows = await repositoryRows(sources.repos);
   const dirs = await listRepositoryDirs(root);
   for (const dir of dirs) findings.push(...(await checkRepository(root, dir, rows)));
   const onDisk = new Set(dirs);

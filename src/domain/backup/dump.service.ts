@@ -11,7 +11,7 @@ import {
   snapshotRepositoryRefs,
 } from '../../git/repository-dump.ts';
 import { type TarSink, TarWriter } from '../../lib/tar-writer.ts';
-import { HousekeepingStore, takeLease } from '../repos/housekeeping.store.ts';
+import { type HousekeepingStore, takeLease } from '../repos/housekeeping.store.ts';
 import {
   DATABASE,
   DATABASE_FACTS,
@@ -26,6 +26,8 @@ import {
 
 export type DumpSources = {
   readonly database: Database;
+  /** Housekeeping's leases, so a repository is not copied while it is being repacked. */
+  readonly leases: HousekeepingStore;
   readonly dataDir: string;
   readonly repositoriesRoot: string;
   readonly kilnVersion: string;
@@ -210,8 +212,11 @@ export async function writeDump(sources: DumpSources, out: TarSink): Promise<Dum
   await tar.directory(DATABASE);
   const database = await writeDatabase(tar, sources.database);
   await tar.directory(REPOSITORIES);
-  const leases = new HousekeepingStore(sources.database.db);
-  const repos = await writeRepositories(tar, path.resolve(sources.repositoriesRoot), leases);
+  const repos = await writeRepositories(
+    tar,
+    path.resolve(sources.repositoriesRoot),
+    sources.leases,
+  );
   await tar.directory(FILES);
   const files = await writeOtherFiles(
     tar,

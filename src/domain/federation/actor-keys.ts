@@ -6,7 +6,7 @@ import {
   importJwk,
 } from '@fedify/fedify';
 import { deriveSecretKey, openSecret, sealSecret } from '../ci/secret-box.ts';
-import type { FederationDb } from './federation.tables.ts';
+import type { ActorKeysStore } from './actor-keys.store.ts';
 
 /** A local actor's two key pairs: RSA for draft-cavage peers, Ed25519 for newer ones. */
 export type ActorKeyPairs = {
@@ -24,13 +24,13 @@ export type PublishedKeys = { readonly rsaPem: string; readonly ed25519Multibase
  * opened; two replicas making the first pair at once keep whichever row was inserted first.
  */
 export class ActorKeys {
-  readonly #db: FederationDb;
+  readonly #store: ActorKeysStore;
   readonly #sealKey: Buffer;
   readonly #opened = new Map<string, Promise<ActorKeyPairs>>();
   readonly #published = new Map<string, Promise<PublishedKeys>>();
 
-  constructor(db: FederationDb, secretKey: string) {
-    this.#db = db;
+  constructor(store: ActorKeysStore, secretKey: string) {
+    this.#store = store;
     this.#sealKey = deriveSecretKey(`federation keys\u0000${secretKey}`);
   }
 
@@ -82,38 +82,29 @@ export class ActorKeys {
     ]);
     const seal = async (key: CryptoKey, kind: string) =>
       sealSecret(this.#sealKey, JSON.stringify(await exportJwk(key)), `${actor}/${kind}`);
-    await this.#db
-      .insertInto('federation_keys')
-      .values({
-        actor,
-        rsa_public: JSON.stringify(await exportJwk(rsa.publicKey)),
-        rsa_private: await seal(rsa.privateKey, 'rsa'),
-        ed25519_public: JSON.stringify(await exportJwk(ed25519.publicKey)),
-        ed25519_private: await seal(ed25519.privateKey, 'ed25519'),
-        created_at: Date.now(),
-      })
-      .onConflict((c) => c.column('actor').doNothing())
-      .execute();
+    await this.#store.insertIfAbsent({
+      actor,
+      rsaPublic: JSON.stringify(await exportJwk(rsa.publicKey)),
+      rsaPrivateSealed: await seal(rsa.privateKey, 'rsa'),
+      ed25519Public: JSON.stringify(await exportJwk(ed25519.publicKey)),
+      ed25519PrivateSealed: await seal(ed25519.privateKey, 'ed25519'),
+    });
     const stored = await this.#find(actor);
     if (!stored) throw new Error(`federation keys of ${actor} were not stored`);
     return stored;
   }
 
   async #find(actor: string): Promise<ActorKeyPairs | undefined> {
-    const row = await this.#db
-      .selectFrom('federation_keys')
-      .selectAll()
-      .where('actor', '=', actor)
-      .executeTakeFirst();
-    if (!row) return undefined;
+    const stored = await this.#store.find(actor);
+    if (!stored) return undefined;
     const open = (sealed: string, kind: string) =>
       importJwk(JSON.parse(openSecret(this.#sealKey, sealed, `${actor}/${kind}`)), 'private');
     const pub = (text: string) => importJwk(JSON.parse(text), 'public');
     const [rsaPublic, rsaPrivate, edPublic, edPrivate] = await Promise.all([
-      pub(row.rsa_public),
-      open(row.rsa_private, 'rsa'),
-      pub(row.ed25519_public),
-      open(row.ed25519_private, 'ed25519'),
+      pub(stored.rsaPublic),
+      open(stored.rsaPrivateSealed, 'rsa'),
+      pub(stored.ed25519Public),
+      open(stored.ed25519PrivateSealed, 'ed25519'),
     ]);
     return {
       rsa: { publicKey: rsaPublic, privateKey: rsaPrivate },

@@ -1,7 +1,7 @@
 import { signRequest } from '@fedify/fedify';
 import type { ActorKeys } from './actor-keys.ts';
 import type { HostPolicy } from './host-policy.ts';
-import type { KyselyKvStore } from './kv-store.ts';
+import type { KyselyKvStore } from './kv.store.ts';
 import type { SafeFetch } from './safe-fetch.ts';
 
 /** One activity on its way to one inbox: what the queue carries. */

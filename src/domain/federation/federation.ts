@@ -6,6 +6,7 @@ import type { ReleaseService } from '../releases/release.service.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { UserService } from '../users/user.service.ts';
+import { ActorKeysStore } from './actor-keys.store.ts';
 import { ActorKeys } from './actor-keys.ts';
 import { ActorUrls } from './actor-urls.ts';
 import { Delivery, type DeliveryMessage } from './delivery.ts';
@@ -15,11 +16,12 @@ import { FollowingService } from './following.service.ts';
 import { HostPolicy } from './host-policy.ts';
 import { InboxService } from './inbox.service.ts';
 import { InstancesService } from './instances.service.ts';
-import { KyselyKvStore } from './kv-store.ts';
+import { KyselyKvStore } from './kv.store.ts';
 import { LocalActors } from './local-actors.ts';
 import { KyselyMessageQueue } from './message-queue.ts';
 import { OutboxStore } from './outbox.store.ts';
 import { type AnnounceMessage, Publisher } from './publisher.ts';
+import { QueueStore } from './queue.store.ts';
 import { RemoteActors } from './remote-actors.ts';
 import { RemoteDocuments } from './remote-documents.ts';
 import { RemoteStarsStore } from './remote-stars.store.ts';
@@ -65,7 +67,7 @@ export class Federation {
   readonly kv: KyselyKvStore;
   readonly #publisher: Publisher;
   readonly #delivery: Delivery;
-  readonly #db: Db;
+  readonly #users: UserService;
   readonly #report: (error: unknown) => void;
   #worker: { controller: AbortController; done: Promise<void> } | undefined;
 
@@ -78,24 +80,28 @@ export class Federation {
   private constructor(deps: FederationDeps, baseUrl: URL, secretKey: string) {
     const { config } = deps;
     const db = federationDb(deps.db);
-    this.#db = deps.db;
+    this.#users = deps.users;
     this.#report = deps.report;
     this.urls = new ActorUrls(baseUrl);
     this.kv = new KyselyKvStore(db);
-    this.instances = new InstancesService(db, this.kv);
+    this.followers = new FollowersStore(db);
+    this.stars = new RemoteStarsStore(db);
+    this.instances = new InstancesService({
+      kv: this.kv,
+      followers: this.followers,
+      stars: this.stars,
+    });
     this.hosts = new HostPolicy(
       config.federation.allowedHosts,
       config.federation.blockedHosts,
       () => this.instances.blockedHosts(),
     );
-    this.queue = new KyselyMessageQueue(db);
-    this.followers = new FollowersStore(db);
-    this.stars = new RemoteStarsStore(db);
+    this.queue = new KyselyMessageQueue(new QueueStore(db));
     this.outbox = new OutboxStore(db);
     const fetch = createSafeFetch({
       allowPrivateAddresses: config.federation.allowPrivateAddresses,
     });
-    const keys = new ActorKeys(db, secretKey);
+    const keys = new ActorKeys(new ActorKeysStore(db), secretKey);
     this.actors = new LocalActors({
       users: deps.users,
       repos: deps.repos,
@@ -170,12 +176,7 @@ export class Federation {
 
   /** NodeInfo's usage figures: people, and activities published. */
   async usage(): Promise<{ users: number; localPosts: number }> {
-    const row = await this.#db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('kind', '=', 'user')
-      .executeTakeFirstOrThrow();
-    return { users: Number(row.n), localPosts: await this.outbox.count() };
+    return { users: await this.#users.countPeople(), localPosts: await this.outbox.count() };
   }
 
   async #run(message: QueueMessage): Promise<void> {

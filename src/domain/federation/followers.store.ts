@@ -90,4 +90,14 @@ export class FollowersStore {
       host: row.host,
     }));
   }
+
+  /** How many followers each remote host has here (hosts with none are absent). */
+  async countByHost(): Promise<Map<string, number>> {
+    const rows = await this.#db
+      .selectFrom('federation_followers')
+      .select(['host', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('host')
+      .execute();
+    return new Map(rows.map((row) => [row.host, Number(row.n)]));
+  }
 }

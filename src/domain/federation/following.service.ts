@@ -3,7 +3,7 @@ import { Invalid } from '../errors.ts';
 import type { User } from '../users/user.types.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { HostPolicy } from './host-policy.ts';
-import type { KyselyKvStore } from './kv-store.ts';
+import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
 import { idOf, type RemoteActors } from './remote-actors.ts';

@@ -3,7 +3,7 @@ import { isDomainError } from '../errors.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { FollowersStore } from './followers.store.ts';
 import type { FollowingService } from './following.service.ts';
-import type { KyselyKvStore } from './kv-store.ts';
+import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
 import { idOf, type RemoteActors } from './remote-actors.ts';

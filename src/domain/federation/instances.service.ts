@@ -1,6 +1,7 @@
 import { Invalid } from '../errors.ts';
-import type { FederationDb } from './federation.tables.ts';
-import type { KyselyKvStore } from './kv-store.ts';
+import type { FollowersStore } from './followers.store.ts';
+import type { KyselyKvStore } from './kv.store.ts';
+import type { RemoteStarsStore } from './remote-stars.store.ts';
 
 /** One other server as an administrator sees it. */
 export type KnownInstance = {
@@ -24,14 +25,20 @@ const REFRESH_MS = 15_000;
  * server's followers are kept (nothing is delivered to them) and count again once unblocked.
  */
 export class InstancesService {
-  readonly #db: FederationDb;
   readonly #kv: KyselyKvStore;
+  readonly #followers: Pick<FollowersStore, 'countByHost'>;
+  readonly #stars: Pick<RemoteStarsStore, 'countByHost'>;
   #blocked: ReadonlySet<string> = new Set();
   #readAt = 0;
 
-  constructor(db: FederationDb, kv: KyselyKvStore) {
-    this.#db = db;
-    this.#kv = kv;
+  constructor(deps: {
+    readonly kv: KyselyKvStore;
+    readonly followers: Pick<FollowersStore, 'countByHost'>;
+    readonly stars: Pick<RemoteStarsStore, 'countByHost'>;
+  }) {
+    this.#kv = deps.kv;
+    this.#followers = deps.followers;
+    this.#stars = deps.stars;
   }
 
   /** The hosts blocked at run time, as last read (refreshed in the background when stale). */
@@ -69,24 +76,11 @@ export class InstancesService {
   async list(): Promise<KnownInstance[]> {
     await this.refresh();
     const [followers, stars] = await Promise.all([
-      this.#db
-        .selectFrom('federation_followers')
-        .select(['host', (eb) => eb.fn.countAll<number>().as('n')])
-        .groupBy('host')
-        .execute(),
-      this.#db
-        .selectFrom('federation_stars')
-        .select(['host', (eb) => eb.fn.countAll<number>().as('n')])
-        .groupBy('host')
-        .execute(),
+      this.#followers.countByHost(),
+      this.#stars.countByHost(),
     ]);
-    const hosts = new Set([
-      ...followers.map((row) => row.host),
-      ...stars.map((row) => row.host),
-      ...this.#blocked,
-    ]);
-    const count = (rows: { host: string; n: number }[], host: string) =>
-      Number(rows.find((row) => row.host === host)?.n ?? 0);
+    const hosts = new Set([...followers.keys(), ...stars.keys(), ...this.#blocked]);
+    const count = (counts: ReadonlyMap<string, number>, host: string) => counts.get(host) ?? 0;
     return Promise.all(
       [...hosts].sort().map(async (host) => {
         const failing = await this.#kv.get<number>(['host-failing', host]);

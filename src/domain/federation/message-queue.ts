@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type {
   MessageQueue,
   MessageQueueDepth,
   MessageQueueEnqueueOptions,
   MessageQueueListenOptions,
 } from '@fedify/fedify';
-import type { FederationDb } from './federation.tables.ts';
+import type { ClaimedMessage, QueueStore } from './queue.store.ts';
 
 export type QueueOptions = {
   /** How often an idle listener looks for due messages (another replica may have added some). */
@@ -19,15 +18,14 @@ export type QueueOptions = {
 
 /**
  * Fedify's message queue over Kiln's own database, durable and shared by replicas. A message is
- * run by exactly one listener: it is claimed by a conditional UPDATE (`claimed_until` empty or
- * past), which on PostgreSQL re-checks the condition after taking the row lock and on SQLite runs
- * under the database write lock, so two replicas racing for one row cannot both win. A message is
+ * run by exactly one listener: it is claimed by a conditional UPDATE (`QueueStore.claim`), so
+ * two replicas racing for one row cannot both win. A message is
  * deleted once its handler returns; a handler that throws gets it back later, with exponential
  * back-off (`nativeRetrial`), so the handler decides when to give up by returning.
  */
 export class KyselyMessageQueue implements MessageQueue {
   readonly nativeRetrial = true;
-  readonly #db: FederationDb;
+  readonly #store: QueueStore;
   readonly #pollIntervalMs: number;
   readonly #leaseMs: number;
   readonly #backoffMs: number;
@@ -35,8 +33,8 @@ export class KyselyMessageQueue implements MessageQueue {
   /** Wakes local listeners at once when this process enqueues. */
   readonly #wakers = new Set<() => void>();
 
-  constructor(db: FederationDb, options: QueueOptions = {}) {
-    this.#db = db;
+  constructor(store: QueueStore, options: QueueOptions = {}) {
+    this.#store = store;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.#leaseMs = options.leaseMs ?? 60_000;
     this.#backoffMs = options.backoffMs ?? 5_000;
@@ -51,28 +49,16 @@ export class KyselyMessageQueue implements MessageQueue {
     if (messages.length === 0) return;
     const now = Date.now();
     const delayMs = options?.delay ? options.delay.total({ unit: 'millisecond' }) : 0;
-    const rows = messages.map((message) => ({
-      id: randomUUID(),
-      message: JSON.stringify(message),
-      run_at: now + Math.max(0, delayMs),
-      claimed_until: null,
-      attempts: 0,
-      created_at: now,
-    }));
-    for (let at = 0; at < rows.length; at += 500) {
-      await this.#db
-        .insertInto('federation_queue')
-        .values(rows.slice(at, at + 500))
-        .execute();
-    }
+    const texts = messages.map((message) => JSON.stringify(message));
+    await this.#store.insertMany(texts, now + Math.max(0, delayMs), now);
     for (const wake of this.#wakers) wake();
   }
 
   async getDepth(): Promise<MessageQueueDepth> {
     const now = Date.now();
-    const rows = await this.#db.selectFrom('federation_queue').select(['run_at']).execute();
-    const ready = rows.filter((row) => Number(row.run_at) <= now).length;
-    return { queued: rows.length, ready, delayed: rows.length - ready };
+    const runAts = await this.#store.listRunAts();
+    const ready = runAts.filter((runAt) => runAt <= now).length;
+    return { queued: runAts.length, ready, delayed: runAts.length - ready };
   }
 
   /**
@@ -91,39 +77,17 @@ export class KyselyMessageQueue implements MessageQueue {
       }
       try {
         await handler(JSON.parse(claimed.message));
-        await this.#db.deleteFrom('federation_queue').where('id', '=', claimed.id).execute();
+        await this.#store.delete(claimed.id);
       } catch {
         const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (claimed.attempts - 1));
-        await this.#db
-          .updateTable('federation_queue')
-          .set({ run_at: Date.now() + delay, claimed_until: null })
-          .where('id', '=', claimed.id)
-          .execute();
+        await this.#store.release(claimed.id, Date.now() + delay);
       }
     }
   }
 
   /** Claims the oldest due message, or returns undefined when none is due or another won it. */
-  async claim(): Promise<{ id: string; message: string; attempts: number } | undefined> {
-    const now = Date.now();
-    const candidate = await this.#db
-      .selectFrom('federation_queue')
-      .select('id')
-      .where('run_at', '<=', now)
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-      .orderBy('run_at')
-      .limit(1)
-      .executeTakeFirst();
-    if (!candidate) return undefined;
-    const claimed = await this.#db
-      .updateTable('federation_queue')
-      .set((eb) => ({ claimed_until: now + this.#leaseMs, attempts: eb('attempts', '+', 1) }))
-      .where('id', '=', candidate.id)
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-      .returning(['id', 'message', 'attempts'])
-      .executeTakeFirst();
-    // Lost the race: look again at once rather than sleeping.
-    return claimed ? { ...claimed, attempts: Number(claimed.attempts) } : this.claim();
+  async claim(): Promise<ClaimedMessage | undefined> {
+    return this.#store.claim(Date.now(), this.#leaseMs);
   }
 
   #idle(signal: AbortSignal | undefined): Promise<void> {

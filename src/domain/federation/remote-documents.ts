@@ -1,7 +1,7 @@
 import type { DocumentLoader, RemoteDocument } from '@fedify/fedify';
 import { preloadedContexts } from '@fedify/fedify';
 import { FORGEFED_CONTEXT, FORGEFED_CONTEXT_DOCUMENT } from './forgefed-context.ts';
-import type { KyselyKvStore } from './kv-store.ts';
+import type { KyselyKvStore } from './kv.store.ts';
 import { RemoteFetchError, type SafeFetch } from './safe-fetch.ts';
 
 const ACCEPT =

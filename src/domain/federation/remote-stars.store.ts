@@ -52,4 +52,14 @@ export class RemoteStarsStore {
       .execute();
     return new Map(rows.map((row) => [row.repo_id, Number(row.n)]));
   }
+
+  /** How many stars each remote host has here (hosts with none are absent). */
+  async countByHost(): Promise<Map<string, number>> {
+    const rows = await this.#db
+      .selectFrom('federation_stars')
+      .select(['host', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('host')
+      .execute();
+    return new Map(rows.map((row) => [row.host, Number(row.n)]));
+  }
 }

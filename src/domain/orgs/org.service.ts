@@ -1,19 +1,19 @@
-import type { Db } from '../../db/database.ts';
 import { newId } from '../../lib/ids.ts';
 import { Invalid, NotFound } from '../errors.ts';
 import { assertValidHandle } from '../users/handle.ts';
-import { UserStore } from '../users/user.store.ts';
+import type { UserStore } from '../users/user.store.ts';
 import type { Account, User } from '../users/user.types.ts';
+import type { OrgRole, OrgStore } from './org.store.ts';
 
-export type OrgRole = 'owner' | 'member';
+export type { OrgRole };
 
 /** Organisations: accounts that own repositories on behalf of their owner members. */
 export class OrgService {
-  readonly #db: Db;
+  readonly #store: OrgStore;
   readonly #users: UserStore;
 
-  constructor(db: Db, users: UserStore) {
-    this.#db = db;
+  constructor(store: OrgStore, users: UserStore) {
+    this.#store = store;
     this.#users = users;
   }
 
@@ -21,28 +21,18 @@ export class OrgService {
     assertValidHandle(input.name, 'organisation name');
     const fullName = (input.fullName ?? '').trim();
     if (fullName.length > 100) throw new Invalid('full name must be at most 100 characters');
-    const now = Date.now();
-    const id = newId();
-    return this.#db.transaction().execute(async (trx) => {
-      const org = await new UserStore(trx).insert({
-        id,
+    return this.#store.insertWithOwner(
+      {
+        id: newId(),
         handle: input.name,
-        handle_lower: input.name.toLowerCase(),
         kind: 'org',
         email: null,
-        email_lower: null,
-        full_name: fullName,
-        description: '',
-        password_hash: null,
-        created_at: now,
-        updated_at: now,
-      });
-      await trx
-        .insertInto('org_members')
-        .values({ org_id: id, user_id: input.owner.id, role: 'owner', created_at: now })
-        .execute();
-      return org;
-    });
+        fullName,
+        passwordHash: null,
+        createdAt: Date.now(),
+      },
+      input.owner.id,
+    );
   }
 
   async getOrg(name: string): Promise<Account> {
@@ -53,40 +43,19 @@ export class OrgService {
 
   /** The person's role in the organisation, or undefined when not a member. */
   async roleOf(orgId: string, userId: string): Promise<OrgRole | undefined> {
-    const row = await this.#db
-      .selectFrom('org_members')
-      .select('role')
-      .where('org_id', '=', orgId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return row?.role;
+    return this.#store.findRole(orgId, userId);
   }
 
   async addMember(org: Account, user: User, role: OrgRole): Promise<void> {
-    await this.#db
-      .insertInto('org_members')
-      .values({ org_id: org.id, user_id: user.id, role, created_at: Date.now() })
-      .onConflict((oc) => oc.columns(['org_id', 'user_id']).doUpdateSet({ role }))
-      .execute();
+    await this.#store.upsertMember(org.id, user.id, role);
   }
 
   /** Ids of the organisations the person belongs to, with their role. */
   async membershipsOf(userId: string): Promise<Map<string, OrgRole>> {
-    const rows = await this.#db
-      .selectFrom('org_members')
-      .select(['org_id', 'role'])
-      .where('user_id', '=', userId)
-      .execute();
-    return new Map(rows.map((row) => [row.org_id, row.role]));
+    return this.#store.listMemberships(userId);
   }
 
   async listMembers(org: Account): Promise<Array<{ userId: string; role: OrgRole }>> {
-    const rows = await this.#db
-      .selectFrom('org_members')
-      .select(['user_id', 'role'])
-      .where('org_id', '=', org.id)
-      .orderBy('created_at')
-      .execute();
-    return rows.map((row) => ({ userId: row.user_id, role: row.role }));
+    return this.#store.listMembers(org.id);
   }
 }

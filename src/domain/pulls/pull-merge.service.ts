@@ -1,8 +1,9 @@
 import { type MergeProcesses, mergeBranches } from '../../git/merge.ts';
 import { KeyedMutex } from '../../lib/keyed-mutex.ts';
-import { NotAllowed } from '../errors.ts';
+import { Forbidden, NotAllowed } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { User } from '../users/user.types.ts';
+import { mayMergePull } from './pull.policy.ts';
 import type { PullService } from './pull.service.ts';
 import type { PullStore } from './pull.store.ts';
 
@@ -37,15 +38,12 @@ export class PullMergeService {
 
   async #merge(actor: User, owner: string, name: string, number: number): Promise<string> {
     const { base, head, pull } = await this.#pulls.get(actor, owner, name, number);
+    // A refusal is what the caller hears, whatever the head lookup would have done.
+    if (!mayMergePull(base.access)) {
+      throw new Forbidden(`you need write access to ${base.repo.owner.handle}/${base.repo.name}`);
+    }
     // Merge the newest head: the branch tip when it still exists, else the recorded head.
-    // Side by side, but a refusal is what the caller hears, whatever the head lookup did.
-    const [access, headTip] = await Promise.allSettled([
-      this.#repos.require(actor, owner, name, 'write'),
-      head ? this.#pulls.branchTip(head, pull.headBranch) : undefined,
-    ]);
-    if (access.status === 'rejected') throw access.reason;
-    if (headTip.status === 'rejected') throw headTip.reason;
-    const tip = headTip.value;
+    const tip = head ? await this.#pulls.branchTip(head, pull.headBranch) : undefined;
     if (pull.merged) throw new NotAllowed('pull request has already been merged');
     if (pull.state !== 'open') throw new NotAllowed('pull request is closed');
 

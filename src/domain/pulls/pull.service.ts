@@ -9,10 +9,11 @@ import { newId } from '../../lib/ids.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Page } from '../repos/repo.store.ts';
-import { atLeast, type Repository, type VisibleRepo } from '../repos/repo.types.ts';
+import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
-import type { PullStore } from './pull.store.ts';
+import { mayEditPull } from './pull.policy.ts';
+import type { PullChange, PullStore } from './pull.store.ts';
 import {
   MAX_PULL_BODY_BYTES,
   type Pull,
@@ -126,23 +127,15 @@ export class PullService {
     const now = Date.now();
     const pull = await this.#deps.store.insertNumbered({
       id: newId(),
-      repo_id: base.repo.id,
+      repoId: base.repo.id,
       title: input.title.trim(),
       body: input.body ?? '',
-      state: 'open',
-      merged: false,
-      merged_at: null,
-      merge_commit_sha: null,
-      merged_by_id: null,
-      author_id: actor.id,
-      assignee_id: null,
-      head_repo_id: head.repo.id,
-      head_branch: head.branch,
-      head_sha: headTip,
-      base_branch: input.base,
-      created_at: now,
-      updated_at: now,
-      closed_at: null,
+      authorId: actor.id,
+      headRepoId: head.repo.id,
+      headBranch: head.branch,
+      headSha: headTip,
+      baseBranch: input.base,
+      createdAt: now,
     });
     await this.#recordHead(base.repo, head.repo, pull.number, headTip);
     await this.#announce({ action: 'opened', base: base.repo, head: head.repo, pull, actor });
@@ -223,21 +216,21 @@ export class PullService {
   ): Promise<PullInContext> {
     const found = await this.get(actor, owner, name, number);
     const { pull, base } = found;
-    if (pull.authorId !== actor.id && !atLeast(base.access.level, 'write')) {
+    if (!mayEditPull(actor, base.access, pull)) {
       throw new Forbidden('only the author or a writer may edit this pull request');
     }
     checkText(change.title, change.body);
-    const update: Parameters<PullStore['update']>[1] = {};
+    const update: PullChange = {};
     if (change.title !== undefined) update.title = change.title.trim();
     if (change.body !== undefined) update.body = change.body;
     if (change.state !== undefined && change.state !== pull.state) {
       if (pull.merged) throw new Conflict('a merged pull request cannot be reopened');
       update.state = change.state;
-      update.closed_at = change.state === 'closed' ? Date.now() : null;
+      update.closedAt = change.state === 'closed' ? Date.now() : null;
       if (change.state === 'open' && found.head) {
         const tip = await this.branchTip(found.head, pull.headBranch);
         if (!tip) throw new Conflict('the head branch no longer exists');
-        update.head_sha = tip;
+        update.headSha = tip;
         await this.#recordHead(base.repo, found.head, pull.number, tip);
       }
     }
@@ -394,7 +387,7 @@ export class PullService {
       // A head hidden from the base's readers feeds it no more; it resumes if that changes.
       if (!base || !headFeedsBase(base, headRepo)) continue;
       await this.#recordHead(base, headRepo, pull.number, newSha);
-      await this.#deps.store.update(pull.id, { head_sha: newSha });
+      await this.#deps.store.update(pull.id, { headSha: newSha });
       // A pull opened on this very tip (while the push was still being announced) has
       // already been announced as opened.
       if (pusher !== undefined && pull.headSha !== newSha) {

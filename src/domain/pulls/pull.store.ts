@@ -30,7 +30,30 @@ function toPull(row: Selectable<PullRequestsTable>): Pull {
   };
 }
 
-export type NewPull = Omit<PullRequestsTable, 'number'>;
+/** A pull about to be opened: the store gives it its number, open and unmerged. */
+export type NewPull = {
+  readonly id: string;
+  readonly repoId: string;
+  readonly title: string;
+  readonly body: string;
+  readonly authorId: string;
+  readonly headRepoId: string;
+  readonly headBranch: string;
+  readonly headSha: string;
+  readonly baseBranch: string;
+  /** Epoch milliseconds; also its first update time. */
+  readonly createdAt: number;
+};
+
+/** What an edit may change; `closedAt` null reopens. */
+export type PullChange = {
+  title?: string;
+  body?: string;
+  state?: Pull['state'];
+  closedAt?: number | null;
+  headSha?: string;
+  assigneeId?: string | null;
+};
 
 const DUPLICATE = 'pull request already exists for these targets';
 
@@ -48,7 +71,27 @@ export class PullStore {
    * concurrent creates — across processes too — queue there and never share or skip a number;
    * a failed insert rolls the counter back.
    */
-  async insertNumbered(row: NewPull): Promise<Pull> {
+  async insertNumbered(pull: NewPull): Promise<Pull> {
+    const row: Omit<PullRequestsTable, 'number'> = {
+      id: pull.id,
+      repo_id: pull.repoId,
+      title: pull.title,
+      body: pull.body,
+      state: 'open',
+      merged: false,
+      merged_at: null,
+      merge_commit_sha: null,
+      merged_by_id: null,
+      author_id: pull.authorId,
+      assignee_id: null,
+      head_repo_id: pull.headRepoId,
+      head_branch: pull.headBranch,
+      head_sha: pull.headSha,
+      base_branch: pull.baseBranch,
+      created_at: pull.createdAt,
+      updated_at: pull.createdAt,
+      closed_at: null,
+    };
     return uniqueOrConflict(
       () =>
         this.#db.transaction().execute(async (trx) => {
@@ -183,17 +226,20 @@ export class PullStore {
     return Number(row.n);
   }
 
-  async update(
-    id: string,
-    change: Partial<
-      Pick<PullRequestsTable, 'title' | 'body' | 'state' | 'closed_at' | 'head_sha' | 'assignee_id'>
-    >,
-  ): Promise<void> {
+  async update(id: string, change: PullChange): Promise<void> {
+    const columns = {
+      ...(change.title !== undefined && { title: change.title }),
+      ...(change.body !== undefined && { body: change.body }),
+      ...(change.state !== undefined && { state: change.state }),
+      ...(change.closedAt !== undefined && { closed_at: change.closedAt }),
+      ...(change.headSha !== undefined && { head_sha: change.headSha }),
+      ...(change.assigneeId !== undefined && { assignee_id: change.assigneeId }),
+    };
     await uniqueOrConflict(
       () =>
         this.#db
           .updateTable('pull_requests')
-          .set({ ...change, updated_at: Date.now() })
+          .set({ ...columns, updated_at: Date.now() })
           .where('id', '=', id)
           .execute(),
       DUPLICATE,

@@ -1,32 +1,25 @@
-import type { Selectable } from 'kysely';
-import type { Db } from '../../db/database.ts';
-import type { ReviewCommentsTable } from '../../db/tables.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { diffCommits, mergeBase } from '../../git/diff.ts';
 import { isAncestor, resolveCommit } from '../../git/refs.ts';
-import { foldId, newId } from '../../lib/ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
-import { atLeast } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
+import { mayChangeReviewComment, mayCommentOnPull } from './pull.policy.ts';
 import type { PullInContext, PullService } from './pull.service.ts';
+import type { PullStore } from './pull.store.ts';
 import { anchorInDiff, fileInDiff, type Side } from './review-anchor.ts';
+import type { ReviewComment, ReviewCommentStore } from './review-comment.store.ts';
 
-export type ReviewComment = {
-  readonly id: string;
-  readonly pullId: string;
-  readonly authorId: string;
-  readonly body: string;
-  readonly path: string;
-  readonly line: number | null;
-  readonly oldLine: number | null;
-  readonly side: Side;
-  readonly commitId: string;
-  readonly originalCommitId: string;
-  readonly diffHunk: string;
-  readonly inReplyToId: string | null;
-  readonly createdAt: Date;
-  readonly updatedAt: Date;
+export type { ReviewComment };
+
+/** What review comments read and write, and the services they build on. */
+export type ReviewCommentDeps = {
+  readonly store: ReviewCommentStore;
+  readonly pullStore: Pick<PullStore, 'findById'>;
+  readonly pulls: PullService;
+  readonly repos: RepoService;
+  readonly catFiles: CatFilePool;
 };
 
 export type NewReviewComment = {
@@ -42,57 +35,37 @@ export type NewReviewComment = {
 
 const MAX_BODY_BYTES = 65_536;
 
-function toComment(row: Selectable<ReviewCommentsTable>): ReviewComment {
-  return {
-    id: row.id,
-    pullId: row.pull_id,
-    authorId: row.author_id,
-    body: row.body,
-    path: row.path,
-    line: row.line === null ? null : Number(row.line),
-    oldLine: row.old_line === null ? null : Number(row.old_line),
-    side: row.side,
-    commitId: row.commit_id,
-    originalCommitId: row.original_commit_id,
-    diffHunk: row.diff_hunk,
-    inReplyToId: row.in_reply_to_id,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
-  };
-}
-
 /**
  * Line-review comments on a pull's diff. A comment names a file and a line on one side of the
  * diff at a commit of the pull; both must exist in that diff. Comments keep their commit, so
  * later pushes never move them.
  */
 export class ReviewCommentService {
-  readonly #db: Db;
+  readonly #store: ReviewCommentStore;
+  readonly #pullStore: Pick<PullStore, 'findById'>;
   readonly #pulls: PullService;
   readonly #repos: RepoService;
   readonly #catFiles: CatFilePool;
 
-  constructor(db: Db, pulls: PullService, repos: RepoService, catFiles: CatFilePool) {
-    this.#db = db;
-    this.#pulls = pulls;
-    this.#repos = repos;
-    this.#catFiles = catFiles;
+  constructor(deps: ReviewCommentDeps) {
+    this.#store = deps.store;
+    this.#pullStore = deps.pullStore;
+    this.#pulls = deps.pulls;
+    this.#repos = deps.repos;
+    this.#catFiles = deps.catFiles;
   }
 
   async list(viewer: User | undefined, owner: string, name: string, number: number) {
     const context = await this.#pulls.get(viewer, owner, name, number);
-    const rows = await this.#db
-      .selectFrom('review_comments')
-      .selectAll()
-      .where('pull_id', '=', context.pull.id)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    return { context, comments: rows.map(toComment) };
+    return { context, comments: await this.#store.listByPull(context.pull.id) };
   }
 
   async create(actor: User, owner: string, name: string, number: number, input: NewReviewComment) {
     const context = await this.#pulls.get(actor, owner, name, number);
+    // Seeing the pull is what commenting takes today; the rule is kept in one place regardless.
+    if (!mayCommentOnPull(actor, context.base.access)) {
+      throw new Forbidden('you may not comment on this pull request');
+    }
     const body = input.body;
     if (body.trim() === '' || Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES) {
       throw new Invalid('body must be 1 byte to 64 KiB');
@@ -109,26 +82,25 @@ export class ReviewCommentService {
           hunk: parent.diffHunk,
         }
       : await this.#anchor(context, input);
-    const now = Date.now();
-    const row: ReviewCommentsTable = {
+    const now = new Date();
+    const comment = await this.#store.insert({
       id: newId(),
-      pull_id: context.pull.id,
-      repo_id: context.base.repo.id,
-      author_id: actor.id,
+      pullId: context.pull.id,
+      repoId: context.base.repo.id,
+      authorId: actor.id,
       body,
       path: anchor.path,
       line: anchor.line,
-      old_line: anchor.oldLine,
+      oldLine: anchor.oldLine,
       side: anchor.side,
-      commit_id: anchor.commitId,
-      original_commit_id: anchor.commitId,
-      diff_hunk: anchor.hunk,
-      in_reply_to_id: parent?.id ?? null,
-      created_at: now,
-      updated_at: now,
-    };
-    await this.#db.insertInto('review_comments').values(row).execute();
-    return { context, comment: toComment(row) };
+      commitId: anchor.commitId,
+      originalCommitId: anchor.commitId,
+      diffHunk: anchor.hunk,
+      inReplyToId: parent?.id ?? null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return { context, comment };
   }
 
   async update(actor: User, owner: string, name: string, wireId: number, body: string) {
@@ -136,61 +108,37 @@ export class ReviewCommentService {
     if (body.trim() === '' || Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES) {
       throw new Invalid('body must be 1 byte to 64 KiB');
     }
-    await this.#db
-      .updateTable('review_comments')
-      .set({ body, updated_at: Date.now() })
-      .where('id', '=', comment.id)
-      .execute();
-    return { context, comment: { ...comment, body, updatedAt: new Date() } };
+    const now = new Date();
+    await this.#store.updateBody(comment.id, body, now.getTime());
+    return { context, comment: { ...comment, body, updatedAt: now } };
   }
 
   async delete(actor: User, owner: string, name: string, wireId: number): Promise<void> {
     const { comment } = await this.#findForChange(actor, owner, name, wireId);
-    await this.#db.deleteFrom('review_comments').where('id', '=', comment.id).execute();
+    await this.#store.delete(comment.id);
   }
 
   /** The comment with this wire id in the repository, for its author or a repository admin. */
   async #findForChange(actor: User, owner: string, name: string, wireId: number) {
     const base = await this.#repos.get(actor, owner, name);
-    const ids = await this.#db
-      .selectFrom('review_comments')
-      .select('id')
-      .where('repo_id', '=', base.repo.id)
-      .execute();
-    const match = ids.find((row) => foldId(row.id) === wireId);
-    const row =
-      match &&
-      (await this.#db
-        .selectFrom('review_comments')
-        .selectAll()
-        .where('id', '=', match.id)
-        .executeTakeFirst());
-    if (!row) throw new NotFound(`review comment does not exist [id: ${wireId}]`);
-    const comment = toComment(row);
-    if (comment.authorId !== actor.id && !atLeast(base.access.level, 'admin')) {
+    const comment = await this.#store.findInRepoByWireId(base.repo.id, wireId);
+    if (!comment) throw new NotFound(`review comment does not exist [id: ${wireId}]`);
+    if (!mayChangeReviewComment(actor, base.access, comment)) {
       throw new Forbidden('only the author or a repository admin may change this comment');
     }
-    const pull = await this.#db
-      .selectFrom('pull_requests')
-      .select('number')
-      .where('id', '=', comment.pullId)
-      .executeTakeFirstOrThrow();
-    const context = await this.#pulls.get(actor, owner, name, Number(pull.number));
+    const pull = await this.#pullStore.findById(comment.pullId);
+    if (!pull) throw new NotFound(`review comment does not exist [id: ${wireId}]`);
+    const context = await this.#pulls.get(actor, owner, name, pull.number);
     return { comment, context };
   }
 
   async #findInPull(context: PullInContext, wireId: number): Promise<ReviewComment> {
-    const rows = await this.#db
-      .selectFrom('review_comments')
-      .selectAll()
-      .where('pull_id', '=', context.pull.id)
-      .execute();
-    const row = rows.find((candidate) => foldId(candidate.id) === wireId);
-    if (!row)
+    const comment = await this.#store.findInPullByWireId(context.pull.id, wireId);
+    if (!comment)
       throw new Invalid(
         `in_reply_to_id does not name a comment of this pull request [id: ${wireId}]`,
       );
-    return toComment(row);
+    return comment;
   }
 
   /** Checks path, side and line against the pull's diff at the commit and cuts the hunk. */

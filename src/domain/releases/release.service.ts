@@ -107,15 +107,14 @@ export class ReleaseService {
     await this.#withTag(repo, tagName, target, () =>
       this.#store.insert({
         id,
-        repo_id: repo.id,
-        tag_name: tagName,
-        target_commitish: target,
+        repoId: repo.id,
+        tagName,
+        targetCommitish: target,
         name: input.name?.trim() || tagName,
         body: input.body ?? '',
         prerelease: input.prerelease === true,
-        author_id: actor.id,
-        created_at: now,
-        updated_at: now,
+        authorId: actor.id,
+        createdAt: now,
       }),
     );
     const release = await this.#find(repo, { tag: tagName });
@@ -139,8 +138,8 @@ export class ReleaseService {
     const tagName = change.tagName?.trim() ? checkTagName(change.tagName) : release.tagName;
     const target = change.targetCommitish?.trim() || release.targetCommitish;
     const update = {
-      ...(tagName !== release.tagName ? { tag_name: tagName } : {}),
-      ...(target !== release.targetCommitish ? { target_commitish: target } : {}),
+      ...(tagName !== release.tagName ? { tagName } : {}),
+      ...(target !== release.targetCommitish ? { targetCommitish: target } : {}),
       ...(change.name?.trim() ? { name: change.name.trim() } : {}),
       ...(change.body !== undefined ? { body: change.body } : {}),
       ...(change.prerelease !== undefined ? { prerelease: change.prerelease } : {}),

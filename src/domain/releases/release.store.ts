@@ -53,6 +53,17 @@ function toRelease(row: ReleaseRow): Release {
   };
 }
 
+/** A release about to be published; `createdAt` (epoch ms) is also its first update time. */
+export type NewRelease = Pick<
+  Release,
+  'id' | 'repoId' | 'tagName' | 'targetCommitish' | 'name' | 'body' | 'prerelease'
+> & { readonly authorId: string; readonly createdAt: number };
+
+/** The fields an edit may change; absent ones stay. */
+export type ReleaseChange = Partial<
+  Pick<Release, 'tagName' | 'targetCommitish' | 'name' | 'body' | 'prerelease'>
+>;
+
 /** Release rows with their author, newest first wherever order matters. */
 export class ReleaseStore {
   readonly #db: Db;
@@ -70,7 +81,19 @@ export class ReleaseStore {
   }
 
   /** Inserts a release; Conflict when the repository already has one for the tag. */
-  async insert(row: ReleasesTable): Promise<void> {
+  async insert(release: NewRelease): Promise<void> {
+    const row: ReleasesTable = {
+      id: release.id,
+      repo_id: release.repoId,
+      tag_name: release.tagName,
+      target_commitish: release.targetCommitish,
+      name: release.name,
+      body: release.body,
+      prerelease: release.prerelease,
+      author_id: release.authorId,
+      created_at: release.createdAt,
+      updated_at: release.createdAt,
+    };
     await uniqueOrConflict(
       () => this.#db.insertInto('releases').values(row).execute(),
       `release tag already exists [tag_name: ${row.tag_name}]`,
@@ -140,20 +163,22 @@ export class ReleaseStore {
     return row && toRelease(row as ReleaseRow);
   }
 
-  async update(
-    id: string,
-    change: Partial<
-      Pick<ReleasesTable, 'tag_name' | 'target_commitish' | 'name' | 'body' | 'prerelease'>
-    >,
-  ): Promise<void> {
+  async update(id: string, change: ReleaseChange): Promise<void> {
+    const columns = {
+      ...(change.tagName !== undefined && { tag_name: change.tagName }),
+      ...(change.targetCommitish !== undefined && { target_commitish: change.targetCommitish }),
+      ...(change.name !== undefined && { name: change.name }),
+      ...(change.body !== undefined && { body: change.body }),
+      ...(change.prerelease !== undefined && { prerelease: change.prerelease }),
+    };
     await uniqueOrConflict(
       () =>
         this.#db
           .updateTable('releases')
-          .set({ ...change, updated_at: Date.now() })
+          .set({ ...columns, updated_at: Date.now() })
           .where('id', '=', id)
           .execute(),
-      `release tag already exists [tag_name: ${change.tag_name ?? ''}]`,
+      `release tag already exists [tag_name: ${change.tagName ?? ''}]`,
     );
   }
 

@@ -1,8 +1,8 @@
 import { Invalid, NotFound } from '../errors.ts';
 import type { UserService } from '../users/user.service.ts';
 import { isUser, type User } from '../users/user.types.ts';
+import type { CollaboratorStore } from './collaborator.store.ts';
 import type { RepoService } from './repo.service.ts';
-import type { RepoStore } from './repo.store.ts';
 import type { AccessLevel, CollaboratorPermission, Repository } from './repo.types.ts';
 
 const PERMISSIONS: readonly CollaboratorPermission[] = ['read', 'write', 'admin'];
@@ -18,10 +18,10 @@ export function parseCollaboratorPermission(value: unknown): CollaboratorPermiss
 /** Who else may read, push to, or administer a repository. Managed by its admins. */
 export class CollaboratorService {
   readonly #repos: RepoService;
-  readonly #store: RepoStore;
+  readonly #store: CollaboratorStore;
   readonly #users: UserService;
 
-  constructor(repos: RepoService, store: RepoStore, users: UserService) {
+  constructor(repos: RepoService, store: CollaboratorStore, users: UserService) {
     this.#repos = repos;
     this.#store = store;
     this.#users = users;
@@ -29,7 +29,7 @@ export class CollaboratorService {
 
   async list(viewer: User | undefined, owner: string, name: string) {
     const { repo } = await this.#repos.get(viewer, owner, name);
-    const rows = await this.#store.listCollaborators(repo.id);
+    const rows = await this.#store.list(repo.id);
     const accounts = await this.#users.findManyByIds(rows.map((row) => row.userId));
     return rows.flatMap((row) => {
       const account = accounts.get(row.userId);
@@ -48,13 +48,13 @@ export class CollaboratorService {
     const user = await this.#users.getUser(handle);
     if (user.id === repo.owner.id)
       throw new Invalid('the owner of a repository cannot be a collaborator on it');
-    await this.#store.putCollaborator(repo.id, user.id, permission);
+    await this.#store.put(repo.id, user.id, permission);
   }
 
   async remove(actor: User, owner: string, name: string, handle: string): Promise<void> {
     const { repo } = await this.#repos.require(actor, owner, name, 'admin');
     const user = await this.#users.getUser(handle);
-    if (!(await this.#store.deleteCollaborator(repo.id, user.id))) {
+    if (!(await this.#store.delete(repo.id, user.id))) {
       throw new NotFound(`${handle} is not a collaborator`);
     }
   }
@@ -68,7 +68,7 @@ export class CollaboratorService {
   ): Promise<void> {
     const { repo } = await this.#repos.get(viewer, owner, name);
     const user = await this.#users.getUser(handle);
-    if (!(await this.#store.collaboratorPermission(repo.id, user.id))) {
+    if (!(await this.#store.findPermission(repo.id, user.id))) {
       throw new NotFound(`${handle} is not a collaborator`);
     }
   }

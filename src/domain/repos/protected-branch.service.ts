@@ -1,8 +1,9 @@
 import { isValidRefName } from '../../git/ref-names.ts';
 import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.ts';
 import type { User } from '../users/user.types.ts';
+import type { ProtectedBranchStore } from './protected-branch.store.ts';
+import { mayAdministerRepo } from './repo.policy.ts';
 import type { RepoService } from './repo.service.ts';
-import type { RepoStore } from './repo.store.ts';
 import type { ProtectedBranchRecord, Repository } from './repo.types.ts';
 
 /**
@@ -11,15 +12,15 @@ import type { ProtectedBranchRecord, Repository } from './repo.types.ts';
  */
 export class ProtectedBranchService {
   readonly #repos: RepoService;
-  readonly #store: RepoStore;
+  readonly #store: ProtectedBranchStore;
 
-  constructor(repos: RepoService, store: RepoStore) {
+  constructor(repos: RepoService, store: ProtectedBranchStore) {
     this.#repos = repos;
     this.#store = store;
   }
 
   async names(repo: Repository): Promise<string[]> {
-    return this.#store.listProtectedBranches(repo.id);
+    return this.#store.listNames(repo.id);
   }
 
   /** Full ref names for the hook (`refs/heads/main`). */
@@ -29,18 +30,18 @@ export class ProtectedBranchService {
 
   async protect(actor: User, owner: string, name: string, branch: string): Promise<void> {
     const { repo } = await this.#repos.require(actor, owner, name, 'admin');
-    await this.#store.addProtectedBranch(repo.id, checkBranch(branch));
+    await this.#store.add(repo.id, checkBranch(branch));
   }
 
   async unprotect(actor: User, owner: string, name: string, branch: string): Promise<void> {
     const { repo } = await this.#repos.require(actor, owner, name, 'admin');
-    await this.#store.removeProtectedBranch(repo.id, branch);
+    await this.#store.remove(repo.id, branch);
   }
 
   /** Every protection of a repository; for its admins only. */
   async list(viewer: User | undefined, owner: string, name: string) {
     const repo = await this.#adminRepo(viewer, owner, name);
-    return this.#store.listProtectedBranchRecords(repo.id);
+    return this.#store.listRecords(repo.id);
   }
 
   /** One protection; NotFound when the branch is not protected. */
@@ -66,7 +67,7 @@ export class ProtectedBranchService {
   ): Promise<ProtectedBranchRecord> {
     const repo = await this.#adminRepo(viewer, owner, name);
     const clean = checkBranch(branch);
-    if (!(await this.#store.addProtectedBranch(repo.id, clean))) {
+    if (!(await this.#store.add(repo.id, clean))) {
       throw new Forbidden('Branch protection already exist');
     }
     return this.#find(repo, clean);
@@ -75,11 +76,11 @@ export class ProtectedBranchService {
   /** Lifts a protection; NotFound when the branch was not protected. */
   async delete(viewer: User | undefined, owner: string, name: string, branch: string) {
     const repo = await this.#adminRepo(viewer, owner, name);
-    if (!(await this.#store.removeProtectedBranch(repo.id, branch))) throw notProtected(branch);
+    if (!(await this.#store.remove(repo.id, branch))) throw notProtected(branch);
   }
 
   async #find(repo: Repository, branch: string): Promise<ProtectedBranchRecord> {
-    const records = await this.#store.listProtectedBranchRecords(repo.id);
+    const records = await this.#store.listRecords(repo.id);
     const record = records.find((entry) => entry.branch === branch);
     if (!record) throw notProtected(branch);
     return record;
@@ -92,7 +93,7 @@ export class ProtectedBranchService {
   async #adminRepo(viewer: User | undefined, owner: string, name: string): Promise<Repository> {
     const visible = await this.#repos.get(viewer, owner, name);
     if (!viewer) throw new Unauthenticated('token is required');
-    if (visible.access.level !== 'admin') {
+    if (!mayAdministerRepo(visible.access)) {
       throw new Forbidden('you need admin access to manage branch protections');
     }
     return visible.repo;

@@ -1,6 +1,12 @@
 import type { OrgRole } from '../orgs/org.service.ts';
 import type { User } from '../users/user.types.ts';
-import type { AccessLevel, CollaboratorPermission, Repository } from './repo.types.ts';
+import {
+  type AccessLevel,
+  atLeast,
+  type CollaboratorPermission,
+  type RepoAccess,
+  type Repository,
+} from './repo.types.ts';
 
 /** Everything the access rule depends on, loaded by the service beforehand. */
 export type AccessFacts = {
@@ -26,4 +32,26 @@ export function accessLevel(repo: Repository, facts: AccessFacts): AccessLevel {
     if (facts.orgRole === 'member') return 'read';
   }
   return repo.private ? 'none' : 'read';
+}
+
+/**
+ * Whether the caller may push to the repository (and so create branches and tags in it). A
+ * protected branch further refuses deletion and anything but a fast-forward, for everyone: that
+ * part is enforced by the repository's pre-receive hook (`src/git/hooks.ts`).
+ */
+export function mayPush(access: RepoAccess): boolean {
+  return atLeast(access.level, 'write');
+}
+
+/** Whether the caller administers the repository: settings, protections, CI secrets. */
+export function mayAdministerRepo(access: RepoAccess): boolean {
+  return access.level === 'admin';
+}
+
+/**
+ * Whether the person administers an organisation (creates its repositories, manages its
+ * runners): its owners and the instance's admins. Members do not.
+ */
+export function mayAdministerOrg(role: OrgRole | undefined, isSiteAdmin: boolean): boolean {
+  return isSiteAdmin || role === 'owner';
 }

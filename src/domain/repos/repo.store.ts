@@ -4,7 +4,7 @@ import { uniqueOrConflict } from '../../db/errors.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { RepositoriesTable, Tables } from '../../db/tables.ts';
 import { likePattern } from '../../lib/like.ts';
-import type { CollaboratorPermission, ProtectedBranchRecord, Repository } from './repo.types.ts';
+import type { Repository } from './repo.types.ts';
 
 const OWNER_COLUMNS = [
   'owner.handle as owner_handle',
@@ -87,7 +87,7 @@ export type Page = { readonly limit: number; readonly offset: number };
 /** Wider than both the handle and the repository name rules: a cheap first filter for lookups. */
 const COULD_BE_NAME = /^[A-Za-z0-9._-]{1,100}$/;
 
-/** Queries over repositories and their collaborators and protected branches. */
+/** Queries over repositories (collaborators and protected branches have stores of their own). */
 export class RepoStore {
   readonly #db: Db;
   // Every request on a repository starts with one of these two lookups.
@@ -114,7 +114,20 @@ export class RepoStore {
       .select(OWNER_COLUMNS);
   }
 
-  async insert(row: RepositoriesTable): Promise<void> {
+  /** Inserts a new repository (its pull counter at zero); a taken name is a `Conflict`. */
+  async insert(repo: Repository): Promise<void> {
+    const row: RepositoriesTable = {
+      id: repo.id,
+      owner_id: repo.owner.id,
+      name: repo.name,
+      name_lower: repo.name.toLowerCase(),
+      description: repo.description,
+      private: repo.private,
+      parent_id: repo.parentId,
+      pull_counter: 0,
+      created_at: repo.createdAt.getTime(),
+      updated_at: repo.updatedAt.getTime(),
+    };
     await uniqueOrConflict(
       () => this.#db.insertInto('repositories').values(row).execute(),
       'The repository with the same name already exists.',
@@ -277,6 +290,29 @@ export class RepoStore {
     };
   }
 
+  /**
+   * Every repository's owner and name as its directory spells them (lower case), and whether it
+   * is private: what checks of the data directory compare the disk against.
+   */
+  async listLocations(): Promise<
+    Array<{ readonly owner: string; readonly name: string; readonly private: boolean }>
+  > {
+    const rows = await this.#db
+      .selectFrom('repositories')
+      .innerJoin('users', 'users.id', 'repositories.owner_id')
+      .select([
+        'users.handle_lower as owner',
+        'repositories.name_lower as name',
+        'repositories.private',
+      ])
+      .execute();
+    return rows.map((row) => ({
+      owner: row.owner,
+      name: row.name,
+      private: row.private === true || row.private === 1,
+    }));
+  }
+
   async listForks(parentId: string): Promise<Repository[]> {
     const rows = await this.#select().where('repositories.parent_id', '=', parentId).execute();
     return rows.map((row) => toRepository(row as RepoRow));
@@ -300,107 +336,5 @@ export class RepoStore {
       .set({ updated_at: Date.now() })
       .where('id', '=', id)
       .execute();
-  }
-
-  async collaboratorPermission(
-    repoId: string,
-    userId: string,
-  ): Promise<CollaboratorPermission | undefined> {
-    const row = await this.#db
-      .selectFrom('collaborators')
-      .select('permission')
-      .where('repo_id', '=', repoId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return row?.permission;
-  }
-
-  /** The person's collaborator permission on each of the given repositories that has one. */
-  async collaborationsOf(
-    userId: string,
-    repoIds: readonly string[],
-  ): Promise<Map<string, CollaboratorPermission>> {
-    if (repoIds.length === 0) return new Map();
-    const rows = await this.#db
-      .selectFrom('collaborators')
-      .select(['repo_id', 'permission'])
-      .where('user_id', '=', userId)
-      .where('repo_id', 'in', [...new Set(repoIds)])
-      .execute();
-    return new Map(rows.map((row) => [row.repo_id, row.permission]));
-  }
-
-  async listCollaborators(
-    repoId: string,
-  ): Promise<Array<{ userId: string; permission: CollaboratorPermission }>> {
-    const rows = await this.#db
-      .selectFrom('collaborators')
-      .select(['user_id', 'permission'])
-      .where('repo_id', '=', repoId)
-      .orderBy('created_at')
-      .execute();
-    return rows.map((row) => ({ userId: row.user_id, permission: row.permission }));
-  }
-
-  async putCollaborator(
-    repoId: string,
-    userId: string,
-    permission: CollaboratorPermission,
-  ): Promise<void> {
-    await this.#db
-      .insertInto('collaborators')
-      .values({ repo_id: repoId, user_id: userId, permission, created_at: Date.now() })
-      .onConflict((oc) => oc.columns(['repo_id', 'user_id']).doUpdateSet({ permission }))
-      .execute();
-  }
-
-  async deleteCollaborator(repoId: string, userId: string): Promise<boolean> {
-    const result = await this.#db
-      .deleteFrom('collaborators')
-      .where('repo_id', '=', repoId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
-  }
-
-  async listProtectedBranches(repoId: string): Promise<string[]> {
-    const rows = await this.#db
-      .selectFrom('protected_branches')
-      .select('branch')
-      .where('repo_id', '=', repoId)
-      .orderBy('branch')
-      .execute();
-    return rows.map((row) => row.branch);
-  }
-
-  /** Protected branches with the time each was protected, by name. */
-  async listProtectedBranchRecords(repoId: string): Promise<ProtectedBranchRecord[]> {
-    const rows = await this.#db
-      .selectFrom('protected_branches')
-      .select(['branch', 'created_at'])
-      .where('repo_id', '=', repoId)
-      .orderBy('branch')
-      .execute();
-    return rows.map((row) => ({ branch: row.branch, createdAt: new Date(Number(row.created_at)) }));
-  }
-
-  /** Whether the branch was newly protected (false when it already was). */
-  async addProtectedBranch(repoId: string, branch: string): Promise<boolean> {
-    const result = await this.#db
-      .insertInto('protected_branches')
-      .values({ repo_id: repoId, branch, created_at: Date.now() })
-      .onConflict((oc) => oc.columns(['repo_id', 'branch']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
-  }
-
-  /** Whether there was such a protected branch. */
-  async removeProtectedBranch(repoId: string, branch: string): Promise<boolean> {
-    const result = await this.#db
-      .deleteFrom('protected_branches')
-      .where('repo_id', '=', repoId)
-      .where('branch', '=', branch)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
   }
 }

@@ -6,9 +6,9 @@ import { scopeLabel } from './runner.store.ts';
 import type { ListedRegistrationToken, RegistrationToken, RunnerScope } from './runner.types.ts';
 import { scopeColumns, scopeOf } from './runner-scope.ts';
 
-export type RegistrationTokenRow = Selectable<RunnerRegistrationTokensTable>;
+type RegistrationTokenRow = Selectable<RunnerRegistrationTokensTable>;
 
-export function toRegistrationToken(row: RegistrationTokenRow): RegistrationToken {
+function toRegistrationToken(row: RegistrationTokenRow): RegistrationToken {
   return {
     id: row.id,
     scope: scopeOf(row),
@@ -31,21 +31,33 @@ export class RegistrationTokenStore {
     );
   }
 
-  async insert(row: RunnerRegistrationTokensTable): Promise<void> {
-    await this.#db.insertInto('runner_registration_tokens').values(row).execute();
+  /** Stores a new token (never used yet) under the hash of its plaintext. */
+  async insert(token: RegistrationToken & { readonly tokenHash: string }): Promise<void> {
+    await this.#db
+      .insertInto('runner_registration_tokens')
+      .values({
+        id: token.id,
+        token_hash: token.tokenHash,
+        ...scopeColumns(token.scope),
+        created_by: token.createdBy,
+        created_at: token.createdAt.getTime(),
+        last_used_at: null,
+      })
+      .execute();
   }
 
-  async findByHash(tokenHash: string): Promise<RegistrationTokenRow | undefined> {
+  async findByHash(tokenHash: string): Promise<RegistrationToken | undefined> {
     const [row] = await this.#byHash({ hash: tokenHash });
-    return row;
+    return row && toRegistrationToken(row);
   }
 
-  async findById(id: string): Promise<RegistrationTokenRow | undefined> {
-    return this.#db
+  async findById(id: string): Promise<RegistrationToken | undefined> {
+    const row = await this.#db
       .selectFrom('runner_registration_tokens')
       .selectAll()
       .where('id', '=', id)
       .executeTakeFirst();
+    return row && toRegistrationToken(row);
   }
 
   async recordUse(id: string, now: number): Promise<void> {

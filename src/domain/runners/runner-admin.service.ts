@@ -1,21 +1,29 @@
-import type { Db } from '../../db/database.ts';
-import type { RunnerRegistrationTokensTable } from '../../db/tables.ts';
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
-import { RegistrationTokenStore, toRegistrationToken } from './registration-token.store.ts';
+import { mayAdministerOrg } from '../repos/repo.policy.ts';
+import type { RegistrationTokenStore } from './registration-token.store.ts';
 import { mayManageRunners, type RunnerActor, type ScopeGrants } from './runner.policy.ts';
-import { RunnerStore } from './runner.store.ts';
+import type { RunnerStore } from './runner.store.ts';
 import type {
   ListedRegistrationToken,
   ListedRunner,
   RegistrationToken,
   RunnerScope,
 } from './runner.types.ts';
-import { sameScope, scopeColumns, scopeOf } from './runner-scope.ts';
-import { ScopeLookupStore } from './scope-lookup.store.ts';
+import { sameScope } from './runner-scope.ts';
+import type { ScopeLookupStore } from './scope-lookup.store.ts';
+
+/** What runner administration reads and writes, and who it asks about permissions. */
+export type RunnerAdminDeps = {
+  readonly tokens: RegistrationTokenStore;
+  readonly runners: RunnerStore;
+  readonly lookup: ScopeLookupStore;
+  readonly admins: AdminPolicy;
+  readonly orgs: OrgService;
+};
 
 /** 20 random bytes as 40 hex characters. */
 const REGISTRATION_TOKEN_BYTES = 20;
@@ -32,12 +40,12 @@ export class RunnerAdminService {
   readonly #admins: AdminPolicy;
   readonly #orgs: OrgService;
 
-  constructor(db: Db, admins: AdminPolicy, orgs: OrgService) {
-    this.#tokens = new RegistrationTokenStore(db);
-    this.#runners = new RunnerStore(db);
-    this.#lookup = new ScopeLookupStore(db);
-    this.#admins = admins;
-    this.#orgs = orgs;
+  constructor(deps: RunnerAdminDeps) {
+    this.#tokens = deps.tokens;
+    this.#runners = deps.runners;
+    this.#lookup = deps.lookup;
+    this.#admins = deps.admins;
+    this.#orgs = deps.orgs;
   }
 
   /**
@@ -52,16 +60,15 @@ export class RunnerAdminService {
     await this.#authorize(actor, scope, grants);
     await this.#assertScopeExists(scope);
     const token = randomHex(REGISTRATION_TOKEN_BYTES);
-    const row: RunnerRegistrationTokensTable = {
+    const record: RegistrationToken = {
       id: newId(),
-      token_hash: sha256Hex(token),
-      ...scopeColumns(scope),
-      created_by: actor.kind === 'user' ? actor.user.id : null,
-      created_at: Date.now(),
-      last_used_at: null,
+      scope,
+      createdBy: actor.kind === 'user' ? actor.user.id : null,
+      createdAt: new Date(),
+      lastUsedAt: null,
     };
-    await this.#tokens.insert(row);
-    return { token, record: toRegistrationToken(row) };
+    await this.#tokens.insert({ ...record, tokenHash: sha256Hex(token) });
+    return { token, record };
   }
 
   async listTokens(
@@ -81,11 +88,11 @@ export class RunnerAdminService {
     grants: ScopeGrants = {},
   ): Promise<void> {
     await this.#authorize(actor, scope, grants);
-    const row = await this.#tokens.findById(tokenId);
-    if (row === undefined || (scope !== undefined && !sameScope(scopeOf(row), scope))) {
+    const found = await this.#tokens.findById(tokenId);
+    if (found === undefined || (scope !== undefined && !sameScope(found.scope, scope))) {
       throw new NotFound('registration token does not exist');
     }
-    await this.#tokens.delete(row.id);
+    await this.#tokens.delete(found.id);
   }
 
   async listRunners(
@@ -105,11 +112,11 @@ export class RunnerAdminService {
     grants: ScopeGrants = {},
   ): Promise<void> {
     await this.#authorize(actor, scope, grants);
-    const row = await this.#runners.findById(runnerId);
-    if (row === undefined || (scope !== undefined && !sameScope(scopeOf(row), scope))) {
+    const found = await this.#runners.findById(runnerId);
+    if (found === undefined || (scope !== undefined && !sameScope(found.scope, scope))) {
       throw new NotFound('runner does not exist');
     }
-    await this.#runners.delete(row.id);
+    await this.#runners.delete(found.id);
   }
 
   /**
@@ -148,7 +155,7 @@ export class RunnerAdminService {
     ) {
       effective = {
         ...grants,
-        isOrgOwner: (await this.#orgs.roleOf(scope.orgId, actor.user.id)) === 'owner',
+        isOrgOwner: mayAdministerOrg(await this.#orgs.roleOf(scope.orgId, actor.user.id), false),
       };
     }
     if (!mayManageRunners(actor, isAdmin, scope, effective)) {

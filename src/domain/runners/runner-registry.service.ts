@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../db/database.ts';
-import type { RunnersTable } from '../../db/tables.ts';
 import { randomHex, safeEqual, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import { Unauthenticated } from '../errors.ts';
-import { RegistrationTokenStore } from './registration-token.store.ts';
-import { type RunnerRow, RunnerStore, toRunner } from './runner.store.ts';
+import type { RegistrationTokenStore } from './registration-token.store.ts';
+import { type RunnerStore, type StoredRunner, toRunner } from './runner.store.ts';
 import type { Runner } from './runner.types.ts';
 import { capabilityFlags, labelNames, runnerName, runnerVersion } from './runner-input.ts';
 import { shouldRecordSeen } from './runner-status.ts';
@@ -46,9 +44,9 @@ export class RunnerRegistryService {
   readonly #runners: RunnerStore;
   readonly #tokens: RegistrationTokenStore;
 
-  constructor(db: Db) {
-    this.#runners = new RunnerStore(db);
-    this.#tokens = new RegistrationTokenStore(db);
+  constructor(runners: RunnerStore, tokens: RegistrationTokenStore) {
+    this.#runners = runners;
+    this.#tokens = tokens;
   }
 
   /**
@@ -62,27 +60,26 @@ export class RunnerRegistryService {
     if (found === undefined) throw new Unauthenticated('runner registration token not found');
     const now = Date.now();
     const secret = randomHex(RUNNER_SECRET_BYTES);
-    const row: RunnersTable = {
+    const stored: StoredRunner = {
       id: newId(),
       uuid: randomUUID(),
-      token_hash: sha256Hex(secret),
+      tokenHash: sha256Hex(secret),
       name: runnerName(input.name),
-      labels: JSON.stringify(labelNames(input.labels)),
+      labels: labelNames(input.labels),
       version: runnerVersion(input.version),
-      capabilities: JSON.stringify(capabilityFlags(input.capabilities)),
-      status: 'idle',
+      capabilities: capabilityFlags(input.capabilities),
+      storedStatus: 'idle',
       ephemeral: input.ephemeral,
-      scope_kind: found.scope_kind,
-      scope_repo_id: found.scope_repo_id,
-      scope_org_id: found.scope_org_id,
-      created_at: now,
-      last_seen_at: now,
+      scope: found.scope,
+      createdAt: now,
+      lastSeenAt: now,
     };
-    await this.#runners.insert(row);
-    if (found.last_used_at === null || now - found.last_used_at >= TOKEN_USE_RESOLUTION_MS) {
+    await this.#runners.insert(stored);
+    const lastUsed = found.lastUsedAt?.getTime() ?? null;
+    if (lastUsed === null || now - lastUsed >= TOKEN_USE_RESOLUTION_MS) {
       await this.#tokens.recordUse(found.id, now);
     }
-    return { runner: toRunner(row, now), token: secret };
+    return { runner: toRunner(stored, now), token: secret };
   }
 
   /**
@@ -96,17 +93,17 @@ export class RunnerRegistryService {
       labels: labelNames(input.labels),
       capabilities: capabilityFlags(input.capabilities),
     };
-    const row = await this.#verified(input.uuid, input.token);
+    const stored = await this.#verified(input.uuid, input.token);
     const now = Date.now();
     const unchanged =
-      row.version === fields.version &&
-      row.labels === JSON.stringify(fields.labels) &&
-      row.capabilities === JSON.stringify(fields.capabilities);
-    if (unchanged && !shouldRecordSeen(row.status, row.last_seen_at, now)) {
-      return toRunner(row, now);
+      stored.version === fields.version &&
+      sameStrings(stored.labels, fields.labels) &&
+      sameStrings(stored.capabilities, fields.capabilities);
+    if (unchanged && !shouldRecordSeen(stored.storedStatus, stored.lastSeenAt, now)) {
+      return toRunner(stored, now);
     }
     // Guarded by the hash again: a runner deleted since the read is not brought back.
-    const updated = await this.#runners.declare(row.uuid, row.token_hash, fields, now);
+    const updated = await this.#runners.declare(stored.uuid, stored.tokenHash, fields, now);
     if (updated === undefined) throw unregistered();
     return toRunner(updated, now);
   }
@@ -117,29 +114,33 @@ export class RunnerRegistryService {
    * wrong secret, without saying which.
    */
   async authenticate(uuid: string, token: string): Promise<Runner> {
-    const row = await this.#verified(uuid, token);
+    const stored = await this.#verified(uuid, token);
     const now = Date.now();
-    let current: RunnerRow = row;
-    if (shouldRecordSeen(row.status, row.last_seen_at, now)) {
-      await this.#runners.recordSeen(row.id, row.last_seen_at, now);
+    let current = stored;
+    if (shouldRecordSeen(stored.storedStatus, stored.lastSeenAt, now)) {
+      await this.#runners.recordSeen(stored.id, stored.lastSeenAt, now);
       current = {
-        ...row,
-        last_seen_at: now,
-        status: row.status === 'offline' ? 'idle' : row.status,
+        ...stored,
+        lastSeenAt: now,
+        storedStatus: stored.storedStatus === 'offline' ? 'idle' : stored.storedStatus,
       };
     }
     return toRunner(current, now);
   }
 
   /** The stored runner whose secret hashes to the stored hash, compared in constant time. */
-  async #verified(uuid: string, token: string): Promise<RunnerRow> {
+  async #verified(uuid: string, token: string): Promise<StoredRunner> {
     if (!UUID.test(uuid) || token === '') throw unregistered();
-    const row = await this.#runners.findByUuid(uuid);
+    const stored = await this.#runners.findByUuid(uuid);
     // Hash even when there is no row, so an unknown uuid costs what a wrong secret costs.
     const presented = sha256Hex(token);
-    if (row === undefined || !safeEqual(row.token_hash, presented)) throw unregistered();
-    return row;
+    if (stored === undefined || !safeEqual(stored.tokenHash, presented)) throw unregistered();
+    return stored;
   }
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
 function unregistered(): Unauthenticated {

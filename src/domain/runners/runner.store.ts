@@ -7,22 +7,58 @@ import { parseStringArray } from './runner-input.ts';
 import { scopeColumns, scopeOf } from './runner-scope.ts';
 import { effectiveStatus } from './runner-status.ts';
 
-export type RunnerRow = Selectable<RunnersTable>;
+type RunnerRow = Selectable<RunnersTable>;
 
-/** A stored row as the domain record, its status as of `now`. */
-export function toRunner(row: RunnerRow, now: number): Runner {
+/**
+ * A runner as stored: its status as last written (not yet judged against the clock), times as
+ * epoch milliseconds, and the hash of its secret.
+ */
+export type StoredRunner = {
+  readonly id: string;
+  readonly uuid: string;
+  readonly tokenHash: string;
+  readonly name: string;
+  readonly version: string;
+  readonly labels: readonly string[];
+  readonly capabilities: readonly string[];
+  readonly ephemeral: boolean;
+  readonly storedStatus: RunnersTable['status'];
+  readonly scope: RunnerScope;
+  readonly createdAt: number;
+  readonly lastSeenAt: number;
+};
+
+function fromRow(row: RunnerRow): StoredRunner {
   return {
     id: row.id,
     uuid: row.uuid,
+    tokenHash: row.token_hash,
     name: row.name,
     version: row.version,
     labels: parseStringArray(row.labels),
     capabilities: parseStringArray(row.capabilities),
     ephemeral: Boolean(row.ephemeral),
-    status: effectiveStatus(row.status, row.last_seen_at, now),
+    storedStatus: row.status,
     scope: scopeOf(row),
-    createdAt: new Date(row.created_at),
-    lastSeenAt: new Date(row.last_seen_at),
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+  };
+}
+
+/** A stored runner as the domain record, its status as of `now`. */
+export function toRunner(stored: StoredRunner, now: number): Runner {
+  return {
+    id: stored.id,
+    uuid: stored.uuid,
+    name: stored.name,
+    version: stored.version,
+    labels: stored.labels,
+    capabilities: stored.capabilities,
+    ephemeral: stored.ephemeral,
+    status: effectiveStatus(stored.storedStatus, stored.lastSeenAt, now),
+    scope: stored.scope,
+    createdAt: new Date(stored.createdAt),
+    lastSeenAt: new Date(stored.lastSeenAt),
   };
 }
 
@@ -63,17 +99,35 @@ export class RunnerStore {
     );
   }
 
-  async insert(row: RunnersTable): Promise<void> {
-    await this.#insert(row);
+  async insert(runner: StoredRunner): Promise<void> {
+    await this.#insert({
+      id: runner.id,
+      uuid: runner.uuid,
+      token_hash: runner.tokenHash,
+      name: runner.name,
+      labels: JSON.stringify(runner.labels),
+      version: runner.version,
+      capabilities: JSON.stringify(runner.capabilities),
+      status: runner.storedStatus,
+      ephemeral: runner.ephemeral,
+      ...scopeColumns(runner.scope),
+      created_at: runner.createdAt,
+      last_seen_at: runner.lastSeenAt,
+    });
   }
 
-  async findByUuid(uuid: string): Promise<RunnerRow | undefined> {
+  async findByUuid(uuid: string): Promise<StoredRunner | undefined> {
     const [row] = await this.#byUuid({ uuid });
-    return row;
+    return row && fromRow(row);
   }
 
-  async findById(id: string): Promise<RunnerRow | undefined> {
-    return this.#db.selectFrom('runners').selectAll().where('id', '=', id).executeTakeFirst();
+  async findById(id: string): Promise<StoredRunner | undefined> {
+    const row = await this.#db
+      .selectFrom('runners')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && fromRow(row);
   }
 
   /**
@@ -99,8 +153,8 @@ export class RunnerStore {
     tokenHash: string,
     fields: { version: string; labels: readonly string[]; capabilities: readonly string[] },
     now: number,
-  ): Promise<RunnerRow | undefined> {
-    return this.#db
+  ): Promise<StoredRunner | undefined> {
+    const row = await this.#db
       .updateTable('runners')
       .set({
         version: fields.version,
@@ -113,6 +167,7 @@ export class RunnerStore {
       .where('token_hash', '=', tokenHash)
       .returningAll()
       .executeTakeFirst();
+    return row && fromRow(row);
   }
 
   /** Runners of one scope, or of every scope when `scope` is undefined; newest first. */
@@ -140,7 +195,7 @@ export class RunnerStore {
     }
     const rows = await query.orderBy('runners.created_at', 'desc').execute();
     return rows.map((row) => ({
-      ...toRunner(row, now),
+      ...toRunner(fromRow(row), now),
       scopeLabel: scopeLabel(row.scope_kind, row),
     }));
   }

@@ -1,6 +1,5 @@
-import type { Db } from '../../db/database.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
-import { LoginThrottleStore, type ThrottleRule } from './login-throttle.store.ts';
+import type { LoginThrottleStore, ThrottleRule } from './login-throttle.store.ts';
 
 /** The limits of `service.auth.login-*`. */
 export type LoginThrottleSettings = {
@@ -33,8 +32,8 @@ export class LoginThrottle {
   readonly #account: ThrottleRule;
   readonly #address: ThrottleRule;
 
-  constructor(db: Db, settings: LoginThrottleSettings) {
-    this.#store = new LoginThrottleStore(db);
+  constructor(store: LoginThrottleStore, settings: LoginThrottleSettings) {
+    this.#store = store;
     const lock = { windowMs: settings.windowMs, firstLockMs: settings.lockMs };
     const maxLockMs = Math.max(settings.windowMs, settings.lockMs);
     this.#account = { ...lock, maxLockMs, limit: settings.accountLimit };

@@ -1,9 +1,8 @@
-import type { Db } from '../../db/database.ts';
-import { prepared } from '../../db/prepared.ts';
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
+import type { SessionStore } from './session.store.ts';
 
 const SESSION_PATTERN = /^[0-9a-f]{64}$/;
 const TOUCH_RESOLUTION_MS = 60_000;
@@ -28,22 +27,14 @@ export type SessionOrigin = { readonly userAgent?: string | undefined };
  * dump nor the sessions page can be turned back into a cookie.
  */
 export class SessionService {
-  readonly #db: Db;
+  readonly #store: SessionStore;
   readonly #users: UserService;
   readonly #lifetimeMs: number;
-  /** Every signed-in page looks its session up by hash. */
-  readonly #byHash;
 
-  constructor(db: Db, users: UserService, lifetimeMs: number) {
-    this.#db = db;
+  constructor(store: SessionStore, users: UserService, lifetimeMs: number) {
+    this.#store = store;
     this.#users = users;
     this.#lifetimeMs = lifetimeMs;
-    this.#byHash = prepared(db, (p: { hash: string }) =>
-      db
-        .selectFrom('sessions')
-        .select(['id', 'user_id', 'expires_at', 'last_seen_at'])
-        .where('token_hash', '=', p.hash),
-    );
   }
 
   async start(
@@ -53,18 +44,15 @@ export class SessionService {
     const secret = randomHex(32);
     const now = Date.now();
     const expiresAt = now + this.#lifetimeMs;
-    await this.#db
-      .insertInto('sessions')
-      .values({
-        id: newId(),
-        user_id: user.id,
-        token_hash: sha256Hex(secret),
-        created_at: now,
-        expires_at: expiresAt,
-        last_seen_at: now,
-        user_agent: (origin.userAgent ?? '').slice(0, MAX_USER_AGENT),
-      })
-      .execute();
+    await this.#store.insert({
+      id: newId(),
+      userId: user.id,
+      tokenHash: sha256Hex(secret),
+      createdAt: now,
+      expiresAt,
+      lastSeenAt: now,
+      userAgent: (origin.userAgent ?? '').slice(0, MAX_USER_AGENT),
+    });
     return { secret, expiresAt: new Date(expiresAt) };
   }
 
@@ -72,60 +60,39 @@ export class SessionService {
   async resolve(secret: string): Promise<User | undefined> {
     if (!SESSION_PATTERN.test(secret)) return undefined;
     const now = Date.now();
-    const [row] = await this.#byHash({ hash: sha256Hex(secret) });
-    if (!row || row.expires_at <= now) return undefined;
-    if (now - row.last_seen_at > TOUCH_RESOLUTION_MS) {
-      await this.#db
-        .updateTable('sessions')
-        .set({ last_seen_at: now })
-        .where('id', '=', row.id)
-        .execute();
-    }
-    return this.#users.findActiveUser(row.user_id);
+    const session = await this.#store.findByHash(sha256Hex(secret));
+    if (!session || session.expiresAt <= now) return undefined;
+    if (now - session.lastSeenAt > TOUCH_RESOLUTION_MS) await this.#store.touch(session.id, now);
+    return this.#users.findActiveUser(session.userId);
   }
 
   async end(secret: string): Promise<void> {
     if (!SESSION_PATTERN.test(secret)) return;
-    await this.#db.deleteFrom('sessions').where('token_hash', '=', sha256Hex(secret)).execute();
+    await this.#store.deleteByHash(sha256Hex(secret));
   }
 
   /** The person's unexpired sign-ins, most recently used first; `current` marks `secret`'s. */
   async list(user: User, secret: string): Promise<SessionSummary[]> {
     const currentHash = SESSION_PATTERN.test(secret) ? sha256Hex(secret) : '';
-    const rows = await this.#db
-      .selectFrom('sessions')
-      .select(['id', 'token_hash', 'created_at', 'last_seen_at', 'user_agent'])
-      .where('user_id', '=', user.id)
-      .where('expires_at', '>', Date.now())
-      .orderBy('last_seen_at', 'desc')
-      .orderBy('id')
-      .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      createdAt: new Date(row.created_at),
-      lastSeenAt: new Date(row.last_seen_at),
-      userAgent: row.user_agent,
-      current: row.token_hash === currentHash,
+    const sessions = await this.#store.listUnexpired(user.id, Date.now());
+    return sessions.map((session) => ({
+      id: session.id,
+      createdAt: new Date(session.createdAt),
+      lastSeenAt: new Date(session.lastSeenAt),
+      userAgent: session.userAgent,
+      current: session.tokenHash === currentHash,
     }));
   }
 
   /** Ends one of the person's own sign-ins; someone else's id is silently nothing. */
   async revoke(user: User, sessionId: string): Promise<void> {
-    await this.#db
-      .deleteFrom('sessions')
-      .where('id', '=', sessionId)
-      .where('user_id', '=', user.id)
-      .execute();
+    await this.#store.deleteOwned(user.id, sessionId);
   }
 
   /** Ends every sign-in of the person except the one holding `secret` ("sign out everywhere"). */
   async endOthers(user: User, secret: string): Promise<void> {
-    const keep = SESSION_PATTERN.test(secret) ? sha256Hex(secret) : '';
-    await this.#db
-      .deleteFrom('sessions')
-      .where('user_id', '=', user.id)
-      .where('token_hash', '<>', keep)
-      .execute();
+    // A malformed secret keeps nothing: no stored hash matches it anyway.
+    await this.#store.deleteAllOf(user.id, SESSION_PATTERN.test(secret) ? sha256Hex(secret) : '');
   }
 
   /**
@@ -144,11 +111,11 @@ export class SessionService {
    */
   async resetPassword(user: User, next: string): Promise<void> {
     await this.#users.setPassword(user, next);
-    await this.#db.deleteFrom('sessions').where('user_id', '=', user.id).execute();
+    await this.#store.deleteAllOf(user.id);
   }
 
   /** Removes expired rows; any replica may run it. */
   async sweepExpired(): Promise<void> {
-    await this.#db.deleteFrom('sessions').where('expires_at', '<=', Date.now()).execute();
+    await this.#store.deleteExpired(Date.now());
   }
 }

@@ -1,13 +1,9 @@
-import type { Selectable } from 'kysely';
-import type { Db } from '../../db/database.ts';
-import { uniqueOrConflict } from '../../db/errors.ts';
-import { prepared } from '../../db/prepared.ts';
-import type { AccessTokensTable } from '../../db/tables.ts';
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import { Invalid, NotFound } from '../errors.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
+import type { StoredToken, TokenStore } from './token.store.ts';
 import { ALL_SCOPES, parseScopes, scopeNames, type TokenScopes } from './token-scopes.ts';
 
 export type AccessToken = {
@@ -37,16 +33,16 @@ const TOKEN_PATTERN = /^[0-9a-f]{40}$/;
 /** last_used_at is written at most this often per token, so reads do not turn into writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-function toToken(row: Selectable<AccessTokensTable>): AccessToken {
+function toToken(stored: StoredToken): AccessToken {
   return {
-    id: row.id,
-    userId: row.user_id,
-    name: row.name,
-    lastEight: row.token_last_eight,
-    createdAt: new Date(row.created_at),
-    lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
-    scopes: storedScopes(row.scopes),
-    expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
+    id: stored.id,
+    userId: stored.userId,
+    name: stored.name,
+    lastEight: stored.lastEight,
+    createdAt: new Date(stored.createdAt),
+    lastUsedAt: stored.lastUsedAt === null ? null : new Date(stored.lastUsedAt),
+    scopes: storedScopes(stored.scopeNames),
+    expiresAt: stored.expiresAt === null ? null : new Date(stored.expiresAt),
   };
 }
 
@@ -77,19 +73,11 @@ function expiryOf(expiresAt: Date | null | undefined, now: number): number | nul
  * database keeps its SHA-256.
  */
 export class TokenService {
-  readonly #db: Db;
+  readonly #store: TokenStore;
   readonly #users: UserService;
-  /** Every request with a token looks it up by hash. */
-  readonly #byHash;
 
-  constructor(db: Db, users: UserService) {
-    this.#db = db;
-    this.#byHash = prepared(db, (p: { hash: string }) =>
-      db
-        .selectFrom('access_tokens')
-        .select(['id', 'user_id', 'last_used_at', 'scopes', 'expires_at'])
-        .where('token_hash', '=', p.hash),
-    );
+  constructor(store: TokenStore, users: UserService) {
+    this.#store = store;
     this.#users = users;
   }
 
@@ -109,41 +97,27 @@ export class TokenService {
     const now = Date.now();
     const expiresAt = expiryOf(options.expiresAt, now);
     const token = randomHex(TOKEN_BYTES);
-    const row: AccessTokensTable = {
+    const stored: StoredToken = {
       id: newId(),
-      user_id: user.id,
+      userId: user.id,
       name: label,
-      token_hash: sha256Hex(token),
-      token_last_eight: token.slice(-8),
-      created_at: now,
-      last_used_at: null,
-      scopes,
-      expires_at: expiresAt,
+      lastEight: token.slice(-8),
+      createdAt: now,
+      lastUsedAt: null,
+      scopeNames: scopes,
+      expiresAt,
     };
-    await uniqueOrConflict(
-      () => this.#db.insertInto('access_tokens').values(row).execute(),
-      `access token name has been used already [name: ${label}]`,
-    );
-    return { token, record: toToken(row) };
+    await this.#store.insert({ ...stored, hash: sha256Hex(token) });
+    return { token, record: toToken(stored) };
   }
 
   async list(user: User): Promise<AccessToken[]> {
-    const rows = await this.#db
-      .selectFrom('access_tokens')
-      .selectAll()
-      .where('user_id', '=', user.id)
-      .orderBy('created_at', 'desc')
-      .execute();
-    return rows.map(toToken);
+    return (await this.#store.listByUser(user.id)).map(toToken);
   }
 
   async revoke(user: User, tokenId: string): Promise<void> {
-    const result = await this.#db
-      .deleteFrom('access_tokens')
-      .where('id', '=', tokenId)
-      .where('user_id', '=', user.id)
-      .executeTakeFirst();
-    if (result.numDeletedRows === 0n) throw new NotFound('access token does not exist');
+    if (!(await this.#store.deleteOwned(user.id, tokenId)))
+      throw new NotFound('access token does not exist');
   }
 
   /**
@@ -153,18 +127,14 @@ export class TokenService {
    */
   async authenticate(token: string): Promise<TokenHolder | undefined> {
     if (!TOKEN_PATTERN.test(token)) return undefined;
-    const [row] = await this.#byHash({ hash: sha256Hex(token) });
-    if (!row) return undefined;
+    const match = await this.#store.findByHash(sha256Hex(token));
+    if (!match) return undefined;
     const now = Date.now();
-    if (row.expires_at !== null && row.expires_at <= now) return undefined;
-    if (row.last_used_at === null || now - row.last_used_at > LAST_USED_RESOLUTION_MS) {
-      await this.#db
-        .updateTable('access_tokens')
-        .set({ last_used_at: now })
-        .where('id', '=', row.id)
-        .execute();
+    if (match.expiresAt !== null && match.expiresAt <= now) return undefined;
+    if (match.lastUsedAt === null || now - match.lastUsedAt > LAST_USED_RESOLUTION_MS) {
+      await this.#store.touch(match.id, now);
     }
-    const user = await this.#users.findActiveUser(row.user_id);
-    return user ? { user, scopes: storedScopes(row.scopes) } : undefined;
+    const user = await this.#users.findActiveUser(match.userId);
+    return user ? { user, scopes: storedScopes(match.scopeNames) } : undefined;
   }
 }

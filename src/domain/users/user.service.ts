@@ -64,19 +64,14 @@ export class UserService {
     assertPassword(input.password);
     const fullName = (input.fullName ?? '').trim();
     if (fullName.length > 100) throw new Invalid('full name must be at most 100 characters');
-    const now = Date.now();
     const account = await this.#store.insert({
       id: newId(),
       handle: input.handle,
-      handle_lower: input.handle.toLowerCase(),
       kind: 'user',
       email,
-      email_lower: email.toLowerCase(),
-      full_name: fullName,
-      description: '',
-      password_hash: await hashPassword(input.password),
-      created_at: now,
-      updated_at: now,
+      fullName,
+      passwordHash: await hashPassword(input.password),
+      createdAt: Date.now(),
     });
     return account as User;
   }
@@ -107,6 +102,11 @@ export class UserService {
   }
 
   /** Every person, by handle, with when each was disabled (null while in use). */
+  /** How many people have an account (NodeInfo's usage figure). */
+  async countPeople(): Promise<number> {
+    return this.#store.countPeople();
+  }
+
   async listUsers(): Promise<{ user: User; disabledAt: Date | null }[]> {
     const rows = await this.#store.listUsers();
     return rows.flatMap(({ account, disabledAt }) =>

@@ -19,6 +19,44 @@ function toAccount(row: UsersTable): Account {
   };
 }
 
+/** A new account as the store takes it: names as given, the time as epoch milliseconds. */
+export type NewAccount = {
+  readonly id: string;
+  readonly handle: string;
+  readonly kind: Account['kind'];
+  readonly email: string | null;
+  readonly fullName: string;
+  readonly passwordHash: string | null;
+  readonly createdAt: number;
+};
+
+/**
+ * Inserts an account through `db`, which may be a transaction (an organisation is created
+ * together with its first owner's membership). A taken name or email is a `Conflict`.
+ */
+export async function insertAccount(db: Db, account: NewAccount): Promise<Account> {
+  const row: UsersTable = {
+    id: account.id,
+    handle: account.handle,
+    handle_lower: account.handle.toLowerCase(),
+    kind: account.kind,
+    email: account.email,
+    email_lower: account.email?.toLowerCase() ?? null,
+    full_name: account.fullName,
+    description: '',
+    password_hash: account.passwordHash,
+    created_at: account.createdAt,
+    updated_at: account.createdAt,
+  };
+  await uniqueOrConflict(
+    () => db.insertInto('users').values(row).execute(),
+    row.email_lower !== null
+      ? 'user already exists [name or email taken]'
+      : `name "${row.handle}" is already taken`,
+  );
+  return toAccount(row);
+}
+
 /** Queries over `users` (people and organisations). */
 export class UserStore {
   readonly #db: Db;
@@ -32,14 +70,8 @@ export class UserStore {
     );
   }
 
-  async insert(row: UsersTable): Promise<Account> {
-    await uniqueOrConflict(
-      () => this.#db.insertInto('users').values(row).execute(),
-      row.email_lower !== null
-        ? 'user already exists [name or email taken]'
-        : `name "${row.handle}" is already taken`,
-    );
-    return toAccount(row);
+  async insert(account: NewAccount): Promise<Account> {
+    return insertAccount(this.#db, account);
   }
 
   async findByHandle(handle: string): Promise<Account | undefined> {
@@ -70,6 +102,16 @@ export class UserStore {
   async isDisabled(id: string): Promise<boolean> {
     const [row] = await this.#byId({ id });
     return (row?.disabled_at ?? null) !== null;
+  }
+
+  /** How many people (not organisations) have an account, disabled ones included. */
+  async countPeople(): Promise<number> {
+    const row = await this.#db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('kind', '=', 'user')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /** Every person (no organisations), by handle, with when each was disabled if they were. */

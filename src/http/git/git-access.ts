@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { Forbidden, NotFound, Unauthenticated } from '../../domain/errors.ts';
+import { mayPush } from '../../domain/repos/repo.policy.ts';
 import type { RepoService } from '../../domain/repos/repo.service.ts';
-import { atLeast, type VisibleRepo } from '../../domain/repos/repo.types.ts';
+import type { VisibleRepo } from '../../domain/repos/repo.types.ts';
 import { requireViewerScope } from '../auth/token-scope.ts';
 import { viewerUser } from '../auth/viewer.ts';
 
@@ -41,7 +42,7 @@ export async function gitAccess(
     throw error;
   }
   if (write && !viewer) throw new Unauthenticated('Authentication required.');
-  if (write && !atLeast(visible.access.level, 'write')) {
+  if (write && !mayPush(visible.access)) {
     await repos.require(viewer, owner, repoNameOf(name), 'write');
   }
   return visible;

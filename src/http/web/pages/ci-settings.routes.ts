@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
 import type { RepoCiAccess } from '../../../domain/ci/ci-names.ts';
 import { isDomainError, NotFound } from '../../../domain/errors.ts';
+import { mayAdministerRepo } from '../../../domain/repos/repo.policy.ts';
 import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
 import type { RunnerScope } from '../../../domain/runners/runner.types.ts';
 import { baseUrlOf } from '../../base-url.ts';
@@ -44,7 +45,7 @@ export function registerCiSettingsRoutes(server: FastifyInstance, app: App, page
     if (!user) return undefined;
     const params = request.params as { owner: string; name: string };
     const { repo, access } = await repos.get(user, params.owner, params.name);
-    if (access.level !== 'admin') throw new NotFound('no such page');
+    if (!mayAdministerRepo(access)) throw new NotFound('no such page');
     reply.header('Cache-Control', 'no-store');
     const owner = repo.owner.handle;
     return {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
-import { atLeast } from '../../../domain/repos/repo.types.ts';
+import { mayPush } from '../../../domain/repos/repo.policy.ts';
 import { sendErrorPage } from '../../errors/web-errors.ts';
 import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
@@ -29,7 +29,7 @@ export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pag
       : null;
     if (await code.isEmpty(visible)) {
       const branch = await code.defaultBranch(visible);
-      const canPush = atLeast(visible.access.level, 'write');
+      const canPush = mayPush(visible.access);
       const body = emptyRepo(repo, cloneUrlOf(app, request, visible), branch, canPush);
       return pages.send(request, reply, {
         title: `${repo.owner.handle}/${repo.name}`,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
+import { pullPermissions } from '../../../domain/pulls/pull.policy.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
@@ -20,7 +21,6 @@ import { commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { pullPermissions } from './pulls.routes.ts';
 import { frameOf } from './repo-context.ts';
 import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
 
@@ -91,7 +91,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
         : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
     ]);
     const parts = await reviewCommentBoxes(app, pages.renderer, found, comments);
-    const may = pullPermissions(base.access.level, viewer?.id === pull.authorId);
+    const may = pullPermissions(viewer, base.access, pull);
     const url = pullUrl(base.repo, pull.number);
     const actions = (context: PageContext) => {
       if (!viewer)

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
-import { atLeast } from '../../../domain/repos/repo.types.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
 import { field } from '../forms.ts';
@@ -153,10 +152,4 @@ export function registerPullListRoutes(server: FastifyInstance, app: App, pages:
       return renderNew(request, reply, values, error.message);
     }
   });
-}
-
-/** Whether the viewer may merge, close and reopen: writers, and the author for close/reopen. */
-export function pullPermissions(level: string, isAuthor: boolean) {
-  const write = atLeast(level as Parameters<typeof atLeast>[0], 'write');
-  return { merge: write, toggle: write || isAuthor };
 }

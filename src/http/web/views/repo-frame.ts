@@ -1,5 +1,5 @@
+import { mayAdministerRepo } from '../../../domain/repos/repo.policy.ts';
 import type { Repository, VisibleRepo } from '../../../domain/repos/repo.types.ts';
-import { atLeast } from '../../../domain/repos/repo.types.ts';
 import type { Account } from '../../../domain/users/user.types.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
@@ -90,7 +90,7 @@ export function repoFrame(context: PageContext, frame: RepoFrame, content: Html)
         ${tab('Pull requests', `${base}/pulls`, 'git-pull-request', frame.tab === 'pulls')}
         ${tab('Actions', `${base}/actions`, 'play', frame.tab === 'actions')}
         ${tab('Releases', `${base}/releases`, 'tag', frame.tab === 'releases')}
-        ${atLeast(access.level, 'admin') ? tab('Settings', `${base}/settings`, 'gear', frame.tab === 'settings') : null}
+        ${mayAdministerRepo(access) ? tab('Settings', `${base}/settings`, 'gear', frame.tab === 'settings') : null}
       </div>
     </nav>
   </div>

@@ -1,0 +1,131 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { ReviewCommentsTable } from '../../db/tables.ts';
+import { foldId } from '../../lib/ids.ts';
+import type { Side } from './review-anchor.ts';
+
+export type ReviewComment = {
+  readonly id: string;
+  readonly pullId: string;
+  readonly authorId: string;
+  readonly body: string;
+  readonly path: string;
+  readonly line: number | null;
+  readonly oldLine: number | null;
+  readonly side: Side;
+  readonly commitId: string;
+  readonly originalCommitId: string;
+  readonly diffHunk: string;
+  readonly inReplyToId: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+};
+
+function toComment(row: Selectable<ReviewCommentsTable>): ReviewComment {
+  return {
+    id: row.id,
+    pullId: row.pull_id,
+    authorId: row.author_id,
+    body: row.body,
+    path: row.path,
+    line: row.line === null ? null : Number(row.line),
+    oldLine: row.old_line === null ? null : Number(row.old_line),
+    side: row.side,
+    commitId: row.commit_id,
+    originalCommitId: row.original_commit_id,
+    diffHunk: row.diff_hunk,
+    inReplyToId: row.in_reply_to_id,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/**
+ * The `review_comments` rows. Wire ids are one-way folds of the keys, so a comment named by its
+ * wire id is found among the rows of its repository or pull, never looked up by the fold.
+ */
+export class ReviewCommentStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Stores a new comment (its own first commit is its original one) and returns it. */
+  async insert(comment: ReviewComment & { readonly repoId: string }): Promise<ReviewComment> {
+    await this.#db
+      .insertInto('review_comments')
+      .values({
+        id: comment.id,
+        pull_id: comment.pullId,
+        repo_id: comment.repoId,
+        author_id: comment.authorId,
+        body: comment.body,
+        path: comment.path,
+        line: comment.line,
+        old_line: comment.oldLine,
+        side: comment.side,
+        commit_id: comment.commitId,
+        original_commit_id: comment.originalCommitId,
+        diff_hunk: comment.diffHunk,
+        in_reply_to_id: comment.inReplyToId,
+        created_at: comment.createdAt.getTime(),
+        updated_at: comment.updatedAt.getTime(),
+      })
+      .execute();
+    const { repoId: _repoId, ...stored } = comment;
+    return stored;
+  }
+
+  /** The pull's comments, oldest first. */
+  async listByPull(pullId: string): Promise<ReviewComment[]> {
+    const rows = await this.#db
+      .selectFrom('review_comments')
+      .selectAll()
+      .where('pull_id', '=', pullId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toComment);
+  }
+
+  /** The comment of the pull whose wire id is `wireId`. */
+  async findInPullByWireId(pullId: string, wireId: number): Promise<ReviewComment | undefined> {
+    const rows = await this.#db
+      .selectFrom('review_comments')
+      .selectAll()
+      .where('pull_id', '=', pullId)
+      .execute();
+    const row = rows.find((candidate) => foldId(candidate.id) === wireId);
+    return row && toComment(row);
+  }
+
+  /** The comment of the repository whose wire id is `wireId`; reads ids first, then one row. */
+  async findInRepoByWireId(repoId: string, wireId: number): Promise<ReviewComment | undefined> {
+    const ids = await this.#db
+      .selectFrom('review_comments')
+      .select('id')
+      .where('repo_id', '=', repoId)
+      .execute();
+    const match = ids.find((row) => foldId(row.id) === wireId);
+    if (!match) return undefined;
+    const row = await this.#db
+      .selectFrom('review_comments')
+      .selectAll()
+      .where('id', '=', match.id)
+      .executeTakeFirst();
+    return row && toComment(row);
+  }
+
+  async updateBody(id: string, body: string, at: number): Promise<void> {
+    await this.#db
+      .updateTable('review_comments')
+      .set({ body, updated_at: at })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.#db.deleteFrom('review_comments').where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { Account, User } from '../users/user.types.ts';
+import { accessLevel, mayAdministerOrg, mayAdministerRepo, mayPush } from './repo.policy.ts';
+import { ACCESS_LEVELS, type RepoAccess, type Repository } from './repo.types.ts';
+
+const at = new Date(0);
+const person = (id: string): User => ({
+  id,
+  handle: id,
+  kind: 'user',
+  email: `${id}@example.test`,
+  fullName: '',
+  description: '',
+  createdAt: at,
+  updatedAt: at,
+});
+const owner: Account = person('owner');
+const repo = (isPrivate: boolean): Repository => ({
+  id: 'r',
+  owner,
+  name: 'r',
+  description: '',
+  private: isPrivate,
+  parentId: null,
+  createdAt: at,
+  updatedAt: at,
+});
+const none = { isSiteAdmin: false, orgRole: undefined, collaborator: undefined } as const;
+const levels = ACCESS_LEVELS.filter((level) => level !== 'none');
+const access = (level: RepoAccess['level']): RepoAccess => ({ level });
+
+describe('repository policy', () => {
+  it('gives the owner and site admins admin, collaborators their level, others read or nothing', () => {
+    const stranger = person('stranger');
+    expect(accessLevel(repo(true), { ...none, viewer: person('owner') })).toBe('admin');
+    expect(accessLevel(repo(true), { ...none, viewer: stranger, isSiteAdmin: true })).toBe('admin');
+    expect(accessLevel(repo(true), { ...none, viewer: stranger, collaborator: 'write' })).toBe(
+      'write',
+    );
+    expect(accessLevel(repo(true), { ...none, viewer: stranger, orgRole: 'member' })).toBe('read');
+    expect(accessLevel(repo(true), { ...none, viewer: stranger })).toBe('none');
+    expect(accessLevel(repo(false), { ...none, viewer: undefined })).toBe('read');
+  });
+
+  it('lets writers and administrators push, and only administrators administer', () => {
+    expect(levels.map((level) => mayPush(access(level)))).toEqual([false, true, true]);
+    expect(levels.map((level) => mayAdministerRepo(access(level)))).toEqual([false, false, true]);
+  });
+
+  it('lets organisation owners and site admins administer an organisation, not members', () => {
+    expect(mayAdministerOrg('owner', false)).toBe(true);
+    expect(mayAdministerOrg('member', false)).toBe(false);
+    expect(mayAdministerOrg(undefined, false)).toBe(false);
+    expect(mayAdministerOrg(undefined, true)).toBe(true);
+  });
+});
