@@ -118,24 +118,11 @@ async function runnerStatus(id: string) {
 }
 
 describe('deleting a repository', () => {
-  it('removes its runs, tasks, log rows, secrets, variables, tokens and runners', async () => {
+  it('removes its runs, tasks, secrets, variables, tokens and runners', async () => {
     const { repo } = await repository();
     const { db } = kiln.app.database;
     const { tasks } = await run(repo.id, 2);
     const taskIds = tasks.map((task) => task.id);
-    await db
-      .insertInto('ci_log_rows')
-      .values(
-        taskIds.flatMap((taskId) =>
-          [0, 1, 2].map((index) => ({
-            task_id: taskId,
-            row_index: index,
-            content: `line ${index}`,
-            logged_at: Date.now(),
-          })),
-        ),
-      )
-      .execute();
     const access = { repoId: repo.id, isRepoAdmin: true };
     await kiln.app.services.ciSecrets.put(access, 'TOKEN', 'value');
     await kiln.app.services.ciVariables.put(access, 'REGION', 'eu');
@@ -146,7 +133,6 @@ describe('deleting a repository', () => {
     const counts = {
       runs: await countWhere('workflow_runs', 'repo_id', [repo.id]),
       tasks: await countWhere('ci_tasks', 'id', taskIds),
-      logRows: await countWhere('ci_log_rows', 'task_id', taskIds),
       secrets: await countWhere('ci_secrets', 'repo_id', [repo.id]),
       variables: await countWhere('ci_variables', 'repo_id', [repo.id]),
       tokens: await countWhere('runner_registration_tokens', 'scope_repo_id', [repo.id]),
@@ -155,7 +141,6 @@ describe('deleting a repository', () => {
     expect(counts).toEqual({
       runs: 0,
       tasks: 0,
-      logRows: 0,
       secrets: 0,
       variables: 0,
       tokens: 0,
@@ -164,6 +149,14 @@ describe('deleting a repository', () => {
     await expect(
       kiln.app.services.runners.authenticate(runner.uuid, runner.secret),
     ).rejects.toBeInstanceOf(Unauthenticated);
+  });
+});
+
+describe('the database', () => {
+  it('has no log rows table: logs live in files', async () => {
+    await expect(
+      sql`select count(*) from ci_log_rows`.execute(kiln.app.database.db),
+    ).rejects.toThrow(/ci_log_rows/);
   });
 });
 
