@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CiSecretService } from '../../src/domain/ci/ci-secret.service.ts';
+import { CiSettingStore } from '../../src/domain/ci/ci-setting.store.ts';
 import { createRun } from '../../src/domain/ci/workflow-run.store.ts';
 import { Invalid, Unauthenticated } from '../../src/domain/errors.ts';
 import { OPERATOR } from '../../src/domain/runners/runner.policy.ts';
@@ -293,7 +294,7 @@ describe('CI secrets and variables', () => {
   it('refuses to create a secret without SERVICE_SECRET_KEY and then delivers none', async () => {
     const { repo } = await repository();
     const withKey = kiln.app.services.ciSecrets;
-    const withoutKey = new CiSecretService(kiln.app.database.db, undefined);
+    const withoutKey = new CiSecretService(new CiSettingStore(kiln.app.database.db), undefined);
     const access = { repoId: repo.id, isRepoAdmin: true };
     await expect(withoutKey.put(access, 'TOKEN', 'value')).rejects.toBeInstanceOf(Invalid);
     await expect(withoutKey.put(access, 'TOKEN', 'value')).rejects.toThrow(/SERVICE_SECRET_KEY/);

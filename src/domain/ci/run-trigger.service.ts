@@ -1,4 +1,3 @@
-import type { Db } from '../../db/database.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { mergeBase } from '../../git/diff.ts';
 import { readCommit } from '../../git/read-objects.ts';
@@ -19,10 +18,10 @@ import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { interpolate } from './workflow/interpolate.ts';
 import { dispatchInputs, matchesPull, matchesPush, type Triggers } from './workflow/triggers.ts';
 import { parseWorkflow, planJobs } from './workflow/workflow-parse.ts';
-import { createRun, type NewRun } from './workflow-run.store.ts';
+import type { NewRun, WorkflowRunStore } from './workflow-run.store.ts';
 
 export type RunTriggerDeps = {
-  readonly db: Db;
+  readonly runs: WorkflowRunStore;
   readonly repos: RepoService;
   readonly catFiles: CatFilePool;
   readonly versions: TasksVersions;
@@ -269,7 +268,7 @@ export class RunTriggerService {
     matches: (triggers: Triggers) => boolean,
     inputs: Readonly<Record<string, string>> = {},
   ): Promise<WorkflowRun | undefined> {
-    const { db, versions, lifecycle } = this.#deps;
+    const { runs, versions, lifecycle } = this.#deps;
     let plan: { run: NewRun; jobs: ReturnType<typeof planJobs>; cancelGroup: boolean };
     try {
       const workflow = parseWorkflow(fileName(file), file.content);
@@ -287,7 +286,7 @@ export class RunTriggerService {
     } catch (error) {
       // Parsing and planning are pure: whatever they throw is a problem of the file itself.
       if (!(error instanceof Error)) throw error;
-      const { run } = await createRun(db, { ...base, error: `${file.path}: ${error.message}` }, []);
+      const { run } = await runs.create({ ...base, error: `${file.path}: ${error.message}` }, []);
       return run;
     }
     const scopes = versionScopesOfRepo({ id: repo.id, ownerId: repo.owner.id });
@@ -298,8 +297,7 @@ export class RunTriggerService {
       event: base.event,
       concurrencyGroup: plan.cancelGroup ? plan.run.concurrencyGroup : undefined,
     });
-    const { run } = await createRun(
-      db,
+    const { run } = await runs.create(
       plan.run,
       plan.jobs.map((job) => ({
         name: job.name,
