@@ -242,7 +242,18 @@ export class PullService {
       }
     }
     await this.#deps.store.update(pull.id, update);
-    return this.get(actor, owner, name, number);
+    const updated = await this.get(actor, owner, name, number);
+    // A head repository that is gone leaves nothing a workflow could be read from.
+    if (update.state !== undefined && updated.head !== null) {
+      await this.#announce({
+        action: update.state === 'closed' ? 'closed' : 'reopened',
+        base: updated.base.repo,
+        head: updated.head,
+        pull: updated.pull,
+        actor,
+      });
+    }
+    return updated;
   }
 
   /**
