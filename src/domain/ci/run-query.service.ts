@@ -4,10 +4,11 @@ import type { Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import type { CiJobStore, JobStep, JobView } from './ci-job.store.ts';
+import { type CommitCheck, commitChecks } from './commit-checks.ts';
 import type { TaskLogStore } from './logs/task-log-store.ts';
 import type { RunFilter, WorkflowRunStore } from './workflow-run.store.ts';
 
-export type { JobStep, JobView, RunFilter };
+export type { CommitCheck, JobStep, JobView, RunFilter };
 
 /** The last rows of a job's log: rows `from` … `from + rows.length - 1` of `total`. */
 export type LogTail = { readonly from: number; readonly total: number; readonly rows: string[] };
@@ -68,6 +69,14 @@ export class RunQueryService {
     return [...names]
       .map(([file, workflowName]) => ({ file, name: workflowName }))
       .sort((a, b) => a.file.localeCompare(b.file));
+  }
+
+  /**
+   * The CI check of each commit that has runs (commit-checks.ts), for pages listing commits of a
+   * repository the caller has already found visible to the viewer.
+   */
+  async commitChecks(repo: Repository, shas: readonly string[]): Promise<Map<string, CommitCheck>> {
+    return commitChecks(await this.#runs.listForShas(repo.id, shas));
   }
 
   /** @throws NotFound for an unknown run number. */

@@ -189,6 +189,18 @@ export class WorkflowRunStore {
     return { runs: rows.map(toRun), total: Number(count.total) };
   }
 
+  /** The runs of a repository at any of these commits (at most 500 of them). */
+  async listForShas(repoId: string, shas: readonly string[]): Promise<WorkflowRun[]> {
+    if (shas.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('workflow_runs')
+      .selectAll()
+      .where('repo_id', '=', repoId)
+      .where('sha', 'in', [...new Set(shas)].slice(0, 500))
+      .execute();
+    return rows.map(toRun);
+  }
+
   /** Each run's workflow file and name, newest run first. */
   async listWorkflowNames(repoId: string): Promise<{ file: string; name: string }[]> {
     const rows = await this.#db
