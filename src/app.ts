@@ -15,6 +15,7 @@ import { TaskLogStore } from './domain/ci/logs/task-log-store.ts';
 import { RunCancelService } from './domain/ci/run-cancel.service.ts';
 import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
 import { RunQueryService } from './domain/ci/run-query.service.ts';
+import { RunRerunService } from './domain/ci/run-rerun.service.ts';
 import { RunTriggerService } from './domain/ci/run-trigger.service.ts';
 import { ScheduleService } from './domain/ci/schedule.service.ts';
 import { ScheduleStore } from './domain/ci/schedule.store.ts';
@@ -250,6 +251,13 @@ export async function createApp(config: Config): Promise<App> {
     ciSchedules,
     ciRunQueries,
     ciRunCancels: new RunCancelService({ repos, queries: ciRunQueries, lifecycle: ciRuns }),
+    ciRunReruns: new RunRerunService({
+      repos,
+      queries: ciRunQueries,
+      stores: ciStores,
+      lifecycle: ciRuns,
+      logs: ciLogs,
+    }),
     code: new CodeService(repos, git.catFiles),
     federation,
   };

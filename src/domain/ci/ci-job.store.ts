@@ -77,6 +77,41 @@ export class CiJobStore {
     return job?.run_id;
   }
 
+  /**
+   * Starts jobs over as a new attempt: each gets the status given (pending, or blocked behind its
+   * needs), no runner, token, times, steps, outputs or log rows. Only finished jobs change, so a
+   * job a runner still holds is never taken from it.
+   */
+  async restart(jobs: ReadonlyMap<number, 'pending' | 'blocked'>, now: number): Promise<number[]> {
+    const restarted: number[] = [];
+    for (const [taskId, status] of jobs) {
+      const row = await this.#db
+        .updateTable('ci_tasks')
+        .set({
+          status,
+          runner_id: null,
+          token_hash: null,
+          started_at: null,
+          stopped_at: null,
+          deadline_at: null,
+          heartbeat_at: null,
+          log_rows: 0,
+          log_sealed: false,
+          updated_at: now,
+        })
+        .where('id', '=', taskId)
+        .where('status', 'not in', UNFINISHED)
+        .returning('id')
+        .executeTakeFirst();
+      if (row !== undefined) restarted.push(taskId);
+    }
+    if (restarted.length > 0) {
+      await this.#db.deleteFrom('ci_task_steps').where('task_id', 'in', restarted).execute();
+      await this.#db.deleteFrom('ci_task_outputs').where('task_id', 'in', restarted).execute();
+    }
+    return restarted;
+  }
+
   /** The jobs of a run with the given job ids (a matrix job has several). */
   async listByKeys(runId: string, jobKeys: readonly string[]): Promise<CiTask[]> {
     if (jobKeys.length === 0) return [];

@@ -49,6 +49,18 @@ export class RunLifecycle {
     await stores.runs.setStatus(runId, runStatusOf(aggregate), isDone(aggregate), now);
   }
 
+  /**
+   * After jobs of a finished run were made pending again (a re-run): runners polling the run's
+   * scopes are told there is work, and the run's status follows its jobs.
+   */
+  async reopened(stores: CiStores, runId: string, now = Date.now()): Promise<void> {
+    const repo = await stores.runs.findRepoOf(runId);
+    const scopes = repo === undefined ? [] : versionScopesOfRepo(repo);
+    await stores.versions.bump(scopes);
+    this.#versions.forget(scopes);
+    await this.settle(stores, runId, now);
+  }
+
   /** Cancels the unfinished runs a new run supersedes. */
   async cancelSuperseded(what: Supersedes): Promise<void> {
     for (const runId of await this.#stores.runs.listSuperseded(what)) await this.cancelRun(runId);

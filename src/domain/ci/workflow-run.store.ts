@@ -248,6 +248,15 @@ export class WorkflowRunStore {
       .execute();
   }
 
+  /** A finished run starts over: waiting again, with no start or stop time. */
+  async restart(runId: string, now: number): Promise<void> {
+    await this.#db
+      .updateTable('workflow_runs')
+      .set({ status: 'PENDING', started_at: null, stopped_at: null, updated_at: now })
+      .where('id', '=', runId)
+      .execute();
+  }
+
   /** A waiting run becomes running when its first job is claimed. */
   async markStarted(runId: string, now: number): Promise<void> {
     await this.#db

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config/config.ts';
 import type { RunQueryService } from '../../../domain/ci/run-query.service.ts';
+import type { RerunTarget, RunRerunService } from '../../../domain/ci/run-rerun.service.ts';
 import type { RunTriggerService } from '../../../domain/ci/run-trigger.service.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
@@ -21,6 +22,8 @@ export type ActionRoutesDeps = {
   readonly runs: RunQueryService;
   /** Starting a workflow by hand (`workflow_dispatch`). */
   readonly triggers: RunTriggerService;
+  /** New attempts of finished runs. */
+  readonly reruns: Pick<RunRerunService, 'rerun'>;
   readonly config: Config;
 };
 
@@ -49,6 +52,13 @@ const DispatchBody = Type.Object({
     ),
   ),
 });
+const RunJobParams = Type.Object({
+  owner: Type.String({ maxLength: 200 }),
+  name: Type.String({ maxLength: 200 }),
+  run: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  job: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+});
+
 const JobParams = Type.Object({
   owner: Type.String({ maxLength: 200 }),
   name: Type.String({ maxLength: 200 }),
@@ -137,6 +147,50 @@ export function registerActionRoutes(parent: FastifyInstance, deps: ActionRoutes
         total_count: jobs.length,
       };
     },
+  );
+
+  // GitHub's and Gitea's paths for a new attempt: the whole run, its failed jobs, one job (and
+  // the jobs that need it). Each answers 201 with the run as it now is; a run still going is 409.
+  const rerun = (path: string, params: typeof RunParams | typeof RunJobParams, summary: string) =>
+    server.post(
+      path,
+      {
+        schema: {
+          summary,
+          tags,
+          params,
+          response: {
+            201: ApiActionWorkflowRunSchema,
+            ...errorResponses,
+            409: errorResponses[404],
+          },
+        },
+      },
+      async (request, reply) => {
+        const user = requireUser(request);
+        const { owner, name, run: number } = request.params;
+        const job = 'job' in request.params ? request.params.job : undefined;
+        const target: RerunTarget =
+          job !== undefined
+            ? { kind: 'job', jobId: job }
+            : path.endsWith('failed-jobs')
+              ? { kind: 'failed' }
+              : { kind: 'run' };
+        const run = await deps.reruns.rerun(user, owner, name, number, target);
+        const { repo } = await runs.getRun(user, owner, name, number);
+        return reply.status(201).send(toApiWorkflowRun(run, repo, base(request)));
+      },
+    );
+  rerun('/repos/:owner/:name/actions/runs/:run/rerun', RunParams, 'Re-run a finished workflow run');
+  rerun(
+    '/repos/:owner/:name/actions/runs/:run/rerun-failed-jobs',
+    RunParams,
+    'Re-run the failed jobs of a finished workflow run',
+  );
+  rerun(
+    '/repos/:owner/:name/actions/runs/:run/jobs/:job/rerun',
+    RunJobParams,
+    'Re-run one job of a finished workflow run, with the jobs that need it',
   );
 
   server.post(

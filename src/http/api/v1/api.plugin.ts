@@ -80,6 +80,7 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
   registerActionRoutes(server, {
     runs: app.services.ciRunQueries,
     triggers: app.services.ciTriggers,
+    reruns: app.services.ciRunReruns,
     config: app.config,
   });
 }

@@ -44,11 +44,11 @@ function runsQueryOf(query: unknown): RunsQuery {
 /**
  * The Actions tab: a repository's workflow runs, filtered by workflow and status, and the page of
  * one run with its jobs. Anyone who may read the repository may read these (private ones are 404
- * to outsiders); writers may cancel a run that has not finished. Job pages are in
+ * to outsiders); writers may cancel a run that has not finished and re-run one that has. Job pages are in
  * actions-job.routes.ts.
  */
 export function registerActionsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { ciRunQueries: runs, ciRunCancels: cancels, repos } = app.services;
+  const { ciRunQueries: runs, ciRunCancels: cancels, ciRunReruns: reruns, repos } = app.services;
 
   server.get('/repos/:owner/:name/actions', async (request, reply) => {
     const { owner, name } = request.params as RepoParams;
@@ -111,6 +111,22 @@ export function registerActionsRoutes(server: FastifyInstance, app: App, pages: 
     const message = isUnfinished(run.status)
       ? `Run #${run.number} was cancelled.`
       : `Run #${run.number} had already finished.`;
+    setFlash(reply, { kind: 'success', message }, pages.secure(request));
+    return reply.redirect(runUrl(repo, run.number), 303);
+  });
+
+  // A new attempt of a finished run: all its jobs, or (`failed=1`) the failed ones.
+  server.post('/repos/:owner/:name/actions/runs/:run/rerun', async (request, reply) => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return reply;
+    assertCsrf(request);
+    const { owner, name } = request.params as RepoParams;
+    const body = request.body as Record<string, unknown> | undefined;
+    const target =
+      body?.failed === '1' ? ({ kind: 'failed' } as const) : ({ kind: 'run' } as const);
+    const run = await reruns.rerun(user, owner, name, runNumberOf(request), target);
+    const { repo } = await repos.get(user, owner, name);
+    const message = `Run #${run.number} starts again.`;
     setFlash(reply, { kind: 'success', message }, pages.secure(request));
     return reply.redirect(runUrl(repo, run.number), 303);
   });
