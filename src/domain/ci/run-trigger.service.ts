@@ -7,7 +7,7 @@ import { Invalid } from '../errors.ts';
 import type { PullEvent } from '../pulls/pull-events.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
-import type { Repository } from '../repos/repo.types.ts';
+import { atLeast, type Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import { fileName, githubContext } from './event-payloads.ts';
@@ -16,7 +16,7 @@ import type { ScheduleService } from './schedule.service.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { pullTriggered, pushTriggered, type Triggered } from './trigger-events.ts';
 import { interpolate } from './workflow/interpolate.ts';
-import { dispatchInputs, type Triggers } from './workflow/triggers.ts';
+import { type DispatchInput, dispatchInputs, type Triggers } from './workflow/triggers.ts';
 import { parseWorkflow, planJobs } from './workflow/workflow-parse.ts';
 import type { NewRun, WorkflowRunStore } from './workflow-run.store.ts';
 
@@ -165,6 +165,34 @@ export class RunTriggerService {
       github,
       (triggers) => triggers.has('schedule'),
     );
+  }
+
+  /**
+   * The workflows of the default branch that can be started by hand, with their declared inputs,
+   * for someone who may write to the repository (others get none: they could not start them).
+   * A file that does not parse is left out.
+   */
+  async listDispatchable(
+    actor: User | undefined,
+    owner: string,
+    name: string,
+  ): Promise<{ file: string; branch: string; inputs: DispatchInput[] }[]> {
+    const { repos, catFiles } = this.#deps;
+    if (actor === undefined) return [];
+    const { repo, access } = await repos.get(actor, owner, name);
+    if (!atLeast(access.level, 'write')) return [];
+    const handle = repos.handle(repo);
+    const branch = await repos.defaultBranch(repo);
+    const sha = await findBranch(handle, branch);
+    if (sha === undefined) return [];
+    return (await readWorkflowFiles(catFiles, handle, sha)).flatMap((file) => {
+      try {
+        const inputs = dispatchInputs(parseWorkflow(fileName(file), file.content).triggers);
+        return inputs === undefined ? [] : [{ file: fileName(file), branch, inputs }];
+      } catch {
+        return [];
+      }
+    });
   }
 
   /**
