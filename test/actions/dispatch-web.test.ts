@@ -5,10 +5,10 @@
  * are not offered the form and cannot post it. Plain HTTP, no JavaScript needed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo } from '../git/fixtures.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
+import { GitClient } from '../support/git.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { page, signedIn } from '../web/fixtures.ts';
+import { pushedRepoWithReader } from './fixtures.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 const WORKFLOW = `on:
@@ -36,24 +36,16 @@ afterAll(async () => {
 
 describe('running a workflow from the Actions page', () => {
   it('offers writers a form whose inputs reach the job, and readers nothing', async () => {
-    const { user: owner, token, password } = await kiln.make.userWithToken();
-    const reader = await kiln.make.user();
-    const { name } = await makeRepo(kiln, owner);
-    await kiln.app.services.collaborators.put(
-      owner,
-      owner.handle,
+    const {
+      owner: made,
+      reader,
       name,
-      reader.user.handle,
-      'read',
-    );
-    const dir = await git.init();
-    await git.commit(dir, {
+    } = await pushedRepoWithReader(kiln, git, {
       '.gitea/workflows/deploy.yml': WORKFLOW,
       '.gitea/workflows/push.yml':
         'on: push\njobs:\n  x:\n    runs-on: other\n    steps: [{run: x}]\n',
     });
-    const url = repoUrl(kiln.url, owner.handle, name, { token, as: 'password' });
-    await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: dir });
+    const { user: owner, password } = made;
     const runner = await ReplayRunner.register(kiln, { labels: ['dispatch-box'] });
     const actions = `/repos/${owner.handle}/${name}/actions`;
 

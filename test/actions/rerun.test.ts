@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Result } from '../../src/gen/runner/v1/messages_pb.js';
-import { makeRepo } from '../git/fixtures.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
+import { GitClient } from '../support/git.ts';
 import { apiCall } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { page, signedIn } from '../web/fixtures.ts';
+import { pushedRepoWithReader } from './fixtures.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 const WORKFLOW = `on: push
@@ -41,21 +41,15 @@ afterAll(async () => {
 
 describe('re-running a run', () => {
   it('starts failed jobs and their dependents over, over REST and from the run page', async () => {
-    const { user: owner, token, password } = await kiln.make.userWithToken();
-    const reader = await kiln.make.userWithToken();
-    const { name } = await makeRepo(kiln, owner);
-    await kiln.app.services.collaborators.put(
-      owner,
-      owner.handle,
-      name,
-      reader.user.handle,
-      'read',
-    );
     const runner = await ReplayRunner.register(kiln, { labels: ['rerun-box'] });
-    const dir = await git.init();
-    await git.commit(dir, { '.gitea/workflows/ci.yml': WORKFLOW });
-    const url = repoUrl(kiln.url, owner.handle, name, { token, as: 'password' });
-    await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: dir });
+    const {
+      owner: made,
+      reader,
+      name,
+    } = await pushedRepoWithReader(kiln, git, {
+      '.gitea/workflows/ci.yml': WORKFLOW,
+    });
+    const { user: owner, token, password } = made;
     const runPath = `/repos/${owner.handle}/${name}/actions/runs/1`;
     const jobs = async () =>
       (
