@@ -190,5 +190,18 @@ jobs:
     expect(await eventually(async () => (await runs()).length === 3)).toBe(true);
     expect((await runs())[0]?.path).toContain('default.yml');
     expect(await action()).toBe('reopened');
+
+    const merged = await apiCall(kiln.url, `${pullPath}/merge`, {
+      method: 'POST',
+      token,
+      body: { Do: 'merge' },
+    });
+    expect(merged.status).toBe(200);
+    expect(await eventually(async () => (await runs()).length === 4)).toBe(true);
+    expect((await runs())[0]?.path).toContain('closing.yml');
+    const closing = await runner.next();
+    const event = (closing.context as { event: { action: string; pull_request: unknown } }).event;
+    expect(event.action).toBe('closed');
+    expect(event.pull_request).toMatchObject({ merged: true, state: 'closed' });
   });
 });
