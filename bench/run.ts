@@ -63,6 +63,7 @@ const QUICK: Record<string, string[]> = {
   'runner-register': ['--calls', '500', '--rounds', '1'],
   'host-runner': ['--jobs', '3', '--lines', '20000', '--rounds', '1'],
   'runner-tasks': ['--polls', '500', '--lines', '10000', '--rounds', '1'],
+  'ci-push-to-task': ['--rounds', '3'],
   'web-pages': ['--iterations', '20', '--commits', '1000'],
   'clone-push': [],
   merge: ['--files', '5000', '--commits', '1000', '--runs', '2'],
@@ -180,7 +181,15 @@ const SECTIONS: Record<string, { title: string; text: string }> = {
     text: [
       'FetchTask, UpdateLog and log reads against Ping on the same server (a real Kiln in a worker thread, SQLite), from a thin binary Connect client over HTTP/1.1 keep-alive in the main thread. Idle polling is FetchTask with the runner’s current `tasks_version`: the version is kept per scope in the database and cached per process for a second, so such a poll costs the runner credential check and no task query; the share of one core is the server CPU per call times the 100 calls a second that 200 runners polling every 2 s make. Log ingestion sends 100,000 lines as UpdateLog batches of 100 rows in order, one call at a time as a runner does, against as many Ping calls. Log pages are read by the log store itself (offsets file, then the rows’ bytes: two positioned reads whatever the page).',
       '',
-      '- UpdateLog ingestion is below its target of 0.5 × Ping. In short runs (10,000 lines) it went from 273 to 719 calls a second (0.11 to 0.24 × Ping) once the files of recently written tasks stayed open with their row count in memory (an fstat per append notices rows another replica wrote) instead of being opened, truncated and closed on every append, and once which runner holds a task was remembered after the first check; in full runs (100,000 lines) Ping is faster still and the ratio measured 0.11 and 0.21 in two runs. What is left per call is the runner credential check with its last-seen write (shared by every runner call) and decoding the 100 rows: still about 2 ms of server time per call, a rate of about 50,000 lines a second.',
+      '- UpdateLog ingestion: in short runs (10,000 lines) it went from 273 to 719 calls a second (0.11 to 0.24 × Ping) once the files of recently written tasks stayed open with their row count in memory (an fstat per append notices rows another replica wrote) instead of being opened, truncated and closed on every append, and once which runner holds a task was remembered after the first check. The runner credential check writes the last-seen time at most once per 5 s per runner (a compare-and-set on the previous value, so replicas do not fight over it), well inside the minute after which a runner shows offline. A CPU profile then showed the append itself as the largest part of what was left: an fstat and two positioned writes through `fs/promises` (a thread-pool round trip and a promise each), and per row a whole `toISOString`, a Buffer and a BigInt. On an open task those three calls are now synchronous (microseconds against the page cache), the batch is encoded once, the time text is reused up to the second and offsets are written without BigInt: the append of 100 rows measured in process fell from about 190 to about 80 µs of CPU. What a call still costs besides Ping’s own work is decoding the 100 rows twice (once to answer an undecodable body with `invalid_argument` as connect-go does, once in Connect; about 60 µs each) and the credential check (about 20 µs). The ratio itself depends heavily on how busy the machine is: on this shared two-core machine under a load average of 15–19, server time per call measured 4.4 ms for Ping and 7 ms for UpdateLog in the same run, and the ratio moved between 0.07 and 0.62 from run to run with the same code.',
+    ].join('\n'),
+  },
+  'ci-push-to-task': {
+    title: 'Push to first task',
+    text: [
+      'A real Kiln in-process (SQLite) with one repository whose workflow runs on every push, and one registered runner already waiting. Each round commits one changed file, starts `git push` over smart HTTP with the real git client and at the same moment starts calling FetchTask every 5 ms (binary Connect over HTTP/1.1, sending back the `tasks_version` it was given, as the Go runners do) until a task arrives. The push is timed from start to git’s exit, the task from the same start to the answer that carried it; medians after one discarded round.',
+      '',
+      '- The push listeners (CI among them) start as soon as receive-pack has recorded the ref update, while the answer streams back to git, and creating a run bumps the `tasks_version` of its scopes and drops this process’s cached copy, so the first poll after the ref moves is handed the task, usually before git has finished its own bookkeeping and exited.',
     ].join('\n'),
   },
   'web-pages': {

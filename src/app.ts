@@ -9,16 +9,21 @@ import { CommitAuthorStore } from './domain/branches/commit-author.store.ts';
 import { CommitStatusService } from './domain/branches/commit-status.service.ts';
 import { subscribeCiToPushes } from './domain/ci/ci-pushes.ts';
 import { CiSecretService } from './domain/ci/ci-secret.service.ts';
+import { CiSettingStore } from './domain/ci/ci-setting.store.ts';
+import { CiStores } from './domain/ci/ci-stores.ts';
 import { CiTaskService } from './domain/ci/ci-task.service.ts';
 import { CiVariableService } from './domain/ci/ci-variable.service.ts';
 import { TaskLogStore } from './domain/ci/logs/task-log-store.ts';
 import { RunCancelService } from './domain/ci/run-cancel.service.ts';
 import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
 import { RunQueryService } from './domain/ci/run-query.service.ts';
+import { RunRerunService } from './domain/ci/run-rerun.service.ts';
 import { RunTriggerService } from './domain/ci/run-trigger.service.ts';
 import { ScheduleService } from './domain/ci/schedule.service.ts';
+import { ScheduleStore } from './domain/ci/schedule.store.ts';
 import { TaskDispatchService } from './domain/ci/task-dispatch.service.ts';
 import { TaskReportService } from './domain/ci/task-report.service.ts';
+import { TaskTokenStore } from './domain/ci/task-token.store.ts';
 import { CiTaskTokens } from './domain/ci/task-token.ts';
 import { TasksVersions } from './domain/ci/tasks-version.ts';
 import { startZombieSweep } from './domain/ci/zombie-sweep.ts';
@@ -154,23 +159,30 @@ export async function createApp(config: Config): Promise<App> {
   });
   const releaseStore = new ReleaseStore(db);
   const tags = new TagService(repos, releaseStore, git.catFiles);
-  const tasksVersions = new TasksVersions(db);
-  const ciRuns = new RunLifecycle(db, tasksVersions);
-  const ciTasks = new CiTaskService(db, {
+  const ciStores = new CiStores(db);
+  const tasksVersions = new TasksVersions(ciStores.versions);
+  const ciRuns = new RunLifecycle(ciStores, tasksVersions);
+  const ciTasks = new CiTaskService(ciStores, {
     taskTimeoutMs: config.ci.taskTimeoutMs,
     heartbeatTimeoutMs: config.ci.heartbeatTimeoutMs,
     abandonedTimeoutMs: config.ci.abandonedTimeoutMs,
-    onJobsStopped: async (trx, runIds) => {
-      for (const runId of runIds) await ciRuns.settle(trx, runId);
+    onJobsStopped: async (stores, runIds) => {
+      for (const runId of runIds) await ciRuns.settle(stores, runId);
     },
   });
-  const ciSecrets = new CiSecretService(db, config.secretKey);
-  const ciVariables = new CiVariableService(db);
+  const ciSettings = new CiSettingStore(db);
+  const ciSecrets = new CiSecretService(ciSettings, config.secretKey);
+  const ciVariables = new CiVariableService(ciSettings);
   const ciLogs = new TaskLogStore(join(dataDir, 'ci-logs'));
-  const ciSchedules = new ScheduleService(db);
-  const ciRunQueries = new RunQueryService({ db, repos, logs: ciLogs });
+  const ciSchedules = new ScheduleService(new ScheduleStore(db));
+  const ciRunQueries = new RunQueryService({
+    runs: ciStores.runs,
+    jobs: ciStores.jobs,
+    repos,
+    logs: ciLogs,
+  });
   const ciTriggers = new RunTriggerService({
-    db,
+    runs: ciStores.runs,
     repos,
     catFiles: git.catFiles,
     versions: tasksVersions,
@@ -258,7 +270,7 @@ export async function createApp(config: Config): Promise<App> {
     ciRuns,
     ciTriggers,
     ciDispatch: new TaskDispatchService({
-      db,
+      stores: ciStores,
       tasks: ciTasks,
       versions: tasksVersions,
       secrets: ciSecrets,
@@ -267,7 +279,7 @@ export async function createApp(config: Config): Promise<App> {
       logRetentionDays: Math.round(config.ci.logRetentionMs / 86_400_000),
     }),
     ciReports: new TaskReportService({
-      db,
+      stores: ciStores,
       tasks: ciTasks,
       lifecycle: ciRuns,
       logs: ciLogs,
@@ -275,10 +287,17 @@ export async function createApp(config: Config): Promise<App> {
       logRetentionMs: config.ci.logRetentionMs,
     }),
     ciLogs,
-    ciTaskTokens: new CiTaskTokens(db),
+    ciTaskTokens: new CiTaskTokens(new TaskTokenStore(db)),
     ciSchedules,
     ciRunQueries,
     ciRunCancels: new RunCancelService({ repos, queries: ciRunQueries, lifecycle: ciRuns }),
+    ciRunReruns: new RunRerunService({
+      repos,
+      queries: ciRunQueries,
+      stores: ciStores,
+      lifecycle: ciRuns,
+      logs: ciLogs,
+    }),
     code: new CodeService(repos, git.catFiles),
     archives: new ArchiveService({
       repos,

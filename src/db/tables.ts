@@ -292,13 +292,6 @@ export type CiTasksVersionsTable = {
   version: number;
 };
 
-export type CiLogRowsTable = {
-  task_id: number;
-  row_index: number;
-  content: string;
-  logged_at: number;
-};
-
 export type CiSecretsTable = {
   repo_id: string;
   name: string;
@@ -391,7 +384,6 @@ export type Tables = {
   workflow_runs: WorkflowRunsTable;
   ci_run_counters: CiRunCountersTable;
   ci_tasks: CiTasksTable;
-  ci_log_rows: CiLogRowsTable;
   ci_task_steps: CiTaskStepsTable;
   ci_task_outputs: CiTaskOutputsTable;
   ci_tasks_versions: CiTasksVersionsTable;

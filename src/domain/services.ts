@@ -9,6 +9,7 @@ import type { TaskLogStore } from './ci/logs/task-log-store.ts';
 import type { RunCancelService } from './ci/run-cancel.service.ts';
 import type { RunLifecycle } from './ci/run-lifecycle.ts';
 import type { RunQueryService } from './ci/run-query.service.ts';
+import type { RunRerunService } from './ci/run-rerun.service.ts';
 import type { RunTriggerService } from './ci/run-trigger.service.ts';
 import type { ScheduleService } from './ci/schedule.service.ts';
 import type { TaskDispatchService } from './ci/task-dispatch.service.ts';
@@ -85,6 +86,7 @@ export type DomainServices = {
   readonly ciRunQueries: RunQueryService;
   /** Cancelling a run on a writer's request (the web's Cancel button). */
   readonly ciRunCancels: RunCancelService;
+  readonly ciRunReruns: RunRerunService;
   /** `on: schedule`: crons recorded at push, evaluated once a minute by one replica. */
   readonly ciSchedules: ScheduleService;
   /** CI task tokens as git credentials. */

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CiSecretService } from '../../src/domain/ci/ci-secret.service.ts';
+import { CiSettingStore } from '../../src/domain/ci/ci-setting.store.ts';
 import { createRun } from '../../src/domain/ci/workflow-run.store.ts';
 import { Invalid, Unauthenticated } from '../../src/domain/errors.ts';
 import { OPERATOR } from '../../src/domain/runners/runner.policy.ts';
@@ -118,24 +119,11 @@ async function runnerStatus(id: string) {
 }
 
 describe('deleting a repository', () => {
-  it('removes its runs, tasks, log rows, secrets, variables, tokens and runners', async () => {
+  it('removes its runs, tasks, secrets, variables, tokens and runners', async () => {
     const { repo } = await repository();
     const { db } = kiln.app.database;
     const { tasks } = await run(repo.id, 2);
     const taskIds = tasks.map((task) => task.id);
-    await db
-      .insertInto('ci_log_rows')
-      .values(
-        taskIds.flatMap((taskId) =>
-          [0, 1, 2].map((index) => ({
-            task_id: taskId,
-            row_index: index,
-            content: `line ${index}`,
-            logged_at: Date.now(),
-          })),
-        ),
-      )
-      .execute();
     const access = { repoId: repo.id, isRepoAdmin: true };
     await kiln.app.services.ciSecrets.put(access, 'TOKEN', 'value');
     await kiln.app.services.ciVariables.put(access, 'REGION', 'eu');
@@ -146,7 +134,6 @@ describe('deleting a repository', () => {
     const counts = {
       runs: await countWhere('workflow_runs', 'repo_id', [repo.id]),
       tasks: await countWhere('ci_tasks', 'id', taskIds),
-      logRows: await countWhere('ci_log_rows', 'task_id', taskIds),
       secrets: await countWhere('ci_secrets', 'repo_id', [repo.id]),
       variables: await countWhere('ci_variables', 'repo_id', [repo.id]),
       tokens: await countWhere('runner_registration_tokens', 'scope_repo_id', [repo.id]),
@@ -155,7 +142,6 @@ describe('deleting a repository', () => {
     expect(counts).toEqual({
       runs: 0,
       tasks: 0,
-      logRows: 0,
       secrets: 0,
       variables: 0,
       tokens: 0,
@@ -164,6 +150,14 @@ describe('deleting a repository', () => {
     await expect(
       kiln.app.services.runners.authenticate(runner.uuid, runner.secret),
     ).rejects.toBeInstanceOf(Unauthenticated);
+  });
+});
+
+describe('the database', () => {
+  it('has no log rows table: logs live in files', async () => {
+    await expect(
+      sql`select count(*) from ci_log_rows`.execute(kiln.app.database.db),
+    ).rejects.toThrow(/ci_log_rows/);
   });
 });
 
@@ -300,7 +294,7 @@ describe('CI secrets and variables', () => {
   it('refuses to create a secret without SERVICE_SECRET_KEY and then delivers none', async () => {
     const { repo } = await repository();
     const withKey = kiln.app.services.ciSecrets;
-    const withoutKey = new CiSecretService(kiln.app.database.db, undefined);
+    const withoutKey = new CiSecretService(new CiSettingStore(kiln.app.database.db), undefined);
     const access = { repoId: repo.id, isRepoAdmin: true };
     await expect(withoutKey.put(access, 'TOKEN', 'value')).rejects.toBeInstanceOf(Invalid);
     await expect(withoutKey.put(access, 'TOKEN', 'value')).rejects.toThrow(/SERVICE_SECRET_KEY/);

@@ -7,6 +7,8 @@ import { createClient, type Transport } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { PingService } from '../../src/gen/ping/v1/services_pb.js';
 import { RunnerService } from '../../src/gen/runner/v1/services_pb.js';
+import { makeRepo } from '../git/fixtures.ts';
+import { type GitClient, repoUrl } from '../support/git.ts';
 import type { TestServer } from '../support/server.ts';
 
 /** Binary protobuf over HTTP/1.1, as act_runner and the Forgejo runner send it. */
@@ -58,4 +60,30 @@ export async function insertRepository(
     })
     .execute();
   return { id, name };
+}
+
+/**
+ * A new owner's public repository with a second person as reader, its `main` pushed over HTTP
+ * with `files` (so the push triggers run as for any push).
+ */
+export async function pushedRepoWithReader(
+  kiln: TestServer,
+  git: GitClient,
+  files: Record<string, string>,
+) {
+  const owner = await kiln.make.userWithToken();
+  const reader = await kiln.make.userWithToken();
+  const { name } = await makeRepo(kiln, owner.user);
+  await kiln.app.services.collaborators.put(
+    owner.user,
+    owner.user.handle,
+    name,
+    reader.user.handle,
+    'read',
+  );
+  const dir = await git.init();
+  await git.commit(dir, files);
+  const url = repoUrl(kiln.url, owner.user.handle, name, { token: owner.token, as: 'password' });
+  await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: dir });
+  return { owner, reader, name };
 }

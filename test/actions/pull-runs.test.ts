@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo } from '../git/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
+import { apiCall } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
@@ -124,5 +125,83 @@ describe('pull request runs', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await runsOf(repo.id)).toEqual([]);
+  });
+
+  it('runs on reopened by default and on closed when the workflow names it, through the API', async () => {
+    const { user: owner, token } = await kiln.make.userWithToken();
+    const { name } = await makeRepo(kiln, owner);
+    const dir = await git.init();
+    await git.commit(dir, {
+      '.gitea/workflows/default.yml': WORKFLOW,
+      '.gitea/workflows/closing.yml': `on:
+  pull_request:
+    types: [closed]
+jobs:
+  tidy:
+    runs-on: pull-box
+    steps: [{run: make tidy}]
+`,
+    });
+    const url = repoUrl(kiln.url, owner.handle, name, { token, as: 'password' });
+    await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: dir });
+    await git.commit(dir, { 'd.txt': 'd' });
+    await git.ok(['push', '-q', url, 'HEAD:refs/heads/lifecycle'], { cwd: dir });
+    const runsPath = `/repos/${owner.handle}/${name}/actions/runs`;
+    const runs = async () =>
+      (
+        (await apiCall(kiln.url, runsPath, { token })).body as {
+          workflow_runs: { event: string; path: string; display_title: string }[];
+        }
+      ).workflow_runs;
+    const runner = await ReplayRunner.register(kiln, { labels: ['pull-box'] });
+    const action = async () => {
+      const task = await runner.next();
+      await runner.run(task);
+      return (task.context as { event: { action: string } }).event.action;
+    };
+
+    const opened = await apiCall(kiln.url, `/repos/${owner.handle}/${name}/pulls`, {
+      method: 'POST',
+      token,
+      body: { title: 'Lifecycle', head: 'lifecycle', base: 'main' },
+    });
+    expect(opened.status).toBe(201);
+    const pullPath = `/repos/${owner.handle}/${name}/pulls/${opened.body.number}`;
+    expect(await eventually(async () => (await runs()).length === 1)).toBe(true);
+    expect(await action()).toBe('opened');
+
+    const closed = await apiCall(kiln.url, pullPath, {
+      method: 'PATCH',
+      token,
+      body: { state: 'closed' },
+    });
+    expect(closed.status).toBe(201);
+    expect(await eventually(async () => (await runs()).length === 2)).toBe(true);
+    expect((await runs())[0]).toMatchObject({ event: 'pull_request' });
+    expect((await runs())[0]?.path).toContain('closing.yml');
+    expect(await action()).toBe('closed');
+
+    const reopened = await apiCall(kiln.url, pullPath, {
+      method: 'PATCH',
+      token,
+      body: { state: 'open' },
+    });
+    expect(reopened.status).toBe(201);
+    expect(await eventually(async () => (await runs()).length === 3)).toBe(true);
+    expect((await runs())[0]?.path).toContain('default.yml');
+    expect(await action()).toBe('reopened');
+
+    const merged = await apiCall(kiln.url, `${pullPath}/merge`, {
+      method: 'POST',
+      token,
+      body: { Do: 'merge' },
+    });
+    expect(merged.status).toBe(200);
+    expect(await eventually(async () => (await runs()).length === 4)).toBe(true);
+    expect((await runs())[0]?.path).toContain('closing.yml');
+    const closing = await runner.next();
+    const event = (closing.context as { event: { action: string; pull_request: unknown } }).event;
+    expect(event.action).toBe('closed');
+    expect(event.pull_request).toMatchObject({ merged: true, state: 'closed' });
   });
 });

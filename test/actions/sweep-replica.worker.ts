@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../../src/db/database.ts';
+import { CiStores } from '../../src/domain/ci/ci-stores.ts';
 import { CiTaskService } from '../../src/domain/ci/ci-task.service.ts';
 
 const { databaseUrl, dataDir, rounds } = workerData as {
@@ -14,7 +15,7 @@ const { databaseUrl, dataDir, rounds } = workerData as {
 const port = parentPort;
 if (port === null) throw new Error('run me as a worker');
 const database = await openDatabase({ databaseUrl, dataDir });
-const tasks = new CiTaskService(database.db, { taskTimeoutMs: 60_000 });
+const tasks = new CiTaskService(new CiStores(database.db), { taskTimeoutMs: 60_000 });
 
 port.once('message', async () => {
   try {

@@ -8,6 +8,7 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleService } from '../../src/domain/ci/schedule.service.ts';
+import { ScheduleStore } from '../../src/domain/ci/schedule.store.ts';
 import { Result } from '../../src/gen/runner/v1/messages_pb.js';
 import { makeRepo } from '../git/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
@@ -241,7 +242,7 @@ describe('schedules', () => {
         .where('repo_id', '=', p.repoId)
         .execute();
     expect(await eventually(async () => (await recorded()).length === 1)).toBe(true);
-    const other = new ScheduleService(kiln.app.database.db);
+    const other = new ScheduleService(new ScheduleStore(kiln.app.database.db));
     const at = Date.parse('2031-01-01T04:30:10Z');
     expect(await ciSchedules.tick(Date.parse('2031-01-01T04:29:59Z'))).toBe(0);
     const started = [await ciSchedules.tick(at), await other.tick(at + 5000)];

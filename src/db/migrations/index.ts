@@ -12,6 +12,8 @@ import { tokenScopesMigration } from './0010-token-scopes.ts';
 import { federationMigration } from './0011-federation.ts';
 import { ciExecutionMigration } from './0012-ci-execution.ts';
 import { repoHousekeepingMigration } from './0013-repo-housekeeping.ts';
+import { dropCiLogRowsMigration } from './0014-drop-ci-log-rows.ts';
+import { ciRunsByCommitMigration } from './0015-ci-runs-by-commit.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -28,4 +30,6 @@ export const migrations: readonly Migration[] = [
   federationMigration,
   ciExecutionMigration,
   repoHousekeepingMigration,
+  dropCiLogRowsMigration,
+  ciRunsByCommitMigration,
 ];

@@ -1,6 +1,6 @@
-import type { Db } from '../../db/database.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import { assertCiValue, ciName, type RepoCiAccess } from './ci-names.ts';
+import type { CiSettingStore, StoredSecret } from './ci-setting.store.ts';
 import { deriveSecretKey, openSecret, SecretBoxError, sealSecret } from './secret-box.ts';
 
 /** A secret as listed: its value is never shown again after it is set. */
@@ -25,11 +25,11 @@ function assertAdmin(access: RepoCiAccess): void {
  * (SPEC.md, Authentication rule 3).
  */
 export class CiSecretService {
-  readonly #db: Db;
+  readonly #store: CiSettingStore;
   readonly #key: Buffer | undefined;
 
-  constructor(db: Db, secretKey: string | undefined) {
-    this.#db = db;
+  constructor(store: CiSettingStore, secretKey: string | undefined) {
+    this.#store = store;
     this.#key = secretKey === undefined ? undefined : deriveSecretKey(secretKey);
   }
 
@@ -49,43 +49,22 @@ export class CiSecretService {
     assertCiValue('secret', value);
     const now = Date.now();
     const sealed = sealSecret(key, value, sealContext(access.repoId, stored));
-    const row = await this.#db
-      .insertInto('ci_secrets')
-      .values({
-        repo_id: access.repoId,
-        name: stored,
-        encrypted_value: sealed,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc.columns(['repo_id', 'name']).doUpdateSet({ encrypted_value: sealed, updated_at: now }),
-      )
-      .returning(['name', 'created_at', 'updated_at'])
-      .executeTakeFirstOrThrow();
+    const row = await this.#store.putSecret(access.repoId, stored, sealed, now);
     return toInfo(row);
   }
 
   /** Names and times of the repository's secrets, by name. Values are never returned. */
   async list(access: RepoCiAccess): Promise<CiSecretInfo[]> {
     assertAdmin(access);
-    const rows = await this.#db
-      .selectFrom('ci_secrets')
-      .select(['name', 'created_at', 'updated_at'])
-      .where('repo_id', '=', access.repoId)
-      .orderBy('name')
-      .execute();
+    const rows = await this.#store.listSecrets(access.repoId);
     return rows.map(toInfo);
   }
 
   async delete(access: RepoCiAccess, name: string): Promise<void> {
     assertAdmin(access);
-    const result = await this.#db
-      .deleteFrom('ci_secrets')
-      .where('repo_id', '=', access.repoId)
-      .where('name', '=', name.trim().toUpperCase())
-      .executeTakeFirst();
-    if (result.numDeletedRows === 0n) throw new NotFound('secret does not exist');
+    if (!(await this.#store.deleteSecret(access.repoId, name.trim().toUpperCase()))) {
+      throw new NotFound('secret does not exist');
+    }
   }
 
   /**
@@ -96,21 +75,11 @@ export class CiSecretService {
   async secretsForTask(taskId: number): Promise<Record<string, string>> {
     const key = this.#key;
     if (key === undefined) return {};
-    const rows = await this.#db
-      .selectFrom('ci_tasks')
-      .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
-      .innerJoin('ci_secrets', 'ci_secrets.repo_id', 'workflow_runs.repo_id')
-      .select(['ci_secrets.repo_id', 'ci_secrets.name', 'ci_secrets.encrypted_value'])
-      .where('ci_tasks.id', '=', taskId)
-      .execute();
+    const rows = await this.#store.secretsOfTask(taskId);
     const secrets: Record<string, string> = {};
     for (const row of rows) {
       try {
-        secrets[row.name] = openSecret(
-          key,
-          row.encrypted_value,
-          sealContext(row.repo_id, row.name),
-        );
+        secrets[row.name] = openSecret(key, row.sealedValue, sealContext(row.repoId, row.name));
       } catch (error) {
         if (!(error instanceof SecretBoxError)) throw error;
       }
@@ -119,10 +88,6 @@ export class CiSecretService {
   }
 }
 
-function toInfo(row: { name: string; created_at: number; updated_at: number }): CiSecretInfo {
-  return {
-    name: row.name,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
-  };
+function toInfo(secret: StoredSecret): CiSecretInfo {
+  return { name: secret.name, createdAt: secret.createdAt, updatedAt: secret.updatedAt };
 }

@@ -51,6 +51,8 @@ export function pullPayload(event: PullEvent) {
     pull_request: {
       number: pull.number,
       title: pull.title,
+      state: pull.state,
+      merged: pull.merged,
       head: { ref: pull.headBranch, sha: pull.headSha, repo: repo(event.head) },
       base: { ref: pull.baseBranch, repo: repo(event.base) },
     },

@@ -1,23 +1,11 @@
-import type { Transaction } from 'kysely';
-import type { Db } from '../../db/database.ts';
-import type { CiTaskStatus, Tables } from '../../db/tables.ts';
+import type { CiTaskStatus } from '../../db/tables.ts';
 import { NotFound } from '../errors.ts';
-import { parseStringArray } from '../runners/runner-input.ts';
-import { bumpTasksVersions, type TasksVersions } from './tasks-version.ts';
+import type { CiStores } from './ci-stores.ts';
+import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { aggregateStatus, isDone, resolveBlocked } from './workflow/job-status.ts';
-import { runStatusOf } from './workflow-run.store.ts';
+import { runStatusOf, type Supersedes } from './workflow-run.store.ts';
 
-const UNFINISHED: CiTaskStatus[] = ['blocked', 'pending', 'running'];
-
-/** What supersedes earlier runs: the same repository, ref, workflow and event, or one group. */
-export type Supersedes = {
-  readonly repoId: string;
-  readonly ref: string;
-  readonly workflowFile: string;
-  readonly event: string;
-  /** Set when the new run's `concurrency` has `cancel-in-progress`. */
-  readonly concurrencyGroup: string | undefined;
-};
+export type { Supersedes };
 
 /**
  * How a run moves once it exists: jobs finishing unblock or skip the jobs that need them, the
@@ -25,84 +13,57 @@ export type Supersedes = {
  * UPDATE on the current status, so replicas applying the same change race harmlessly.
  */
 export class RunLifecycle {
-  readonly #db: Db;
+  readonly #stores: CiStores;
   readonly #versions: TasksVersions;
 
-  constructor(db: Db, versions: TasksVersions) {
-    this.#db = db;
+  constructor(stores: CiStores, versions: TasksVersions) {
+    this.#stores = stores;
     this.#versions = versions;
   }
 
   /**
    * Re-evaluates a run after one of its jobs changed: blocked jobs whose needs are done become
    * pending or skipped (job-status.ts), `tasks_version` moves when some became pending, and the
-   * run takes the aggregate status of its jobs.
+   * run takes the aggregate status of its jobs. Pass the stores of the caller's transaction.
    */
-  async settle(trx: Transaction<Tables>, runId: string, now = Date.now()): Promise<void> {
-    const jobs = await trx
-      .selectFrom('ci_tasks')
-      .select(['id', 'job_key', 'needs', 'has_if', 'status'])
-      .where('run_id', '=', runId)
-      .execute();
+  async settle(stores: CiStores, runId: string, now = Date.now()): Promise<void> {
+    const jobs = await stores.jobs.listOfRun(runId);
     const changed = resolveBlocked(
       jobs.map((job) => ({
         key: String(job.id),
-        jobId: job.job_key,
-        needs: parseStringArray(job.needs),
-        hasIf: Boolean(job.has_if),
+        jobId: job.jobKey,
+        needs: job.needs,
+        hasIf: job.hasIf,
         status: job.status,
       })),
     );
-    for (const [key, status] of changed) {
-      await trx
-        .updateTable('ci_tasks')
-        .set({ status, updated_at: now, ...(status === 'skipped' ? { stopped_at: now } : {}) })
-        .where('id', '=', Number(key))
-        .where('status', '=', 'blocked')
-        .execute();
-    }
+    for (const [key, status] of changed) await stores.jobs.unblock(Number(key), status, now);
     const statuses = jobs.map((job) => (changed.get(String(job.id)) ?? job.status) as CiTaskStatus);
     if ([...changed.values()].includes('pending')) {
-      const scopes = await this.#scopesOfRun(trx, runId);
-      await bumpTasksVersions(trx, scopes);
+      const repo = await stores.runs.findRepoOf(runId);
+      const scopes = repo === undefined ? [] : versionScopesOfRepo(repo);
+      await stores.versions.bump(scopes);
       this.#versions.forget(scopes);
     }
     const aggregate = aggregateStatus(statuses);
-    await trx
-      .updateTable('workflow_runs')
-      .set({
-        status: runStatusOf(aggregate),
-        updated_at: now,
-        ...(isDone(aggregate) ? { stopped_at: now } : {}),
-      })
-      .where('id', '=', runId)
-      .execute();
+    await stores.runs.setStatus(runId, runStatusOf(aggregate), isDone(aggregate), now);
+  }
+
+  /**
+   * After jobs of a finished run were made pending again (a re-run): runners polling the run's
+   * scopes are told there is work, and the run's status follows its jobs.
+   */
+  async reopened(stores: CiStores, runId: string, now = Date.now()): Promise<void> {
+    const repo = await stores.runs.findRepoOf(runId);
+    const scopes = repo === undefined ? [] : versionScopesOfRepo(repo);
+    await stores.versions.bump(scopes);
+    this.#versions.forget(scopes);
+    await this.settle(stores, runId, now);
   }
 
   /** Cancels the unfinished runs a new run supersedes. */
   async cancelSuperseded(what: Supersedes): Promise<void> {
-    let query = this.#db
-      .selectFrom('workflow_runs')
-      .select('id')
-      .where('repo_id', '=', what.repoId)
-      .where('status', 'in', ['PENDING', 'BLOCKED', 'RUNNING']);
-    query =
-      what.concurrencyGroup === undefined
-        ? query
-            .where('ref', '=', what.ref)
-            .where('workflow_file', '=', what.workflowFile)
-            .where('event', '=', what.event)
-        : query.where((eb) =>
-            eb.or([
-              eb('concurrency_group', '=', what.concurrencyGroup as string),
-              eb.and([
-                eb('ref', '=', what.ref),
-                eb('workflow_file', '=', what.workflowFile),
-                eb('event', '=', what.event),
-              ]),
-            ]),
-          );
-    for (const run of await query.execute()) await this.cancelRun(run.id);
+    for (const runId of await this.#stores.runs.listSuperseded(what)) await this.cancelRun(runId);
   }
 
   /**
@@ -111,44 +72,20 @@ export class RunLifecycle {
    * @throws NotFound when there is no such run.
    */
   async cancelRun(runId: string, now = Date.now()): Promise<void> {
-    await this.#db.transaction().execute(async (trx) => {
-      const run = await trx
-        .selectFrom('workflow_runs')
-        .select('id')
-        .where('id', '=', runId)
-        .executeTakeFirst();
-      if (run === undefined) throw new NotFound('workflow run not found');
-      await trx
-        .updateTable('ci_tasks')
-        .set({ status: 'cancelled', stopped_at: now, updated_at: now, token_hash: null })
-        .where('run_id', '=', runId)
-        .where('status', 'in', UNFINISHED)
-        .execute();
-      await this.settle(trx, runId, now);
+    await this.#stores.transaction(async (stores) => {
+      if ((await stores.runs.findById(runId)) === undefined) {
+        throw new NotFound('workflow run not found');
+      }
+      await stores.jobs.cancelUnfinishedOfRun(runId, now);
+      await this.settle(stores, runId, now);
     });
   }
 
   /** Cancels one job (a task row) if it is unfinished, then settles its run. */
   async cancelJob(taskId: number, now = Date.now()): Promise<void> {
-    await this.#db.transaction().execute(async (trx) => {
-      const job = await trx
-        .updateTable('ci_tasks')
-        .set({ status: 'cancelled', stopped_at: now, updated_at: now, token_hash: null })
-        .where('id', '=', taskId)
-        .where('status', 'in', UNFINISHED)
-        .returning('run_id')
-        .executeTakeFirst();
-      if (job !== undefined) await this.settle(trx, job.run_id, now);
+    await this.#stores.transaction(async (stores) => {
+      const runId = await stores.jobs.cancelUnfinished(taskId, now);
+      if (runId !== undefined) await this.settle(stores, runId, now);
     });
-  }
-
-  async #scopesOfRun(trx: Transaction<Tables>, runId: string): Promise<string[]> {
-    const row = await trx
-      .selectFrom('workflow_runs')
-      .innerJoin('repositories', 'repositories.id', 'workflow_runs.repo_id')
-      .select(['repositories.id', 'repositories.owner_id'])
-      .where('workflow_runs.id', '=', runId)
-      .executeTakeFirst();
-    return row === undefined ? [] : ['global', `owner:${row.owner_id}`, `repo:${row.id}`];
   }
 }

@@ -1,32 +1,17 @@
-import type { Db } from '../../db/database.ts';
 import { NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
-import type { CiTask, WorkflowRun, WorkflowRunStatus } from './ci.types.ts';
+import type { WorkflowRun } from './ci.types.ts';
+import type { CiJobStore, JobStep, JobView } from './ci-job.store.ts';
+import { type CommitCheck, commitChecks } from './commit-checks.ts';
 import type { TaskLogStore } from './logs/task-log-store.ts';
-import { toRun, toTask } from './workflow-run.store.ts';
+import type { RunFilter, WorkflowRunStore } from './workflow-run.store.ts';
 
-/** A step row of a job, as the runner last reported it. */
-export type JobStep = {
-  readonly index: number;
-  readonly name: string;
-  readonly status: string;
-  readonly startedAt: Date | null;
-  readonly stoppedAt: Date | null;
-  /** The step's first row in the job's log, and how many rows it wrote. */
-  readonly logIndex: number;
-  readonly logLength: number;
-};
-
-/** Which runs a listing keeps: one workflow file, one status, or both. */
-export type RunFilter = { readonly workflowFile?: string; readonly status?: WorkflowRunStatus };
+export type { CommitCheck, JobStep, JobView, RunFilter };
 
 /** The last rows of a job's log: rows `from` … `from + rows.length - 1` of `total`. */
 export type LogTail = { readonly from: number; readonly total: number; readonly rows: string[] };
-
-/** A job with what a listing shows of it: its steps and the name of the runner that took it. */
-export type JobView = CiTask & { readonly steps: readonly JobStep[]; readonly runnerName: string };
 
 /** Most log rows one request returns as text. */
 const MAX_LOG_ROWS = 200_000;
@@ -36,12 +21,19 @@ const MAX_LOG_ROWS = 200_000;
  * outsiders, through `RepoService.get`). Runs are addressed by their per-repository number.
  */
 export class RunQueryService {
-  readonly #db: Db;
+  readonly #runs: WorkflowRunStore;
+  readonly #jobs: CiJobStore;
   readonly #repos: RepoService;
   readonly #logs: TaskLogStore;
 
-  constructor(deps: { db: Db; repos: RepoService; logs: TaskLogStore }) {
-    this.#db = deps.db;
+  constructor(deps: {
+    runs: WorkflowRunStore;
+    jobs: CiJobStore;
+    repos: RepoService;
+    logs: TaskLogStore;
+  }) {
+    this.#runs = deps.runs;
+    this.#jobs = deps.jobs;
     this.#repos = deps.repos;
     this.#logs = deps.logs;
   }
@@ -59,21 +51,7 @@ export class RunQueryService {
     filter: RunFilter = {},
   ): Promise<{ repo: Repository; runs: WorkflowRun[]; total: number }> {
     const repo = await this.#repo(viewer, owner, name);
-    let query = this.#db.selectFrom('workflow_runs').where('repo_id', '=', repo.id);
-    if (filter.workflowFile !== undefined) {
-      query = query.where('workflow_file', '=', filter.workflowFile);
-    }
-    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-    const rows = await query
-      .selectAll()
-      .orderBy('number', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute();
-    const count = await query
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .executeTakeFirstOrThrow();
-    return { repo, runs: rows.map(toRun), total: Number(count.total) };
+    return { repo, ...(await this.#runs.list(repo.id, page, filter)) };
   }
 
   /** The workflow files that have runs in the repository, with their latest names, by file. */
@@ -83,68 +61,46 @@ export class RunQueryService {
     name: string,
   ): Promise<{ file: string; name: string }[]> {
     const repo = await this.#repo(viewer, owner, name);
-    const rows = await this.#db
-      .selectFrom('workflow_runs')
-      .select(['workflow_file', 'workflow_name', 'number'])
-      .where('repo_id', '=', repo.id)
-      .orderBy('number', 'desc')
-      .execute();
+    const rows = await this.#runs.listWorkflowNames(repo.id);
     const names = new Map<string, string>();
     for (const row of rows) {
-      if (!names.has(row.workflow_file)) names.set(row.workflow_file, row.workflow_name);
+      if (!names.has(row.file)) names.set(row.file, row.name);
     }
     return [...names]
       .map(([file, workflowName]) => ({ file, name: workflowName }))
       .sort((a, b) => a.file.localeCompare(b.file));
   }
 
+  /**
+   * The CI check of each commit that has runs (commit-checks.ts), for pages listing commits of a
+   * repository the caller has already found visible to the viewer.
+   */
+  async commitChecks(repo: Repository, shas: readonly string[]): Promise<Map<string, CommitCheck>> {
+    return commitChecks(await this.#runs.listForShas(repo.id, shas));
+  }
+
   /** @throws NotFound for an unknown run number. */
   async getRun(viewer: User | undefined, owner: string, name: string, number: number) {
     const repo = await this.#repo(viewer, owner, name);
-    const row = await this.#db
-      .selectFrom('workflow_runs')
-      .selectAll()
-      .where('repo_id', '=', repo.id)
-      .where('number', '=', number)
-      .executeTakeFirst();
-    if (row === undefined) throw new NotFound('workflow run not found');
-    return { repo, run: toRun(row) };
+    const run = await this.#runs.findByNumber(repo.id, number);
+    if (run === undefined) throw new NotFound('workflow run not found');
+    return { repo, run };
   }
 
   /** The jobs of a run in workflow order, with their steps. */
   async listJobs(viewer: User | undefined, owner: string, name: string, number: number) {
     const { repo, run } = await this.getRun(viewer, owner, name, number);
-    const rows = await this.#db
-      .selectFrom('ci_tasks')
-      .leftJoin('runners', 'runners.id', 'ci_tasks.runner_id')
-      .selectAll('ci_tasks')
-      .select('runners.name as runner_name')
-      .where('run_id', '=', run.id)
-      .orderBy('ci_tasks.id')
-      .execute();
-    return { repo, run, jobs: await this.#withSteps(rows) };
+    return { repo, run, jobs: await this.#jobs.listViews(run.id) };
   }
 
   /** One job of the repository, by its id. @throws NotFound */
   async getJob(viewer: User | undefined, owner: string, name: string, jobId: number) {
     const repo = await this.#repo(viewer, owner, name);
-    const row = await this.#db
-      .selectFrom('ci_tasks')
-      .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
-      .leftJoin('runners', 'runners.id', 'ci_tasks.runner_id')
-      .selectAll('ci_tasks')
-      .select('runners.name as runner_name')
-      .where('ci_tasks.id', '=', jobId)
-      .where('workflow_runs.repo_id', '=', repo.id)
-      .executeTakeFirst();
-    if (row === undefined) throw new NotFound('job not found');
-    const [job] = await this.#withSteps([row]);
-    const runRow = await this.#db
-      .selectFrom('workflow_runs')
-      .selectAll()
-      .where('id', '=', row.run_id)
-      .executeTakeFirstOrThrow();
-    return { repo, run: toRun(runRow), job: job as JobView };
+    const job = await this.#jobs.findView(repo.id, jobId);
+    if (job === undefined) throw new NotFound('job not found');
+    const run: WorkflowRun | undefined = await this.#runs.findById(job.runId);
+    if (run === undefined) throw new NotFound('job not found');
+    return { repo, run, job };
   }
 
   /** A job's log rows `from` … `from + limit - 1`, as stored lines (time, space, content). */
@@ -178,35 +134,5 @@ export class RunQueryService {
     const total = await this.#logs.rowCount(jobId);
     const from = Math.max(0, total - Math.min(maxRows, MAX_LOG_ROWS));
     return { from, total, rows: await this.#logs.readRows(jobId, from, total - from) };
-  }
-
-  async #withSteps(
-    rows: readonly (Parameters<typeof toTask>[0] & { runner_name: string | null })[],
-  ): Promise<JobView[]> {
-    const ids = rows.map((row) => Number(row.id));
-    const steps =
-      ids.length === 0
-        ? []
-        : await this.#db
-            .selectFrom('ci_task_steps')
-            .selectAll()
-            .where('task_id', 'in', ids)
-            .orderBy('step_index')
-            .execute();
-    return rows.map((row) => ({
-      ...toTask(row),
-      runnerName: row.runner_name ?? '',
-      steps: steps
-        .filter((step) => Number(step.task_id) === Number(row.id))
-        .map((step) => ({
-          index: Number(step.step_index),
-          name: step.name,
-          status: step.status,
-          startedAt: step.started_at === null ? null : new Date(Number(step.started_at)),
-          stoppedAt: step.stopped_at === null ? null : new Date(Number(step.stopped_at)),
-          logIndex: Number(step.log_index),
-          logLength: Number(step.log_length),
-        })),
-    }));
   }
 }

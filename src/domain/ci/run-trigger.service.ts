@@ -1,28 +1,27 @@
-import type { Db } from '../../db/database.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { mergeBase } from '../../git/diff.ts';
 import { readCommit } from '../../git/read-objects.ts';
 import { findBranch, type RefChange } from '../../git/refs.ts';
 import { changedPaths, readWorkflowFiles, type WorkflowFile } from '../../git/workflow-files.ts';
 import { Invalid } from '../errors.ts';
-import { pullHeadRef } from '../pulls/pull.types.ts';
 import type { PullEvent } from '../pulls/pull-events.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
-import type { Repository } from '../repos/repo.types.ts';
+import { atLeast, type Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
-import { fileName, githubContext, pullPayload, pushPayload } from './event-payloads.ts';
+import { fileName, githubContext } from './event-payloads.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import type { ScheduleService } from './schedule.service.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
+import { pullTriggered, pushTriggered, type Triggered } from './trigger-events.ts';
 import { interpolate } from './workflow/interpolate.ts';
-import { dispatchInputs, matchesPull, matchesPush, type Triggers } from './workflow/triggers.ts';
+import { type DispatchInput, dispatchInputs, type Triggers } from './workflow/triggers.ts';
 import { parseWorkflow, planJobs } from './workflow/workflow-parse.ts';
-import { createRun, type NewRun } from './workflow-run.store.ts';
+import type { NewRun, WorkflowRunStore } from './workflow-run.store.ts';
 
 export type RunTriggerDeps = {
-  readonly db: Db;
+  readonly runs: WorkflowRunStore;
   readonly repos: RepoService;
   readonly catFiles: CatFilePool;
   readonly versions: TasksVersions;
@@ -56,94 +55,72 @@ export class RunTriggerService {
   }
 
   async #pushed(push: Push, change: RefChange, sha: string): Promise<WorkflowRun[]> {
-    const { repos, catFiles } = this.#deps;
-    const handle = repos.handle(push.repo);
-    const files = await readWorkflowFiles(catFiles, handle, sha);
-    if (
-      this.#deps.schedules &&
-      change.ref === `refs/heads/${await repos.defaultBranch(push.repo)}`
-    ) {
-      await this.#deps.schedules.record(push.repo.id, files);
-    }
-    if (files.length === 0) return [];
-    const [commit, changed] = await Promise.all([
-      readCommit(catFiles, handle, sha),
-      changedPaths(handle, sha, change.oldSha ?? undefined),
-    ]);
-    const title = commit.message.split('\n')[0] ?? '';
-    const payload = pushPayload(push, change, sha, title);
-    const github = githubContext(push.repo, change.ref, sha, push.pusher.handle, payload);
-    const runs: WorkflowRun[] = [];
-    for (const file of files) {
-      const base: NewRun = {
-        repoId: push.repo.id,
-        workflowName: fileName(file),
-        workflowFile: fileName(file),
-        event: 'push',
-        ref: change.ref,
-        sha,
-        triggeredBy: push.pusher.id,
-        title,
-        eventPayload: payload,
-        actor: push.pusher.handle,
-      };
-      const matches = (triggers: Triggers) =>
-        matchesPush(triggers, { ref: change.ref, changedPaths: changed });
-      const run = await this.#startRun(push.repo, file, base, github, matches);
-      if (run !== undefined) runs.push(run);
-    }
-    return runs;
+    const { repos } = this.#deps;
+    return this.#runWorkflowsAt(push.repo, sha, {
+      compareTo: async () => change.oldSha ?? undefined,
+      onFiles: async (files) => {
+        const { schedules } = this.#deps;
+        if (schedules && change.ref === `refs/heads/${await repos.defaultBranch(push.repo)}`) {
+          await schedules.record(push.repo.id, files);
+        }
+      },
+      describe: (title, changed) => pushTriggered(push, change, sha, title, changed),
+    });
   }
 
   /**
    * The `PullEvents` listener: runs the base repository's `on: pull_request` workflows as they
-   * are at the pull's head commit (Gitea's choice), on `refs/pull/N/head`. A pull from a fork is
-   * marked so, and its jobs get no secrets but the task token.
+   * are at the pull's head commit (Gitea's choice), on `refs/pull/N/head`, for every action a
+   * workflow may name (opened, synchronize, reopened, closed; `types` defaults to the first
+   * three, as on GitHub). A pull from a fork is marked so, and its jobs get no secrets but the
+   * task token.
    */
   async onPull(event: PullEvent): Promise<WorkflowRun[]> {
+    const { pull } = event;
+    const sha = pull.headSha;
+    const handle = this.#deps.repos.handle(event.base);
+    return this.#runWorkflowsAt(event.base, sha, {
+      compareTo: () => mergeBase(handle, `refs/heads/${pull.baseBranch}`, sha),
+      describe: (title, changed) => pullTriggered(event, title, changed),
+    });
+  }
+
+  /**
+   * What a push and a pull event share: the workflow files at `sha` are read and, when there are
+   * any, the commit's title and the paths changed since `compareTo` are handed to `describe`,
+   * whose run is started for every file whose triggers it matches.
+   */
+  async #runWorkflowsAt(
+    repo: Repository,
+    sha: string,
+    event: {
+      compareTo: () => Promise<string | undefined>;
+      onFiles?: (files: readonly WorkflowFile[]) => Promise<void>;
+      describe: (title: string, changed: readonly string[]) => Triggered;
+    },
+  ): Promise<WorkflowRun[]> {
     const { repos, catFiles } = this.#deps;
-    const handle = repos.handle(event.base);
-    const sha = event.pull.headSha;
+    const handle = repos.handle(repo);
     const files = await readWorkflowFiles(catFiles, handle, sha);
+    await event.onFiles?.(files);
     if (files.length === 0) return [];
-    const baseTip = await mergeBase(handle, `refs/heads/${event.pull.baseBranch}`, sha);
+    const base = await event.compareTo();
     const [commit, changed] = await Promise.all([
       readCommit(catFiles, handle, sha),
-      changedPaths(handle, sha, baseTip),
+      changedPaths(handle, sha, base),
     ]);
-    const ref = pullHeadRef(event.pull.number);
-    const payload = pullPayload(event);
-    const github = {
-      ...githubContext(event.base, ref, sha, event.actor.handle, payload),
-      event_name: 'pull_request',
-      head_ref: event.pull.headBranch,
-      base_ref: event.pull.baseBranch,
-    };
+    const { run, github, matches } = event.describe(commit.message.split('\n')[0] ?? '', changed);
     const runs: WorkflowRun[] = [];
     for (const file of files) {
-      const base: NewRun = {
-        repoId: event.base.id,
-        workflowName: fileName(file),
-        workflowFile: fileName(file),
-        event: 'pull_request',
-        ref,
-        sha,
-        triggeredBy: event.actor.id,
-        title: event.pull.title || (commit.message.split('\n')[0] ?? ''),
-        eventPayload: payload,
-        actor: event.actor.handle,
-        headRef: event.pull.headBranch,
-        baseRef: event.pull.baseBranch,
-        forkPull: event.head.id !== event.base.id,
-      };
-      const matches = (triggers: Triggers) =>
-        matchesPull(triggers, {
-          action: event.action,
-          baseBranch: event.pull.baseBranch,
-          changedPaths: changed,
-        });
-      const run = await this.#startRun(event.base, file, base, github, matches);
-      if (run !== undefined) runs.push(run);
+      const name = fileName(file);
+      const started = await this.#startRun(
+        repo,
+        file,
+        { ...run, workflowName: name, workflowFile: name },
+        github,
+        matches,
+      );
+      if (started !== undefined) runs.push(started);
     }
     return runs;
   }
@@ -188,6 +165,34 @@ export class RunTriggerService {
       github,
       (triggers) => triggers.has('schedule'),
     );
+  }
+
+  /**
+   * The workflows of the default branch that can be started by hand, with their declared inputs,
+   * for someone who may write to the repository (others get none: they could not start them).
+   * A file that does not parse is left out.
+   */
+  async listDispatchable(
+    actor: User | undefined,
+    owner: string,
+    name: string,
+  ): Promise<{ file: string; branch: string; inputs: DispatchInput[] }[]> {
+    const { repos, catFiles } = this.#deps;
+    if (actor === undefined) return [];
+    const { repo, access } = await repos.get(actor, owner, name);
+    if (!atLeast(access.level, 'write')) return [];
+    const handle = repos.handle(repo);
+    const branch = await repos.defaultBranch(repo);
+    const sha = await findBranch(handle, branch);
+    if (sha === undefined) return [];
+    return (await readWorkflowFiles(catFiles, handle, sha)).flatMap((file) => {
+      try {
+        const inputs = dispatchInputs(parseWorkflow(fileName(file), file.content).triggers);
+        return inputs === undefined ? [] : [{ file: fileName(file), branch, inputs }];
+      } catch {
+        return [];
+      }
+    });
   }
 
   /**
@@ -269,7 +274,7 @@ export class RunTriggerService {
     matches: (triggers: Triggers) => boolean,
     inputs: Readonly<Record<string, string>> = {},
   ): Promise<WorkflowRun | undefined> {
-    const { db, versions, lifecycle } = this.#deps;
+    const { runs, versions, lifecycle } = this.#deps;
     let plan: { run: NewRun; jobs: ReturnType<typeof planJobs>; cancelGroup: boolean };
     try {
       const workflow = parseWorkflow(fileName(file), file.content);
@@ -287,7 +292,7 @@ export class RunTriggerService {
     } catch (error) {
       // Parsing and planning are pure: whatever they throw is a problem of the file itself.
       if (!(error instanceof Error)) throw error;
-      const { run } = await createRun(db, { ...base, error: `${file.path}: ${error.message}` }, []);
+      const { run } = await runs.create({ ...base, error: `${file.path}: ${error.message}` }, []);
       return run;
     }
     const scopes = versionScopesOfRepo({ id: repo.id, ownerId: repo.owner.id });
@@ -298,8 +303,7 @@ export class RunTriggerService {
       event: base.event,
       concurrencyGroup: plan.cancelGroup ? plan.run.concurrencyGroup : undefined,
     });
-    const { run } = await createRun(
-      db,
+    const { run } = await runs.create(
       plan.run,
       plan.jobs.map((job) => ({
         name: job.name,

@@ -1,8 +1,6 @@
-import { sql } from 'kysely';
-import type { Db } from '../../db/database.ts';
 import type { WorkflowFile } from '../../git/workflow-files.ts';
-import { parseStringArray } from '../runners/runner-input.ts';
 import { fileName } from './event-payloads.ts';
+import type { ScheduleStore } from './schedule.store.ts';
 import { cronMatches, parseCron } from './workflow/cron.ts';
 import { scheduleCrons } from './workflow/triggers.ts';
 import { parseWorkflow } from './workflow/workflow-parse.ts';
@@ -17,11 +15,11 @@ export type ScheduledRunStarter = (repoId: string, workflowFile: string) => Prom
  * never evaluated twice, and one missed while no replica ran is not made up for.
  */
 export class ScheduleService {
-  readonly #db: Db;
+  readonly #store: ScheduleStore;
   #start: ScheduledRunStarter | undefined;
 
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(store: ScheduleStore) {
+    this.#store = store;
   }
 
   /** Where a matching schedule starts its run (set once, in the composition root). */
@@ -35,18 +33,13 @@ export class ScheduleService {
       try {
         const name = fileName(file);
         const crons = scheduleCrons(parseWorkflow(name, file.content).triggers).filter(isCron);
-        return crons.length === 0
-          ? []
-          : [{ repo_id: repoId, workflow_file: name, crons: JSON.stringify(crons) }];
+        return crons.length === 0 ? [] : [{ workflowFile: name, crons }];
       } catch {
         // A workflow that does not parse schedules nothing; its push already recorded why.
         return [];
       }
     });
-    await this.#db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('ci_schedules').where('repo_id', '=', repoId).execute();
-      if (rows.length > 0) await trx.insertInto('ci_schedules').values(rows).execute();
-    });
+    await this.#store.replace(repoId, rows);
   }
 
   /**
@@ -54,24 +47,12 @@ export class ScheduleService {
    */
   async tick(now = Date.now()): Promise<number> {
     const minute = Math.floor(now / 60_000);
-    const claimed = await this.#db
-      .insertInto('ci_schedule_ticks')
-      .values({ minute })
-      .onConflict((oc) => oc.column('minute').doNothing())
-      .returning('minute')
-      .executeTakeFirst();
-    if (claimed === undefined) return 0;
-    // Old ticks are only a claim record; an hour of them is plenty.
-    await this.#db
-      .deleteFrom('ci_schedule_ticks')
-      .where('minute', '<', sql<number>`${minute - 60}`)
-      .execute();
+    if (!(await this.#store.claimMinute(minute))) return 0;
     const at = new Date(minute * 60_000);
     let started = 0;
-    for (const schedule of await this.#db.selectFrom('ci_schedules').selectAll().execute()) {
-      const crons = parseStringArray(schedule.crons);
-      if (!crons.some((line) => cronMatches(parseCron(line), at))) continue;
-      await this.#start?.(schedule.repo_id, schedule.workflow_file);
+    for (const schedule of await this.#store.listAll()) {
+      if (!schedule.crons.some((line) => cronMatches(parseCron(line), at))) continue;
+      await this.#start?.(schedule.repoId, schedule.workflowFile);
       started += 1;
     }
     return started;

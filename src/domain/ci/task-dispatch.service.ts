@@ -1,15 +1,15 @@
-import type { Db } from '../../db/database.ts';
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import type { RunnerScope } from '../runners/runner.types.ts';
-import { parseStringArray } from '../runners/runner-input.ts';
 import type { CiTask, WorkflowRun } from './ci.types.ts';
+import type { CiJobStore } from './ci-job.store.ts';
 import type { CiSecretService } from './ci-secret.service.ts';
 import type { CiTaskService } from './ci-task.service.ts';
+import type { CiTaskStore } from './ci-task.store.ts';
 import type { CiVariableService } from './ci-variable.service.ts';
 import { taskContext } from './task-context.ts';
 import { type TasksVersions, versionScopeOf } from './tasks-version.ts';
 import { aggregateStatus, type JobStatus } from './workflow/job-status.ts';
-import { toRun } from './workflow-run.store.ts';
+import type { WorkflowRunStore } from './workflow-run.store.ts';
 
 /** What a job it needs left behind: its outputs and result (a matrix aggregated). */
 export type NeededJob = {
@@ -34,7 +34,11 @@ export type FetchResult = {
 };
 
 export type TaskDispatchDeps = {
-  readonly db: Db;
+  readonly stores: {
+    readonly runs: WorkflowRunStore;
+    readonly jobs: CiJobStore;
+    readonly tasks: CiTaskStore;
+  };
   readonly tasks: CiTaskService;
   readonly versions: TasksVersions;
   readonly secrets: CiSecretService;
@@ -77,12 +81,11 @@ export class TaskDispatchService {
     const tasksVersion = await versions.current(versionScopeOf(scope));
     // Nothing became pending in this scope since the runner last looked: no query at all.
     if (knownVersion === tasksVersion) return { task: undefined, tasksVersion };
-    for (const candidate of await this.#candidates(scope)) {
-      const labels = parseStringArray(candidate.runs_on);
-      if (!labels.every((label) => runner.labels.includes(label))) continue;
+    for (const candidate of await this.#deps.stores.tasks.listCandidates(scope, CANDIDATES)) {
+      if (!candidate.runsOn.every((label) => runner.labels.includes(label))) continue;
       const token = randomHex(20);
       const claimed = await this.#deps.tasks.claimTask(
-        Number(candidate.id),
+        candidate.id,
         runner.id,
         Date.now(),
         sha256Hex(token),
@@ -101,53 +104,18 @@ export class TaskDispatchService {
   async #scopeOf(runnerId: string): Promise<RunnerScope | undefined> {
     const known = this.#scopes.get(runnerId);
     if (known !== undefined) return known;
-    const row = await this.#deps.db
-      .selectFrom('runners')
-      .select(['scope_kind', 'scope_repo_id', 'scope_org_id'])
-      .where('id', '=', runnerId)
-      .executeTakeFirst();
-    if (row === undefined) return undefined;
-    const scope: RunnerScope =
-      row.scope_kind === 'repository' && row.scope_repo_id !== null
-        ? { kind: 'repository', repoId: row.scope_repo_id }
-        : row.scope_kind === 'organisation' && row.scope_org_id !== null
-          ? { kind: 'organisation', orgId: row.scope_org_id }
-          : { kind: 'instance' };
+    const scope = await this.#deps.stores.tasks.findRunnerScope(runnerId);
+    if (scope === undefined) return undefined;
     if (this.#scopes.size > 10_000) this.#scopes.clear();
     this.#scopes.set(runnerId, scope);
     return scope;
   }
 
-  async #candidates(scope: RunnerScope) {
-    let query = this.#deps.db
-      .selectFrom('ci_tasks')
-      .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
-      .innerJoin('repositories', 'repositories.id', 'workflow_runs.repo_id')
-      .select(['ci_tasks.id', 'ci_tasks.runs_on'])
-      .where('ci_tasks.status', '=', 'pending')
-      .where('ci_tasks.runner_id', 'is', null);
-    if (scope.kind === 'repository') {
-      query = query.where('repositories.id', '=', scope.repoId);
-    } else if (scope.kind === 'organisation') {
-      query = query.where('repositories.owner_id', '=', scope.orgId);
-    }
-    return query.orderBy('ci_tasks.id').limit(CANDIDATES).execute();
-  }
-
   async #assignment(task: CiTask, token: string, baseUrl: string): Promise<TaskAssignment> {
-    const { db, secrets, variables } = this.#deps;
-    const runRow = await db
-      .selectFrom('workflow_runs')
-      .selectAll()
-      .where('id', '=', task.runId)
-      .executeTakeFirstOrThrow();
-    const run = toRun(runRow);
-    const repo = await db
-      .selectFrom('repositories')
-      .innerJoin('users', 'users.id', 'repositories.owner_id')
-      .select(['repositories.name', 'users.handle as owner'])
-      .where('repositories.id', '=', run.repoId)
-      .executeTakeFirstOrThrow();
+    const { stores, secrets, variables } = this.#deps;
+    const run = await stores.runs.findById(task.runId);
+    if (run === undefined) throw new Error(`task ${task.id} has no run`);
+    const repo = await stores.runs.getRepoName(run.repoId);
     const stored = run.forkPull ? {} : await secrets.secretsForTask(task.id);
     return {
       id: task.id,
@@ -172,27 +140,17 @@ export class TaskDispatchService {
   /** `needs.<id>`: per needed job id, its result over all its matrix jobs and merged outputs. */
   async #needs(run: WorkflowRun, task: CiTask): Promise<Record<string, NeededJob>> {
     if (task.needs.length === 0) return {};
-    const { db } = this.#deps;
-    const jobs = await db
-      .selectFrom('ci_tasks')
-      .select(['id', 'job_key', 'status'])
-      .where('run_id', '=', run.id)
-      .where('job_key', 'in', [...task.needs])
-      .execute();
-    const outputs = await db
-      .selectFrom('ci_task_outputs')
-      .select(['task_id', 'name', 'value'])
-      .where('task_id', 'in', jobs.length === 0 ? [-1] : jobs.map((job) => Number(job.id)))
-      .orderBy('task_id')
-      .execute();
+    const { jobs: jobStore } = this.#deps.stores;
+    const jobs = await jobStore.listByKeys(run.id, task.needs);
+    const outputs = await jobStore.listOutputs(jobs.map((job) => job.id));
     const needs: Record<string, NeededJob> = {};
     for (const jobId of task.needs) {
-      const matrix = jobs.filter((job) => job.job_key === jobId);
-      const ids = new Set(matrix.map((job) => Number(job.id)));
+      const matrix = jobs.filter((job) => job.jobKey === jobId);
+      const ids = new Set(matrix.map((job) => job.id));
       const merged: Record<string, string> = {};
       for (const output of outputs) {
         // Across a matrix the non-empty value wins.
-        if (ids.has(Number(output.task_id)) && (merged[output.name] ?? '') === '') {
+        if (ids.has(output.taskId) && (merged[output.name] ?? '') === '') {
           merged[output.name] = output.value;
         }
       }

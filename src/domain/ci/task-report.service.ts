@@ -1,11 +1,12 @@
-import type { Db } from '../../db/database.ts';
 import type { CiTaskStatus } from '../../db/tables.ts';
 import { Conflict, Forbidden } from '../errors.ts';
 import type { CiTaskResult } from './ci.types.ts';
 import type { CiSecretService } from './ci-secret.service.ts';
+import type { CiStores } from './ci-stores.ts';
 import type { CiTaskService } from './ci-task.service.ts';
 import type { LogRow, TaskLogStore } from './logs/task-log-store.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
+import type { HeldTask } from './task-report.store.ts';
 
 /** A step as the runner reports it; `id` is the step's 0-based index. */
 export type StepReport = {
@@ -41,7 +42,7 @@ const MAX_OUTPUT_VALUE_BYTES = 1024 * 1024;
  * report after a cancellation is acknowledged without undoing the cancel.
  */
 export class TaskReportService {
-  readonly #db: Db;
+  readonly #stores: CiStores;
   readonly #tasks: CiTaskService;
   readonly #lifecycle: RunLifecycle;
   readonly #logs: TaskLogStore;
@@ -51,7 +52,7 @@ export class TaskReportService {
   readonly #masks = new Map<number, string[]>();
 
   constructor(deps: {
-    db: Db;
+    stores: CiStores;
     tasks: CiTaskService;
     lifecycle: RunLifecycle;
     logs: TaskLogStore;
@@ -60,7 +61,7 @@ export class TaskReportService {
     logRetentionMs?: number;
   }) {
     this.#logRetentionMs = deps.logRetentionMs ?? 90 * 86_400_000;
-    this.#db = deps.db;
+    this.#stores = deps.stores;
     this.#tasks = deps.tasks;
     this.#lifecycle = deps.lifecycle;
     this.#logs = deps.logs;
@@ -79,19 +80,15 @@ export class TaskReportService {
     const holder = this.#holders.get(taskId);
     if (holder !== undefined) return holder === runner.id;
     const task = await this.#owned(runner, taskId);
-    if (task.log_sealed) return false;
+    if (task.logSealed) return false;
     if (this.#holders.size > 10_000) this.#holders.clear();
     this.#holders.set(taskId, runner.id);
     return true;
   }
 
-  async #owned(runner: { readonly id: string }, taskId: number) {
-    const task = await this.#db
-      .selectFrom('ci_tasks')
-      .select(['id', 'run_id', 'runner_id', 'status', 'log_sealed'])
-      .where('id', '=', taskId)
-      .executeTakeFirst();
-    if (task === undefined || task.runner_id !== runner.id) {
+  async #owned(runner: { readonly id: string }, taskId: number): Promise<HeldTask> {
+    const task = await this.#stores.reports.findHeld(taskId);
+    if (task === undefined || task.runnerId !== runner.id) {
       throw new Forbidden('invalid runner for task');
     }
     return task;
@@ -110,33 +107,20 @@ export class TaskReportService {
     } else if (task.status === 'running') {
       await this.#storeSteps(report.taskId, report.steps);
       if (report.result === undefined) {
-        await this.#db
-          .updateTable('ci_tasks')
-          .set({ heartbeat_at: now })
-          .where('id', '=', report.taskId)
-          .where('status', '=', 'running')
-          .execute();
+        await this.#stores.reports.heartbeat(report.taskId, now);
       } else {
         const done = await this.#tasks.completeTask(report.taskId, runner.id, report.result, now);
         if (done.completed) {
           this.#masks.delete(report.taskId);
-          await this.#db
-            .transaction()
-            .execute((trx) => this.#lifecycle.settle(trx, task.run_id, now));
+          await this.#stores.transaction((stores) =>
+            this.#lifecycle.settle(stores, task.runId, now),
+          );
         }
       }
     }
-    const stored = await this.#db
-      .selectFrom('ci_tasks')
-      .select('status')
-      .where('id', '=', report.taskId)
-      .executeTakeFirst();
-    const keys = await this.#db
-      .selectFrom('ci_task_outputs')
-      .select('name')
-      .where('task_id', '=', report.taskId)
-      .execute();
-    return { status: stored?.status ?? 'cancelled', sentOutputs: keys.map((key) => key.name) };
+    const stored = await this.#stores.reports.findHeld(report.taskId);
+    const sentOutputs = await this.#stores.reports.listOutputNames(report.taskId);
+    return { status: stored?.status ?? 'cancelled', sentOutputs };
   }
 
   async #storeOutputs(taskId: number, outputs: Readonly<Record<string, string>>) {
@@ -147,32 +131,23 @@ export class TaskReportService {
           Buffer.byteLength(name, 'utf8') <= MAX_OUTPUT_KEY_BYTES &&
           Buffer.byteLength(value, 'utf8') <= MAX_OUTPUT_VALUE_BYTES,
       )
-      .map(([name, value]) => ({ task_id: taskId, name, value }));
-    if (values.length === 0) return;
+      .map(([name, value]) => ({ name, value }));
     // The first write wins: a value already stored is never replaced.
-    await this.#db
-      .insertInto('ci_task_outputs')
-      .values(values)
-      .onConflict((oc) => oc.columns(['task_id', 'name']).doNothing())
-      .execute();
+    await this.#stores.reports.addOutputs(taskId, values);
   }
 
   async #storeSteps(taskId: number, steps: readonly StepReport[]) {
     for (const step of steps) {
       const status: CiTaskStatus =
         step.result ?? (step.startedAt === undefined ? 'pending' : 'running');
-      await this.#db
-        .updateTable('ci_task_steps')
-        .set({
-          status,
-          log_index: step.logIndex,
-          log_length: step.logLength,
-          started_at: step.startedAt?.getTime() ?? null,
-          stopped_at: step.stoppedAt?.getTime() ?? null,
-        })
-        .where('task_id', '=', taskId)
-        .where('step_index', '=', step.id)
-        .execute();
+      await this.#stores.reports.updateStep(taskId, {
+        index: step.id,
+        status,
+        logIndex: step.logIndex,
+        logLength: step.logLength,
+        startedAt: step.startedAt?.getTime() ?? null,
+        stoppedAt: step.stoppedAt?.getTime() ?? null,
+      });
     }
   }
 
@@ -192,10 +167,10 @@ export class TaskReportService {
   ): Promise<number> {
     // Unsealed logs of this runner's tasks skip the row lookup; anything else reads the row.
     const open = await this.#holds(runner, taskId);
-    const task = open ? { log_sealed: false } : await this.#owned(runner, taskId);
+    const sealed = open ? false : (await this.#owned(runner, taskId)).logSealed;
     let ack = await this.#logs.rowCount(taskId);
     const fresh = index <= ack && index + rows.length > ack;
-    if (task.log_sealed) {
+    if (sealed) {
       if (fresh) throw new Conflict('log file has been archived');
       return ack;
     }
@@ -208,11 +183,7 @@ export class TaskReportService {
       );
     }
     if (noMore) {
-      await this.#db
-        .updateTable('ci_tasks')
-        .set({ log_sealed: true, log_rows: ack })
-        .where('id', '=', taskId)
-        .execute();
+      await this.#stores.reports.sealLog(taskId, ack);
       this.#masks.delete(taskId);
       this.#holders.delete(taskId);
       await this.#logs.close(taskId);
@@ -239,20 +210,10 @@ export class TaskReportService {
    * `log_rows = -1` marks a task whose log is gone. Returns how many logs were removed.
    */
   async expireLogs(now = Date.now(), batch = 500): Promise<number> {
-    const expired = await this.#db
-      .selectFrom('ci_tasks')
-      .select('id')
-      .where('stopped_at', '<', now - this.#logRetentionMs)
-      .where('log_rows', '>=', 0)
-      .limit(batch)
-      .execute();
-    for (const task of expired) {
-      await this.#logs.remove(Number(task.id));
-      await this.#db
-        .updateTable('ci_tasks')
-        .set({ log_rows: -1 })
-        .where('id', '=', Number(task.id))
-        .execute();
+    const expired = await this.#stores.reports.listExpiredLogs(now - this.#logRetentionMs, batch);
+    for (const taskId of expired) {
+      await this.#logs.remove(taskId);
+      await this.#stores.reports.markLogRemoved(taskId);
     }
     return expired.length;
   }

@@ -1,5 +1,5 @@
-import type { Db } from '../../db/database.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
+import type { TaskTokenStore } from './task-token.store.ts';
 
 /** What a task token grants while its task runs. */
 export type TaskGrant = {
@@ -15,22 +15,15 @@ export type TaskGrant = {
  * with its job. A token grants reading its own repository and nothing else.
  */
 export class CiTaskTokens {
-  readonly #db: Db;
+  readonly #store: TaskTokenStore;
 
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(store: TaskTokenStore) {
+    this.#store = store;
   }
 
   /** The grant of a live task token, or undefined for anything else. */
   async authenticate(token: string): Promise<TaskGrant | undefined> {
     if (!/^[0-9a-f]{40}$/.test(token)) return undefined;
-    const row = await this.#db
-      .selectFrom('ci_tasks')
-      .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
-      .select(['ci_tasks.id', 'workflow_runs.repo_id'])
-      .where('ci_tasks.token_hash', '=', sha256Hex(token))
-      .where('ci_tasks.status', '=', 'running')
-      .executeTakeFirst();
-    return row === undefined ? undefined : { taskId: Number(row.id), repoId: row.repo_id };
+    return this.#store.findRunningGrant(sha256Hex(token));
   }
 }

@@ -1,8 +1,5 @@
-import type { Transaction } from 'kysely';
-import { sql } from 'kysely';
-import type { Db } from '../../db/database.ts';
-import type { Tables } from '../../db/tables.ts';
 import type { RunnerScope } from '../runners/runner.types.ts';
+import type { TasksVersionStore } from './tasks-version.store.ts';
 
 /** The counter a runner of this scope polls: `global`, `owner:<org id>` or `repo:<repo id>`. */
 export function versionScopeOf(scope: RunnerScope): string {
@@ -16,22 +13,6 @@ export function versionScopesOfRepo(repo: { id: string; ownerId: string }): stri
   return ['global', `owner:${repo.ownerId}`, `repo:${repo.id}`];
 }
 
-/**
- * Bumps the counters in the caller's transaction, so a runner that sees the new version also
- * sees the job that moved it.
- */
-export async function bumpTasksVersions(trx: Transaction<Tables>, scopes: readonly string[]) {
-  for (const scope of scopes) {
-    await trx
-      .insertInto('ci_tasks_versions')
-      .values({ scope, version: 2 })
-      .onConflict((oc) =>
-        oc.column('scope').doUpdateSet({ version: sql`ci_tasks_versions.version + 1` }),
-      )
-      .execute();
-  }
-}
-
 type Cached = { readonly version: number; readonly readAt: number };
 
 /**
@@ -42,24 +23,19 @@ type Cached = { readonly version: number; readonly readAt: number };
  * Never 0: a runner reads 0 as a server without versions.
  */
 export class TasksVersions {
-  readonly #db: Db;
+  readonly #store: TasksVersionStore;
   readonly #ttlMs: number;
   readonly #cache = new Map<string, Cached>();
 
-  constructor(db: Db, options: { ttlMs?: number } = {}) {
-    this.#db = db;
+  constructor(store: TasksVersionStore, options: { ttlMs?: number } = {}) {
+    this.#store = store;
     this.#ttlMs = options.ttlMs ?? 1000;
   }
 
   async current(scope: string, now = Date.now()): Promise<number> {
     const cached = this.#cache.get(scope);
     if (cached !== undefined && now - cached.readAt < this.#ttlMs) return cached.version;
-    const row = await this.#db
-      .selectFrom('ci_tasks_versions')
-      .select('version')
-      .where('scope', '=', scope)
-      .executeTakeFirst();
-    const version = row === undefined ? 1 : Math.max(1, Number(row.version));
+    const version = Math.max(1, (await this.#store.find(scope)) ?? 1);
     this.#cache.set(scope, { version, readAt: now });
     return version;
   }

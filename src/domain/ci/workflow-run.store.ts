@@ -1,10 +1,9 @@
-import { type Selectable, sql } from 'kysely';
-import type { Db } from '../../db/database.ts';
-import type { CiTasksTable, WorkflowRunsTable } from '../../db/tables.ts';
+import { type Kysely, sql } from 'kysely';
+import type { Tables, WorkflowRunsTable } from '../../db/tables.ts';
 import { newId } from '../../lib/ids.ts';
-import { parseStringArray } from '../runners/runner-input.ts';
-import type { CiTask, WorkflowRun } from './ci.types.ts';
-import { bumpTasksVersions } from './tasks-version.ts';
+import type { CiTask, WorkflowRun, WorkflowRunStatus } from './ci.types.ts';
+import { toRun, toTask } from './ci-rows.ts';
+import { TasksVersionStore } from './tasks-version.store.ts';
 import { aggregateStatus } from './workflow/job-status.ts';
 
 export type NewRun = {
@@ -36,64 +35,6 @@ export type NewTask = {
   readonly stepNames?: readonly string[];
 };
 
-export function toRun(row: Selectable<WorkflowRunsTable>): WorkflowRun {
-  return {
-    id: row.id,
-    repoId: row.repo_id,
-    number: Number(row.number),
-    workflowName: row.workflow_name,
-    workflowFile: row.workflow_file,
-    event: row.event,
-    ref: row.ref,
-    sha: row.sha,
-    triggeredBy: row.triggered_by,
-    status: row.status,
-    createdAt: new Date(row.created_at),
-    startedAt: row.started_at === null ? null : new Date(row.started_at),
-    stoppedAt: row.stopped_at === null ? null : new Date(row.stopped_at),
-    updatedAt: new Date(row.updated_at),
-    title: row.title,
-    eventPayload: parseJson(row.event_payload),
-    actor: row.actor,
-    headRef: row.head_ref,
-    baseRef: row.base_ref,
-    forkPull: Boolean(row.fork_pull),
-    error: row.error,
-    concurrencyGroup: row.concurrency_group,
-  };
-}
-
-export function toTask(row: Selectable<CiTasksTable>): CiTask {
-  return {
-    id: Number(row.id),
-    runId: row.run_id,
-    name: row.name,
-    runsOn: parseStringArray(row.runs_on),
-    needs: parseStringArray(row.needs),
-    jobKey: row.job_key,
-    runnerId: row.runner_id,
-    status: row.status,
-    logRows: Number(row.log_rows),
-    deadlineAt: row.deadline_at === null ? null : new Date(row.deadline_at),
-    createdAt: new Date(row.created_at),
-    startedAt: row.started_at === null ? null : new Date(row.started_at),
-    stoppedAt: row.stopped_at === null ? null : new Date(row.stopped_at),
-    payload: row.payload,
-    attempt: Number(row.attempt),
-    hasIf: Boolean(row.has_if),
-    stepNames: parseStringArray(row.step_names),
-    logSealed: Boolean(row.log_sealed),
-  };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return {};
-  }
-}
-
 /**
  * Creates a workflow run with its jobs (task rows): jobs without `needs` start pending (Gitea's
  * Waiting), the others blocked. The run number comes from an atomic upsert on the repository's
@@ -102,12 +43,12 @@ function parseJson(text: string): unknown {
  * that sees the new version also sees the jobs. A run with an `error` is recorded failed, jobless.
  */
 export async function createRun(
-  db: Db,
+  db: Kysely<Tables>,
   run: NewRun,
   tasks: readonly NewTask[],
   versionScopes: readonly string[] = [],
 ): Promise<{ run: WorkflowRun; tasks: CiTask[] }> {
-  return db.transaction().execute(async (trx) => {
+  const write = async (trx: Kysely<Tables>) => {
     const counter = await trx
       .insertInto('ci_run_counters')
       .values({ repo_id: run.repoId, last_number: 1 })
@@ -174,9 +115,178 @@ export async function createRun(
         .executeTakeFirstOrThrow();
       created.push(toTask(inserted));
     }
-    if (statuses.includes('pending')) await bumpTasksVersions(trx, versionScopes);
+    if (statuses.includes('pending')) await new TasksVersionStore(trx).bump(versionScopes);
     return { run: toRun(row), tasks: created };
-  });
+  };
+  return db.isTransaction ? write(db) : db.transaction().execute(write);
+}
+
+/** Which runs a listing keeps: one workflow file, one status, or both. */
+export type RunFilter = { readonly workflowFile?: string; readonly status?: WorkflowRunStatus };
+
+/** What supersedes earlier runs: the same repository, ref, workflow and event, or one group. */
+export type Supersedes = {
+  readonly repoId: string;
+  readonly ref: string;
+  readonly workflowFile: string;
+  readonly event: string;
+  /** Set when the new run's `concurrency` has `cancel-in-progress`. */
+  readonly concurrencyGroup: string | undefined;
+};
+
+/** Queries over `workflow_runs` (jobs are in ci-job.store.ts). */
+export class WorkflowRunStore {
+  readonly #db: Kysely<Tables>;
+
+  constructor(db: Kysely<Tables>) {
+    this.#db = db;
+  }
+
+  /** See `createRun`. */
+  create(run: NewRun, tasks: readonly NewTask[], versionScopes: readonly string[] = []) {
+    return createRun(this.#db, run, tasks, versionScopes);
+  }
+
+  async findById(runId: string): Promise<WorkflowRun | undefined> {
+    const row = await this.#db
+      .selectFrom('workflow_runs')
+      .selectAll()
+      .where('id', '=', runId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toRun(row);
+  }
+
+  async findByNumber(repoId: string, number: number): Promise<WorkflowRun | undefined> {
+    const row = await this.#db
+      .selectFrom('workflow_runs')
+      .selectAll()
+      .where('repo_id', '=', repoId)
+      .where('number', '=', number)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toRun(row);
+  }
+
+  /** A page of a repository's runs, newest first, with the total the filter keeps. */
+  async list(
+    repoId: string,
+    page: { limit: number; offset: number },
+    filter: RunFilter = {},
+  ): Promise<{ runs: WorkflowRun[]; total: number }> {
+    let query = this.#db.selectFrom('workflow_runs').where('repo_id', '=', repoId);
+    if (filter.workflowFile !== undefined) {
+      query = query.where('workflow_file', '=', filter.workflowFile);
+    }
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    const rows = await query
+      .selectAll()
+      .orderBy('number', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute();
+    const count = await query
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow();
+    return { runs: rows.map(toRun), total: Number(count.total) };
+  }
+
+  /** The runs of a repository at any of these commits (at most 500 of them). */
+  async listForShas(repoId: string, shas: readonly string[]): Promise<WorkflowRun[]> {
+    if (shas.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('workflow_runs')
+      .selectAll()
+      .where('repo_id', '=', repoId)
+      .where('sha', 'in', [...new Set(shas)].slice(0, 500))
+      .execute();
+    return rows.map(toRun);
+  }
+
+  /** Each run's workflow file and name, newest run first. */
+  async listWorkflowNames(repoId: string): Promise<{ file: string; name: string }[]> {
+    const rows = await this.#db
+      .selectFrom('workflow_runs')
+      .select(['workflow_file', 'workflow_name'])
+      .where('repo_id', '=', repoId)
+      .orderBy('number', 'desc')
+      .execute();
+    return rows.map((row) => ({ file: row.workflow_file, name: row.workflow_name }));
+  }
+
+  /** The ids of the unfinished runs a new run supersedes. */
+  async listSuperseded(what: Supersedes): Promise<string[]> {
+    let query = this.#db
+      .selectFrom('workflow_runs')
+      .select('id')
+      .where('repo_id', '=', what.repoId)
+      .where('status', 'in', ['PENDING', 'BLOCKED', 'RUNNING']);
+    const group = what.concurrencyGroup;
+    query =
+      group === undefined
+        ? query
+            .where('ref', '=', what.ref)
+            .where('workflow_file', '=', what.workflowFile)
+            .where('event', '=', what.event)
+        : query.where((eb) =>
+            eb.or([
+              eb('concurrency_group', '=', group),
+              eb.and([
+                eb('ref', '=', what.ref),
+                eb('workflow_file', '=', what.workflowFile),
+                eb('event', '=', what.event),
+              ]),
+            ]),
+          );
+    return (await query.execute()).map((row) => row.id);
+  }
+
+  /** Stores the status its jobs add up to; `stopped` also stamps the stop time. */
+  async setStatus(runId: string, status: WorkflowRunStatus, stopped: boolean, now: number) {
+    await this.#db
+      .updateTable('workflow_runs')
+      .set({ status, updated_at: now, ...(stopped ? { stopped_at: now } : {}) })
+      .where('id', '=', runId)
+      .execute();
+  }
+
+  /** A finished run starts over: waiting again, with no start or stop time. */
+  async restart(runId: string, now: number): Promise<void> {
+    await this.#db
+      .updateTable('workflow_runs')
+      .set({ status: 'PENDING', started_at: null, stopped_at: null, updated_at: now })
+      .where('id', '=', runId)
+      .execute();
+  }
+
+  /** A waiting run becomes running when its first job is claimed. */
+  async markStarted(runId: string, now: number): Promise<void> {
+    await this.#db
+      .updateTable('workflow_runs')
+      .set({ status: 'RUNNING', started_at: now, updated_at: now })
+      .where('id', '=', runId)
+      .where('status', 'in', ['PENDING', 'BLOCKED'])
+      .execute();
+  }
+
+  /** The repository of a run, as the ids its `tasks_version` scopes are named by. */
+  async findRepoOf(runId: string): Promise<{ id: string; ownerId: string } | undefined> {
+    const row = await this.#db
+      .selectFrom('workflow_runs')
+      .innerJoin('repositories', 'repositories.id', 'workflow_runs.repo_id')
+      .select(['repositories.id', 'repositories.owner_id'])
+      .where('workflow_runs.id', '=', runId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : { id: row.id, ownerId: row.owner_id };
+  }
+
+  /** The owner handle and name of a repository, for a task's context. */
+  async getRepoName(repoId: string): Promise<{ owner: string; name: string }> {
+    return this.#db
+      .selectFrom('repositories')
+      .innerJoin('users', 'users.id', 'repositories.owner_id')
+      .select(['repositories.name', 'users.handle as owner'])
+      .where('repositories.id', '=', repoId)
+      .executeTakeFirstOrThrow();
+  }
 }
 
 /** A run's stored status for the aggregate of its jobs (job-status.ts). */

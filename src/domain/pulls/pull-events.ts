@@ -1,14 +1,17 @@
 import type { Repository } from '../repos/repo.types.ts';
 import type { Pull } from './pull.types.ts';
 
+/** What happened to a pull request, in the words of `on: pull_request: types`. */
+export type PullAction = 'opened' | 'synchronize' | 'reopened' | 'closed';
+
 /** Something that happened to a pull request, as workflows (`on: pull_request`) name it. */
 export type PullEvent = {
-  readonly action: 'opened' | 'synchronize';
+  readonly action: PullAction;
   readonly base: Repository;
   /** The repository the head branch lives in (the base itself, or a fork). */
   readonly head: Repository;
   readonly pull: Pull;
-  /** Login of who caused it: the author on open, the pusher on synchronize. */
+  /** Who caused it: the author on open, the pusher on synchronize, the editor on close/reopen. */
   readonly actor: { readonly id: string; readonly handle: string };
 };
 

@@ -81,6 +81,7 @@ export class PullMergeService {
     });
     if (!recorded) throw new NotAllowed('pull request has already been merged or closed');
     await this.#repos.touch(base.repo);
+    await this.#pulls.announceMerged(actor, owner, name, number);
     return mergeSha;
   }
 }

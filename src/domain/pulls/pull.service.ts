@@ -235,7 +235,28 @@ export class PullService {
       }
     }
     await this.#deps.store.update(pull.id, update);
-    return this.get(actor, owner, name, number);
+    const updated = await this.get(actor, owner, name, number);
+    if (update.state !== undefined) {
+      await this.#announceState(updated, update.state === 'closed' ? 'closed' : 'reopened', actor);
+    }
+    return updated;
+  }
+
+  /** Tells the listeners that a merge closed the pull (`closed`, the pull marked merged). */
+  async announceMerged(actor: User, owner: string, name: string, number: number): Promise<void> {
+    await this.#announceState(await this.get(actor, owner, name, number), 'closed', actor);
+  }
+
+  async #announceState(found: PullInContext, action: 'closed' | 'reopened', actor: User) {
+    // A head repository that is gone leaves nothing a workflow could be read from.
+    if (found.head === null) return;
+    await this.#announce({
+      action,
+      base: found.base.repo,
+      head: found.head,
+      pull: found.pull,
+      actor,
+    });
   }
 
   /**

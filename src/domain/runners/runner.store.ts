@@ -2,7 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { RunnersTable } from '../../db/tables.ts';
-import type { ListedRunner, Runner, RunnerScope } from './runner.types.ts';
+import type { ListedRunner, Runner, RunnerScope, RunnerTask } from './runner.types.ts';
 import { parseStringArray } from './runner-input.ts';
 import { scopeColumns, scopeOf } from './runner-scope.ts';
 import { effectiveStatus } from './runner-status.ts';
@@ -194,10 +194,46 @@ export class RunnerStore {
       }
     }
     const rows = await query.orderBy('runners.created_at', 'desc').execute();
+    const current = await this.#runningTasks(rows.map((row) => row.id));
     return rows.map((row) => ({
       ...toRunner(fromRow(row), now),
       scopeLabel: scopeLabel(row.scope_kind, row),
+      currentTask: current.get(row.id) ?? null,
     }));
+  }
+
+  /** The running task of each runner that has one (the newest if several), by runner id. */
+  async #runningTasks(runnerIds: readonly string[]): Promise<Map<string, RunnerTask>> {
+    const tasks = new Map<string, RunnerTask>();
+    if (runnerIds.length === 0) return tasks;
+    const rows = await this.#db
+      .selectFrom('ci_tasks')
+      .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
+      .innerJoin('repositories', 'repositories.id', 'workflow_runs.repo_id')
+      .innerJoin('users', 'users.id', 'repositories.owner_id')
+      .select([
+        'ci_tasks.id',
+        'ci_tasks.runner_id',
+        'ci_tasks.name',
+        'workflow_runs.number',
+        'repositories.name as repo_name',
+        'users.handle as owner',
+      ])
+      .where('ci_tasks.status', '=', 'running')
+      .where('ci_tasks.runner_id', 'in', [...runnerIds])
+      .orderBy('ci_tasks.id')
+      .execute();
+    for (const row of rows) {
+      if (row.runner_id === null) continue;
+      tasks.set(row.runner_id, {
+        taskId: Number(row.id),
+        jobName: row.name,
+        runNumber: Number(row.number),
+        repoOwner: row.owner,
+        repoName: row.repo_name,
+      });
+    }
+    return tasks;
   }
 
   /** Deletes a runner; true when it existed. Its tasks keep their history with no runner. */

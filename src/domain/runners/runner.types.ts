@@ -47,7 +47,20 @@ export type RegistrationToken = {
 export type ScopeLabel = { readonly scope: RunnerScope; readonly label: string };
 
 /** A runner for a listing page, with its scope named. */
-export type ListedRunner = Runner & { readonly scopeLabel: string };
+/** The job a runner is running now, as its pages link to it. */
+export type RunnerTask = {
+  readonly taskId: number;
+  readonly jobName: string;
+  readonly runNumber: number;
+  readonly repoOwner: string;
+  readonly repoName: string;
+};
+
+export type ListedRunner = Runner & {
+  readonly scopeLabel: string;
+  /** The task it holds now (the newest, should there be several), or null when it has none. */
+  readonly currentTask: RunnerTask | null;
+};
 
 /** A token for a listing page, with its scope and creator named. */
 export type ListedRegistrationToken = RegistrationToken & {

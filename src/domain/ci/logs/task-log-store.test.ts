@@ -38,4 +38,21 @@ describe('task log files', () => {
     expect(results).toEqual([2, 2]);
     expect(await store.readRows(301, 0, 5)).toHaveLength(2);
   });
+
+  it('writes each row time as toISOString does, across seconds and years', async () => {
+    const store = new TaskLogStore(root);
+    const times = [
+      new Date('2026-01-02T03:04:05.001Z'),
+      new Date('2026-01-02T03:04:05.999Z'),
+      new Date('2026-01-02T03:04:06.000Z'),
+      new Date('1969-12-31T23:59:59.500Z'),
+      new Date('+012345-06-07T08:09:10.011Z'),
+      new Date('2026-01-02T03:04:06.040Z'),
+    ];
+    const written = times.map((time, i) => ({ time, content: `row ${i}` }));
+    expect(await store.append(302, 0, written)).toBe(times.length);
+    expect(await store.readRows(302, 0, 10)).toEqual(
+      times.map((time, i) => `${time.toISOString()} row ${i}`),
+    );
+  });
 });

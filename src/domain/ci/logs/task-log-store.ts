@@ -1,3 +1,4 @@
+import { fstatSync, readSync, writeSync } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -36,9 +37,14 @@ async function openFile(path: string): Promise<FileHandle> {
  *
  * Appends to one task are serialised in this process, and the files of recently written tasks
  * stay open, so an append is an fstat and two positioned writes; the fstat notices rows another
- * replica appended (a task's reports come from its one runner, one at a time, through any replica). The offsets file is written after the rows,
- * so a crash in between leaves bytes past the last recorded offset, which the next append
- * overwrites.
+ * replica appended (a task's reports come from its one runner, one at a time, through any
+ * replica). The offsets file is written after the rows, so a crash in between leaves bytes past
+ * the last recorded offset, which the next append overwrites.
+ *
+ * On an open task those three calls are synchronous: each is a few microseconds against the page
+ * cache, where the promise versions cost a thread-pool round trip and a promise each, and made
+ * UpdateLog cost about three times the CPU of Ping (docs/performance.md, runner-tasks). Opening,
+ * reading pages and removing stay asynchronous.
  */
 export class TaskLogStore {
   readonly #root: string;
@@ -86,19 +92,21 @@ export class TaskLogStore {
   async #append(taskId: number, from: number, rows: readonly LogRow[]): Promise<number> {
     const open = await this.#writer(taskId);
     if (from !== open.count || rows.length === 0) return open.count;
+    // One string and one encode for the batch; each row's end offset from its byte length.
     const offsets = Buffer.alloc(rows.length * ENTRY_BYTES);
-    const chunks: Buffer[] = [];
+    let text = '';
     let offset = open.end;
+    const stamp = timestamper();
     rows.forEach((row, at) => {
-      const line = Buffer.from(`${row.time.toISOString()} ${cut(row.content)}\n`, 'utf8');
-      chunks.push(line);
-      offset += line.length;
-      offsets.writeBigUInt64BE(BigInt(offset), at * ENTRY_BYTES);
+      const line = `${stamp(row.time)} ${cut(row.content)}\n`;
+      text += line;
+      offset += Buffer.byteLength(line, 'utf8');
+      writeOffset(offsets, offset, at * ENTRY_BYTES);
     });
-    const bytes = Buffer.concat(chunks);
+    const bytes = Buffer.from(text, 'utf8');
     // Positioned writes: bytes a crash left past the last recorded offset are overwritten.
-    await open.log.write(bytes, 0, bytes.length, open.end);
-    await open.index.write(offsets, 0, offsets.length, open.count * ENTRY_BYTES);
+    writeAll(open.log.fd, bytes, open.end);
+    writeAll(open.index.fd, offsets, open.count * ENTRY_BYTES);
     open.count += rows.length;
     open.end = offset;
     return open.count;
@@ -115,10 +123,10 @@ export class TaskLogStore {
       this.#writers.set(taskId, known);
       // Another replica may have appended since (a load balancer spreads one runner's calls):
       // one fstat tells, and the count and end are read again then.
-      const count = Math.floor((await known.index.stat()).size / ENTRY_BYTES);
+      const count = Math.floor(fstatSync(known.index.fd).size / ENTRY_BYTES);
       if (count !== known.count) {
         known.count = count;
-        known.end = count === 0 ? 0 : await readEnd(known.index, count - 1);
+        known.end = count === 0 ? 0 : readEndSync(known.index.fd, count - 1);
       }
       return known;
     }
@@ -202,7 +210,51 @@ async function readEnd(index: FileHandle, row: number): Promise<number> {
   return Number(entry.readBigUInt64BE(0));
 }
 
+function readEndSync(fd: number, row: number): number {
+  const entry = Buffer.alloc(ENTRY_BYTES);
+  readSync(fd, entry, 0, ENTRY_BYTES, row * ENTRY_BYTES);
+  return Number(entry.readBigUInt64BE(0));
+}
+
+/** Writes all of `bytes` at `position` (a regular file takes it in one call; loop regardless). */
+function writeAll(fd: number, bytes: Buffer, position: number): void {
+  let written = 0;
+  while (written < bytes.length) {
+    written += writeSync(fd, bytes, written, bytes.length - written, position + written);
+  }
+}
+
+/**
+ * `Date#toISOString` for rows of one batch, reusing the text up to the second: a batch's rows
+ * mostly share it, and formatting every row's time whole was the largest cost of an append.
+ */
+function timestamper(): (time: Date) => string {
+  let second = Number.NaN;
+  let prefix = '';
+  return (time) => {
+    const ms = time.getTime();
+    const at = Math.floor(ms / 1000);
+    if (at !== second) {
+      // toISOString throws on an invalid date, as the whole format did.
+      const iso = time.toISOString();
+      // Years outside 0000–9999 are written with a sign and six digits: not cached.
+      if (iso.length !== 24) return iso;
+      prefix = iso.slice(0, 20);
+      second = at;
+    }
+    return `${prefix}${String(ms - at * 1000).padStart(3, '0')}Z`;
+  };
+}
+
+/** An end offset as a big-endian uint64, without a BigInt per row (offsets stay below 2^53). */
+function writeOffset(into: Buffer, value: number, at: number): void {
+  into.writeUInt32BE(Math.floor(value / 2 ** 32), at);
+  into.writeUInt32BE(value % 2 ** 32, at + 4);
+}
+
 function cut(content: string): string {
+  // A UTF-8 character is at most 3 bytes per UTF-16 unit: most rows need no count at all.
+  if (content.length * 3 <= MAX_ROW_BYTES) return content;
   if (Buffer.byteLength(content, 'utf8') <= MAX_ROW_BYTES) return content;
   return Buffer.from(content, 'utf8').subarray(0, MAX_ROW_BYTES).toString('utf8');
 }

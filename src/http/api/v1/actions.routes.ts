@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RunQueryService } from '../../../domain/ci/run-query.service.ts';
+import type { RerunTarget, RunRerunService } from '../../../domain/ci/run-rerun.service.ts';
 import type { RunTriggerService } from '../../../domain/ci/run-trigger.service.ts';
 import { toApiWorkflowJob, toApiWorkflowRun } from '../../../present/action.ts';
 import {
@@ -21,6 +22,8 @@ export type ActionRoutesDeps = {
   readonly runs: RunQueryService;
   /** Starting a workflow by hand (`workflow_dispatch`). */
   readonly triggers: RunTriggerService;
+  /** New attempts of finished runs. */
+  readonly reruns: Pick<RunRerunService, 'rerun'>;
   readonly config: BaseUrlConfig;
 };
 
@@ -41,6 +44,11 @@ const DispatchBody = Type.Object({
     ),
   ),
 });
+const RunJobParams = repoParamsWith({
+  run: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  job: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+});
+
 const JobParams = repoParamsWith({
   job: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
 });
@@ -127,6 +135,50 @@ export function registerActionRoutes(parent: FastifyInstance, deps: ActionRoutes
         total_count: jobs.length,
       };
     },
+  );
+
+  // GitHub's and Gitea's paths for a new attempt: the whole run, its failed jobs, one job (and
+  // the jobs that need it). Each answers 201 with the run as it now is; a run still going is 409.
+  const rerun = (path: string, params: typeof RunParams | typeof RunJobParams, summary: string) =>
+    server.post(
+      path,
+      {
+        schema: {
+          summary,
+          tags,
+          params,
+          response: {
+            201: ApiActionWorkflowRunSchema,
+            ...errorResponses,
+            409: errorResponses[404],
+          },
+        },
+      },
+      async (request, reply) => {
+        const user = requireUser(request);
+        const { owner, name, run: number } = request.params;
+        const job = 'job' in request.params ? request.params.job : undefined;
+        const target: RerunTarget =
+          job !== undefined
+            ? { kind: 'job', jobId: job }
+            : path.endsWith('failed-jobs')
+              ? { kind: 'failed' }
+              : { kind: 'run' };
+        const run = await deps.reruns.rerun(user, owner, name, number, target);
+        const { repo } = await runs.getRun(user, owner, name, number);
+        return reply.status(201).send(toApiWorkflowRun(run, repo, base(request)));
+      },
+    );
+  rerun('/repos/:owner/:name/actions/runs/:run/rerun', RunParams, 'Re-run a finished workflow run');
+  rerun(
+    '/repos/:owner/:name/actions/runs/:run/rerun-failed-jobs',
+    RunParams,
+    'Re-run the failed jobs of a finished workflow run',
+  );
+  rerun(
+    '/repos/:owner/:name/actions/runs/:run/jobs/:job/rerun',
+    RunJobParams,
+    'Re-run one job of a finished workflow run, with the jobs that need it',
   );
 
   server.post(

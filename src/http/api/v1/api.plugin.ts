@@ -112,6 +112,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerActionRoutes(server, {
     runs: services.ciRunQueries,
     triggers: services.ciTriggers,
+    reruns: services.ciRunReruns,
     config,
   });
 }

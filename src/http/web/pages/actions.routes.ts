@@ -6,8 +6,11 @@ import { atLeast } from '../../../domain/repos/repo.types.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
 import { setFlash } from '../flash.ts';
+import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
+import { repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
+import { dispatchForms, inputField } from '../views/dispatch-form.ts';
 import { pageOf } from '../views/paging.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { runPage } from '../views/run-page.ts';
@@ -44,11 +47,17 @@ function runsQueryOf(query: unknown): RunsQuery {
 /**
  * The Actions tab: a repository's workflow runs, filtered by workflow and status, and the page of
  * one run with its jobs. Anyone who may read the repository may read these (private ones are 404
- * to outsiders); writers may cancel a run that has not finished. Job pages are in
+ * to outsiders); writers may cancel a run that has not finished and re-run one that has. Job pages are in
  * actions-job.routes.ts.
  */
 export function registerActionsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { ciRunQueries: runs, ciRunCancels: cancels, repos } = app.services;
+  const {
+    ciRunQueries: runs,
+    ciRunCancels: cancels,
+    ciRunReruns: reruns,
+    ciTriggers: triggers,
+    repos,
+  } = app.services;
 
   server.get('/repos/:owner/:name/actions', async (request, reply) => {
     const { owner, name } = request.params as RepoParams;
@@ -59,7 +68,7 @@ export function registerActionsRoutes(server: FastifyInstance, app: App, pages: 
       ...(query.workflow !== undefined ? { workflowFile: query.workflow } : {}),
       ...(query.status !== undefined ? { status: query.status } : {}),
     };
-    const [listed, workflows, frame] = await Promise.all([
+    const [listed, workflows, frame, dispatchable] = await Promise.all([
       runs.listRuns(
         viewer,
         owner,
@@ -69,8 +78,9 @@ export function registerActionsRoutes(server: FastifyInstance, app: App, pages: 
       ),
       runs.listWorkflows(viewer, owner, name),
       frameOf(app, request, visible, 'actions'),
+      triggers.listDispatchable(viewer, owner, name),
     ]);
-    const body = runsList({
+    const list = runsList({
       repo: visible.repo,
       runs: listed.runs,
       hasMore: query.page * PER_PAGE < listed.total,
@@ -79,7 +89,12 @@ export function registerActionsRoutes(server: FastifyInstance, app: App, pages: 
     });
     return pages.send(request, reply, {
       title: `Actions · ${visible.repo.owner.handle}/${visible.repo.name}`,
-      body: (context) => repoFrame(context, frame, body),
+      body: (context) =>
+        repoFrame(
+          context,
+          frame,
+          html`${dispatchForms(context, visible.repo, dispatchable)}${list}`,
+        ),
     });
   });
 
@@ -113,5 +128,44 @@ export function registerActionsRoutes(server: FastifyInstance, app: App, pages: 
       : `Run #${run.number} had already finished.`;
     setFlash(reply, { kind: 'success', message }, pages.secure(request));
     return reply.redirect(runUrl(repo, run.number), 303);
+  });
+
+  // A new attempt of a finished run: all its jobs, or (`failed=1`) the failed ones.
+  server.post('/repos/:owner/:name/actions/runs/:run/rerun', async (request, reply) => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return reply;
+    assertCsrf(request);
+    const { owner, name } = request.params as RepoParams;
+    const body = request.body as Record<string, unknown> | undefined;
+    const target =
+      body?.failed === '1' ? ({ kind: 'failed' } as const) : ({ kind: 'run' } as const);
+    const run = await reruns.rerun(user, owner, name, runNumberOf(request), target);
+    const { repo } = await repos.get(user, owner, name);
+    const message = `Run #${run.number} starts again.`;
+    setFlash(reply, { kind: 'success', message }, pages.secure(request));
+    return reply.redirect(runUrl(repo, run.number), 303);
+  });
+
+  // `workflow_dispatch` from the page: the branch and the declared inputs, as the API takes them.
+  server.post('/repos/:owner/:name/actions/workflows/:file/dispatch', async (request, reply) => {
+    const user = signedInOrRedirect(request, reply);
+    if (!user) return reply;
+    assertCsrf(request);
+    const { owner, name, file } = request.params as RepoParams & { file: string };
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    const prefix = inputField('');
+    const inputs = Object.fromEntries(
+      Object.entries(form).flatMap(([key, value]) =>
+        key.startsWith(prefix) && typeof value === 'string'
+          ? [[key.slice(prefix.length), value]]
+          : [],
+      ),
+    );
+    const ref = typeof form.ref === 'string' ? form.ref : '';
+    const run = await triggers.dispatch(user, owner, name, { workflowFile: file, ref, inputs });
+    const { repo } = await repos.get(user, owner, name);
+    const message = run ? `Run #${run.number} of ${file} started.` : `${file} started nothing.`;
+    setFlash(reply, { kind: 'success', message }, pages.secure(request));
+    return reply.redirect(run ? runUrl(repo, run.number) : `${repoUrl(repo)}/actions`, 303);
   });
 }

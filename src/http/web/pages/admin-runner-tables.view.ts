@@ -50,6 +50,15 @@ function scopeCell(runner: ListedRunner | ListedRegistrationToken): Html {
   return html`${kind} <code>${runner.scopeLabel}</code>`;
 }
 
+/** The job the runner is running, linked to its page (which checks who may see it). */
+function taskCell(runner: ListedRunner): Html {
+  const task = runner.currentTask;
+  if (task === null) return html`<span class="color-fg-muted">none</span>`;
+  const repo = `/repos/${encodeURIComponent(task.repoOwner)}/${encodeURIComponent(task.repoName)}`;
+  const href = `${repo}/actions/runs/${task.runNumber}/jobs/${task.taskId}`;
+  return html`<a class="kiln-runner-task" href="${href}">${task.jobName}</a><div class="f6 color-fg-muted">${task.repoOwner}/${task.repoName} · run #${task.runNumber}</div>`;
+}
+
 function runnerRow(context: PageContext, runner: ListedRunner, action: string): Html {
   const status = STATUS_LABEL[runner.status];
   const labels =
@@ -63,6 +72,7 @@ function runnerRow(context: PageContext, runner: ListedRunner, action: string): 
     <td class="${CELL}">${runner.version || html`<span class="color-fg-muted">unknown</span>`}</td>
     <td class="${CELL}"><span class="Label ${status.className}">${status.text}</span></td>
     <td class="${CELL}">${runner.ephemeral ? 'Yes' : 'No'}</td>
+    <td class="${CELL}">${taskCell(runner)}</td>
     <td class="${CELL}">${when(runner.lastSeenAt)}</td>
     <td class="${CELL}">${deleteButton(context, action, `Delete runner ${runner.name}`)}</td>
   </tr>`;
@@ -78,7 +88,7 @@ export function runnersTable(
     return html`<div class="Box-body color-fg-muted">No runners have registered yet.</div>`;
   }
   return html`<table class="width-full">
-    ${headings(['Name', 'Scope', 'Labels', 'Version', 'Status', 'Ephemeral', 'Last seen'])}
+    ${headings(['Name', 'Scope', 'Labels', 'Version', 'Status', 'Ephemeral', 'Task', 'Last seen'])}
     <tbody>${runners.map((runner) => runnerRow(context, runner, deleteAction(runner)))}</tbody>
   </table>`;
 }

@@ -6,7 +6,7 @@ import { icon } from '../icons.ts';
 import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
 import { commitsUrl, commitUrl, srcUrl } from '../paths.ts';
-import { commitList } from '../views/commit-list.ts';
+import { commitCheck, commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { repoFrame } from '../views/repo-frame.ts';
@@ -18,7 +18,7 @@ const PER_PAGE = 30;
 
 /** History pages (`/commits/{ref}/{path}`) and single commits (`/commit/{sha}`); both metered. */
 export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { code } = app.services;
+  const { code, ciRunQueries } = app.services;
 
   const history = async (request: FastifyRequest, reply: FastifyReply) => {
     const visible = await openRepo(app, request);
@@ -33,6 +33,10 @@ export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: 
       code.history(visible, location, { page, perPage: PER_PAGE }),
       frameOf(app, request, visible, 'code'),
     ]);
+    const checks = await ciRunQueries.commitChecks(
+      repo,
+      result.commits.map((commit) => commit.sha),
+    );
     const base = commitsUrl(repo, location.ref.name, location.path);
     const scope = location.path
       ? html` in <a class="text-mono" href="${srcUrl(repo, location.ref.name, location.path)}">${location.path}</a>`
@@ -40,7 +44,7 @@ export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: 
     const body = html`<div class="d-flex flex-items-center flex-wrap mb-2 kiln-gap">
         <h2 class="h3 flex-auto kiln-break">History of <span class="branch-name">${location.ref.name}</span>${scope}</h2>
       </div>
-      ${result.commits.length === 0 ? html`<p class="color-fg-muted">No more commits.</p>` : commitList(repo, result.commits)}
+      ${result.commits.length === 0 ? html`<p class="color-fg-muted">No more commits.</p>` : commitList(repo, result.commits, checks)}
       ${pager(result.page, result.hasMore, (n) => withPage(base, n))}`;
     return pages.send(request, reply, {
       title: `Commits · ${location.ref.name} · ${repo.owner.handle}/${repo.name}`,
@@ -58,6 +62,7 @@ export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: 
       code.commit(visible, sha),
       frameOf(app, request, visible, 'code'),
     ]);
+    const checks = await ciRunQueries.commitChecks(repo, [commit.sha]);
     const title = commitTitle(commit.message);
     const rest = commit.message.slice(title.length).trim();
     const parents: Html[] = commit.parents.map(
@@ -74,7 +79,7 @@ export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: 
         : undefined;
     const body = html`<section class="Box mb-3" aria-labelledby="commit-title">
         <div class="Box-header d-flex flex-items-start flex-wrap kiln-gap">
-          <h2 class="h4 flex-auto kiln-break" id="commit-title">${title}</h2>
+          <h2 class="h4 flex-auto kiln-break" id="commit-title">${title} ${commitCheck(repo, checks.get(commit.sha))}</h2>
           <a class="btn btn-sm" href="${srcUrl(repo, commit.sha)}">${icon('code')} Browse files</a>
         </div>
         ${rest ? html`<div class="Box-body"><pre class="kiln-pre kiln-message">${rest}</pre></div>` : null}

@@ -126,6 +126,10 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
   server.get('/repos/:owner/:name/pulls/:number/commits', METERED, async (request, reply) => {
     const found = await load(request);
     const commits = await pulls.commits(found);
+    const checks = await app.services.ciRunQueries.commitChecks(
+      found.base.repo,
+      commits.map((commit) => commit.sha),
+    );
     return render(
       request,
       reply,
@@ -134,7 +138,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
       () =>
         commits.length === 0
           ? html`<p class="color-fg-muted">No commits.</p>`
-          : commitList(found.base.repo, [...commits].reverse()),
+          : commitList(found.base.repo, [...commits].reverse(), checks),
       { commits },
     );
   });

@@ -32,6 +32,19 @@ function cancelForm(context: PageContext, repo: Repository, run: WorkflowRun): H
   </form>`;
 }
 
+/** Re-run buttons of a finished run: all jobs, and only the failed ones when some failed. */
+function rerunForms(context: PageContext, repo: Repository, run: WorkflowRun): Html {
+  const action = `${runUrl(repo, run.number)}/rerun`;
+  const form = (label: string, failedOnly: boolean) =>
+    html`<form method="post" action="${action}">
+      <input type="hidden" name="_csrf" value="${context.csrf}">
+      ${failedOnly ? html`<input type="hidden" name="failed" value="1">` : null}
+      <button class="btn btn-sm" type="submit">${icon('sync')} ${label}</button>
+    </form>`;
+  const failed = run.status === 'FAILURE' || run.status === 'CANCELLED';
+  return html`<div class="d-flex kiln-gap">${failed ? form('Re-run failed jobs', true) : null}${form('Re-run all jobs', false)}</div>`;
+}
+
 /** The head of the run and job pages: status, title, trigger and the way back. */
 export function runHeader(
   context: PageContext,
@@ -53,6 +66,7 @@ export function runHeader(
         </p>
       </div>
       ${view.canCancel && isUnfinished(run.status) ? cancelForm(context, repo, run) : null}
+      ${view.canCancel && !isUnfinished(run.status) && run.error === null ? rerunForms(context, repo, run) : null}
     </div>
     ${run.error ? html`<div class="flash flash-error mb-3" role="alert">${run.error}</div>` : null}`;
 }

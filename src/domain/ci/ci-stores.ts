@@ -1,0 +1,37 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.ts';
+import { CiJobStore } from './ci-job.store.ts';
+import { CiTaskStore } from './ci-task.store.ts';
+import { TaskReportStore } from './task-report.store.ts';
+import { TasksVersionStore } from './tasks-version.store.ts';
+import { WorkflowRunStore } from './workflow-run.store.ts';
+
+/**
+ * The stores of the runs aggregate over one connection or one transaction, so that a change
+ * spanning runs, jobs, runners and `tasks_version` (a claim, a settle, a sweep) commits whole.
+ * Built once in the composition root; services open transactions through `transaction` and never
+ * see the database itself.
+ */
+export class CiStores {
+  readonly runs: WorkflowRunStore;
+  readonly jobs: CiJobStore;
+  readonly tasks: CiTaskStore;
+  readonly reports: TaskReportStore;
+  readonly versions: TasksVersionStore;
+  readonly #db: Kysely<Tables>;
+
+  constructor(db: Kysely<Tables>) {
+    this.#db = db;
+    this.runs = new WorkflowRunStore(db);
+    this.jobs = new CiJobStore(db);
+    this.tasks = new CiTaskStore(db);
+    this.reports = new TaskReportStore(db);
+    this.versions = new TasksVersionStore(db);
+  }
+
+  /** Runs `work` in a transaction; inside one already, in that one. */
+  transaction<T>(work: (stores: CiStores) => Promise<T>): Promise<T> {
+    if (this.#db.isTransaction) return work(this);
+    return this.#db.transaction().execute((trx) => work(new CiStores(trx)));
+  }
+}

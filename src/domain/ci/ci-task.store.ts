@@ -1,0 +1,244 @@
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.ts';
+import type { RunnerScope } from '../runners/runner.types.ts';
+import { parseStringArray } from '../runners/runner-input.ts';
+import type { CiTask, CiTaskResult } from './ci.types.ts';
+import { toTask } from './ci-rows.ts';
+
+/** What a claim writes besides the runner: when, until when, and the token's hash. */
+export type Claim = {
+  readonly now: number;
+  readonly deadlineAt: number;
+  readonly tokenHash: string | null;
+};
+
+/**
+ * "The runner holds no running task": the one condition under which an ephemeral runner may be
+ * removed and an active runner turns idle.
+ */
+function holdsNoRunningTask(runnerId: string) {
+  return ({ not, exists, selectFrom }: ExpressionBuilder<Tables, 'runners'>) =>
+    not(
+      exists(
+        selectFrom('ci_tasks')
+          .select('id')
+          .where('runner_id', '=', runnerId)
+          .where('status', '=', 'running'),
+      ),
+    );
+}
+
+/**
+ * Queries over the tasks runners take (`ci_tasks` with the `runners` rows they change): claim,
+ * release, completion, the zombie and abandoned-job sweeps, and what FetchTask picks from. Every
+ * change is conditional on the current status, so replicas racing on one task apply it once.
+ */
+export class CiTaskStore {
+  readonly #db: Kysely<Tables>;
+
+  constructor(db: Kysely<Tables>) {
+    this.#db = db;
+  }
+
+  /**
+   * Writes the runner's row without changing it, which takes its lock on PostgreSQL inside a
+   * transaction; returns whether it is ephemeral, or undefined when it is gone.
+   */
+  async lockRunner(runnerId: string): Promise<{ ephemeral: boolean } | undefined> {
+    const row = await this.#db
+      .updateTable('runners')
+      .set((eb) => ({ status: eb.ref('status') }))
+      .where('id', '=', runnerId)
+      .returning('ephemeral')
+      .executeTakeFirst();
+    return row === undefined ? undefined : { ephemeral: Boolean(row.ephemeral) };
+  }
+
+  /** Whether the runner has ever been given a task. */
+  async hasHadTask(runnerId: string): Promise<boolean> {
+    const row = await this.#db
+      .selectFrom('ci_tasks')
+      .select('id')
+      .where('runner_id', '=', runnerId)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Gives a pending, unheld task to the runner (its attempt counts up); undefined if taken. */
+  async claim(taskId: number, runnerId: string, claim: Claim): Promise<CiTask | undefined> {
+    const row = await this.#db
+      .updateTable('ci_tasks')
+      .set((eb) => ({
+        status: 'running',
+        runner_id: runnerId,
+        started_at: claim.now,
+        deadline_at: claim.deadlineAt,
+        heartbeat_at: claim.now,
+        updated_at: claim.now,
+        token_hash: claim.tokenHash,
+        attempt: eb('attempt', '+', 1),
+      }))
+      .where('id', '=', taskId)
+      .where('status', '=', 'pending')
+      .where('runner_id', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    return row === undefined ? undefined : toTask(row);
+  }
+
+  /** One pending step row per step name, made when the task is claimed. */
+  async addSteps(taskId: number, names: readonly string[]): Promise<void> {
+    if (names.length === 0) return;
+    await this.#db
+      .insertInto('ci_task_steps')
+      .values(
+        names.map((name, index) => ({
+          task_id: taskId,
+          step_index: index,
+          name,
+          status: 'pending' as const,
+          log_index: 0,
+          log_length: 0,
+          started_at: null,
+          stopped_at: null,
+        })),
+      )
+      .execute();
+  }
+
+  async markRunnerActive(runnerId: string): Promise<void> {
+    await this.#db
+      .updateTable('runners')
+      .set({ status: 'active' })
+      .where('id', '=', runnerId)
+      .execute();
+  }
+
+  /** Undoes a claim still running for this runner, steps included; whether it did. */
+  async release(taskId: number, runnerId: string): Promise<boolean> {
+    const released = await this.#db
+      .updateTable('ci_tasks')
+      .set((eb) => ({
+        status: 'pending',
+        runner_id: null,
+        token_hash: null,
+        started_at: null,
+        deadline_at: null,
+        heartbeat_at: null,
+        attempt: eb('attempt', '-', 1),
+      }))
+      .where('id', '=', taskId)
+      .where('runner_id', '=', runnerId)
+      .where('status', '=', 'running')
+      .returning('id')
+      .executeTakeFirst();
+    if (released === undefined) return false;
+    await this.#db.deleteFrom('ci_task_steps').where('task_id', '=', taskId).execute();
+    return true;
+  }
+
+  /** Stores the final result of a task running for this runner; whether it was. */
+  async complete(taskId: number, runnerId: string, result: CiTaskResult, now: number) {
+    const done = await this.#db
+      .updateTable('ci_tasks')
+      // The task token dies with the task.
+      .set({ status: result, stopped_at: now, updated_at: now, token_hash: null })
+      .where('id', '=', taskId)
+      .where('runner_id', '=', runnerId)
+      .where('status', '=', 'running')
+      .returning('id')
+      .executeTakeFirst();
+    return done !== undefined;
+  }
+
+  /** Removes the runner if it is ephemeral and holds no running task; whether it did. */
+  async deleteIdleEphemeral(runnerId: string): Promise<boolean> {
+    const result = await this.#db
+      .deleteFrom('runners')
+      .where('id', '=', runnerId)
+      .where('ephemeral', '=', true)
+      .where(holdsNoRunningTask(runnerId))
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  /** An active runner that holds no running task any more is idle. */
+  async idleIfFree(runnerId: string): Promise<void> {
+    await this.#db
+      .updateTable('runners')
+      .set({ status: 'idle' })
+      .where('id', '=', runnerId)
+      .where('status', '=', 'active')
+      .where(holdsNoRunningTask(runnerId))
+      .execute();
+  }
+
+  /** Fails running tasks past their deadline or silent since `silentBefore`; what it failed. */
+  async failZombies(now: number, silentBefore: number) {
+    const failed = await this.#db
+      .updateTable('ci_tasks')
+      .set({ status: 'failure', stopped_at: now, updated_at: now, token_hash: null })
+      .where('status', '=', 'running')
+      .where((eb) => eb.or([eb('deadline_at', '<', now), eb('heartbeat_at', '<', silentBefore)]))
+      .returning(['runner_id', 'run_id'])
+      .execute();
+    return failed.map((task) => ({ runnerId: task.runner_id, runId: task.run_id }));
+  }
+
+  async markRunnersOffline(runnerIds: readonly string[]): Promise<void> {
+    if (runnerIds.length === 0) return;
+    await this.#db
+      .updateTable('runners')
+      .set({ status: 'offline' })
+      .where('id', 'in', [...runnerIds])
+      .execute();
+  }
+
+  /** Cancels jobs still waiting whose last change is before `before`; their runs' ids. */
+  async cancelWaitingSince(before: number, now: number): Promise<string[]> {
+    const cancelled = await this.#db
+      .updateTable('ci_tasks')
+      .set({ status: 'cancelled', stopped_at: now, updated_at: now })
+      .where('status', 'in', ['pending', 'blocked'])
+      .where('updated_at', '<', before)
+      .returning('run_id')
+      .execute();
+    return cancelled.map((job) => job.run_id);
+  }
+
+  /** The oldest pending, unheld jobs in a runner scope, with the labels they need. */
+  async listCandidates(scope: RunnerScope, limit: number) {
+    let query = this.#db
+      .selectFrom('ci_tasks')
+      .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
+      .innerJoin('repositories', 'repositories.id', 'workflow_runs.repo_id')
+      .select(['ci_tasks.id', 'ci_tasks.runs_on'])
+      .where('ci_tasks.status', '=', 'pending')
+      .where('ci_tasks.runner_id', 'is', null);
+    if (scope.kind === 'repository') {
+      query = query.where('repositories.id', '=', scope.repoId);
+    } else if (scope.kind === 'organisation') {
+      query = query.where('repositories.owner_id', '=', scope.orgId);
+    }
+    const rows = await query.orderBy('ci_tasks.id').limit(limit).execute();
+    return rows.map((row) => ({ id: Number(row.id), runsOn: parseStringArray(row.runs_on) }));
+  }
+
+  /** The scope a runner was registered in, or undefined when it is gone. */
+  async findRunnerScope(runnerId: string): Promise<RunnerScope | undefined> {
+    const row = await this.#db
+      .selectFrom('runners')
+      .select(['scope_kind', 'scope_repo_id', 'scope_org_id'])
+      .where('id', '=', runnerId)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    if (row.scope_kind === 'repository' && row.scope_repo_id !== null) {
+      return { kind: 'repository', repoId: row.scope_repo_id };
+    }
+    if (row.scope_kind === 'organisation' && row.scope_org_id !== null) {
+      return { kind: 'organisation', orgId: row.scope_org_id };
+    }
+    return { kind: 'instance' };
+  }
+}

@@ -1,0 +1,24 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.ts';
+import type { TaskGrant } from './task-token.ts';
+
+/** Queries behind task tokens: the hash lives on the task row while the task runs. */
+export class TaskTokenStore {
+  readonly #db: Kysely<Tables>;
+
+  constructor(db: Kysely<Tables>) {
+    this.#db = db;
+  }
+
+  /** The running task whose token hashes to `tokenHash`, with its repository. */
+  async findRunningGrant(tokenHash: string): Promise<TaskGrant | undefined> {
+    const row = await this.#db
+      .selectFrom('ci_tasks')
+      .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
+      .select(['ci_tasks.id', 'workflow_runs.repo_id'])
+      .where('ci_tasks.token_hash', '=', tokenHash)
+      .where('ci_tasks.status', '=', 'running')
+      .executeTakeFirst();
+    return row === undefined ? undefined : { taskId: Number(row.id), repoId: row.repo_id };
+  }
+}

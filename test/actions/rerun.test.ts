@@ -1,0 +1,141 @@
+/**
+ * Re-running finished workflow runs as a new attempt, through the REST API (GitHub's and Gitea's
+ * paths) and the run page's form: failed jobs and the jobs that need them start over and a
+ * runner client replaying act_runner's calls (replay-runner.ts) is handed them again; jobs that
+ * passed keep their result; a run still going is refused with 409, a reader with 403.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Result } from '../../src/gen/runner/v1/messages_pb.js';
+import { GitClient } from '../support/git.ts';
+import { apiCall } from '../support/http.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { page, signedIn } from '../web/fixtures.ts';
+import { pushedRepoWithReader } from './fixtures.ts';
+import { ReplayRunner } from './replay-runner.ts';
+
+const WORKFLOW = `on: push
+jobs:
+  lint:
+    runs-on: rerun-box
+    steps: [{run: make lint}]
+  build:
+    runs-on: rerun-box
+    steps: [{run: make}]
+  ship:
+    needs: build
+    runs-on: rerun-box
+    steps: [{run: make ship}]
+`;
+
+let kiln: TestServer;
+let git: GitClient;
+
+beforeAll(async () => {
+  kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false' });
+  git = await GitClient.create();
+});
+afterAll(async () => {
+  await git?.dispose();
+  await kiln?.close();
+});
+
+describe('re-running a run', () => {
+  it('starts failed jobs and their dependents over, over REST and from the run page', async () => {
+    const runner = await ReplayRunner.register(kiln, { labels: ['rerun-box'] });
+    const {
+      owner: made,
+      reader,
+      name,
+    } = await pushedRepoWithReader(kiln, git, {
+      '.gitea/workflows/ci.yml': WORKFLOW,
+    });
+    const { user: owner, token, password } = made;
+    const runPath = `/repos/${owner.handle}/${name}/actions/runs/1`;
+    const jobs = async () =>
+      (
+        (await apiCall(kiln.url, `${runPath}/jobs`, { token })).body as {
+          jobs: { id: number; name: string; conclusion: string | null; status: string }[];
+        }
+      ).jobs;
+
+    const first = await runner.next();
+    const early = await apiCall(kiln.url, `${runPath}/rerun`, { method: 'POST', token });
+    expect(early.status).toBe(409);
+    const taken = new Map<string, number>();
+    const play = async (fail: string[]) => {
+      for (let task = first; ; ) {
+        const job = (task.context as { job: string }).job;
+        taken.set(job, (taken.get(job) ?? 0) + 1);
+        await runner.run(task, {
+          steps: [{ lines: ['x'], result: fail.includes(job) ? Result.FAILURE : Result.SUCCESS }],
+        });
+        const next = await runner.poll();
+        if (next === undefined) return;
+        task = next;
+      }
+    };
+    await play(['build']);
+    expect(Object.fromEntries(taken)).toEqual({ lint: 1, build: 1 });
+    expect((await jobs()).map((job) => [job.name, job.conclusion])).toEqual([
+      ['lint', 'success'],
+      ['build', 'failure'],
+      ['ship', 'skipped'],
+    ]);
+
+    const refused = await apiCall(kiln.url, `${runPath}/rerun-failed-jobs`, {
+      method: 'POST',
+      token: reader.token,
+    });
+    expect(refused.status).toBe(403);
+    const again = await apiCall(kiln.url, `${runPath}/rerun-failed-jobs`, {
+      method: 'POST',
+      token,
+    });
+    expect(again.status).toBe(201);
+    expect(again.body).toMatchObject({ id: 1, status: 'queued', conclusion: null });
+    expect((await jobs()).map((job) => [job.name, job.status])).toEqual([
+      ['lint', 'completed'],
+      ['build', 'queued'],
+      ['ship', 'waiting'],
+    ]);
+    taken.clear();
+    const retried = await runner.next();
+    expect((retried.context as { job: string }).job).toBe('build');
+    await runner.run(retried);
+    const shipped = await runner.next();
+    expect((shipped.context as { job: string }).job).toBe('ship');
+    await runner.run(shipped);
+    const done = await apiCall(kiln.url, runPath, { token });
+    expect(done.body).toMatchObject({ status: 'completed', conclusion: 'success' });
+
+    // The run page offers a re-run of every job to a writer.
+    const browser = await signedIn(kiln, owner.handle, password);
+    expect(await page(browser, runPath)).toContain('Re-run all jobs');
+    const posted = await browser.post(`${runPath}/rerun`, {});
+    expect(posted.status).toBe(303);
+    const names: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const task = await runner.next();
+      names.push((task.context as { job: string }).job);
+      await runner.run(task);
+    }
+    expect(names.sort()).toEqual(['build', 'lint', 'ship']);
+
+    // One job without dependents: only it runs again.
+    const lint = (await jobs()).find((job) => job.name === 'lint');
+    const one = await apiCall(kiln.url, `${runPath}/jobs/${lint?.id}/rerun`, {
+      method: 'POST',
+      token,
+    });
+    expect(one.status).toBe(201);
+    const alone = await runner.next();
+    expect((alone.context as { job: string }).job).toBe('lint');
+    expect(await runner.poll()).toBeUndefined();
+    await runner.run(alone);
+    const missing = await apiCall(kiln.url, `${runPath}/jobs/999999/rerun`, {
+      method: 'POST',
+      token,
+    });
+    expect(missing.status).toBe(404);
+  });
+});
