@@ -52,7 +52,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   gen: [],
   http: ['lib', 'config', 'domain', 'git', 'gen', 'app', 'version'],
   mcp: ['lib', 'config', 'domain', 'http/convert', ...MCP_SHARED_REST_VIEWS, 'app', 'version'],
-  app: ['lib', 'config', 'db', 'domain', 'git', 'version'],
+  app: ['lib', 'config', 'db', 'domain', 'git', 'notify', 'version'],
+  // Turns domain events into outgoing notifications (webhooks) in the wire shapes of the REST
+  // converters; the composition root subscribes it, so the domain never sees those shapes.
+  notify: ['lib', 'config', 'domain', 'http/convert', 'http/api/v1/schemas'],
   // The command line: an edge like http, which also applies migrations on its own (`migrate`),
   // and hands `runner …` to the built-in runner's own command line.
   cli: [

@@ -12,6 +12,7 @@ import { tokenScopesMigration } from './0010-token-scopes.ts';
 import { federationMigration } from './0011-federation.ts';
 import { ciExecutionMigration } from './0012-ci-execution.ts';
 import { repoHousekeepingMigration } from './0013-repo-housekeeping.ts';
+import { webhooksMigration } from './0014-webhooks.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   federationMigration,
   ciExecutionMigration,
   repoHousekeepingMigration,
+  webhooksMigration,
 ];

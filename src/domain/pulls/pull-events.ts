@@ -1,4 +1,5 @@
-import type { Repository } from '../repos/repo.types.ts';
+import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
+import type { User } from '../users/user.types.ts';
 import type { Pull } from './pull.types.ts';
 
 /** Something that happened to a pull request, as workflows (`on: pull_request`) name it. */
@@ -10,6 +11,18 @@ export type PullEvent = {
   readonly pull: Pull;
   /** Login of who caused it: the author on open, the pusher on synchronize. */
   readonly actor: { readonly id: string; readonly handle: string };
+};
+
+/** A later change to a pull: its state, its text, or its merge. */
+export type PullChange = {
+  readonly action: 'closed' | 'reopened' | 'edited' | 'merged';
+  /** The pull as it is after the change, in its base repository. */
+  readonly context: {
+    readonly base: VisibleRepo;
+    readonly head: Repository | null;
+    readonly pull: Pull;
+  };
+  readonly actor: User;
 };
 
 export type PullListener = (event: PullEvent) => Promise<void>;

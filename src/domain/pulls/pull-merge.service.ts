@@ -83,6 +83,8 @@ export class PullMergeService {
     });
     if (!recorded) throw new NotAllowed('pull request has already been merged or closed');
     await this.#repos.touch(base.repo);
+    const merged = await this.#pulls.get(actor, owner, name, number);
+    await this.#pulls.changed.emit({ action: 'merged', context: merged, actor });
     return mergeSha;
   }
 }

@@ -6,6 +6,7 @@ import { type Commit, readCommit } from '../../git/read-objects.ts';
 import { readRefFiles } from '../../git/read-ref.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
 import { newId } from '../../lib/ids.ts';
+import { Listeners } from '../../lib/listeners.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Page } from '../repos/repo.store.ts';
@@ -20,7 +21,7 @@ import {
   type PullStateFilter,
   pullHeadRef,
 } from './pull.types.ts';
-import type { PullEvent, PullEvents } from './pull-events.ts';
+import type { PullChange, PullEvent, PullEvents } from './pull-events.ts';
 
 export type PullDeps = {
   readonly store: PullStore;
@@ -87,6 +88,11 @@ function checkText(title: string | undefined, body: string | undefined): void {
  */
 export class PullService {
   readonly #deps: PullDeps;
+  /**
+   * Announces what happens to a pull after it was opened: closed, reopened, edited, and merged
+   * (announced by PullMergeService), with the pull as it now is and who did it.
+   */
+  readonly changed = new Listeners<PullChange>();
 
   constructor(deps: PullDeps) {
     this.#deps = deps;
@@ -242,7 +248,17 @@ export class PullService {
       }
     }
     await this.#deps.store.update(pull.id, update);
-    return this.get(actor, owner, name, number);
+    const after = await this.get(actor, owner, name, number);
+    const action =
+      update.state === 'closed'
+        ? 'closed'
+        : update.state === 'open'
+          ? 'reopened'
+          : update.title !== undefined || update.body !== undefined
+            ? 'edited'
+            : undefined;
+    if (action) await this.changed.emit({ action, context: after, actor });
+    return after;
   }
 
   /**

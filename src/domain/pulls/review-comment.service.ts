@@ -5,6 +5,7 @@ import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { diffCommits, mergeBase } from '../../git/diff.ts';
 import { isAncestor, resolveCommit } from '../../git/refs.ts';
 import { foldId, newId } from '../../lib/ids.ts';
+import { Listeners } from '../../lib/listeners.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import { atLeast } from '../repos/repo.types.ts';
@@ -67,6 +68,12 @@ function toComment(row: Selectable<ReviewCommentsTable>): ReviewComment {
  * later pushes never move them.
  */
 export class ReviewCommentService {
+  /** Announces each new review comment, with its pull and who wrote it. */
+  readonly created = new Listeners<{
+    context: PullInContext;
+    comment: ReviewComment;
+    actor: User;
+  }>();
   readonly #db: Db;
   readonly #pulls: PullService;
   readonly #repos: RepoService;
@@ -128,7 +135,9 @@ export class ReviewCommentService {
       updated_at: now,
     };
     await this.#db.insertInto('review_comments').values(row).execute();
-    return { context, comment: toComment(row) };
+    const comment = toComment(row);
+    await this.created.emit({ context, comment, actor });
+    return { context, comment };
   }
 
   async update(actor: User, owner: string, name: string, wireId: number, body: string) {

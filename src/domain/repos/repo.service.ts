@@ -85,6 +85,10 @@ export class RepoService {
   readonly #deps: RepoServiceDeps;
   /** Announces each new repository (private ones too; listeners decide what to tell). */
   readonly created = new Listeners<Repository>();
+  /** Announces each deleted repository (after its row and directory are gone), with who did it. */
+  readonly deleted = new Listeners<{ repo: Repository; actor: User }>();
+  /** Announces each fork once it is in place: the new repository, its source and who forked. */
+  readonly forked = new Listeners<{ fork: Repository; source: Repository; actor: User }>();
   /**
    * `get` by viewer, owner and name, and `visibleParent` by viewer and repository. A lookup is
    * two or three queries, most of a repository answer's cost; a repeated one is served from
@@ -379,6 +383,7 @@ export class RepoService {
       throw error;
     }
     await clearCreationMarker(handle);
+    await this.forked.emit({ fork, source, actor });
     return { repo: fork, access: { level: 'admin' } };
   }
 
@@ -396,6 +401,7 @@ export class RepoService {
     await deleteRepository(this.#deps.paths, handle).catch((error: unknown) => {
       if (!(error instanceof NotFound)) throw error;
     });
+    await this.deleted.emit({ repo, actor });
   }
 
   async updateSettings(

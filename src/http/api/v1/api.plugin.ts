@@ -12,6 +12,7 @@ import { registerArchiveRoutes } from './archive.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
 import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
+import { registerHookRoutes } from './hooks.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
 import { PullViews } from './pull-views.ts';
@@ -72,6 +73,7 @@ export async function apiV1Plugin(server: FastifyInstance, opts: { app: App }): 
   registerBranchRoutes(server, app);
   registerReleaseRoutes(server, app);
   registerLabelRoutes(server, app);
+  registerHookRoutes(server, { services: app.services });
   registerStatusRoutes(server, app, views);
   registerBranchProtectionRoutes(server, app);
   registerArchiveRoutes(server, app);
