@@ -132,7 +132,10 @@ describe('formats and safety', () => {
   });
 
   it('refuses a loopback receiver by default and records why', async () => {
-    const env = { SERVICE_SECRET_KEY: 'another delivery tests key', SERVICE_WEBHOOK_RETRY_DELAY: '50ms' };
+    const env = {
+      SERVICE_SECRET_KEY: 'another delivery tests key',
+      SERVICE_WEBHOOK_RETRY_DELAY: '50ms',
+    };
     const { kiln, receiver, alice, api } = await setUp(env);
     for (const host of [receiver.url, receiver.url.replace('127.0.0.1', 'localhost')]) {
       const hook = await addHook(api, alice, { url: host });
