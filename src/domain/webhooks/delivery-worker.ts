@@ -1,6 +1,13 @@
+import http from 'node:http';
+import https from 'node:https';
 import type { Config } from '../../config/config.ts';
 import { HostAllowlist } from '../../lib/host-allowlist.ts';
-import type { AttemptRecord, ClaimedDelivery, DeliveryStore } from './delivery.store.ts';
+import type {
+  AttemptRecord,
+  ClaimedDelivery,
+  DeliveryStore,
+  RecordEntry,
+} from './delivery.store.ts';
 import type { WebhookService } from './webhook.service.ts';
 import type { StoredHook, WebhookStore } from './webhook.store.ts';
 import { buildHookRequest, recordableHeaders } from './webhook-request.ts';
@@ -22,6 +29,8 @@ export type DeliveryWorkerDeps = {
 const KEPT_BODY_BYTES = 64 * 1024;
 /** How often the queue is looked at when nobody said something was queued (other replicas). */
 const POLL_MS = 1000;
+/** Claimed batches hold this many times the concurrency, so claiming is not per delivery. */
+const CLAIM_AHEAD = 4;
 const PRUNE_EVERY_MS = 3_600_000;
 
 /**
@@ -34,16 +43,23 @@ const PRUNE_EVERY_MS = 3_600_000;
 export class DeliveryWorker {
   readonly #deps: DeliveryWorkerDeps;
   readonly #allowlist: HostAllowlist;
+  readonly #agents: { readonly http: http.Agent; readonly https: https.Agent };
+  /** Opened secrets by hook row, for the hooks of the batch being sent. */
+  readonly #credentials = new Map<StoredHook, { secret: string; authorization: string }>();
   readonly #inFlight = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #running = false;
   #again = false;
   #stopped = false;
   #lastPrune = 0;
+  readonly #toRecord: RecordEntry[] = [];
+  #flush: Promise<void> | undefined;
 
   constructor(deps: DeliveryWorkerDeps) {
     this.#deps = deps;
     this.#allowlist = new HostAllowlist(deps.settings.allowedHosts);
+    const pool = { keepAlive: true, maxSockets: deps.settings.concurrency, timeout: 30_000 };
+    this.#agents = { http: new http.Agent(pool), https: new https.Agent(pool) };
   }
 
   start(): void {
@@ -78,6 +94,8 @@ export class DeliveryWorker {
     while (this.#running || this.#inFlight.size > 0) {
       await Promise.race([...this.#inFlight, new Promise((resolve) => setTimeout(resolve, 20))]);
     }
+    this.#agents.http.destroy();
+    this.#agents.https.destroy();
   }
 
   async #drain(): Promise<void> {
@@ -87,38 +105,52 @@ export class DeliveryWorker {
       this.#lastPrune = now;
       await deliveries.prune(now - settings.retentionMs);
     }
-    // A lease outlives the attempt (timeout) with room to record it.
-    const leaseMs = settings.timeoutMs * 2 + 5000;
-    while (!this.#stopped) {
-      const room = settings.concurrency - this.#inFlight.size;
-      if (room <= 0) {
-        await Promise.race(this.#inFlight);
-        continue;
+    // Claims run ahead of the free slots (a batch waits its turn here), so the lease covers
+    // the batch's wait as well as its own attempt, with room to record it.
+    const batch = settings.concurrency * CLAIM_AHEAD;
+    const leaseMs = settings.timeoutMs * (CLAIM_AHEAD + 1) + 5000;
+    const hookCache = new Map<string, Promise<StoredHook | undefined>>();
+    const hookOf = (id: string) => {
+      let hook = hookCache.get(id);
+      if (!hook) {
+        hook = this.#deps.hooks.findById(id);
+        hookCache.set(id, hook);
       }
-      const claimed = await deliveries.claim(room, Date.now(), leaseMs);
-      if (claimed.length === 0) break;
-      const hooks = new Map<string, Promise<StoredHook | undefined>>();
-      for (const delivery of claimed) {
-        let hook = hooks.get(delivery.hookId);
-        if (!hook) {
-          hook = this.#deps.hooks.findById(delivery.hookId);
-          hooks.set(delivery.hookId, hook);
-        }
-        const attempt = hook
+      return hook;
+    };
+    const waiting: ClaimedDelivery[] = [];
+    while (!this.#stopped) {
+      if (waiting.length === 0) {
+        // The hook rows are read again for every claimed batch: an edit applies from the next.
+        hookCache.clear();
+        this.#credentials.clear();
+        waiting.push(...(await deliveries.claim(batch, Date.now(), leaseMs)));
+        if (waiting.length === 0) break;
+      }
+      while (waiting.length > 0 && this.#inFlight.size < settings.concurrency) {
+        const delivery = waiting.shift() as ClaimedDelivery;
+        const attempt = hookOf(delivery.hookId)
           .then((stored) => this.#attempt(delivery, stored))
           .catch((error: unknown) => this.#deps.report(error));
         const tracked = attempt.finally(() => this.#inFlight.delete(tracked));
         this.#inFlight.add(tracked);
       }
+      if (waiting.length > 0) await Promise.race(this.#inFlight);
     }
+    // Stopped with claims not started: they wait for their lease to end, then anyone sends them.
   }
 
   async #attempt(delivery: ClaimedDelivery, stored: StoredHook | undefined): Promise<void> {
-    const { settings, deliveries, hooks } = this.#deps;
+    const { settings, hooks } = this.#deps;
     const attempts = delivery.attempts + 1;
     if (!stored) return; // The hook was deleted; its rows went with it.
     const { hook } = stored;
-    const { secret, authorization } = this.#deps.service.openCredentials(stored);
+    let credentials = this.#credentials.get(stored);
+    if (!credentials) {
+      credentials = this.#deps.service.openCredentials(stored);
+      this.#credentials.set(stored, credentials);
+    }
+    const { secret, authorization } = credentials;
     const request = buildHookRequest({
       type: hook.type,
       url: hook.url,
@@ -144,6 +176,7 @@ export class DeliveryWorker {
     try {
       const answer = await sendWebhookRequest(request, {
         allowlist: this.#allowlist,
+        agents: this.#agents,
         timeoutMs: settings.timeoutMs,
         maxBodyBytes: KEPT_BODY_BYTES,
       });
@@ -174,10 +207,30 @@ export class DeliveryWorker {
       !succeeded && retryable && attempts < settings.maxAttempts
         ? now + settings.retryDelayMs * 2 ** (attempts - 1)
         : undefined;
-    await deliveries.record(delivery.id, record, { succeeded, retryAt, attempts, now });
-    if (succeeded) await hooks.recordSuccess(hook.id);
+    await this.#record({
+      id: delivery.id,
+      attempt: record,
+      outcome: { succeeded, retryAt, attempts, now },
+    });
+    if (succeeded && hook.consecutiveFailures > 0) await hooks.recordSuccess(hook.id);
     else await hooks.recordFailure(hook.id, settings.disableAfter, now);
     if (retryAt !== undefined) this.#wakeAt(retryAt);
+  }
+
+  /**
+   * Records an attempt together with the others that finished in the same turn of the event
+   * loop: one transaction for all of them, where one each cost most of a delivery's time.
+   */
+  #record(entry: RecordEntry): Promise<void> {
+    this.#toRecord.push(entry);
+    if (!this.#flush) {
+      this.#flush = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        const entries = this.#toRecord.splice(0);
+        this.#flush = undefined;
+        await this.#deps.deliveries.recordMany(entries);
+      });
+    }
+    return this.#flush;
   }
 
   /** Looks again when a retry falls due, sooner than the next poll would. */

@@ -27,6 +27,46 @@ export type AttemptRecord = {
   readonly durationMs: number;
 };
 
+/** One attempt to record and what it means for the delivery. */
+export type RecordEntry = {
+  readonly id: string;
+  readonly attempt: AttemptRecord;
+  readonly outcome: {
+    succeeded: boolean;
+    retryAt: number | undefined;
+    attempts: number;
+    now: number;
+  };
+};
+
+/**
+ * Stores one attempt. `retryAt` set: queued again for then; unset: final, `delivered` when
+ * `succeeded`, else `failed`.
+ */
+async function record(db: Db, id: string, attempt: AttemptRecord, outcome: RecordEntry['outcome']) {
+  const state =
+    outcome.retryAt !== undefined ? 'queued' : outcome.succeeded ? 'delivered' : 'failed';
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      state,
+      attempts: outcome.attempts,
+      next_attempt_at: outcome.retryAt ?? outcome.now,
+      lease_until: 0,
+      request_url: attempt.requestUrl,
+      request_headers: JSON.stringify(attempt.requestHeaders),
+      request_body: attempt.requestBody,
+      response_status: attempt.responseStatus,
+      response_headers: JSON.stringify(attempt.responseHeaders),
+      response_body: attempt.responseBody,
+      error: attempt.error,
+      duration_ms: attempt.durationMs,
+      delivered_at: outcome.now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
 function parseHeaders(text: string | null): Record<string, string> {
   return text ? (JSON.parse(text) as Record<string, string>) : {};
 }
@@ -110,36 +150,12 @@ export class DeliveryStore {
     }));
   }
 
-  /**
-   * Stores one attempt. `retryAt` set: queued again for then; unset: final, `delivered` when
-   * `succeeded`, else `failed`.
-   */
-  async record(
-    id: string,
-    attempt: AttemptRecord,
-    outcome: { succeeded: boolean; retryAt: number | undefined; attempts: number; now: number },
-  ): Promise<void> {
-    const state =
-      outcome.retryAt !== undefined ? 'queued' : outcome.succeeded ? 'delivered' : 'failed';
-    await this.#db
-      .updateTable('webhook_deliveries')
-      .set({
-        state,
-        attempts: outcome.attempts,
-        next_attempt_at: outcome.retryAt ?? outcome.now,
-        lease_until: 0,
-        request_url: attempt.requestUrl,
-        request_headers: JSON.stringify(attempt.requestHeaders),
-        request_body: attempt.requestBody,
-        response_status: attempt.responseStatus,
-        response_headers: JSON.stringify(attempt.responseHeaders),
-        response_body: attempt.responseBody,
-        error: attempt.error,
-        duration_ms: attempt.durationMs,
-        delivered_at: outcome.now,
-      })
-      .where('id', '=', id)
-      .execute();
+  /** Stores several attempts in one transaction (see `record`). */
+  async recordMany(entries: readonly RecordEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.#db.transaction().execute(async (trx) => {
+      for (const { id, attempt, outcome } of entries) await record(trx, id, attempt, outcome);
+    });
   }
 
   /** The latest deliveries of a hook, newest first. */

@@ -21,6 +21,12 @@ export type ReceivedAnswer = {
 
 export type TransportOptions = {
   readonly allowlist: HostAllowlist;
+  /**
+   * Keep-alive connection pools (one per scheme). A pooled connection was opened through the
+   * checked lookup below, so reusing it for the same host and port reaches the same checked
+   * address; without pools every request opens its own connection.
+   */
+  readonly agents?: { readonly http: http.Agent; readonly https: https.Agent };
   readonly timeoutMs: number;
   readonly maxBodyBytes: number;
 };
@@ -75,7 +81,7 @@ export function sendWebhookRequest(
       method: request.method,
       headers,
       lookup,
-      agent: false,
+      agent: (url.protocol === 'https:' ? options.agents?.https : options.agents?.http) ?? false,
     });
     const deadline = setTimeout(() => {
       outgoing.destroy(new DeliveryError(`no answer within ${options.timeoutMs} ms`));
@@ -103,6 +109,7 @@ export function sendWebhookRequest(
       };
       incoming.on('data', (chunk: Buffer) => {
         if (kept >= options.maxBodyBytes) return;
+        // (Past the cap the connection is destroyed below, so it never returns to a pool.)
         const room = options.maxBodyBytes - kept;
         const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
         chunks.push(part);
