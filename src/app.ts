@@ -29,6 +29,7 @@ import { TasksVersions } from './domain/ci/tasks-version.ts';
 import { startZombieSweep } from './domain/ci/zombie-sweep.ts';
 import { ArchiveService } from './domain/code/archive.service.ts';
 import { CodeService } from './domain/code/code.service.ts';
+import { PushHistory } from './domain/code/push-history.ts';
 import { Federation } from './domain/federation/federation.ts';
 import { subscribeFederationToPushes } from './domain/federation/federation-pushes.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
@@ -71,11 +72,17 @@ import { TokenService } from './domain/tokens/token.service.ts';
 import { TokenStore } from './domain/tokens/token.store.ts';
 import { UserService } from './domain/users/user.service.ts';
 import { UserStore } from './domain/users/user.store.ts';
+import { DeliveryStore } from './domain/webhooks/delivery.store.ts';
+import { DeliveryWorker } from './domain/webhooks/delivery-worker.ts';
+import { WebhookService } from './domain/webhooks/webhook.service.ts';
+import { WebhookStore } from './domain/webhooks/webhook.store.ts';
 import { CatFilePool } from './git/cat-file-pool.ts';
 import type { GitContext } from './git/git-context.ts';
 import { RefUpdatePool } from './git/ref-update-pool.ts';
 import { RepoPaths } from './git/repo-paths.ts';
 import { sweepTempDirs } from './git/repository.ts';
+import { WebhookNotifier } from './notify/webhook-notifier.ts';
+import { WebhookRecords } from './notify/webhook-records.ts';
 import { KILN_VERSION } from './version.ts';
 
 export type { GitContext };
@@ -224,6 +231,27 @@ export async function createApp(config: Config): Promise<App> {
   subscribeHousekeepingToPushes(pushes, housekeeping);
   const runnerStore = new RunnerStore(db);
   const registrationTokens = new RegistrationTokenStore(db);
+  const reviewComments = new ReviewCommentService({
+    store: new ReviewCommentStore(db),
+    pullStore,
+    pulls,
+    repos,
+    catFiles: git.catFiles,
+  });
+  const { webhooks, webhookWorker, webhookNotifier } = startWebhooks({
+    config,
+    db,
+    git,
+    users,
+    orgs,
+    admins,
+    repos,
+    pulls,
+    pushes,
+    pullEvents,
+    reviewComments,
+    releases,
+  });
   const services: Services = {
     users,
     tokens: new TokenService(new TokenStore(db), users),
@@ -240,13 +268,8 @@ export async function createApp(config: Config): Promise<App> {
     housekeeping,
     pulls,
     pullMerges: new PullMergeService(pulls, pullStore, repos, git),
-    reviewComments: new ReviewCommentService({
-      store: new ReviewCommentStore(db),
-      pullStore,
-      pulls,
-      repos,
-      catFiles: git.catFiles,
-    }),
+    reviewComments,
+    webhooks,
     branches: new BranchService({
       repos,
       protectedBranches,
@@ -336,11 +359,71 @@ export async function createApp(config: Config): Promise<App> {
       if (closed) return;
       closed = true;
       clearInterval(scheduleTimer);
-      await Promise.all([zombieSweep.stop(), housekeeping.close()]);
+      await webhookNotifier.settle();
+      await Promise.all([zombieSweep.stop(), housekeeping.close(), webhookWorker.stop()]);
       await federation?.stop();
       await ciLogs.closeAll();
       await Promise.all([git.catFiles.closeAll(), git.refUpdates.closeAll()]);
       await database.close();
     },
   };
+}
+
+type WebhookParts = {
+  readonly config: Config;
+  readonly db: Database['db'];
+  readonly git: GitContext;
+  readonly users: UserService;
+  readonly orgs: OrgService;
+  readonly admins: AdminPolicy;
+  readonly repos: RepoService;
+  readonly pulls: PullService;
+  readonly pushes: PushEvents;
+  readonly pullEvents: PullEvents;
+  readonly reviewComments: ReviewCommentService;
+  readonly releases: ReleaseService;
+};
+
+/**
+ * Webhooks: the service, the worker draining the delivery queue, and the notifier that turns
+ * domain events into Gitea payloads (built with the REST converters, hence outside `domain`).
+ */
+function startWebhooks(parts: WebhookParts) {
+  const { config, db, git, repos } = parts;
+  const report = (error: unknown) => {
+    process.stderr.write(`kiln: webhook work failed: ${String(error)}\n`);
+  };
+  const hookStore = new WebhookStore(db);
+  const deliveryStore = new DeliveryStore(db);
+  let worker: DeliveryWorker | undefined;
+  const webhooks = new WebhookService({
+    hooks: hookStore,
+    deliveries: deliveryStore,
+    repos,
+    orgs: parts.orgs,
+    admins: parts.admins,
+    secretKey: config.secretKey,
+    onQueued: () => worker?.kick(),
+  });
+  worker = new DeliveryWorker({
+    hooks: hookStore,
+    deliveries: deliveryStore,
+    service: webhooks,
+    settings: config.webhook,
+    userAgent: `Kiln/${KILN_VERSION}`,
+    report,
+  });
+  worker.start();
+  const records = new WebhookRecords({
+    repos,
+    users: parts.users,
+    pulls: parts.pulls,
+    history: new PushHistory(repos, git.catFiles),
+    authors: new CommitAuthorStore(db),
+    context: { baseUrl: config.baseUrl ? config.baseUrl.href.replace(/\/+$/, '') : null },
+  });
+  const notifier = new WebhookNotifier(webhooks, records, report);
+  notifier.listen(parts);
+  webhooks.useTestEvents((repo, actor) => notifier.testEvent(repo, actor));
+  return { webhooks, webhookWorker: worker, webhookNotifier: notifier };
 }

@@ -44,7 +44,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   present: ['lib', 'config', 'domain', 'git'],
   http: ['lib', 'config', 'domain', 'git', 'gen', 'present', 'app', 'version'],
   mcp: ['lib', 'config', 'domain', 'present', 'version'],
-  app: ['lib', 'config', 'db', 'domain', 'git', 'version'],
+  app: ['lib', 'config', 'db', 'domain', 'git', 'notify', 'version'],
+  // Turns domain events into outgoing notifications (webhooks) in the presenters' wire shapes;
+  // the composition root subscribes it, so the domain never sees those shapes.
+  notify: ['lib', 'config', 'domain', 'present'],
   // The command line: an edge like http, which also applies migrations on its own (`migrate`),
   // and hands `runner …` to the built-in runner's own command line.
   cli: [

@@ -76,6 +76,15 @@ export type Config = {
     readonly allowPrivateAddresses: boolean;
     readonly giveUpAfterMs: number;
   };
+  readonly webhook: {
+    readonly allowedHosts: readonly string[];
+    readonly timeoutMs: number;
+    readonly maxAttempts: number;
+    readonly retryDelayMs: number;
+    readonly disableAfter: number;
+    readonly retentionMs: number;
+    readonly concurrency: number;
+  };
   readonly housekeeping: {
     readonly enabled: boolean;
     readonly concurrency: number;
@@ -145,6 +154,15 @@ export function toConfig(values: ConfigValues): Config {
       maxBytes: values['service.render.max-bytes'],
       queueLimit: values['service.render.queue'],
       cacheBytes: values['service.render.cache-size'],
+    }),
+    webhook: Object.freeze({
+      allowedHosts: values['service.webhook.allowed-hosts'],
+      timeoutMs: values['service.webhook.timeout'],
+      maxAttempts: values['service.webhook.max-attempts'],
+      retryDelayMs: values['service.webhook.retry-delay'],
+      disableAfter: values['service.webhook.disable-after'],
+      retentionMs: values['service.webhook.retention'],
+      concurrency: values['service.webhook.concurrency'],
     }),
     housekeeping: Object.freeze({
       enabled: values['service.housekeeping.enabled'],

@@ -326,6 +326,49 @@ export const configSchema = {
     description:
       'Where runners fetch actions named without a host (`uses: actions/checkout@v4`). Unset: this instance.',
   }),
+  'service.webhook.allowed-hosts': listField({
+    default: ['external'],
+    itemForm: '`loopback`, `private`, `external`, `*`, host name globs or CIDRs',
+    validate: (item) => /^[A-Za-z0-9*?.:/[\]-]+$/.test(item),
+    description:
+      "Where webhooks may deliver, as Gitea's `webhook.ALLOWED_HOST_LIST`: `loopback` (127.0.0.0/8, ::1), `private` (RFC 1918, unique local, link-local), `external` (every other address), `*` (all), a host name glob (`*.example.com`) or a CIDR (`10.1.0.0/16`). Checked on the address actually connected to, so a name that resolves elsewhere later is still refused.",
+  }),
+  'service.webhook.timeout': durationField({
+    default: 5000,
+    minMs: 100,
+    description: 'How long one delivery may take, connection to last byte of the answer.',
+  }),
+  'service.webhook.max-attempts': integerField({
+    default: 5,
+    min: 1,
+    max: 100,
+    description:
+      'Attempts of one delivery before it is recorded as failed. Retries follow 5xx answers and network errors, with doubling back-off (10 s, 20 s, 40 s …).',
+  }),
+  'service.webhook.retry-delay': durationField({
+    default: 10_000,
+    minMs: 0,
+    description:
+      'Wait before the first retry of a failed delivery; each further retry waits twice as long.',
+  }),
+  'service.webhook.disable-after': integerField({
+    default: 25,
+    min: 0,
+    max: 100_000,
+    description:
+      'A hook whose deliveries failed this many times in a row is switched off (and marked with why). 0: never.',
+  }),
+  'service.webhook.retention': durationField({
+    default: 7 * 86_400_000,
+    minMs: 60_000,
+    description: 'How long delivery records (requests and answers) are kept.',
+  }),
+  'service.webhook.concurrency': integerField({
+    default: 16,
+    min: 1,
+    max: 256,
+    description: 'Deliveries one process sends at once.',
+  }),
   'service.housekeeping.enabled': booleanField({
     default: true,
     description:

@@ -367,7 +367,55 @@ export type ReleasesTable = {
   updated_at: number;
 };
 
+/** A webhook; see migration 0014-webhooks. */
+export type WebhooksTable = {
+  id: string;
+  wire_id: number;
+  owner_kind: 'repo' | 'org' | 'system';
+  /** The repository's or organisation's id; '' for a system hook. */
+  owner_id: string;
+  type: string;
+  url: string;
+  content_type: 'json' | 'form';
+  http_method: string;
+  sealed_secret: string | null;
+  sealed_authorization: string | null;
+  /** JSON array of Gitea event names. */
+  events: string;
+  branch_filter: string;
+  active: boolean | number;
+  consecutive_failures: number;
+  disabled_reason: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+/** One delivery of one event to one hook: queue entry and log record. */
+export type WebhookDeliveriesTable = {
+  id: string;
+  hook_id: string;
+  event: string;
+  event_type: string;
+  payload: string;
+  state: 'queued' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: number;
+  request_url: string | null;
+  request_headers: string | null;
+  request_body: string | null;
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number | null;
+  created_at: number;
+  delivered_at: number | null;
+};
+
 export type Tables = {
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   users: UsersTable;
   org_members: OrgMembersTable;
   access_tokens: AccessTokensTable;

@@ -36,6 +36,7 @@ import type { LoginThrottle } from './sessions/login-throttle.ts';
 import type { SessionService } from './sessions/session.service.ts';
 import type { TokenService } from './tokens/token.service.ts';
 import type { UserService } from './users/user.service.ts';
+import type { WebhookService } from './webhooks/webhook.service.ts';
 
 /** The domain services, built once per process and shared by every edge (HTTP, CLI, MCP).
  * Edges name the part they use, `Pick<DomainServices, 'repos' | 'pulls'>`, never the whole. */
@@ -61,6 +62,7 @@ export type DomainServices = {
   readonly pulls: PullService;
   readonly pullMerges: PullMergeService;
   readonly reviewComments: ReviewCommentService;
+  readonly webhooks: WebhookService;
   readonly branches: BranchService;
   /** Commit statuses: a stub that keeps nothing (SPEC.md). */
   readonly commitStatuses: CommitStatusService;

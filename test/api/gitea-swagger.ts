@@ -34,6 +34,17 @@ const OMITTED: Record<string, readonly string[]> = {
 const NULLABLE: Record<string, readonly string[]> = {
   PayloadCommitVerification: ['signer'],
   PayloadCommit: ['added', 'removed', 'modified'],
+  PullRequest: [
+    'assignee',
+    'assignees',
+    'closed_at',
+    'due_date',
+    'merge_commit_sha',
+    'merged_at',
+    'merged_by',
+    'milestone',
+    'requested_reviewers',
+  ],
 };
 
 /** Keys Gitea emits that its swagger does not declare (User's custom marshaller adds `username`). */

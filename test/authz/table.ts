@@ -136,6 +136,14 @@ const anyoneProbe = (path: string, ok = [200]): Probe => ({
 const anyone = (path: string, ok = [200]): Entry => ({ probes: [anyoneProbe(path, ok)] });
 const actions = { skip: 'runner protocol: runners authenticate, not people (test/actions)' };
 
+const hookBody = {
+  type: 'gitea',
+  config: { url: 'https://hooks.example/x', content_type: 'json' },
+};
+/** A hook is addressed by an id only its creator learns; the same level's list and create
+ * probes above check who may reach it, and test/webhooks/webhook-api.test.ts each id route. */
+const hookById: Entry = { skip: 'hook ids: see test/webhooks/webhook-api.test.ts' };
+
 export const TABLE: Record<string, Entry> = {
   'GET /': anyone('/'),
   'GET /healthz': anyone('/healthz'),
@@ -233,6 +241,49 @@ export const TABLE: Record<string, Entry> = {
       }),
     ],
   },
+  'GET /api/v1/repos/:owner/:name/hooks': { probes: [api('GET', r('/hooks'), 'admin', [200])] },
+  'POST /api/v1/repos/:owner/:name/hooks': {
+    probes: [
+      api('POST', r('/hooks'), 'admin', [201], {
+        body: () => hookBody,
+        measure: rowsOf((id) => sql`select count(*) as n from webhooks where owner_id = ${id}`),
+      }),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/hooks/:id': hookById,
+  'PATCH /api/v1/repos/:owner/:name/hooks/:id': hookById,
+  'DELETE /api/v1/repos/:owner/:name/hooks/:id': hookById,
+  'POST /api/v1/repos/:owner/:name/hooks/:id/tests': hookById,
+  'GET /api/v1/orgs/:org/hooks': {
+    probes: [
+      api('GET', (c) => `/api/v1/orgs/${c.org}/hooks`, 'org-admin', [200], { scoped: false }),
+    ],
+  },
+  'POST /api/v1/orgs/:org/hooks': {
+    probes: [
+      api('POST', (c) => `/api/v1/orgs/${c.org}/hooks`, 'org-admin', [201], {
+        scoped: false,
+        body: () => hookBody,
+      }),
+    ],
+  },
+  'GET /api/v1/orgs/:org/hooks/:id': hookById,
+  'PATCH /api/v1/orgs/:org/hooks/:id': hookById,
+  'DELETE /api/v1/orgs/:org/hooks/:id': hookById,
+  'GET /api/v1/admin/hooks': {
+    probes: [api('GET', () => '/api/v1/admin/hooks', 'site-admin', [200], { scoped: false })],
+  },
+  'POST /api/v1/admin/hooks': {
+    probes: [
+      api('POST', () => '/api/v1/admin/hooks', 'site-admin', [201], {
+        scoped: false,
+        body: () => hookBody,
+      }),
+    ],
+  },
+  'GET /api/v1/admin/hooks/:id': hookById,
+  'PATCH /api/v1/admin/hooks/:id': hookById,
+  'DELETE /api/v1/admin/hooks/:id': hookById,
   'DELETE /api/v1/repos/:owner/:name/collaborators/:collaborator': {
     probes: [
       api('DELETE', (c) => r(`/collaborators/${c.readerHandle}`)(c), 'admin', [204], {

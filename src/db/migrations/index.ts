@@ -14,6 +14,7 @@ import { ciExecutionMigration } from './0012-ci-execution.ts';
 import { repoHousekeepingMigration } from './0013-repo-housekeeping.ts';
 import { dropCiLogRowsMigration } from './0014-drop-ci-log-rows.ts';
 import { ciRunsByCommitMigration } from './0015-ci-runs-by-commit.ts';
+import { webhooksMigration } from './0016-webhooks.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = [
   repoHousekeepingMigration,
   dropCiLogRowsMigration,
   ciRunsByCommitMigration,
+  webhooksMigration,
 ];

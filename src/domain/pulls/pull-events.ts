@@ -1,4 +1,5 @@
-import type { Repository } from '../repos/repo.types.ts';
+import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
+import type { User } from '../users/user.types.ts';
 import type { Pull } from './pull.types.ts';
 
 /** What happened to a pull request, in the words of `on: pull_request: types`. */
@@ -13,6 +14,18 @@ export type PullEvent = {
   readonly pull: Pull;
   /** Who caused it: the author on open, the pusher on synchronize, the editor on close/reopen. */
   readonly actor: { readonly id: string; readonly handle: string };
+};
+
+/** A later change to a pull: its state, its text, or its merge. */
+export type PullChange = {
+  readonly action: 'closed' | 'reopened' | 'edited' | 'merged';
+  /** The pull as it is after the change, in its base repository. */
+  readonly context: {
+    readonly base: VisibleRepo;
+    readonly head: Repository | null;
+    readonly pull: Pull;
+  };
+  readonly actor: User;
 };
 
 export type PullListener = (event: PullEvent) => Promise<void>;

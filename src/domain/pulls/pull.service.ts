@@ -6,6 +6,7 @@ import { type Commit, readCommit } from '../../git/read-objects.ts';
 import { readRefFiles } from '../../git/read-ref.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
 import { newId } from '../../lib/ids.ts';
+import { Listeners } from '../../lib/listeners.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Page } from '../repos/repo.store.ts';
@@ -13,7 +14,7 @@ import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
 import { mayEditPull } from './pull.policy.ts';
-import type { PullChange, PullStore } from './pull.store.ts';
+import type { PullFieldUpdate, PullStore } from './pull.store.ts';
 import {
   MAX_PULL_BODY_BYTES,
   type Pull,
@@ -21,7 +22,7 @@ import {
   type PullStateFilter,
   pullHeadRef,
 } from './pull.types.ts';
-import type { PullEvent, PullEvents } from './pull-events.ts';
+import type { PullChange, PullEvent, PullEvents } from './pull-events.ts';
 
 export type PullDeps = {
   readonly store: PullStore;
@@ -88,6 +89,11 @@ function checkText(title: string | undefined, body: string | undefined): void {
  */
 export class PullService {
   readonly #deps: PullDeps;
+  /**
+   * Announces what happens to a pull after it was opened: closed, reopened, edited, and merged
+   * (announced by PullMergeService), with the pull as it now is and who did it.
+   */
+  readonly changed = new Listeners<PullChange>();
 
   constructor(deps: PullDeps) {
     this.#deps = deps;
@@ -220,7 +226,7 @@ export class PullService {
       throw new Forbidden('only the author or a writer may edit this pull request');
     }
     checkText(change.title, change.body);
-    const update: PullChange = {};
+    const update: PullFieldUpdate = {};
     if (change.title !== undefined) update.title = change.title.trim();
     if (change.body !== undefined) update.body = change.body;
     if (change.state !== undefined && change.state !== pull.state) {
@@ -239,12 +245,23 @@ export class PullService {
     if (update.state !== undefined) {
       await this.#announceState(updated, update.state === 'closed' ? 'closed' : 'reopened', actor);
     }
+    const action =
+      update.state === 'closed'
+        ? 'closed'
+        : update.state === 'open'
+          ? 'reopened'
+          : update.title !== undefined || update.body !== undefined
+            ? 'edited'
+            : undefined;
+    if (action) await this.changed.emit({ action, context: updated, actor });
     return updated;
   }
 
   /** Tells the listeners that a merge closed the pull (`closed`, the pull marked merged). */
   async announceMerged(actor: User, owner: string, name: string, number: number): Promise<void> {
-    await this.#announceState(await this.get(actor, owner, name, number), 'closed', actor);
+    const merged = await this.get(actor, owner, name, number);
+    await this.#announceState(merged, 'closed', actor);
+    await this.changed.emit({ action: 'merged', context: merged, actor });
   }
 
   async #announceState(found: PullInContext, action: 'closed' | 'reopened', actor: User) {

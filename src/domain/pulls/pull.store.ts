@@ -46,7 +46,7 @@ export type NewPull = {
 };
 
 /** What an edit may change; `closedAt` null reopens. */
-export type PullChange = {
+export type PullFieldUpdate = {
   title?: string;
   body?: string;
   state?: Pull['state'];
@@ -226,7 +226,7 @@ export class PullStore {
     return Number(row.n);
   }
 
-  async update(id: string, change: PullChange): Promise<void> {
+  async update(id: string, change: PullFieldUpdate): Promise<void> {
     const columns = {
       ...(change.title !== undefined && { title: change.title }),
       ...(change.body !== undefined && { body: change.body }),

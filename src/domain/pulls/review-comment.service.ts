@@ -2,6 +2,7 @@ import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { diffCommits, mergeBase } from '../../git/diff.ts';
 import { isAncestor, resolveCommit } from '../../git/refs.ts';
 import { newId } from '../../lib/ids.ts';
+import { Listeners } from '../../lib/listeners.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { User } from '../users/user.types.ts';
@@ -41,6 +42,12 @@ const MAX_BODY_BYTES = 65_536;
  * later pushes never move them.
  */
 export class ReviewCommentService {
+  /** Announces each new review comment, with its pull and who wrote it. */
+  readonly created = new Listeners<{
+    context: PullInContext;
+    comment: ReviewComment;
+    actor: User;
+  }>();
   readonly #store: ReviewCommentStore;
   readonly #pullStore: Pick<PullStore, 'findById'>;
   readonly #pulls: PullService;
@@ -100,6 +107,7 @@ export class ReviewCommentService {
       createdAt: now,
       updatedAt: now,
     });
+    await this.created.emit({ context, comment, actor });
     return { context, comment };
   }
 

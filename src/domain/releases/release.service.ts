@@ -49,6 +49,10 @@ export class ReleaseService {
   readonly #tags: TagService;
   /** Announces each new release with its repository. */
   readonly published = new Listeners<{ repo: Repository; release: Release }>();
+  /** Announces each edited release, as it now is, with who edited it. */
+  readonly updated = new Listeners<{ repo: Repository; release: Release; actor: User }>();
+  /** Announces each deleted release, as it was, with who deleted it. */
+  readonly deleted = new Listeners<{ repo: Repository; release: Release; actor: User }>();
 
   constructor(repos: RepoService, store: ReleaseStore, tags: TagService) {
     this.#repos = repos;
@@ -152,7 +156,9 @@ export class ReleaseService {
     } else {
       await this.#store.update(release.id, update);
     }
-    return { visible, release: await this.#find(repo, { wireId: foldId(release.id) }) };
+    const updated = await this.#find(repo, { wireId: foldId(release.id) });
+    await this.updated.emit({ repo, release: updated, actor });
+    return { visible, release: updated };
   }
 
   /** Removes the release; its git tag stays. */
@@ -160,6 +166,7 @@ export class ReleaseService {
     const { repo } = await this.#repos.require(actor, owner, name, 'write');
     const release = await this.#find(repo, selector);
     await this.#store.delete(release.id);
+    await this.deleted.emit({ repo, release, actor });
   }
 
   async #find(repo: Repository, selector: ReleaseSelector): Promise<Release> {

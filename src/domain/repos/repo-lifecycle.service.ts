@@ -59,6 +59,10 @@ export class RepoLifecycleService {
   readonly #deps: RepoLifecycleDeps;
   /** Announces each new repository (private ones too; listeners decide what to tell). */
   readonly created = new Listeners<Repository>();
+  /** Announces each deleted repository (after its row and directory are gone), with who did it. */
+  readonly deleted = new Listeners<{ repo: Repository; actor: User }>();
+  /** Announces each fork once it is in place: the new repository, its source and who forked. */
+  readonly forked = new Listeners<{ fork: Repository; source: Repository; actor: User }>();
   /** Who may borrow whose objects (object-isolation.ts); every loan is judged there. */
   readonly #isolation: ObjectIsolation;
 
@@ -182,6 +186,7 @@ export class RepoLifecycleService {
       throw error;
     }
     await clearCreationMarker(handle);
+    await this.forked.emit({ fork, source, actor });
     return { repo: fork, access: { level: 'admin' } };
   }
 
@@ -199,6 +204,7 @@ export class RepoLifecycleService {
     await deleteRepository(this.#deps.paths, handle).catch((error: unknown) => {
       if (!(error instanceof NotFound)) throw error;
     });
+    await this.deleted.emit({ repo, actor });
   }
 
   async updateSettings(

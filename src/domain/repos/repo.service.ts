@@ -26,6 +26,8 @@ export type RepoServiceParts = {
  */
 export class RepoService {
   readonly created: Listeners<Repository>;
+  readonly deleted: RepoLifecycleService['deleted'];
+  readonly forked: RepoLifecycleService['forked'];
   readonly handle: RepoLifecycleService['handle'];
   readonly scopeOf: RepoAccessService['scopeOf'];
   readonly accessOf: RepoAccessService['accessOf'];
@@ -50,6 +52,8 @@ export class RepoService {
 
   constructor({ access, listing, lifecycle }: RepoServiceParts) {
     this.created = lifecycle.created;
+    this.deleted = lifecycle.deleted;
+    this.forked = lifecycle.forked;
     this.handle = lifecycle.handle.bind(lifecycle);
     this.scopeOf = access.scopeOf.bind(access);
     this.accessOf = access.accessOf.bind(access);

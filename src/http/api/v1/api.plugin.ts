@@ -15,6 +15,7 @@ import { type ArchiveSender, registerArchiveRoutes } from './archive.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
 import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
+import { registerHookRoutes } from './hooks.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
 import { registerPullRoutes } from './pulls.routes.ts';
@@ -104,6 +105,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerBranchRoutes(server, deps);
   registerReleaseRoutes(server, deps);
   registerLabelRoutes(server, deps);
+  registerHookRoutes(server, deps);
   registerStatusRoutes(server, { ...deps, views });
   registerBranchProtectionRoutes(server, deps);
   registerArchiveRoutes(server, deps);

@@ -20,6 +20,7 @@ export const ROUTE_SCOPES: ReadonlyArray<readonly [string, readonly ScopeCategor
   ['/orgs/:org', ['organization']],
   ['/repos', ['repository']],
   ['/repos/:owner/:name/labels', ['issue']],
+  ['/admin', ['admin']],
 ];
 
 function coversPattern(prefix: string, pattern: string): boolean {

@@ -1,0 +1,242 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { Config } from '../../config/config.ts';
+import { HostAllowlist } from '../../lib/host-allowlist.ts';
+import type {
+  AttemptRecord,
+  ClaimedDelivery,
+  DeliveryStore,
+  RecordEntry,
+} from './delivery.store.ts';
+import type { WebhookService } from './webhook.service.ts';
+import type { StoredHook, WebhookStore } from './webhook.store.ts';
+import { buildHookRequest, recordableHeaders } from './webhook-request.ts';
+import { sendWebhookRequest } from './webhook-transport.ts';
+
+/** The `service.webhook.*` settings. */
+export type DeliverySettings = Config['webhook'];
+
+export type DeliveryWorkerDeps = {
+  readonly hooks: WebhookStore;
+  readonly deliveries: DeliveryStore;
+  readonly service: WebhookService;
+  readonly settings: DeliverySettings;
+  readonly userAgent: string;
+  readonly report: (error: unknown) => void;
+};
+
+/** Answers are kept up to this size in the delivery log. */
+const KEPT_BODY_BYTES = 64 * 1024;
+/** How often the queue is looked at when nobody said something was queued (other replicas). */
+const POLL_MS = 1000;
+/** Claimed batches hold this many times the concurrency, so claiming is not per delivery. */
+const CLAIM_AHEAD = 4;
+const PRUNE_EVERY_MS = 3_600_000;
+
+/**
+ * Drains the delivery queue: claims due rows (a lease, so replicas never send one attempt
+ * twice), sends them with at most `concurrency` in flight, records every attempt, retries 5xx
+ * answers and network errors with doubling back-off, counts failures on the hook (which switches
+ * itself off after `disableAfter` in a row) and drops records older than the retention. Runs
+ * beside requests, never inside one: a push only writes queue rows.
+ */
+export class DeliveryWorker {
+  readonly #deps: DeliveryWorkerDeps;
+  readonly #allowlist: HostAllowlist;
+  readonly #agents: { readonly http: http.Agent; readonly https: https.Agent };
+  /** Opened secrets by hook row, for the hooks of the batch being sent. */
+  readonly #credentials = new Map<StoredHook, { secret: string; authorization: string }>();
+  readonly #inFlight = new Set<Promise<void>>();
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #again = false;
+  #stopped = false;
+  #lastPrune = 0;
+  readonly #toRecord: RecordEntry[] = [];
+  #flush: Promise<void> | undefined;
+
+  constructor(deps: DeliveryWorkerDeps) {
+    this.#deps = deps;
+    this.#allowlist = new HostAllowlist(deps.settings.allowedHosts);
+    const pool = { keepAlive: true, maxSockets: deps.settings.concurrency, timeout: 30_000 };
+    this.#agents = { http: new http.Agent(pool), https: new https.Agent(pool) };
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => this.kick(), POLL_MS);
+    this.#timer.unref();
+    this.kick();
+  }
+
+  /** Looks at the queue now (after something was queued). */
+  kick(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = true;
+    this.#drain()
+      .catch((error: unknown) => this.#deps.report(error))
+      .finally(() => {
+        this.#running = false;
+        if (this.#again) {
+          this.#again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Stops claiming and waits for the attempts under way. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    while (this.#running || this.#inFlight.size > 0) {
+      await Promise.race([...this.#inFlight, new Promise((resolve) => setTimeout(resolve, 20))]);
+    }
+    this.#agents.http.destroy();
+    this.#agents.https.destroy();
+  }
+
+  async #drain(): Promise<void> {
+    const { settings, deliveries } = this.#deps;
+    const now = Date.now();
+    if (now - this.#lastPrune > PRUNE_EVERY_MS) {
+      this.#lastPrune = now;
+      await deliveries.prune(now - settings.retentionMs);
+    }
+    // Claims run ahead of the free slots (a batch waits its turn here), so the lease covers
+    // the batch's wait as well as its own attempt, with room to record it.
+    const batch = settings.concurrency * CLAIM_AHEAD;
+    const leaseMs = settings.timeoutMs * (CLAIM_AHEAD + 1) + 5000;
+    const hookCache = new Map<string, Promise<StoredHook | undefined>>();
+    const hookOf = (id: string) => {
+      let hook = hookCache.get(id);
+      if (!hook) {
+        hook = this.#deps.hooks.findById(id);
+        hookCache.set(id, hook);
+      }
+      return hook;
+    };
+    const waiting: ClaimedDelivery[] = [];
+    while (!this.#stopped) {
+      if (waiting.length === 0) {
+        // The hook rows are read again for every claimed batch: an edit applies from the next.
+        hookCache.clear();
+        this.#credentials.clear();
+        waiting.push(...(await deliveries.claim(batch, Date.now(), leaseMs)));
+        if (waiting.length === 0) break;
+      }
+      while (waiting.length > 0 && this.#inFlight.size < settings.concurrency) {
+        const delivery = waiting.shift() as ClaimedDelivery;
+        const attempt = hookOf(delivery.hookId)
+          .then((stored) => this.#attempt(delivery, stored))
+          .catch((error: unknown) => this.#deps.report(error));
+        const tracked = attempt.finally(() => this.#inFlight.delete(tracked));
+        this.#inFlight.add(tracked);
+      }
+      if (waiting.length > 0) await Promise.race(this.#inFlight);
+    }
+    // Stopped with claims not started: they wait for their lease to end, then anyone sends them.
+  }
+
+  async #attempt(delivery: ClaimedDelivery, stored: StoredHook | undefined): Promise<void> {
+    const { settings, hooks } = this.#deps;
+    const attempts = delivery.attempts + 1;
+    if (!stored) return; // The hook was deleted; its rows went with it.
+    const { hook } = stored;
+    let credentials = this.#credentials.get(stored);
+    if (!credentials) {
+      credentials = this.#deps.service.openCredentials(stored);
+      this.#credentials.set(stored, credentials);
+    }
+    const { secret, authorization } = credentials;
+    const request = buildHookRequest({
+      type: hook.type,
+      url: hook.url,
+      httpMethod: hook.httpMethod,
+      contentType: hook.contentType,
+      secret,
+      authorization,
+      deliveryId: delivery.id,
+      event: delivery.event,
+      eventType: delivery.eventType,
+      payload: delivery.payload,
+      userAgent: this.#deps.userAgent,
+    });
+    const started = performance.now();
+    let record: AttemptRecord;
+    let retryable: boolean;
+    let succeeded: boolean;
+    const base = {
+      requestUrl: request.url,
+      requestHeaders: recordableHeaders(request.headers),
+      requestBody: request.body,
+    };
+    try {
+      const answer = await sendWebhookRequest(request, {
+        allowlist: this.#allowlist,
+        agents: this.#agents,
+        timeoutMs: settings.timeoutMs,
+        maxBodyBytes: KEPT_BODY_BYTES,
+      });
+      succeeded = answer.status >= 200 && answer.status < 300;
+      retryable = answer.status >= 500 || answer.status === 429;
+      record = {
+        ...base,
+        responseStatus: answer.status,
+        responseHeaders: answer.headers,
+        responseBody: answer.body,
+        error: null,
+        durationMs: Math.round(performance.now() - started),
+      };
+    } catch (error) {
+      succeeded = false;
+      retryable = true;
+      record = {
+        ...base,
+        responseStatus: null,
+        responseHeaders: {},
+        responseBody: null,
+        error: error instanceof Error ? error.message : String(error),
+        durationMs: Math.round(performance.now() - started),
+      };
+    }
+    const now = Date.now();
+    const retryAt =
+      !succeeded && retryable && attempts < settings.maxAttempts
+        ? now + settings.retryDelayMs * 2 ** (attempts - 1)
+        : undefined;
+    await this.#record({
+      id: delivery.id,
+      attempt: record,
+      outcome: { succeeded, retryAt, attempts, now },
+    });
+    if (succeeded && hook.consecutiveFailures > 0) await hooks.recordSuccess(hook.id);
+    else await hooks.recordFailure(hook.id, settings.disableAfter, now);
+    if (retryAt !== undefined) this.#wakeAt(retryAt);
+  }
+
+  /**
+   * Records an attempt together with the others that finished in the same turn of the event
+   * loop: one transaction for all of them, where one each cost most of a delivery's time.
+   */
+  #record(entry: RecordEntry): Promise<void> {
+    this.#toRecord.push(entry);
+    if (!this.#flush) {
+      this.#flush = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        const entries = this.#toRecord.splice(0);
+        this.#flush = undefined;
+        await this.#deps.deliveries.recordMany(entries);
+      });
+    }
+    return this.#flush;
+  }
+
+  /** Looks again when a retry falls due, sooner than the next poll would. */
+  #wakeAt(at: number): void {
+    const wait = Math.max(0, at - Date.now());
+    if (wait >= POLL_MS) return;
+    setTimeout(() => this.kick(), wait).unref();
+  }
+}

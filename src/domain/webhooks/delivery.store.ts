@@ -1,0 +1,202 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { WebhookDeliveriesTable } from '../../db/tables.ts';
+import type { Delivery } from './webhook.types.ts';
+
+type Row = Selectable<WebhookDeliveriesTable>;
+
+/** A delivery as the worker holds it while sending. */
+export type ClaimedDelivery = {
+  readonly id: string;
+  readonly hookId: string;
+  readonly event: string;
+  readonly eventType: string;
+  readonly payload: string;
+  readonly attempts: number;
+};
+
+/** What one attempt produced, recorded on its row. */
+export type AttemptRecord = {
+  readonly requestUrl: string;
+  readonly requestHeaders: Record<string, string>;
+  readonly requestBody: string;
+  readonly responseStatus: number | null;
+  readonly responseHeaders: Record<string, string>;
+  readonly responseBody: string | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+};
+
+/** One attempt to record and what it means for the delivery. */
+export type RecordEntry = {
+  readonly id: string;
+  readonly attempt: AttemptRecord;
+  readonly outcome: {
+    succeeded: boolean;
+    retryAt: number | undefined;
+    attempts: number;
+    now: number;
+  };
+};
+
+/**
+ * Stores one attempt. `retryAt` set: queued again for then; unset: final, `delivered` when
+ * `succeeded`, else `failed`.
+ */
+async function record(db: Db, id: string, attempt: AttemptRecord, outcome: RecordEntry['outcome']) {
+  const state =
+    outcome.retryAt !== undefined ? 'queued' : outcome.succeeded ? 'delivered' : 'failed';
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      state,
+      attempts: outcome.attempts,
+      next_attempt_at: outcome.retryAt ?? outcome.now,
+      lease_until: 0,
+      request_url: attempt.requestUrl,
+      request_headers: JSON.stringify(attempt.requestHeaders),
+      request_body: attempt.requestBody,
+      response_status: attempt.responseStatus,
+      response_headers: JSON.stringify(attempt.responseHeaders),
+      response_body: attempt.responseBody,
+      error: attempt.error,
+      duration_ms: attempt.durationMs,
+      delivered_at: outcome.now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+function parseHeaders(text: string | null): Record<string, string> {
+  return text ? (JSON.parse(text) as Record<string, string>) : {};
+}
+
+function toDelivery(row: Row): Delivery {
+  return {
+    id: row.id,
+    hookId: row.hook_id,
+    event: row.event,
+    eventType: row.event_type,
+    state: row.state,
+    attempts: Number(row.attempts),
+    requestUrl: row.request_url,
+    requestHeaders: parseHeaders(row.request_headers),
+    requestBody: row.request_body,
+    payload: row.payload,
+    responseStatus: row.response_status === null ? null : Number(row.response_status),
+    responseHeaders: parseHeaders(row.response_headers),
+    responseBody: row.response_body,
+    error: row.error,
+    durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+    createdAt: new Date(Number(row.created_at)),
+    deliveredAt: row.delivered_at === null ? null : new Date(Number(row.delivered_at)),
+  };
+}
+
+/** Enqueueing, claiming and recording deliveries in `webhook_deliveries`. */
+export class DeliveryStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async enqueue(rows: readonly WebhookDeliveriesTable[]): Promise<void> {
+    if (rows.length === 0) return;
+    // Bounded batches: SQLite limits the parameters of one statement.
+    for (let at = 0; at < rows.length; at += 50) {
+      await this.#db
+        .insertInto('webhook_deliveries')
+        .values(rows.slice(at, at + 50))
+        .execute();
+    }
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for `leaseMs`. One UPDATE whose condition re-checks the
+   * lease, so when replicas race for a row only one update matches it: each attempt is made by
+   * one process. A holder that dies lets its lease run out, and the row is claimed again.
+   */
+  async claim(limit: number, now: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const due = await this.#db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('state', '=', 'queued')
+      .where('next_attempt_at', '<=', now)
+      .where('lease_until', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .execute();
+    if (due.length === 0) return [];
+    const rows = await this.#db
+      .updateTable('webhook_deliveries')
+      .set({ lease_until: now + leaseMs })
+      .where(
+        'id',
+        'in',
+        due.map((row) => row.id),
+      )
+      .where('state', '=', 'queued')
+      .where('lease_until', '<=', now)
+      .returning(['id', 'hook_id', 'event', 'event_type', 'payload', 'attempts'])
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      hookId: row.hook_id,
+      event: row.event,
+      eventType: row.event_type,
+      payload: row.payload,
+      attempts: Number(row.attempts),
+    }));
+  }
+
+  /** Stores several attempts in one transaction (see `record`). */
+  async recordMany(entries: readonly RecordEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.#db.transaction().execute(async (trx) => {
+      for (const { id, attempt, outcome } of entries) await record(trx, id, attempt, outcome);
+    });
+  }
+
+  /** The latest deliveries of a hook, newest first. */
+  async listForHook(hookId: string, limit: number): Promise<Delivery[]> {
+    const rows = await this.#db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('hook_id', '=', hookId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toDelivery);
+  }
+
+  async find(hookId: string, id: string): Promise<Delivery | undefined> {
+    const row = await this.#db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('hook_id', '=', hookId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? toDelivery(row) : undefined;
+  }
+
+  /** Deliveries still waiting (queued, due or not). */
+  async countQueued(): Promise<number> {
+    const row = await this.#db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('state', '=', 'queued')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Drops finished records older than `before`. */
+  async prune(before: number): Promise<void> {
+    await this.#db
+      .deleteFrom('webhook_deliveries')
+      .where('state', '<>', 'queued')
+      .where('created_at', '<', before)
+      .execute();
+  }
+}

@@ -1,0 +1,292 @@
+import type { PullService } from '../domain/pulls/pull.service.ts';
+import type { PullEvents } from '../domain/pulls/pull-events.ts';
+import type { ReviewCommentService } from '../domain/pulls/review-comment.service.ts';
+import type { ReleaseService } from '../domain/releases/release.service.ts';
+import type { Push, PushEvents } from '../domain/repos/push-events.ts';
+import type { RepoService } from '../domain/repos/repo.service.ts';
+import type { Repository } from '../domain/repos/repo.types.ts';
+import type { Account } from '../domain/users/user.types.ts';
+import type { WebhookService } from '../domain/webhooks/webhook.service.ts';
+import type { HookEvent } from '../domain/webhooks/webhook.types.ts';
+import { repoPathOf } from '../present/branch.ts';
+import { toApiRelease } from '../present/release.ts';
+import { toApiReviewComment } from '../present/review-comment.ts';
+import { chatPayload } from '../present/webhook-chat.ts';
+import {
+  createPayload,
+  deletePayload,
+  forkPayload,
+  pullRequestPayload,
+  pushPayload,
+  releasePayload,
+  repositoryPayload,
+  reviewCommentPayload,
+  ZERO_SHA,
+} from '../present/webhook-payloads.ts';
+import type { WebhookRecords } from './webhook-records.ts';
+
+/** The domain announcements webhooks listen to. */
+export type WebhookSources = {
+  readonly pushes: PushEvents;
+  readonly pullEvents: PullEvents;
+  readonly pulls: PullService;
+  readonly reviewComments: ReviewCommentService;
+  readonly releases: ReleaseService;
+  readonly repos: RepoService;
+};
+
+/**
+ * Turns domain events into queued webhook deliveries, in Gitea's payloads. Listening never
+ * delays the change it hears of: the payload is built and queued in the background (tracked,
+ * so shutting down waits for it), and the delivery itself happens later, in the worker.
+ */
+export class WebhookNotifier {
+  readonly #hooks: WebhookService;
+  readonly #records: WebhookRecords;
+  readonly #report: (error: unknown) => void;
+  readonly #pending = new Set<Promise<void>>();
+
+  constructor(hooks: WebhookService, records: WebhookRecords, report: (error: unknown) => void) {
+    this.#hooks = hooks;
+    this.#records = records;
+    this.#report = report;
+  }
+
+  /** Subscribes to every source; called once by the composition root. */
+  listen(sources: WebhookSources): void {
+    const later =
+      <T>(work: (event: T) => Promise<void>) =>
+      async (event: T) => {
+        this.#later(() => work(event));
+      };
+    sources.pushes.subscribe(later((push: Push) => this.#push(push)));
+    sources.pullEvents.subscribe(
+      later(async ({ action, pull, base, head, actor }) => {
+        const visible = { repo: base, access: { level: 'admin' as const } };
+        const account = await this.#records.userById(actor.id);
+        const api = await this.#records.pull({ base: visible, head, pull });
+        const synced = action === 'synchronize';
+        await this.#send(base, {
+          event: 'pull_request',
+          eventType: synced ? 'pull_request_sync' : 'pull_request',
+          subscription: synced ? 'pull_request_sync' : 'pull_request',
+          payload: pullRequestPayload(synced ? 'synchronized' : 'opened', api, {
+            repository: await this.#records.repository(base),
+            sender: account,
+          }),
+        });
+      }),
+    );
+    sources.pulls.changed.subscribe(
+      later(async ({ action, context, actor }) => {
+        const api = await this.#records.pull(context);
+        await this.#send(context.base.repo, {
+          event: 'pull_request',
+          eventType: 'pull_request',
+          subscription: 'pull_request',
+          // Gitea reports a merge as `closed` with `merged: true`.
+          payload: pullRequestPayload(action === 'merged' ? 'closed' : action, api, {
+            repository: await this.#records.repository(context.base.repo),
+            sender: this.#records.user(actor),
+          }),
+        });
+      }),
+    );
+    sources.reviewComments.created.subscribe(
+      later(async ({ context, comment, actor }) => {
+        const api = await this.#records.pull(context);
+        const where = { repo: context.base.repo, number: context.pull.number, author: actor };
+        const apiComment = toApiReviewComment(comment, where, this.#records.context);
+        await this.#send(context.base.repo, {
+          event: 'pull_request_comment',
+          eventType: 'pull_request_review_comment',
+          subscription: 'pull_request_review_comment',
+          payload: reviewCommentPayload(api, apiComment, {
+            repository: await this.#records.repository(context.base.repo),
+            sender: this.#records.user(actor),
+          }),
+        });
+      }),
+    );
+    const release = (action: string) =>
+      later(async ({ repo, release: record, actor }: ReleaseEvent) => {
+        // A publication names no actor: its author published it (or the owner, once gone).
+        const sender = actor ?? record.author ?? repo.owner;
+        await this.#send(repo, {
+          event: 'release',
+          eventType: 'release',
+          subscription: 'release',
+          payload: releasePayload(action, toApiRelease(record, repo, this.#records.context), {
+            repository: await this.#records.repository(repo),
+            sender: this.#records.user(sender),
+          }),
+        });
+      });
+    sources.releases.published.subscribe(release('published'));
+    sources.releases.updated.subscribe(release('updated'));
+    sources.releases.deleted.subscribe(release('deleted'));
+    sources.repos.created.subscribe(later((repo: Repository) => this.#repository(repo, 'created')));
+    sources.repos.deleted.subscribe(
+      later(({ repo, actor }) => this.#repository(repo, 'deleted', actor)),
+    );
+    sources.repos.forked.subscribe(
+      later(async ({ fork, source, actor }) => {
+        await this.#send(source, {
+          event: 'fork',
+          eventType: 'fork',
+          subscription: 'fork',
+          payload: forkPayload(await this.#records.repository(fork), {
+            repository: await this.#records.repository(source),
+            sender: this.#records.user(actor),
+          }),
+        });
+      }),
+    );
+  }
+
+  /**
+   * The test delivery of a repository hook: a push of the default branch's latest commit (before
+   * and after both that commit), as Gitea sends it.
+   */
+  async testEvent(repo: Repository, actor: Account) {
+    const facts = await this.#records.repoFacts(repo);
+    const scope = {
+      repository: await this.#records.repository(repo),
+      sender: this.#records.user(actor),
+    };
+    const tip = facts.empty ? undefined : await this.#records.branchTip(repo, facts.defaultBranch);
+    const page = tip
+      ? await this.#records.pushedCommits(repo, tip, null, 1)
+      : { commits: [], total: 0 };
+    const payload = pushPayload(
+      {
+        ref: `refs/heads/${facts.defaultBranch}`,
+        before: tip ?? ZERO_SHA,
+        after: tip ?? ZERO_SHA,
+        compareUrl: '',
+        commits: page.commits,
+        totalCommits: page.commits.length,
+        pusher: scope.sender,
+      },
+      scope,
+    );
+    return {
+      event: {
+        event: 'push',
+        eventType: 'push',
+        subscription: 'push' as const,
+        branch: null,
+        payload,
+      },
+      format: (type: string) => chatPayload(type, 'push', payload),
+    };
+  }
+
+  /** Waits for payloads still being built (shutdown, tests). */
+  async settle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+
+  #later(work: () => Promise<void>): void {
+    const run = work()
+      .catch((error: unknown) => this.#report(error))
+      .finally(() => this.#pending.delete(run));
+    this.#pending.add(run);
+  }
+
+  async #send(
+    repo: Repository,
+    outgoing: {
+      event: string;
+      eventType: string;
+      subscription: HookEvent;
+      payload: unknown;
+      branch?: string;
+    },
+  ) {
+    const { payload, event } = outgoing;
+    await this.#hooks.dispatch(repo, { ...outgoing, branch: outgoing.branch ?? null }, (type) =>
+      chatPayload(type, event, payload),
+    );
+  }
+
+  async #repository(repo: Repository, action: 'created' | 'deleted', actor?: Account) {
+    const owner = repo.owner;
+    await this.#send(repo, {
+      event: 'repository',
+      eventType: 'repository',
+      subscription: 'repository',
+      payload: repositoryPayload(action, owner.kind === 'org' ? this.#records.user(owner) : null, {
+        repository: await this.#records.repository(repo),
+        sender: this.#records.user(actor ?? owner),
+      }),
+    });
+  }
+
+  /** A push becomes `create`/`delete` per ref made or removed, and `push` per ref updated or made. */
+  async #push({ repo, pusher, changes }: Push): Promise<void> {
+    const repository = await this.#records.repository(repo);
+    const sender = this.#records.user(pusher);
+    const scope = { repository, sender };
+    for (const change of changes) {
+      const tag = change.ref.startsWith('refs/tags/');
+      const name = change.ref.replace(/^refs\/(heads|tags)\//, '');
+      if (!tag && !change.ref.startsWith('refs/heads/')) continue;
+      const type = tag ? ('tag' as const) : ('branch' as const);
+      const branch = tag ? null : name;
+      if (change.newSha === null) {
+        await this.#send(repo, {
+          event: 'delete',
+          eventType: 'delete',
+          subscription: 'delete',
+          branch: branch ?? undefined,
+          payload: deletePayload({ name, type }, scope),
+        });
+        continue;
+      }
+      if (change.oldSha === null) {
+        await this.#send(repo, {
+          event: 'create',
+          eventType: 'create',
+          subscription: 'create',
+          branch: branch ?? undefined,
+          payload: createPayload({ name, type, sha: change.newSha }, scope),
+        });
+      }
+      const { commits, total } = await this.#records.pushedCommits(
+        repo,
+        change.newSha,
+        change.oldSha,
+      );
+      const before = change.oldSha ?? ZERO_SHA;
+      const compareUrl =
+        change.oldSha === null || this.#records.context.baseUrl === null
+          ? ''
+          : `${this.#records.context.baseUrl}/repos/${repoPathOf(repo)}/compare/${change.oldSha}...${change.newSha}`;
+      await this.#send(repo, {
+        event: 'push',
+        eventType: 'push',
+        subscription: 'push',
+        branch: branch ?? undefined,
+        payload: pushPayload(
+          {
+            ref: change.ref,
+            before,
+            after: change.newSha,
+            compareUrl,
+            commits,
+            totalCommits: total,
+            pusher: sender,
+          },
+          scope,
+        ),
+      });
+    }
+  }
+}
+
+type ReleaseEvent = {
+  readonly repo: Repository;
+  readonly release: Parameters<typeof toApiRelease>[0];
+  readonly actor?: Account;
+};
