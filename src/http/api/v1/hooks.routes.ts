@@ -1,7 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TObject } from 'typebox';
 import { Invalid, Unauthenticated } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
+import type { User } from '../../../domain/users/user.types.ts';
 import type {
   HookEvent,
   HookInput,
@@ -60,7 +62,17 @@ function hookInput(option: ApiCreateHookOption | ApiEditHookOption): HookInput {
   return input;
 }
 
-type OwnerOf<P> = (request: FastifyRequest<{ Params: P }>) => Promise<HookOwner>;
+/** A level's path parameters, checked by its schema before any handler runs. */
+type LevelParams = Readonly<Record<string, unknown>>;
+
+/** Finds the owner a level's path names, as the viewer may see it. */
+type OwnerOf = (viewer: User | undefined, params: LevelParams) => Promise<HookOwner>;
+
+/** A path parameter the level's schema declares as a string. */
+const text = (params: LevelParams, key: string): string => String(params[key]);
+
+/** The hook id of `…/hooks/{id}`, an integer by the schema. */
+const hookId = (params: LevelParams): number => Number(params.id);
 
 /**
  * Webhooks as Gitea serves them, at three levels: a repository's (its admins), an
@@ -71,13 +83,10 @@ type OwnerOf<P> = (request: FastifyRequest<{ Params: P }>) => Promise<HookOwner>
 export function registerHookRoutes(parent: FastifyInstance, deps: HookRouteDeps): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { webhooks } = deps.services;
-  const level = <P extends Record<string, unknown>>(
-    path: string,
-    params: ReturnType<typeof Type.Object>,
-    tag: string,
-    ownerOf: OwnerOf<P>,
-  ) => {
-    const one = Type.Object({ ...(params.properties as object), ...IdParam });
+  const level = (path: string, params: TObject, tag: string, ownerOf: OwnerOf) => {
+    const one = Type.Object({ ...params.properties, ...IdParam });
+    const ownerFor = (request: FastifyRequest, found: LevelParams) =>
+      ownerOf(viewerUser(request.viewer), found);
     server.get(
       path,
       {
@@ -88,7 +97,8 @@ export function registerHookRoutes(parent: FastifyInstance, deps: HookRouteDeps)
           response: { 200: Type.Array(ApiHookSchema), ...errorResponses },
         },
       },
-      async (request) => (await webhooks.list(await ownerOf(request as never))).map(toApiHook),
+      async (request) =>
+        (await webhooks.list(await ownerFor(request, request.params))).map(toApiHook),
     );
     server.post(
       path,
@@ -102,8 +112,8 @@ export function registerHookRoutes(parent: FastifyInstance, deps: HookRouteDeps)
         },
       },
       async (request, reply) => {
-        const owner = await ownerOf(request as never);
-        const hook = await webhooks.create(owner, hookInput(request.body as ApiCreateHookOption));
+        const owner = await ownerFor(request, request.params);
+        const hook = await webhooks.create(owner, hookInput(request.body));
         return reply.code(201).send(toApiHook(hook));
       },
     );
@@ -118,8 +128,8 @@ export function registerHookRoutes(parent: FastifyInstance, deps: HookRouteDeps)
         },
       },
       async (request) => {
-        const { id } = request.params as { id: number };
-        return toApiHook(await webhooks.get(await ownerOf(request as never), id));
+        const id = hookId(request.params);
+        return toApiHook(await webhooks.get(await ownerFor(request, request.params), id));
       },
     );
     server.patch(
@@ -134,11 +144,9 @@ export function registerHookRoutes(parent: FastifyInstance, deps: HookRouteDeps)
         },
       },
       async (request) => {
-        const { id } = request.params as { id: number };
-        const owner = await ownerOf(request as never);
-        return toApiHook(
-          await webhooks.update(owner, id, hookInput(request.body as ApiEditHookOption)),
-        );
+        const id = hookId(request.params);
+        const owner = await ownerFor(request, request.params);
+        return toApiHook(await webhooks.update(owner, id, hookInput(request.body)));
       },
     );
     server.delete(
@@ -152,26 +160,20 @@ export function registerHookRoutes(parent: FastifyInstance, deps: HookRouteDeps)
         },
       },
       async (request, reply) => {
-        const { id } = request.params as { id: number };
-        await webhooks.delete(await ownerOf(request as never), id);
+        const id = hookId(request.params);
+        await webhooks.delete(await ownerFor(request, request.params), id);
         return reply.code(204).send(null);
       },
     );
   };
 
-  level<{ owner: string; name: string }>(
-    '/repos/:owner/:name/hooks',
-    RepoParams,
-    'repository',
-    (request) =>
-      webhooks.repoOwner(viewerUser(request.viewer), request.params.owner, request.params.name),
+  level('/repos/:owner/:name/hooks', RepoParams, 'repository', (viewer, params) =>
+    webhooks.repoOwner(viewer, text(params, 'owner'), text(params, 'name')),
   );
-  level<{ org: string }>('/orgs/:org/hooks', OrgParams, 'organization', (request) =>
-    webhooks.orgOwner(viewerUser(request.viewer), request.params.org),
+  level('/orgs/:org/hooks', OrgParams, 'organization', (viewer, params) =>
+    webhooks.orgOwner(viewer, text(params, 'org')),
   );
-  level<Record<string, never>>('/admin/hooks', Type.Object({}), 'admin', async (request) =>
-    webhooks.systemOwner(viewerUser(request.viewer)),
-  );
+  level('/admin/hooks', Type.Object({}), 'admin', async (viewer) => webhooks.systemOwner(viewer));
 
   server.post(
     '/repos/:owner/:name/hooks/:id/tests',

@@ -8,7 +8,8 @@ describe('route scopes', () => {
     expect(scopeCategoriesOf('/users/:username/repos')).toEqual(['user', 'repository']);
     expect(scopeCategoriesOf('/repos/:owner/:name/labelsx')).toEqual(['repository']);
     expect(scopeCategoriesOf('/userx')).toBeUndefined();
-    expect(scopeCategoriesOf('/admin/users')).toBeUndefined();
+    expect(scopeCategoriesOf('/admin/hooks')).toEqual(['admin']);
+    expect(scopeCategoriesOf('/adminx')).toBeUndefined();
   });
 
   it('stamps categories on each route and refuses a route the table does not cover', async () => {
