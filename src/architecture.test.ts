@@ -133,6 +133,9 @@ const RULES: Record<string, Rule> = {
     within(inSrc(file), 'http/convert') &&
     target.startsWith('src/git/') &&
     !PURE_GIT.includes(inSrc(target)),
+  // Pages are handed the services and settings they use, never the whole application.
+  'pages take only what they use': (file, target) =>
+    within(inSrc(file), 'http/web') && target === 'src/app.ts',
   'runner alone': (file, target) =>
     areaOf(file) === 'runner' &&
     target.startsWith('src/') &&
@@ -279,6 +282,15 @@ describe('architecture rules (each fails when broken)', () => {
     expect(check('src/http/convert/x.ts', '../../git/objects/commit.ts')).toEqual([]);
     expect(check('src/http/convert/x.ts', '../../git/ref-names.ts')).toEqual([]);
     expect(check('src/http/api/x.ts', '../../git/read-objects.ts')).toEqual([]);
+  });
+
+  it('hands the pages what they use, not the application', () => {
+    expect(check('src/http/web/pages/x.routes.ts', '../../../app.ts')).toEqual([
+      'src/http/web/pages/x.routes.ts → src/app.ts: pages take only what they use',
+    ]);
+    expect(check('src/http/web/x.ts', '../../app.ts')).toHaveLength(1);
+    expect(check('src/http/web/x.ts', '../../domain/services.ts')).toEqual([]);
+    expect(check('src/http/server.ts', '../app.ts')).toEqual([]);
   });
 
   it('keeps the runner apart from the server', () => {

@@ -9,7 +9,10 @@ const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
  * whether X-Forwarded-Proto/Host are believed). A host header that is not a plain host[:port]
  * falls back to the listening address, so nothing odd is ever echoed into a URL.
  */
-export function baseUrlOf(request: FastifyRequest, config: Config): string {
+export function baseUrlOf(
+  request: FastifyRequest,
+  config: Pick<Config, 'baseUrl' | 'http'>,
+): string {
   if (config.baseUrl) return config.baseUrl.href.replace(/\/+$/, '');
   const protocol = request.protocol === 'https' ? 'https' : 'http';
   const host = HOST.test(request.host) ? request.host : `${config.http.host}:${config.http.port}`;
@@ -17,6 +20,9 @@ export function baseUrlOf(request: FastifyRequest, config: Config): string {
 }
 
 /** Whether cookies should carry `Secure`: the external URL is https. */
-export function isSecureOrigin(request: FastifyRequest, config: Config): boolean {
+export function isSecureOrigin(
+  request: FastifyRequest,
+  config: Pick<Config, 'baseUrl' | 'http'>,
+): boolean {
   return baseUrlOf(request, config).startsWith('https:');
 }

@@ -26,7 +26,10 @@ export type FormCaptcha = {
   verify(request: FastifyRequest, clientIp: string): Promise<CaptchaFailure | undefined>;
 };
 
-export function formCaptcha(config: Config, protection: Protection): FormCaptcha | null {
+export function formCaptcha(
+  config: Pick<Config, 'protect'>,
+  protection: Protection,
+): FormCaptcha | null {
   const settings = config.protect;
   if (!protection.captchaActive || !settings.captchaProvider) return null;
   const provider = CAPTCHA_PROVIDERS[settings.captchaProvider];

@@ -6,7 +6,7 @@ export const SESSION_COOKIE = 'kiln_session';
 
 /** The viewer of a browser request: the session cookie's person, or anonymous. */
 export async function viewerFromSession(
-  services: DomainServices,
+  services: Pick<DomainServices, 'sessions'>,
   request: FastifyRequest,
 ): Promise<Viewer> {
   const secret = request.cookies[SESSION_COOKIE];

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import type { WorkflowRunStatus } from '../../../domain/ci/ci.types.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import { atLeast } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
 import { setFlash } from '../flash.ts';
@@ -13,7 +13,12 @@ import { repoFrame } from '../views/repo-frame.ts';
 import { runPage } from '../views/run-page.ts';
 import { isUnfinished, RUN_STATUSES } from '../views/run-status.ts';
 import { type RunsQuery, runsList, runUrl } from '../views/runs-list.ts';
-import { frameOf, type RepoParams } from './repo-context.ts';
+import { frameOf, type RepoPageDeps, type RepoParams } from './repo-context.ts';
+
+/** What the workflow run pages use. */
+export type ActionsRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'ciRunQueries' | 'ciRunCancels'>;
+};
 
 const PER_PAGE = 20;
 
@@ -47,8 +52,12 @@ function runsQueryOf(query: unknown): RunsQuery {
  * to outsiders); writers may cancel a run that has not finished. Job pages are in
  * actions-job.routes.ts.
  */
-export function registerActionsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { ciRunQueries: runs, ciRunCancels: cancels, repos } = app.services;
+export function registerActionsRoutes(
+  server: FastifyInstance,
+  deps: ActionsRouteDeps,
+  pages: Pages,
+): void {
+  const { ciRunQueries: runs, ciRunCancels: cancels, repos } = deps.services;
 
   server.get('/repos/:owner/:name/actions', async (request, reply) => {
     const { owner, name } = request.params as RepoParams;
@@ -68,7 +77,7 @@ export function registerActionsRoutes(server: FastifyInstance, app: App, pages: 
         filter,
       ),
       runs.listWorkflows(viewer, owner, name),
-      frameOf(app, request, visible, 'actions'),
+      frameOf(deps, request, visible, 'actions'),
     ]);
     const body = runsList({
       repo: visible.repo,
@@ -90,7 +99,7 @@ export function registerActionsRoutes(server: FastifyInstance, app: App, pages: 
     const visible = await repos.get(viewer, owner, name);
     const [{ run, jobs }, frame] = await Promise.all([
       runs.listJobs(viewer, owner, name, number),
-      frameOf(app, request, visible, 'actions'),
+      frameOf(deps, request, visible, 'actions'),
     ]);
     const canCancel = atLeast(visible.access.level, 'write');
     const { repo } = visible;

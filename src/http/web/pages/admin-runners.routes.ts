@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { Config } from '../../../config/config.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { assertCsrf } from '../csrf.ts';
@@ -11,6 +12,12 @@ import type { Pages } from '../page.ts';
 import type { FreshToken } from './admin-runner-tables.view.ts';
 import { adminRunnersPage } from './admin-runners.view.ts';
 
+/** What the runner admin pages use. */
+export type AdminRunnerRouteDeps = {
+  readonly services: Pick<DomainServices, 'runnerAdmin' | 'admins'>;
+  readonly config: Pick<Config, 'baseUrl' | 'http'>;
+};
+
 const TITLE = 'Runners · Admin';
 
 /**
@@ -18,13 +25,17 @@ const TITLE = 'Runners · Admin';
  * everyone else, anonymous included, gets 404, as if there were nothing here (so an empty list
  * closes the area to everyone). Plain forms with CSRF tokens; nothing needs JavaScript.
  */
-export function registerAdminRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { runnerAdmin } = app.services;
+export function registerAdminRoutes(
+  server: FastifyInstance,
+  deps: AdminRunnerRouteDeps,
+  pages: Pages,
+): void {
+  const { runnerAdmin } = deps.services;
 
   /** The admin making the request, or NotFound, checked before anything else is read. */
   const adminOf = (request: FastifyRequest, reply: FastifyReply): RunnerActor => {
     const user = viewerUser(request.viewer);
-    if (user === undefined || !app.services.admins.isAdmin(user)) {
+    if (user === undefined || !deps.services.admins.isAdmin(user)) {
       throw new NotFound('no such page');
     }
     // Admin pages list what runners exist and may show a token: never cache them.
@@ -54,7 +65,7 @@ export function registerAdminRoutes(server: FastifyInstance, app: App, pages: Pa
     const actor = adminOf(request, reply);
     assertCsrf(request);
     const { token } = await runnerAdmin.createToken(actor, { kind: 'instance' });
-    const fresh = { token, baseUrl: baseUrlOf(request, app.config) };
+    const fresh = { token, baseUrl: baseUrlOf(request, deps.config) };
     return pages.send(request, reply, {
       status: 201,
       title: TITLE,

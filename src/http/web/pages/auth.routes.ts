@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { Config } from '../../../config/config.ts';
 import { isDomainError } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { LoginSubject } from '../../../domain/sessions/login-throttle.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { type Protection, requestClientIp } from '../../protect/metering.plugin.ts';
@@ -12,6 +13,12 @@ import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../session-cookie.ts';
 import { loginForm, signupClosed, signupForm, waitInWords } from './auth.view.ts';
+
+/** What sign-up, sign-in and sign-out use. */
+export type AuthRouteDeps = {
+  readonly services: Pick<DomainServices, 'users' | 'sessions' | 'loginThrottle'>;
+  readonly config: Pick<Config, 'protect' | 'signup'>;
+};
 
 const WRONG = 'Incorrect username or password.';
 // Says neither that the address has an account nor which field clashed: a person who already
@@ -27,14 +34,14 @@ const UNAVAILABLE =
  */
 export function registerAuthRoutes(
   server: FastifyInstance,
-  app: App,
+  deps: AuthRouteDeps,
   pages: Pages,
   protection: Protection,
 ): void {
-  const { users, sessions, loginThrottle } = app.services;
-  const captcha = formCaptcha(app.config, protection);
-  const signupCaptcha = captcha !== null && app.config.protect.signupCaptcha;
-  const captchaAfter = app.config.protect.loginCaptchaAfter;
+  const { users, sessions, loginThrottle } = deps.services;
+  const captcha = formCaptcha(deps.config, protection);
+  const signupCaptcha = captcha !== null && deps.config.protect.signupCaptcha;
+  const captchaAfter = deps.config.protect.loginCaptchaAfter;
   const clientAddress = (request: FastifyRequest) => requestClientIp(request, protection.trusted);
 
   /** Whether the sign-in form asks for the captcha: after enough recent failures, if any. */
@@ -59,7 +66,7 @@ export function registerAuthRoutes(
   const origin = (request: FastifyRequest) => ({ userAgent: request.headers['user-agent'] });
 
   server.get('/signup', async (request, reply) => {
-    if (!app.config.signup.enabled)
+    if (!deps.config.signup.enabled)
       return pages.send(request, reply, { status: 403, title: 'Sign up', body: signupClosed() });
     const widget = widgetFor(reply, signupCaptcha);
     return pages.send(request, reply, {
@@ -70,7 +77,7 @@ export function registerAuthRoutes(
 
   server.post('/signup', async (request, reply) => {
     assertCsrf(request);
-    if (!app.config.signup.enabled)
+    if (!deps.config.signup.enabled)
       return pages.send(request, reply, { status: 403, title: 'Sign up', body: signupClosed() });
     const values = {
       username: field(request.body, 'username', 100).trim(),

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { Config } from '../../../config/config.ts';
 import type { RepoCiAccess } from '../../../domain/ci/ci-names.ts';
 import { isDomainError, NotFound } from '../../../domain/errors.ts';
 import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
 import type { RunnerScope } from '../../../domain/runners/runner.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { assertCsrf } from '../csrf.ts';
 import { setFlash } from '../flash.ts';
@@ -13,6 +14,12 @@ import type { Pages } from '../page.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import type { FreshToken } from './admin-runner-tables.view.ts';
 import { ciSettingsPage } from './ci-settings.view.ts';
+
+/** What the CI settings of a repository use. */
+export type CiSettingsRouteDeps = {
+  readonly services: Pick<DomainServices, 'runnerAdmin' | 'ciSecrets' | 'ciVariables' | 'repos'>;
+  readonly config: Pick<Config, 'baseUrl' | 'http'>;
+};
 
 const BASE = '/repos/:owner/:name/settings/ci';
 const TITLE = 'CI settings';
@@ -32,8 +39,12 @@ type Settings = {
  * the repository's admins see it; to everyone else it does not exist (404, as Gitea does for
  * settings), and anonymous visitors are sent to sign in first.
  */
-export function registerCiSettingsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { runnerAdmin, ciSecrets, ciVariables, repos } = app.services;
+export function registerCiSettingsRoutes(
+  server: FastifyInstance,
+  deps: CiSettingsRouteDeps,
+  pages: Pages,
+): void {
+  const { runnerAdmin, ciSecrets, ciVariables, repos } = deps.services;
   const grants = { isRepoAdmin: true } as const;
 
   const settingsOf = async (
@@ -118,7 +129,7 @@ export function registerCiSettingsRoutes(server: FastifyInstance, app: App, page
     if (!settings) return reply;
     assertCsrf(request);
     const { token } = await runnerAdmin.createToken(settings.actor, settings.scope, grants);
-    const fresh = { token, baseUrl: baseUrlOf(request, app.config) };
+    const fresh = { token, baseUrl: baseUrlOf(request, deps.config) };
     return render(request, reply, settings, { status: 201, fresh });
   });
 

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import { atLeast } from '../../../domain/repos/repo.types.ts';
 import { sendErrorPage } from '../../errors/web-errors.ts';
 import { html } from '../html.ts';
@@ -7,8 +6,11 @@ import type { Pages } from '../page.ts';
 import { srcUrl } from '../paths.ts';
 import { emptyRepo } from '../views/empty-repo.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { cloneUrlOf, frameOf, openRepo } from './repo-context.ts';
+import { cloneUrlOf, frameOf, openRepo, type RepoPageDeps } from './repo-context.ts';
 import { fileBody, treeBody } from './tree-page.ts';
+
+/** What the code pages use. */
+export type CodeRouteDeps = RepoPageDeps;
 
 /** A sandbox for served file bytes: even a browser that renders them runs nothing. */
 const RAW_POLICY = "default-src 'none'; sandbox";
@@ -17,20 +19,24 @@ const RAW_POLICY = "default-src 'none'; sandbox";
  * The code of a repository: its home (default branch root, README, clone URL), directories and
  * files at `/src/{ref}/{path}`, and the raw bytes at `/raw/{ref}/{path}`.
  */
-export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { code } = app.services;
+export function registerCodeRoutes(
+  server: FastifyInstance,
+  deps: CodeRouteDeps,
+  pages: Pages,
+): void {
+  const { code } = deps.services;
 
   server.get('/repos/:owner/:name', async (request, reply) => {
-    const visible = await openRepo(app, request);
+    const visible = await openRepo(deps, request);
     const { repo } = visible;
-    const frame = await frameOf(app, request, visible, 'code', { fork: true });
+    const frame = await frameOf(deps, request, visible, 'code', { fork: true });
     const about = repo.description
       ? html`<p class="f4 color-fg-muted mb-3 kiln-break">${repo.description}</p>`
       : null;
     if (await code.isEmpty(visible)) {
       const branch = await code.defaultBranch(visible);
       const canPush = atLeast(visible.access.level, 'write');
-      const body = emptyRepo(repo, cloneUrlOf(app, request, visible), branch, canPush);
+      const body = emptyRepo(repo, cloneUrlOf(deps, request, visible), branch, canPush);
       return pages.send(request, reply, {
         title: `${repo.owner.handle}/${repo.name}`,
         body: (context) => repoFrame(context, frame, html`${about}${body}`),
@@ -38,7 +44,7 @@ export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pag
     }
     const location = await code.locate(visible, '');
     const root = await code.stat(visible, location);
-    const body = await treeBody(app, pages.renderer, request, visible, location, root, true);
+    const body = await treeBody(deps, pages.renderer, request, visible, location, root, true);
     return pages.send(request, reply, {
       title: `${repo.owner.handle}/${repo.name}`,
       body: (context) => repoFrame(context, frame, html`${about}${body}`),
@@ -46,13 +52,13 @@ export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pag
   });
 
   const source = async (request: FastifyRequest, reply: FastifyReply) => {
-    const visible = await openRepo(app, request);
+    const visible = await openRepo(deps, request);
     const spec = (request.params as { '*'?: string })['*'] ?? '';
     if (spec === '')
       return reply.redirect(srcUrl(visible.repo, await code.defaultBranch(visible)), 302);
     const location = await code.locate(visible, spec);
     const item = await code.stat(visible, location);
-    const frame = await frameOf(app, request, visible, 'code');
+    const frame = await frameOf(deps, request, visible, 'code');
     const { repo } = visible;
     const title = location.path
       ? `${location.path} at ${location.ref.name} · ${repo.owner.handle}/${repo.name}`
@@ -62,8 +68,8 @@ export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pag
     }
     const body =
       item.kind === 'dir'
-        ? await treeBody(app, pages.renderer, request, visible, location, item, false)
-        : await fileBody(app, pages.renderer, request, visible, location, item);
+        ? await treeBody(deps, pages.renderer, request, visible, location, item, false)
+        : await fileBody(deps, pages.renderer, request, visible, location, item);
     return pages.send(request, reply, {
       title,
       body: (context) => repoFrame(context, frame, body),
@@ -73,7 +79,7 @@ export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pag
   server.get('/repos/:owner/:name/src/*', source);
 
   server.get('/repos/:owner/:name/raw/*', async (request, reply) => {
-    const visible = await openRepo(app, request);
+    const visible = await openRepo(deps, request);
     const spec = (request.params as { '*'?: string })['*'] ?? '';
     const location = await code.locate(visible, spec);
     if (location.path === '') return reply.callNotFound();

@@ -1,8 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { encodeSegments, repoUrl } from '../paths.ts';
+
+/** What Gitea's page addresses use. */
+export type GiteaPathRouteDeps = {
+  readonly services: Pick<DomainServices, 'admins' | 'repos'>;
+};
 
 /** Gitea's fixed page addresses and Kiln's page for each; they never depend on who asks. */
 const FIXED_ALIASES: Readonly<Record<string, string>> = {
@@ -29,7 +34,7 @@ type RepoParams = { owner: string; name: string; number?: string; '*'?: string }
  * that is private to the viewer or missing answers 404 here, so the redirect reveals nothing.
  * Git's own paths below `/{owner}/{name}.git` are registered by smart HTTP and are not touched.
  */
-export function registerGiteaPathRoutes(server: FastifyInstance, app: App): void {
+export function registerGiteaPathRoutes(server: FastifyInstance, deps: GiteaPathRouteDeps): void {
   for (const [from, to] of Object.entries(FIXED_ALIASES)) {
     server.get(from, async (request, reply) => reply.redirect(to + queryOf(request), 301));
   }
@@ -38,7 +43,7 @@ export function registerGiteaPathRoutes(server: FastifyInstance, app: App): void
   // `/admin/runners` is, so only admins are sent on (temporarily: the answer depends on who asks).
   server.get('/admin', async (request, reply) => {
     const user = viewerUser(request.viewer);
-    if (user === undefined || !app.services.admins.isAdmin(user)) {
+    if (user === undefined || !deps.services.admins.isAdmin(user)) {
       throw new NotFound('no such page');
     }
     return reply.redirect(`/admin/runners${queryOf(request)}`, 302);
@@ -50,7 +55,11 @@ export function registerGiteaPathRoutes(server: FastifyInstance, app: App): void
       const params = request.params as RepoParams;
       // `/{owner}/{name}.git` typed into a browser means the repository too.
       const name = params.name.endsWith('.git') ? params.name.slice(0, -4) : params.name;
-      const { repo } = await app.services.repos.get(viewerUser(request.viewer), params.owner, name);
+      const { repo } = await deps.services.repos.get(
+        viewerUser(request.viewer),
+        params.owner,
+        name,
+      );
       return reply.redirect(repoUrl(repo) + tail(params) + queryOf(request), 302);
     };
 

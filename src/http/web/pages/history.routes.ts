@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import type { DiffFile } from '../../../git/diff.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
@@ -12,16 +11,23 @@ import { pageOf, pager, withPage } from '../views/paging.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { fromEpochSeconds, relativeTime } from '../views/time.ts';
 import { commitTitle } from '../views/tree.ts';
-import { frameOf, openRepo } from './repo-context.ts';
+import { frameOf, openRepo, type RepoPageDeps } from './repo-context.ts';
+
+/** What the history and commit pages use. */
+export type HistoryRouteDeps = RepoPageDeps;
 
 const PER_PAGE = 30;
 
 /** History pages (`/commits/{ref}/{path}`) and single commits (`/commit/{sha}`); both metered. */
-export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { code } = app.services;
+export function registerHistoryRoutes(
+  server: FastifyInstance,
+  deps: HistoryRouteDeps,
+  pages: Pages,
+): void {
+  const { code } = deps.services;
 
   const history = async (request: FastifyRequest, reply: FastifyReply) => {
-    const visible = await openRepo(app, request);
+    const visible = await openRepo(deps, request);
     const { repo } = visible;
     const spec = (request.params as { '*'?: string })['*'] ?? '';
     if (spec === '') {
@@ -31,7 +37,7 @@ export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: 
     const page = pageOf(request.query);
     const [result, frame] = await Promise.all([
       code.history(visible, location, { page, perPage: PER_PAGE }),
-      frameOf(app, request, visible, 'code'),
+      frameOf(deps, request, visible, 'code'),
     ]);
     const base = commitsUrl(repo, location.ref.name, location.path);
     const scope = location.path
@@ -51,12 +57,12 @@ export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: 
   server.get('/repos/:owner/:name/commits/*', METERED, history);
 
   server.get('/repos/:owner/:name/commit/:sha', METERED, async (request, reply) => {
-    const visible = await openRepo(app, request);
+    const visible = await openRepo(deps, request);
     const { repo } = visible;
     const { sha } = request.params as { sha: string };
     const [{ commit, diff }, frame] = await Promise.all([
       code.commit(visible, sha),
-      frameOf(app, request, visible, 'code'),
+      frameOf(deps, request, visible, 'code'),
     ]);
     const title = commitTitle(commit.message);
     const rest = commit.message.slice(title.length).trim();

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { Account, User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
 import { setFlash } from '../flash.ts';
@@ -13,6 +13,11 @@ import type { Pages } from '../page.ts';
 import { repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import type { RepoParams } from './repo-context.ts';
+
+/** What repository creation and forking use. */
+export type NewRepoRouteDeps = {
+  readonly services: Pick<DomainServices, 'repos' | 'orgs' | 'users'>;
+};
 
 type NewRepoValues = {
   owner: string;
@@ -93,13 +98,17 @@ function valuesFrom(body: unknown, user: User): NewRepoValues {
 }
 
 /** The new-repository form at `/new` and the fork action of a repository page. */
-export function registerNewRepoRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { repos } = app.services;
+export function registerNewRepoRoutes(
+  server: FastifyInstance,
+  deps: NewRepoRouteDeps,
+  pages: Pages,
+): void {
+  const { repos } = deps.services;
 
   server.get('/new', async (request, reply) => {
     const user = signedInOrRedirect(request, reply);
     if (!user) return reply;
-    const owners = await creatableOwners(app.services, user);
+    const owners = await creatableOwners(deps.services, user);
     const query = request.query as Record<string, unknown>;
     const wanted = typeof query.owner === 'string' ? query.owner : user.handle;
     const values: NewRepoValues = {
@@ -134,7 +143,7 @@ export function registerNewRepoRoutes(server: FastifyInstance, app: App, pages: 
       return reply.redirect(repoUrl(repo), 303);
     } catch (error) {
       if (!isDomainError(error)) throw error;
-      const owners = await creatableOwners(app.services, user);
+      const owners = await creatableOwners(deps.services, user);
       return pages.send(request, reply, {
         status: error.code === 'conflict' ? 409 : 422,
         title: 'New repository',

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
 import { foldId } from '../../../lib/ids.ts';
@@ -21,8 +21,13 @@ import { diffFileList, diffFiles } from '../views/diff.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { pullPermissions } from './pulls.routes.ts';
-import { frameOf } from './repo-context.ts';
+import { frameOf, type RepoPageDeps } from './repo-context.ts';
 import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
+
+/** What the page of one pull request and its forms use. */
+export type PullPageRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'pulls' | 'pullMerges' | 'reviewComments'>;
+};
 
 type Params = { owner: string; name: string; number: string };
 
@@ -42,8 +47,12 @@ function openForm(
 }
 
 /** One pull request: conversation, commits and files tabs, and the forms that act on it. */
-export function registerPullPageRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { pulls, reviewComments, users } = app.services;
+export function registerPullPageRoutes(
+  server: FastifyInstance,
+  deps: PullPageRouteDeps,
+  pages: Pages,
+): void {
+  const { pulls, reviewComments, users } = deps.services;
 
   const load = async (request: FastifyRequest) => {
     const { owner, name } = request.params as Params;
@@ -61,7 +70,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
   ) => {
     const { base, head, pull } = found;
     const [frame, commits, diff, authors] = await Promise.all([
-      frameOf(app, request, base, 'pulls'),
+      frameOf(deps, request, base, 'pulls'),
       loaded.commits ?? pulls.commits(found),
       loaded.diff ?? pulls.diff(found),
       users.findManyByIds([pull.authorId]),
@@ -90,7 +99,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
         ? pages.renderer.markdown(pull.body, pullMarkdownBase(found))
         : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
     ]);
-    const parts = await reviewCommentBoxes(app, pages.renderer, found, comments);
+    const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
     const may = pullPermissions(base.access.level, viewer?.id === pull.authorId);
     const url = pullUrl(base.repo, pull.number);
     const actions = (context: PageContext) => {
@@ -147,7 +156,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
       pulls.diff(found),
       reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
     ]);
-    const parts = await reviewCommentBoxes(app, pages.renderer, found, comments);
+    const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
     const form = openForm(request.query);
     const url = pullUrl(base.repo, pull.number);
     const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
@@ -233,7 +242,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
       const secure = pages.secure(request);
       try {
         if (action === 'merge') {
-          await app.services.pullMerges.merge(user, owner, name, number);
+          await deps.services.pullMerges.merge(user, owner, name, number);
           setFlash(reply, { kind: 'success', message: 'Pull request merged.' }, secure);
         } else {
           await pulls.update(user, owner, name, number, {

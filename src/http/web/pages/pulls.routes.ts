@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import { atLeast } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
 import { field } from '../forms.ts';
@@ -15,7 +15,12 @@ import { signedInOrRedirect } from '../require-user.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { pullRow, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { frameOf, openRepo } from './repo-context.ts';
+import { frameOf, openRepo, type RepoPageDeps } from './repo-context.ts';
+
+/** What the pull list and the new-pull form use. */
+export type PullListRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'pulls'>;
+};
 
 const PER_PAGE = 25;
 
@@ -56,11 +61,15 @@ function newPullForm(
 }
 
 /** The pull request list of a repository and the form that opens a new one. */
-export function registerPullListRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { pulls, code, users } = app.services;
+export function registerPullListRoutes(
+  server: FastifyInstance,
+  deps: PullListRouteDeps,
+  pages: Pages,
+): void {
+  const { pulls, code, users } = deps.services;
 
   server.get('/repos/:owner/:name/pulls', METERED, async (request, reply) => {
-    const visible = await openRepo(app, request);
+    const visible = await openRepo(deps, request);
     const { repo } = visible;
     const viewer = viewerUser(request.viewer);
     const state = stateFilter(request.query);
@@ -82,7 +91,7 @@ export function registerPullListRoutes(server: FastifyInstance, app: App, pages:
         { state: 'closed', sort: 'newest' },
         { limit: 1, offset: 0 },
       ),
-      frameOf(app, request, visible, 'pulls'),
+      frameOf(deps, request, visible, 'pulls'),
     ]);
     const authors = await users.findManyByIds(list.items.map(({ pull }) => pull.authorId));
     const base = `${repoUrl(repo)}/pulls`;
@@ -110,10 +119,10 @@ export function registerPullListRoutes(server: FastifyInstance, app: App, pages:
     values: { base: string; head: string; title: string; body: string },
     error?: string,
   ) => {
-    const visible = await openRepo(app, request);
+    const visible = await openRepo(deps, request);
     const [refs, frame] = await Promise.all([
       code.refs(visible),
-      frameOf(app, request, visible, 'pulls'),
+      frameOf(deps, request, visible, 'pulls'),
     ]);
     const branches = refs.branches.map((branch) => branch.name);
     const action = `${repoUrl(visible.repo)}/pulls/new`;
@@ -127,7 +136,7 @@ export function registerPullListRoutes(server: FastifyInstance, app: App, pages:
 
   server.get('/repos/:owner/:name/pulls/new', async (request, reply) => {
     if (!signedInOrRedirect(request, reply)) return reply;
-    const visible = await openRepo(app, request);
+    const visible = await openRepo(deps, request);
     const query = request.query as Record<string, unknown>;
     const base = typeof query.base === 'string' ? query.base : await code.defaultBranch(visible);
     const head = typeof query.head === 'string' ? query.head : '';

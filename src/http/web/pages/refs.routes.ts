@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { Pages } from '../page.ts';
@@ -7,23 +7,28 @@ import { repoUrl } from '../paths.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { refRow } from '../views/ref-row.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { frameOf, openRepo } from './repo-context.ts';
+import { frameOf, openRepo, type RepoPageDeps } from './repo-context.ts';
+
+/** What the branch list use. */
+export type RefRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'protectedBranches'>;
+};
 
 const PER_PAGE = 50;
 
 /** The branch list, a page at a time (the tip commit of each listed ref is read). */
-export function registerRefRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { code } = app.services;
+export function registerRefRoutes(server: FastifyInstance, deps: RefRouteDeps, pages: Pages): void {
+  const { code } = deps.services;
 
   server.get('/repos/:owner/:name/branches', async (request, reply) => {
-    const visible = await openRepo(app, request);
+    const visible = await openRepo(deps, request);
     const { repo } = visible;
     const page = pageOf(request.query);
     const [refs, defaultBranch, protectedNames, frame] = await Promise.all([
       code.refs(visible),
       code.defaultBranch(visible),
-      app.services.protectedBranches.names(repo),
-      frameOf(app, request, visible, 'code'),
+      deps.services.protectedBranches.names(repo),
+      frameOf(deps, request, visible, 'code'),
     ]);
     const ordered = [
       ...refs.branches.filter((branch) => branch.name === defaultBranch),

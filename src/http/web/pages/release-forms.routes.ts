@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { pageStatusOf } from '../../errors/web-errors.ts';
 import { assertCsrf } from '../csrf.ts';
@@ -13,7 +13,12 @@ import { signedInOrRedirect } from '../require-user.ts';
 import { releaseNotes, releaseUrl } from '../views/release.ts';
 import { type ReleaseFormValues, releaseForm } from '../views/release-form.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { frameOf, type RepoParams } from './repo-context.ts';
+import { frameOf, type RepoPageDeps, type RepoParams } from './repo-context.ts';
+
+/** What the release forms use. */
+export type ReleaseFormRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'releases'>;
+};
 
 /** What the form was posted for. */
 type FormMode = { readonly kind: 'new' } | { readonly kind: 'edit'; readonly tag: string };
@@ -37,8 +42,12 @@ function tagOf(request: FastifyRequest): string {
  * change goes through the release service, under the same rules as the REST API; a refused
  * change shows the form again with the reason and the status of the domain error.
  */
-export function registerReleaseFormRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { releases, repos, code } = app.services;
+export function registerReleaseFormRoutes(
+  server: FastifyInstance,
+  deps: ReleaseFormRouteDeps,
+  pages: Pages,
+): void {
+  const { releases, repos, code } = deps.services;
 
   /** The repository, when the signed-in person may write to it (NotFound, Forbidden otherwise). */
   const writable = (request: FastifyRequest, user: User): Promise<VisibleRepo> => {
@@ -57,7 +66,7 @@ export function registerReleaseFormRoutes(server: FastifyInstance, app: App, pag
     const { repo } = visible;
     const [refs, frame] = await Promise.all([
       code.refs(visible),
-      frameOf(app, request, visible, 'releases'),
+      frameOf(deps, request, visible, 'releases'),
     ]);
     const tags = refs.tags.map((tag) => tag.name);
     // Relative links of the notes resolve in the tag once it exists, else in the target branch.

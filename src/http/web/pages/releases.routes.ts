@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import { atLeast } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { html } from '../html.ts';
 import { icon } from '../icons.ts';
@@ -12,7 +12,12 @@ import { confirmedDelete } from '../views/confirmed-delete.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { publishedNotes, releaseBox } from '../views/release.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { frameOf, type RepoParams } from './repo-context.ts';
+import { frameOf, type RepoPageDeps, type RepoParams } from './repo-context.ts';
+
+/** What the release pages use. */
+export type ReleaseRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'releases'>;
+};
 
 const PER_PAGE = 10;
 
@@ -21,8 +26,12 @@ const PER_PAGE = 10;
  * `/releases/tag/{tag}`, the `html_url` of the REST record. Writers see the way to draft, edit
  * and delete (the forms are in release-forms.routes.ts).
  */
-export function registerReleaseRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { releases, code } = app.services;
+export function registerReleaseRoutes(
+  server: FastifyInstance,
+  deps: ReleaseRouteDeps,
+  pages: Pages,
+): void {
+  const { releases, code } = deps.services;
 
   server.get('/repos/:owner/:name/releases', async (request, reply) => {
     const { owner, name } = request.params as RepoParams;
@@ -33,7 +42,7 @@ export function registerReleaseRoutes(server: FastifyInstance, app: App, pages: 
     });
     const { repo } = visible;
     const [frame, notes] = await Promise.all([
-      frameOf(app, request, visible, 'releases'),
+      frameOf(deps, request, visible, 'releases'),
       Promise.all(items.map((release) => publishedNotes(pages.renderer, repo, release))),
     ]);
     const boxes = items.map((release, index) => releaseBox(repo, release, notes[index] ?? null));
@@ -60,7 +69,7 @@ export function registerReleaseRoutes(server: FastifyInstance, app: App, pages: 
     });
     const { repo } = visible;
     const [frame, refs, notes] = await Promise.all([
-      frameOf(app, request, visible, 'releases'),
+      frameOf(deps, request, visible, 'releases'),
       code.refs(visible),
       publishedNotes(pages.renderer, repo, release),
     ]);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import { parseCollaboratorPermission } from '../../../domain/repos/collaborator.service.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
 import { setFlash } from '../flash.ts';
@@ -11,15 +11,24 @@ import { accountUrl, repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { repoSettingsPage } from '../views/repo-settings.ts';
-import { frameOf, type RepoParams } from './repo-context.ts';
+import { frameOf, type RepoPageDeps, type RepoParams } from './repo-context.ts';
+
+/** What repository settings use. */
+export type RepoSettingsRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'collaborators' | 'protectedBranches'>;
+};
 
 /**
  * Repository settings for its admins: description, visibility, default branch, collaborators,
  * protected branches and deletion. Every change goes through the domain service that owns it;
  * forms redirect back with a flash message, so they work without JavaScript.
  */
-export function registerRepoSettingsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { repos, collaborators, protectedBranches, code } = app.services;
+export function registerRepoSettingsRoutes(
+  server: FastifyInstance,
+  deps: RepoSettingsRouteDeps,
+  pages: Pages,
+): void {
+  const { repos, collaborators, protectedBranches, code } = deps.services;
 
   server.get('/repos/:owner/:name/settings', async (request, reply) => {
     const user = signedInOrRedirect(request, reply);
@@ -32,7 +41,7 @@ export function registerRepoSettingsRoutes(server: FastifyInstance, app: App, pa
       code.defaultBranch(visible),
       collaborators.list(user, owner, name),
       protectedBranches.names(repo),
-      frameOf(app, request, visible, 'settings'),
+      frameOf(deps, request, visible, 'settings'),
     ]);
     reply.header('Cache-Control', 'no-store');
     return pages.send(request, reply, {

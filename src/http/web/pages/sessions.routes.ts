@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { SessionSummary } from '../../../domain/sessions/session.service.ts';
 import { assertCsrf } from '../csrf.ts';
 import { setFlash } from '../flash.ts';
@@ -10,6 +10,11 @@ import { signedInOrRedirect } from '../require-user.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 import { settingsFrame } from '../views/settings-nav.ts';
 import { relativeTime } from '../views/time.ts';
+
+/** What the signed-in sessions list use. */
+export type SessionRouteDeps = {
+  readonly services: Pick<DomainServices, 'sessions'>;
+};
 
 function sessionRow(context: PageContext, session: SessionSummary): Html {
   const label = session.userAgent === '' ? 'Unknown browser' : session.userAgent;
@@ -42,8 +47,12 @@ function sessionsPage(context: PageContext, sessions: SessionSummary[]): Html {
 }
 
 /** The person's active sign-ins: list, revoke one, or end every one but this. */
-export function registerSessionRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { sessions } = app.services;
+export function registerSessionRoutes(
+  server: FastifyInstance,
+  deps: SessionRouteDeps,
+  pages: Pages,
+): void {
+  const { sessions } = deps.services;
 
   server.get('/settings/sessions', async (request, reply) => {
     const user = signedInOrRedirect(request, reply);

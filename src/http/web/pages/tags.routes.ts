@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
 import { atLeast, type VisibleRepo } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { pageStatusOf } from '../../errors/web-errors.ts';
 import { assertCsrf } from '../csrf.ts';
 import { setFlash } from '../flash.ts';
@@ -15,7 +15,12 @@ import { confirmedDelete } from '../views/confirmed-delete.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { refRow } from '../views/ref-row.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { frameOf, openRepo, type RepoParams } from './repo-context.ts';
+import { frameOf, openRepo, type RepoPageDeps, type RepoParams } from './repo-context.ts';
+
+/** What the tag list and tag forms use. */
+export type TagRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'tags'>;
+};
 
 const PER_PAGE = 50;
 
@@ -47,8 +52,8 @@ function createTagForm(
  * and delete them behind a confirmation. Both go through the tag service: write access, no tag
  * twice, and a tag that carries a release stays until the release is deleted.
  */
-export function registerTagRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { code, tags, repos } = app.services;
+export function registerTagRoutes(server: FastifyInstance, deps: TagRouteDeps, pages: Pages): void {
+  const { code, tags, repos } = deps.services;
 
   const render = async (
     request: FastifyRequest,
@@ -60,7 +65,7 @@ export function registerTagRoutes(server: FastifyInstance, app: App, pages: Page
     const page = pageOf(request.query);
     const [refs, frame, defaultBranch] = await Promise.all([
       code.refs(visible),
-      frameOf(app, request, visible, 'code'),
+      frameOf(deps, request, visible, 'code'),
       code.defaultBranch(visible),
     ]);
     // Newest versions first: v1.10 after v1.9, as people read version numbers.
@@ -104,7 +109,7 @@ export function registerTagRoutes(server: FastifyInstance, app: App, pages: Page
   };
 
   server.get('/repos/:owner/:name/tags', async (request, reply) =>
-    render(request, reply, await openRepo(app, request)),
+    render(request, reply, await openRepo(deps, request)),
   );
 
   /** Runs a tag change for a writer: flash and back to the list, or the list with the reason. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
 import { isDomainError, NotFound } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
 import { setFlash } from '../flash.ts';
@@ -10,12 +10,21 @@ import type { Pages } from '../page.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { expiryFromForm, revokePage, tokensPage } from '../views/tokens.ts';
 
+/** What the access token settings use. */
+export type TokenRouteDeps = {
+  readonly services: Pick<DomainServices, 'tokens'>;
+};
+
 /**
  * Create, list and revoke personal access tokens; a new token's plaintext is shown once.
  * Revoking takes two steps, a confirmation page and its form, so it works without JavaScript.
  */
-export function registerTokenRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { tokens } = app.services;
+export function registerTokenRoutes(
+  server: FastifyInstance,
+  deps: TokenRouteDeps,
+  pages: Pages,
+): void {
+  const { tokens } = deps.services;
   const render = async (
     user: User,
     extra?: { fresh?: { name: string; token: string }; error?: string },

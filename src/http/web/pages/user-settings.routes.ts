@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
 import { isDomainError } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
 import { setFlash } from '../flash.ts';
@@ -11,6 +11,11 @@ import type { Pages } from '../page.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 import { settingsFrame } from '../views/settings-nav.ts';
+
+/** What the profile and password settings use. */
+export type UserSettingsRouteDeps = {
+  readonly services: Pick<DomainServices, 'users' | 'sessions'>;
+};
 
 function errorBox(message: string | undefined): Html | null {
   return message ? html`<div class="flash flash-error mb-3" role="alert">${message}</div>` : null;
@@ -61,8 +66,12 @@ function passwordForm(context: PageContext, error?: string): Html {
 }
 
 /** Personal settings: the public profile and the password (tokens live on their own page). */
-export function registerUserSettingsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { users } = app.services;
+export function registerUserSettingsRoutes(
+  server: FastifyInstance,
+  deps: UserSettingsRouteDeps,
+  pages: Pages,
+): void {
+  const { users } = deps.services;
   const profile = (user: User) => ({ fullName: user.fullName, description: user.description });
 
   server.get('/settings', async (request, reply) => {
@@ -121,7 +130,7 @@ export function registerUserSettingsRoutes(server: FastifyInstance, app: App, pa
     }
     try {
       const secret = request.cookies[SESSION_COOKIE] ?? '';
-      await app.services.sessions.changePassword(
+      await deps.services.sessions.changePassword(
         user,
         secret,
         field(request.body, 'current', 2000),
