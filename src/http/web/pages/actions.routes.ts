@@ -5,7 +5,7 @@ import { atLeast } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import type { Pages } from '../page.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { pageOf } from '../views/paging.ts';
@@ -115,12 +115,13 @@ export function registerActionsRoutes(
     if (!user) return reply;
     assertCsrf(request);
     const { owner, name } = request.params as RepoParams;
-    const run = await cancels.cancel(user, owner, name, runNumberOf(request));
-    const { repo } = await repos.get(user, owner, name);
-    const message = isUnfinished(run.status)
-      ? `Run #${run.number} was cancelled.`
-      : `Run #${run.number} had already finished.`;
-    setFlash(reply, { kind: 'success', message }, pages.secure(request));
-    return reply.redirect(runUrl(repo, run.number), 303);
+    return formAction(pages, request, reply, async () => {
+      const run = await cancels.cancel(user, owner, name, runNumberOf(request));
+      const { repo } = await repos.get(user, owner, name);
+      const flash = isUnfinished(run.status)
+        ? `Run #${run.number} was cancelled.`
+        : `Run #${run.number} had already finished.`;
+      return { to: runUrl(repo, run.number), flash };
+    });
   });
 }

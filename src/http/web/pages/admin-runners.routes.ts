@@ -6,7 +6,7 @@ import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
 import type { FreshToken } from './admin-runner-tables.view.ts';
@@ -51,11 +51,6 @@ export function registerAdminRoutes(
     return (context: PageContext) => adminRunnersPage(context, runners, tokens, fresh);
   };
 
-  const back = (request: FastifyRequest, reply: FastifyReply, message: string) => {
-    setFlash(reply, { kind: 'success', message }, pages.secure(request));
-    return reply.redirect('/admin/runners', 303);
-  };
-
   server.get('/admin/runners', async (request, reply) => {
     const actor = adminOf(request, reply);
     return pages.send(request, reply, { title: TITLE, body: await render(actor) });
@@ -77,15 +72,22 @@ export function registerAdminRoutes(
     const actor = adminOf(request, reply);
     assertCsrf(request);
     const { id } = request.params as { id: string };
-    await runnerAdmin.deleteToken(actor, undefined, id);
-    return back(request, reply, 'Registration token deleted. Runners it registered keep working.');
+    return formAction(pages, request, reply, async () => {
+      await runnerAdmin.deleteToken(actor, undefined, id);
+      return {
+        to: '/admin/runners',
+        flash: 'Registration token deleted. Runners it registered keep working.',
+      };
+    });
   });
 
   server.post('/admin/runners/:id/delete', async (request, reply) => {
     const actor = adminOf(request, reply);
     assertCsrf(request);
     const { id } = request.params as { id: string };
-    await runnerAdmin.deleteRunner(actor, undefined, id);
-    return back(request, reply, 'Runner deleted. Its credentials no longer work.');
+    return formAction(pages, request, reply, async () => {
+      await runnerAdmin.deleteRunner(actor, undefined, id);
+      return { to: '/admin/runners', flash: 'Runner deleted. Its credentials no longer work.' };
+    });
   });
 }

@@ -1,13 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config/config.ts';
-import { isDomainError } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { LoginSubject } from '../../../domain/sessions/login-throttle.ts';
-import type { User } from '../../../domain/users/user.types.ts';
 import { type Protection, requestClientIp } from '../../protect/metering.plugin.ts';
 import { safeRedirectTarget } from '../../protect/safe-redirect.ts';
 import { assertCsrf, rotateCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { captchaFailureMessage, formCaptcha } from '../form-captcha.ts';
 import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
@@ -104,24 +102,31 @@ export function registerAuthRoutes(
         `Too many attempts from your address. Please try again in ${waitInWords(verdict.retryAfterSeconds)}.`,
       );
     }
-    let user: User;
-    try {
-      user = await users.signUp({
-        handle: values.username,
-        email: values.email,
-        password: field(request.body, 'password', 2000),
-      });
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      // A clash stays counted against the address: it is what probing for addresses looks like.
-      if (error.code !== 'conflict') await loginThrottle.forgive({ address });
-      return refuse(422, error.code === 'conflict' ? UNAVAILABLE : error.message);
-    }
-    await loginThrottle.forgive({ address });
-    signIn(request, reply, await sessions.start(user, origin(request)));
-    const welcome = { kind: 'success' as const, message: `Welcome to Kiln, ${user.handle}!` };
-    setFlash(reply, welcome, pages.secure(request));
-    return reply.redirect('/', 303);
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        const user = await users.signUp({
+          handle: values.username,
+          email: values.email,
+          password: field(request.body, 'password', 2000),
+        });
+        await loginThrottle.forgive({ address });
+        signIn(request, reply, await sessions.start(user, origin(request)));
+        return { to: '/', flash: `Welcome to Kiln, ${user.handle}!` };
+      },
+      {
+        // A taken name or address reads like any refusal (422), so sign-up tells nobody which
+        // addresses have accounts.
+        message: (error) => (error.code === 'conflict' ? UNAVAILABLE : error.message),
+        render: async (message, _status, error) => {
+          // A clash stays counted against the address: it is what probing for addresses looks like.
+          if (error.code !== 'conflict') await loginThrottle.forgive({ address });
+          return refuse(422, message);
+        },
+      },
+    );
   });
 
   server.get('/login', async (request, reply) => {

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config/config.ts';
 import type { RepoCiAccess } from '../../../domain/ci/ci-names.ts';
-import { isDomainError, NotFound } from '../../../domain/errors.ts';
+import { NotFound } from '../../../domain/errors.ts';
 import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
 import type { RunnerScope } from '../../../domain/runners/runner.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
@@ -103,15 +103,16 @@ export function registerCiSettingsRoutes(
       const settings = await settingsOf(request, reply);
       if (!settings) return reply;
       assertCsrf(request);
-      let message: string;
-      try {
-        message = await work(request, settings);
-      } catch (error) {
-        if (!isDomainError(error) || error.code !== 'invalid') throw error;
-        return render(request, reply, settings, { status: 422, error: error.message });
-      }
-      setFlash(reply, { kind: 'success', message }, pages.secure(request));
-      return reply.redirect(settings.path, 303);
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => ({ to: settings.path, flash: await work(request, settings) }),
+        {
+          answers: ['invalid'],
+          render: (error, status) => render(request, reply, settings, { status, error }),
+        },
+      );
     };
   };
 

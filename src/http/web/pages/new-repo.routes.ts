@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { isDomainError } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { Account, User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
@@ -130,26 +129,35 @@ export function registerNewRepoRoutes(
     if (!user) return reply;
     assertCsrf(request);
     const values = valuesFrom(request.body, user);
-    try {
-      const { repo } = await repos.create(user, {
-        orgName:
-          values.owner.toLowerCase() === user.handle.toLowerCase() ? undefined : values.owner,
-        name: values.name,
-        description: values.description,
-        private: values.visibility === 'private',
-        autoInit: values.autoInit,
-        defaultBranch: values.defaultBranch,
-      });
-      return reply.redirect(repoUrl(repo), 303);
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      const owners = await creatableOwners(deps.services, user);
-      return pages.send(request, reply, {
-        status: error.code === 'conflict' ? 409 : 422,
-        title: 'New repository',
-        body: (context) => newRepoForm(context, owners, values, error.message),
-      });
-    }
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        const { repo } = await repos.create(user, {
+          orgName:
+            values.owner.toLowerCase() === user.handle.toLowerCase() ? undefined : values.owner,
+          name: values.name,
+          description: values.description,
+          private: values.visibility === 'private',
+          autoInit: values.autoInit,
+          defaultBranch: values.defaultBranch,
+        });
+        return { to: repoUrl(repo) };
+      },
+      {
+        render: async (message, _status, error) => {
+          const owners = await creatableOwners(deps.services, user);
+          return pages.send(request, reply, {
+            // A taken name is a conflict; every other refusal (an organisation the person may
+            // not create in among them) is the form's input.
+            status: error.code === 'conflict' ? 409 : 422,
+            title: 'New repository',
+            body: (context) => newRepoForm(context, owners, values, message),
+          });
+        },
+      },
+    );
   });
 
   server.post('/repos/:owner/:name/fork', async (request, reply) => {
@@ -160,16 +168,18 @@ export function registerNewRepoRoutes(
     const target = field(request.body, 'owner', 100).trim();
     const orgName =
       target && target.toLowerCase() !== user.handle.toLowerCase() ? target : undefined;
-    const secure = pages.secure(request);
-    try {
-      const { repo } = await repos.fork(user, owner, name, orgName ? { orgName } : {});
-      setFlash(reply, { kind: 'success', message: `Forked ${owner}/${name}.` }, secure);
-      return reply.redirect(repoUrl(repo), 303);
-    } catch (error) {
-      if (!isDomainError(error) || error.code === 'not_found') throw error;
-      const source = await repos.get(user, owner, name);
-      setFlash(reply, { kind: 'error', message: error.message }, secure);
-      return reply.redirect(repoUrl(source.repo), 303);
-    }
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        const { repo } = await repos.fork(user, owner, name, orgName ? { orgName } : {});
+        return { to: repoUrl(repo), flash: `Forked ${owner}/${name}.` };
+      },
+      {
+        passOn: ['not_found'],
+        back: async () => repoUrl((await repos.get(user, owner, name)).repo),
+      },
+    );
   });
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDomainError } from '../../../domain/errors.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
@@ -7,7 +6,7 @@ import type { Commit } from '../../../git/read-objects.ts';
 import { foldId } from '../../../lib/ids.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
@@ -216,19 +215,21 @@ export function registerPullPageRoutes(
     const side = field(request.body, 'side') === 'LEFT' ? 'LEFT' : 'RIGHT';
     const line = Number(field(request.body, 'line', 12));
     const url = pullUrl((await load(request)).base.repo, number);
-    try {
-      const { comment } = await reviewComments.create(user, owner, name, number, {
-        body: field(request.body, 'body', 65_536),
-        path: field(request.body, 'path', 4096),
-        side,
-        ...(side === 'RIGHT' ? { line } : { oldLine: line }),
-      });
-      return reply.redirect(`${url}/files#comment-${foldId(comment.id)}`, 303);
-    } catch (error) {
-      if (!isDomainError(error) || error.code === 'not_found') throw error;
-      setFlash(reply, { kind: 'error', message: error.message }, pages.secure(request));
-      return reply.redirect(`${url}/files`, 303);
-    }
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        const { comment } = await reviewComments.create(user, owner, name, number, {
+          body: field(request.body, 'body', 65_536),
+          path: field(request.body, 'path', 4096),
+          side,
+          ...(side === 'RIGHT' ? { line } : { oldLine: line }),
+        });
+        return { to: `${url}/files#comment-${foldId(comment.id)}` };
+      },
+      { passOn: ['not_found'], back: `${url}/files` },
+    );
   });
 
   const act = (action: 'merge' | 'close' | 'reopen') =>
@@ -239,25 +240,29 @@ export function registerPullPageRoutes(
       const { owner, name } = request.params as Params;
       const number = numberOf(request);
       const url = pullUrl((await load(request)).base.repo, number);
-      const secure = pages.secure(request);
-      try {
-        if (action === 'merge') {
-          await deps.services.pullMerges.merge(user, owner, name, number);
-          setFlash(reply, { kind: 'success', message: 'Pull request merged.' }, secure);
-        } else {
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => {
+          if (action === 'merge') {
+            await deps.services.pullMerges.merge(user, owner, name, number);
+            return { to: url, flash: 'Pull request merged.' };
+          }
           await pulls.update(user, owner, name, number, {
             state: action === 'close' ? 'closed' : 'open',
           });
-        }
-      } catch (error) {
-        if (!isDomainError(error) || error.code === 'not_found') throw error;
-        const message =
-          error.code === 'conflict' && action === 'merge'
-            ? `This pull request cannot be merged: ${error.message}. Resolve the conflicts on the head branch and push again.`
-            : error.message;
-        setFlash(reply, { kind: 'error', message }, secure);
-      }
-      return reply.redirect(url, 303);
+          return { to: url };
+        },
+        {
+          passOn: ['not_found'],
+          back: url,
+          message: (error) =>
+            error.code === 'conflict' && action === 'merge'
+              ? `This pull request cannot be merged: ${error.message}. Resolve the conflicts on the head branch and push again.`
+              : error.message,
+        },
+      );
     });
   act('merge');
   act('close');

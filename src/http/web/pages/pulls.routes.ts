@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDomainError } from '../../../domain/errors.ts';
 import { atLeast } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
@@ -154,13 +154,17 @@ export function registerPullListRoutes(
       title: field(request.body, 'title', 300),
       body: field(request.body, 'body', 1_048_576),
     };
-    try {
-      const created = await pulls.create(user, owner, name, values);
-      return reply.redirect(pullUrl(created.base.repo, created.pull.number), 303);
-    } catch (error) {
-      if (!isDomainError(error) || error.code === 'not_found') throw error;
-      return renderNew(request, reply, values, error.message);
-    }
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        const created = await pulls.create(user, owner, name, values);
+        return { to: pullUrl(created.base.repo, created.pull.number) };
+      },
+      // The form answers 422 for whatever it refuses (renderNew sets it).
+      { passOn: ['not_found'], render: (error) => renderNew(request, reply, values, error) },
+    );
   });
 }
 

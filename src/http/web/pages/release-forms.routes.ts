@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDomainError } from '../../../domain/errors.ts';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
-import { pageStatusOf } from '../../errors/web-errors.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
 import { encodeSegments, repoUrl } from '../paths.ts';
@@ -113,24 +111,26 @@ export function registerReleaseFormRoutes(
       body: values.body,
       prerelease: values.prerelease,
     };
-    try {
-      const saved =
-        mode.kind === 'new'
-          ? await releases.create(user, owner, name, input)
-          : await releases.update(user, owner, name, { tag: mode.tag }, input);
-      const { tagName } = saved.release;
-      const message =
-        mode.kind === 'new' ? `Release ${tagName} published.` : `Release ${tagName} updated.`;
-      setFlash(reply, { kind: 'success', message }, pages.secure(request));
-      return reply.redirect(releaseUrl(saved.visible.repo, tagName), 303);
-    } catch (error) {
-      if (!isDomainError(error) || error.code === 'forbidden') throw error;
-      // A missing target or tag is the form's problem here, not a missing page.
-      return render(request, reply, visible, mode, values, {
-        error: error.message,
-        status: pageStatusOf(error) === 404 ? 422 : pageStatusOf(error),
-      });
-    }
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        const saved =
+          mode.kind === 'new'
+            ? await releases.create(user, owner, name, input)
+            : await releases.update(user, owner, name, { tag: mode.tag }, input);
+        const { tagName } = saved.release;
+        const flash =
+          mode.kind === 'new' ? `Release ${tagName} published.` : `Release ${tagName} updated.`;
+        return { to: releaseUrl(saved.visible.repo, tagName), flash };
+      },
+      {
+        passOn: ['forbidden'],
+        // A missing target or tag is the form's problem here, not a missing page (422).
+        render: (error, status) => render(request, reply, visible, mode, values, { error, status }),
+      },
+    );
   };
 
   server.get('/repos/:owner/:name/releases/new', async (request, reply) => {
@@ -187,9 +187,10 @@ export function registerReleaseFormRoutes(
     const { owner, name } = request.params as RepoParams;
     const tag = field(request.body, 'tag', 300);
     const visible = await writable(request, user);
-    await releases.delete(user, owner, name, { tag });
-    const message = `Release ${tag} deleted; the tag ${tag} stays.`;
-    setFlash(reply, { kind: 'success', message }, pages.secure(request));
-    return reply.redirect(`${repoUrl(visible.repo)}/releases`, 303);
+    return formAction(pages, request, reply, async () => {
+      await releases.delete(user, owner, name, { tag });
+      const flash = `Release ${tag} deleted; the tag ${tag} stays.`;
+      return { to: `${repoUrl(visible.repo)}/releases`, flash };
+    });
   });
 }

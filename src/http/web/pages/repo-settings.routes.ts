@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDomainError } from '../../../domain/errors.ts';
+import { Invalid } from '../../../domain/errors.ts';
 import { parseCollaboratorPermission } from '../../../domain/repos/collaborator.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
 import { accountUrl, repoUrl } from '../paths.ts';
@@ -73,15 +73,14 @@ export function registerRepoSettingsRoutes(
       assertCsrf(request);
       const params = request.params as RepoParams;
       const { repo } = await repos.require(user, params.owner, params.name, 'admin');
-      const secure = pages.secure(request);
-      try {
-        const message = await change(user, params, request.body);
-        setFlash(reply, { kind: 'success', message }, secure);
-      } catch (error) {
-        if (!isDomainError(error)) throw error;
-        setFlash(reply, { kind: 'error', message: error.message }, secure);
-      }
-      return reply.redirect(`${repoUrl(repo)}/settings#${section}`, 303);
+      const back = `${repoUrl(repo)}/settings#${section}`;
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => ({ to: back, flash: await change(user, params, request.body) }),
+        { back },
+      );
     };
 
   server.post(
@@ -141,14 +140,20 @@ export function registerRepoSettingsRoutes(
     const { owner, name } = request.params as RepoParams;
     const { repo } = await repos.require(user, owner, name, 'admin');
     const full = `${repo.owner.handle}/${repo.name}`;
-    const secure = pages.secure(request);
-    if (field(request.body, 'confirm', 300).trim() !== full) {
-      setFlash(reply, { kind: 'error', message: `Type ${full} to confirm the deletion.` }, secure);
-      return reply.redirect(`${repoUrl(repo)}/settings#danger`, 303);
-    }
-    await repos.delete(user, owner, name);
-    await code.forget(repo);
-    setFlash(reply, { kind: 'success', message: `${full} was deleted.` }, secure);
-    return reply.redirect(accountUrl(repo.owner.handle), 303);
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        if (field(request.body, 'confirm', 300).trim() !== full) {
+          throw new Invalid(`Type ${full} to confirm the deletion.`);
+        }
+        await repos.delete(user, owner, name);
+        await code.forget(repo);
+        return { to: accountUrl(repo.owner.handle), flash: `${full} was deleted.` };
+      },
+      // Only the confirmation is the form's to answer; anything else is an error page.
+      { answers: ['invalid'], back: `${repoUrl(repo)}/settings#danger` },
+    );
   });
 }

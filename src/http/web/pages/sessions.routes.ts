@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { SessionSummary } from '../../../domain/sessions/session.service.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
@@ -71,10 +71,11 @@ export function registerSessionRoutes(
     assertCsrf(request);
     const { id } = request.params as { id: string };
     const secret = request.cookies[SESSION_COOKIE] ?? '';
-    if (id === 'others') await sessions.endOthers(user, secret);
-    else await sessions.revoke(user, id.slice(0, 100));
-    const message = id === 'others' ? 'Signed out everywhere else.' : 'Session revoked.';
-    setFlash(reply, { kind: 'success', message }, pages.secure(request));
-    return reply.redirect('/settings/sessions', 303);
+    return formAction(pages, request, reply, async () => {
+      if (id === 'others') await sessions.endOthers(user, secret);
+      else await sessions.revoke(user, id.slice(0, 100));
+      const flash = id === 'others' ? 'Signed out everywhere else.' : 'Session revoked.';
+      return { to: '/settings/sessions', flash };
+    });
   });
 }

@@ -1,10 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDomainError } from '../../../domain/errors.ts';
 import { atLeast, type VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
-import { pageStatusOf } from '../../errors/web-errors.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
@@ -132,20 +130,20 @@ export function registerTagRoutes(server: FastifyInstance, deps: TagRouteDeps, p
         tag: field(request.body, 'tag', 300),
         target: field(request.body, 'target', 300),
       };
-      try {
-        const message = await run(user, params, values.tag, values.target);
-        setFlash(reply, { kind: 'success', message }, pages.secure(request));
-        return reply.redirect(`${repoUrl(visible.repo)}/tags`, 303);
-      } catch (error) {
-        if (!isDomainError(error) || error.code === 'forbidden') throw error;
-        const status = pageStatusOf(error);
-        // A missing target is the form's problem, not a missing page.
-        return render(request, reply, visible, {
-          error: error.message,
-          status: status === 404 ? 422 : status,
-          values,
-        });
-      }
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => ({
+          to: `${repoUrl(visible.repo)}/tags`,
+          flash: await run(user, params, values.tag, values.target),
+        }),
+        {
+          passOn: ['forbidden'],
+          // A missing target is the form's problem, not a missing page (422).
+          render: (error, status) => render(request, reply, visible, { error, status, values }),
+        },
+      );
     });
 
   change('/repos/:owner/:name/tags', async (user, { owner, name }, tag, target) => {

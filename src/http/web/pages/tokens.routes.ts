@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { isDomainError, NotFound } from '../../../domain/errors.ts';
+import { NotFound } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field, fieldValues } from '../forms.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
@@ -45,9 +45,9 @@ export function registerTokenRoutes(
     if (!user) return reply;
     assertCsrf(request);
     reply.header('Cache-Control', 'no-store');
-    const refuse = async (error: string) =>
+    const refuse = async (error: string, status = 422) =>
       pages.send(request, reply, {
-        status: 422,
+        status,
         title: 'Access tokens',
         body: await render(user, { error }),
       });
@@ -57,20 +57,24 @@ export function registerTokenRoutes(
       Date.now(),
     );
     if (expiresAt === undefined) return refuse('Choose an expiry, or a valid custom date.');
-    try {
-      const { token, record } = await tokens.create(user, field(request.body, 'name', 200), {
-        scopes: fieldValues(request.body, 'scope', 100).slice(0, 50),
-        expiresAt,
-      });
-      return pages.send(request, reply, {
-        status: 201,
-        title: 'Access tokens',
-        body: await render(user, { fresh: { name: record.name, token } }),
-      });
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      return refuse(error.message);
-    }
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        const { token, record } = await tokens.create(user, field(request.body, 'name', 200), {
+          scopes: fieldValues(request.body, 'scope', 100).slice(0, 50),
+          expiresAt,
+        });
+        // The new token is shown once, on this answer, never through a redirect.
+        return pages.send(request, reply, {
+          status: 201,
+          title: 'Access tokens',
+          body: await render(user, { fresh: { name: record.name, token } }),
+        });
+      },
+      { render: refuse },
+    );
   });
 
   server.get('/settings/tokens/:id/delete', async (request, reply) => {
@@ -91,8 +95,9 @@ export function registerTokenRoutes(
     if (!user) return reply;
     assertCsrf(request);
     const { id } = request.params as { id: string };
-    await tokens.revoke(user, id);
-    setFlash(reply, { kind: 'success', message: 'Token revoked.' }, pages.secure(request));
-    return reply.redirect('/settings/tokens', 303);
+    return formAction(pages, request, reply, async () => {
+      await tokens.revoke(user, id);
+      return { to: '/settings/tokens', flash: 'Token revoked.' };
+    });
   });
 }
