@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import type { WorkflowRunStatus } from '../../../domain/ci/ci.types.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import { atLeast } from '../../../domain/repos/repo.types.ts';
@@ -7,13 +8,14 @@ import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import type { Pages } from '../page.ts';
+import { RepoParams, RunParams } from '../page-params.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { pageOf } from '../views/paging.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { runPage } from '../views/run-page.ts';
 import { isUnfinished, RUN_STATUSES } from '../views/run-status.ts';
 import { type RunsQuery, runsList, runUrl } from '../views/runs-list.ts';
-import { frameOf, type RepoPageDeps, type RepoParams } from './repo-context.ts';
+import { frameOf, type RepoPageDeps } from './repo-context.ts';
 
 /** What the workflow run pages use. */
 export type ActionsRouteDeps = RepoPageDeps & {
@@ -22,11 +24,9 @@ export type ActionsRouteDeps = RepoPageDeps & {
 
 const PER_PAGE = 20;
 
-export type RunParams = RepoParams & { run: string };
-
 /** `:run` as a run number; anything else names no run. */
-export function runNumberOf(request: FastifyRequest): number {
-  const { run } = request.params as RunParams;
+export function runNumberOf(request: { readonly params: Pick<RunParams, 'run'> }): number {
+  const { run } = request.params;
   if (!/^\d{1,15}$/.test(run)) throw new NotFound('workflow run not found');
   return Number(run);
 }
@@ -53,75 +53,88 @@ function runsQueryOf(query: unknown): RunsQuery {
  * actions-job.routes.ts.
  */
 export function registerActionsRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   deps: ActionsRouteDeps,
   pages: Pages,
 ): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { ciRunQueries: runs, ciRunCancels: cancels, repos } = deps.services;
 
-  server.get('/repos/:owner/:name/actions', async (request, reply) => {
-    const { owner, name } = request.params as RepoParams;
-    const viewer = viewerUser(request.viewer);
-    const query = runsQueryOf(request.query);
-    const visible = await repos.get(viewer, owner, name);
-    const filter = {
-      ...(query.workflow !== undefined ? { workflowFile: query.workflow } : {}),
-      ...(query.status !== undefined ? { status: query.status } : {}),
-    };
-    const [listed, workflows, frame] = await Promise.all([
-      runs.listRuns(
-        viewer,
-        owner,
-        name,
-        { limit: PER_PAGE, offset: (query.page - 1) * PER_PAGE },
-        filter,
-      ),
-      runs.listWorkflows(viewer, owner, name),
-      frameOf(deps, request, visible, 'actions'),
-    ]);
-    const body = runsList({
-      repo: visible.repo,
-      runs: listed.runs,
-      hasMore: query.page * PER_PAGE < listed.total,
-      workflows,
-      query,
-    });
-    return pages.send(request, reply, {
-      title: `Actions · ${visible.repo.owner.handle}/${visible.repo.name}`,
-      body: (context) => repoFrame(context, frame, body),
-    });
-  });
+  server.get(
+    '/repos/:owner/:name/actions',
+    { schema: { params: RepoParams } },
+    async (request, reply) => {
+      const { owner, name } = request.params;
+      const viewer = viewerUser(request.viewer);
+      const query = runsQueryOf(request.query);
+      const visible = await repos.get(viewer, owner, name);
+      const filter = {
+        ...(query.workflow !== undefined ? { workflowFile: query.workflow } : {}),
+        ...(query.status !== undefined ? { status: query.status } : {}),
+      };
+      const [listed, workflows, frame] = await Promise.all([
+        runs.listRuns(
+          viewer,
+          owner,
+          name,
+          { limit: PER_PAGE, offset: (query.page - 1) * PER_PAGE },
+          filter,
+        ),
+        runs.listWorkflows(viewer, owner, name),
+        frameOf(deps, request, visible, 'actions'),
+      ]);
+      const body = runsList({
+        repo: visible.repo,
+        runs: listed.runs,
+        hasMore: query.page * PER_PAGE < listed.total,
+        workflows,
+        query,
+      });
+      return pages.send(request, reply, {
+        title: `Actions · ${visible.repo.owner.handle}/${visible.repo.name}`,
+        body: (context) => repoFrame(context, frame, body),
+      });
+    },
+  );
 
-  server.get('/repos/:owner/:name/actions/runs/:run', async (request, reply) => {
-    const { owner, name } = request.params as RepoParams;
-    const viewer = viewerUser(request.viewer);
-    const number = runNumberOf(request);
-    const visible = await repos.get(viewer, owner, name);
-    const [{ run, jobs }, frame] = await Promise.all([
-      runs.listJobs(viewer, owner, name, number),
-      frameOf(deps, request, visible, 'actions'),
-    ]);
-    const canCancel = atLeast(visible.access.level, 'write');
-    const { repo } = visible;
-    return pages.send(request, reply, {
-      title: `${run.title || run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
-      body: (context) =>
-        repoFrame(context, frame, runPage(context, { repo, run, jobs, canCancel })),
-    });
-  });
+  server.get(
+    '/repos/:owner/:name/actions/runs/:run',
+    { schema: { params: RunParams } },
+    async (request, reply) => {
+      const { owner, name } = request.params;
+      const viewer = viewerUser(request.viewer);
+      const number = runNumberOf(request);
+      const visible = await repos.get(viewer, owner, name);
+      const [{ run, jobs }, frame] = await Promise.all([
+        runs.listJobs(viewer, owner, name, number),
+        frameOf(deps, request, visible, 'actions'),
+      ]);
+      const canCancel = atLeast(visible.access.level, 'write');
+      const { repo } = visible;
+      return pages.send(request, reply, {
+        title: `${run.title || run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
+        body: (context) =>
+          repoFrame(context, frame, runPage(context, { repo, run, jobs, canCancel })),
+      });
+    },
+  );
 
-  server.post('/repos/:owner/:name/actions/runs/:run/cancel', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { owner, name } = request.params as RepoParams;
-    return formAction(pages, request, reply, async () => {
-      const run = await cancels.cancel(user, owner, name, runNumberOf(request));
-      const { repo } = await repos.get(user, owner, name);
-      const flash = isUnfinished(run.status)
-        ? `Run #${run.number} was cancelled.`
-        : `Run #${run.number} had already finished.`;
-      return { to: runUrl(repo, run.number), flash };
-    });
-  });
+  server.post(
+    '/repos/:owner/:name/actions/runs/:run/cancel',
+    { schema: { params: RunParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { owner, name } = request.params;
+      return formAction(pages, request, reply, async () => {
+        const run = await cancels.cancel(user, owner, name, runNumberOf(request));
+        const { repo } = await repos.get(user, owner, name);
+        const flash = isUnfinished(run.status)
+          ? `Run #${run.number} was cancelled.`
+          : `Run #${run.number} had already finished.`;
+        return { to: runUrl(repo, run.number), flash };
+      });
+    },
+  );
 }

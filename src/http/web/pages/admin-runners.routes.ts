@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config/config.ts';
 import { NotFound } from '../../../domain/errors.ts';
@@ -9,6 +10,7 @@ import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import { IdParams } from '../page-params.ts';
 import type { FreshToken } from './admin-runner-tables.view.ts';
 import { adminRunnersPage } from './admin-runners.view.ts';
 
@@ -26,10 +28,11 @@ const TITLE = 'Runners · Admin';
  * closes the area to everyone). Plain forms with CSRF tokens; nothing needs JavaScript.
  */
 export function registerAdminRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   deps: AdminRunnerRouteDeps,
   pages: Pages,
 ): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { runnerAdmin } = deps.services;
 
   /** The admin making the request, or NotFound, checked before anything else is read. */
@@ -68,26 +71,34 @@ export function registerAdminRoutes(
     });
   });
 
-  server.post('/admin/runners/tokens/:id/delete', async (request, reply) => {
-    const actor = adminOf(request, reply);
-    assertCsrf(request);
-    const { id } = request.params as { id: string };
-    return formAction(pages, request, reply, async () => {
-      await runnerAdmin.deleteToken(actor, undefined, id);
-      return {
-        to: '/admin/runners',
-        flash: 'Registration token deleted. Runners it registered keep working.',
-      };
-    });
-  });
+  server.post(
+    '/admin/runners/tokens/:id/delete',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const actor = adminOf(request, reply);
+      assertCsrf(request);
+      const { id } = request.params;
+      return formAction(pages, request, reply, async () => {
+        await runnerAdmin.deleteToken(actor, undefined, id);
+        return {
+          to: '/admin/runners',
+          flash: 'Registration token deleted. Runners it registered keep working.',
+        };
+      });
+    },
+  );
 
-  server.post('/admin/runners/:id/delete', async (request, reply) => {
-    const actor = adminOf(request, reply);
-    assertCsrf(request);
-    const { id } = request.params as { id: string };
-    return formAction(pages, request, reply, async () => {
-      await runnerAdmin.deleteRunner(actor, undefined, id);
-      return { to: '/admin/runners', flash: 'Runner deleted. Its credentials no longer work.' };
-    });
-  });
+  server.post(
+    '/admin/runners/:id/delete',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const actor = adminOf(request, reply);
+      assertCsrf(request);
+      const { id } = request.params;
+      return formAction(pages, request, reply, async () => {
+        await runnerAdmin.deleteRunner(actor, undefined, id);
+        return { to: '/admin/runners', flash: 'Runner deleted. Its credentials no longer work.' };
+      });
+    },
+  );
 }

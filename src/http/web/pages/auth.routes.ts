@@ -7,7 +7,7 @@ import { safeRedirectTarget } from '../../protect/safe-redirect.ts';
 import { assertCsrf, rotateCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { captchaFailureMessage, formCaptcha } from '../form-captcha.ts';
-import { field } from '../forms.ts';
+import { field, formValue } from '../forms.ts';
 import type { Pages } from '../page.ts';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../session-cookie.ts';
 import { loginForm, signupClosed, signupForm, waitInWords } from './auth.view.ts';
@@ -130,8 +130,7 @@ export function registerAuthRoutes(
   });
 
   server.get('/login', async (request, reply) => {
-    const query = request.query as Record<string, unknown>;
-    const redirect = safeRedirectTarget(query.redirect);
+    const redirect = safeRedirectTarget(formValue(request.query, 'redirect'));
     if (request.viewer.kind === 'user') return reply.redirect(redirect, 303);
     const widget = widgetFor(reply, await loginWantsCaptcha({ address: clientAddress(request) }));
     return pages.send(request, reply, {

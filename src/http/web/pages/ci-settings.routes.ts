@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config/config.ts';
 import type { RepoCiAccess } from '../../../domain/ci/ci-names.ts';
@@ -11,6 +12,13 @@ import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import {
+  type PageRequest,
+  RepoIdParams,
+  RepoParams,
+  SecretParams,
+  VariableParams,
+} from '../page-params.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import type { FreshToken } from './admin-runner-tables.view.ts';
 import { ciSettingsPage } from './ci-settings.view.ts';
@@ -40,20 +48,22 @@ type Settings = {
  * settings), and anonymous visitors are sent to sign in first.
  */
 export function registerCiSettingsRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   deps: CiSettingsRouteDeps,
   pages: Pages,
 ): void {
   const { runnerAdmin, ciSecrets, ciVariables, repos } = deps.services;
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const grants = { isRepoAdmin: true } as const;
+  const repoParams = { schema: { params: RepoParams } };
 
   const settingsOf = async (
-    request: FastifyRequest,
+    request: PageRequest<RepoParams>,
     reply: FastifyReply,
   ): Promise<Settings | undefined> => {
     const user = signedInOrRedirect(request, reply);
     if (!user) return undefined;
-    const params = request.params as { owner: string; name: string };
+    const { params } = request;
     const { repo, access } = await repos.get(user, params.owner, params.name);
     if (access.level !== 'admin') throw new NotFound('no such page');
     reply.header('Cache-Control', 'no-store');
@@ -98,8 +108,10 @@ export function registerCiSettingsRoutes(
   };
 
   /** Runs a form action, then back to the page with a message; input errors re-render it. */
-  const act = (work: (request: FastifyRequest, settings: Settings) => Promise<string>) => {
-    return async (request: FastifyRequest, reply: FastifyReply) => {
+  const act = <P extends RepoParams>(
+    work: (request: PageRequest<P>, settings: Settings) => Promise<string>,
+  ) => {
+    return async (request: PageRequest<P>, reply: FastifyReply) => {
       const settings = await settingsOf(request, reply);
       if (!settings) return reply;
       assertCsrf(request);
@@ -116,16 +128,13 @@ export function registerCiSettingsRoutes(
     };
   };
 
-  const param = (request: FastifyRequest, key: string) =>
-    (request.params as Record<string, string>)[key] ?? '';
-
-  server.get(BASE, async (request, reply) => {
+  server.get(BASE, repoParams, async (request, reply) => {
     const settings = await settingsOf(request, reply);
     if (!settings) return reply;
     return render(request, reply, settings);
   });
 
-  server.post(`${BASE}/tokens`, async (request, reply) => {
+  server.post(`${BASE}/tokens`, repoParams, async (request, reply) => {
     const settings = await settingsOf(request, reply);
     if (!settings) return reply;
     assertCsrf(request);
@@ -136,22 +145,25 @@ export function registerCiSettingsRoutes(
 
   server.post(
     `${BASE}/tokens/:id/delete`,
+    { schema: { params: RepoIdParams } },
     act(async (request, settings) => {
-      await runnerAdmin.deleteToken(settings.actor, settings.scope, param(request, 'id'), grants);
+      await runnerAdmin.deleteToken(settings.actor, settings.scope, request.params.id, grants);
       return 'Registration token deleted. Runners it registered keep working.';
     }),
   );
 
   server.post(
     `${BASE}/runners/:id/delete`,
+    { schema: { params: RepoIdParams } },
     act(async (request, settings) => {
-      await runnerAdmin.deleteRunner(settings.actor, settings.scope, param(request, 'id'), grants);
+      await runnerAdmin.deleteRunner(settings.actor, settings.scope, request.params.id, grants);
       return 'Runner deleted. Its credentials no longer work.';
     }),
   );
 
   server.post(
     `${BASE}/secrets`,
+    { schema: { params: RepoParams } },
     act(async (request, settings) => {
       const body = request.body;
       const saved = await ciSecrets.put(
@@ -165,14 +177,16 @@ export function registerCiSettingsRoutes(
 
   server.post(
     `${BASE}/secrets/:secret/delete`,
+    { schema: { params: SecretParams } },
     act(async (request, settings) => {
-      await ciSecrets.delete(settings.access, param(request, 'secret'));
+      await ciSecrets.delete(settings.access, request.params.secret);
       return 'Secret deleted.';
     }),
   );
 
   server.post(
     `${BASE}/variables`,
+    { schema: { params: RepoParams } },
     act(async (request, settings) => {
       const body = request.body;
       const saved = await ciVariables.put(
@@ -186,8 +200,9 @@ export function registerCiSettingsRoutes(
 
   server.post(
     `${BASE}/variables/:variable/delete`,
+    { schema: { params: VariableParams } },
     act(async (request, settings) => {
-      await ciVariables.delete(settings.access, param(request, 'variable'));
+      await ciVariables.delete(settings.access, request.params.variable);
       return 'Variable deleted.';
     }),
   );

@@ -1,8 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { atLeast } from '../../../domain/repos/repo.types.ts';
 import { sendErrorPage } from '../../errors/web-errors.ts';
 import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
+import { type PageRequest, RepoParams, RepoRestParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
 import { emptyRepo } from '../views/empty-repo.ts';
 import { repoFrame } from '../views/repo-frame.ts';
@@ -20,13 +22,14 @@ const RAW_POLICY = "default-src 'none'; sandbox";
  * files at `/src/{ref}/{path}`, and the raw bytes at `/raw/{ref}/{path}`.
  */
 export function registerCodeRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   deps: CodeRouteDeps,
   pages: Pages,
 ): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { code } = deps.services;
 
-  server.get('/repos/:owner/:name', async (request, reply) => {
+  server.get('/repos/:owner/:name', { schema: { params: RepoParams } }, async (request, reply) => {
     const visible = await openRepo(deps, request);
     const { repo } = visible;
     const frame = await frameOf(deps, request, visible, 'code', { fork: true });
@@ -51,9 +54,9 @@ export function registerCodeRoutes(
     });
   });
 
-  const source = async (request: FastifyRequest, reply: FastifyReply) => {
+  const source = async (request: PageRequest<RepoRestParams>, reply: FastifyReply) => {
     const visible = await openRepo(deps, request);
-    const spec = (request.params as { '*'?: string })['*'] ?? '';
+    const spec = request.params['*'] ?? '';
     if (spec === '')
       return reply.redirect(srcUrl(visible.repo, await code.defaultBranch(visible)), 302);
     const location = await code.locate(visible, spec);
@@ -75,42 +78,46 @@ export function registerCodeRoutes(
       body: (context) => repoFrame(context, frame, body),
     });
   };
-  server.get('/repos/:owner/:name/src', source);
-  server.get('/repos/:owner/:name/src/*', source);
+  server.get('/repos/:owner/:name/src', { schema: { params: RepoRestParams } }, source);
+  server.get('/repos/:owner/:name/src/*', { schema: { params: RepoRestParams } }, source);
 
-  server.get('/repos/:owner/:name/raw/*', async (request, reply) => {
-    const visible = await openRepo(deps, request);
-    const spec = (request.params as { '*'?: string })['*'] ?? '';
-    const location = await code.locate(visible, spec);
-    if (location.path === '') return reply.callNotFound();
-    const item = await code.stat(visible, location);
-    const file = await code.raw(visible, item);
-    if (file.truncated) {
-      return sendErrorPage(
-        pages,
-        request,
-        reply,
-        413,
-        'This file is too large to serve here; clone the repository instead.',
-      );
-    }
-    reply
-      .header('Content-Security-Policy', RAW_POLICY)
-      .header('X-Content-Type-Options', 'nosniff')
-      .header(
-        'Cache-Control',
-        location.ref.kind === 'commit' ? 'private, max-age=300' : 'no-cache',
-      );
-    if (file.binary) {
-      const name = item.name.replace(/[^\w.-]+/g, '_') || 'file';
-      return reply
-        .type('application/octet-stream')
+  server.get(
+    '/repos/:owner/:name/raw/*',
+    { schema: { params: RepoRestParams } },
+    async (request, reply) => {
+      const visible = await openRepo(deps, request);
+      const spec = request.params['*'] ?? '';
+      const location = await code.locate(visible, spec);
+      if (location.path === '') return reply.callNotFound();
+      const item = await code.stat(visible, location);
+      const file = await code.raw(visible, item);
+      if (file.truncated) {
+        return sendErrorPage(
+          pages,
+          request,
+          reply,
+          413,
+          'This file is too large to serve here; clone the repository instead.',
+        );
+      }
+      reply
+        .header('Content-Security-Policy', RAW_POLICY)
+        .header('X-Content-Type-Options', 'nosniff')
         .header(
-          'Content-Disposition',
-          `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(item.name)}`,
-        )
-        .send(file.content);
-    }
-    return reply.type('text/plain; charset=utf-8').send(file.content);
-  });
+          'Cache-Control',
+          location.ref.kind === 'commit' ? 'private, max-age=300' : 'no-cache',
+        );
+      if (file.binary) {
+        const name = item.name.replace(/[^\w.-]+/g, '_') || 'file';
+        return reply
+          .type('application/octet-stream')
+          .header(
+            'Content-Disposition',
+            `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(item.name)}`,
+          )
+          .send(file.content);
+      }
+      return reply.type('text/plain; charset=utf-8').send(file.content);
+    },
+  );
 }

@@ -1,7 +1,9 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
+import { type PageRequest, PullParams, RepoParams, RepoRestParams } from '../page-params.ts';
 import { encodeSegments, repoUrl } from '../paths.ts';
 
 /** What Gitea's page addresses use. */
@@ -24,8 +26,6 @@ function queryOf(request: FastifyRequest): string {
   return at === -1 ? '' : request.url.slice(at);
 }
 
-type RepoParams = { owner: string; name: string; number?: string; '*'?: string };
-
 /**
  * Addresses people bring from Gitea (bookmarks, links in issues, muscle memory), each sent to
  * Kiln's page: fixed aliases permanently (301); a repository's addresses (`/{owner}/{name}`,
@@ -34,7 +34,8 @@ type RepoParams = { owner: string; name: string; number?: string; '*'?: string }
  * that is private to the viewer or missing answers 404 here, so the redirect reveals nothing.
  * Git's own paths below `/{owner}/{name}.git` are registered by smart HTTP and are not touched.
  */
-export function registerGiteaPathRoutes(server: FastifyInstance, deps: GiteaPathRouteDeps): void {
+export function registerGiteaPathRoutes(parent: FastifyInstance, deps: GiteaPathRouteDeps): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   for (const [from, to] of Object.entries(FIXED_ALIASES)) {
     server.get(from, async (request, reply) => reply.redirect(to + queryOf(request), 301));
   }
@@ -50,9 +51,9 @@ export function registerGiteaPathRoutes(server: FastifyInstance, deps: GiteaPath
   });
 
   const toRepo =
-    (tail: (params: RepoParams) => string) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const params = request.params as RepoParams;
+    <P extends RepoParams>(tail: (params: P) => string) =>
+    async (request: PageRequest<P>, reply: FastifyReply) => {
+      const params = request.params;
       // `/{owner}/{name}.git` typed into a browser means the repository too.
       const name = params.name.endsWith('.git') ? params.name.slice(0, -4) : params.name;
       const { repo } = await deps.services.repos.get(
@@ -65,19 +66,23 @@ export function registerGiteaPathRoutes(server: FastifyInstance, deps: GiteaPath
 
   server.get(
     '/:owner/:name',
+    { schema: { params: RepoParams } },
     toRepo(() => ''),
   );
   server.get(
     '/:owner/:name/pulls/:number',
-    toRepo((p) => `/pulls/${encodeURIComponent(p.number ?? '')}`),
+    { schema: { params: PullParams } },
+    toRepo((p: PullParams) => `/pulls/${encodeURIComponent(p.number)}`),
   );
   // Gitea names the kind of ref in the path; Kiln's src pages take a branch name as it is.
   server.get(
     '/:owner/:name/src/branch/*',
-    toRepo((p) => `/src/${encodeSegments(p['*'] ?? '')}`),
+    { schema: { params: RepoRestParams } },
+    toRepo((p: RepoRestParams) => `/src/${encodeSegments(p['*'] ?? '')}`),
   );
   server.get(
     '/:owner/:name/releases/tag/*',
-    toRepo((p) => `/releases/tag/${encodeSegments(p['*'] ?? '')}`),
+    { schema: { params: RepoRestParams } },
+    toRepo((p: RepoRestParams) => `/releases/tag/${encodeSegments(p['*'] ?? '')}`),
   );
 }

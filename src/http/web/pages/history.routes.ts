@@ -1,9 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { DiffFile } from '../../../git/diff.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
+import { CommitParams, type PageRequest, RepoRestParams } from '../page-params.ts';
 import { commitsUrl, commitUrl, srcUrl } from '../paths.ts';
 import { commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
@@ -20,16 +22,17 @@ const PER_PAGE = 30;
 
 /** History pages (`/commits/{ref}/{path}`) and single commits (`/commit/{sha}`); both metered. */
 export function registerHistoryRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   deps: HistoryRouteDeps,
   pages: Pages,
 ): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { code } = deps.services;
 
-  const history = async (request: FastifyRequest, reply: FastifyReply) => {
+  const history = async (request: PageRequest<RepoRestParams>, reply: FastifyReply) => {
     const visible = await openRepo(deps, request);
     const { repo } = visible;
-    const spec = (request.params as { '*'?: string })['*'] ?? '';
+    const spec = request.params['*'] ?? '';
     if (spec === '') {
       return reply.redirect(commitsUrl(repo, await code.defaultBranch(visible)), 302);
     }
@@ -53,32 +56,44 @@ export function registerHistoryRoutes(
       body: (context) => repoFrame(context, frame, body),
     });
   };
-  server.get('/repos/:owner/:name/commits', METERED, history);
-  server.get('/repos/:owner/:name/commits/*', METERED, history);
+  server.get(
+    '/repos/:owner/:name/commits',
+    { ...METERED, schema: { params: RepoRestParams } },
+    history,
+  );
+  server.get(
+    '/repos/:owner/:name/commits/*',
+    { ...METERED, schema: { params: RepoRestParams } },
+    history,
+  );
 
-  server.get('/repos/:owner/:name/commit/:sha', METERED, async (request, reply) => {
-    const visible = await openRepo(deps, request);
-    const { repo } = visible;
-    const { sha } = request.params as { sha: string };
-    const [{ commit, diff }, frame] = await Promise.all([
-      code.commit(visible, sha),
-      frameOf(deps, request, visible, 'code'),
-    ]);
-    const title = commitTitle(commit.message);
-    const rest = commit.message.slice(title.length).trim();
-    const parents: Html[] = commit.parents.map(
-      (parent, index) =>
-        html`${index > 0 ? ' + ' : ''}<a class="text-mono" href="${commitUrl(repo, parent)}">${parent.slice(0, 7)}</a>`,
-    );
-    const committedBy =
-      commit.committer.name !== commit.author.name || commit.committer.email !== commit.author.email
-        ? html` · committed by <strong>${commit.committer.name}</strong>`
-        : null;
-    const view = (file: DiffFile) =>
-      file.newPath && file.status !== 'deleted'
-        ? srcUrl(repo, commit.sha, file.newPath)
-        : undefined;
-    const body = html`<section class="Box mb-3" aria-labelledby="commit-title">
+  server.get(
+    '/repos/:owner/:name/commit/:sha',
+    { ...METERED, schema: { params: CommitParams } },
+    async (request, reply) => {
+      const visible = await openRepo(deps, request);
+      const { repo } = visible;
+      const { sha } = request.params;
+      const [{ commit, diff }, frame] = await Promise.all([
+        code.commit(visible, sha),
+        frameOf(deps, request, visible, 'code'),
+      ]);
+      const title = commitTitle(commit.message);
+      const rest = commit.message.slice(title.length).trim();
+      const parents: Html[] = commit.parents.map(
+        (parent, index) =>
+          html`${index > 0 ? ' + ' : ''}<a class="text-mono" href="${commitUrl(repo, parent)}">${parent.slice(0, 7)}</a>`,
+      );
+      const committedBy =
+        commit.committer.name !== commit.author.name ||
+        commit.committer.email !== commit.author.email
+          ? html` · committed by <strong>${commit.committer.name}</strong>`
+          : null;
+      const view = (file: DiffFile) =>
+        file.newPath && file.status !== 'deleted'
+          ? srcUrl(repo, commit.sha, file.newPath)
+          : undefined;
+      const body = html`<section class="Box mb-3" aria-labelledby="commit-title">
         <div class="Box-header d-flex flex-items-start flex-wrap kiln-gap">
           <h2 class="h4 flex-auto kiln-break" id="commit-title">${title}</h2>
           <a class="btn btn-sm" href="${srcUrl(repo, commit.sha)}">${icon('code')} Browse files</a>
@@ -92,9 +107,10 @@ export function registerHistoryRoutes(
       </section>
       ${diffFileList(diff)}
       ${diffFiles(diff, view)}`;
-    return pages.send(request, reply, {
-      title: `${title} · ${repo.owner.handle}/${repo.name}@${commit.sha.slice(0, 7)}`,
-      body: (context) => repoFrame(context, frame, body),
-    });
-  });
+      return pages.send(request, reply, {
+        title: `${title} · ${repo.owner.handle}/${repo.name}@${commit.sha.slice(0, 7)}`,
+        body: (context) => repoFrame(context, frame, body),
+      });
+    },
+  );
 }

@@ -1,17 +1,18 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { Account, User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
-import { field } from '../forms.ts';
+import { field, formValue } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { creatableOwners } from '../owners.ts';
 import type { Pages } from '../page.ts';
+import { RepoParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
-import type { RepoParams } from './repo-context.ts';
 
 /** What repository creation and forking use. */
 export type NewRepoRouteDeps = {
@@ -98,18 +99,19 @@ function valuesFrom(body: unknown, user: User): NewRepoValues {
 
 /** The new-repository form at `/new` and the fork action of a repository page. */
 export function registerNewRepoRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   deps: NewRepoRouteDeps,
   pages: Pages,
 ): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { repos } = deps.services;
 
   server.get('/new', async (request, reply) => {
     const user = signedInOrRedirect(request, reply);
     if (!user) return reply;
     const owners = await creatableOwners(deps.services, user);
-    const query = request.query as Record<string, unknown>;
-    const wanted = typeof query.owner === 'string' ? query.owner : user.handle;
+    const owner = formValue(request.query, 'owner');
+    const wanted = typeof owner === 'string' ? owner : user.handle;
     const values: NewRepoValues = {
       owner: owners.some((owner) => owner.handle === wanted) ? wanted : user.handle,
       name: '',
@@ -160,26 +162,30 @@ export function registerNewRepoRoutes(
     );
   });
 
-  server.post('/repos/:owner/:name/fork', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { owner, name } = request.params as RepoParams;
-    const target = field(request.body, 'owner', 100).trim();
-    const orgName =
-      target && target.toLowerCase() !== user.handle.toLowerCase() ? target : undefined;
-    return formAction(
-      pages,
-      request,
-      reply,
-      async () => {
-        const { repo } = await repos.fork(user, owner, name, orgName ? { orgName } : {});
-        return { to: repoUrl(repo), flash: `Forked ${owner}/${name}.` };
-      },
-      {
-        passOn: ['not_found'],
-        back: async () => repoUrl((await repos.get(user, owner, name)).repo),
-      },
-    );
-  });
+  server.post(
+    '/repos/:owner/:name/fork',
+    { schema: { params: RepoParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { owner, name } = request.params;
+      const target = field(request.body, 'owner', 100).trim();
+      const orgName =
+        target && target.toLowerCase() !== user.handle.toLowerCase() ? target : undefined;
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => {
+          const { repo } = await repos.fork(user, owner, name, orgName ? { orgName } : {});
+          return { to: repoUrl(repo), flash: `Forked ${owner}/${name}.` };
+        },
+        {
+          passOn: ['not_found'],
+          back: async () => repoUrl((await repos.get(user, owner, name)).repo),
+        },
+      );
+    },
+  );
 }

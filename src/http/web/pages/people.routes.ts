@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
@@ -6,6 +7,7 @@ import { viewerUser } from '../../auth/viewer.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { Pages } from '../page.ts';
+import { OwnerParams } from '../page-params.ts';
 import { accountUrl } from '../paths.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { repoList } from '../views/repo-list.ts';
@@ -63,12 +65,13 @@ function profileCard(account: Account): Html {
  * may see, an organisation's members.
  */
 export function registerPeopleRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   deps: PeopleRouteDeps,
   pages: Pages,
 ): void {
-  server.get('/:owner', async (request, reply) => {
-    const { owner } = request.params as { owner: string };
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  server.get('/:owner', { schema: { params: OwnerParams } }, async (request, reply) => {
+    const { owner } = request.params;
     const account = await deps.services.users.findAccount(owner);
     if (!account) throw new NotFound('account not found');
     const page = pageOf(request.query);

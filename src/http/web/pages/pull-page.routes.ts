@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
@@ -13,6 +14,7 @@ import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
+import { type PageRequest, PullParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { commitList } from '../views/commit-list.ts';
@@ -28,10 +30,8 @@ export type PullPageRouteDeps = RepoPageDeps & {
   readonly services: Pick<DomainServices, 'pulls' | 'pullMerges' | 'reviewComments'>;
 };
 
-type Params = { owner: string; name: string; number: string };
-
-function numberOf(request: FastifyRequest): number {
-  const { number } = request.params as Params;
+function numberOf(request: { readonly params: Pick<PullParams, 'number'> }): number {
+  const { number } = request.params;
   return /^\d{1,15}$/.test(number) ? Number(number) : 0;
 }
 
@@ -47,14 +47,15 @@ function openForm(
 
 /** One pull request: conversation, commits and files tabs, and the forms that act on it. */
 export function registerPullPageRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   deps: PullPageRouteDeps,
   pages: Pages,
 ): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { pulls, reviewComments, users } = deps.services;
 
-  const load = async (request: FastifyRequest) => {
-    const { owner, name } = request.params as Params;
+  const load = async (request: PageRequest<PullParams>) => {
+    const { owner, name } = request.params;
     return pulls.get(viewerUser(request.viewer), owner, name, numberOf(request));
   };
 
@@ -88,99 +89,110 @@ export function registerPullPageRoutes(
     });
   };
 
-  server.get('/repos/:owner/:name/pulls/:number', METERED, async (request, reply) => {
-    const found = await load(request);
-    const { base, pull } = found;
-    const viewer = viewerUser(request.viewer);
-    const [{ comments }, bodyHtml] = await Promise.all([
-      reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
-      pull.body.trim()
-        ? pages.renderer.markdown(pull.body, pullMarkdownBase(found))
-        : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
-    ]);
-    const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
-    const may = pullPermissions(base.access.level, viewer?.id === pull.authorId);
-    const url = pullUrl(base.repo, pull.number);
-    const actions = (context: PageContext) => {
-      if (!viewer)
-        return html`<p class="color-fg-muted"><a href="/login?redirect=${encodeURIComponent(url)}">Sign in</a> to take part.</p>`;
-      const form = (action: string, label: string, cls: string) =>
-        html`<form method="post" action="${url}/${action}" class="d-inline"><input type="hidden" name="_csrf" value="${context.csrf}"><button class="btn ${cls}" type="submit">${label}</button></form>`;
-      if (pull.merged)
-        return html`<div class="Box p-3 color-fg-done">${icon('git-merge')} Merged into <span class="branch-name">${pull.baseBranch}</span>${pull.mergeCommitSha ? html` as <code>${pull.mergeCommitSha.slice(0, 7)}</code>` : null}.</div>`;
-      if (pull.state === 'closed')
-        return may.toggle
-          ? html`<div class="Box p-3">This pull request is closed. ${form('reopen', 'Reopen pull request', 'btn-sm')}</div>`
-          : null;
-      return html`<div class="Box p-3 d-flex flex-items-center flex-wrap kiln-gap">
+  server.get(
+    '/repos/:owner/:name/pulls/:number',
+    { ...METERED, schema: { params: PullParams } },
+    async (request, reply) => {
+      const found = await load(request);
+      const { base, pull } = found;
+      const viewer = viewerUser(request.viewer);
+      const [{ comments }, bodyHtml] = await Promise.all([
+        reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
+        pull.body.trim()
+          ? pages.renderer.markdown(pull.body, pullMarkdownBase(found))
+          : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
+      ]);
+      const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
+      const may = pullPermissions(base.access.level, viewer?.id === pull.authorId);
+      const url = pullUrl(base.repo, pull.number);
+      const actions = (context: PageContext) => {
+        if (!viewer)
+          return html`<p class="color-fg-muted"><a href="/login?redirect=${encodeURIComponent(url)}">Sign in</a> to take part.</p>`;
+        const form = (action: string, label: string, cls: string) =>
+          html`<form method="post" action="${url}/${action}" class="d-inline"><input type="hidden" name="_csrf" value="${context.csrf}"><button class="btn ${cls}" type="submit">${label}</button></form>`;
+        if (pull.merged)
+          return html`<div class="Box p-3 color-fg-done">${icon('git-merge')} Merged into <span class="branch-name">${pull.baseBranch}</span>${pull.mergeCommitSha ? html` as <code>${pull.mergeCommitSha.slice(0, 7)}</code>` : null}.</div>`;
+        if (pull.state === 'closed')
+          return may.toggle
+            ? html`<div class="Box p-3">This pull request is closed. ${form('reopen', 'Reopen pull request', 'btn-sm')}</div>`
+            : null;
+        return html`<div class="Box p-3 d-flex flex-items-center flex-wrap kiln-gap">
         <span class="flex-auto">${may.merge ? 'Merging makes a merge commit on the base branch.' : 'Only people who can write to this repository can merge.'}</span>
         ${may.toggle ? form('close', 'Close pull request', 'btn-sm') : null}
         ${may.merge ? form('merge', 'Merge pull request', 'btn-primary') : null}
       </div>`;
-    };
-    return render(
-      request,
-      reply,
-      found,
-      'conversation',
-      (
-        context,
-      ) => html`<div class="Box mb-3"><div class="Box-body markdown-body">${bodyHtml}</div></div>
+      };
+      return render(
+        request,
+        reply,
+        found,
+        'conversation',
+        (
+          context,
+        ) => html`<div class="Box mb-3"><div class="Box-body markdown-body">${bodyHtml}</div></div>
       ${comments.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${comments.map((c) => parts.box(c, { hunk: true }))}` : null}
       ${actions(context)}`,
-    );
-  });
+      );
+    },
+  );
 
-  server.get('/repos/:owner/:name/pulls/:number/commits', METERED, async (request, reply) => {
-    const found = await load(request);
-    const commits = await pulls.commits(found);
-    return render(
-      request,
-      reply,
-      found,
-      'commits',
-      () =>
-        commits.length === 0
-          ? html`<p class="color-fg-muted">No commits.</p>`
-          : commitList(found.base.repo, [...commits].reverse()),
-      { commits },
-    );
-  });
+  server.get(
+    '/repos/:owner/:name/pulls/:number/commits',
+    { ...METERED, schema: { params: PullParams } },
+    async (request, reply) => {
+      const found = await load(request);
+      const commits = await pulls.commits(found);
+      return render(
+        request,
+        reply,
+        found,
+        'commits',
+        () =>
+          commits.length === 0
+            ? html`<p class="color-fg-muted">No commits.</p>`
+            : commitList(found.base.repo, [...commits].reverse()),
+        { commits },
+      );
+    },
+  );
 
-  server.get('/repos/:owner/:name/pulls/:number/files', METERED, async (request, reply) => {
-    const found = await load(request);
-    const { base, pull } = found;
-    const viewer = viewerUser(request.viewer);
-    const [diff, { comments }] = await Promise.all([
-      pulls.diff(found),
-      reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
-    ]);
-    const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
-    const form = openForm(request.query);
-    const url = pullUrl(base.repo, pull.number);
-    const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
-    return render(
-      request,
-      reply,
-      found,
-      'files',
-      (context) => {
-        const hooks = {
-          link: viewer
-            ? (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) =>
-                `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
-            : undefined,
-          after: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => {
-            const here = comments.filter(
-              (c) =>
-                c.path === pathOf(file) &&
-                c.side === side &&
-                (side === 'RIGHT' ? c.line : c.oldLine) === line,
-            );
-            const formHere =
-              form && form.path === pathOf(file) && form.side === side && form.line === line;
-            if (here.length === 0 && !formHere) return null;
-            return html`<tr class="kiln-comment-row"><td colspan="3">
+  server.get(
+    '/repos/:owner/:name/pulls/:number/files',
+    { ...METERED, schema: { params: PullParams } },
+    async (request, reply) => {
+      const found = await load(request);
+      const { base, pull } = found;
+      const viewer = viewerUser(request.viewer);
+      const [diff, { comments }] = await Promise.all([
+        pulls.diff(found),
+        reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
+      ]);
+      const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
+      const form = openForm(request.query);
+      const url = pullUrl(base.repo, pull.number);
+      const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
+      return render(
+        request,
+        reply,
+        found,
+        'files',
+        (context) => {
+          const hooks = {
+            link: viewer
+              ? (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) =>
+                  `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
+              : undefined,
+            after: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => {
+              const here = comments.filter(
+                (c) =>
+                  c.path === pathOf(file) &&
+                  c.side === side &&
+                  (side === 'RIGHT' ? c.line : c.oldLine) === line,
+              );
+              const formHere =
+                form && form.path === pathOf(file) && form.side === side && form.line === line;
+              if (here.length === 0 && !formHere) return null;
+              return html`<tr class="kiln-comment-row"><td colspan="3">
             ${here.map((c) => parts.box(c))}
             ${
               formHere
@@ -194,76 +206,85 @@ export function registerPullPageRoutes(
                 : null
             }
           </td></tr>`;
-          },
-        };
-        const view = (file: DiffFile) =>
-          file.newPath && file.status !== 'deleted'
-            ? srcUrl(base.repo, pull.headSha, file.newPath)
-            : undefined;
-        return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(diff, view, hooks)}`;
-      },
-      { diff },
-    );
-  });
+            },
+          };
+          const view = (file: DiffFile) =>
+            file.newPath && file.status !== 'deleted'
+              ? srcUrl(base.repo, pull.headSha, file.newPath)
+              : undefined;
+          return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(diff, view, hooks)}`;
+        },
+        { diff },
+      );
+    },
+  );
 
-  server.post('/repos/:owner/:name/pulls/:number/comments', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { owner, name } = request.params as Params;
-    const number = numberOf(request);
-    const side = field(request.body, 'side') === 'LEFT' ? 'LEFT' : 'RIGHT';
-    const line = Number(field(request.body, 'line', 12));
-    const url = pullUrl((await load(request)).base.repo, number);
-    return formAction(
-      pages,
-      request,
-      reply,
-      async () => {
-        const { comment } = await reviewComments.create(user, owner, name, number, {
-          body: field(request.body, 'body', 65_536),
-          path: field(request.body, 'path', 4096),
-          side,
-          ...(side === 'RIGHT' ? { line } : { oldLine: line }),
-        });
-        return { to: `${url}/files#comment-${foldId(comment.id)}` };
-      },
-      { passOn: ['not_found'], back: `${url}/files` },
-    );
-  });
-
-  const act = (action: 'merge' | 'close' | 'reopen') =>
-    server.post(`/repos/:owner/:name/pulls/:number/${action}`, async (request, reply) => {
+  server.post(
+    '/repos/:owner/:name/pulls/:number/comments',
+    { schema: { params: PullParams } },
+    async (request, reply) => {
       const user = signedInOrRedirect(request, reply);
       if (!user) return reply;
       assertCsrf(request);
-      const { owner, name } = request.params as Params;
+      const { owner, name } = request.params;
       const number = numberOf(request);
+      const side = field(request.body, 'side') === 'LEFT' ? 'LEFT' : 'RIGHT';
+      const line = Number(field(request.body, 'line', 12));
       const url = pullUrl((await load(request)).base.repo, number);
       return formAction(
         pages,
         request,
         reply,
         async () => {
-          if (action === 'merge') {
-            await deps.services.pullMerges.merge(user, owner, name, number);
-            return { to: url, flash: 'Pull request merged.' };
-          }
-          await pulls.update(user, owner, name, number, {
-            state: action === 'close' ? 'closed' : 'open',
+          const { comment } = await reviewComments.create(user, owner, name, number, {
+            body: field(request.body, 'body', 65_536),
+            path: field(request.body, 'path', 4096),
+            side,
+            ...(side === 'RIGHT' ? { line } : { oldLine: line }),
           });
-          return { to: url };
+          return { to: `${url}/files#comment-${foldId(comment.id)}` };
         },
-        {
-          passOn: ['not_found'],
-          back: url,
-          message: (error) =>
-            error.code === 'conflict' && action === 'merge'
-              ? `This pull request cannot be merged: ${error.message}. Resolve the conflicts on the head branch and push again.`
-              : error.message,
-        },
+        { passOn: ['not_found'], back: `${url}/files` },
       );
-    });
+    },
+  );
+
+  const act = (action: 'merge' | 'close' | 'reopen') =>
+    server.post(
+      `/repos/:owner/:name/pulls/:number/${action}`,
+      { schema: { params: PullParams } },
+      async (request, reply) => {
+        const user = signedInOrRedirect(request, reply);
+        if (!user) return reply;
+        assertCsrf(request);
+        const { owner, name } = request.params;
+        const number = numberOf(request);
+        const url = pullUrl((await load(request)).base.repo, number);
+        return formAction(
+          pages,
+          request,
+          reply,
+          async () => {
+            if (action === 'merge') {
+              await deps.services.pullMerges.merge(user, owner, name, number);
+              return { to: url, flash: 'Pull request merged.' };
+            }
+            await pulls.update(user, owner, name, number, {
+              state: action === 'close' ? 'closed' : 'open',
+            });
+            return { to: url };
+          },
+          {
+            passOn: ['not_found'],
+            back: url,
+            message: (error) =>
+              error.code === 'conflict' && action === 'merge'
+                ? `This pull request cannot be merged: ${error.message}. Resolve the conflicts on the head branch and push again.`
+                : error.message,
+          },
+        );
+      },
+    );
   act('merge');
   act('close');
   act('reopen');

@@ -5,9 +5,8 @@ import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { creatableOwners, visibleParent } from '../owners.ts';
+import type { RepoParams } from '../page-params.ts';
 import type { RepoFrame, RepoTab } from '../views/repo-frame.ts';
-
-export type RepoParams = { owner: string; name: string };
 
 /** What a repository page needs to open its repository and draw the frame around it. */
 export type RepoPageDeps = {
@@ -18,9 +17,9 @@ export type RepoPageDeps = {
 /** The repository a page is about, with the viewer's access (NotFound for private ones). */
 export async function openRepo(
   deps: { readonly services: Pick<DomainServices, 'code'> },
-  request: FastifyRequest,
+  request: Pick<FastifyRequest, 'viewer'> & { readonly params: RepoParams },
 ): Promise<VisibleRepo> {
-  const { owner, name } = request.params as RepoParams;
+  const { owner, name } = request.params;
   return deps.services.code.open(viewerUser(request.viewer), owner, name);
 }
 

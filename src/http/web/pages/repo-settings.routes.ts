@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Invalid } from '../../../domain/errors.ts';
 import { parseCollaboratorPermission } from '../../../domain/repos/collaborator.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
@@ -7,11 +8,12 @@ import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
+import { type PageRequest, RepoParams } from '../page-params.ts';
 import { accountUrl, repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { repoSettingsPage } from '../views/repo-settings.ts';
-import { frameOf, type RepoPageDeps, type RepoParams } from './repo-context.ts';
+import { frameOf, type RepoPageDeps } from './repo-context.ts';
 
 /** What repository settings use. */
 export type RepoSettingsRouteDeps = RepoPageDeps & {
@@ -24,16 +26,18 @@ export type RepoSettingsRouteDeps = RepoPageDeps & {
  * forms redirect back with a flash message, so they work without JavaScript.
  */
 export function registerRepoSettingsRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   deps: RepoSettingsRouteDeps,
   pages: Pages,
 ): void {
   const { repos, collaborators, protectedBranches, code } = deps.services;
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const params = { schema: { params: RepoParams } };
 
-  server.get('/repos/:owner/:name/settings', async (request, reply) => {
+  server.get('/repos/:owner/:name/settings', params, async (request, reply) => {
     const user = signedInOrRedirect(request, reply);
     if (!user) return reply;
-    const { owner, name } = request.params as RepoParams;
+    const { owner, name } = request.params;
     const visible = await repos.require(user, owner, name, 'admin');
     const { repo } = visible;
     const [refs, defaultBranch, people, protectedNames, frame] = await Promise.all([
@@ -67,24 +71,25 @@ export function registerRepoSettingsRoutes(
    */
   const action =
     (section: string, change: (user: User, params: RepoParams, body: unknown) => Promise<string>) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
+    async (request: PageRequest<RepoParams>, reply: FastifyReply) => {
       const user = signedInOrRedirect(request, reply);
       if (!user) return reply;
       assertCsrf(request);
-      const params = request.params as RepoParams;
-      const { repo } = await repos.require(user, params.owner, params.name, 'admin');
+      const { owner, name } = request.params;
+      const { repo } = await repos.require(user, owner, name, 'admin');
       const back = `${repoUrl(repo)}/settings#${section}`;
       return formAction(
         pages,
         request,
         reply,
-        async () => ({ to: back, flash: await change(user, params, request.body) }),
+        async () => ({ to: back, flash: await change(user, request.params, request.body) }),
         { back },
       );
     };
 
   server.post(
     '/repos/:owner/:name/settings',
+    params,
     action('general', async (user, { owner, name }, body) => {
       const branch = field(body, 'default_branch', 300).trim();
       await repos.updateSettings(user, owner, name, {
@@ -98,6 +103,7 @@ export function registerRepoSettingsRoutes(
 
   server.post(
     '/repos/:owner/:name/settings/collaborators',
+    params,
     action('collaborators', async (user, { owner, name }, body) => {
       const handle = field(body, 'username', 100).trim();
       const permission = parseCollaboratorPermission(field(body, 'permission', 20));
@@ -108,6 +114,7 @@ export function registerRepoSettingsRoutes(
 
   server.post(
     '/repos/:owner/:name/settings/collaborators/delete',
+    params,
     action('collaborators', async (user, { owner, name }, body) => {
       const handle = field(body, 'username', 100).trim();
       await collaborators.remove(user, owner, name, handle);
@@ -117,6 +124,7 @@ export function registerRepoSettingsRoutes(
 
   server.post(
     '/repos/:owner/:name/settings/branches',
+    params,
     action('branches', async (user, { owner, name }, body) => {
       const branch = field(body, 'branch', 300).trim();
       await protectedBranches.protect(user, owner, name, branch);
@@ -126,6 +134,7 @@ export function registerRepoSettingsRoutes(
 
   server.post(
     '/repos/:owner/:name/settings/branches/delete',
+    params,
     action('branches', async (user, { owner, name }, body) => {
       const branch = field(body, 'branch', 300);
       await protectedBranches.unprotect(user, owner, name, branch);
@@ -133,11 +142,11 @@ export function registerRepoSettingsRoutes(
     }),
   );
 
-  server.post('/repos/:owner/:name/settings/delete', async (request, reply) => {
+  server.post('/repos/:owner/:name/settings/delete', params, async (request, reply) => {
     const user = signedInOrRedirect(request, reply);
     if (!user) return reply;
     assertCsrf(request);
-    const { owner, name } = request.params as RepoParams;
+    const { owner, name } = request.params;
     const { repo } = await repos.require(user, owner, name, 'admin');
     const full = `${repo.owner.handle}/${repo.name}`;
     return formAction(

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { SessionSummary } from '../../../domain/sessions/session.service.ts';
@@ -6,6 +7,7 @@ import { formAction } from '../form-action.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import { IdParams } from '../page-params.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 import { settingsFrame } from '../views/settings-nav.ts';
@@ -48,10 +50,11 @@ function sessionsPage(context: PageContext, sessions: SessionSummary[]): Html {
 
 /** The person's active sign-ins: list, revoke one, or end every one but this. */
 export function registerSessionRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   deps: SessionRouteDeps,
   pages: Pages,
 ): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { sessions } = deps.services;
 
   server.get('/settings/sessions', async (request, reply) => {
@@ -65,17 +68,21 @@ export function registerSessionRoutes(
     });
   });
 
-  server.post('/settings/sessions/:id/revoke', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { id } = request.params as { id: string };
-    const secret = request.cookies[SESSION_COOKIE] ?? '';
-    return formAction(pages, request, reply, async () => {
-      if (id === 'others') await sessions.endOthers(user, secret);
-      else await sessions.revoke(user, id.slice(0, 100));
-      const flash = id === 'others' ? 'Signed out everywhere else.' : 'Session revoked.';
-      return { to: '/settings/sessions', flash };
-    });
-  });
+  server.post(
+    '/settings/sessions/:id/revoke',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { id } = request.params;
+      const secret = request.cookies[SESSION_COOKIE] ?? '';
+      return formAction(pages, request, reply, async () => {
+        if (id === 'others') await sessions.endOthers(user, secret);
+        else await sessions.revoke(user, id.slice(0, 100));
+        const flash = id === 'others' ? 'Signed out everywhere else.' : 'Session revoked.';
+        return { to: '/settings/sessions', flash };
+      });
+    },
+  );
 }

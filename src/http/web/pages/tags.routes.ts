@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { atLeast, type VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
@@ -7,13 +8,14 @@ import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import { RepoParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { confirmedDelete } from '../views/confirmed-delete.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { refRow } from '../views/ref-row.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { frameOf, openRepo, type RepoPageDeps, type RepoParams } from './repo-context.ts';
+import { frameOf, openRepo, type RepoPageDeps } from './repo-context.ts';
 
 /** What the tag list and tag forms use. */
 export type TagRouteDeps = RepoPageDeps & {
@@ -50,7 +52,8 @@ function createTagForm(
  * and delete them behind a confirmation. Both go through the tag service: write access, no tag
  * twice, and a tag that carries a release stays until the release is deleted.
  */
-export function registerTagRoutes(server: FastifyInstance, deps: TagRouteDeps, pages: Pages): void {
+export function registerTagRoutes(parent: FastifyInstance, deps: TagRouteDeps, pages: Pages): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { code, tags, repos } = deps.services;
 
   const render = async (
@@ -106,8 +109,10 @@ export function registerTagRoutes(server: FastifyInstance, deps: TagRouteDeps, p
     });
   };
 
-  server.get('/repos/:owner/:name/tags', async (request, reply) =>
-    render(request, reply, await openRepo(deps, request)),
+  server.get(
+    '/repos/:owner/:name/tags',
+    { schema: { params: RepoParams } },
+    async (request, reply) => render(request, reply, await openRepo(deps, request)),
   );
 
   /** Runs a tag change for a writer: flash and back to the list, or the list with the reason. */
@@ -120,11 +125,11 @@ export function registerTagRoutes(server: FastifyInstance, deps: TagRouteDeps, p
       target: string,
     ) => Promise<string>,
   ) =>
-    server.post(path, async (request, reply) => {
+    server.post(path, { schema: { params: RepoParams } }, async (request, reply) => {
       const user = signedInOrRedirect(request, reply);
       if (!user) return reply;
       assertCsrf(request);
-      const params = request.params as RepoParams;
+      const params = request.params;
       const visible = await repos.require(user, params.owner, params.name, 'write');
       const values = {
         tag: field(request.body, 'tag', 300),

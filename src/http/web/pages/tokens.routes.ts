@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
@@ -7,6 +8,7 @@ import { formAction } from '../form-action.ts';
 import { field, fieldValues } from '../forms.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import { IdParams } from '../page-params.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { expiryFromForm, revokePage, tokensPage } from '../views/tokens.ts';
 
@@ -20,10 +22,11 @@ export type TokenRouteDeps = {
  * Revoking takes two steps, a confirmation page and its form, so it works without JavaScript.
  */
 export function registerTokenRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   deps: TokenRouteDeps,
   pages: Pages,
 ): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { tokens } = deps.services;
   const render = async (
     user: User,
@@ -77,27 +80,35 @@ export function registerTokenRoutes(
     );
   });
 
-  server.get('/settings/tokens/:id/delete', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    const { id } = request.params as { id: string };
-    const token = (await tokens.list(user)).find((candidate) => candidate.id === id);
-    if (!token) throw new NotFound('access token does not exist');
-    reply.header('Cache-Control', 'no-store');
-    return pages.send(request, reply, {
-      title: 'Revoke token',
-      body: (context) => revokePage(context, token),
-    });
-  });
+  server.get(
+    '/settings/tokens/:id/delete',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      const { id } = request.params;
+      const token = (await tokens.list(user)).find((candidate) => candidate.id === id);
+      if (!token) throw new NotFound('access token does not exist');
+      reply.header('Cache-Control', 'no-store');
+      return pages.send(request, reply, {
+        title: 'Revoke token',
+        body: (context) => revokePage(context, token),
+      });
+    },
+  );
 
-  server.post('/settings/tokens/:id/delete', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { id } = request.params as { id: string };
-    return formAction(pages, request, reply, async () => {
-      await tokens.revoke(user, id);
-      return { to: '/settings/tokens', flash: 'Token revoked.' };
-    });
-  });
+  server.post(
+    '/settings/tokens/:id/delete',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { id } = request.params;
+      return formAction(pages, request, reply, async () => {
+        await tokens.revoke(user, id);
+        return { to: '/settings/tokens', flash: 'Token revoked.' };
+      });
+    },
+  );
 }
