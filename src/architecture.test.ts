@@ -155,6 +155,9 @@ const RULES: Record<string, Rule> = {
     ['app', 'git/cat-file-pool', 'git/ref-update-pool', 'git/git-context'].some((whole) =>
       within(inSrc(target), whole),
     ),
+  // Pages are handed the services and settings they use, never the whole application.
+  'pages take only what they use': (file, target) =>
+    within(inSrc(file), 'http/web') && target === 'src/app.ts',
   'runner alone': (file, target) =>
     areaOf(file) === 'runner' &&
     target.startsWith('src/') &&
@@ -338,6 +341,15 @@ describe('architecture rules (each fails when broken)', () => {
     expect(check('src/http/actions/x.ts', '../../git/git-context.ts')).toHaveLength(1);
     expect(check('src/http/git/x.ts', '../../git/transport.ts')).toEqual([]);
     expect(check('src/http/git/x.ts', '../../domain/services.ts')).toEqual([]);
+  });
+
+  it('hands the pages what they use, not the application', () => {
+    expect(check('src/http/web/pages/x.routes.ts', '../../../app.ts')).toEqual([
+      'src/http/web/pages/x.routes.ts → src/app.ts: pages take only what they use',
+    ]);
+    expect(check('src/http/web/x.ts', '../../app.ts')).toHaveLength(1);
+    expect(check('src/http/web/x.ts', '../../domain/services.ts')).toEqual([]);
+    expect(check('src/http/server.ts', '../app.ts')).toEqual([]);
   });
 
   it('keeps the runner apart from the server', () => {

@@ -99,7 +99,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   await server.register(cookie);
   await server.register(formbody, { bodyLimit: config.http.bodyLimitBytes });
 
-  const pages = new Pages(app);
+  const pages = new Pages({ services: app.services, config: app.config });
   // After in-flight requests have finished: the render workers go with the server.
   server.addHook('onClose', () => pages.renderer.close());
   // A request in flight when draining starts (a render may take seconds) leaves its keep-alive
@@ -158,6 +158,6 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   });
   await server.register(smartHttpPlugin, { services: app.services });
   await server.register(archivePlugin, { services: app.services, pages });
-  await server.register(webPlugin, { app, pages });
+  await server.register(webPlugin, { services: app.services, config: app.config, pages });
   return server;
 }

@@ -62,7 +62,7 @@ export function requestClientIp(request: FastifyRequest, trusted: TrustedProxies
  */
 export function registerMetering(
   server: FastifyInstance,
-  deps: { config: Config; pages: Pages },
+  deps: { config: Pick<Config, 'protect' | 'trustProxy'>; pages: Pages },
 ): Protection {
   const { config, pages } = deps;
   const settings = config.protect;

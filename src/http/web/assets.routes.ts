@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { AssetParams } from './page-params.ts';
 
 type Asset = { body: Buffer; type: string };
 
@@ -41,10 +43,12 @@ function load(): Map<string, Asset> {
 }
 
 /** Static assets, read once at start and served from memory. */
-export function registerAssetRoutes(server: FastifyInstance): void {
+export function registerAssetRoutes(parent: FastifyInstance): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const assets = load();
-  server.get('/assets/:name', { logLevel: 'warn' }, async (request, reply) => {
-    const { name } = request.params as { name: string };
+  const options = { logLevel: 'warn', schema: { params: AssetParams } } as const;
+  server.get('/assets/:name', options, async (request, reply) => {
+    const { name } = request.params;
     const asset = assets.get(name);
     if (!asset) return reply.callNotFound();
     return reply.header('Cache-Control', 'public, max-age=3600').type(asset.type).send(asset.body);

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Forbidden } from '../../domain/errors.ts';
 import { randomHex, safeEqual } from '../../lib/crypto.ts';
+import { formValue } from './forms.ts';
 import { SESSION_COOKIE } from './session-cookie.ts';
 
 export const CSRF_COOKIE = 'kiln_csrf';
@@ -51,8 +52,7 @@ export function rotateCsrf(
 
 /** Throws Forbidden unless the form's token is the session's (signed in) or the cookie's. */
 export function assertCsrf(request: FastifyRequest): void {
-  const body = request.body as Record<string, unknown> | undefined;
-  const field = body && typeof body === 'object' ? body[CSRF_FIELD] : undefined;
+  const field = formValue(request.body, CSRF_FIELD);
   const bound = sessionSecret(request);
   const expected = bound === undefined ? request.cookies[CSRF_COOKIE] : sessionToken(bound);
   if (

@@ -1,42 +1,72 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../app.ts';
 import type { Pages } from './page.ts';
-import { registerActionsRoutes } from './pages/actions.routes.ts';
-import { registerActionsJobRoutes } from './pages/actions-job.routes.ts';
-import { registerCodeRoutes } from './pages/code.routes.ts';
-import { registerGiteaPathRoutes } from './pages/gitea-paths.routes.ts';
-import { registerHistoryRoutes } from './pages/history.routes.ts';
-import { registerNewRepoRoutes } from './pages/new-repo.routes.ts';
-import { registerPeopleRoutes } from './pages/people.routes.ts';
-import { registerPullPageRoutes } from './pages/pull-page.routes.ts';
-import { registerPullListRoutes } from './pages/pulls.routes.ts';
-import { registerRefRoutes } from './pages/refs.routes.ts';
-import { registerReleaseFormRoutes } from './pages/release-forms.routes.ts';
-import { registerReleaseRoutes } from './pages/releases.routes.ts';
-import { registerRepoSettingsRoutes } from './pages/repo-settings.routes.ts';
-import { registerSessionRoutes } from './pages/sessions.routes.ts';
-import { registerTagRoutes } from './pages/tags.routes.ts';
-import { registerUserSettingsRoutes } from './pages/user-settings.routes.ts';
+import { type ActionsRouteDeps, registerActionsRoutes } from './pages/actions.routes.ts';
+import { type ActionsJobRouteDeps, registerActionsJobRoutes } from './pages/actions-job.routes.ts';
+import { type CodeRouteDeps, registerCodeRoutes } from './pages/code.routes.ts';
+import { type GiteaPathRouteDeps, registerGiteaPathRoutes } from './pages/gitea-paths.routes.ts';
+import { type HistoryRouteDeps, registerHistoryRoutes } from './pages/history.routes.ts';
+import { type NewRepoRouteDeps, registerNewRepoRoutes } from './pages/new-repo.routes.ts';
+import { type PeopleRouteDeps, registerPeopleRoutes } from './pages/people.routes.ts';
+import { type PullPageRouteDeps, registerPullPageRoutes } from './pages/pull-page.routes.ts';
+import { type PullListRouteDeps, registerPullListRoutes } from './pages/pulls.routes.ts';
+import { type RefRouteDeps, registerRefRoutes } from './pages/refs.routes.ts';
+import {
+  type ReleaseFormRouteDeps,
+  registerReleaseFormRoutes,
+} from './pages/release-forms.routes.ts';
+import { type ReleaseRouteDeps, registerReleaseRoutes } from './pages/releases.routes.ts';
+import {
+  type RepoSettingsRouteDeps,
+  registerRepoSettingsRoutes,
+} from './pages/repo-settings.routes.ts';
+import { registerSessionRoutes, type SessionRouteDeps } from './pages/sessions.routes.ts';
+import { registerTagRoutes, type TagRouteDeps } from './pages/tags.routes.ts';
+import {
+  registerUserSettingsRoutes,
+  type UserSettingsRouteDeps,
+} from './pages/user-settings.routes.ts';
+
+/** What the forge's pages use together: the union of what each of them is handed. */
+export type ForgePagesDeps = PeopleRouteDeps &
+  GiteaPathRouteDeps &
+  NewRepoRouteDeps &
+  CodeRouteDeps &
+  HistoryRouteDeps &
+  RefRouteDeps &
+  TagRouteDeps &
+  PullListRouteDeps &
+  PullPageRouteDeps &
+  ActionsRouteDeps &
+  ActionsJobRouteDeps &
+  ReleaseRouteDeps &
+  ReleaseFormRouteDeps &
+  RepoSettingsRouteDeps &
+  UserSettingsRouteDeps &
+  SessionRouteDeps;
 
 /**
  * The forge's own pages: people and organisations, repositories and their code, history,
  * branches, tags, pull requests, workflow runs and releases, creation, forking and settings.
  */
-export function registerForgePages(server: FastifyInstance, app: App, pages: Pages): void {
-  registerPeopleRoutes(server, app, pages);
-  registerGiteaPathRoutes(server, app);
-  registerNewRepoRoutes(server, app, pages);
-  registerCodeRoutes(server, app, pages);
-  registerHistoryRoutes(server, app, pages);
-  registerRefRoutes(server, app, pages);
-  registerTagRoutes(server, app, pages);
-  registerPullListRoutes(server, app, pages);
-  registerPullPageRoutes(server, app, pages);
-  registerActionsRoutes(server, app, pages);
-  registerActionsJobRoutes(server, app, pages);
-  registerReleaseRoutes(server, app, pages);
-  registerReleaseFormRoutes(server, app, pages);
-  registerRepoSettingsRoutes(server, app, pages);
-  registerUserSettingsRoutes(server, app, pages);
-  registerSessionRoutes(server, app, pages);
+export function registerForgePages(
+  server: FastifyInstance,
+  deps: ForgePagesDeps,
+  pages: Pages,
+): void {
+  registerPeopleRoutes(server, deps, pages);
+  registerGiteaPathRoutes(server, deps);
+  registerNewRepoRoutes(server, deps, pages);
+  registerCodeRoutes(server, deps, pages);
+  registerHistoryRoutes(server, deps, pages);
+  registerRefRoutes(server, deps, pages);
+  registerTagRoutes(server, deps, pages);
+  registerPullListRoutes(server, deps, pages);
+  registerPullPageRoutes(server, deps, pages);
+  registerActionsRoutes(server, deps, pages);
+  registerActionsJobRoutes(server, deps, pages);
+  registerReleaseRoutes(server, deps, pages);
+  registerReleaseFormRoutes(server, deps, pages);
+  registerRepoSettingsRoutes(server, deps, pages);
+  registerUserSettingsRoutes(server, deps, pages);
+  registerSessionRoutes(server, deps, pages);
 }

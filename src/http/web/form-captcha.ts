@@ -3,6 +3,7 @@ import type { Config } from '../../config/config.ts';
 import { CAPTCHA_PROVIDERS, type CaptchaFailure, checkCaptcha } from '../protect/captcha.ts';
 import { challengeContentSecurityPolicy } from '../protect/challenge-csp.ts';
 import type { Protection } from '../protect/metering.plugin.ts';
+import { formValue } from './forms.ts';
 import { type Html, html } from './html.ts';
 
 /** What a person reads when the check on a form failed (never the provider's own codes). */
@@ -26,7 +27,10 @@ export type FormCaptcha = {
   verify(request: FastifyRequest, clientIp: string): Promise<CaptchaFailure | undefined>;
 };
 
-export function formCaptcha(config: Config, protection: Protection): FormCaptcha | null {
+export function formCaptcha(
+  config: Pick<Config, 'protect'>,
+  protection: Protection,
+): FormCaptcha | null {
   const settings = config.protect;
   if (!protection.captchaActive || !settings.captchaProvider) return null;
   const provider = CAPTCHA_PROVIDERS[settings.captchaProvider];
@@ -41,11 +45,10 @@ export function formCaptcha(config: Config, protection: Protection): FormCaptcha
       reply.header('Content-Security-Policy', csp);
     },
     async verify(request, clientIp) {
-      const body = request.body as Record<string, unknown> | undefined;
       const verdict = await checkCaptcha({
         provider: provider.name,
         secret: settings.captchaSecretKey ?? '',
-        response: body?.[provider.responseField],
+        response: formValue(request.body, provider.responseField),
         remoteIp: clientIp,
         siteKey,
         verifyUrl: settings.captchaVerifyUrl,

@@ -3,7 +3,10 @@ import type { DomainServices } from '../../domain/services.ts';
 import type { Account, User } from '../../domain/users/user.types.ts';
 
 /** The accounts a person may create repositories in: themselves, then organisations they own. */
-export async function creatableOwners(services: DomainServices, user: User): Promise<Account[]> {
+export async function creatableOwners(
+  services: Pick<DomainServices, 'orgs' | 'users'>,
+  user: User,
+): Promise<Account[]> {
   const memberships = await services.orgs.membershipsOf(user.id);
   const owned = [...memberships].filter(([, role]) => role === 'owner').map(([id]) => id);
   const accounts = await services.users.findManyByIds(owned);
@@ -13,7 +16,7 @@ export async function creatableOwners(services: DomainServices, user: User): Pro
 
 /** The parent of a fork, when it still exists and the viewer may see it. */
 export async function visibleParent(
-  services: DomainServices,
+  services: Pick<DomainServices, 'repos'>,
   viewer: User | undefined,
   repo: Repository,
 ): Promise<Repository | undefined> {

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
+import type { Config } from '../../config/config.ts';
+import type { DomainServices } from '../../domain/services.ts';
 import { KILN_VERSION } from '../../version.ts';
 import { viewerUser } from '../auth/viewer.ts';
 import { isSecureOrigin } from '../base-url.ts';
@@ -9,19 +10,25 @@ import type { Html } from './html.ts';
 import { layout, type PageContext } from './layout.ts';
 import { ContentRenderer } from './render/content-renderer.ts';
 
+/** What every page's frame uses: who is an admin, where the server is, how to render. */
+export type PagesDeps = {
+  readonly services: Pick<DomainServices, 'admins'>;
+  readonly config: Pick<Config, 'baseUrl' | 'http' | 'render'>;
+};
+
 /** Builds the frame context of a page and sends pages; one per web plugin instance. */
 export class Pages {
-  readonly #app: App;
+  readonly #deps: PagesDeps;
   /** Markdown and highlighted code, off the main thread; its workers start on first use. */
   readonly renderer: ContentRenderer;
 
-  constructor(app: App) {
-    this.#app = app;
-    this.renderer = new ContentRenderer(app.config.render);
+  constructor(deps: PagesDeps) {
+    this.#deps = deps;
+    this.renderer = new ContentRenderer(deps.config.render);
   }
 
   secure(request: FastifyRequest): boolean {
-    return isSecureOrigin(request, this.#app.config);
+    return isSecureOrigin(request, this.#deps.config);
   }
 
   context(
@@ -32,7 +39,7 @@ export class Pages {
     const user = viewerUser(request.viewer);
     return {
       user,
-      isAdmin: this.#app.services.admins.isAdmin(user),
+      isAdmin: this.#deps.services.admins.isAdmin(user),
       csrf: csrfToken(request, reply, this.secure(request)),
       flash: takeFlash(request, reply),
       version: KILN_VERSION,

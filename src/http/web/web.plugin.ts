@@ -1,24 +1,46 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../app.ts';
+import type { Config } from '../../config/config.ts';
+import type { DomainServices } from '../../domain/services.ts';
 import { webErrorHandler } from '../errors/web-errors.ts';
 import { refuseNul } from '../plugins/nul-guard.ts';
 import { contentSecurityPolicy } from '../protect/challenge-csp.ts';
 import { registerMetering } from '../protect/metering.plugin.ts';
 import { registerAssetRoutes } from './assets.routes.ts';
-import { registerForgePages } from './forge-pages.ts';
+import { type ForgePagesDeps, registerForgePages } from './forge-pages.ts';
 import type { Pages } from './page.ts';
-import { registerAdminHousekeepingRoutes } from './pages/admin-housekeeping.routes.ts';
-import { registerAdminRoutes } from './pages/admin-runners.routes.ts';
-import { registerAuthRoutes } from './pages/auth.routes.ts';
-import { registerChallengeRoutes } from './pages/challenge.routes.ts';
-import { registerCiSettingsRoutes } from './pages/ci-settings.routes.ts';
-import { registerHomeRoutes } from './pages/home.routes.ts';
-import { registerPullDownloadRoutes } from './pages/pull-download.routes.ts';
-import { registerSearchRoutes } from './pages/search.routes.ts';
-import { registerTokenRoutes } from './pages/tokens.routes.ts';
+import {
+  type AdminHousekeepingDeps,
+  registerAdminHousekeepingRoutes,
+} from './pages/admin-housekeeping.routes.ts';
+import { type AdminRunnerRouteDeps, registerAdminRoutes } from './pages/admin-runners.routes.ts';
+import { type AuthRouteDeps, registerAuthRoutes } from './pages/auth.routes.ts';
+import { type ChallengeRouteDeps, registerChallengeRoutes } from './pages/challenge.routes.ts';
+import { type CiSettingsRouteDeps, registerCiSettingsRoutes } from './pages/ci-settings.routes.ts';
+import { type HomeRouteDeps, registerHomeRoutes } from './pages/home.routes.ts';
+import {
+  type PullDownloadRouteDeps,
+  registerPullDownloadRoutes,
+} from './pages/pull-download.routes.ts';
+import { registerSearchRoutes, type SearchRouteDeps } from './pages/search.routes.ts';
+import { registerTokenRoutes, type TokenRouteDeps } from './pages/tokens.routes.ts';
 import { viewerFromSession } from './session-cookie.ts';
 
 export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
+
+/** What the pages use, all together: the union of what each group of routes is handed. */
+export type WebPluginDeps = HomeRouteDeps &
+  AuthRouteDeps &
+  TokenRouteDeps &
+  ForgePagesDeps &
+  ChallengeRouteDeps &
+  SearchRouteDeps &
+  AdminRunnerRouteDeps &
+  AdminHousekeepingDeps &
+  CiSettingsRouteDeps &
+  PullDownloadRouteDeps & {
+    readonly services: Pick<DomainServices, 'sessions'>;
+    readonly config: Pick<Config, 'protect' | 'trustProxy'>;
+  };
 
 /**
  * Rendered pages: session cookies (never Authorization headers), CSRF-checked forms, a strict
@@ -26,29 +48,30 @@ export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
  */
 export async function webPlugin(
   server: FastifyInstance,
-  opts: { app: App; pages: Pages },
+  opts: WebPluginDeps & { readonly pages: Pages },
 ): Promise<void> {
-  const { app, pages } = opts;
+  const { pages } = opts;
+  const deps: WebPluginDeps = opts;
   server.setErrorHandler(webErrorHandler(pages));
   server.addHook('preValidation', refuseNul);
   server.addHook('onRequest', async (request, reply) => {
-    request.viewer = await viewerFromSession(app.services, request);
+    request.viewer = await viewerFromSession(deps.services, request);
     reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     reply.header('X-Content-Type-Options', 'nosniff');
     reply.header('Referrer-Policy', 'same-origin');
     reply.header('X-Frame-Options', 'DENY');
   });
   // After the viewer is known: meters routes with `config: { metered: true }` in this context.
-  const protection = registerMetering(server, { config: app.config, pages });
+  const protection = registerMetering(server, { config: deps.config, pages });
   registerAssetRoutes(server);
-  registerHomeRoutes(server, app, pages);
-  registerAuthRoutes(server, app, pages, protection);
-  registerTokenRoutes(server, app, pages);
-  registerForgePages(server, app, pages);
-  registerChallengeRoutes(server, app, pages, protection);
-  registerSearchRoutes(server, app, pages);
-  registerAdminRoutes(server, app, pages);
-  registerAdminHousekeepingRoutes(server, app.services, pages);
-  registerCiSettingsRoutes(server, app, pages);
-  registerPullDownloadRoutes(server, app);
+  registerHomeRoutes(server, deps, pages);
+  registerAuthRoutes(server, deps, pages, protection);
+  registerTokenRoutes(server, deps, pages);
+  registerForgePages(server, deps, pages);
+  registerChallengeRoutes(server, deps, pages, protection);
+  registerSearchRoutes(server, deps, pages);
+  registerAdminRoutes(server, deps, pages);
+  registerAdminHousekeepingRoutes(server, deps, pages);
+  registerCiSettingsRoutes(server, deps, pages);
+  registerPullDownloadRoutes(server, deps);
 }

@@ -1,26 +1,36 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import { atLeast } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { Pages } from '../page.ts';
+import { JobParams } from '../page-params.ts';
 import { jobLog } from '../views/job-log.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { jobUrl, refreshWhile, runHeader } from '../views/run-page.ts';
 import { duration, isUnfinished, statusIcon, statusLabel } from '../views/run-status.ts';
-import { type RunParams, runNumberOf } from './actions.routes.ts';
-import { frameOf, type RepoParams } from './repo-context.ts';
+import { runNumberOf } from './actions.routes.ts';
+import { frameOf, type RepoPageDeps } from './repo-context.ts';
+
+/** What the job pages of workflow runs use. */
+export type ActionsJobRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'ciRunQueries'>;
+};
 
 /** Most log lines one job page renders; longer logs show their end and link the raw log. */
 export const MAX_PAGE_LOG_LINES = 10_000;
 
 /** The job a page is about: it must belong to the run of the URL, else there is no such page. */
-async function jobOf(app: App, request: FastifyRequest) {
-  const { owner, name, job } = request.params as RunParams & { job: string };
+async function jobOf(
+  deps: ActionsJobRouteDeps,
+  request: Pick<FastifyRequest, 'viewer'> & { readonly params: JobParams },
+) {
+  const { owner, name, job } = request.params;
   if (!/^\d{1,15}$/.test(job)) throw new NotFound('job not found');
-  const found = await app.services.ciRunQueries.getJob(
+  const found = await deps.services.ciRunQueries.getJob(
     viewerUser(request.viewer),
     owner,
     name,
@@ -35,18 +45,25 @@ async function jobOf(app: App, request: FastifyRequest) {
  * the job runs; and the same log as plain text for downloading. Readable by whoever may read the
  * repository, through the same checks as the run page.
  */
-export function registerActionsJobRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { ciRunQueries: runs, repos } = app.services;
+export function registerActionsJobRoutes(
+  parent: FastifyInstance,
+  deps: ActionsJobRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { ciRunQueries: runs, repos } = deps.services;
   const base = '/repos/:owner/:name/actions/runs/:run/jobs/:job';
 
-  server.get(base, async (request, reply) => {
-    const { owner, name } = request.params as RepoParams;
+  const params = { schema: { params: JobParams } };
+
+  server.get(base, params, async (request, reply) => {
+    const { owner, name } = request.params;
     const viewer = viewerUser(request.viewer);
-    const { run, job } = await jobOf(app, request);
+    const { run, job } = await jobOf(deps, request);
     const visible = await repos.get(viewer, owner, name);
     const [tail, frame] = await Promise.all([
       runs.jobLogTail(viewer, owner, name, job.id, MAX_PAGE_LOG_LINES),
-      frameOf(app, request, visible, 'actions'),
+      frameOf(deps, request, visible, 'actions'),
     ]);
     const { repo } = visible;
     const rawUrl = `${jobUrl(repo, run, job.id)}/logs`;
@@ -67,9 +84,9 @@ export function registerActionsJobRoutes(server: FastifyInstance, app: App, page
     });
   });
 
-  server.get(`${base}/logs`, async (request, reply) => {
-    const { owner, name } = request.params as RepoParams;
-    const { job } = await jobOf(app, request);
+  server.get(`${base}/logs`, params, async (request, reply) => {
+    const { owner, name } = request.params;
+    const { job } = await jobOf(deps, request);
     const lines = await runs.jobLog(viewerUser(request.viewer), owner, name, job.id);
     reply.header('Content-Disposition', `inline; filename="job-${job.id}.log"`);
     reply.header('X-Content-Type-Options', 'nosniff');

@@ -1,13 +1,17 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import type { WorkflowRunStatus } from '../../../domain/ci/ci.types.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import { atLeast } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
+import { field, formValue } from '../forms.ts';
 import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
+import { RepoParams, RunParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { dispatchForms, inputField } from '../views/dispatch-form.ts';
@@ -16,15 +20,23 @@ import { repoFrame } from '../views/repo-frame.ts';
 import { runPage } from '../views/run-page.ts';
 import { isUnfinished, RUN_STATUSES } from '../views/run-status.ts';
 import { type RunsQuery, runsList, runUrl } from '../views/runs-list.ts';
-import { frameOf, type RepoParams } from './repo-context.ts';
+import { frameOf, type RepoPageDeps } from './repo-context.ts';
+
+/** What the workflow run pages use. */
+export type ActionsRouteDeps = RepoPageDeps & {
+  readonly services: Pick<
+    DomainServices,
+    'ciRunQueries' | 'ciRunCancels' | 'ciRunReruns' | 'ciTriggers'
+  >;
+};
 
 const PER_PAGE = 20;
 
-export type RunParams = RepoParams & { run: string };
+const DispatchParams = Type.Object({ ...RepoParams.properties, file: Type.String() });
 
 /** `:run` as a run number; anything else names no run. */
-export function runNumberOf(request: FastifyRequest): number {
-  const { run } = request.params as RunParams;
+export function runNumberOf(request: { readonly params: Pick<RunParams, 'run'> }): number {
+  const { run } = request.params;
   if (!/^\d{1,15}$/.test(run)) throw new NotFound('workflow run not found');
   return Number(run);
 }
@@ -47,125 +59,155 @@ function runsQueryOf(query: unknown): RunsQuery {
 /**
  * The Actions tab: a repository's workflow runs, filtered by workflow and status, and the page of
  * one run with its jobs. Anyone who may read the repository may read these (private ones are 404
- * to outsiders); writers may cancel a run that has not finished and re-run one that has. Job pages are in
- * actions-job.routes.ts.
+ * to outsiders); writers may cancel a run that has not finished and re-run one that has. Job
+ * pages are in actions-job.routes.ts.
  */
-export function registerActionsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+export function registerActionsRoutes(
+  parent: FastifyInstance,
+  deps: ActionsRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const {
     ciRunQueries: runs,
     ciRunCancels: cancels,
     ciRunReruns: reruns,
     ciTriggers: triggers,
     repos,
-  } = app.services;
+  } = deps.services;
 
-  server.get('/repos/:owner/:name/actions', async (request, reply) => {
-    const { owner, name } = request.params as RepoParams;
-    const viewer = viewerUser(request.viewer);
-    const query = runsQueryOf(request.query);
-    const visible = await repos.get(viewer, owner, name);
-    const filter = {
-      ...(query.workflow !== undefined ? { workflowFile: query.workflow } : {}),
-      ...(query.status !== undefined ? { status: query.status } : {}),
-    };
-    const [listed, workflows, frame, dispatchable] = await Promise.all([
-      runs.listRuns(
-        viewer,
-        owner,
-        name,
-        { limit: PER_PAGE, offset: (query.page - 1) * PER_PAGE },
-        filter,
-      ),
-      runs.listWorkflows(viewer, owner, name),
-      frameOf(app, request, visible, 'actions'),
-      triggers.listDispatchable(viewer, owner, name),
-    ]);
-    const list = runsList({
-      repo: visible.repo,
-      runs: listed.runs,
-      hasMore: query.page * PER_PAGE < listed.total,
-      workflows,
-      query,
-    });
-    return pages.send(request, reply, {
-      title: `Actions · ${visible.repo.owner.handle}/${visible.repo.name}`,
-      body: (context) =>
-        repoFrame(
-          context,
-          frame,
-          html`${dispatchForms(context, visible.repo, dispatchable)}${list}`,
+  server.get(
+    '/repos/:owner/:name/actions',
+    { schema: { params: RepoParams } },
+    async (request, reply) => {
+      const { owner, name } = request.params;
+      const viewer = viewerUser(request.viewer);
+      const query = runsQueryOf(request.query);
+      const visible = await repos.get(viewer, owner, name);
+      const filter = {
+        ...(query.workflow !== undefined ? { workflowFile: query.workflow } : {}),
+        ...(query.status !== undefined ? { status: query.status } : {}),
+      };
+      const [listed, workflows, frame, dispatchable] = await Promise.all([
+        runs.listRuns(
+          viewer,
+          owner,
+          name,
+          { limit: PER_PAGE, offset: (query.page - 1) * PER_PAGE },
+          filter,
         ),
-    });
-  });
+        runs.listWorkflows(viewer, owner, name),
+        frameOf(deps, request, visible, 'actions'),
+        triggers.listDispatchable(viewer, owner, name),
+      ]);
+      const list = runsList({
+        repo: visible.repo,
+        runs: listed.runs,
+        hasMore: query.page * PER_PAGE < listed.total,
+        workflows,
+        query,
+      });
+      return pages.send(request, reply, {
+        title: `Actions · ${visible.repo.owner.handle}/${visible.repo.name}`,
+        body: (context) =>
+          repoFrame(
+            context,
+            frame,
+            html`${dispatchForms(context, visible.repo, dispatchable)}${list}`,
+          ),
+      });
+    },
+  );
 
-  server.get('/repos/:owner/:name/actions/runs/:run', async (request, reply) => {
-    const { owner, name } = request.params as RepoParams;
-    const viewer = viewerUser(request.viewer);
-    const number = runNumberOf(request);
-    const visible = await repos.get(viewer, owner, name);
-    const [{ run, jobs }, frame] = await Promise.all([
-      runs.listJobs(viewer, owner, name, number),
-      frameOf(app, request, visible, 'actions'),
-    ]);
-    const canCancel = atLeast(visible.access.level, 'write');
-    const { repo } = visible;
-    return pages.send(request, reply, {
-      title: `${run.title || run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
-      body: (context) =>
-        repoFrame(context, frame, runPage(context, { repo, run, jobs, canCancel })),
-    });
-  });
+  server.get(
+    '/repos/:owner/:name/actions/runs/:run',
+    { schema: { params: RunParams } },
+    async (request, reply) => {
+      const { owner, name } = request.params;
+      const viewer = viewerUser(request.viewer);
+      const number = runNumberOf(request);
+      const visible = await repos.get(viewer, owner, name);
+      const [{ run, jobs }, frame] = await Promise.all([
+        runs.listJobs(viewer, owner, name, number),
+        frameOf(deps, request, visible, 'actions'),
+      ]);
+      const canCancel = atLeast(visible.access.level, 'write');
+      const { repo } = visible;
+      return pages.send(request, reply, {
+        title: `${run.title || run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
+        body: (context) =>
+          repoFrame(context, frame, runPage(context, { repo, run, jobs, canCancel })),
+      });
+    },
+  );
 
-  server.post('/repos/:owner/:name/actions/runs/:run/cancel', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { owner, name } = request.params as RepoParams;
-    const run = await cancels.cancel(user, owner, name, runNumberOf(request));
-    const { repo } = await repos.get(user, owner, name);
-    const message = isUnfinished(run.status)
-      ? `Run #${run.number} was cancelled.`
-      : `Run #${run.number} had already finished.`;
-    setFlash(reply, { kind: 'success', message }, pages.secure(request));
-    return reply.redirect(runUrl(repo, run.number), 303);
-  });
+  server.post(
+    '/repos/:owner/:name/actions/runs/:run/cancel',
+    { schema: { params: RunParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { owner, name } = request.params;
+      return formAction(pages, request, reply, async () => {
+        const run = await cancels.cancel(user, owner, name, runNumberOf(request));
+        const { repo } = await repos.get(user, owner, name);
+        const flash = isUnfinished(run.status)
+          ? `Run #${run.number} was cancelled.`
+          : `Run #${run.number} had already finished.`;
+        return { to: runUrl(repo, run.number), flash };
+      });
+    },
+  );
 
   // A new attempt of a finished run: all its jobs, or (`failed=1`) the failed ones.
-  server.post('/repos/:owner/:name/actions/runs/:run/rerun', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { owner, name } = request.params as RepoParams;
-    const body = request.body as Record<string, unknown> | undefined;
-    const target =
-      body?.failed === '1' ? ({ kind: 'failed' } as const) : ({ kind: 'run' } as const);
-    const run = await reruns.rerun(user, owner, name, runNumberOf(request), target);
-    const { repo } = await repos.get(user, owner, name);
-    const message = `Run #${run.number} starts again.`;
-    setFlash(reply, { kind: 'success', message }, pages.secure(request));
-    return reply.redirect(runUrl(repo, run.number), 303);
-  });
+  server.post(
+    '/repos/:owner/:name/actions/runs/:run/rerun',
+    { schema: { params: RunParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { owner, name } = request.params;
+      const target =
+        field(request.body, 'failed') === '1'
+          ? ({ kind: 'failed' } as const)
+          : ({ kind: 'run' } as const);
+      return formAction(pages, request, reply, async () => {
+        const run = await reruns.rerun(user, owner, name, runNumberOf(request), target);
+        const { repo } = await repos.get(user, owner, name);
+        return { to: runUrl(repo, run.number), flash: `Run #${run.number} starts again.` };
+      });
+    },
+  );
 
   // `workflow_dispatch` from the page: the branch and the declared inputs, as the API takes them.
-  server.post('/repos/:owner/:name/actions/workflows/:file/dispatch', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { owner, name, file } = request.params as RepoParams & { file: string };
-    const form = (request.body ?? {}) as Record<string, unknown>;
-    const prefix = inputField('');
-    const inputs = Object.fromEntries(
-      Object.entries(form).flatMap(([key, value]) =>
-        key.startsWith(prefix) && typeof value === 'string'
-          ? [[key.slice(prefix.length), value]]
-          : [],
-      ),
-    );
-    const ref = typeof form.ref === 'string' ? form.ref : '';
-    const run = await triggers.dispatch(user, owner, name, { workflowFile: file, ref, inputs });
-    const { repo } = await repos.get(user, owner, name);
-    const message = run ? `Run #${run.number} of ${file} started.` : `${file} started nothing.`;
-    setFlash(reply, { kind: 'success', message }, pages.secure(request));
-    return reply.redirect(run ? runUrl(repo, run.number) : `${repoUrl(repo)}/actions`, 303);
-  });
+  server.post(
+    '/repos/:owner/:name/actions/workflows/:file/dispatch',
+    { schema: { params: DispatchParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { owner, name, file } = request.params;
+      const form = request.body;
+      const prefix = inputField('');
+      const inputs = Object.fromEntries(
+        Object.keys(typeof form === 'object' && form !== null ? form : {}).flatMap((key) => {
+          const value = formValue(form, key);
+          return key.startsWith(prefix) && typeof value === 'string'
+            ? [[key.slice(prefix.length), value]]
+            : [];
+        }),
+      );
+      const ref = field(form, 'ref');
+      return formAction(pages, request, reply, async () => {
+        const run = await triggers.dispatch(user, owner, name, { workflowFile: file, ref, inputs });
+        const { repo } = await repos.get(user, owner, name);
+        return run
+          ? { to: runUrl(repo, run.number), flash: `Run #${run.number} of ${file} started.` }
+          : { to: `${repoUrl(repo)}/actions`, flash: `${file} started nothing.` };
+      });
+    },
+  );
 }

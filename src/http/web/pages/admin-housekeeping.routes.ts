@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { AdminPolicy } from '../../../domain/admin/admin.policy.ts';
 import { NotFound } from '../../../domain/errors.ts';
-import type { HousekeepingService } from '../../../domain/repos/housekeeping.service.ts';
 import type { HousekeepingRun } from '../../../domain/repos/housekeeping.store.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { ObjectCounts } from '../../../git/housekeeping.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type Html, html } from '../html.ts';
@@ -13,9 +12,9 @@ const CELL = 'p-2 border-top';
 const HEAD = 'p-2 text-left f6 color-fg-muted';
 const RECENT_RUNS = 50;
 
+/** What the housekeeping admin page uses. */
 export type AdminHousekeepingDeps = {
-  readonly admins: AdminPolicy;
-  readonly housekeeping: HousekeepingService;
+  readonly services: Pick<DomainServices, 'admins' | 'housekeeping'>;
 };
 
 /** A repository of the run history, with what its object directory holds now. */
@@ -78,13 +77,16 @@ export function registerAdminHousekeepingRoutes(
 ): void {
   server.get('/admin/housekeeping', async (request, reply) => {
     const user = viewerUser(request.viewer);
-    if (user === undefined || !deps.admins.isAdmin(user)) throw new NotFound('no such page');
+    if (user === undefined || !deps.services.admins.isAdmin(user))
+      throw new NotFound('no such page');
     reply.header('Cache-Control', 'no-store');
-    const runs = await deps.housekeeping.listRecentRuns(RECENT_RUNS);
+    const runs = await deps.services.housekeeping.listRecentRuns(RECENT_RUNS);
     const seen = new Map<string, RepoNow>();
     for (const run of runs) {
       if (seen.has(run.repoKey)) continue;
-      const counts = await deps.housekeeping.countObjects(run.repoKey).catch(() => undefined);
+      const counts = await deps.services.housekeeping
+        .countObjects(run.repoKey)
+        .catch(() => undefined);
       seen.set(run.repoKey, { label: run.repoKey, counts });
     }
     const body = page(runs, [...seen.values()]);

@@ -1,15 +1,24 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { Config } from '../../../config/config.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import { IdParams } from '../page-params.ts';
 import type { FreshToken } from './admin-runner-tables.view.ts';
 import { adminRunnersPage } from './admin-runners.view.ts';
+
+/** What the runner admin pages use. */
+export type AdminRunnerRouteDeps = {
+  readonly services: Pick<DomainServices, 'runnerAdmin' | 'admins'>;
+  readonly config: Pick<Config, 'baseUrl' | 'http'>;
+};
 
 const TITLE = 'Runners · Admin';
 
@@ -18,13 +27,18 @@ const TITLE = 'Runners · Admin';
  * everyone else, anonymous included, gets 404, as if there were nothing here (so an empty list
  * closes the area to everyone). Plain forms with CSRF tokens; nothing needs JavaScript.
  */
-export function registerAdminRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { runnerAdmin } = app.services;
+export function registerAdminRoutes(
+  parent: FastifyInstance,
+  deps: AdminRunnerRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { runnerAdmin } = deps.services;
 
   /** The admin making the request, or NotFound, checked before anything else is read. */
   const adminOf = (request: FastifyRequest, reply: FastifyReply): RunnerActor => {
     const user = viewerUser(request.viewer);
-    if (user === undefined || !app.services.admins.isAdmin(user)) {
+    if (user === undefined || !deps.services.admins.isAdmin(user)) {
       throw new NotFound('no such page');
     }
     // Admin pages list what runners exist and may show a token: never cache them.
@@ -40,11 +54,6 @@ export function registerAdminRoutes(server: FastifyInstance, app: App, pages: Pa
     return (context: PageContext) => adminRunnersPage(context, runners, tokens, fresh);
   };
 
-  const back = (request: FastifyRequest, reply: FastifyReply, message: string) => {
-    setFlash(reply, { kind: 'success', message }, pages.secure(request));
-    return reply.redirect('/admin/runners', 303);
-  };
-
   server.get('/admin/runners', async (request, reply) => {
     const actor = adminOf(request, reply);
     return pages.send(request, reply, { title: TITLE, body: await render(actor) });
@@ -54,7 +63,7 @@ export function registerAdminRoutes(server: FastifyInstance, app: App, pages: Pa
     const actor = adminOf(request, reply);
     assertCsrf(request);
     const { token } = await runnerAdmin.createToken(actor, { kind: 'instance' });
-    const fresh = { token, baseUrl: baseUrlOf(request, app.config) };
+    const fresh = { token, baseUrl: baseUrlOf(request, deps.config) };
     return pages.send(request, reply, {
       status: 201,
       title: TITLE,
@@ -62,19 +71,34 @@ export function registerAdminRoutes(server: FastifyInstance, app: App, pages: Pa
     });
   });
 
-  server.post('/admin/runners/tokens/:id/delete', async (request, reply) => {
-    const actor = adminOf(request, reply);
-    assertCsrf(request);
-    const { id } = request.params as { id: string };
-    await runnerAdmin.deleteToken(actor, undefined, id);
-    return back(request, reply, 'Registration token deleted. Runners it registered keep working.');
-  });
+  server.post(
+    '/admin/runners/tokens/:id/delete',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const actor = adminOf(request, reply);
+      assertCsrf(request);
+      const { id } = request.params;
+      return formAction(pages, request, reply, async () => {
+        await runnerAdmin.deleteToken(actor, undefined, id);
+        return {
+          to: '/admin/runners',
+          flash: 'Registration token deleted. Runners it registered keep working.',
+        };
+      });
+    },
+  );
 
-  server.post('/admin/runners/:id/delete', async (request, reply) => {
-    const actor = adminOf(request, reply);
-    assertCsrf(request);
-    const { id } = request.params as { id: string };
-    await runnerAdmin.deleteRunner(actor, undefined, id);
-    return back(request, reply, 'Runner deleted. Its credentials no longer work.');
-  });
+  server.post(
+    '/admin/runners/:id/delete',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const actor = adminOf(request, reply);
+      assertCsrf(request);
+      const { id } = request.params;
+      return formAction(pages, request, reply, async () => {
+        await runnerAdmin.deleteRunner(actor, undefined, id);
+        return { to: '/admin/runners', flash: 'Runner deleted. Its credentials no longer work.' };
+      });
+    },
+  );
 }

@@ -1,17 +1,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
-import { isDomainError } from '../../../domain/errors.ts';
+import type { Config } from '../../../config/config.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { LoginSubject } from '../../../domain/sessions/login-throttle.ts';
-import type { User } from '../../../domain/users/user.types.ts';
 import { type Protection, requestClientIp } from '../../protect/metering.plugin.ts';
 import { safeRedirectTarget } from '../../protect/safe-redirect.ts';
 import { assertCsrf, rotateCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { captchaFailureMessage, formCaptcha } from '../form-captcha.ts';
-import { field } from '../forms.ts';
+import { field, formValue } from '../forms.ts';
 import type { Pages } from '../page.ts';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../session-cookie.ts';
 import { loginForm, signupClosed, signupForm, waitInWords } from './auth.view.ts';
+
+/** What sign-up, sign-in and sign-out use. */
+export type AuthRouteDeps = {
+  readonly services: Pick<DomainServices, 'users' | 'sessions' | 'loginThrottle'>;
+  readonly config: Pick<Config, 'protect' | 'signup'>;
+};
 
 const WRONG = 'Incorrect username or password.';
 // Says neither that the address has an account nor which field clashed: a person who already
@@ -27,14 +32,14 @@ const UNAVAILABLE =
  */
 export function registerAuthRoutes(
   server: FastifyInstance,
-  app: App,
+  deps: AuthRouteDeps,
   pages: Pages,
   protection: Protection,
 ): void {
-  const { users, sessions, loginThrottle } = app.services;
-  const captcha = formCaptcha(app.config, protection);
-  const signupCaptcha = captcha !== null && app.config.protect.signupCaptcha;
-  const captchaAfter = app.config.protect.loginCaptchaAfter;
+  const { users, sessions, loginThrottle } = deps.services;
+  const captcha = formCaptcha(deps.config, protection);
+  const signupCaptcha = captcha !== null && deps.config.protect.signupCaptcha;
+  const captchaAfter = deps.config.protect.loginCaptchaAfter;
   const clientAddress = (request: FastifyRequest) => requestClientIp(request, protection.trusted);
 
   /** Whether the sign-in form asks for the captcha: after enough recent failures, if any. */
@@ -59,7 +64,7 @@ export function registerAuthRoutes(
   const origin = (request: FastifyRequest) => ({ userAgent: request.headers['user-agent'] });
 
   server.get('/signup', async (request, reply) => {
-    if (!app.config.signup.enabled)
+    if (!deps.config.signup.enabled)
       return pages.send(request, reply, { status: 403, title: 'Sign up', body: signupClosed() });
     const widget = widgetFor(reply, signupCaptcha);
     return pages.send(request, reply, {
@@ -70,7 +75,7 @@ export function registerAuthRoutes(
 
   server.post('/signup', async (request, reply) => {
     assertCsrf(request);
-    if (!app.config.signup.enabled)
+    if (!deps.config.signup.enabled)
       return pages.send(request, reply, { status: 403, title: 'Sign up', body: signupClosed() });
     const values = {
       username: field(request.body, 'username', 100).trim(),
@@ -97,29 +102,35 @@ export function registerAuthRoutes(
         `Too many attempts from your address. Please try again in ${waitInWords(verdict.retryAfterSeconds)}.`,
       );
     }
-    let user: User;
-    try {
-      user = await users.signUp({
-        handle: values.username,
-        email: values.email,
-        password: field(request.body, 'password', 2000),
-      });
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      // A clash stays counted against the address: it is what probing for addresses looks like.
-      if (error.code !== 'conflict') await loginThrottle.forgive({ address });
-      return refuse(422, error.code === 'conflict' ? UNAVAILABLE : error.message);
-    }
-    await loginThrottle.forgive({ address });
-    signIn(request, reply, await sessions.start(user, origin(request)));
-    const welcome = { kind: 'success' as const, message: `Welcome to Kiln, ${user.handle}!` };
-    setFlash(reply, welcome, pages.secure(request));
-    return reply.redirect('/', 303);
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        const user = await users.signUp({
+          handle: values.username,
+          email: values.email,
+          password: field(request.body, 'password', 2000),
+        });
+        await loginThrottle.forgive({ address });
+        signIn(request, reply, await sessions.start(user, origin(request)));
+        return { to: '/', flash: `Welcome to Kiln, ${user.handle}!` };
+      },
+      {
+        // A taken name or address reads like any refusal (422), so sign-up tells nobody which
+        // addresses have accounts.
+        message: (error) => (error.code === 'conflict' ? UNAVAILABLE : error.message),
+        render: async (message, _status, error) => {
+          // A clash stays counted against the address: it is what probing for addresses looks like.
+          if (error.code !== 'conflict') await loginThrottle.forgive({ address });
+          return refuse(422, message);
+        },
+      },
+    );
   });
 
   server.get('/login', async (request, reply) => {
-    const query = request.query as Record<string, unknown>;
-    const redirect = safeRedirectTarget(query.redirect);
+    const redirect = safeRedirectTarget(formValue(request.query, 'redirect'));
     if (request.viewer.kind === 'user') return reply.redirect(redirect, 303);
     const widget = widgetFor(reply, await loginWantsCaptcha({ address: clientAddress(request) }));
     return pages.send(request, reply, {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { Config } from '../../../config/config.ts';
 import { sendErrorPage } from '../../errors/web-errors.ts';
 import { CAPTCHA_PROVIDERS, checkCaptcha } from '../../protect/captcha.ts';
 import { challengeContentSecurityPolicy } from '../../protect/challenge-csp.ts';
@@ -10,6 +10,11 @@ import { safeRedirectTarget } from '../../protect/safe-redirect.ts';
 import { captchaFailureMessage } from '../form-captcha.ts';
 import type { Pages } from '../page.ts';
 import { challengePage, lifetimeInWords } from './challenge.view.ts';
+
+/** What the challenge pages use. */
+export type ChallengeRouteDeps = {
+  readonly config: Pick<Config, 'protect'>;
+};
 
 /**
  * Failed verifications one address may cause per metering window. Each one costs an outbound call
@@ -34,11 +39,11 @@ function stringField(source: unknown, name: string): unknown {
  */
 export function registerChallengeRoutes(
   server: FastifyInstance,
-  app: App,
+  deps: ChallengeRouteDeps,
   pages: Pages,
   protection: Protection,
 ): void {
-  const settings = app.config.protect;
+  const settings = deps.config.protect;
   const provider = settings.captchaProvider ? CAPTCHA_PROVIDERS[settings.captchaProvider] : null;
   const siteKey = settings.captchaSiteKey ?? '';
   const secret = settings.captchaSecretKey ?? '';

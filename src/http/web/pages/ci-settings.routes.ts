@@ -1,19 +1,34 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { Config } from '../../../config/config.ts';
 import type { RepoCiAccess } from '../../../domain/ci/ci-names.ts';
-import { isDomainError, NotFound } from '../../../domain/errors.ts';
+import { NotFound } from '../../../domain/errors.ts';
 import { mayAdministerRepo } from '../../../domain/repos/repo.policy.ts';
 import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
 import type { RunnerScope } from '../../../domain/runners/runner.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import {
+  type PageRequest,
+  RepoIdParams,
+  RepoParams,
+  SecretParams,
+  VariableParams,
+} from '../page-params.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import type { FreshToken } from './admin-runner-tables.view.ts';
 import { ciSettingsPage } from './ci-settings.view.ts';
+
+/** What the CI settings of a repository use. */
+export type CiSettingsRouteDeps = {
+  readonly services: Pick<DomainServices, 'runnerAdmin' | 'ciSecrets' | 'ciVariables' | 'repos'>;
+  readonly config: Pick<Config, 'baseUrl' | 'http'>;
+};
 
 const BASE = '/repos/:owner/:name/settings/ci';
 const TITLE = 'CI settings';
@@ -33,17 +48,23 @@ type Settings = {
  * the repository's admins see it; to everyone else it does not exist (404, as Gitea does for
  * settings), and anonymous visitors are sent to sign in first.
  */
-export function registerCiSettingsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { runnerAdmin, ciSecrets, ciVariables, repos } = app.services;
+export function registerCiSettingsRoutes(
+  parent: FastifyInstance,
+  deps: CiSettingsRouteDeps,
+  pages: Pages,
+): void {
+  const { runnerAdmin, ciSecrets, ciVariables, repos } = deps.services;
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const grants = { isRepoAdmin: true } as const;
+  const repoParams = { schema: { params: RepoParams } };
 
   const settingsOf = async (
-    request: FastifyRequest,
+    request: PageRequest<RepoParams>,
     reply: FastifyReply,
   ): Promise<Settings | undefined> => {
     const user = signedInOrRedirect(request, reply);
     if (!user) return undefined;
-    const params = request.params as { owner: string; name: string };
+    const { params } = request;
     const { repo, access } = await repos.get(user, params.owner, params.name);
     if (!mayAdministerRepo(access)) throw new NotFound('no such page');
     reply.header('Cache-Control', 'no-store');
@@ -88,59 +109,62 @@ export function registerCiSettingsRoutes(server: FastifyInstance, app: App, page
   };
 
   /** Runs a form action, then back to the page with a message; input errors re-render it. */
-  const act = (work: (request: FastifyRequest, settings: Settings) => Promise<string>) => {
-    return async (request: FastifyRequest, reply: FastifyReply) => {
+  const act = <P extends RepoParams>(
+    work: (request: PageRequest<P>, settings: Settings) => Promise<string>,
+  ) => {
+    return async (request: PageRequest<P>, reply: FastifyReply) => {
       const settings = await settingsOf(request, reply);
       if (!settings) return reply;
       assertCsrf(request);
-      let message: string;
-      try {
-        message = await work(request, settings);
-      } catch (error) {
-        if (!isDomainError(error) || error.code !== 'invalid') throw error;
-        return render(request, reply, settings, { status: 422, error: error.message });
-      }
-      setFlash(reply, { kind: 'success', message }, pages.secure(request));
-      return reply.redirect(settings.path, 303);
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => ({ to: settings.path, flash: await work(request, settings) }),
+        {
+          answers: ['invalid'],
+          render: (error, status) => render(request, reply, settings, { status, error }),
+        },
+      );
     };
   };
 
-  const param = (request: FastifyRequest, key: string) =>
-    (request.params as Record<string, string>)[key] ?? '';
-
-  server.get(BASE, async (request, reply) => {
+  server.get(BASE, repoParams, async (request, reply) => {
     const settings = await settingsOf(request, reply);
     if (!settings) return reply;
     return render(request, reply, settings);
   });
 
-  server.post(`${BASE}/tokens`, async (request, reply) => {
+  server.post(`${BASE}/tokens`, repoParams, async (request, reply) => {
     const settings = await settingsOf(request, reply);
     if (!settings) return reply;
     assertCsrf(request);
     const { token } = await runnerAdmin.createToken(settings.actor, settings.scope, grants);
-    const fresh = { token, baseUrl: baseUrlOf(request, app.config) };
+    const fresh = { token, baseUrl: baseUrlOf(request, deps.config) };
     return render(request, reply, settings, { status: 201, fresh });
   });
 
   server.post(
     `${BASE}/tokens/:id/delete`,
+    { schema: { params: RepoIdParams } },
     act(async (request, settings) => {
-      await runnerAdmin.deleteToken(settings.actor, settings.scope, param(request, 'id'), grants);
+      await runnerAdmin.deleteToken(settings.actor, settings.scope, request.params.id, grants);
       return 'Registration token deleted. Runners it registered keep working.';
     }),
   );
 
   server.post(
     `${BASE}/runners/:id/delete`,
+    { schema: { params: RepoIdParams } },
     act(async (request, settings) => {
-      await runnerAdmin.deleteRunner(settings.actor, settings.scope, param(request, 'id'), grants);
+      await runnerAdmin.deleteRunner(settings.actor, settings.scope, request.params.id, grants);
       return 'Runner deleted. Its credentials no longer work.';
     }),
   );
 
   server.post(
     `${BASE}/secrets`,
+    { schema: { params: RepoParams } },
     act(async (request, settings) => {
       const body = request.body;
       const saved = await ciSecrets.put(
@@ -154,14 +178,16 @@ export function registerCiSettingsRoutes(server: FastifyInstance, app: App, page
 
   server.post(
     `${BASE}/secrets/:secret/delete`,
+    { schema: { params: SecretParams } },
     act(async (request, settings) => {
-      await ciSecrets.delete(settings.access, param(request, 'secret'));
+      await ciSecrets.delete(settings.access, request.params.secret);
       return 'Secret deleted.';
     }),
   );
 
   server.post(
     `${BASE}/variables`,
+    { schema: { params: RepoParams } },
     act(async (request, settings) => {
       const body = request.body;
       const saved = await ciVariables.put(
@@ -175,8 +201,9 @@ export function registerCiSettingsRoutes(server: FastifyInstance, app: App, page
 
   server.post(
     `${BASE}/variables/:variable/delete`,
+    { schema: { params: VariableParams } },
     act(async (request, settings) => {
-      await ciVariables.delete(settings.access, param(request, 'variable'));
+      await ciVariables.delete(settings.access, request.params.variable);
       return 'Variable deleted.';
     }),
   );

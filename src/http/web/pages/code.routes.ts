@@ -1,14 +1,18 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { mayPush } from '../../../domain/repos/repo.policy.ts';
 import { sendErrorPage } from '../../errors/web-errors.ts';
 import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
+import { type PageRequest, RepoParams, RepoRestParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
 import { emptyRepo } from '../views/empty-repo.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { cloneUrlOf, frameOf, openRepo } from './repo-context.ts';
+import { cloneUrlOf, frameOf, openRepo, type RepoPageDeps } from './repo-context.ts';
 import { fileBody, treeBody } from './tree-page.ts';
+
+/** What the code pages use. */
+export type CodeRouteDeps = RepoPageDeps;
 
 /** A sandbox for served file bytes: even a browser that renders them runs nothing. */
 const RAW_POLICY = "default-src 'none'; sandbox";
@@ -17,20 +21,25 @@ const RAW_POLICY = "default-src 'none'; sandbox";
  * The code of a repository: its home (default branch root, README, clone URL), directories and
  * files at `/src/{ref}/{path}`, and the raw bytes at `/raw/{ref}/{path}`.
  */
-export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { code } = app.services;
+export function registerCodeRoutes(
+  parent: FastifyInstance,
+  deps: CodeRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { code } = deps.services;
 
-  server.get('/repos/:owner/:name', async (request, reply) => {
-    const visible = await openRepo(app, request);
+  server.get('/repos/:owner/:name', { schema: { params: RepoParams } }, async (request, reply) => {
+    const visible = await openRepo(deps, request);
     const { repo } = visible;
-    const frame = await frameOf(app, request, visible, 'code', { fork: true });
+    const frame = await frameOf(deps, request, visible, 'code', { fork: true });
     const about = repo.description
       ? html`<p class="f4 color-fg-muted mb-3 kiln-break">${repo.description}</p>`
       : null;
     if (await code.isEmpty(visible)) {
       const branch = await code.defaultBranch(visible);
       const canPush = mayPush(visible.access);
-      const body = emptyRepo(repo, cloneUrlOf(app, request, visible), branch, canPush);
+      const body = emptyRepo(repo, cloneUrlOf(deps, request, visible), branch, canPush);
       return pages.send(request, reply, {
         title: `${repo.owner.handle}/${repo.name}`,
         body: (context) => repoFrame(context, frame, html`${about}${body}`),
@@ -38,21 +47,21 @@ export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pag
     }
     const location = await code.locate(visible, '');
     const root = await code.stat(visible, location);
-    const body = await treeBody(app, pages.renderer, request, visible, location, root, true);
+    const body = await treeBody(deps, pages.renderer, request, visible, location, root, true);
     return pages.send(request, reply, {
       title: `${repo.owner.handle}/${repo.name}`,
       body: (context) => repoFrame(context, frame, html`${about}${body}`),
     });
   });
 
-  const source = async (request: FastifyRequest, reply: FastifyReply) => {
-    const visible = await openRepo(app, request);
-    const spec = (request.params as { '*'?: string })['*'] ?? '';
+  const source = async (request: PageRequest<RepoRestParams>, reply: FastifyReply) => {
+    const visible = await openRepo(deps, request);
+    const spec = request.params['*'] ?? '';
     if (spec === '')
       return reply.redirect(srcUrl(visible.repo, await code.defaultBranch(visible)), 302);
     const location = await code.locate(visible, spec);
     const item = await code.stat(visible, location);
-    const frame = await frameOf(app, request, visible, 'code');
+    const frame = await frameOf(deps, request, visible, 'code');
     const { repo } = visible;
     const title = location.path
       ? `${location.path} at ${location.ref.name} · ${repo.owner.handle}/${repo.name}`
@@ -62,49 +71,53 @@ export function registerCodeRoutes(server: FastifyInstance, app: App, pages: Pag
     }
     const body =
       item.kind === 'dir'
-        ? await treeBody(app, pages.renderer, request, visible, location, item, false)
-        : await fileBody(app, pages.renderer, request, visible, location, item);
+        ? await treeBody(deps, pages.renderer, request, visible, location, item, false)
+        : await fileBody(deps, pages.renderer, request, visible, location, item);
     return pages.send(request, reply, {
       title,
       body: (context) => repoFrame(context, frame, body),
     });
   };
-  server.get('/repos/:owner/:name/src', source);
-  server.get('/repos/:owner/:name/src/*', source);
+  server.get('/repos/:owner/:name/src', { schema: { params: RepoRestParams } }, source);
+  server.get('/repos/:owner/:name/src/*', { schema: { params: RepoRestParams } }, source);
 
-  server.get('/repos/:owner/:name/raw/*', async (request, reply) => {
-    const visible = await openRepo(app, request);
-    const spec = (request.params as { '*'?: string })['*'] ?? '';
-    const location = await code.locate(visible, spec);
-    if (location.path === '') return reply.callNotFound();
-    const item = await code.stat(visible, location);
-    const file = await code.raw(visible, item);
-    if (file.truncated) {
-      return sendErrorPage(
-        pages,
-        request,
-        reply,
-        413,
-        'This file is too large to serve here; clone the repository instead.',
-      );
-    }
-    reply
-      .header('Content-Security-Policy', RAW_POLICY)
-      .header('X-Content-Type-Options', 'nosniff')
-      .header(
-        'Cache-Control',
-        location.ref.kind === 'commit' ? 'private, max-age=300' : 'no-cache',
-      );
-    if (file.binary) {
-      const name = item.name.replace(/[^\w.-]+/g, '_') || 'file';
-      return reply
-        .type('application/octet-stream')
+  server.get(
+    '/repos/:owner/:name/raw/*',
+    { schema: { params: RepoRestParams } },
+    async (request, reply) => {
+      const visible = await openRepo(deps, request);
+      const spec = request.params['*'] ?? '';
+      const location = await code.locate(visible, spec);
+      if (location.path === '') return reply.callNotFound();
+      const item = await code.stat(visible, location);
+      const file = await code.raw(visible, item);
+      if (file.truncated) {
+        return sendErrorPage(
+          pages,
+          request,
+          reply,
+          413,
+          'This file is too large to serve here; clone the repository instead.',
+        );
+      }
+      reply
+        .header('Content-Security-Policy', RAW_POLICY)
+        .header('X-Content-Type-Options', 'nosniff')
         .header(
-          'Content-Disposition',
-          `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(item.name)}`,
-        )
-        .send(file.content);
-    }
-    return reply.type('text/plain; charset=utf-8').send(file.content);
-  });
+          'Cache-Control',
+          location.ref.kind === 'commit' ? 'private, max-age=300' : 'no-cache',
+        );
+      if (file.binary) {
+        const name = item.name.replace(/[^\w.-]+/g, '_') || 'file';
+        return reply
+          .type('application/octet-stream')
+          .header(
+            'Content-Disposition',
+            `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(item.name)}`,
+          )
+          .send(file.content);
+      }
+      return reply.type('text/plain; charset=utf-8').send(file.content);
+    },
+  );
 }

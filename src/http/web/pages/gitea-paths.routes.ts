@@ -1,8 +1,15 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
+import { type PageRequest, PullParams, RepoParams, RepoRestParams } from '../page-params.ts';
 import { encodeSegments, repoUrl } from '../paths.ts';
+
+/** What Gitea's page addresses use. */
+export type GiteaPathRouteDeps = {
+  readonly services: Pick<DomainServices, 'admins' | 'repos'>;
+};
 
 /** Gitea's fixed page addresses and Kiln's page for each; they never depend on who asks. */
 const FIXED_ALIASES: Readonly<Record<string, string>> = {
@@ -19,8 +26,6 @@ function queryOf(request: FastifyRequest): string {
   return at === -1 ? '' : request.url.slice(at);
 }
 
-type RepoParams = { owner: string; name: string; number?: string; '*'?: string };
-
 /**
  * Addresses people bring from Gitea (bookmarks, links in issues, muscle memory), each sent to
  * Kiln's page: fixed aliases permanently (301); a repository's addresses (`/{owner}/{name}`,
@@ -29,7 +34,8 @@ type RepoParams = { owner: string; name: string; number?: string; '*'?: string }
  * that is private to the viewer or missing answers 404 here, so the redirect reveals nothing.
  * Git's own paths below `/{owner}/{name}.git` are registered by smart HTTP and are not touched.
  */
-export function registerGiteaPathRoutes(server: FastifyInstance, app: App): void {
+export function registerGiteaPathRoutes(parent: FastifyInstance, deps: GiteaPathRouteDeps): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   for (const [from, to] of Object.entries(FIXED_ALIASES)) {
     server.get(from, async (request, reply) => reply.redirect(to + queryOf(request), 301));
   }
@@ -38,37 +44,45 @@ export function registerGiteaPathRoutes(server: FastifyInstance, app: App): void
   // `/admin/runners` is, so only admins are sent on (temporarily: the answer depends on who asks).
   server.get('/admin', async (request, reply) => {
     const user = viewerUser(request.viewer);
-    if (user === undefined || !app.services.admins.isAdmin(user)) {
+    if (user === undefined || !deps.services.admins.isAdmin(user)) {
       throw new NotFound('no such page');
     }
     return reply.redirect(`/admin/runners${queryOf(request)}`, 302);
   });
 
   const toRepo =
-    (tail: (params: RepoParams) => string) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const params = request.params as RepoParams;
+    <P extends RepoParams>(tail: (params: P) => string) =>
+    async (request: PageRequest<P>, reply: FastifyReply) => {
+      const params = request.params;
       // `/{owner}/{name}.git` typed into a browser means the repository too.
       const name = params.name.endsWith('.git') ? params.name.slice(0, -4) : params.name;
-      const { repo } = await app.services.repos.get(viewerUser(request.viewer), params.owner, name);
+      const { repo } = await deps.services.repos.get(
+        viewerUser(request.viewer),
+        params.owner,
+        name,
+      );
       return reply.redirect(repoUrl(repo) + tail(params) + queryOf(request), 302);
     };
 
   server.get(
     '/:owner/:name',
+    { schema: { params: RepoParams } },
     toRepo(() => ''),
   );
   server.get(
     '/:owner/:name/pulls/:number',
-    toRepo((p) => `/pulls/${encodeURIComponent(p.number ?? '')}`),
+    { schema: { params: PullParams } },
+    toRepo((p: PullParams) => `/pulls/${encodeURIComponent(p.number)}`),
   );
   // Gitea names the kind of ref in the path; Kiln's src pages take a branch name as it is.
   server.get(
     '/:owner/:name/src/branch/*',
-    toRepo((p) => `/src/${encodeSegments(p['*'] ?? '')}`),
+    { schema: { params: RepoRestParams } },
+    toRepo((p: RepoRestParams) => `/src/${encodeSegments(p['*'] ?? '')}`),
   );
   server.get(
     '/:owner/:name/releases/tag/*',
-    toRepo((p) => `/releases/tag/${encodeSegments(p['*'] ?? '')}`),
+    { schema: { params: RepoRestParams } },
+    toRepo((p: RepoRestParams) => `/releases/tag/${encodeSegments(p['*'] ?? '')}`),
   );
 }

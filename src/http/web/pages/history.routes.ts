@@ -1,10 +1,12 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { DiffFile } from '../../../git/diff.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
+import { CommitParams, type PageRequest, RepoRestParams } from '../page-params.ts';
 import { commitsUrl, commitUrl, srcUrl } from '../paths.ts';
 import { commitCheck, commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
@@ -12,18 +14,28 @@ import { pageOf, pager, withPage } from '../views/paging.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { fromEpochSeconds, relativeTime } from '../views/time.ts';
 import { commitTitle } from '../views/tree.ts';
-import { frameOf, openRepo } from './repo-context.ts';
+import { frameOf, openRepo, type RepoPageDeps } from './repo-context.ts';
+
+/** What the history and commit pages use. */
+export type HistoryRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'ciRunQueries'>;
+};
 
 const PER_PAGE = 30;
 
 /** History pages (`/commits/{ref}/{path}`) and single commits (`/commit/{sha}`); both metered. */
-export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { code, ciRunQueries } = app.services;
+export function registerHistoryRoutes(
+  parent: FastifyInstance,
+  deps: HistoryRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { code, ciRunQueries } = deps.services;
 
-  const history = async (request: FastifyRequest, reply: FastifyReply) => {
-    const visible = await openRepo(app, request);
+  const history = async (request: PageRequest<RepoRestParams>, reply: FastifyReply) => {
+    const visible = await openRepo(deps, request);
     const { repo } = visible;
-    const spec = (request.params as { '*'?: string })['*'] ?? '';
+    const spec = request.params['*'] ?? '';
     if (spec === '') {
       return reply.redirect(commitsUrl(repo, await code.defaultBranch(visible)), 302);
     }
@@ -31,7 +43,7 @@ export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: 
     const page = pageOf(request.query);
     const [result, frame] = await Promise.all([
       code.history(visible, location, { page, perPage: PER_PAGE }),
-      frameOf(app, request, visible, 'code'),
+      frameOf(deps, request, visible, 'code'),
     ]);
     const checks = await ciRunQueries.commitChecks(
       repo,
@@ -51,33 +63,45 @@ export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: 
       body: (context) => repoFrame(context, frame, body),
     });
   };
-  server.get('/repos/:owner/:name/commits', METERED, history);
-  server.get('/repos/:owner/:name/commits/*', METERED, history);
+  server.get(
+    '/repos/:owner/:name/commits',
+    { ...METERED, schema: { params: RepoRestParams } },
+    history,
+  );
+  server.get(
+    '/repos/:owner/:name/commits/*',
+    { ...METERED, schema: { params: RepoRestParams } },
+    history,
+  );
 
-  server.get('/repos/:owner/:name/commit/:sha', METERED, async (request, reply) => {
-    const visible = await openRepo(app, request);
-    const { repo } = visible;
-    const { sha } = request.params as { sha: string };
-    const [{ commit, diff }, frame] = await Promise.all([
-      code.commit(visible, sha),
-      frameOf(app, request, visible, 'code'),
-    ]);
-    const checks = await ciRunQueries.commitChecks(repo, [commit.sha]);
-    const title = commitTitle(commit.message);
-    const rest = commit.message.slice(title.length).trim();
-    const parents: Html[] = commit.parents.map(
-      (parent, index) =>
-        html`${index > 0 ? ' + ' : ''}<a class="text-mono" href="${commitUrl(repo, parent)}">${parent.slice(0, 7)}</a>`,
-    );
-    const committedBy =
-      commit.committer.name !== commit.author.name || commit.committer.email !== commit.author.email
-        ? html` · committed by <strong>${commit.committer.name}</strong>`
-        : null;
-    const view = (file: DiffFile) =>
-      file.newPath && file.status !== 'deleted'
-        ? srcUrl(repo, commit.sha, file.newPath)
-        : undefined;
-    const body = html`<section class="Box mb-3" aria-labelledby="commit-title">
+  server.get(
+    '/repos/:owner/:name/commit/:sha',
+    { ...METERED, schema: { params: CommitParams } },
+    async (request, reply) => {
+      const visible = await openRepo(deps, request);
+      const { repo } = visible;
+      const { sha } = request.params;
+      const [{ commit, diff }, frame] = await Promise.all([
+        code.commit(visible, sha),
+        frameOf(deps, request, visible, 'code'),
+      ]);
+      const checks = await ciRunQueries.commitChecks(repo, [commit.sha]);
+      const title = commitTitle(commit.message);
+      const rest = commit.message.slice(title.length).trim();
+      const parents: Html[] = commit.parents.map(
+        (parent, index) =>
+          html`${index > 0 ? ' + ' : ''}<a class="text-mono" href="${commitUrl(repo, parent)}">${parent.slice(0, 7)}</a>`,
+      );
+      const committedBy =
+        commit.committer.name !== commit.author.name ||
+        commit.committer.email !== commit.author.email
+          ? html` · committed by <strong>${commit.committer.name}</strong>`
+          : null;
+      const view = (file: DiffFile) =>
+        file.newPath && file.status !== 'deleted'
+          ? srcUrl(repo, commit.sha, file.newPath)
+          : undefined;
+      const body = html`<section class="Box mb-3" aria-labelledby="commit-title">
         <div class="Box-header d-flex flex-items-start flex-wrap kiln-gap">
           <h2 class="h4 flex-auto kiln-break" id="commit-title">${title} ${commitCheck(repo, checks.get(commit.sha))}</h2>
           <a class="btn btn-sm" href="${srcUrl(repo, commit.sha)}">${icon('code')} Browse files</a>
@@ -91,9 +115,10 @@ export function registerHistoryRoutes(server: FastifyInstance, app: App, pages: 
       </section>
       ${diffFileList(diff)}
       ${diffFiles(diff, view)}`;
-    return pages.send(request, reply, {
-      title: `${title} · ${repo.owner.handle}/${repo.name}@${commit.sha.slice(0, 7)}`,
-      body: (context) => repoFrame(context, frame, body),
-    });
-  });
+      return pages.send(request, reply, {
+        title: `${title} · ${repo.owner.handle}/${repo.name}@${commit.sha.slice(0, 7)}`,
+        body: (context) => repoFrame(context, frame, body),
+      });
+    },
+  );
 }

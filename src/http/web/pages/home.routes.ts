@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type Html, html } from '../html.ts';
@@ -9,6 +9,11 @@ import { repoUrl } from '../paths.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { repoList } from '../views/repo-list.ts';
 import { dashboardPulls } from './dashboard-pulls.ts';
+
+/** What the start page and the dashboard use. */
+export type HomeRouteDeps = {
+  readonly services: Pick<DomainServices, 'repos' | 'pulls'>;
+};
 
 const EXPLORE_PER_PAGE = 20;
 
@@ -41,10 +46,10 @@ function firstSteps(user: User): Html {
     </section>`;
 }
 
-async function dashboard(app: App, user: User): Promise<Html> {
+async function dashboard(deps: HomeRouteDeps, user: User): Promise<Html> {
   const [{ items, total }, pulls] = await Promise.all([
-    app.services.repos.listForMember(user, { limit: 20, offset: 0 }),
-    dashboardPulls(app, user),
+    deps.services.repos.listForMember(user, { limit: 20, offset: 0 }),
+    dashboardPulls(deps, user),
   ]);
   const links = items.map(
     ({ repo }) =>
@@ -69,13 +74,17 @@ async function dashboard(app: App, user: User): Promise<Html> {
 }
 
 /** The start page (introduction or dashboard) and `/explore`. */
-export function registerHomeRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+export function registerHomeRoutes(
+  server: FastifyInstance,
+  deps: HomeRouteDeps,
+  pages: Pages,
+): void {
   server.get('/', async (request, reply) => {
     const user = viewerUser(request.viewer);
     if (user) {
-      return pages.send(request, reply, { title: 'Dashboard', body: await dashboard(app, user) });
+      return pages.send(request, reply, { title: 'Dashboard', body: await dashboard(deps, user) });
     }
-    const { items } = await app.services.repos.listVisible(undefined, { limit: 10, offset: 0 });
+    const { items } = await deps.services.repos.listVisible(undefined, { limit: 10, offset: 0 });
     return pages.send(request, reply, {
       title: 'Welcome',
       body: welcome(repoList(items, { empty: 'No public repositories yet.' })),
@@ -85,7 +94,7 @@ export function registerHomeRoutes(server: FastifyInstance, app: App, pages: Pag
   server.get('/explore', async (request, reply) => {
     const page = pageOf(request.query);
     const offset = (page - 1) * EXPLORE_PER_PAGE;
-    const { items, total } = await app.services.repos.listVisible(viewerUser(request.viewer), {
+    const { items, total } = await deps.services.repos.listVisible(viewerUser(request.viewer), {
       limit: EXPLORE_PER_PAGE,
       offset,
     });

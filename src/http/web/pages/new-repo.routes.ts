@@ -1,18 +1,23 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
-import { isDomainError } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { Account, User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
-import { field } from '../forms.ts';
+import { formAction } from '../form-action.ts';
+import { field, formValue } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { creatableOwners } from '../owners.ts';
 import type { Pages } from '../page.ts';
+import { RepoParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
-import type { RepoParams } from './repo-context.ts';
+
+/** What repository creation and forking use. */
+export type NewRepoRouteDeps = {
+  readonly services: Pick<DomainServices, 'repos' | 'orgs' | 'users'>;
+};
 
 type NewRepoValues = {
   owner: string;
@@ -93,15 +98,20 @@ function valuesFrom(body: unknown, user: User): NewRepoValues {
 }
 
 /** The new-repository form at `/new` and the fork action of a repository page. */
-export function registerNewRepoRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { repos } = app.services;
+export function registerNewRepoRoutes(
+  parent: FastifyInstance,
+  deps: NewRepoRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { repos } = deps.services;
 
   server.get('/new', async (request, reply) => {
     const user = signedInOrRedirect(request, reply);
     if (!user) return reply;
-    const owners = await creatableOwners(app.services, user);
-    const query = request.query as Record<string, unknown>;
-    const wanted = typeof query.owner === 'string' ? query.owner : user.handle;
+    const owners = await creatableOwners(deps.services, user);
+    const owner = formValue(request.query, 'owner');
+    const wanted = typeof owner === 'string' ? owner : user.handle;
     const values: NewRepoValues = {
       owner: owners.some((owner) => owner.handle === wanted) ? wanted : user.handle,
       name: '',
@@ -121,46 +131,61 @@ export function registerNewRepoRoutes(server: FastifyInstance, app: App, pages: 
     if (!user) return reply;
     assertCsrf(request);
     const values = valuesFrom(request.body, user);
-    try {
-      const { repo } = await repos.create(user, {
-        orgName:
-          values.owner.toLowerCase() === user.handle.toLowerCase() ? undefined : values.owner,
-        name: values.name,
-        description: values.description,
-        private: values.visibility === 'private',
-        autoInit: values.autoInit,
-        defaultBranch: values.defaultBranch,
-      });
-      return reply.redirect(repoUrl(repo), 303);
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      const owners = await creatableOwners(app.services, user);
-      return pages.send(request, reply, {
-        status: error.code === 'conflict' ? 409 : 422,
-        title: 'New repository',
-        body: (context) => newRepoForm(context, owners, values, error.message),
-      });
-    }
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        const { repo } = await repos.create(user, {
+          orgName:
+            values.owner.toLowerCase() === user.handle.toLowerCase() ? undefined : values.owner,
+          name: values.name,
+          description: values.description,
+          private: values.visibility === 'private',
+          autoInit: values.autoInit,
+          defaultBranch: values.defaultBranch,
+        });
+        return { to: repoUrl(repo) };
+      },
+      {
+        render: async (message, _status, error) => {
+          const owners = await creatableOwners(deps.services, user);
+          return pages.send(request, reply, {
+            // A taken name is a conflict; every other refusal (an organisation the person may
+            // not create in among them) is the form's input.
+            status: error.code === 'conflict' ? 409 : 422,
+            title: 'New repository',
+            body: (context) => newRepoForm(context, owners, values, message),
+          });
+        },
+      },
+    );
   });
 
-  server.post('/repos/:owner/:name/fork', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { owner, name } = request.params as RepoParams;
-    const target = field(request.body, 'owner', 100).trim();
-    const orgName =
-      target && target.toLowerCase() !== user.handle.toLowerCase() ? target : undefined;
-    const secure = pages.secure(request);
-    try {
-      const { repo } = await repos.fork(user, owner, name, orgName ? { orgName } : {});
-      setFlash(reply, { kind: 'success', message: `Forked ${owner}/${name}.` }, secure);
-      return reply.redirect(repoUrl(repo), 303);
-    } catch (error) {
-      if (!isDomainError(error) || error.code === 'not_found') throw error;
-      const source = await repos.get(user, owner, name);
-      setFlash(reply, { kind: 'error', message: error.message }, secure);
-      return reply.redirect(repoUrl(source.repo), 303);
-    }
-  });
+  server.post(
+    '/repos/:owner/:name/fork',
+    { schema: { params: RepoParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { owner, name } = request.params;
+      const target = field(request.body, 'owner', 100).trim();
+      const orgName =
+        target && target.toLowerCase() !== user.handle.toLowerCase() ? target : undefined;
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => {
+          const { repo } = await repos.fork(user, owner, name, orgName ? { orgName } : {});
+          return { to: repoUrl(repo), flash: `Forked ${owner}/${name}.` };
+        },
+        {
+          passOn: ['not_found'],
+          back: async () => repoUrl((await repos.get(user, owner, name)).repo),
+        },
+      );
+    },
+  );
 }

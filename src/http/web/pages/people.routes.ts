@@ -1,21 +1,28 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { Account } from '../../../domain/users/user.types.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { Pages } from '../page.ts';
+import { OwnerParams } from '../page-params.ts';
 import { accountUrl } from '../paths.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { repoList } from '../views/repo-list.ts';
 import { shortDate } from '../views/time.ts';
 
+/** What the pages of people and organisations use. */
+export type PeopleRouteDeps = {
+  readonly services: Pick<DomainServices, 'federation' | 'orgs' | 'repos' | 'users'>;
+};
+
 const PER_PAGE = 20;
 
-async function members(app: App, org: Account): Promise<Html> {
-  const rows = await app.services.orgs.listMembers(org);
-  const accounts = await app.services.users.findManyByIds(rows.map((row) => row.userId));
+async function members(deps: PeopleRouteDeps, org: Account): Promise<Html> {
+  const rows = await deps.services.orgs.listMembers(org);
+  const accounts = await deps.services.users.findManyByIds(rows.map((row) => row.userId));
   const items = rows.flatMap((row) => {
     const person = accounts.get(row.userId);
     return person
@@ -31,8 +38,8 @@ async function members(app: App, org: Account): Promise<Html> {
 }
 
 /** `@handle@host` and the actor URL, for following from Mastodon or another forge. */
-function fediverseCard(app: App, account: Account): Html | null {
-  const federation = app.services.federation;
+function fediverseCard(deps: PeopleRouteDeps, account: Account): Html | null {
+  const federation = deps.services.federation;
   if (!federation) return null;
   const actor = federation.actors.ofAccount(account);
   return html`<div class="f6 color-fg-muted mt-2 kiln-break">
@@ -57,23 +64,28 @@ function profileCard(account: Account): Html {
  * A person's or organisation's page (`/{owner}`): profile without email, repositories the viewer
  * may see, an organisation's members.
  */
-export function registerPeopleRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  server.get('/:owner', async (request, reply) => {
-    const { owner } = request.params as { owner: string };
-    const account = await app.services.users.findAccount(owner);
+export function registerPeopleRoutes(
+  parent: FastifyInstance,
+  deps: PeopleRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  server.get('/:owner', { schema: { params: OwnerParams } }, async (request, reply) => {
+    const { owner } = request.params;
+    const account = await deps.services.users.findAccount(owner);
     if (!account) throw new NotFound('account not found');
     const page = pageOf(request.query);
     const offset = (page - 1) * PER_PAGE;
     const viewer = viewerUser(request.viewer);
     const [{ items, total }, people] = await Promise.all([
-      app.services.repos.listVisible(viewer, { limit: PER_PAGE, offset }, { ownerId: account.id }),
-      account.kind === 'org' ? members(app, account) : null,
+      deps.services.repos.listVisible(viewer, { limit: PER_PAGE, offset }, { ownerId: account.id }),
+      account.kind === 'org' ? members(deps, account) : null,
     ]);
     const mine = viewer?.id === account.id;
     return pages.send(request, reply, {
       title: account.fullName ? `${account.handle} (${account.fullName})` : account.handle,
       body: html`<div class="d-md-flex kiln-gap-lg">
-        <aside class="kiln-profile mb-4">${profileCard(account)}${fediverseCard(app, account)}${people}</aside>
+        <aside class="kiln-profile mb-4">${profileCard(account)}${fediverseCard(deps, account)}${people}</aside>
         <section class="flex-auto min-width-0" aria-labelledby="repos-heading">
           <div class="d-flex flex-items-center border-bottom pb-2 mb-3">
             <h2 class="h3 flex-auto" id="repos-heading">${icon('repo')} Repositories <span class="kiln-counter">${total}</span></h2>

@@ -1,8 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { METERED } from '../metered.ts';
+
+/** What patch and diff downloads of pulls use. */
+export type PullDownloadRouteDeps = {
+  readonly services: Pick<DomainServices, 'pulls'>;
+};
 
 type Params = { owner: string; name: string; number: string };
 
@@ -11,7 +16,10 @@ type Params = { owner: string; name: string; number: string };
  * plain text streamed from git, never rendered, so it cannot run in the page's origin. Metered
  * like the pull's pages.
  */
-export function registerPullDownloadRoutes(server: FastifyInstance, app: App): void {
+export function registerPullDownloadRoutes(
+  server: FastifyInstance,
+  deps: PullDownloadRouteDeps,
+): void {
   for (const kind of ['diff', 'patch'] as const) {
     server.get<{ Params: Params }>(
       `/repos/:owner/:name/pulls/:number.${kind}`,
@@ -20,7 +28,7 @@ export function registerPullDownloadRoutes(server: FastifyInstance, app: App): v
       async (request, reply) => {
         const { owner, name, number } = request.params;
         if (!/^\d{1,15}$/.test(number)) throw new NotFound('no such pull request');
-        const stream = await app.services.pulls.download(
+        const stream = await deps.services.pulls.download(
           viewerUser(request.viewer),
           owner,
           name,

@@ -1,33 +1,40 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
-import { isDomainError } from '../../../domain/errors.ts';
 import { pullPermissions } from '../../../domain/pulls/pull.policy.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
 import { foldId } from '../../../lib/ids.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
+import { type PageRequest, PullParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { frameOf } from './repo-context.ts';
+import { frameOf, type RepoPageDeps } from './repo-context.ts';
 import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
 
-type Params = { owner: string; name: string; number: string };
+/** What the page of one pull request and its forms use. */
+export type PullPageRouteDeps = RepoPageDeps & {
+  readonly services: Pick<
+    DomainServices,
+    'pulls' | 'pullMerges' | 'reviewComments' | 'ciRunQueries'
+  >;
+};
 
-function numberOf(request: FastifyRequest): number {
-  const { number } = request.params as Params;
+function numberOf(request: { readonly params: Pick<PullParams, 'number'> }): number {
+  const { number } = request.params;
   return /^\d{1,15}$/.test(number) ? Number(number) : 0;
 }
 
@@ -42,11 +49,16 @@ function openForm(
 }
 
 /** One pull request: conversation, commits and files tabs, and the forms that act on it. */
-export function registerPullPageRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { pulls, reviewComments, users } = app.services;
+export function registerPullPageRoutes(
+  parent: FastifyInstance,
+  deps: PullPageRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { pulls, reviewComments, users, ciRunQueries } = deps.services;
 
-  const load = async (request: FastifyRequest) => {
-    const { owner, name } = request.params as Params;
+  const load = async (request: PageRequest<PullParams>) => {
+    const { owner, name } = request.params;
     return pulls.get(viewerUser(request.viewer), owner, name, numberOf(request));
   };
 
@@ -61,7 +73,7 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
   ) => {
     const { base, head, pull } = found;
     const [frame, commits, diff, authors] = await Promise.all([
-      frameOf(app, request, base, 'pulls'),
+      frameOf(deps, request, base, 'pulls'),
       loaded.commits ?? pulls.commits(found),
       loaded.diff ?? pulls.diff(found),
       users.findManyByIds([pull.authorId]),
@@ -80,103 +92,114 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
     });
   };
 
-  server.get('/repos/:owner/:name/pulls/:number', METERED, async (request, reply) => {
-    const found = await load(request);
-    const { base, pull } = found;
-    const viewer = viewerUser(request.viewer);
-    const [{ comments }, bodyHtml] = await Promise.all([
-      reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
-      pull.body.trim()
-        ? pages.renderer.markdown(pull.body, pullMarkdownBase(found))
-        : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
-    ]);
-    const parts = await reviewCommentBoxes(app, pages.renderer, found, comments);
-    const may = pullPermissions(viewer, base.access, pull);
-    const url = pullUrl(base.repo, pull.number);
-    const actions = (context: PageContext) => {
-      if (!viewer)
-        return html`<p class="color-fg-muted"><a href="/login?redirect=${encodeURIComponent(url)}">Sign in</a> to take part.</p>`;
-      const form = (action: string, label: string, cls: string) =>
-        html`<form method="post" action="${url}/${action}" class="d-inline"><input type="hidden" name="_csrf" value="${context.csrf}"><button class="btn ${cls}" type="submit">${label}</button></form>`;
-      if (pull.merged)
-        return html`<div class="Box p-3 color-fg-done">${icon('git-merge')} Merged into <span class="branch-name">${pull.baseBranch}</span>${pull.mergeCommitSha ? html` as <code>${pull.mergeCommitSha.slice(0, 7)}</code>` : null}.</div>`;
-      if (pull.state === 'closed')
-        return may.toggle
-          ? html`<div class="Box p-3">This pull request is closed. ${form('reopen', 'Reopen pull request', 'btn-sm')}</div>`
-          : null;
-      return html`<div class="Box p-3 d-flex flex-items-center flex-wrap kiln-gap">
+  server.get(
+    '/repos/:owner/:name/pulls/:number',
+    { ...METERED, schema: { params: PullParams } },
+    async (request, reply) => {
+      const found = await load(request);
+      const { base, pull } = found;
+      const viewer = viewerUser(request.viewer);
+      const [{ comments }, bodyHtml] = await Promise.all([
+        reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
+        pull.body.trim()
+          ? pages.renderer.markdown(pull.body, pullMarkdownBase(found))
+          : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
+      ]);
+      const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
+      const may = pullPermissions(viewer, base.access, pull);
+      const url = pullUrl(base.repo, pull.number);
+      const actions = (context: PageContext) => {
+        if (!viewer)
+          return html`<p class="color-fg-muted"><a href="/login?redirect=${encodeURIComponent(url)}">Sign in</a> to take part.</p>`;
+        const form = (action: string, label: string, cls: string) =>
+          html`<form method="post" action="${url}/${action}" class="d-inline"><input type="hidden" name="_csrf" value="${context.csrf}"><button class="btn ${cls}" type="submit">${label}</button></form>`;
+        if (pull.merged)
+          return html`<div class="Box p-3 color-fg-done">${icon('git-merge')} Merged into <span class="branch-name">${pull.baseBranch}</span>${pull.mergeCommitSha ? html` as <code>${pull.mergeCommitSha.slice(0, 7)}</code>` : null}.</div>`;
+        if (pull.state === 'closed')
+          return may.toggle
+            ? html`<div class="Box p-3">This pull request is closed. ${form('reopen', 'Reopen pull request', 'btn-sm')}</div>`
+            : null;
+        return html`<div class="Box p-3 d-flex flex-items-center flex-wrap kiln-gap">
         <span class="flex-auto">${may.merge ? 'Merging makes a merge commit on the base branch.' : 'Only people who can write to this repository can merge.'}</span>
         ${may.toggle ? form('close', 'Close pull request', 'btn-sm') : null}
         ${may.merge ? form('merge', 'Merge pull request', 'btn-primary') : null}
       </div>`;
-    };
-    return render(
-      request,
-      reply,
-      found,
-      'conversation',
-      (
-        context,
-      ) => html`<div class="Box mb-3"><div class="Box-body markdown-body">${bodyHtml}</div></div>
+      };
+      return render(
+        request,
+        reply,
+        found,
+        'conversation',
+        (
+          context,
+        ) => html`<div class="Box mb-3"><div class="Box-body markdown-body">${bodyHtml}</div></div>
       ${comments.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${comments.map((c) => parts.box(c, { hunk: true }))}` : null}
       ${actions(context)}`,
-    );
-  });
+      );
+    },
+  );
 
-  server.get('/repos/:owner/:name/pulls/:number/commits', METERED, async (request, reply) => {
-    const found = await load(request);
-    const commits = await pulls.commits(found);
-    const checks = await app.services.ciRunQueries.commitChecks(
-      found.base.repo,
-      commits.map((commit) => commit.sha),
-    );
-    return render(
-      request,
-      reply,
-      found,
-      'commits',
-      () =>
-        commits.length === 0
-          ? html`<p class="color-fg-muted">No commits.</p>`
-          : commitList(found.base.repo, [...commits].reverse(), checks),
-      { commits },
-    );
-  });
+  server.get(
+    '/repos/:owner/:name/pulls/:number/commits',
+    { ...METERED, schema: { params: PullParams } },
+    async (request, reply) => {
+      const found = await load(request);
+      const commits = await pulls.commits(found);
+      const checks = await ciRunQueries.commitChecks(
+        found.base.repo,
+        commits.map((commit) => commit.sha),
+      );
+      return render(
+        request,
+        reply,
+        found,
+        'commits',
+        () =>
+          commits.length === 0
+            ? html`<p class="color-fg-muted">No commits.</p>`
+            : commitList(found.base.repo, [...commits].reverse(), checks),
+        { commits },
+      );
+    },
+  );
 
-  server.get('/repos/:owner/:name/pulls/:number/files', METERED, async (request, reply) => {
-    const found = await load(request);
-    const { base, pull } = found;
-    const viewer = viewerUser(request.viewer);
-    const [diff, { comments }] = await Promise.all([
-      pulls.diff(found),
-      reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
-    ]);
-    const parts = await reviewCommentBoxes(app, pages.renderer, found, comments);
-    const form = openForm(request.query);
-    const url = pullUrl(base.repo, pull.number);
-    const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
-    return render(
-      request,
-      reply,
-      found,
-      'files',
-      (context) => {
-        const hooks = {
-          link: viewer
-            ? (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) =>
-                `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
-            : undefined,
-          after: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => {
-            const here = comments.filter(
-              (c) =>
-                c.path === pathOf(file) &&
-                c.side === side &&
-                (side === 'RIGHT' ? c.line : c.oldLine) === line,
-            );
-            const formHere =
-              form && form.path === pathOf(file) && form.side === side && form.line === line;
-            if (here.length === 0 && !formHere) return null;
-            return html`<tr class="kiln-comment-row"><td colspan="3">
+  server.get(
+    '/repos/:owner/:name/pulls/:number/files',
+    { ...METERED, schema: { params: PullParams } },
+    async (request, reply) => {
+      const found = await load(request);
+      const { base, pull } = found;
+      const viewer = viewerUser(request.viewer);
+      const [diff, { comments }] = await Promise.all([
+        pulls.diff(found),
+        reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
+      ]);
+      const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
+      const form = openForm(request.query);
+      const url = pullUrl(base.repo, pull.number);
+      const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
+      return render(
+        request,
+        reply,
+        found,
+        'files',
+        (context) => {
+          const hooks = {
+            link: viewer
+              ? (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) =>
+                  `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
+              : undefined,
+            after: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => {
+              const here = comments.filter(
+                (c) =>
+                  c.path === pathOf(file) &&
+                  c.side === side &&
+                  (side === 'RIGHT' ? c.line : c.oldLine) === line,
+              );
+              const formHere =
+                form && form.path === pathOf(file) && form.side === side && form.line === line;
+              if (here.length === 0 && !formHere) return null;
+              return html`<tr class="kiln-comment-row"><td colspan="3">
             ${here.map((c) => parts.box(c))}
             ${
               formHere
@@ -190,70 +213,85 @@ export function registerPullPageRoutes(server: FastifyInstance, app: App, pages:
                 : null
             }
           </td></tr>`;
-          },
-        };
-        const view = (file: DiffFile) =>
-          file.newPath && file.status !== 'deleted'
-            ? srcUrl(base.repo, pull.headSha, file.newPath)
-            : undefined;
-        return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(diff, view, hooks)}`;
-      },
-      { diff },
-    );
-  });
+            },
+          };
+          const view = (file: DiffFile) =>
+            file.newPath && file.status !== 'deleted'
+              ? srcUrl(base.repo, pull.headSha, file.newPath)
+              : undefined;
+          return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(diff, view, hooks)}`;
+        },
+        { diff },
+      );
+    },
+  );
 
-  server.post('/repos/:owner/:name/pulls/:number/comments', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { owner, name } = request.params as Params;
-    const number = numberOf(request);
-    const side = field(request.body, 'side') === 'LEFT' ? 'LEFT' : 'RIGHT';
-    const line = Number(field(request.body, 'line', 12));
-    const url = pullUrl((await load(request)).base.repo, number);
-    try {
-      const { comment } = await reviewComments.create(user, owner, name, number, {
-        body: field(request.body, 'body', 65_536),
-        path: field(request.body, 'path', 4096),
-        side,
-        ...(side === 'RIGHT' ? { line } : { oldLine: line }),
-      });
-      return reply.redirect(`${url}/files#comment-${foldId(comment.id)}`, 303);
-    } catch (error) {
-      if (!isDomainError(error) || error.code === 'not_found') throw error;
-      setFlash(reply, { kind: 'error', message: error.message }, pages.secure(request));
-      return reply.redirect(`${url}/files`, 303);
-    }
-  });
-
-  const act = (action: 'merge' | 'close' | 'reopen') =>
-    server.post(`/repos/:owner/:name/pulls/:number/${action}`, async (request, reply) => {
+  server.post(
+    '/repos/:owner/:name/pulls/:number/comments',
+    { schema: { params: PullParams } },
+    async (request, reply) => {
       const user = signedInOrRedirect(request, reply);
       if (!user) return reply;
       assertCsrf(request);
-      const { owner, name } = request.params as Params;
+      const { owner, name } = request.params;
       const number = numberOf(request);
+      const side = field(request.body, 'side') === 'LEFT' ? 'LEFT' : 'RIGHT';
+      const line = Number(field(request.body, 'line', 12));
       const url = pullUrl((await load(request)).base.repo, number);
-      const secure = pages.secure(request);
-      try {
-        if (action === 'merge') {
-          await app.services.pullMerges.merge(user, owner, name, number);
-          setFlash(reply, { kind: 'success', message: 'Pull request merged.' }, secure);
-        } else {
-          await pulls.update(user, owner, name, number, {
-            state: action === 'close' ? 'closed' : 'open',
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => {
+          const { comment } = await reviewComments.create(user, owner, name, number, {
+            body: field(request.body, 'body', 65_536),
+            path: field(request.body, 'path', 4096),
+            side,
+            ...(side === 'RIGHT' ? { line } : { oldLine: line }),
           });
-        }
-      } catch (error) {
-        if (!isDomainError(error) || error.code === 'not_found') throw error;
-        const message =
-          error.code === 'conflict' && action === 'merge'
-            ? `This pull request cannot be merged: ${error.message}. Resolve the conflicts on the head branch and push again.`
-            : error.message;
-        setFlash(reply, { kind: 'error', message }, secure);
-      }
-      return reply.redirect(url, 303);
-    });
+          return { to: `${url}/files#comment-${foldId(comment.id)}` };
+        },
+        { passOn: ['not_found'], back: `${url}/files` },
+      );
+    },
+  );
+
+  const act = (action: 'merge' | 'close' | 'reopen') =>
+    server.post(
+      `/repos/:owner/:name/pulls/:number/${action}`,
+      { schema: { params: PullParams } },
+      async (request, reply) => {
+        const user = signedInOrRedirect(request, reply);
+        if (!user) return reply;
+        assertCsrf(request);
+        const { owner, name } = request.params;
+        const number = numberOf(request);
+        const url = pullUrl((await load(request)).base.repo, number);
+        return formAction(
+          pages,
+          request,
+          reply,
+          async () => {
+            if (action === 'merge') {
+              await deps.services.pullMerges.merge(user, owner, name, number);
+              return { to: url, flash: 'Pull request merged.' };
+            }
+            await pulls.update(user, owner, name, number, {
+              state: action === 'close' ? 'closed' : 'open',
+            });
+            return { to: url };
+          },
+          {
+            passOn: ['not_found'],
+            back: url,
+            message: (error) =>
+              error.code === 'conflict' && action === 'merge'
+                ? `This pull request cannot be merged: ${error.message}. Resolve the conflicts on the head branch and push again.`
+                : error.message,
+          },
+        );
+      },
+    );
   act('merge');
   act('close');
   act('reopen');

@@ -1,20 +1,27 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
-import { isDomainError } from '../../../domain/errors.ts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { assertCsrf } from '../csrf.ts';
-import { field } from '../forms.ts';
+import { formAction } from '../form-action.ts';
+import { field, formValue } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
+import { type PageRequest, RepoParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { pullRow, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { frameOf, openRepo } from './repo-context.ts';
+import { frameOf, openRepo, type RepoPageDeps } from './repo-context.ts';
+
+/** What the pull list and the new-pull form use. */
+export type PullListRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'pulls'>;
+};
 
 const PER_PAGE = 25;
 
@@ -55,39 +62,47 @@ function newPullForm(
 }
 
 /** The pull request list of a repository and the form that opens a new one. */
-export function registerPullListRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { pulls, code, users } = app.services;
+export function registerPullListRoutes(
+  parent: FastifyInstance,
+  deps: PullListRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { pulls, code, users } = deps.services;
 
-  server.get('/repos/:owner/:name/pulls', METERED, async (request, reply) => {
-    const visible = await openRepo(app, request);
-    const { repo } = visible;
-    const viewer = viewerUser(request.viewer);
-    const state = stateFilter(request.query);
-    const page = pageOf(request.query);
-    const paging = { limit: PER_PAGE, offset: (page - 1) * PER_PAGE };
-    const [list, open, closed, frame] = await Promise.all([
-      pulls.list(viewer, repo.owner.handle, repo.name, { state, sort: 'newest' }, paging),
-      pulls.list(
-        viewer,
-        repo.owner.handle,
-        repo.name,
-        { state: 'open', sort: 'newest' },
-        { limit: 1, offset: 0 },
-      ),
-      pulls.list(
-        viewer,
-        repo.owner.handle,
-        repo.name,
-        { state: 'closed', sort: 'newest' },
-        { limit: 1, offset: 0 },
-      ),
-      frameOf(app, request, visible, 'pulls'),
-    ]);
-    const authors = await users.findManyByIds(list.items.map(({ pull }) => pull.authorId));
-    const base = `${repoUrl(repo)}/pulls`;
-    const stateLink = (name: 'open' | 'closed', count: number, glyph: string) =>
-      html`<a class="btn-link ${state === name ? 'text-bold color-fg-default' : 'color-fg-muted'}" href="${base}?state=${name}" ${state === name ? html`aria-current="page"` : null}>${icon(glyph)} ${count} ${name === 'open' ? 'Open' : 'Closed'}</a>`;
-    const body = html`<div class="d-flex flex-items-center flex-wrap kiln-gap mb-3">
+  server.get(
+    '/repos/:owner/:name/pulls',
+    { ...METERED, schema: { params: RepoParams } },
+    async (request, reply) => {
+      const visible = await openRepo(deps, request);
+      const { repo } = visible;
+      const viewer = viewerUser(request.viewer);
+      const state = stateFilter(request.query);
+      const page = pageOf(request.query);
+      const paging = { limit: PER_PAGE, offset: (page - 1) * PER_PAGE };
+      const [list, open, closed, frame] = await Promise.all([
+        pulls.list(viewer, repo.owner.handle, repo.name, { state, sort: 'newest' }, paging),
+        pulls.list(
+          viewer,
+          repo.owner.handle,
+          repo.name,
+          { state: 'open', sort: 'newest' },
+          { limit: 1, offset: 0 },
+        ),
+        pulls.list(
+          viewer,
+          repo.owner.handle,
+          repo.name,
+          { state: 'closed', sort: 'newest' },
+          { limit: 1, offset: 0 },
+        ),
+        frameOf(deps, request, visible, 'pulls'),
+      ]);
+      const authors = await users.findManyByIds(list.items.map(({ pull }) => pull.authorId));
+      const base = `${repoUrl(repo)}/pulls`;
+      const stateLink = (name: 'open' | 'closed', count: number, glyph: string) =>
+        html`<a class="btn-link ${state === name ? 'text-bold color-fg-default' : 'color-fg-muted'}" href="${base}?state=${name}" ${state === name ? html`aria-current="page"` : null}>${icon(glyph)} ${count} ${name === 'open' ? 'Open' : 'Closed'}</a>`;
+      const body = html`<div class="d-flex flex-items-center flex-wrap kiln-gap mb-3">
         <div class="flex-auto d-flex kiln-gap">${stateLink('open', open.total, 'git-pull-request')}${stateLink('closed', closed.total, 'check')}</div>
         ${viewer ? html`<a class="btn btn-primary" href="${base}/new">New pull request</a>` : null}
       </div>
@@ -97,22 +112,23 @@ export function registerPullListRoutes(server: FastifyInstance, app: App, pages:
           : html`<ul class="Box">${list.items.map(({ pull }) => pullRow(repo, pull, authors.get(pull.authorId)))}</ul>`
       }
       ${pager(page, page * PER_PAGE < list.total, (n) => withPage(`${base}?state=${state}`, n))}`;
-    return pages.send(request, reply, {
-      title: `Pull requests · ${repo.owner.handle}/${repo.name}`,
-      body: (context) => repoFrame(context, frame, body),
-    });
-  });
+      return pages.send(request, reply, {
+        title: `Pull requests · ${repo.owner.handle}/${repo.name}`,
+        body: (context) => repoFrame(context, frame, body),
+      });
+    },
+  );
 
   const renderNew = async (
-    request: FastifyRequest,
+    request: PageRequest<RepoParams>,
     reply: FastifyReply,
     values: { base: string; head: string; title: string; body: string },
     error?: string,
   ) => {
-    const visible = await openRepo(app, request);
+    const visible = await openRepo(deps, request);
     const [refs, frame] = await Promise.all([
       code.refs(visible),
-      frameOf(app, request, visible, 'pulls'),
+      frameOf(deps, request, visible, 'pulls'),
     ]);
     const branches = refs.branches.map((branch) => branch.name);
     const action = `${repoUrl(visible.repo)}/pulls/new`;
@@ -124,32 +140,45 @@ export function registerPullListRoutes(server: FastifyInstance, app: App, pages:
     });
   };
 
-  server.get('/repos/:owner/:name/pulls/new', async (request, reply) => {
-    if (!signedInOrRedirect(request, reply)) return reply;
-    const visible = await openRepo(app, request);
-    const query = request.query as Record<string, unknown>;
-    const base = typeof query.base === 'string' ? query.base : await code.defaultBranch(visible);
-    const head = typeof query.head === 'string' ? query.head : '';
-    return renderNew(request, reply, { base, head, title: head, body: '' });
-  });
+  server.get(
+    '/repos/:owner/:name/pulls/new',
+    { schema: { params: RepoParams } },
+    async (request, reply) => {
+      if (!signedInOrRedirect(request, reply)) return reply;
+      const visible = await openRepo(deps, request);
+      const wantedBase = formValue(request.query, 'base');
+      const wantedHead = formValue(request.query, 'head');
+      const base = typeof wantedBase === 'string' ? wantedBase : await code.defaultBranch(visible);
+      const head = typeof wantedHead === 'string' ? wantedHead : '';
+      return renderNew(request, reply, { base, head, title: head, body: '' });
+    },
+  );
 
-  server.post('/repos/:owner/:name/pulls/new', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { owner, name } = request.params as { owner: string; name: string };
-    const values = {
-      base: field(request.body, 'base', 255),
-      head: field(request.body, 'head', 512),
-      title: field(request.body, 'title', 300),
-      body: field(request.body, 'body', 1_048_576),
-    };
-    try {
-      const created = await pulls.create(user, owner, name, values);
-      return reply.redirect(pullUrl(created.base.repo, created.pull.number), 303);
-    } catch (error) {
-      if (!isDomainError(error) || error.code === 'not_found') throw error;
-      return renderNew(request, reply, values, error.message);
-    }
-  });
+  server.post(
+    '/repos/:owner/:name/pulls/new',
+    { schema: { params: RepoParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { owner, name } = request.params;
+      const values = {
+        base: field(request.body, 'base', 255),
+        head: field(request.body, 'head', 512),
+        title: field(request.body, 'title', 300),
+        body: field(request.body, 'body', 1_048_576),
+      };
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => {
+          const created = await pulls.create(user, owner, name, values);
+          return { to: pullUrl(created.base.repo, created.pull.number) };
+        },
+        // The form answers 422 for whatever it refuses (renderNew sets it).
+        { passOn: ['not_found'], render: (error) => renderNew(request, reply, values, error) },
+      );
+    },
+  );
 }

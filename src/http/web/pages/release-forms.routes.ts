@@ -1,19 +1,24 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
-import { isDomainError } from '../../../domain/errors.ts';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
-import { pageStatusOf } from '../../errors/web-errors.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
+import { type PageRequest, RepoParams, RepoRestParams } from '../page-params.ts';
 import { encodeSegments, repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { releaseNotes, releaseUrl } from '../views/release.ts';
 import { type ReleaseFormValues, releaseForm } from '../views/release-form.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { frameOf, type RepoParams } from './repo-context.ts';
+import { frameOf, type RepoPageDeps } from './repo-context.ts';
+
+/** What the release forms use. */
+export type ReleaseFormRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'releases'>;
+};
 
 /** What the form was posted for. */
 type FormMode = { readonly kind: 'new' } | { readonly kind: 'edit'; readonly tag: string };
@@ -28,8 +33,8 @@ function valuesOf(body: unknown): ReleaseFormValues {
   };
 }
 
-function tagOf(request: FastifyRequest): string {
-  return (request.params as { '*'?: string })['*'] ?? '';
+function tagOf(request: { readonly params: RepoRestParams }): string {
+  return request.params['*'] ?? '';
 }
 
 /**
@@ -37,12 +42,17 @@ function tagOf(request: FastifyRequest): string {
  * change goes through the release service, under the same rules as the REST API; a refused
  * change shows the form again with the reason and the status of the domain error.
  */
-export function registerReleaseFormRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { releases, repos, code } = app.services;
+export function registerReleaseFormRoutes(
+  parent: FastifyInstance,
+  deps: ReleaseFormRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { releases, repos, code } = deps.services;
 
   /** The repository, when the signed-in person may write to it (NotFound, Forbidden otherwise). */
-  const writable = (request: FastifyRequest, user: User): Promise<VisibleRepo> => {
-    const { owner, name } = request.params as RepoParams;
+  const writable = (request: PageRequest<RepoParams>, user: User): Promise<VisibleRepo> => {
+    const { owner, name } = request.params;
     return repos.require(user, owner, name, 'write');
   };
 
@@ -57,7 +67,7 @@ export function registerReleaseFormRoutes(server: FastifyInstance, app: App, pag
     const { repo } = visible;
     const [refs, frame] = await Promise.all([
       code.refs(visible),
-      frameOf(app, request, visible, 'releases'),
+      frameOf(deps, request, visible, 'releases'),
     ]);
     const tags = refs.tags.map((tag) => tag.name);
     // Relative links of the notes resolve in the tag once it exists, else in the target branch.
@@ -85,12 +95,16 @@ export function registerReleaseFormRoutes(server: FastifyInstance, app: App, pag
   };
 
   /** Preview, or save and go to the release; a refusal shows the form again. */
-  const submit = async (request: FastifyRequest, reply: FastifyReply, mode: FormMode) => {
+  const submit = async (
+    request: PageRequest<RepoRestParams>,
+    reply: FastifyReply,
+    mode: FormMode,
+  ) => {
     const user = signedInOrRedirect(request, reply);
     if (!user) return reply;
     assertCsrf(request);
     const visible = await writable(request, user);
-    const { owner, name } = request.params as RepoParams;
+    const { owner, name } = request.params;
     // Editing a release that is not there is a missing page, not a refused form.
     if (mode.kind === 'edit') await releases.get(user, owner, name, { tag: mode.tag });
     const values = valuesOf(request.body);
@@ -104,83 +118,102 @@ export function registerReleaseFormRoutes(server: FastifyInstance, app: App, pag
       body: values.body,
       prerelease: values.prerelease,
     };
-    try {
-      const saved =
-        mode.kind === 'new'
-          ? await releases.create(user, owner, name, input)
-          : await releases.update(user, owner, name, { tag: mode.tag }, input);
-      const { tagName } = saved.release;
-      const message =
-        mode.kind === 'new' ? `Release ${tagName} published.` : `Release ${tagName} updated.`;
-      setFlash(reply, { kind: 'success', message }, pages.secure(request));
-      return reply.redirect(releaseUrl(saved.visible.repo, tagName), 303);
-    } catch (error) {
-      if (!isDomainError(error) || error.code === 'forbidden') throw error;
-      // A missing target or tag is the form's problem here, not a missing page.
-      return render(request, reply, visible, mode, values, {
-        error: error.message,
-        status: pageStatusOf(error) === 404 ? 422 : pageStatusOf(error),
-      });
-    }
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        const saved =
+          mode.kind === 'new'
+            ? await releases.create(user, owner, name, input)
+            : await releases.update(user, owner, name, { tag: mode.tag }, input);
+        const { tagName } = saved.release;
+        const flash =
+          mode.kind === 'new' ? `Release ${tagName} published.` : `Release ${tagName} updated.`;
+        return { to: releaseUrl(saved.visible.repo, tagName), flash };
+      },
+      {
+        passOn: ['forbidden'],
+        // A missing target or tag is the form's problem here, not a missing page (422).
+        render: (error, status) => render(request, reply, visible, mode, values, { error, status }),
+      },
+    );
   };
 
-  server.get('/repos/:owner/:name/releases/new', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    const visible = await writable(request, user);
-    const target = await code.defaultBranch(visible);
-    return render(
-      request,
-      reply,
-      visible,
-      { kind: 'new' },
-      {
-        tag: '',
-        target,
-        title: '',
-        body: '',
-        prerelease: false,
-      },
-    );
-  });
-  server.post('/repos/:owner/:name/releases/new', (request, reply) =>
-    submit(request, reply, { kind: 'new' }),
+  server.get(
+    '/repos/:owner/:name/releases/new',
+    { schema: { params: RepoParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      const visible = await writable(request, user);
+      const target = await code.defaultBranch(visible);
+      return render(
+        request,
+        reply,
+        visible,
+        { kind: 'new' },
+        {
+          tag: '',
+          target,
+          title: '',
+          body: '',
+          prerelease: false,
+        },
+      );
+    },
+  );
+  server.post(
+    '/repos/:owner/:name/releases/new',
+    { schema: { params: RepoParams } },
+    (request, reply) => submit(request, reply, { kind: 'new' }),
   );
 
-  server.get('/repos/:owner/:name/releases/edit/*', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    const { owner, name } = request.params as RepoParams;
-    await writable(request, user);
-    const { visible, release } = await releases.get(user, owner, name, { tag: tagOf(request) });
-    return render(
-      request,
-      reply,
-      visible,
-      { kind: 'edit', tag: release.tagName },
-      {
-        tag: release.tagName,
-        target: release.targetCommitish,
-        title: release.name,
-        body: release.body,
-        prerelease: release.prerelease,
-      },
-    );
-  });
-  server.post('/repos/:owner/:name/releases/edit/*', (request, reply) =>
-    submit(request, reply, { kind: 'edit', tag: tagOf(request) }),
+  server.get(
+    '/repos/:owner/:name/releases/edit/*',
+    { schema: { params: RepoRestParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      const { owner, name } = request.params;
+      await writable(request, user);
+      const { visible, release } = await releases.get(user, owner, name, { tag: tagOf(request) });
+      return render(
+        request,
+        reply,
+        visible,
+        { kind: 'edit', tag: release.tagName },
+        {
+          tag: release.tagName,
+          target: release.targetCommitish,
+          title: release.name,
+          body: release.body,
+          prerelease: release.prerelease,
+        },
+      );
+    },
+  );
+  server.post(
+    '/repos/:owner/:name/releases/edit/*',
+    { schema: { params: RepoRestParams } },
+    (request, reply) => submit(request, reply, { kind: 'edit', tag: tagOf(request) }),
   );
 
-  server.post('/repos/:owner/:name/releases/delete', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { owner, name } = request.params as RepoParams;
-    const tag = field(request.body, 'tag', 300);
-    const visible = await writable(request, user);
-    await releases.delete(user, owner, name, { tag });
-    const message = `Release ${tag} deleted; the tag ${tag} stays.`;
-    setFlash(reply, { kind: 'success', message }, pages.secure(request));
-    return reply.redirect(`${repoUrl(visible.repo)}/releases`, 303);
-  });
+  server.post(
+    '/repos/:owner/:name/releases/delete',
+    { schema: { params: RepoParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { owner, name } = request.params;
+      const tag = field(request.body, 'tag', 300);
+      const visible = await writable(request, user);
+      return formAction(pages, request, reply, async () => {
+        await releases.delete(user, owner, name, { tag });
+        const flash = `Release ${tag} deleted; the tag ${tag} stays.`;
+        return { to: `${repoUrl(visible.repo)}/releases`, flash };
+      });
+    },
+  );
 }

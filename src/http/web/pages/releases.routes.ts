@@ -1,18 +1,25 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import { atLeast } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import { RepoParams, RepoRestParams } from '../page-params.ts';
 import { encodeSegments, repoUrl } from '../paths.ts';
 import { confirmedDelete } from '../views/confirmed-delete.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { publishedNotes, releaseBox } from '../views/release.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { frameOf, type RepoParams } from './repo-context.ts';
+import { frameOf, type RepoPageDeps } from './repo-context.ts';
+
+/** What the release pages use. */
+export type ReleaseRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'releases'>;
+};
 
 const PER_PAGE = 10;
 
@@ -21,53 +28,70 @@ const PER_PAGE = 10;
  * `/releases/tag/{tag}`, the `html_url` of the REST record. Writers see the way to draft, edit
  * and delete (the forms are in release-forms.routes.ts).
  */
-export function registerReleaseRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { releases, code } = app.services;
+export function registerReleaseRoutes(
+  parent: FastifyInstance,
+  deps: ReleaseRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { releases, code } = deps.services;
 
-  server.get('/repos/:owner/:name/releases', async (request, reply) => {
-    const { owner, name } = request.params as RepoParams;
-    const page = pageOf(request.query);
-    const { visible, items, total } = await releases.list(viewerUser(request.viewer), owner, name, {
-      limit: PER_PAGE,
-      offset: (page - 1) * PER_PAGE,
-    });
-    const { repo } = visible;
-    const [frame, notes] = await Promise.all([
-      frameOf(app, request, visible, 'releases'),
-      Promise.all(items.map((release) => publishedNotes(pages.renderer, repo, release))),
-    ]);
-    const boxes = items.map((release, index) => releaseBox(repo, release, notes[index] ?? null));
-    const writer = atLeast(visible.access.level, 'write');
-    const body = html`<div class="d-flex flex-items-center flex-wrap kiln-gap mb-3">
+  server.get(
+    '/repos/:owner/:name/releases',
+    { schema: { params: RepoParams } },
+    async (request, reply) => {
+      const { owner, name } = request.params;
+      const page = pageOf(request.query);
+      const { visible, items, total } = await releases.list(
+        viewerUser(request.viewer),
+        owner,
+        name,
+        {
+          limit: PER_PAGE,
+          offset: (page - 1) * PER_PAGE,
+        },
+      );
+      const { repo } = visible;
+      const [frame, notes] = await Promise.all([
+        frameOf(deps, request, visible, 'releases'),
+        Promise.all(items.map((release) => publishedNotes(pages.renderer, repo, release))),
+      ]);
+      const boxes = items.map((release, index) => releaseBox(repo, release, notes[index] ?? null));
+      const writer = atLeast(visible.access.level, 'write');
+      const body = html`<div class="d-flex flex-items-center flex-wrap kiln-gap mb-3">
         <h2 class="h3 flex-auto">Releases</h2>
         <a class="btn" href="${repoUrl(repo)}/tags">${icon('tag')} Tags</a>
         ${writer ? html`<a class="btn btn-primary" href="${repoUrl(repo)}/releases/new">Draft a new release</a>` : null}
       </div>
       ${boxes.length > 0 ? boxes : html`<p class="color-fg-muted">${page > 1 ? 'No more releases.' : 'There are no releases yet.'}</p>`}
       ${pager(page, page * PER_PAGE < total, (n) => withPage(`${repoUrl(repo)}/releases`, n))}`;
-    return pages.send(request, reply, {
-      title: `Releases · ${repo.owner.handle}/${repo.name}`,
-      body: (context) => repoFrame(context, frame, body),
-    });
-  });
+      return pages.send(request, reply, {
+        title: `Releases · ${repo.owner.handle}/${repo.name}`,
+        body: (context) => repoFrame(context, frame, body),
+      });
+    },
+  );
 
-  server.get('/repos/:owner/:name/releases/tag/*', async (request, reply) => {
-    const { owner, name } = request.params as RepoParams;
-    const tag = (request.params as { '*'?: string })['*'] ?? '';
-    if (tag === '') throw new NotFound('release tag does not exist [tag_name: ]');
-    const { visible, release } = await releases.get(viewerUser(request.viewer), owner, name, {
-      tag,
-    });
-    const { repo } = visible;
-    const [frame, refs, notes] = await Promise.all([
-      frameOf(app, request, visible, 'releases'),
-      code.refs(visible),
-      publishedNotes(pages.renderer, repo, release),
-    ]);
-    const commitSha = refs.tags.find((candidate) => candidate.name === tag)?.commitSha;
-    const controls = (context: PageContext) =>
-      atLeast(visible.access.level, 'write')
-        ? html`<div class="d-flex flex-items-start kiln-gap">
+  server.get(
+    '/repos/:owner/:name/releases/tag/*',
+    { schema: { params: RepoRestParams } },
+    async (request, reply) => {
+      const { owner, name } = request.params;
+      const tag = request.params['*'] ?? '';
+      if (tag === '') throw new NotFound('release tag does not exist [tag_name: ]');
+      const { visible, release } = await releases.get(viewerUser(request.viewer), owner, name, {
+        tag,
+      });
+      const { repo } = visible;
+      const [frame, refs, notes] = await Promise.all([
+        frameOf(deps, request, visible, 'releases'),
+        code.refs(visible),
+        publishedNotes(pages.renderer, repo, release),
+      ]);
+      const commitSha = refs.tags.find((candidate) => candidate.name === tag)?.commitSha;
+      const controls = (context: PageContext) =>
+        atLeast(visible.access.level, 'write')
+          ? html`<div class="d-flex flex-items-start kiln-gap">
             <a class="btn btn-sm" href="${repoUrl(repo)}/releases/edit/${encodeSegments(tag)}">${icon('pencil')} Edit</a>
             ${confirmedDelete(context, {
               action: `${repoUrl(repo)}/releases/delete`,
@@ -76,16 +100,17 @@ export function registerReleaseRoutes(server: FastifyInstance, app: App, pages: 
               label: 'Delete this release',
             })}
           </div>`
-        : null;
-    const back = html`<p class="mb-3"><a href="${repoUrl(repo)}/releases">${icon('arrow-left')} All releases</a></p>`;
-    return pages.send(request, reply, {
-      title: `${release.name || tag} · ${repo.owner.handle}/${repo.name}`,
-      body: (context) =>
-        repoFrame(
-          context,
-          frame,
-          html`${back}${releaseBox(repo, release, notes, { standalone: true, commitSha, controls: controls(context) })}`,
-        ),
-    });
-  });
+          : null;
+      const back = html`<p class="mb-3"><a href="${repoUrl(repo)}/releases">${icon('arrow-left')} All releases</a></p>`;
+      return pages.send(request, reply, {
+        title: `${release.name || tag} · ${repo.owner.handle}/${repo.name}`,
+        body: (context) =>
+          repoFrame(
+            context,
+            frame,
+            html`${back}${releaseBox(repo, release, notes, { standalone: true, commitSha, controls: controls(context) })}`,
+          ),
+      });
+    },
+  );
 }

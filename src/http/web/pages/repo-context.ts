@@ -1,22 +1,31 @@
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { Config } from '../../../config/config.ts';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { creatableOwners, visibleParent } from '../owners.ts';
+import type { RepoParams } from '../page-params.ts';
 import type { RepoFrame, RepoTab } from '../views/repo-frame.ts';
 
-export type RepoParams = { owner: string; name: string };
+/** What a repository page needs to open its repository and draw the frame around it. */
+export type RepoPageDeps = {
+  readonly services: Pick<DomainServices, 'code' | 'repos' | 'orgs' | 'users' | 'federation'>;
+  readonly config: Pick<Config, 'baseUrl' | 'http'>;
+};
 
 /** The repository a page is about, with the viewer's access (NotFound for private ones). */
-export async function openRepo(app: App, request: FastifyRequest): Promise<VisibleRepo> {
-  const { owner, name } = request.params as RepoParams;
-  return app.services.code.open(viewerUser(request.viewer), owner, name);
+export async function openRepo(
+  deps: { readonly services: Pick<DomainServices, 'code'> },
+  request: Pick<FastifyRequest, 'viewer'> & { readonly params: RepoParams },
+): Promise<VisibleRepo> {
+  const { owner, name } = request.params;
+  return deps.services.code.open(viewerUser(request.viewer), owner, name);
 }
 
 /** The frame of a repository page; the fork choices only when asked for (they cost a query). */
 export async function frameOf(
-  app: App,
+  deps: RepoPageDeps,
   request: FastifyRequest,
   visible: VisibleRepo,
   tab: RepoTab,
@@ -24,9 +33,9 @@ export async function frameOf(
 ): Promise<RepoFrame> {
   const viewer = viewerUser(request.viewer);
   const [parent, forkOwners, fediverse] = await Promise.all([
-    visibleParent(app.services, viewer, visible.repo),
-    options.fork && viewer ? creatableOwners(app.services, viewer) : undefined,
-    tab === 'code' ? fediverseOf(app, visible) : undefined,
+    visibleParent(deps.services, viewer, visible.repo),
+    options.fork && viewer ? creatableOwners(deps.services, viewer) : undefined,
+    tab === 'code' ? fediverseOf(deps, visible) : undefined,
   ]);
   // Forking into the account that already holds the repository would only collide with itself.
   const targets = forkOwners?.filter((owner) => owner.id !== visible.repo.owner.id);
@@ -34,8 +43,11 @@ export async function frameOf(
 }
 
 /** How to follow a public repository from the fediverse, and who already does. */
-async function fediverseOf(app: App, visible: VisibleRepo): Promise<RepoFrame['fediverse']> {
-  const federation = app.services.federation;
+async function fediverseOf(
+  deps: { readonly services: Pick<DomainServices, 'federation'> },
+  visible: VisibleRepo,
+): Promise<RepoFrame['fediverse']> {
+  const federation = deps.services.federation;
   const { repo } = visible;
   if (!federation || repo.private) return undefined;
   const actor = federation.actors.ofRepo(repo);
@@ -47,7 +59,11 @@ async function fediverseOf(app: App, visible: VisibleRepo): Promise<RepoFrame['f
 }
 
 /** `https://host/owner/name.git` as seen from this request. */
-export function cloneUrlOf(app: App, request: FastifyRequest, visible: VisibleRepo): string {
+export function cloneUrlOf(
+  deps: { readonly config: Pick<Config, 'baseUrl' | 'http'> },
+  request: FastifyRequest,
+  visible: VisibleRepo,
+): string {
   const { repo } = visible;
-  return `${baseUrlOf(request, app.config)}/${repo.owner.handle}/${repo.name}.git`;
+  return `${baseUrlOf(request, deps.config)}/${repo.owner.handle}/${repo.name}.git`;
 }

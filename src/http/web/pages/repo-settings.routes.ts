@@ -1,30 +1,43 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
-import { isDomainError } from '../../../domain/errors.ts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Invalid } from '../../../domain/errors.ts';
 import { parseCollaboratorPermission } from '../../../domain/repos/collaborator.service.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
+import { type PageRequest, RepoParams } from '../page-params.ts';
 import { accountUrl, repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { repoSettingsPage } from '../views/repo-settings.ts';
-import { frameOf, type RepoParams } from './repo-context.ts';
+import { frameOf, type RepoPageDeps } from './repo-context.ts';
+
+/** What repository settings use. */
+export type RepoSettingsRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'collaborators' | 'protectedBranches'>;
+};
 
 /**
  * Repository settings for its admins: description, visibility, default branch, collaborators,
  * protected branches and deletion. Every change goes through the domain service that owns it;
  * forms redirect back with a flash message, so they work without JavaScript.
  */
-export function registerRepoSettingsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { repos, collaborators, protectedBranches, code } = app.services;
+export function registerRepoSettingsRoutes(
+  parent: FastifyInstance,
+  deps: RepoSettingsRouteDeps,
+  pages: Pages,
+): void {
+  const { repos, collaborators, protectedBranches, code } = deps.services;
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const params = { schema: { params: RepoParams } };
 
-  server.get('/repos/:owner/:name/settings', async (request, reply) => {
+  server.get('/repos/:owner/:name/settings', params, async (request, reply) => {
     const user = signedInOrRedirect(request, reply);
     if (!user) return reply;
-    const { owner, name } = request.params as RepoParams;
+    const { owner, name } = request.params;
     const visible = await repos.require(user, owner, name, 'admin');
     const { repo } = visible;
     const [refs, defaultBranch, people, protectedNames, frame] = await Promise.all([
@@ -32,7 +45,7 @@ export function registerRepoSettingsRoutes(server: FastifyInstance, app: App, pa
       code.defaultBranch(visible),
       collaborators.list(user, owner, name),
       protectedBranches.names(repo),
-      frameOf(app, request, visible, 'settings'),
+      frameOf(deps, request, visible, 'settings'),
     ]);
     reply.header('Cache-Control', 'no-store');
     return pages.send(request, reply, {
@@ -58,25 +71,25 @@ export function registerRepoSettingsRoutes(server: FastifyInstance, app: App, pa
    */
   const action =
     (section: string, change: (user: User, params: RepoParams, body: unknown) => Promise<string>) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
+    async (request: PageRequest<RepoParams>, reply: FastifyReply) => {
       const user = signedInOrRedirect(request, reply);
       if (!user) return reply;
       assertCsrf(request);
-      const params = request.params as RepoParams;
-      const { repo } = await repos.require(user, params.owner, params.name, 'admin');
-      const secure = pages.secure(request);
-      try {
-        const message = await change(user, params, request.body);
-        setFlash(reply, { kind: 'success', message }, secure);
-      } catch (error) {
-        if (!isDomainError(error)) throw error;
-        setFlash(reply, { kind: 'error', message: error.message }, secure);
-      }
-      return reply.redirect(`${repoUrl(repo)}/settings#${section}`, 303);
+      const { owner, name } = request.params;
+      const { repo } = await repos.require(user, owner, name, 'admin');
+      const back = `${repoUrl(repo)}/settings#${section}`;
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => ({ to: back, flash: await change(user, request.params, request.body) }),
+        { back },
+      );
     };
 
   server.post(
     '/repos/:owner/:name/settings',
+    params,
     action('general', async (user, { owner, name }, body) => {
       const branch = field(body, 'default_branch', 300).trim();
       await repos.updateSettings(user, owner, name, {
@@ -90,6 +103,7 @@ export function registerRepoSettingsRoutes(server: FastifyInstance, app: App, pa
 
   server.post(
     '/repos/:owner/:name/settings/collaborators',
+    params,
     action('collaborators', async (user, { owner, name }, body) => {
       const handle = field(body, 'username', 100).trim();
       const permission = parseCollaboratorPermission(field(body, 'permission', 20));
@@ -100,6 +114,7 @@ export function registerRepoSettingsRoutes(server: FastifyInstance, app: App, pa
 
   server.post(
     '/repos/:owner/:name/settings/collaborators/delete',
+    params,
     action('collaborators', async (user, { owner, name }, body) => {
       const handle = field(body, 'username', 100).trim();
       await collaborators.remove(user, owner, name, handle);
@@ -109,6 +124,7 @@ export function registerRepoSettingsRoutes(server: FastifyInstance, app: App, pa
 
   server.post(
     '/repos/:owner/:name/settings/branches',
+    params,
     action('branches', async (user, { owner, name }, body) => {
       const branch = field(body, 'branch', 300).trim();
       await protectedBranches.protect(user, owner, name, branch);
@@ -118,6 +134,7 @@ export function registerRepoSettingsRoutes(server: FastifyInstance, app: App, pa
 
   server.post(
     '/repos/:owner/:name/settings/branches/delete',
+    params,
     action('branches', async (user, { owner, name }, body) => {
       const branch = field(body, 'branch', 300);
       await protectedBranches.unprotect(user, owner, name, branch);
@@ -125,21 +142,27 @@ export function registerRepoSettingsRoutes(server: FastifyInstance, app: App, pa
     }),
   );
 
-  server.post('/repos/:owner/:name/settings/delete', async (request, reply) => {
+  server.post('/repos/:owner/:name/settings/delete', params, async (request, reply) => {
     const user = signedInOrRedirect(request, reply);
     if (!user) return reply;
     assertCsrf(request);
-    const { owner, name } = request.params as RepoParams;
+    const { owner, name } = request.params;
     const { repo } = await repos.require(user, owner, name, 'admin');
     const full = `${repo.owner.handle}/${repo.name}`;
-    const secure = pages.secure(request);
-    if (field(request.body, 'confirm', 300).trim() !== full) {
-      setFlash(reply, { kind: 'error', message: `Type ${full} to confirm the deletion.` }, secure);
-      return reply.redirect(`${repoUrl(repo)}/settings#danger`, 303);
-    }
-    await repos.delete(user, owner, name);
-    await code.forget(repo);
-    setFlash(reply, { kind: 'success', message: `${full} was deleted.` }, secure);
-    return reply.redirect(accountUrl(repo.owner.handle), 303);
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        if (field(request.body, 'confirm', 300).trim() !== full) {
+          throw new Invalid(`Type ${full} to confirm the deletion.`);
+        }
+        await repos.delete(user, owner, name);
+        await code.forget(repo);
+        return { to: accountUrl(repo.owner.handle), flash: `${full} was deleted.` };
+      },
+      // Only the confirmation is the form's to answer; anything else is an error page.
+      { answers: ['invalid'], back: `${repoUrl(repo)}/settings#danger` },
+    );
   });
 }

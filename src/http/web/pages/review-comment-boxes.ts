@@ -1,6 +1,6 @@
-import type { App } from '../../../app.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
 import type { ReviewComment } from '../../../domain/pulls/review-comment.service.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { foldId } from '../../../lib/ids.ts';
 import { type Html, html } from '../html.ts';
 import type { MarkdownBase } from '../markdown/links.ts';
@@ -19,13 +19,13 @@ export function pullMarkdownBase(found: PullInContext): MarkdownBase {
  * drawn, since views are synchronous.
  */
 export async function reviewCommentBoxes(
-  app: App,
+  deps: { readonly services: Pick<DomainServices, 'users'> },
   renderer: ContentRenderer,
   found: PullInContext,
   comments: readonly ReviewComment[],
 ): Promise<{ box: (comment: ReviewComment, options?: { hunk?: boolean }) => Html }> {
   const [authors, bodies] = await Promise.all([
-    app.services.users.findManyByIds(comments.map((c) => c.authorId)),
+    deps.services.users.findManyByIds(comments.map((c) => c.authorId)),
     renderer.markdownList(
       comments.map((c) => c.body),
       pullMarkdownBase(found),

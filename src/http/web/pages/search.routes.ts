@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { isUser } from '../../../domain/users/user.types.ts';
 import {
   type SearchPerson,
@@ -11,6 +11,11 @@ import { viewerUser } from '../../auth/viewer.ts';
 import { layout } from '../layout.ts';
 import type { Pages } from '../page.ts';
 import { searchPage } from './search.view.ts';
+
+/** What search and explore use. */
+export type SearchRouteDeps = {
+  readonly services: Pick<DomainServices, 'repos' | 'users'>;
+};
 
 /** Longer queries are cut: nobody types more, and every character widens a LIKE scan. */
 export const MAX_SEARCH_QUERY_LENGTH = 100;
@@ -59,7 +64,11 @@ export function prefersJson(accept: string | undefined): boolean {
  * caller may see. A metered page: each query is a pair of LIKE scans. The same path answers
  * `{"users": [...], "repositories": [...]}` to clients that ask for JSON.
  */
-export function registerSearchRoutes(server: FastifyInstance, app: App, pages: Pages): void {
+export function registerSearchRoutes(
+  server: FastifyInstance,
+  deps: SearchRouteDeps,
+  pages: Pages,
+): void {
   server.get('/search', { config: { metered: true } }, async (request, reply) => {
     const query = searchQuery(request.query);
     let people: SearchPerson[] = [];
@@ -67,8 +76,8 @@ export function registerSearchRoutes(server: FastifyInstance, app: App, pages: P
     if (query !== '') {
       const [accounts, repos] = await Promise.all([
         // Organisations share the handle namespace; ask for more so people still fill the list.
-        app.services.users.search(query, SEARCH_RESULT_LIMIT * 2),
-        app.services.repos.listVisible(
+        deps.services.users.search(query, SEARCH_RESULT_LIMIT * 2),
+        deps.services.repos.listVisible(
           viewerUser(request.viewer),
           { offset: 0, limit: SEARCH_RESULT_LIMIT },
           { query },

@@ -1,15 +1,22 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { SessionSummary } from '../../../domain/sessions/session.service.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import { IdParams } from '../page-params.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 import { settingsFrame } from '../views/settings-nav.ts';
 import { relativeTime } from '../views/time.ts';
+
+/** What the signed-in sessions list use. */
+export type SessionRouteDeps = {
+  readonly services: Pick<DomainServices, 'sessions'>;
+};
 
 function sessionRow(context: PageContext, session: SessionSummary): Html {
   const label = session.userAgent === '' ? 'Unknown browser' : session.userAgent;
@@ -42,8 +49,13 @@ function sessionsPage(context: PageContext, sessions: SessionSummary[]): Html {
 }
 
 /** The person's active sign-ins: list, revoke one, or end every one but this. */
-export function registerSessionRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { sessions } = app.services;
+export function registerSessionRoutes(
+  parent: FastifyInstance,
+  deps: SessionRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { sessions } = deps.services;
 
   server.get('/settings/sessions', async (request, reply) => {
     const user = signedInOrRedirect(request, reply);
@@ -56,16 +68,21 @@ export function registerSessionRoutes(server: FastifyInstance, app: App, pages: 
     });
   });
 
-  server.post('/settings/sessions/:id/revoke', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { id } = request.params as { id: string };
-    const secret = request.cookies[SESSION_COOKIE] ?? '';
-    if (id === 'others') await sessions.endOthers(user, secret);
-    else await sessions.revoke(user, id.slice(0, 100));
-    const message = id === 'others' ? 'Signed out everywhere else.' : 'Session revoked.';
-    setFlash(reply, { kind: 'success', message }, pages.secure(request));
-    return reply.redirect('/settings/sessions', 303);
-  });
+  server.post(
+    '/settings/sessions/:id/revoke',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { id } = request.params;
+      const secret = request.cookies[SESSION_COOKIE] ?? '';
+      return formAction(pages, request, reply, async () => {
+        if (id === 'others') await sessions.endOthers(user, secret);
+        else await sessions.revoke(user, id.slice(0, 100));
+        const flash = id === 'others' ? 'Signed out everywhere else.' : 'Session revoked.';
+        return { to: '/settings/sessions', flash };
+      });
+    },
+  );
 }

@@ -1,21 +1,26 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
-import { isDomainError } from '../../../domain/errors.ts';
 import { atLeast, type VisibleRepo } from '../../../domain/repos/repo.types.ts';
-import { pageStatusOf } from '../../errors/web-errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import { RepoParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { confirmedDelete } from '../views/confirmed-delete.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { refRow } from '../views/ref-row.ts';
 import { repoFrame } from '../views/repo-frame.ts';
-import { frameOf, openRepo, type RepoParams } from './repo-context.ts';
+import { frameOf, openRepo, type RepoPageDeps } from './repo-context.ts';
+
+/** What the tag list and tag forms use. */
+export type TagRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'tags'>;
+};
 
 const PER_PAGE = 50;
 
@@ -47,8 +52,9 @@ function createTagForm(
  * and delete them behind a confirmation. Both go through the tag service: write access, no tag
  * twice, and a tag that carries a release stays until the release is deleted.
  */
-export function registerTagRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { code, tags, repos } = app.services;
+export function registerTagRoutes(parent: FastifyInstance, deps: TagRouteDeps, pages: Pages): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { code, tags, repos } = deps.services;
 
   const render = async (
     request: FastifyRequest,
@@ -60,7 +66,7 @@ export function registerTagRoutes(server: FastifyInstance, app: App, pages: Page
     const page = pageOf(request.query);
     const [refs, frame, defaultBranch] = await Promise.all([
       code.refs(visible),
-      frameOf(app, request, visible, 'code'),
+      frameOf(deps, request, visible, 'code'),
       code.defaultBranch(visible),
     ]);
     // Newest versions first: v1.10 after v1.9, as people read version numbers.
@@ -103,8 +109,10 @@ export function registerTagRoutes(server: FastifyInstance, app: App, pages: Page
     });
   };
 
-  server.get('/repos/:owner/:name/tags', async (request, reply) =>
-    render(request, reply, await openRepo(app, request)),
+  server.get(
+    '/repos/:owner/:name/tags',
+    { schema: { params: RepoParams } },
+    async (request, reply) => render(request, reply, await openRepo(deps, request)),
   );
 
   /** Runs a tag change for a writer: flash and back to the list, or the list with the reason. */
@@ -117,30 +125,30 @@ export function registerTagRoutes(server: FastifyInstance, app: App, pages: Page
       target: string,
     ) => Promise<string>,
   ) =>
-    server.post(path, async (request, reply) => {
+    server.post(path, { schema: { params: RepoParams } }, async (request, reply) => {
       const user = signedInOrRedirect(request, reply);
       if (!user) return reply;
       assertCsrf(request);
-      const params = request.params as RepoParams;
+      const params = request.params;
       const visible = await repos.require(user, params.owner, params.name, 'write');
       const values = {
         tag: field(request.body, 'tag', 300),
         target: field(request.body, 'target', 300),
       };
-      try {
-        const message = await run(user, params, values.tag, values.target);
-        setFlash(reply, { kind: 'success', message }, pages.secure(request));
-        return reply.redirect(`${repoUrl(visible.repo)}/tags`, 303);
-      } catch (error) {
-        if (!isDomainError(error) || error.code === 'forbidden') throw error;
-        const status = pageStatusOf(error);
-        // A missing target is the form's problem, not a missing page.
-        return render(request, reply, visible, {
-          error: error.message,
-          status: status === 404 ? 422 : status,
-          values,
-        });
-      }
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => ({
+          to: `${repoUrl(visible.repo)}/tags`,
+          flash: await run(user, params, values.tag, values.target),
+        }),
+        {
+          passOn: ['forbidden'],
+          // A missing target is the form's problem, not a missing page (422).
+          render: (error, status) => render(request, reply, visible, { error, status, values }),
+        },
+      );
     });
 
   change('/repos/:owner/:name/tags', async (user, { owner, name }, tag, target) => {

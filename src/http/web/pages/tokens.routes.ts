@@ -1,21 +1,33 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
-import { isDomainError, NotFound } from '../../../domain/errors.ts';
+import { NotFound } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field, fieldValues } from '../forms.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import { IdParams } from '../page-params.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { expiryFromForm, revokePage, tokensPage } from '../views/tokens.ts';
+
+/** What the access token settings use. */
+export type TokenRouteDeps = {
+  readonly services: Pick<DomainServices, 'tokens'>;
+};
 
 /**
  * Create, list and revoke personal access tokens; a new token's plaintext is shown once.
  * Revoking takes two steps, a confirmation page and its form, so it works without JavaScript.
  */
-export function registerTokenRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { tokens } = app.services;
+export function registerTokenRoutes(
+  parent: FastifyInstance,
+  deps: TokenRouteDeps,
+  pages: Pages,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { tokens } = deps.services;
   const render = async (
     user: User,
     extra?: { fresh?: { name: string; token: string }; error?: string },
@@ -36,9 +48,9 @@ export function registerTokenRoutes(server: FastifyInstance, app: App, pages: Pa
     if (!user) return reply;
     assertCsrf(request);
     reply.header('Cache-Control', 'no-store');
-    const refuse = async (error: string) =>
+    const refuse = async (error: string, status = 422) =>
       pages.send(request, reply, {
-        status: 422,
+        status,
         title: 'Access tokens',
         body: await render(user, { error }),
       });
@@ -48,42 +60,55 @@ export function registerTokenRoutes(server: FastifyInstance, app: App, pages: Pa
       Date.now(),
     );
     if (expiresAt === undefined) return refuse('Choose an expiry, or a valid custom date.');
-    try {
-      const { token, record } = await tokens.create(user, field(request.body, 'name', 200), {
-        scopes: fieldValues(request.body, 'scope', 100).slice(0, 50),
-        expiresAt,
-      });
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        const { token, record } = await tokens.create(user, field(request.body, 'name', 200), {
+          scopes: fieldValues(request.body, 'scope', 100).slice(0, 50),
+          expiresAt,
+        });
+        // The new token is shown once, on this answer, never through a redirect.
+        return pages.send(request, reply, {
+          status: 201,
+          title: 'Access tokens',
+          body: await render(user, { fresh: { name: record.name, token } }),
+        });
+      },
+      { render: refuse },
+    );
+  });
+
+  server.get(
+    '/settings/tokens/:id/delete',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      const { id } = request.params;
+      const token = (await tokens.list(user)).find((candidate) => candidate.id === id);
+      if (!token) throw new NotFound('access token does not exist');
+      reply.header('Cache-Control', 'no-store');
       return pages.send(request, reply, {
-        status: 201,
-        title: 'Access tokens',
-        body: await render(user, { fresh: { name: record.name, token } }),
+        title: 'Revoke token',
+        body: (context) => revokePage(context, token),
       });
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      return refuse(error.message);
-    }
-  });
+    },
+  );
 
-  server.get('/settings/tokens/:id/delete', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    const { id } = request.params as { id: string };
-    const token = (await tokens.list(user)).find((candidate) => candidate.id === id);
-    if (!token) throw new NotFound('access token does not exist');
-    reply.header('Cache-Control', 'no-store');
-    return pages.send(request, reply, {
-      title: 'Revoke token',
-      body: (context) => revokePage(context, token),
-    });
-  });
-
-  server.post('/settings/tokens/:id/delete', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
-    if (!user) return reply;
-    assertCsrf(request);
-    const { id } = request.params as { id: string };
-    await tokens.revoke(user, id);
-    setFlash(reply, { kind: 'success', message: 'Token revoked.' }, pages.secure(request));
-    return reply.redirect('/settings/tokens', 303);
-  });
+  server.post(
+    '/settings/tokens/:id/delete',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const user = signedInOrRedirect(request, reply);
+      if (!user) return reply;
+      assertCsrf(request);
+      const { id } = request.params;
+      return formAction(pages, request, reply, async () => {
+        await tokens.revoke(user, id);
+        return { to: '/settings/tokens', flash: 'Token revoked.' };
+      });
+    },
+  );
 }

@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../../app.ts';
 import type { CodeLocation, TreeItem } from '../../../domain/code/code.types.ts';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import { type Html, html } from '../html.ts';
@@ -9,18 +8,18 @@ import type { ContentRenderer } from '../render/content-renderer.ts';
 import { blobBox } from '../views/blob.ts';
 import { breadcrumb, cloneMenu, refSwitcher } from '../views/code-nav.ts';
 import { fileTable, latestCommitBar, readmeBox } from '../views/tree.ts';
-import { cloneUrlOf } from './repo-context.ts';
+import { cloneUrlOf, type RepoPageDeps } from './repo-context.ts';
 
 /** The row above a listing or file: ref switcher, breadcrumb or ref counts, clone menu. */
 async function toolbar(
-  app: App,
+  deps: RepoPageDeps,
   request: FastifyRequest,
   visible: VisibleRepo,
   location: CodeLocation,
   home: boolean,
 ): Promise<Html> {
   const { repo } = visible;
-  const refs = await app.services.code.refs(visible);
+  const refs = await deps.services.code.refs(visible);
   const switcher = refSwitcher(repo, location.ref, refs, (ref) => srcUrl(repo, ref, location.path));
   const counts = html`<a class="btn btn-sm btn-invisible" href="${repoUrl(repo)}/branches">${icon('git-branch')} <strong>${refs.branches.length}</strong> ${refs.branches.length === 1 ? 'branch' : 'branches'}</a>
     <a class="btn btn-sm btn-invisible" href="${repoUrl(repo)}/tags">${icon('tag')} <strong>${refs.tags.length}</strong> ${refs.tags.length === 1 ? 'tag' : 'tags'}</a>`;
@@ -28,13 +27,13 @@ async function toolbar(
     ${switcher}
     ${location.path === '' ? counts : breadcrumb(repo, location.ref.name, location.path)}
     <span class="flex-auto"></span>
-    ${home ? cloneMenu(cloneUrlOf(app, request, visible), `${repoUrl(repo)}/archive/${encodeSegments(location.ref.name)}.zip`) : null}
+    ${home ? cloneMenu(cloneUrlOf(deps, request, visible), `${repoUrl(repo)}/archive/${encodeSegments(location.ref.name)}.zip`) : null}
   </div>`;
 }
 
 /** A directory: toolbar, latest commit, entries, README. */
 export async function treeBody(
-  app: App,
+  deps: RepoPageDeps,
   renderer: ContentRenderer,
   request: FastifyRequest,
   visible: VisibleRepo,
@@ -42,10 +41,10 @@ export async function treeBody(
   dir: TreeItem,
   home: boolean,
 ): Promise<Html> {
-  const { code } = app.services;
+  const { code } = deps.services;
   const { repo } = visible;
   const [bar, tip, items] = await Promise.all([
-    toolbar(app, request, visible, location, home),
+    toolbar(deps, request, visible, location, home),
     code.tip(visible, location),
     code.tree(visible, dir),
   ]);
@@ -62,7 +61,7 @@ export async function treeBody(
 
 /** A file: toolbar with breadcrumb, then its highlighted lines or a notice. */
 export async function fileBody(
-  app: App,
+  deps: RepoPageDeps,
   renderer: ContentRenderer,
   request: FastifyRequest,
   visible: VisibleRepo,
@@ -70,8 +69,8 @@ export async function fileBody(
   item: TreeItem,
 ): Promise<Html> {
   const [bar, file] = await Promise.all([
-    toolbar(app, request, visible, location, false),
-    app.services.code.file(visible, item),
+    toolbar(deps, request, visible, location, false),
+    deps.services.code.file(visible, item),
   ]);
   const code =
     file.content.kind === 'text'

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../../../app.ts';
-import { isDomainError } from '../../../domain/errors.ts';
+import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { assertCsrf } from '../csrf.ts';
-import { setFlash } from '../flash.ts';
+import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
@@ -11,6 +10,11 @@ import type { Pages } from '../page.ts';
 import { signedInOrRedirect } from '../require-user.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 import { settingsFrame } from '../views/settings-nav.ts';
+
+/** What the profile and password settings use. */
+export type UserSettingsRouteDeps = {
+  readonly services: Pick<DomainServices, 'users' | 'sessions'>;
+};
 
 function errorBox(message: string | undefined): Html | null {
   return message ? html`<div class="flash flash-error mb-3" role="alert">${message}</div>` : null;
@@ -61,8 +65,12 @@ function passwordForm(context: PageContext, error?: string): Html {
 }
 
 /** Personal settings: the public profile and the password (tokens live on their own page). */
-export function registerUserSettingsRoutes(server: FastifyInstance, app: App, pages: Pages): void {
-  const { users } = app.services;
+export function registerUserSettingsRoutes(
+  server: FastifyInstance,
+  deps: UserSettingsRouteDeps,
+  pages: Pages,
+): void {
+  const { users } = deps.services;
   const profile = (user: User) => ({ fullName: user.fullName, description: user.description });
 
   server.get('/settings', async (request, reply) => {
@@ -82,18 +90,23 @@ export function registerUserSettingsRoutes(server: FastifyInstance, app: App, pa
       fullName: field(request.body, 'full_name', 300),
       description: field(request.body, 'description', 1000),
     };
-    try {
-      await users.updateProfile(user, values);
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      return pages.send(request, reply, {
-        status: 422,
-        title: 'Profile',
-        body: (context) => settingsFrame('/settings', profileForm(context, values, error.message)),
-      });
-    }
-    setFlash(reply, { kind: 'success', message: 'Profile updated.' }, pages.secure(request));
-    return reply.redirect('/settings', 303);
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        await users.updateProfile(user, values);
+        return { to: '/settings', flash: 'Profile updated.' };
+      },
+      {
+        render: (error, status) =>
+          pages.send(request, reply, {
+            status,
+            title: 'Profile',
+            body: (context) => settingsFrame('/settings', profileForm(context, values, error)),
+          }),
+      },
+    );
   });
 
   server.get('/settings/password', async (request, reply) => {
@@ -110,29 +123,27 @@ export function registerUserSettingsRoutes(server: FastifyInstance, app: App, pa
     if (!user) return reply;
     assertCsrf(request);
     const next = field(request.body, 'password', 2000);
-    const fail = (message: string) =>
+    const fail = (message: string, status = 422) =>
       pages.send(request, reply, {
-        status: 422,
+        status,
         title: 'Password',
         body: (context) => settingsFrame('/settings/password', passwordForm(context, message)),
       });
     if (next !== field(request.body, 'confirm', 2000)) {
       return fail('The new password and its confirmation differ.');
     }
-    try {
-      const secret = request.cookies[SESSION_COOKIE] ?? '';
-      await app.services.sessions.changePassword(
-        user,
-        secret,
-        field(request.body, 'current', 2000),
-        next,
-      );
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      return fail(error.message);
-    }
-    const message = 'Password changed. Every other session of your account has been signed out.';
-    setFlash(reply, { kind: 'success', message }, pages.secure(request));
-    return reply.redirect('/settings/password', 303);
+    const secret = request.cookies[SESSION_COOKIE] ?? '';
+    const current = field(request.body, 'current', 2000);
+    return formAction(
+      pages,
+      request,
+      reply,
+      async () => {
+        await deps.services.sessions.changePassword(user, secret, current, next);
+        const flash = 'Password changed. Every other session of your account has been signed out.';
+        return { to: '/settings/password', flash };
+      },
+      { render: fail },
+    );
   });
 }
