@@ -28,6 +28,8 @@ export type WorldOptions<P extends string, R extends string = never> = {
   /** Keys by which the suite names its people; each gets a password and an all-scope token. */
   readonly people?: readonly P[];
   readonly repos?: readonly RepoSpec<P, R>[];
+  /** How long starting (with the suite's `ready`) may take, where the hook default is too short. */
+  readonly timeoutMs?: number;
 };
 
 export type World<P extends string, R extends string = never> = {
@@ -102,5 +104,6 @@ export function useWorld<P extends string = never, R extends string = never>(
     () => startWorld(options),
     (world) => world.close(),
     ready,
+    options.timeoutMs,
   );
 }
