@@ -3,24 +3,19 @@
  * status and conclusion, one run, its jobs with steps, and a job's log as plain text; private
  * repositories are 404 to outsiders here as everywhere.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Result } from '../../src/gen/runner/v1/messages_pb.js';
 import { makeRepo } from '../git/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { type GitClient, repoUrl } from '../support/git.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { payloadOf, ReplayRunner } from './replay-runner.ts';
 
 let kiln: TestServer;
 let git: GitClient;
-
-beforeAll(async () => {
-  kiln = await startTestServer();
-  git = await GitClient.create();
-});
-afterAll(async () => {
-  await git?.dispose();
-  await kiln?.close();
+useWorld({}, (world) => {
+  ({ kiln, git } = world);
 });
 
 describe('GET /repos/{owner}/{repo}/actions/…', () => {

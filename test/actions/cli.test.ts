@@ -1,35 +1,14 @@
-/**
- * `actions generate-runner-token` from INTERFACE.md: a registration token alone on stdout, for
- * the instance, a repository (`--repo OWNER/NAME`) or an organisation (`--org ORG`), and usable
- * by a runner straight away.
- */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { OPERATOR } from '../../src/domain/runners/runner.policy.ts';
-import { runCli } from '../support/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { runCli, useCliInstance } from '../support/cli.ts';
 
-let database: TestDatabase;
 let env: Record<string, string>;
 let configFile: string;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  const dir = mkdtempSync(join(tmpdir(), 'kiln-actions-cli-'));
-  configFile = join(dir, 'empty.toml');
-  writeFileSync(configFile, '');
-  env = {
-    SERVICE_DATA_DIR: join(dir, 'data'),
-    SERVICE_LOG_LEVEL: 'silent',
-    ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
-  };
-});
-afterAll(async () => {
-  await database?.drop();
+useCliInstance('kiln-actions-cli-', (instance) => {
+  ({ env, configFile } = instance);
 });
 
 /** Opens the same instance the CLI wrote to, for checks and set-up the CLI has no verb for. */

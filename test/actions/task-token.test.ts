@@ -3,23 +3,18 @@
  * credential for its own repository, private or not, while the task runs, and for nothing else:
  * not another repository, not a push, not the REST API, and not after the task ends.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Result } from '../../src/gen/runner/v1/messages_pb.js';
 import { makeRepo } from '../git/fixtures.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { type GitClient, repoUrl } from '../support/git.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 let kiln: TestServer;
 let git: GitClient;
-
-beforeAll(async () => {
-  kiln = await startTestServer();
-  git = await GitClient.create();
-});
-afterAll(async () => {
-  await git?.dispose();
-  await kiln?.close();
+useWorld({}, (world) => {
+  ({ kiln, git } = world);
 });
 
 describe('the task token', () => {

@@ -3,41 +3,31 @@
  * each of the seven principals, shows a private repository exactly to those who may read it,
  * and `X-Total-Count` counts only what the caller may see.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auth, json } from '../support/http.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 import {
   levelOf,
-  makePeople,
-  makeSubject,
   type People,
   PRINCIPALS,
   type Principal,
   type Subject,
+  type Subjects,
+  useAuthzWorld,
 } from './world.ts';
 
 const ADMIN = 'listadmin';
 let kiln: TestServer;
 let people: People;
-let subjects: { own: { pub: Subject; priv: Subject }; org: { pub: Subject; priv: Subject } };
+let subjects: Subjects;
 
-beforeAll(async () => {
-  kiln = await startTestServer({
-    SERVICE_ADMIN_HANDLES: ADMIN,
-    SERVICE_PROTECT_ENABLED: 'false',
-    SERVICE_SECRET_KEY: 'authorization lists secret key',
-  });
-  people = await makePeople(kiln, ADMIN);
-  const make = (visibility: 'public' | 'private', inOrg: boolean) =>
-    makeSubject(kiln, people, visibility, inOrg);
-  subjects = {
-    own: { pub: await make('public', false), priv: await make('private', false) },
-    org: { pub: await make('public', true), priv: await make('private', true) },
-  };
-}, 120_000);
-afterAll(async () => {
-  await kiln?.close();
-});
+useAuthzWorld(
+  { SERVICE_PROTECT_ENABLED: 'false', SERVICE_SECRET_KEY: 'authorization lists secret key' },
+  ADMIN,
+  (server, principals, shared) => {
+    [kiln, people, subjects] = [server, principals, shared];
+  },
+);
 
 /** Whether `principal` may read the private subject `inOrg` (collaborators are on both). */
 function readsPrivate(principal: Principal, inOrg: boolean): boolean {

@@ -8,45 +8,38 @@
  * search and counts are checked in lists.test.ts; the MCP tools, which are not HTTP routes, in
  * mcp.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OPERATOR } from '../../src/domain/runners/runner.policy.ts';
 import { auth } from '../support/http.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 import { registeredRoutes } from './routes.ts';
 import { type Need, type Probe, type ProbeContext, TABLE } from './table.ts';
 import {
   levelOf,
-  makePeople,
   makeSubject,
   type People,
   PRINCIPALS,
   type Principal,
   type Subject,
+  type Subjects,
+  subjectOf,
+  useAuthzWorld,
   type Visibility,
 } from './world.ts';
 
 const ADMIN = 'authzadmin';
 let kiln: TestServer;
 let people: People;
-const shared = new Map<string, Subject>();
+let shared: Subjects;
 let serial = 0;
 
-beforeAll(async () => {
-  kiln = await startTestServer({
-    SERVICE_ADMIN_HANDLES: ADMIN,
-    SERVICE_PROTECT_ENABLED: 'false',
-    SERVICE_SECRET_KEY: 'authorization matrix secret key',
-  });
-  people = await makePeople(kiln, ADMIN);
-  for (const visibility of ['public', 'private'] as const) {
-    for (const inOrg of [false, true]) {
-      shared.set(`${visibility}:${inOrg}`, await makeSubject(kiln, people, visibility, inOrg));
-    }
-  }
-}, 120_000);
-afterAll(async () => {
-  await kiln?.close();
-});
+useAuthzWorld(
+  { SERVICE_PROTECT_ENABLED: 'false', SERVICE_SECRET_KEY: 'authorization matrix secret key' },
+  ADMIN,
+  (server, principals, subjects) => {
+    [kiln, people, shared] = [server, principals, subjects];
+  },
+);
 
 function allowed(need: Need, principal: Principal, visibility: Visibility): boolean {
   const level = levelOf(principal, visibility);
@@ -174,7 +167,7 @@ async function check(key: string, probe: Probe): Promise<string[]> {
       const subject =
         may && probe.fresh
           ? await makeSubject(kiln, people, visibility, inOrg)
-          : (shared.get(`${visibility}:${inOrg}`) as Subject);
+          : subjectOf(shared, visibility, inOrg);
       const c = await context(principal, subject);
       const before = await probe.measure?.(c, kiln.app);
       const status = await send(probe, principal, c);

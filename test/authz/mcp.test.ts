@@ -7,19 +7,21 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../src/domain/tokens/token-scopes.ts';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { buildMcpServer } from '../../src/mcp/mcp-server.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 import {
   levelOf,
-  makePeople,
   makeSubject,
   type People,
   PRINCIPALS,
   type Principal,
   type Subject,
+  type Subjects,
+  subjectOf,
+  useAuthzWorld,
   type Visibility,
 } from './world.ts';
 
@@ -70,23 +72,11 @@ const TOOLS: Record<string, Tool> = {
 const ADMIN = 'mcpadmin';
 let kiln: TestServer;
 let people: People;
-const shared = new Map<string, Subject>();
+let shared: Subjects;
 let serial = 0;
 
-beforeAll(async () => {
-  kiln = await startTestServer({
-    SERVICE_ADMIN_HANDLES: ADMIN,
-    SERVICE_SECRET_KEY: 'mcp matrix key 0',
-  });
-  people = await makePeople(kiln, ADMIN);
-  for (const visibility of ['public', 'private'] as const) {
-    for (const inOrg of [false, true]) {
-      shared.set(`${visibility}:${inOrg}`, await makeSubject(kiln, people, visibility, inOrg));
-    }
-  }
-}, 120_000);
-afterAll(async () => {
-  await kiln?.close();
+useAuthzWorld({ SERVICE_SECRET_KEY: 'mcp matrix key 0' }, ADMIN, (server, principals, subjects) => {
+  [kiln, people, shared] = [server, principals, subjects];
 });
 
 /** An MCP client talking, in memory, to Kiln's MCP server acting as `user`. */
@@ -137,7 +127,7 @@ describe('MCP tools authorization', () => {
           const subject =
             may && tool.fresh
               ? await makeSubject(kiln, people, visibility, inOrg)
-              : (shared.get(`${visibility}:${inOrg}`) as Subject);
+              : subjectOf(shared, visibility, inOrg);
           const unique = (prefix: string) => `${prefix}${serial++}`;
           const result = await call(client, name, tool.args(subject, unique));
           const cell = `${name} as ${principal} on ${visibility}`;
@@ -174,7 +164,7 @@ describe('MCP tools authorization', () => {
       ] as const) {
         const { text } = await call(client, tool, args);
         for (const inOrg of [false, true]) {
-          const subject = shared.get(`private:${inOrg}`) as Subject;
+          const subject = subjectOf(shared, 'private', inOrg);
           const reads =
             principal === 'owner'
               ? !inOrg

@@ -13,6 +13,7 @@ import { foldId } from '../../src/lib/ids.ts';
 import { signIn } from '../replicas/support.ts';
 import { Browser } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 
 export const PRINCIPALS = [
   'anonymous',
@@ -167,4 +168,43 @@ export function levelOf(principal: Principal, visibility: Visibility): Level {
     default:
       return visibility === 'public' ? 'read' : 'none';
   }
+}
+
+/** The four subjects every suite shares: public and private, owned by `owner` and by the org. */
+export type Subjects = {
+  readonly own: { readonly pub: Subject; readonly priv: Subject };
+  readonly org: { readonly pub: Subject; readonly priv: Subject };
+};
+
+export async function makeSubjects(kiln: TestServer, people: People): Promise<Subjects> {
+  const make = (visibility: Visibility, inOrg: boolean) =>
+    makeSubject(kiln, people, visibility, inOrg);
+  return {
+    own: { pub: await make('public', false), priv: await make('private', false) },
+    org: { pub: await make('public', true), priv: await make('private', true) },
+  };
+}
+
+/** The shared subject of that visibility and owner. */
+export function subjectOf(subjects: Subjects, visibility: Visibility, inOrg: boolean): Subject {
+  const side = inOrg ? subjects.org : subjects.own;
+  return visibility === 'public' ? side.pub : side.priv;
+}
+
+/**
+ * A server (with `env`; `adminHandle` is its site admin), the seven principals and the shared
+ * subjects, for the whole suite: seeding them takes a while, hence the long start.
+ */
+export function useAuthzWorld(
+  env: Record<string, string>,
+  adminHandle: string,
+  ready: (kiln: TestServer, people: People, subjects: Subjects) => void,
+): void {
+  useWorld(
+    { env: { ...env, SERVICE_ADMIN_HANDLES: adminHandle }, timeoutMs: 120_000 },
+    async ({ kiln }) => {
+      const people = await makePeople(kiln, adminHandle);
+      ready(kiln, people, await makeSubjects(kiln, people));
+    },
+  );
 }

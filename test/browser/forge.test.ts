@@ -4,31 +4,21 @@
  * the same pages with JavaScript off. Screenshots of each page land in screenshots/ (ignored by
  * git) for people to look at. Pages must raise no console error or CSP violation.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { type Chromium, hasChromium, launchChromium, screenshot } from './chromium.ts';
-import { WorkTree, withToken } from './git-cli.ts';
-
-// CI installs Chromium; a machine without it skips these rather than failing.
-const enabled = hasChromium() || process.env.CI === 'true';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../support/server.ts';
+import { type Chromium, launchChromium, screenshot } from './chromium.ts';
+import { type WorkTree, withToken } from './git-cli.ts';
+import { browserEnabled, useBrowserWorld } from './suite.ts';
 
 let kiln: TestServer;
 let chrome: Chromium;
 let work: WorkTree;
 
-beforeAll(async () => {
-  if (!enabled) return;
-  kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false' });
-  chrome = await launchChromium();
-  work = new WorkTree();
-});
-afterAll(async () => {
-  await chrome?.close();
-  await kiln?.close();
-  work?.remove();
+useBrowserWorld((world) => {
+  ({ kiln, chrome, work } = world);
 });
 
-describe.runIf(enabled)('the forge in a browser', () => {
+describe.runIf(browserEnabled)('the forge in a browser', () => {
   it('signs up, creates a repository, pushes, browses, and manages a token', async () => {
     const { page, problems } = chrome;
     const url = (path: string) => kiln.url + path;

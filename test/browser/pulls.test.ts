@@ -3,30 +3,21 @@
  * the web form, comment on a line of its diff, merge it, find the merge commit in the history,
  * then search anonymously. Pages must raise no console error or CSP violation.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { type Chromium, hasChromium, launchChromium, screenshot } from './chromium.ts';
-import { WorkTree, withToken } from './git-cli.ts';
-
-const enabled = hasChromium() || process.env.CI === 'true';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../support/server.ts';
+import { type Chromium, screenshot } from './chromium.ts';
+import { type WorkTree, withToken } from './git-cli.ts';
+import { browserEnabled, useBrowserWorld } from './suite.ts';
 
 let kiln: TestServer;
 let chrome: Chromium;
 let work: WorkTree;
 
-beforeAll(async () => {
-  if (!enabled) return;
-  kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false' });
-  chrome = await launchChromium();
-  work = new WorkTree();
-});
-afterAll(async () => {
-  await chrome?.close();
-  await kiln?.close();
-  work?.remove();
+useBrowserWorld((world) => {
+  ({ kiln, chrome, work } = world);
 });
 
-describe.runIf(enabled)('pull requests in a browser', () => {
+describe.runIf(browserEnabled)('pull requests in a browser', () => {
   it('opens, reviews and merges a pull, then finds it anonymously', async () => {
     const { page, problems } = chrome;
     const url = (path: string) => kiln.url + path;

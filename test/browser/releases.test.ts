@@ -5,33 +5,25 @@
  * land in screenshots/. Pages must raise no console error or CSP violation.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiCall } from '../support/http.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 import { commitTo } from '../web/fixtures.ts';
-import { type Chromium, hasChromium, launchChromium, screenshot } from './chromium.ts';
-
-// CI installs Chromium; a machine without it skips these rather than failing.
-const enabled = hasChromium() || process.env.CI === 'true';
+import { type Chromium, screenshot } from './chromium.ts';
+import { browserEnabled, useBrowserWorld } from './suite.ts';
 
 let kiln: TestServer;
 let chrome: Chromium;
 
-beforeAll(async () => {
-  if (!enabled) return;
-  kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false' });
+useBrowserWorld(async (world) => {
+  ({ kiln, chrome } = world);
   const { user } = await kiln.make.user({ handle: 'relly', password: 'ships releases' });
   const { repo } = await kiln.app.services.repos.create(user, { name: 'rocket' });
   await commitTo(kiln, repo, { branch: 'main', files: { 'README.md': '# Rocket\n' } });
   await commitTo(kiln, repo, { branch: 'stable', files: { 'STABLE.md': 'stable\n' } });
-  chrome = await launchChromium();
-});
-afterAll(async () => {
-  await chrome?.close();
-  await kiln?.close();
 });
 
-describe.runIf(enabled)('releases in a browser', () => {
+describe.runIf(browserEnabled)('releases in a browser', () => {
   it('drafts, shows, downloads, edits and deletes a release; creates and deletes a tag', async () => {
     const { page, problems } = chrome;
     const url = (path: string) => kiln.url + path;

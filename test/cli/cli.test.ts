@@ -5,29 +5,17 @@
  * announcing itself and draining on SIGTERM.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { LAUNCHER, runCli } from '../support/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { LAUNCHER, runCli, useCliInstance } from '../support/cli.ts';
 
-let database: TestDatabase;
 let env: Record<string, string>;
 let dir: string;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  dir = mkdtempSync(join(tmpdir(), 'kiln-cli-'));
-  env = {
-    SERVICE_DATA_DIR: join(dir, 'data'),
-    SERVICE_LOG_LEVEL: 'silent',
-    ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
-  };
-});
-afterAll(async () => {
-  await database?.drop();
+useCliInstance('kiln-cli-', (instance) => {
+  ({ env, dir } = instance);
 });
 
 /** A file holding `text`, for --password-file and --config. */

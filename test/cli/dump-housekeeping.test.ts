@@ -4,24 +4,19 @@
  * waits while the repository's lease is held, and holds it itself while it copies, so the
  * dumped repository is whole.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeDump } from '../../src/domain/backup/dump.service.ts';
 import { HousekeepingStore } from '../../src/domain/repos/housekeeping.store.ts';
 import type { TarSink } from '../../src/lib/tar-writer.ts';
 import { makeRepo } from '../git/fixtures.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { type GitClient, repoUrl } from '../support/git.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 
 let kiln: TestServer;
 let git: GitClient;
-
-beforeAll(async () => {
-  kiln = await startTestServer();
-  git = await GitClient.create();
-});
-afterAll(async () => {
-  await git?.dispose();
-  await kiln?.close();
+useWorld({}, (world) => {
+  ({ kiln, git } = world);
 });
 
 describe('kiln dump beside housekeeping', () => {

@@ -8,32 +8,23 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { LAUNCHER, olderSystemNode, runCli } from '../support/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { LAUNCHER, olderSystemNode, runCli, useCliInstance } from '../support/cli.ts';
 
 const older = olderSystemNode();
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
-let database: TestDatabase;
 let env: Record<string, string>;
 let dir: string;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  dir = mkdtempSync(join(tmpdir(), 'kiln-launcher-'));
-  env = {
-    PATH: process.env.PATH ?? '',
-    SERVICE_DATA_DIR: join(dir, 'data'),
-    SERVICE_LOG_LEVEL: 'silent',
-    SERVICE_HTTP_PORT: '0',
-    ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
-  };
-});
-afterAll(async () => {
-  await database?.drop();
-});
+useCliInstance(
+  'kiln-launcher-',
+  (instance) => {
+    ({ env, dir } = instance);
+  },
+  { PATH: process.env.PATH ?? '', SERVICE_HTTP_PORT: '0' },
+);
 
 /** Starts `kiln serve` with `node` and resolves once it prints its listening line. */
 async function serve(node: string): Promise<{ child: ChildProcess; url: string }> {

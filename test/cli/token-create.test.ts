@@ -2,27 +2,18 @@
  * `token create --scopes … --expires …`: the printed token has exactly the scopes and the expiry
  * asked for; without them it has every scope and no expiry; a bad scope or duration is one line.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { scopeNames } from '../../src/domain/tokens/token-scopes.ts';
-import { runCli } from '../support/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { runCli, useCliInstance } from '../support/cli.ts';
 
-let database: TestDatabase;
 let env: Record<string, string>;
 let dir: string;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  dir = mkdtempSync(join(tmpdir(), 'kiln-cli-token-'));
-  env = {
-    SERVICE_DATA_DIR: join(dir, 'data'),
-    SERVICE_LOG_LEVEL: 'silent',
-    ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
-  };
+useCliInstance('kiln-cli-token-', async (instance) => {
+  ({ env, dir } = instance);
   const made = await runCli(
     [
       'user',
@@ -37,9 +28,6 @@ beforeAll(async () => {
     env,
   );
   expect(made.code).toBe(0);
-});
-afterAll(async () => {
-  await database?.drop();
 });
 
 /** The tokens of `ada` as the database holds them, by name. */

@@ -4,31 +4,28 @@
  * where it was or the merge commit of exactly this pull, a pull marked merged names a merge commit
  * that is in main, and merging again succeeds and leaves the pull merged with its head in main.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { repoUrl } from '../support/git.ts';
 import {
   type CrashWorld,
   crashAndRestart,
-  crashWorld,
   expectConsistent,
   killDelays,
   reaches,
   refSha,
   timeOf,
+  useCrashWorld,
 } from './support.ts';
 
 let world: CrashWorld;
 let work: string;
 let counter = 0;
 
-beforeAll(async () => {
-  world = await crashWorld();
+useCrashWorld(async (started) => {
+  world = started;
   const created = await world.api('/user/repos', { body: { name: 'merging', auto_init: true } });
   expect(created.status).toBe(201);
   work = await world.git.clone(url());
-}, 60_000);
-afterAll(async () => {
-  await world?.dispose();
 });
 
 function url(): string {

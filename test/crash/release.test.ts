@@ -3,27 +3,24 @@
  * row names a tag that exists, the repository is clean (`git fsck`), the tag is either absent or
  * at the commit asked for, and creating the release again gives exactly one release on that tag.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type CrashWorld,
   crashAndRestart,
-  crashWorld,
   expectConsistent,
   killDelays,
   refSha,
   timeOf,
+  useCrashWorld,
 } from './support.ts';
 
 let world: CrashWorld;
 let counter = 0;
 
-beforeAll(async () => {
-  world = await crashWorld();
+useCrashWorld(async (started) => {
+  world = started;
   const created = await world.api('/user/repos', { body: { name: 'shipping', auto_init: true } });
   expect(created.status).toBe(201);
-}, 60_000);
-afterAll(async () => {
-  await world?.dispose();
 });
 
 const create = (tag: string) => () =>

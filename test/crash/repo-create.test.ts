@@ -7,26 +7,23 @@
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type CrashWorld,
   crashAndRestart,
-  crashWorld,
   expectConsistent,
   expectFsckClean,
   killDelays,
   refSha,
   timeOf,
+  useCrashWorld,
 } from './support.ts';
 
 let world: CrashWorld;
 let counter = 0;
 
-beforeAll(async () => {
-  world = await crashWorld();
-}, 60_000);
-afterAll(async () => {
-  await world?.dispose();
+useCrashWorld((started) => {
+  world = started;
 });
 
 const create = (name: string) => () =>

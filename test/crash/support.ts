@@ -12,6 +12,7 @@ import { createDeployment, type Deployment, type KilnProcess } from '../replicas
 import type { Factories } from '../support/factories.ts';
 import { GitClient } from '../support/git.ts';
 import { auth } from '../support/http.ts';
+import { useForSuite } from '../support/world.ts';
 
 export type CrashWorld = {
   readonly deployment: Deployment;
@@ -181,4 +182,9 @@ export async function expectConsistent(world: CrashWorld): Promise<{ orphans: st
     }
   }
   return { orphans };
+}
+
+/** The suite's crash world, handed to `ready` once it runs and disposed after the last test. */
+export function useCrashWorld(ready: (world: CrashWorld) => void | Promise<void>): void {
+  useForSuite(crashWorld, (world) => world.dispose(), ready, 60_000);
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
+import type { Json } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { AP, FediverseActor, startFederatedKiln } from './support.ts';
 
@@ -89,7 +90,7 @@ describe('federation inbox and delivery', () => {
     });
     expect(await eventually(async () => of('Push').length === 1)).toBe(true);
     const [push] = of('Push');
-    const activity = push?.activity as Record<string, any>;
+    const activity: Json = push?.activity;
     expect(push?.verifiedBy).toBe(repoId);
     expect(activity.actor).toBe(repoId);
     expect(activity.attributedTo).toBe(`${kiln.url}/${owner}`);

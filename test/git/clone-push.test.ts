@@ -4,26 +4,21 @@
  * (fast-forward, force, branch deletion, tags), repositories with and without `.git` in the URL,
  * empty repositories, and the headers of the advertisement.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { rfc3339 } from '../../src/lib/time.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { type GitClient, repoUrl } from '../support/git.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { basic, makeRepo } from './fixtures.ts';
 
 let kiln: TestServer;
 let git: GitClient;
 let owner: User;
 let token: string;
-
-beforeAll(async () => {
-  kiln = await startTestServer();
-  git = await GitClient.create();
-  ({ user: owner, token } = await kiln.make.userWithToken());
-});
-afterAll(async () => {
-  await git?.dispose();
-  await kiln?.close();
+useWorld({ people: ['owner'] }, (world) => {
+  ({ kiln, git } = world);
+  ({ user: owner, token } = world.people.owner);
 });
 
 describe('clone', () => {

@@ -3,25 +3,21 @@
  * repository that received only `develop` reports `develop` to a client that asks at once, on
  * the REST API, with no waiting between the push and the question.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitClient, repoUrl } from '../support/git.ts';
+import { describe, expect, it } from 'vitest';
+import type { User } from '../../src/domain/users/user.types.ts';
+import { type GitClient, repoUrl } from '../support/git.ts';
 import { apiCall } from '../support/http.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { makeRepo } from './fixtures.ts';
 
 let kiln: TestServer;
 let git: GitClient;
+let owner: User;
 let token: string;
-let owner: Awaited<ReturnType<TestServer['make']['userWithToken']>>['user'];
-
-beforeAll(async () => {
-  kiln = await startTestServer();
-  git = await GitClient.create();
-  ({ user: owner, token } = await kiln.make.userWithToken());
-});
-afterAll(async () => {
-  await git?.dispose();
-  await kiln?.close();
+useWorld({ people: ['owner'] }, (world) => {
+  ({ kiln, git } = world);
+  ({ user: owner, token } = world.people.owner);
 });
 
 describe('the default branch after the first push', () => {

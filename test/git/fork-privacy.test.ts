@@ -5,26 +5,21 @@
  * an archive. Covered: a collaborator's fork of a private repository after the collaborator
  * lost access, and forks of a public repository that is then made private.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
+import { type GitClient, repoUrl } from '../support/git.ts';
 import { auth } from '../support/http.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { makeRepo } from './fixtures.ts';
 
 let kiln: TestServer;
 let git: GitClient;
 let owner: User;
 let token: string;
-
-beforeAll(async () => {
-  kiln = await startTestServer();
-  git = await GitClient.create();
-  ({ user: owner, token } = await kiln.make.userWithToken());
-});
-afterAll(async () => {
-  await git?.dispose();
-  await kiln?.close();
+useWorld({ people: ['owner'] }, (world) => {
+  ({ kiln, git } = world);
+  ({ user: owner, token } = world.people.owner);
 });
 
 async function api(method: string, path: string, as: string, body?: object): Promise<number> {

@@ -3,24 +3,20 @@
  * `refs/tags/HEAD` are turned down by the pre-receive hook with a line the git client prints,
  * and nothing else in the push lands. `HEAD` deeper in a name stays an ordinary branch.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitClient, repoUrl } from '../support/git.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { User } from '../../src/domain/users/user.types.ts';
+import { type GitClient, repoUrl } from '../support/git.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { makeRepo } from './fixtures.ts';
 
 let kiln: TestServer;
 let git: GitClient;
+let owner: User;
 let token: string;
-let owner: Awaited<ReturnType<TestServer['make']['userWithToken']>>['user'];
-
-beforeAll(async () => {
-  kiln = await startTestServer();
-  git = await GitClient.create();
-  ({ user: owner, token } = await kiln.make.userWithToken());
-});
-afterAll(async () => {
-  await git?.dispose();
-  await kiln?.close();
+useWorld({ people: ['owner'] }, (world) => {
+  ({ kiln, git } = world);
+  ({ user: owner, token } = world.people.owner);
 });
 
 describe('pushing a ref named HEAD', () => {

@@ -4,26 +4,21 @@
  * pushes pass, force pushes and deletion are refused with the pre-receive hook's message, and
  * other branches stay unrestricted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
+import { type GitClient, repoUrl } from '../support/git.ts';
 import { auth, json } from '../support/http.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { makeRepo } from './fixtures.ts';
 
 let kiln: TestServer;
 let git: GitClient;
 let owner: User;
 let token: string;
-
-beforeAll(async () => {
-  kiln = await startTestServer();
-  git = await GitClient.create();
-  ({ user: owner, token } = await kiln.make.userWithToken());
-});
-afterAll(async () => {
-  await git?.dispose();
-  await kiln?.close();
+useWorld({ people: ['owner'] }, (world) => {
+  ({ kiln, git } = world);
+  ({ user: owner, token } = world.people.owner);
 });
 
 type Repo = { owner: string; name: string };

@@ -9,25 +9,20 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
+import { type GitClient, repoUrl } from '../support/git.ts';
 import { type ApiCall, apiCall } from '../support/http.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 
 let kiln: TestServer;
 let git: GitClient;
 let owner: User;
 let token: string;
-
-beforeAll(async () => {
-  kiln = await startTestServer();
-  git = await GitClient.create();
-  ({ user: owner, token } = await kiln.make.userWithToken());
-});
-afterAll(async () => {
-  await git?.dispose();
-  await kiln?.close();
+useWorld({ people: ['owner'] }, (world) => {
+  ({ kiln, git } = world);
+  ({ user: owner, token } = world.people.owner);
 });
 
 const api = (path: string, call: ApiCall = {}) => apiCall(kiln.url, path, call);

@@ -7,7 +7,7 @@
 import { gzipSync } from 'node:zlib';
 import { create, toBinary } from '@bufbuild/protobuf';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import {
   DeclareRequestSchema,
   RegisterRequestSchema,
@@ -17,20 +17,17 @@ import {
   expectNoServerError,
   type HostileWorld,
   headers,
-  hostileWorld,
   jsonBody,
   method,
   runs,
   segment,
   send,
+  useHostileWorld,
 } from './support.ts';
 
 let world: HostileWorld;
-beforeAll(async () => {
-  world = await hostileWorld();
-}, 90_000);
-afterAll(async () => {
-  await world?.dispose();
+useHostileWorld((started) => {
+  world = started;
 });
 
 const valid = [

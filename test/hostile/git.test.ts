@@ -6,26 +6,23 @@
  */
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import {
   expectHealthy,
   expectNoServerError,
   fillRoute,
   type HostileWorld,
   headers,
-  hostileWorld,
   method,
   runs,
   segment,
   send,
+  useHostileWorld,
 } from './support.ts';
 
 let world: HostileWorld;
-beforeAll(async () => {
-  world = await hostileWorld();
-}, 90_000);
-afterAll(async () => {
-  await world?.dispose();
+useHostileWorld((started) => {
+  world = started;
 });
 
 const pkt = (text: string) => `${(text.length + 4).toString(16).padStart(4, '0')}${text}`;

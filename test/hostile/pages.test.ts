@@ -5,7 +5,7 @@
  * process stays up and bounded.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import {
   contentType,
   expectHealthy,
@@ -13,20 +13,17 @@ import {
   fillRoute,
   type HostileWorld,
   headers,
-  hostileWorld,
   method,
   query,
   runs,
   segment,
   send,
+  useHostileWorld,
 } from './support.ts';
 
 let world: HostileWorld;
-beforeAll(async () => {
-  world = await hostileWorld();
-}, 90_000);
-afterAll(async () => {
-  await world?.dispose();
+useHostileWorld((started) => {
+  world = started;
 });
 
 const FIELDS = [

@@ -8,9 +8,9 @@
  * process whose render queue is full answers 503 with `Retry-After`. Then SIGTERM, with a render
  * in flight, still drains and exits.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seedCraftedContent } from './crafted-content.ts';
-import { type HostileWorld, hostileWorld } from './support.ts';
+import { type HostileWorld, useHostileWorld } from './support.ts';
 
 const BUDGET_MS = 1000;
 const LOAD_MS = 8000;
@@ -19,14 +19,14 @@ const CLIENTS = 8;
 let world: HostileWorld;
 let pages: string[];
 
-beforeAll(async () => {
-  world = await hostileWorld({ SERVICE_RENDER_TIMEOUT: `${BUDGET_MS}ms` });
-  pages = await seedCraftedContent(world);
-}, 120_000);
-
-afterAll(async () => {
-  await world?.dispose();
-});
+useHostileWorld(
+  async (started) => {
+    world = started;
+    pages = await seedCraftedContent(world);
+  },
+  { SERVICE_RENDER_TIMEOUT: `${BUDGET_MS}ms` },
+  120_000,
+);
 
 type Answer = { path: string; status: number; retryAfter: string | null; body: string };
 

@@ -5,7 +5,7 @@
  * alive, answers /healthz, and its memory stayed bounded.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import {
   contentType,
   expectHealthy,
@@ -13,12 +13,12 @@ import {
   fillRoute,
   type HostileWorld,
   headers,
-  hostileWorld,
   jsonBody,
   method,
   query,
   runs,
   send,
+  useHostileWorld,
 } from './support.ts';
 
 const FIELDS = [
@@ -53,11 +53,8 @@ const FIELDS = [
 ];
 
 let world: HostileWorld;
-beforeAll(async () => {
-  world = await hostileWorld();
-}, 90_000);
-afterAll(async () => {
-  await world?.dispose();
+useHostileWorld((started) => {
+  world = started;
 });
 
 describe('hostile input on the REST API', () => {

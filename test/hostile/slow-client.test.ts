@@ -4,16 +4,16 @@
  * connection open for as long as it likes; the server keeps answering everybody else meanwhile.
  */
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostileWorld, hostileWorld } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import { type HostileWorld, useHostileWorld } from './support.ts';
 
 let world: HostileWorld;
-beforeAll(async () => {
-  world = await hostileWorld({ SERVICE_HTTP_HEADERS_TIMEOUT: '1s' });
-}, 90_000);
-afterAll(async () => {
-  await world?.dispose();
-});
+useHostileWorld(
+  (started) => {
+    world = started;
+  },
+  { SERVICE_HTTP_HEADERS_TIMEOUT: '1s' },
+);
 
 /** Sends `text` one byte a second; resolves with how long the server let it go on, in ms. */
 function trickle(text: string, giveUpMs: number): Promise<{ ms: number; answer: string }> {

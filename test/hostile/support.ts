@@ -12,6 +12,7 @@ import { type RegisteredRoute, registeredRoutes } from '../authz/routes.ts';
 import { createDeployment, type Deployment, type KilnProcess } from '../replicas/kiln-process.ts';
 import { signIn } from '../replicas/support.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
+import { useForSuite } from '../support/world.ts';
 
 export type HostileWorld = {
   readonly deployment: Deployment;
@@ -359,4 +360,21 @@ export function runs<T>(
     markInterruptAsFailure: false,
     endOnFailure: true,
   };
+}
+
+/**
+ * The suite's hostile world (see `hostileWorld`), handed to `ready` once seeded and disposed
+ * after the last test. Seeding a deployment is slow, so the start may take `timeoutMs`.
+ */
+export function useHostileWorld(
+  ready: (world: HostileWorld) => void | Promise<void>,
+  env: Record<string, string> = {},
+  timeoutMs = 90_000,
+): void {
+  useForSuite(
+    () => hostileWorld(env),
+    (world) => world.dispose(),
+    ready,
+    timeoutMs,
+  );
 }

@@ -2,7 +2,7 @@
  * What the captcha configuration changes: an incomplete one removes the challenge but never the
  * metering, and each provider gets its own widget, policy and answer field.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/server.ts';
 import {
   type FakeCaptcha,
@@ -10,16 +10,13 @@ import {
   inOneWindow,
   postChallenge,
   SMALL_BUDGETS,
-  startFakeCaptcha,
   statuses,
+  useFakeCaptcha,
 } from './support.ts';
 
 let fake: FakeCaptcha;
-beforeAll(async () => {
-  fake = await startFakeCaptcha();
-});
-afterAll(async () => {
-  await fake?.close();
+useFakeCaptcha((provider) => {
+  fake = provider;
 });
 
 describe('an incomplete captcha configuration', () => {

@@ -3,11 +3,10 @@
  * allows, how a solved widget turns into a `service_human` pass, and how every kind of failure
  * fails closed (SPEC.md → Challenge endpoints, Errors, Authentication → Challenge pass).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { protectionOf } from '../../src/http/protect/metering.plugin.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 import {
-  captchaEnv,
   expectedPassMac,
   type FakeCaptcha,
   freshWindow,
@@ -18,19 +17,15 @@ import {
   SITE_KEY,
   SMALL_BUDGETS,
   solveChallenge,
-  startFakeCaptcha,
   statuses,
+  useCaptchaKiln,
 } from './support.ts';
 
 let fake: FakeCaptcha;
 let kiln: TestServer;
-beforeAll(async () => {
-  fake = await startFakeCaptcha();
-  kiln = await startTestServer({ ...SMALL_BUDGETS, ...captchaEnv(fake.url) });
-});
-afterAll(async () => {
-  await kiln?.close();
-  await fake?.close();
+useCaptchaKiln(SMALL_BUDGETS, (provider, server) => {
+  fake = provider;
+  kiln = server;
 });
 
 const solve = (redirect = '/search') => solveChallenge(kiln.url, redirect);

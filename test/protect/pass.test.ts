@@ -3,29 +3,24 @@
  * single-slash paths; every attack of the contracts goes to `/`), and which cookies are no pass
  * at all (SPEC.md → Authentication → Challenge pass, Errors).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../support/server.ts';
 import {
-  captchaEnv,
   type FakeCaptcha,
   inOneWindow,
   passValue,
   SECRET,
   SMALL_BUDGETS,
   solveChallenge,
-  startFakeCaptcha,
   statuses,
+  useCaptchaKiln,
 } from './support.ts';
 
-let fake: FakeCaptcha;
+let _fake: FakeCaptcha;
 let kiln: TestServer;
-beforeAll(async () => {
-  fake = await startFakeCaptcha();
-  kiln = await startTestServer({ ...SMALL_BUDGETS, ...captchaEnv(fake.url) });
-});
-afterAll(async () => {
-  await kiln?.close();
-  await fake?.close();
+useCaptchaKiln(SMALL_BUDGETS, (provider, server) => {
+  _fake = provider;
+  kiln = server;
 });
 
 const solve = (redirect = '/search') => solveChallenge(kiln.url, redirect);

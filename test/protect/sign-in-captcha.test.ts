@@ -3,20 +3,16 @@
  * it when a captcha is configured (unless switched off), sign-in asks for it after repeated
  * failures, and sign-up can be closed altogether. Also: a taken email address is not confirmed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Browser } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { captchaEnv, type FakeCaptcha, startFakeCaptcha } from './support.ts';
+import { captchaEnv, type FakeCaptcha, useCaptchaKiln } from './support.ts';
 
 let fake: FakeCaptcha;
 let kiln: TestServer;
-beforeAll(async () => {
-  fake = await startFakeCaptcha();
-  kiln = await startTestServer({ ...captchaEnv(fake.url), SERVICE_TRUST_PROXY: '127.0.0.1' });
-});
-afterAll(async () => {
-  await kiln?.close();
-  await fake?.close();
+useCaptchaKiln({ SERVICE_TRUST_PROXY: '127.0.0.1' }, (provider, server) => {
+  fake = provider;
+  kiln = server;
 });
 
 let addresses = 0;

@@ -1,6 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { TestServer } from '../support/server.ts';
+import { useForSuite, useWorld } from '../support/world.ts';
 
 /** Small budgets so a handful of requests reaches each limit. */
 export const SMALL_BUDGETS = {
@@ -169,4 +171,26 @@ export async function statuses(
     out.push(response.status);
   }
   return out;
+}
+
+/** A fake captcha provider for the whole suite, handed to `ready` once it listens. */
+export function useFakeCaptcha(ready: (fake: FakeCaptcha) => void): void {
+  useForSuite(startFakeCaptcha, (fake) => fake.close(), ready);
+}
+
+/**
+ * The suite's fake captcha provider and a server whose captcha verifies against it, with `env`
+ * on top; the server stops before the provider.
+ */
+export function useCaptchaKiln(
+  env: Record<string, string>,
+  ready: (fake: FakeCaptcha, kiln: TestServer) => void,
+): void {
+  let provider: FakeCaptcha;
+  useFakeCaptcha((fake) => {
+    provider = fake;
+  });
+  useWorld({ env: () => ({ ...captchaEnv(provider.url), ...env }) }, (world) =>
+    ready(provider, world.kiln),
+  );
 }

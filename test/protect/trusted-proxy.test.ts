@@ -2,31 +2,22 @@
  * Behind a trusted reverse proxy the client is read from X-Forwarded-For, right to left; the
  * left part a client writes itself never picks the counter (SPEC.md → Limits, rule 2).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../support/server.ts';
 import {
-  captchaEnv,
   type FakeCaptcha,
   inOneWindow,
   postChallenge,
   SMALL_BUDGETS,
-  startFakeCaptcha,
   statuses,
+  useCaptchaKiln,
 } from './support.ts';
 
 let fake: FakeCaptcha;
 let kiln: TestServer;
-beforeAll(async () => {
-  fake = await startFakeCaptcha();
-  kiln = await startTestServer({
-    ...SMALL_BUDGETS,
-    ...captchaEnv(fake.url),
-    SERVICE_TRUST_PROXY: '127.0.0.1',
-  });
-});
-afterAll(async () => {
-  await kiln?.close();
-  await fake?.close();
+useCaptchaKiln({ ...SMALL_BUDGETS, SERVICE_TRUST_PROXY: '127.0.0.1' }, (provider, server) => {
+  fake = provider;
+  kiln = server;
 });
 
 const from = (forwardedFor: string) => ({ headers: { 'x-forwarded-for': forwardedFor } });

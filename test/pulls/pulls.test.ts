@@ -3,22 +3,18 @@
  * close and reopen, real merges (conflicts leave everything as it was), head tracking through
  * refs/pull/N/head, and the .diff/.patch downloads.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { processesIn } from '../../src/git/test-support.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
+import { type GitClient, repoUrl } from '../support/git.ts';
 import type { Json } from '../support/http.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { type PullWorld, pullWorld } from './support.ts';
 
 let kiln: TestServer;
 let git: GitClient;
-beforeAll(async () => {
-  kiln = await startTestServer();
-  git = await GitClient.create();
-});
-afterAll(async () => {
-  await kiln?.close();
-  await git?.dispose();
+useWorld({}, (world) => {
+  ({ kiln, git } = world);
 });
 
 const lsRemote = async (world: PullWorld, ref: string) =>

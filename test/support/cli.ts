@@ -1,7 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from './database.ts';
+import { useForSuite } from './world.ts';
 
 export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 /** The `kiln` command, as npm links it. */
@@ -55,4 +58,42 @@ export function olderSystemNode(): { path: string; version: string } | undefined
     if (major >= 20 && major < 24) return { path, version };
   }
   return undefined;
+}
+
+/** Where the suite's `kiln` commands keep their data, and how to point one at it. */
+export type CliInstance = {
+  /** A scratch directory; the instance's data lives in `data/` below it. */
+  readonly dir: string;
+  /** SERVICE_* settings for `runCli` (and `loadConfig`), with `extra` on top. */
+  readonly env: Record<string, string>;
+  /** An empty config file, for opening the same instance in-process with `loadConfig`. */
+  readonly configFile: string;
+};
+
+/**
+ * One instance for the suite's commands: a fresh data directory and database (a PostgreSQL one
+ * under KILN_TEST_DATABASE_URL), dropped after the last test.
+ */
+export function useCliInstance(
+  prefix: string,
+  ready: (instance: CliInstance) => void | Promise<void>,
+  extra: Record<string, string> = {},
+): void {
+  useForSuite(
+    async () => {
+      const database = await createTestDatabase();
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      const configFile = join(dir, 'empty.toml');
+      writeFileSync(configFile, '');
+      const env = {
+        ...extra,
+        SERVICE_DATA_DIR: join(dir, 'data'),
+        SERVICE_LOG_LEVEL: 'silent',
+        ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
+      };
+      return { database, instance: { dir, env, configFile } };
+    },
+    ({ database }) => database.drop(),
+    ({ instance }) => ready(instance),
+  );
 }

@@ -4,11 +4,12 @@
  * `markdown-body` box, and nothing that could run.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Repository } from '../../src/domain/repos/repo.types.ts';
 import type { User } from '../../src/domain/users/user.types.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { commitTo, makeRepo, page, signedIn } from './fixtures.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
+import { commitTo, page, signedIn } from './fixtures.ts';
 
 const RENOVATE_UPDATE = readFileSync(
   new URL('../fixtures/renovate/update.md', import.meta.url),
@@ -21,10 +22,10 @@ let password: string;
 let repo: Repository;
 let base: string;
 
-beforeAll(async () => {
-  kiln = await startTestServer();
-  ({ user: owner, password } = await kiln.make.user());
-  repo = await makeRepo(kiln, owner, 'deps');
+useWorld({ people: ['owner'], repos: [{ owner: 'owner', name: 'deps' }] }, async (world) => {
+  kiln = world.kiln;
+  ({ user: owner, password } = world.people.owner);
+  repo = world.repos.deps;
   base = `/repos/${owner.handle}/deps`;
   const root = await commitTo(kiln, repo, {
     branch: 'main',
@@ -51,9 +52,6 @@ beforeAll(async () => {
     side: 'RIGHT',
     line: 2,
   });
-});
-afterAll(async () => {
-  await kiln?.close();
 });
 
 /** The `class` attributes of the page's rendered documents. */

@@ -4,10 +4,11 @@
  * line-number link and form, merging (and the conflict message), close and reopen, the new pull
  * form, and private repositories staying 404.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Repository } from '../../src/domain/repos/repo.types.ts';
 import type { User } from '../../src/domain/users/user.types.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { commitTo, makeRepo, page, signedIn } from './fixtures.ts';
 
 let kiln: TestServer;
@@ -16,10 +17,10 @@ let password: string;
 let repo: Repository;
 let base: string;
 
-beforeAll(async () => {
-  kiln = await startTestServer();
-  ({ user: owner, password } = await kiln.make.user());
-  repo = await makeRepo(kiln, owner, 'pages');
+useWorld({ people: ['owner'], repos: [{ owner: 'owner', name: 'pages' }] }, async (world) => {
+  kiln = world.kiln;
+  ({ user: owner, password } = world.people.owner);
+  repo = world.repos.pages;
   base = `/repos/${owner.handle}/pages`;
   const root = await commitTo(kiln, repo, {
     branch: 'main',
@@ -48,9 +49,6 @@ beforeAll(async () => {
     base: 'main',
     body: '**Bold** move\n\n<script>alert(1)</script>',
   });
-});
-afterAll(async () => {
-  await kiln?.close();
 });
 
 describe('pull request pages', () => {

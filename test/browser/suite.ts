@@ -1,0 +1,31 @@
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { useForSuite } from '../support/world.ts';
+import { type Chromium, hasChromium, launchChromium } from './chromium.ts';
+import { WorkTree } from './git-cli.ts';
+
+/** CI installs Chromium; a machine without it skips the browser suites rather than failing. */
+export const browserEnabled = hasChromium() || process.env.CI === 'true';
+
+/** What a browser suite drives: a server, a Chromium, and a git work tree for pushes. */
+export type BrowserWorld = {
+  readonly kiln: TestServer;
+  readonly chrome: Chromium;
+  readonly work: WorkTree;
+};
+
+async function startBrowserWorld(): Promise<BrowserWorld> {
+  // One browser sends every request from one address: bot protection would meter the suite.
+  const kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false' });
+  return { kiln, chrome: await launchChromium(), work: new WorkTree() };
+}
+
+async function stopBrowserWorld(world: BrowserWorld): Promise<void> {
+  await world.chrome.close();
+  await world.kiln.close();
+  world.work.remove();
+}
+
+/** The suite's browser world, handed to `ready`; nothing starts where Chromium is missing. */
+export function useBrowserWorld(ready: (world: BrowserWorld) => void | Promise<void>): void {
+  if (browserEnabled) useForSuite(startBrowserWorld, stopBrowserWorld, ready);
+}
