@@ -130,6 +130,7 @@ const timing = {
   batchRows: 100,
   logLatencyMs: 3000,
   heartbeatMs: 5000,
+  runningPollMs: 500,
   closeTimeoutMs: 30_000,
   retryMs: 200,
 };
