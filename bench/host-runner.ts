@@ -20,6 +20,7 @@ import { RunnerService } from '../src/gen/runner/v1/services_pb.js';
 import { runnerClients } from '../src/runner/client.ts';
 import { runJob } from '../src/runner/engine/job.ts';
 import type { HostInput, JobSink } from '../src/runner/engine/task-input.ts';
+import { DEFAULT_TIMING } from '../src/runner/reporter.ts';
 import { startTask } from '../src/runner/task.ts';
 import { median } from './_stats.ts';
 
@@ -126,14 +127,7 @@ console.log(
 // 2. Log throughput through the reporter.
 const loop = `for i in $(seq ${LINES}); do echo "build output line $i of the step"; done`;
 const { runner } = runnerClients(url);
-const timing = {
-  batchRows: 100,
-  logLatencyMs: 3000,
-  heartbeatMs: 5000,
-  runningPollMs: 500,
-  closeTimeoutMs: 30_000,
-  retryMs: 200,
-};
+const timing = { ...DEFAULT_TIMING, retryMs: 200 };
 const reported: number[] = [];
 const devNull: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
