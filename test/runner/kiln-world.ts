@@ -94,13 +94,24 @@ export class KilnWorld {
     return daemon;
   }
 
-  /** Commits `files` to a fresh history and pushes it as `main`; the commit id. */
-  async push(full: string, token: string, files: Record<string, string>): Promise<string> {
+  /** Commits `files` to a fresh history and pushes it as `main` (and `refs`); the commit id. */
+  async push(
+    full: string,
+    token: string,
+    files: Record<string, string>,
+    refs: readonly string[] = [],
+  ): Promise<string> {
     const [owner = '', name = ''] = full.split('/');
     const work = await this.git.init();
     const sha = await this.git.commit(work, files, 'add CI');
     await this.git.ok(
-      ['push', '-q', repoUrl(this.kiln.url, owner, name, { token, as: 'password' }), 'main'],
+      [
+        'push',
+        '-q',
+        repoUrl(this.kiln.url, owner, name, { token, as: 'password' }),
+        'main',
+        ...refs,
+      ],
       {
         cwd: work,
       },
