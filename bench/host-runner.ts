@@ -61,7 +61,12 @@ if (values.serve) {
             if (Number(req.index) === 0) stored = 0;
             const end = Number(req.index) + req.rows.length;
             if (Number(req.index) <= stored && end > stored) stored = end;
-            if (req.noMore) process.stdout.write(`stored ${stored} in ${calls} calls\n`);
+            if (req.noMore) {
+              const cpu = process.cpuUsage();
+              process.stdout.write(
+                `stored ${stored} in ${calls} calls, server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms\n`,
+              );
+            }
             return { ackIndex: BigInt(stored) };
           },
           updateTask: (req) => ({
@@ -130,8 +135,11 @@ const { runner } = runnerClients(url);
 const timing = { ...DEFAULT_TIMING, retryMs: 200 };
 const reported: number[] = [];
 const devNull: number[] = [];
+/** The runner's own CPU per round (this process: line handling, encoding, sending). */
+const runnerCpu: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const running = startTask({
     client: runner,
     task: {
@@ -150,6 +158,8 @@ for (let round = 0; round < ROUNDS; round++) {
   });
   await running.done;
   reported.push(performance.now() - started);
+  const cpu = process.cpuUsage(cpuBefore);
+  runnerCpu.push((cpu.user + cpu.system) / 1000);
   await new Promise((resolve) => setTimeout(resolve, 100));
   if (stored() < LINES) throw new Error(`only ${stored()} of ${LINES} rows reached the server`);
   devNull.push(await bash(loop));
@@ -159,6 +169,7 @@ console.log(serverOutput.trim().split('\n').at(-1));
 console.log(
   `${LINES} lines reported ${median(reported).toFixed(0)} ms, to /dev/null ${median(devNull).toFixed(0)} ms`,
 );
+console.log(`runner CPU per round ${median(runnerCpu).toFixed(0)} ms (median)`);
 
 serverProcess.kill();
 rmSync(workRoot, { recursive: true, force: true });
