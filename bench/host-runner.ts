@@ -20,6 +20,7 @@ import { RunnerService } from '../src/gen/runner/v1/services_pb.js';
 import { runnerClients } from '../src/runner/client.ts';
 import { runJob } from '../src/runner/engine/job.ts';
 import type { HostInput, JobSink } from '../src/runner/engine/task-input.ts';
+import { DEFAULT_TIMING } from '../src/runner/reporter.ts';
 import { startTask } from '../src/runner/task.ts';
 import { median } from './_stats.ts';
 
@@ -60,7 +61,12 @@ if (values.serve) {
             if (Number(req.index) === 0) stored = 0;
             const end = Number(req.index) + req.rows.length;
             if (Number(req.index) <= stored && end > stored) stored = end;
-            if (req.noMore) process.stdout.write(`stored ${stored} in ${calls} calls\n`);
+            if (req.noMore) {
+              const cpu = process.cpuUsage();
+              process.stdout.write(
+                `stored ${stored} in ${calls} calls, server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms\n`,
+              );
+            }
             return { ackIndex: BigInt(stored) };
           },
           updateTask: (req) => ({
@@ -126,17 +132,14 @@ console.log(
 // 2. Log throughput through the reporter.
 const loop = `for i in $(seq ${LINES}); do echo "build output line $i of the step"; done`;
 const { runner } = runnerClients(url);
-const timing = {
-  batchRows: 100,
-  logLatencyMs: 3000,
-  heartbeatMs: 5000,
-  closeTimeoutMs: 30_000,
-  retryMs: 200,
-};
+const timing = { ...DEFAULT_TIMING, retryMs: 200 };
 const reported: number[] = [];
 const devNull: number[] = [];
+/** The runner's own CPU per round (this process: line handling, encoding, sending). */
+const runnerCpu: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const running = startTask({
     client: runner,
     task: {
@@ -155,6 +158,8 @@ for (let round = 0; round < ROUNDS; round++) {
   });
   await running.done;
   reported.push(performance.now() - started);
+  const cpu = process.cpuUsage(cpuBefore);
+  runnerCpu.push((cpu.user + cpu.system) / 1000);
   await new Promise((resolve) => setTimeout(resolve, 100));
   if (stored() < LINES) throw new Error(`only ${stored()} of ${LINES} rows reached the server`);
   devNull.push(await bash(loop));
@@ -164,6 +169,7 @@ console.log(serverOutput.trim().split('\n').at(-1));
 console.log(
   `${LINES} lines reported ${median(reported).toFixed(0)} ms, to /dev/null ${median(devNull).toFixed(0)} ms`,
 );
+console.log(`runner CPU per round ${median(runnerCpu).toFixed(0)} ms (median)`);
 
 serverProcess.kill();
 rmSync(workRoot, { recursive: true, force: true });

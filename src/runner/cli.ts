@@ -14,11 +14,13 @@ import { StateFileError } from './state-file.ts';
 const USAGE = `Usage:
   kiln runner register --instance URL --token TOKEN [--name NAME] [--labels a,b] [--ephemeral] [--file PATH]
   kiln runner daemon [--file PATH] [--capacity N] [--labels a,b] [--workdir DIR] [--grace SECONDS]
+                     [--once]
 
 register  registers this host as a runner and saves the registration in --file (default ./.runner)
 daemon    polls the server for jobs and runs them on this host, --capacity at a time (default 1);
           on SIGTERM or SIGINT it stops polling, lets running jobs finish for --grace seconds
-          (default 30), then cancels them
+          (default 30), then cancels them; with --once it takes one task, runs it and exits 0
+          (exit 1 if it cannot declare itself or reach the server)
 `;
 
 /** A mistake on the command line: printed with the usage, exit code 2. */
@@ -72,6 +74,7 @@ async function daemonCommand(args: string[]): Promise<number> {
       labels: { type: 'string' },
       workdir: { type: 'string' },
       grace: { type: 'string' },
+      once: { type: 'boolean' },
     },
     strict: true,
   });
@@ -93,6 +96,7 @@ async function daemonCommand(args: string[]): Promise<number> {
     hostEnv: process.env,
     killGraceMs: 3000,
     stop: stopper.signal,
+    once: values.once === true,
     log,
   });
 }

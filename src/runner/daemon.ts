@@ -43,6 +43,11 @@ export type DaemonOptions = {
   readonly log: (message: string) => void;
   readonly poll?: PollTiming;
   readonly reporting?: ReporterTiming;
+  /**
+   * Take one task, run it and stop (`--once`): for a job per machine or container. A poll that
+   * cannot reach the server ends the daemon with a failure instead of being retried.
+   */
+  readonly once?: boolean;
 };
 
 /** The message by which Gitea (and Kiln) say the runner's registration is gone. */
@@ -106,7 +111,9 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   let emptyPolls = 0;
   let unregistered: ConnectError | undefined;
   let tookOne = false;
-  while (!options.stop.aborted && !(state.ephemeral && tookOne)) {
+  const onlyOne = state.ephemeral || options.once === true;
+  let unreachable = false;
+  while (!options.stop.aborted && !(onlyOne && tookOne)) {
     if (running.size >= options.capacity) {
       await Promise.race([
         ...[...running].map((t) => t.done),
@@ -143,6 +150,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         break;
       }
       if (e.code !== Code.DeadlineExceeded) log(`fetching a task failed: ${e.message}`);
+      if (options.once && e.code !== Code.DeadlineExceeded) {
+        unreachable = true;
+        break;
+      }
     }
     emptyPolls = gotTask ? 0 : emptyPolls + 1;
     const interval = Math.min(
@@ -159,6 +170,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     }
     return 1;
   }
+  if (unreachable) return 1;
   log('runner stopped');
   return 0;
 }

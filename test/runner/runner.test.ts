@@ -3,7 +3,7 @@
  * a server observes from registration to the final report of each task.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -239,6 +239,31 @@ jobs:
     expect(task.result).toBe(Result.CANCELLED);
     expect(task.sealed).toBe(true);
     expect(d.stderr()).toContain('cancelling running tasks');
+  });
+
+  it('with --once takes one task, runs it and exits 0, leaving the next task queued', async () => {
+    const file = await registered('foxtrot');
+    const before = server.tasks.size;
+    server.enqueue({ workflow: 'jobs:\n  one:\n    steps:\n      - run: echo first\n' });
+    server.enqueue({ workflow: 'jobs:\n  two:\n    steps:\n      - run: echo second\n' });
+    const d = daemon(file, ['--once']);
+    expect(await d.exit).toBe(0);
+    const tasks = [...server.tasks.values()].slice(before);
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0]?.result).toBe(Result.SUCCESS);
+    expect(tasks[0]?.rows).toContain('first');
+    // The second task is still there for the next runner.
+    const other = daemon(file, ['--once']);
+    expect(await other.exit).toBe(0);
+    expect([...server.tasks.values()].slice(before)[1]?.rows).toContain('second');
+  });
+
+  it('with --once fails when it cannot reach the server', async () => {
+    const file = await registered('golf');
+    const state = JSON.parse(await readFile(file, 'utf8')) as { address: string };
+    await writeFile(file, JSON.stringify({ ...state, address: 'http://127.0.0.1:9' }));
+    const d = daemon(file, ['--once']);
+    expect(await d.exit).toBe(1);
   });
 
   it('exits with a clear line once the server no longer knows it', async () => {

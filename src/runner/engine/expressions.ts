@@ -4,7 +4,9 @@
  * they are supplied here from the job's state.
  */
 import { data, Evaluator, Lexer, Parser } from '@actions/expressions';
+import type { FunctionDefinition } from '@actions/expressions/funcs/info';
 import { truthy } from '@actions/expressions/result';
+import { hashFiles } from './hash-files.ts';
 
 /** What the status functions answer from. */
 export type JobStatus = 'success' | 'failure' | 'cancelled';
@@ -22,19 +24,43 @@ function toData(value: unknown): data.ExpressionData {
   return JSON.parse(JSON.stringify(value ?? null), data.reviver) as data.ExpressionData;
 }
 
-function statusFunctions(status: JobStatus) {
+function workspaceOf(contexts: Contexts): string | undefined {
+  const github = contexts.github;
+  if (github === null || typeof github !== 'object') return undefined;
+  const workspace = (github as Record<string, unknown>).workspace;
+  return typeof workspace === 'string' && workspace !== '' ? workspace : undefined;
+}
+
+/** The functions the library lacks: the status functions, and `hashFiles` over the workspace. */
+function extraFunctions(status: JobStatus, contexts: Contexts) {
   const answers: Record<(typeof STATUS_FUNCTIONS)[number], boolean> = {
     success: status === 'success',
     failure: status === 'failure',
     always: true,
     cancelled: status === 'cancelled',
   };
-  return new Map(
+  const functions = new Map<string, FunctionDefinition>(
     STATUS_FUNCTIONS.map((name) => [
       name,
       { name, minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(answers[name]) },
     ]),
   );
+  functions.set('hashfiles', {
+    name: 'hashFiles',
+    minArgs: 1,
+    maxArgs: 255,
+    call: (...args) => {
+      const workspace = workspaceOf(contexts);
+      if (!workspace) throw new Error('hashFiles() needs the job workspace');
+      return new data.StringData(
+        hashFiles(
+          workspace,
+          args.map((arg) => arg.coerceString()),
+        ),
+      );
+    },
+  });
+  return functions;
 }
 
 /** Evaluates one expression (without its `${{ }}`) to the library's data. */
@@ -45,7 +71,7 @@ export function evaluate(
 ): data.ExpressionData {
   try {
     const lexed = new Lexer(expression).lex();
-    const functions = statusFunctions(status);
+    const functions = extraFunctions(status, contexts);
     const parsed = new Parser(lexed.tokens, Object.keys(contexts), [...functions.values()]).parse();
     const context = new data.Dictionary(
       ...Object.entries(contexts).map(([key, value]) => ({ key, value: toData(value) })),

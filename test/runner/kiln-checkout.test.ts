@@ -1,0 +1,108 @@
+/**
+ * A JavaScript action doing what `actions/checkout` does for a Kiln repository, served by Kiln
+ * itself as `uses: owner/checkout-like@v1`: it runs on the runner's Node with its inputs defaulting
+ * to the task's `github.repository` and `github.token`, fetches the pushed commit of a private
+ * repository with the task token in an `Authorization` header, leaves the credentials for later
+ * steps and removes them in its post step, as actions/checkout does.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRepo } from '../git/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
+import type { Json } from '../support/http.ts';
+import { KilnWorld } from './kiln-world.ts';
+
+const ACTION_YML = `name: checkout-like
+description: fetches the workflow's commit into the workspace
+inputs:
+  repository:
+    default: \${{ github.repository }}
+  token:
+    default: \${{ github.token }}
+  fetch-depth:
+    default: '1'
+runs:
+  using: node20
+  main: index.js
+  post: index.js
+`;
+
+// What actions/checkout does for a plain checkout, without its toolkit: init, the task token as
+// an authorization header kept in the repository's config (persist-credentials), a shallow fetch
+// of the ref, a detached checkout of the commit; its post step (told apart by the state it saved,
+// as @actions/core's saveState does) removes the header again.
+const INDEX_JS = `const { appendFileSync } = require('node:fs');
+const { execFileSync } = require('node:child_process');
+const env = process.env;
+const workspace = env.GITHUB_WORKSPACE;
+const git = (...args) => execFileSync('git', args, { cwd: workspace, encoding: 'utf8' }).trim();
+const header = 'http.' + env.GITHUB_SERVER_URL + '/.extraheader';
+if (env.STATE_isPost === 'true') {
+  git('config', '--local', '--unset-all', header);
+  console.log('post: credentials removed');
+  process.exit(0);
+}
+appendFileSync(env.GITHUB_STATE, 'isPost=true\\n');
+const basic = Buffer.from('x-access-token:' + env.INPUT_TOKEN).toString('base64');
+console.log('::add-mask::' + basic);
+git('init', '-q', '.');
+git('remote', 'add', 'origin', env.GITHUB_SERVER_URL + '/' + env.INPUT_REPOSITORY);
+git('config', '--local', header, 'AUTHORIZATION: basic ' + basic);
+git('fetch', '-q', '--depth=' + env['INPUT_FETCH-DEPTH'], 'origin',
+  '+' + env.GITHUB_REF + ':refs/remotes/origin/checked-out');
+git('checkout', '-q', '--detach', env.GITHUB_SHA);
+console.log('checked out ' + git('rev-parse', 'HEAD'));
+`;
+
+let world: KilnWorld;
+
+beforeAll(async () => {
+  world = await KilnWorld.start();
+});
+afterAll(async () => {
+  await world?.close();
+});
+
+describe('a checkout action against Kiln', () => {
+  it('checks out the pushed commit of a private repository with the task token', async () => {
+    const { user, token, full } = await world.repo();
+    await makeRepo(world.kiln, user, { name: 'checkout-like' });
+    await world.push(
+      `${user.handle}/checkout-like`,
+      token,
+      { 'action.yml': ACTION_YML, 'index.js': INDEX_JS },
+      ['main:refs/tags/v1'],
+    );
+    const { name: privateName } = await makeRepo(world.kiln, user, { private: true });
+    const target = `${user.handle}/${privateName}`;
+    const workflow = `on: push
+jobs:
+  build:
+    runs-on: kiln-checkout
+    steps:
+      - uses: ${user.handle}/checkout-like@v1
+      - run: echo "the file says $(cat hello.txt)"
+      - run: echo "remote main is $(git ls-remote origin refs/heads/main | cut -f1)"
+`;
+    const daemon = world.daemon(await world.register('kiln-checkout'), ['--once']);
+    const sha = await world.push(target, token, {
+      '.gitea/workflows/ci.yml': workflow,
+      'hello.txt': 'checked out by the action',
+    });
+    expect(full).not.toBe(target);
+
+    let run: Json;
+    const completed = await eventually(async () => {
+      run = await world.latestRun(target, token);
+      return run?.status === 'completed';
+    }, 90_000);
+    expect(completed, `the run did not complete; the runner said: ${daemon.stderr()}`).toBe(true);
+    const jobs = JSON.parse((await world.api(target, token, `/actions/runs/${run.id}/jobs`)).text);
+    const log = (await world.api(target, token, `/actions/jobs/${jobs.jobs[0].id}/logs`)).text;
+    expect(run.conclusion, log).toBe('success');
+    expect(log).toContain(`checked out ${sha}`);
+    expect(log).toContain('the file says checked out by the action');
+    expect(log).toContain(`remote main is ${sha}`);
+    expect(log).toContain('post: credentials removed');
+    expect(log).not.toContain(token);
+  }, 150_000);
+});

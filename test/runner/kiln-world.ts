@@ -1,0 +1,148 @@
+/**
+ * A real Kiln with a user, a repository and a registered `kiln runner` for the black-box runner
+ * suites: workflows are pushed with git, daemons are real processes, results are read back
+ * through the Actions REST API.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { OPERATOR } from '../../src/domain/runners/runner.policy.ts';
+import type { User } from '../../src/domain/users/user.types.ts';
+import { makeRepo } from '../git/fixtures.ts';
+import { MAIN, runCli } from '../support/cli.ts';
+import { GitClient, repoUrl } from '../support/git.ts';
+import type { Json } from '../support/http.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+/** A `kiln runner daemon` process and what it has said so far. */
+export type Daemon = {
+  readonly child: ChildProcess;
+  stderr(): string;
+  readonly exit: Promise<number | null>;
+};
+
+export class KilnWorld {
+  readonly kiln: TestServer;
+  readonly git: GitClient;
+  readonly dir: string;
+  readonly #daemons: Daemon[] = [];
+
+  private constructor(kiln: TestServer, git: GitClient, dir: string) {
+    this.kiln = kiln;
+    this.git = git;
+    this.dir = dir;
+  }
+
+  static async start(): Promise<KilnWorld> {
+    const kiln = await startTestServer({ SERVICE_SECRET_KEY: 'runner suites secret key' });
+    const git = await GitClient.create();
+    return new KilnWorld(kiln, git, await mkdtemp(join(tmpdir(), 'kiln-runner-world-')));
+  }
+
+  /** A user with a token and a fresh repository of theirs. */
+  async repo(): Promise<{ user: User; password: string; token: string; full: string }> {
+    const { user, password, token } = await this.kiln.make.userWithToken();
+    const { name } = await makeRepo(this.kiln, user);
+    return { user, password, token, full: `${user.handle}/${name}` };
+  }
+
+  /** Registers an instance runner with `label` through `kiln runner register`; its file. */
+  async register(label: string): Promise<string> {
+    const registration = await this.kiln.app.services.runnerAdmin.createToken(OPERATOR, {
+      kind: 'instance',
+    });
+    const file = join(this.dir, `${label}.runner`);
+    const result = await runCli([
+      'runner',
+      'register',
+      '--instance',
+      this.kiln.url,
+      '--token',
+      registration.token,
+      '--name',
+      label,
+      '--labels',
+      label,
+      '--file',
+      file,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    return file;
+  }
+
+  /** Starts `kiln runner daemon` on a registration file. */
+  daemon(file: string, extra: string[] = []): Daemon {
+    const child = spawn(
+      process.execPath,
+      [MAIN, 'runner', 'daemon', '--file', file, '--workdir', join(this.dir, 'work'), ...extra],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const exit = new Promise<number | null>((resolve) =>
+      child.on('close', (code) => resolve(code)),
+    );
+    const daemon = { child, stderr: () => stderr, exit };
+    this.#daemons.push(daemon);
+    return daemon;
+  }
+
+  /** Commits `files` to a fresh history and pushes it as `main` (and `refs`); the commit id. */
+  async push(
+    full: string,
+    token: string,
+    files: Record<string, string>,
+    refs: readonly string[] = [],
+  ): Promise<string> {
+    const [owner = '', name = ''] = full.split('/');
+    const work = await this.git.init();
+    const sha = await this.git.commit(work, files, 'add CI');
+    await this.git.ok(
+      [
+        'push',
+        '-q',
+        repoUrl(this.kiln.url, owner, name, { token, as: 'password' }),
+        'main',
+        ...refs,
+      ],
+      {
+        cwd: work,
+      },
+    );
+    return sha;
+  }
+
+  /** GET under the repository's REST path, as JSON (or text for logs). */
+  async api(full: string, token: string, path: string): Promise<{ status: number; text: string }> {
+    const response = await fetch(`${this.kiln.url}/api/v1/repos/${full}${path}`, {
+      headers: { authorization: `token ${token}` },
+    });
+    return { status: response.status, text: await response.text() };
+  }
+
+  /** The repository's newest run, or undefined. */
+  async latestRun(full: string, token: string): Promise<Json | undefined> {
+    const runs = JSON.parse((await this.api(full, token, '/actions/runs')).text) as {
+      workflow_runs: Json[];
+    };
+    return runs.workflow_runs[0];
+  }
+
+  async close(): Promise<void> {
+    for (const daemon of this.#daemons) {
+      if (daemon.child.exitCode !== null || daemon.child.signalCode !== null) continue;
+      daemon.child.kill('SIGTERM');
+      await daemon.exit;
+    }
+    await this.git.dispose();
+    await this.kiln.close();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
