@@ -379,6 +379,15 @@ export const TABLE: Record<string, Entry> = {
   'GET /api/v1/repos/:owner/:name/actions/jobs/:job/logs': {
     skip: 'needs a job; readers and outsiders in test/actions/actions-api.test.ts',
   },
+  'POST /api/v1/repos/:owner/:name/actions/runs/:run/rerun': {
+    skip: 'needs a finished workflow run; writers and readers in test/actions/rerun.test.ts',
+  },
+  'POST /api/v1/repos/:owner/:name/actions/runs/:run/rerun-failed-jobs': {
+    skip: 'needs a finished workflow run; writers and readers in test/actions/rerun.test.ts',
+  },
+  'POST /api/v1/repos/:owner/:name/actions/runs/:run/jobs/:job/rerun': {
+    skip: 'needs a finished job; writers and readers in test/actions/rerun.test.ts',
+  },
   'GET /api/v1/repos/:owner/:name/statuses/:sha': {
     probes: [api('GET', (c) => r(`/statuses/${c.subject.sha}`)(c), 'read', [200])],
   },
@@ -681,6 +690,12 @@ function webEntries(): Record<string, Entry> {
     },
     'POST /repos/:owner/:name/actions/runs/:run/cancel': {
       skip: 'needs a running workflow run; writers, readers and outsiders in test/actions/actions-web.test.ts',
+    },
+    'POST /repos/:owner/:name/actions/runs/:run/rerun': {
+      skip: 'needs a finished workflow run; writers and readers in test/actions/rerun.test.ts',
+    },
+    'POST /repos/:owner/:name/actions/workflows/:file/dispatch': {
+      skip: 'needs a workflow file; writers and readers in test/actions/dispatch-web.test.ts',
     },
     'GET /repos/:owner/:name/actions/runs/:run/jobs/:job': {
       skip: 'needs a job; readers and outsiders in test/actions/actions-web.test.ts',
