@@ -54,93 +54,125 @@ export class WebhookNotifier {
 
   /** Subscribes to every source; called once by the composition root. */
   listen(sources: WebhookSources): void {
+    // Nothing is built for a repository no active hook could want: most have none, and a
+    // payload reads git (file lists, pull heads) and the database.
     const later =
-      <T>(work: (event: T) => Promise<void>) =>
+      <T>(repoOf: (event: T) => Repository, work: (event: T) => Promise<void>) =>
       async (event: T) => {
-        this.#later(() => work(event));
-      };
-    sources.pushes.subscribe(later((push: Push) => this.#push(push)));
-    sources.pullEvents.subscribe(
-      later(async ({ action, pull, base, head, actor }) => {
-        const visible = { repo: base, access: { level: 'admin' as const } };
-        const account = await this.#records.userById(actor.id);
-        const api = await this.#records.pull({ base: visible, head, pull });
-        const synced = action === 'synchronize';
-        await this.#send(base, {
-          event: 'pull_request',
-          eventType: synced ? 'pull_request_sync' : 'pull_request',
-          subscription: synced ? 'pull_request_sync' : 'pull_request',
-          payload: pullRequestPayload(synced ? 'synchronized' : 'opened', api, {
-            repository: await this.#records.repository(base),
-            sender: account,
-          }),
+        this.#later(async () => {
+          if (await this.#hooks.anyActiveFor(repoOf(event))) await work(event);
         });
-      }),
+      };
+    sources.pushes.subscribe(
+      later(
+        (push: Push) => push.repo,
+        (push) => this.#push(push),
+      ),
+    );
+    sources.pullEvents.subscribe(
+      later(
+        ({ base }) => base,
+        async ({ action, pull, base, head, actor }) => {
+          const visible = { repo: base, access: { level: 'admin' as const } };
+          const account = await this.#records.userById(actor.id);
+          const api = await this.#records.pull({ base: visible, head, pull });
+          const synced = action === 'synchronize';
+          await this.#send(base, {
+            event: 'pull_request',
+            eventType: synced ? 'pull_request_sync' : 'pull_request',
+            subscription: synced ? 'pull_request_sync' : 'pull_request',
+            payload: pullRequestPayload(synced ? 'synchronized' : 'opened', api, {
+              repository: await this.#records.repository(base),
+              sender: account,
+            }),
+          });
+        },
+      ),
     );
     sources.pulls.changed.subscribe(
-      later(async ({ action, context, actor }) => {
-        const api = await this.#records.pull(context);
-        await this.#send(context.base.repo, {
-          event: 'pull_request',
-          eventType: 'pull_request',
-          subscription: 'pull_request',
-          // Gitea reports a merge as `closed` with `merged: true`.
-          payload: pullRequestPayload(action === 'merged' ? 'closed' : action, api, {
-            repository: await this.#records.repository(context.base.repo),
-            sender: this.#records.user(actor),
-          }),
-        });
-      }),
+      later(
+        ({ context }) => context.base.repo,
+        async ({ action, context, actor }) => {
+          const api = await this.#records.pull(context);
+          await this.#send(context.base.repo, {
+            event: 'pull_request',
+            eventType: 'pull_request',
+            subscription: 'pull_request',
+            // Gitea reports a merge as `closed` with `merged: true`.
+            payload: pullRequestPayload(action === 'merged' ? 'closed' : action, api, {
+              repository: await this.#records.repository(context.base.repo),
+              sender: this.#records.user(actor),
+            }),
+          });
+        },
+      ),
     );
     sources.reviewComments.created.subscribe(
-      later(async ({ context, comment, actor }) => {
-        const api = await this.#records.pull(context);
-        const where = { repo: context.base.repo, number: context.pull.number, author: actor };
-        const apiComment = toApiReviewComment(comment, where, this.#records.context);
-        await this.#send(context.base.repo, {
-          event: 'pull_request_comment',
-          eventType: 'pull_request_review_comment',
-          subscription: 'pull_request_review_comment',
-          payload: reviewCommentPayload(api, apiComment, {
-            repository: await this.#records.repository(context.base.repo),
-            sender: this.#records.user(actor),
-          }),
-        });
-      }),
+      later(
+        ({ context }) => context.base.repo,
+        async ({ context, comment, actor }) => {
+          const api = await this.#records.pull(context);
+          const where = { repo: context.base.repo, number: context.pull.number, author: actor };
+          const apiComment = toApiReviewComment(comment, where, this.#records.context);
+          await this.#send(context.base.repo, {
+            event: 'pull_request_comment',
+            eventType: 'pull_request_review_comment',
+            subscription: 'pull_request_review_comment',
+            payload: reviewCommentPayload(api, apiComment, {
+              repository: await this.#records.repository(context.base.repo),
+              sender: this.#records.user(actor),
+            }),
+          });
+        },
+      ),
     );
     const release = (action: string) =>
-      later(async ({ repo, release: record, actor }: ReleaseEvent) => {
-        // A publication names no actor: its author published it (or the owner, once gone).
-        const sender = actor ?? record.author ?? repo.owner;
-        await this.#send(repo, {
-          event: 'release',
-          eventType: 'release',
-          subscription: 'release',
-          payload: releasePayload(action, toApiRelease(record, repo, this.#records.context), {
-            repository: await this.#records.repository(repo),
-            sender: this.#records.user(sender),
-          }),
-        });
-      });
+      later(
+        ({ repo }: ReleaseEvent) => repo,
+        async ({ repo, release: record, actor }: ReleaseEvent) => {
+          // A publication names no actor: its author published it (or the owner, once gone).
+          const sender = actor ?? record.author ?? repo.owner;
+          await this.#send(repo, {
+            event: 'release',
+            eventType: 'release',
+            subscription: 'release',
+            payload: releasePayload(action, toApiRelease(record, repo, this.#records.context), {
+              repository: await this.#records.repository(repo),
+              sender: this.#records.user(sender),
+            }),
+          });
+        },
+      );
     sources.releases.published.subscribe(release('published'));
     sources.releases.updated.subscribe(release('updated'));
     sources.releases.deleted.subscribe(release('deleted'));
-    sources.repos.created.subscribe(later((repo: Repository) => this.#repository(repo, 'created')));
+    sources.repos.created.subscribe(
+      later(
+        (repo: Repository) => repo,
+        (repo) => this.#repository(repo, 'created'),
+      ),
+    );
     sources.repos.deleted.subscribe(
-      later(({ repo, actor }) => this.#repository(repo, 'deleted', actor)),
+      later(
+        ({ repo }) => repo,
+        ({ repo, actor }) => this.#repository(repo, 'deleted', actor),
+      ),
     );
     sources.repos.forked.subscribe(
-      later(async ({ fork, source, actor }) => {
-        await this.#send(source, {
-          event: 'fork',
-          eventType: 'fork',
-          subscription: 'fork',
-          payload: forkPayload(await this.#records.repository(fork), {
-            repository: await this.#records.repository(source),
-            sender: this.#records.user(actor),
-          }),
-        });
-      }),
+      later(
+        ({ source }) => source,
+        async ({ fork, source, actor }) => {
+          await this.#send(source, {
+            event: 'fork',
+            eventType: 'fork',
+            subscription: 'fork',
+            payload: forkPayload(await this.#records.repository(fork), {
+              repository: await this.#records.repository(source),
+              sender: this.#records.user(actor),
+            }),
+          });
+        },
+      ),
     );
   }
 

@@ -194,18 +194,18 @@ export class WebhookService {
    * hooks), which holds by construction: no other owner is ever asked.
    */
   async dispatch(repo: Repository, event: OutgoingEvent, format: PayloadFormatter): Promise<void> {
-    const owners: HookOwner[] = [
-      { kind: 'repo', id: repo.id },
-      { kind: 'system', id: '' },
-    ];
-    if (repo.owner.kind === 'org') owners.push({ kind: 'org', id: repo.owner.id });
-    const candidates = await this.#deps.hooks.activeFor(owners);
+    const candidates = await this.#deps.hooks.activeFor(ownersOf(repo));
     const wanted = candidates.filter(
       (hook) =>
         subscribes(hook.events, event.subscription) &&
         (event.branch === null || branchMatches(hook.branchFilter, event.branch)),
     );
     await this.#enqueue(wanted, event, format);
+  }
+
+  /** Whether any active hook could hear of this repository's events (before building one). */
+  async anyActiveFor(repo: Repository): Promise<boolean> {
+    return (await this.#deps.hooks.activeFor(ownersOf(repo))).length > 0;
   }
 
   async #enqueue(hooks: readonly Webhook[], event: OutgoingEvent, format: PayloadFormatter) {
@@ -296,4 +296,14 @@ function checkEvents(events: readonly string[]): HookEvent[] {
     }
   }
   return [...new Set(events)] as HookEvent[];
+}
+
+/** Whose hooks hear of a repository's events: its own, its organisation's and the system's. */
+function ownersOf(repo: Repository): HookOwner[] {
+  const owners: HookOwner[] = [
+    { kind: 'repo', id: repo.id },
+    { kind: 'system', id: '' },
+  ];
+  if (repo.owner.kind === 'org') owners.push({ kind: 'org', id: repo.owner.id });
+  return owners;
 }
