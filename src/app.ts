@@ -7,6 +7,7 @@ import { HealthService } from './domain/admin/health.service.ts';
 import { BranchService } from './domain/branches/branch.service.ts';
 import { CommitAuthorStore } from './domain/branches/commit-author.store.ts';
 import { CommitStatusService } from './domain/branches/commit-status.service.ts';
+import { subscribeCiToPulls } from './domain/ci/ci-pulls.ts';
 import { subscribeCiToPushes } from './domain/ci/ci-pushes.ts';
 import { CiSecretService } from './domain/ci/ci-secret.service.ts';
 import { CiSettingStore } from './domain/ci/ci-setting.store.ts';
@@ -160,9 +161,9 @@ export async function createApp(config: Config): Promise<App> {
     users,
     catFiles: git.catFiles,
     events: pullEvents,
-    onEventError: (error) => {
-      process.stderr.write(`kiln: pull request listener failed: ${String(error)}\n`);
-    },
+  });
+  pullEvents.onError((error) => {
+    process.stderr.write(`kiln: pull request listener failed: ${String(error)}\n`);
   });
   const releaseStore = new ReleaseStore(db);
   const tags = new TagService(repos, releaseStore, git.catFiles);
@@ -197,9 +198,9 @@ export async function createApp(config: Config): Promise<App> {
     schedules: ciSchedules,
   });
   ciSchedules.startRunsWith((repoId, file) => ciTriggers.onSchedule(repoId, file));
-  pullEvents.subscribe(async (event) => {
-    await ciTriggers.onPull(event);
-  });
+  // What reacts to a pull request change, in the order it hears of it: CI, then webhooks
+  // (subscribed in startWebhooks).
+  subscribeCiToPulls(pullEvents, ciTriggers);
   const releases = new ReleaseService(repos, releaseStore, tags);
   const reportFederation = (error: unknown) => {
     process.stderr.write(`kiln: federation work failed: ${String(error)}\n`);

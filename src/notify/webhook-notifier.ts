@@ -1,5 +1,4 @@
-import type { PullService } from '../domain/pulls/pull.service.ts';
-import type { PullEvents } from '../domain/pulls/pull-events.ts';
+import type { PullEvent, PullEvents } from '../domain/pulls/pull-events.ts';
 import type { ReviewCommentService } from '../domain/pulls/review-comment.service.ts';
 import type { ReleaseService } from '../domain/releases/release.service.ts';
 import type { Push, PushEvents } from '../domain/repos/push-events.ts';
@@ -29,7 +28,6 @@ import type { WebhookRecords } from './webhook-records.ts';
 export type WebhookSources = {
   readonly pushes: PushEvents;
   readonly pullEvents: PullEvents;
-  readonly pulls: PullService;
   readonly reviewComments: ReviewCommentService;
   readonly releases: ReleaseService;
   readonly repos: RepoService;
@@ -71,47 +69,15 @@ export class WebhookNotifier {
     );
     sources.pullEvents.subscribe(
       later(
-        ({ base }) => base,
-        async ({ action, pull, base, head, actor }) => {
-          const visible = { repo: base, access: { level: 'admin' as const } };
-          const account = await this.#records.userById(actor.id);
-          const api = await this.#records.pull({ base: visible, head, pull });
-          const synced = action === 'synchronize';
-          await this.#send(base, {
-            event: 'pull_request',
-            eventType: synced ? 'pull_request_sync' : 'pull_request',
-            subscription: synced ? 'pull_request_sync' : 'pull_request',
-            payload: pullRequestPayload(synced ? 'synchronized' : 'opened', api, {
-              repository: await this.#records.repository(base),
-              sender: account,
-            }),
-          });
-        },
-      ),
-    );
-    sources.pulls.changed.subscribe(
-      later(
-        ({ context }) => context.base.repo,
-        async ({ action, context, actor }) => {
-          const api = await this.#records.pull(context);
-          await this.#send(context.base.repo, {
-            event: 'pull_request',
-            eventType: 'pull_request',
-            subscription: 'pull_request',
-            // Gitea reports a merge as `closed` with `merged: true`.
-            payload: pullRequestPayload(action === 'merged' ? 'closed' : action, api, {
-              repository: await this.#records.repository(context.base.repo),
-              sender: this.#records.user(actor),
-            }),
-          });
-        },
+        (event: PullEvent) => event.context.base,
+        (event) => this.#pull(event),
       ),
     );
     sources.reviewComments.created.subscribe(
       later(
         ({ context }) => context.base.repo,
         async ({ context, comment, actor }) => {
-          const api = await this.#records.pull(context);
+          const api = await this.#records.pull({ ...context, base: context.base.repo });
           const where = { repo: context.base.repo, number: context.pull.number, author: actor };
           const apiComment = toApiReviewComment(comment, where, this.#records.context);
           await this.#send(context.base.repo, {
@@ -242,6 +208,20 @@ export class WebhookNotifier {
     );
   }
 
+  async #pull(event: PullEvent): Promise<void> {
+    const { context, actor } = event;
+    const { action, type } = pullHookOf(event);
+    await this.#send(context.base, {
+      event: 'pull_request',
+      eventType: type,
+      subscription: type,
+      payload: pullRequestPayload(action, await this.#records.pull(context), {
+        repository: await this.#records.repository(context.base),
+        sender: this.#records.user(actor),
+      }),
+    });
+  }
+
   async #repository(repo: Repository, action: 'created' | 'deleted', actor?: Account) {
     const owner = repo.owner;
     await this.#send(repo, {
@@ -315,6 +295,21 @@ export class WebhookNotifier {
       });
     }
   }
+}
+
+/**
+ * A pull request change in Gitea's words: the same action names, but new commits come under
+ * their own event type (`pull_request_sync`), and a merge is `closed` (the pull record it carries
+ * says `merged: true`). Pure.
+ */
+export function pullHookOf(event: Pick<PullEvent, 'action'>): {
+  readonly action: string;
+  readonly type: 'pull_request' | 'pull_request_sync';
+} {
+  return {
+    action: event.action,
+    type: event.action === 'synchronized' ? 'pull_request_sync' : 'pull_request',
+  };
 }
 
 type ReleaseEvent = {

@@ -1,6 +1,7 @@
 import type { CommitAuthorStore } from '../domain/branches/commit-author.store.ts';
 import type { PushHistory } from '../domain/code/push-history.ts';
-import type { PullInContext, PullService } from '../domain/pulls/pull.service.ts';
+import type { PullService } from '../domain/pulls/pull.service.ts';
+import type { PullEvent } from '../domain/pulls/pull-events.ts';
 import type { RepoService } from '../domain/repos/repo.service.ts';
 import type { Repository } from '../domain/repos/repo.types.ts';
 import type { UserService } from '../domain/users/user.service.ts';
@@ -78,7 +79,8 @@ export class WebhookRecords {
     );
   }
 
-  async pull(item: PullInContext): Promise<ApiPullRequest> {
+  /** The pull as REST shows it; a payload speaks to no reader, so no access is needed. */
+  async pull(item: PullEvent['context']): Promise<ApiPullRequest> {
     const { pull, base, head } = item;
     const { pulls, users } = this.#deps;
     const ids = [pull.authorId, pull.assigneeId, pull.mergedById].filter(
@@ -86,9 +88,9 @@ export class WebhookRecords {
     );
     const [accounts, baseFacts, headFacts, baseSha, headTip, counts] = await Promise.all([
       users.findManyByIds(ids),
-      this.repoFacts(base.repo),
+      this.repoFacts(base),
       head ? this.repoFacts(head) : null,
-      pulls.branchTip(base.repo, pull.baseBranch),
+      pulls.branchTip(base, pull.baseBranch),
       head && pull.state === 'open' ? pulls.branchTip(head, pull.headBranch) : undefined,
       pulls.reviewCommentCounts([pull]),
     ]);

@@ -216,6 +216,40 @@ describe('pull requests and review comments', () => {
     expect(merged.pull_request.merged).toBe(true);
     expectGiteaDefinition(merged.pull_request, 'PullRequest');
   });
+  it('announces each change of a pull once: closing, reopening or merging sends no opened', async () => {
+    await client.ok(['checkout', '-q', '-b', 'solo', 'origin/main'], { cwd: work });
+    await client.commit(work, { 'solo.txt': 'solo\n' }, 'solo');
+    await client.ok(['push', '-q', 'origin', 'solo'], { cwd: work });
+    const pulls = `/repos/${alice.handle}/app/pulls`;
+    const opened = await rest(pulls, 'POST', { title: 'Solo', head: 'solo', base: 'main' });
+    expect(opened.status).toBe(201);
+    const { number } = await json(opened);
+    const isPull = (action: string) => (entry: Received) =>
+      entry.headers['x-gitea-event'] === 'pull_request' &&
+      payloadOf(entry).action === action &&
+      payloadOf(entry).number === number;
+    await receiver.waitFor(isPull('opened'));
+    const patch = (body: object) => rest(`${pulls}/${number}`, 'PATCH', body);
+    expect((await patch({ state: 'closed' })).status).toBe(201);
+    await receiver.waitFor(isPull('closed'));
+    expect((await patch({ state: 'open' })).status).toBe(201);
+    await receiver.waitFor(isPull('reopened'));
+    const merge = await rest(`${pulls}/${number}/merge`, 'POST', { Do: 'merge' });
+    expect(merge.status).toBe(200);
+    await receiver.waitFor(isPull('closed'), 2);
+    const queued = await kiln.app.database.db
+      .selectFrom('webhook_deliveries')
+      .select('payload')
+      .where('event', '=', 'pull_request')
+      .execute();
+    const actions = queued
+      .map((row) => JSON.parse(row.payload))
+      .filter((payload) => payload.number === number)
+      .map((payload) => payload.action)
+      .sort();
+    expect(actions).toEqual(['closed', 'closed', 'opened', 'reopened']);
+    expect(receiver.received.filter(isPull('opened'))).toHaveLength(1);
+  });
 });
 
 describe('releases', () => {

@@ -1,8 +1,8 @@
 import type { RefChange } from '../../git/refs.ts';
 import type { WorkflowFile } from '../../git/workflow-files.ts';
-import type { PullEvent } from '../pulls/pull-events.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { Repository } from '../repos/repo.types.ts';
+import type { PullTrigger } from './pull-trigger.ts';
 
 /**
  * What a run records about the event that started it: the webhook-shaped payload a job sees as
@@ -36,7 +36,7 @@ export function pushPayload(push: Push, change: RefChange, sha: string, title: s
 }
 
 /** The webhook-shaped pull request payload (Gitea's field names). */
-export function pullPayload(event: PullEvent) {
+export function pullPayload(event: PullTrigger) {
   const repo = (r: Repository) => ({
     name: r.name,
     full_name: `${r.owner.handle}/${r.name}`,
@@ -46,7 +46,7 @@ export function pullPayload(event: PullEvent) {
   });
   const { pull } = event;
   return {
-    action: event.action,
+    action: event.type,
     number: pull.number,
     pull_request: {
       number: pull.number,

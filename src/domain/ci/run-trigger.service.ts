@@ -4,13 +4,13 @@ import { readCommit } from '../../git/read-objects.ts';
 import { findBranch, type RefChange } from '../../git/refs.ts';
 import { changedPaths, readWorkflowFiles, type WorkflowFile } from '../../git/workflow-files.ts';
 import { Invalid } from '../errors.ts';
-import type { PullEvent } from '../pulls/pull-events.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import { atLeast, type Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import { fileName, githubContext } from './event-payloads.ts';
+import type { PullTrigger } from './pull-trigger.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import type { ScheduleService } from './schedule.service.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
@@ -69,13 +69,13 @@ export class RunTriggerService {
   }
 
   /**
-   * The `PullEvents` listener: runs the base repository's `on: pull_request` workflows as they
+   * What a pull request change starts (`subscribeCiToPulls`): runs the base repository's `on: pull_request` workflows as they
    * are at the pull's head commit (Gitea's choice), on `refs/pull/N/head`, for every action a
    * workflow may name (opened, synchronize, reopened, closed; `types` defaults to the first
    * three, as on GitHub). A pull from a fork is marked so, and its jobs get no secrets but the
    * task token.
    */
-  async onPull(event: PullEvent): Promise<WorkflowRun[]> {
+  async onPull(event: PullTrigger): Promise<WorkflowRun[]> {
     const { pull } = event;
     const sha = pull.headSha;
     const handle = this.#deps.repos.handle(event.base);

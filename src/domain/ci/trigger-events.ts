@@ -1,8 +1,8 @@
 import type { RefChange } from '../../git/refs.ts';
 import { pullHeadRef } from '../pulls/pull.types.ts';
-import type { PullEvent } from '../pulls/pull-events.ts';
 import type { Push } from '../repos/push-events.ts';
 import { githubContext, pullPayload, pushPayload } from './event-payloads.ts';
+import type { PullTrigger } from './pull-trigger.ts';
 import { matchesPull, matchesPush, type Triggers } from './workflow/triggers.ts';
 import type { NewRun } from './workflow-run.store.ts';
 
@@ -45,7 +45,7 @@ export function pushTriggered(
  * run, else the head commit's subject. A pull from a fork is marked so (no secrets). Pure.
  */
 export function pullTriggered(
-  event: PullEvent,
+  event: PullTrigger,
   title: string,
   changed: readonly string[],
 ): Triggered {
@@ -74,7 +74,7 @@ export function pullTriggered(
     },
     matches: (triggers) =>
       matchesPull(triggers, {
-        action: event.action,
+        action: event.type,
         baseBranch: pull.baseBranch,
         changedPaths: changed,
       }),

@@ -1,55 +1,39 @@
-import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
+import { Listeners } from '../../lib/listeners.ts';
+import type { Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { Pull } from './pull.types.ts';
 
-/** What happened to a pull request, in the words of `on: pull_request: types`. */
-export type PullAction = 'opened' | 'synchronize' | 'reopened' | 'closed';
+/**
+ * What happened to a pull request, in Kiln's own words. Each subscriber maps it to its own
+ * vocabulary: CI to GitHub's `on: pull_request: types`, webhooks to Gitea's actions.
+ */
+export type PullAction = 'opened' | 'synchronized' | 'edited' | 'closed' | 'reopened';
 
-/** Something that happened to a pull request, as workflows (`on: pull_request`) name it. */
+/**
+ * One change to a pull request, announced once to every subscriber. The repositories carry no
+ * reader's access: the change happened whoever may read it later.
+ */
 export type PullEvent = {
   readonly action: PullAction;
-  readonly base: Repository;
-  /** The repository the head branch lives in (the base itself, or a fork). */
-  readonly head: Repository;
-  readonly pull: Pull;
-  /** Who caused it: the author on open, the pusher on synchronize, the editor on close/reopen. */
-  readonly actor: { readonly id: string; readonly handle: string };
-};
-
-/** A later change to a pull: its state, its text, or its merge. */
-export type PullChange = {
-  readonly action: 'closed' | 'reopened' | 'edited' | 'merged';
-  /** The pull as it is after the change, in its base repository. */
+  /**
+   * The pull as it is after the change, with the repositories it joins. The head is null once
+   * the head repository is gone or hidden from the base's readers (see `headFeedsBase`).
+   */
   readonly context: {
-    readonly base: VisibleRepo;
+    readonly base: Repository;
     readonly head: Repository | null;
     readonly pull: Pull;
   };
+  /** Who caused it: the author on open, the pusher on synchronize, the editor or merger else. */
   readonly actor: User;
+  /** True only on the `closed` that a merge causes. */
+  readonly merged: boolean;
 };
 
-export type PullListener = (event: PullEvent) => Promise<void>;
-
 /**
- * Pull request events for whatever reacts to them (CI today), subscribed in the composition root
- * so that `PullService` does not know its listeners. Listeners run after the pull is stored and
- * its head recorded; one failing does not stop the others, and never undoes the change.
+ * The one place pull request changes are announced, subscribed in the composition root so that
+ * the pull services do not know their listeners (CI, webhooks). Listeners run after the change
+ * is stored, one after the other in the order they subscribed; one failing is reported to
+ * `onError` and neither stops the others nor fails or undoes the change.
  */
-export class PullEvents {
-  readonly #listeners: PullListener[] = [];
-
-  subscribe(listener: PullListener): void {
-    this.#listeners.push(listener);
-  }
-
-  /** Runs every listener; resolves once all have run, reporting failures to `onError`. */
-  async publish(event: PullEvent, onError: (error: unknown) => void): Promise<void> {
-    for (const listener of this.#listeners) {
-      try {
-        await listener(event);
-      } catch (error) {
-        onError(error);
-      }
-    }
-  }
-}
+export class PullEvents extends Listeners<PullEvent> {}

@@ -6,7 +6,6 @@ import { type Commit, readCommit } from '../../git/read-objects.ts';
 import { readRefFiles } from '../../git/read-ref.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
 import { newId } from '../../lib/ids.ts';
-import { Listeners } from '../../lib/listeners.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Page } from '../repos/repo.store.ts';
@@ -22,17 +21,15 @@ import {
   type PullStateFilter,
   pullHeadRef,
 } from './pull.types.ts';
-import type { PullChange, PullEvent, PullEvents } from './pull-events.ts';
+import type { PullAction, PullEvent, PullEvents } from './pull-events.ts';
 
 export type PullDeps = {
   readonly store: PullStore;
   readonly repos: RepoService;
   readonly users: UserService;
   readonly catFiles: CatFilePool;
-  /** Where `opened` and `synchronize` are announced (CI); optional so tools can leave it out. */
-  readonly events?: PullEvents;
-  /** Where a failing event listener is reported. */
-  readonly onEventError?: (error: unknown) => void;
+  /** Where every change to a pull is announced (CI, webhooks); optional so tools can leave it out. */
+  readonly events?: Pick<PullEvents, 'emit'>;
 };
 
 /**
@@ -74,6 +71,11 @@ function inContext(base: VisibleRepo, pull: Pull, head: Repository | undefined):
   return { base, head: null, pull: withHeadConcealed(pull) };
 }
 
+/** A pull as it is announced: with its repositories, without any reader's access. */
+function announced({ base, head, pull }: PullInContext): PullEvent['context'] {
+  return { base: base.repo, head, pull };
+}
+
 function checkText(title: string | undefined, body: string | undefined): void {
   if (title !== undefined && (title.trim() === '' || title.length > MAX_TITLE_LENGTH)) {
     throw new Invalid(`title must be 1 to ${MAX_TITLE_LENGTH} characters`);
@@ -89,11 +91,6 @@ function checkText(title: string | undefined, body: string | undefined): void {
  */
 export class PullService {
   readonly #deps: PullDeps;
-  /**
-   * Announces what happens to a pull after it was opened: closed, reopened, edited, and merged
-   * (announced by PullMergeService), with the pull as it now is and who did it.
-   */
-  readonly changed = new Listeners<PullChange>();
 
   constructor(deps: PullDeps) {
     this.#deps = deps;
@@ -144,7 +141,12 @@ export class PullService {
       createdAt: now,
     });
     await this.#recordHead(base.repo, head.repo, pull.number, headTip);
-    await this.#announce({ action: 'opened', base: base.repo, head: head.repo, pull, actor });
+    await this.#announce({
+      action: 'opened',
+      context: { base: base.repo, head: head.repo, pull },
+      actor,
+      merged: false,
+    });
     return { base, head: head.repo, pull };
   }
 
@@ -242,10 +244,8 @@ export class PullService {
     }
     await this.#deps.store.update(pull.id, update);
     const updated = await this.get(actor, owner, name, number);
-    if (update.state !== undefined) {
-      await this.#announceState(updated, update.state === 'closed' ? 'closed' : 'reopened', actor);
-    }
-    const action =
+    // One announcement per change: a new state says more than a new text sent with it.
+    const action: PullAction | undefined =
       update.state === 'closed'
         ? 'closed'
         : update.state === 'open'
@@ -253,27 +253,14 @@ export class PullService {
           : update.title !== undefined || update.body !== undefined
             ? 'edited'
             : undefined;
-    if (action) await this.changed.emit({ action, context: updated, actor });
+    if (action) await this.#announce({ action, context: announced(updated), actor, merged: false });
     return updated;
   }
 
-  /** Tells the listeners that a merge closed the pull (`closed`, the pull marked merged). */
+  /** Tells the listeners that a merge closed the pull (`closed`, with `merged` set). */
   async announceMerged(actor: User, owner: string, name: string, number: number): Promise<void> {
     const merged = await this.get(actor, owner, name, number);
-    await this.#announceState(merged, 'closed', actor);
-    await this.changed.emit({ action: 'merged', context: merged, actor });
-  }
-
-  async #announceState(found: PullInContext, action: 'closed' | 'reopened', actor: User) {
-    // A head repository that is gone leaves nothing a workflow could be read from.
-    if (found.head === null) return;
-    await this.#announce({
-      action,
-      base: found.base.repo,
-      head: found.head,
-      pull: found.pull,
-      actor,
-    });
+    await this.#announce({ action: 'closed', context: announced(merged), actor, merged: true });
   }
 
   /**
@@ -417,7 +404,7 @@ export class PullService {
     headRepo: Repository,
     branch: string,
     newSha: string,
-    pusher?: { readonly id: string; readonly handle: string },
+    pusher?: User,
   ): Promise<void> {
     for (const pull of await this.#deps.store.listOpenByHead(headRepo.id, branch)) {
       const base =
@@ -429,20 +416,19 @@ export class PullService {
       // A pull opened on this very tip (while the push was still being announced) has
       // already been announced as opened.
       if (pusher !== undefined && pull.headSha !== newSha) {
-        const moved = { ...pull, headSha: newSha };
         await this.#announce({
-          action: 'synchronize',
-          base,
-          head: headRepo,
-          pull: moved,
+          action: 'synchronized',
+          context: { base, head: headRepo, pull: { ...pull, headSha: newSha } },
           actor: pusher,
+          merged: false,
         });
       }
     }
   }
 
+  /** Never throws: the listeners' failures go to where `PullEvents.onError` points. */
   async #announce(event: PullEvent): Promise<void> {
-    await this.#deps.events?.publish(event, this.#deps.onEventError ?? (() => undefined));
+    await this.#deps.events?.emit(event);
   }
 
   /** Brings the head commit into the base repository under `refs/pull/N/head`. */
