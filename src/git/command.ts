@@ -201,6 +201,11 @@ export function spawnGit(args: readonly string[], options: SpawnGitOptions = {})
 
 let spawner: GitSpawner | undefined;
 
+/** Process id of the git spawner, once started (diagnostics and tests). */
+export function gitSpawnerPid(): number | undefined {
+  return spawner?.pid;
+}
+
 /**
  * Starts git through the spawner (one helper process forked once, so the server's event loop never
  * waits for a fork of the whole server), or directly when `KILN_GIT_SPAWNER=0`.

@@ -117,4 +117,9 @@ process.on('disconnect', () => {
   process.exit(0);
 });
 
+// Signals meant for the server's whole process group (Ctrl-C in a terminal, a service manager
+// stopping it) must not stop the helper first: the server may still be finishing clones while it
+// shuts down. The helper leaves when the server does (above).
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => {});
+
 send({ type: 'ready' });
