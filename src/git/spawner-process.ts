@@ -68,17 +68,23 @@ function send(message: object, handle?: RawHandle): void {
 
 function start(request: SpawnRequest, stdoutTo: RawHandle | undefined): void {
   const { id } = request;
-  const child = spawn('git', request.args, {
-    cwd: request.cwd,
-    env: request.env,
-    stdio: ['pipe', (stdoutTo as never) ?? 'pipe', 'pipe'],
-    // Its own process group, so that stopping git also stops what git started.
-    detached: true,
-  });
-  if (stdoutTo) {
+  let child: ChildProcess;
+  try {
+    child = spawn('git', request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      stdio: ['pipe', (stdoutTo as never) ?? 'pipe', 'pipe'],
+      // Its own process group, so that stopping git also stops what git started.
+      detached: true,
+    });
+  } finally {
     // libuv made the shared descriptor blocking for git; the server's end must stay non-blocking.
-    stdoutTo.setBlocking?.(false);
-    stdoutTo.close();
+    // This copy of the client's socket must not outlive the start, or the connection would stay
+    // open after the server closed it.
+    if (stdoutTo) {
+      stdoutTo.setBlocking?.(false);
+      stdoutTo.close();
+    }
   }
   const pipes = [child.stdin, child.stdout, child.stderr].map((s) => (s ? detach(s as Socket) : s));
   if (child.pid === undefined) {
