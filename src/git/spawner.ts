@@ -42,13 +42,19 @@ export class GitSpawner {
     if (!helper) return spawnDirectly(launch);
     const id = this.#nextId++;
     const git = new SpawnedGit(launch.stdoutTo !== undefined, (signal) => {
-      if (this.#child === helper && helper.connected) helper.send({ type: 'kill', id, signal });
+      // A helper gone meanwhile is taken care of by #lost; nothing to report here.
+      if (this.#child === helper && helper.connected)
+        helper.send({ type: 'kill', id, signal }, ignore);
     });
     this.#running.set(id, { git, launch });
     helper.channel?.ref();
     const { args, cwd, env } = launch;
     const request = { type: 'spawn', id, args, cwd, env, stdoutTo: stdoutHandle !== undefined };
-    helper.send(request, stdoutHandle as never, { keepOpen: true });
+    // A request that cannot be sent (the helper going, the client's socket closed before its turn)
+    // fails its command alone; the helper's other commands go on.
+    helper.send(request, stdoutHandle as never, { keepOpen: true }, (error) => {
+      if (error) this.#finish(id, failure(error.message));
+    });
     return git;
   }
 
@@ -75,7 +81,10 @@ export class GitSpawner {
     this.#ready = false;
     child.unref();
     child.on('message', (message: Message, handle?: unknown) => this.#receive(message, handle));
-    child.once('error', () => child.kill('SIGKILL'));
+    // Errors of sends are reported to their callbacks; one here means the helper never started.
+    child.on('error', () => {
+      if (child.pid === undefined) this.#lost(child);
+    });
     child.once('exit', () => this.#lost(child));
     return child;
   }
@@ -119,6 +128,8 @@ export class GitSpawner {
     }
   }
 }
+
+const ignore = () => {};
 
 function failure(message: string): Partial<GitChildEnd> {
   return { error: new Error(`could not start git: ${message}`), started: false };
