@@ -118,10 +118,18 @@ process.on('message', (message: SpawnRequest | KillRequest, handle?: RawHandle) 
 
 // The server is gone (exited, crashed or killed): nothing may outlive it, so every git still
 // running is stopped, with whatever it started, before this process leaves.
-process.on('disconnect', () => {
+function leave(): void {
   for (const child of running.values()) signalGroup(child, 'SIGKILL');
   process.exit(0);
-});
+}
+process.on('disconnect', leave);
+// Node holds 'disconnect' back while a handle it sent waits for the server's acknowledgement,
+// which never comes from a server that died meanwhile; the channel is then already marked
+// disconnected, and the server's death also shows as a new parent.
+const server = process.ppid;
+setInterval(() => {
+  if (!process.connected || process.ppid !== server) leave();
+}, 500).unref();
 
 // Signals meant for the server's whole process group (Ctrl-C in a terminal, a service manager
 // stopping it) must not stop the helper first: the server may still be finishing clones while it
