@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Unavailable } from '../domain/errors.ts';
 import { gitSpawnerPid, runGit, spawnGit } from './command.ts';
+import { signalGroup } from './git-child.ts';
 import { GitError } from './git-error.ts';
+import { GitSpawner } from './spawner.ts';
 
 /** A git command that runs a shell command (git's own aliases), e.g. one that sleeps. */
 const alias = (command: string) => ['-c', `alias.x=!${command}`, 'x'];
@@ -150,9 +152,28 @@ describe('the spawner', () => {
     const script = fileURLToPath(new URL('./spawner-orphan.fixture.ts', import.meta.url));
     const server = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
     const [line] = (await once(server.stdout, 'data')) as [Buffer];
-    const gitPid = Number(line.toString().trim());
-    expect(groupAlive(gitPid)).toBe(true);
+    const gitPids = line.toString().trim().split(' ').map(Number);
+    expect(gitPids).toHaveLength(5);
     server.kill('SIGKILL');
-    expect(await gone(gitPid)).toBe(true);
+    for (const pid of gitPids) expect(await gone(pid)).toBe(true);
   }, 20_000);
+
+  it('starts git directly when the helper cannot start', async () => {
+    const spawner = new GitSpawner({ script: '/nonexistent/spawner.ts' });
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+    const reads = ['first', 'second'].map(async (word) => {
+      const child = spawner.start({ args: alias(`echo ${word}`), cwd: undefined, env });
+      child.stdin.end();
+      const chunks: Buffer[] = [];
+      child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const end = await child.ended;
+      signalGroup(child.pid, 'SIGKILL');
+      return { end, text: Buffer.concat(chunks).toString() };
+    });
+    for (const [i, read] of (await Promise.all(reads)).entries()) {
+      expect(read.end).toMatchObject({ code: 0, started: true });
+      expect(read.text).toBe(`${['first', 'second'][i]}\n`);
+    }
+    expect(spawner.pid).toBeUndefined();
+  });
 });

@@ -29,11 +29,17 @@ type Message =
  * command from then on is started directly.
  */
 export class GitSpawner {
+  /** The helper's script; another only in tests (one that cannot start, say). */
+  readonly #script: string;
   #child: ChildProcess | undefined;
   #ready = false;
   #broken = false;
   #nextId = 1;
   readonly #running = new Map<number, { git: SpawnedGit; launch: GitLaunch }>();
+
+  constructor(options: { script?: string } = {}) {
+    this.#script = options.script ?? SCRIPT;
+  }
 
   /** Starts git; the returned pipes work at once, though git starts a moment later. */
   start(launch: GitLaunch): GitChild {
@@ -67,7 +73,7 @@ export class GitSpawner {
     if (this.#child) return this.#child;
     let child: ChildProcess;
     try {
-      child = fork(SCRIPT, [], {
+      child = fork(this.#script, [], {
         // A small heap and no flags of the server's: the helper holds almost nothing.
         execArgv: ['--max-old-space-size=16', '--disable-warning=ExperimentalWarning'],
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
