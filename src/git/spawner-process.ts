@@ -1,9 +1,9 @@
 /**
  * The git spawner: a small Node process, started once by the server (`spawner.ts`), that starts
  * git on the server's behalf. Starting a process from Node forks the whole calling process, whose
- * page tables the kernel copies while the caller's thread waits; forking this process, which holds
- * a few megabytes, costs a fraction of forking the server, and the server's event loop does not
- * wait for it at all.
+ * page tables the kernel copies while the caller's thread waits; forking this process (about
+ * 25 MB of its own, and the `node` binary's pages it shares) costs a fraction of forking the
+ * server, and the server's event loop does not wait for it at all.
  *
  * For each request it starts git with piped stdio and hands the three pipe ends back over the IPC
  * channel (the descriptors move; no data passes through here), then reports git's exit. It loads
