@@ -9,8 +9,12 @@
  * 4. The baseline of the same run: the same kinds of page (home with README, file views,
  *    releases, a pull request) with ordinary content, same clients, before the crafted content
  *    is pushed. Crafted ÷ ordinary event-loop delay p99 shows what rendering adds (target ≤ 2).
+ * 5. Event-loop delay p99 and `/healthz` p99 ÷ idle while clients clone and push (bench/_git-load.ts),
+ *    in rounds alternating between a fresh process starting git through its spawner and one
+ *    starting git directly (`KILN_GIT_SPAWNER=0`): the spawner's figures against the targets
+ *    (≤ 50 ms, ≤ 3), the direct ones beside them as the baseline.
  *
- *   node bench/render-load.ts [--idle 8] [--load 20]
+ *   node bench/render-load.ts [--idle 8] [--load 15] [--git 10]
  *
  * Kiln is a real `node src/main.ts serve` child process (the hostile suites' harness); the delay
  * comes from its own `/metrics` (prom-client samples `monitorEventLoopDelay` every 10 ms and
@@ -21,21 +25,28 @@
  */
 import { parseArgs } from 'node:util';
 import { seedCraftedContent } from '../test/hostile/crafted-content.ts';
-import { hostileWorld } from '../test/hostile/support.ts';
+import { type HostileWorld, hostileWorld } from '../test/hostile/support.ts';
+import type { KilnProcess } from '../test/replicas/kiln-process.ts';
+import { gitLoad } from './_git-load.ts';
 
 const { values: args } = parseArgs({
-  options: { idle: { type: 'string', default: '8' }, load: { type: 'string', default: '15' } },
+  options: {
+    idle: { type: 'string', default: '8' },
+    load: { type: 'string', default: '15' },
+    git: { type: 'string', default: '10' },
+  },
 });
 const IDLE_MS = Number(args.idle) * 1000;
 const LOAD_MS = Number(args.load) * 1000;
+const GIT_MS = Number(args.git) * 1000;
 const CLIENTS = 8;
 /** prom-client's default `eventLoopMonitoringPrecision`. */
 const SAMPLE_MS = 10;
 
 const deadline = setTimeout(() => {
-  process.stderr.write('render-load: gave up after 3 minutes\n');
+  process.stderr.write('render-load: gave up after 5 minutes\n');
   process.exit(2);
-}, 180_000);
+}, 300_000);
 deadline.unref();
 
 function quantile(values: readonly number[], q: number): number {
@@ -87,6 +98,59 @@ async function loadPhase(url: string, pages: readonly string[]): Promise<Phase> 
   return { delayP99: await loopDelayP99(url), health, statuses };
 }
 
+type GitRound = {
+  readonly direct: boolean;
+  readonly delayP99: number;
+  readonly health: number[];
+  readonly operations: number;
+  readonly rssMb: number;
+};
+
+/**
+ * Clones and pushes against a fresh Kiln process, git started directly or through the spawner,
+ * while `/healthz` is probed; a first short load (not counted) warms the process up.
+ */
+async function gitRound(world: HostileWorld, direct: boolean): Promise<[GitRound, KilnProcess]> {
+  const kiln = await world.deployment.start(direct ? { KILN_GIT_SPAWNER: '0' } : {});
+  const target = { url: kiln.url, owner: world.owner, repo: world.repo, token: world.token };
+  await gitLoad(target, 1_000);
+  await loopDelayP99(kiln.url);
+  const [operations, health] = await Promise.all([
+    gitLoad(target, GIT_MS),
+    probeHealth(kiln.url, GIT_MS),
+  ]);
+  const delayP99 = await loopDelayP99(kiln.url);
+  return [{ direct, delayP99, health, operations, rssMb: kiln.rssBytes() / 2 ** 20 }, kiln];
+}
+
+/** Rounds alternating direct and spawner, each on a fresh process. */
+async function gitRounds(world: HostileWorld): Promise<GitRound[]> {
+  await world.kiln.stop();
+  const rounds: GitRound[] = [];
+  for (const direct of [true, false, true, false]) {
+    const [round, kiln] = await gitRound(world, direct);
+    rounds.push(round);
+    await kiln.stop();
+  }
+  return rounds;
+}
+
+function gitSummary(rounds: readonly GitRound[], direct: boolean) {
+  const mine = rounds.filter((round) => round.direct === direct);
+  const delays = mine.map((round) => round.delayP99);
+  return {
+    delayP99: delays.reduce((a, b) => a + b, 0) / delays.length,
+    healthP99: quantile(
+      mine.flatMap((round) => round.health),
+      0.99,
+    ),
+    healthMedian: quantile(
+      mine.flatMap((round) => round.health),
+      0.5,
+    ),
+  };
+}
+
 const answered = (phase: Phase) =>
   [...phase.statuses].map(([status, n]) => `${n} × ${status}`).join(', ');
 
@@ -111,7 +175,12 @@ async function main(): Promise<void> {
     const loadDelay = crafted.delayP99;
     const loadHealth = crafted.health;
     const delayRatio = loadDelay / Math.max(1, ordinary.delayP99);
-    const healthRatio = quantile(loadHealth, 0.99) / quantile(idleHealth, 0.99);
+    const idleHealthP99 = quantile(idleHealth, 0.99);
+    const healthRatio = quantile(loadHealth, 0.99) / idleHealthP99;
+    const rounds = await gitRounds(world);
+    const spawner = gitSummary(rounds, false);
+    const direct = gitSummary(rounds, true);
+    const gitHealthRatio = spawner.healthP99 / idleHealthP99;
     const lines = [
       '',
       `event-loop delay and /healthz: idle ${IDLE_MS / 1000} s, then ${CLIENTS} clients for ${LOAD_MS / 1000} s on ordinary pages, then on crafted ones`,
@@ -123,6 +192,13 @@ async function main(): Promise<void> {
       `  /healthz ordinary pages        median ${fmt(quantile(ordinary.health, 0.5))} ms  p99 ${fmt(quantile(ordinary.health, 0.99))} ms`,
       `  /healthz crafted pages         median ${fmt(quantile(loadHealth, 0.5))} ms  p99 ${fmt(quantile(loadHealth, 0.99))} ms`,
       `  ratio p99 crafted / idle       ${fmt(healthRatio, 2)}  (target <= 3.00)`,
+      `clones and pushes (3 cloning, 1 pushing) for ${GIT_MS / 1000} s per round, each round a fresh process`,
+      ...rounds.map(
+        (round, i) =>
+          `  round ${i + 1} ${round.direct ? 'direct ' : 'spawner'}  delay p99 ${fmt(round.delayP99)} ms  /healthz median ${fmt(quantile(round.health, 0.5))} ms p99 ${fmt(quantile(round.health, 0.99))} ms  (${round.operations} clones and pushes, RSS ${fmt(round.rssMb)} MB)`,
+      ),
+      `  git through the spawner: delay p99 ${fmt(spawner.delayP99)} ms (target <= 50), /healthz median ${fmt(spawner.healthMedian)} ms p99 ${fmt(spawner.healthP99)} ms, ÷ idle ${fmt(gitHealthRatio, 2)} (target <= 3.00)`,
+      `  git started directly:    delay p99 ${fmt(direct.delayP99)} ms, /healthz median ${fmt(direct.healthMedian)} ms p99 ${fmt(direct.healthP99)} ms, ÷ idle ${fmt(direct.healthP99 / idleHealthP99, 2)}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     const figures = [
@@ -153,6 +229,20 @@ async function main(): Promise<void> {
         measured: Number(healthRatio.toFixed(2)),
         unit: 'ratio',
         pass: healthRatio <= 3,
+      },
+      {
+        name: 'event-loop delay p99 under clones and pushes, git through the spawner',
+        target: '≤ 50',
+        measured: Number(fmt(spawner.delayP99)),
+        unit: 'ms',
+        pass: spawner.delayP99 <= 50,
+      },
+      {
+        name: '`/healthz` p99 under clones and pushes ÷ idle, git through the spawner',
+        target: '≤ 3',
+        measured: Number(gitHealthRatio.toFixed(2)),
+        unit: 'ratio',
+        pass: gitHealthRatio <= 3,
       },
     ];
     process.stdout.write(`${JSON.stringify({ figures })}\n`);

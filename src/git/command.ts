@@ -1,15 +1,15 @@
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { PassThrough, Readable, type Writable } from 'node:stream';
 import { Invalid } from '../domain/errors.ts';
+import { type GitChild, type GitLaunch, spawnDirectly } from './git-child.ts';
 import { GitError, translateGitError } from './git-error.ts';
+import { GitSpawner } from './spawner.ts';
 
 /**
  * The single runner of git. Every other file in src/git builds an argument array and calls
  * `runGit` (buffered) or `spawnGit` (streamed); nothing here ever goes through a shell.
  */
 
-const GIT_BINARY = 'git';
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_STDERR_BYTES = 16 * 1024;
 const DEFAULT_MAX_STDOUT_BYTES = 64 * 1024 * 1024;
@@ -124,17 +124,12 @@ export function spawnGit(args: readonly string[], options: SpawnGitOptions = {})
   const okExitCodes = options.okExitCodes ?? [0];
   const maxStderr = options.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES;
   const env = gitEnvironment(options.env, options.gitDir);
-  // Typed for the pipe case; with `stdoutTo`, child.stdout is null (handled below).
-  const child = spawn(GIT_BINARY, args, {
+  const child = startGit({
+    args,
     cwd: options.gitDir ?? options.cwd,
     env,
-    stdio: ['pipe', options.stdoutTo ?? 'pipe', 'pipe'],
-    // Its own process group, so that stopping git also stops what git started (pack-objects,
-    // hooks, index-pack): those hold the pipes open and would outlive a kill of git alone.
-    detached: true,
-    windowsHide: true,
-  }) as ChildProcessByStdio<Writable, Readable | null, Readable>;
-  if (options.stdoutTo) keepNonBlocking(options.stdoutTo);
+    stdoutTo: options.stdoutTo,
+  });
 
   const stderrChunks: Buffer[] = [];
   let stderrBytes = 0;
@@ -157,11 +152,11 @@ export function spawnGit(args: readonly string[], options: SpawnGitOptions = {})
   const kill = (reason = 'was stopped') => {
     if (closed) return;
     // Once git has exited, its own status stands; only what it left behind is stopped.
-    if (child.exitCode === null && child.signalCode === null) killReason ??= reason;
+    if (!child.hasExited()) killReason ??= reason;
     child.stdin.destroy();
-    signalGroup(child, 'SIGTERM');
+    child.signal('SIGTERM');
     setTimeout(() => {
-      if (!closed) signalGroup(child, 'SIGKILL');
+      if (!closed) child.signal('SIGKILL');
     }, KILL_GRACE_MS).unref();
   };
 
@@ -174,57 +169,51 @@ export function spawnGit(args: readonly string[], options: SpawnGitOptions = {})
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
 
-  const done = new Promise<GitExit>((resolve, reject) => {
-    let spawnError: Error | undefined;
-    child.once('error', (error) => {
-      spawnError = error;
-    });
-    child.once('close', (code, signal) => {
-      closed = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      const stderr = stderrText();
-      if (spawnError && child.pid === undefined) {
-        const outcome = { exitCode: null, stderr };
-        reject(new GitError(args, outcome, { cause: spawnError, reason: 'could not start' }));
-      } else if (killReason !== undefined) {
-        reject(
-          translateGitError(
-            new GitError(args, { exitCode: code, signal, stderr }, { reason: killReason }),
-          ),
-        );
-      } else if (code !== null && okExitCodes.includes(code)) {
-        resolve({ exitCode: code, stderr });
-      } else {
-        reject(translateGitError(new GitError(args, { exitCode: code, signal, stderr })));
-      }
-    });
+  const done = child.ended.then((end): GitExit => {
+    closed = true;
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    const stderr = stderrText();
+    const { code, signal } = end;
+    if (end.error && !end.started) {
+      const outcome = { exitCode: null, stderr };
+      throw new GitError(args, outcome, { cause: end.error, reason: 'could not start' });
+    }
+    // A reason of our own (a kill, or the spawner lost) says more than the status it caused.
+    const reason = end.error?.message ?? killReason;
+    if (reason !== undefined) {
+      throw translateGitError(new GitError(args, { exitCode: code, signal, stderr }, { reason }));
+    }
+    if (code !== null && okExitCodes.includes(code)) return { exitCode: code, stderr };
+    throw translateGitError(new GitError(args, { exitCode: code, signal, stderr }));
   });
   done.catch(() => {});
-  return { pid: child.pid, stdin: child.stdin, stdout, done, kill };
+  return {
+    get pid() {
+      return child.pid;
+    },
+    stdin: child.stdin,
+    stdout,
+    done,
+    kill,
+  };
+}
+
+let spawner: GitSpawner | undefined;
+
+/** Process id of the git spawner, once started (diagnostics and tests). */
+export function gitSpawnerPid(): number | undefined {
+  return spawner?.pid;
 }
 
 /**
- * libuv makes a descriptor it hands to a child blocking, for the child's sake; the flag belongs
- * to the open socket both processes share, so Node's own end would turn blocking too and a later
- * read or write could stall the event loop. Git copes with a non-blocking descriptor (it polls on
- * EAGAIN), so the flag is put back as soon as the child has started.
+ * Starts git through the spawner (one helper process forked once, so the server's event loop never
+ * waits for a fork of the whole server), or directly when `KILN_GIT_SPAWNER=0`.
  */
-function keepNonBlocking(socket: Socket): void {
-  const handle = (socket as unknown as { _handle?: { setBlocking?: (on: boolean) => number } })
-    ._handle;
-  handle?.setBlocking?.(false);
-}
-
-function signalGroup(
-  child: { pid?: number | undefined; kill(signal: NodeJS.Signals): boolean },
-  signal: NodeJS.Signals,
-) {
-  try {
-    if (child.pid !== undefined) process.kill(-child.pid, signal);
-  } catch {
-    child.kill(signal);
-  }
+function startGit(launch: GitLaunch): GitChild {
+  if (process.env.KILN_GIT_SPAWNER === '0') return spawnDirectly(launch);
+  spawner ??= new GitSpawner();
+  return spawner.start(launch);
 }
 
 /**

@@ -329,7 +329,9 @@ function blamingClient(proc: GitProcess): GitProcess {
     throw error;
   });
   return {
-    pid: proc.pid,
+    get pid() {
+      return proc.pid;
+    },
     stdin: proc.stdin,
     stdout: proc.stdout,
     done,
