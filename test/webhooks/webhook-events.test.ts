@@ -5,6 +5,7 @@
  * signatures recomputed independently, and the nested records against Gitea's swagger.
  */
 import { createHmac } from 'node:crypto';
+import { verify } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Caller, caller, createRepo } from '../api/fixtures.ts';
 import { expectGiteaDefinition } from '../api/gitea-swagger.ts';
@@ -85,6 +86,11 @@ describe('push, create and delete', () => {
     const expected = createHmac('sha256', SECRET).update(entry.body).digest('hex');
     expect(entry.headers['x-gitea-signature']).toBe(expected);
     expect(entry.headers['x-hub-signature-256']).toBe(`sha256=${expected}`);
+    // A GitHub-style receiver checks it with Octokit's own verifier, unchanged.
+    expect(await verify(SECRET, entry.body, String(entry.headers['x-hub-signature-256']))).toBe(
+      true,
+    );
+    expect(await verify('another secret', entry.body, `sha256=${expected}`)).toBe(false);
     expect(entry.headers['x-hub-signature']).toBe(
       `sha1=${createHmac('sha1', SECRET).update(entry.body).digest('hex')}`,
     );
