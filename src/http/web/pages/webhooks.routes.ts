@@ -80,7 +80,7 @@ export function registerWebhookSettingsRoutes(
     const listed = await Promise.all(
       hooks.map(async (hook) => ({
         hook,
-        last: (await webhooks.deliveries(found.hooks, hook.wireId))[0],
+        last: await webhooks.latestDelivery(found.hooks, hook.wireId),
       })),
     );
     const place = { ...found.place, error };
