@@ -90,6 +90,12 @@ const countOf = (
   table: 'pull_requests' | 'review_comments' | 'ci_secrets' | 'ci_variables' | 'releases',
 ) => rowsOf((id) => sql`select count(*) as n from ${sql.table(table)} where repo_id = ${id}`);
 
+const hookUrls = rowsOf((id) => sql`select url from webhooks where owner_id = ${id} order by id`);
+const deliveryCount = rowsOf(
+  (id) =>
+    sql`select count(*) as n from webhook_deliveries d join webhooks h on h.id = d.hook_id where h.owner_id = ${id}`,
+);
+
 export type Entry = { readonly probes: readonly Probe[] } | { readonly skip: string };
 
 const repo = (c: ProbeContext) => `${c.subject.owner}/${c.subject.name}`;
@@ -808,6 +814,64 @@ function webEntries(): Record<string, Entry> {
       ],
     },
     'GET /repos/:owner/:name/settings/ci': { probes: [page(w('/settings/ci'), 'admin')] },
+    'GET /repos/:owner/:name/settings/hooks': { probes: [page(w('/settings/hooks'), 'admin')] },
+    'POST /repos/:owner/:name/settings/hooks': {
+      probes: [
+        form(w('/settings/hooks'), 'admin', () => ({ url: 'https://hooks.example/y' }), {
+          measure: rowsOf((id) => sql`select count(*) as n from webhooks where owner_id = ${id}`),
+        }),
+      ],
+    },
+    'GET /repos/:owner/:name/settings/hooks/:id': {
+      probes: [page((c) => w(`/settings/hooks/${c.subject.hookId}`)(c), 'admin')],
+    },
+    'POST /repos/:owner/:name/settings/hooks/:id': {
+      probes: [
+        form(
+          (c) => w(`/settings/hooks/${c.subject.hookId}`)(c),
+          'admin',
+          (c) => ({ url: `https://hooks.example/${c.unique('h')}` }),
+          { measure: hookUrls },
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/settings/hooks/:id/delete': {
+      probes: [
+        form(
+          (c) => w(`/settings/hooks/${c.subject.hookId}/delete`)(c),
+          'admin',
+          () => ({}),
+          {
+            fresh: true,
+          },
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/settings/hooks/:id/test': {
+      probes: [
+        form(
+          (c) => w(`/settings/hooks/${c.subject.hookId}/test`)(c),
+          'admin',
+          () => ({}),
+          {
+            measure: deliveryCount,
+          },
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/settings/hooks/:id/deliveries/:delivery/redeliver': {
+      probes: [
+        form(
+          (c) =>
+            w(`/settings/hooks/${c.subject.hookId}/deliveries/${c.subject.deliveryId}/redeliver`)(
+              c,
+            ),
+          'admin',
+          () => ({}),
+          { measure: deliveryCount },
+        ),
+      ],
+    },
     'POST /repos/:owner/:name/settings/ci/tokens': {
       probes: [form(w('/settings/ci/tokens'), 'admin', () => ({}), { ok: [200, 201, 303] })],
     },

@@ -3,7 +3,7 @@
  * a stranger, a read and a write collaborator, the owner, the owner of an organisation and a
  * site admin. Each subject repository (public or private, owned by `owner` or by the
  * organisation) has a branch, an open pull with a review comment, a release, a protected branch
- * and CI settings, so that every route has something real to act on.
+ * CI settings and a webhook with one delivery, so that every route has something real to act on.
  */
 
 import { OPERATOR } from '../../src/domain/runners/runner.policy.ts';
@@ -51,6 +51,9 @@ export type Subject = {
   readonly sha: string;
   readonly ciTokenId: string;
   readonly runnerId: string;
+  /** A repository hook's number and one delivery of it, for the webhook pages. */
+  readonly hookId: number;
+  readonly deliveryId: string;
 };
 
 let serial = 0;
@@ -141,6 +144,14 @@ export async function makeSubject(
     ephemeral: false,
     capabilities: [],
   });
+  const hooks = { kind: 'repo', id: repo.id } as const;
+  const hook = await services.webhooks.create(hooks, {
+    type: 'gitea',
+    url: 'https://hooks.example/x',
+    active: false,
+  });
+  await services.webhooks.sendTest(actor, owner, name, hook.wireId);
+  const [delivery] = await services.webhooks.deliveries(hooks, hook.wireId);
   return {
     owner,
     name,
@@ -151,6 +162,8 @@ export async function makeSubject(
     sha: main,
     ciTokenId: record.id,
     runnerId: runner.id,
+    hookId: hook.wireId,
+    deliveryId: delivery?.id ?? '',
   };
 }
 

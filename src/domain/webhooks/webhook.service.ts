@@ -159,6 +159,12 @@ export class WebhookService {
     return this.#deps.deliveries.listForHook(hook.id, RETAINED_PER_HOOK);
   }
 
+  /** The hook's latest delivery, if it has one (the hooks list shows only that). */
+  async latestDelivery(owner: HookOwner, wireId: number): Promise<Delivery | undefined> {
+    const { hook } = await this.#deps.hooks.get(owner, wireId);
+    return (await this.#deps.deliveries.listForHook(hook.id, 1))[0];
+  }
+
   /** Sets what builds test deliveries (once, at start-up). */
   useTestEvents(builder: TestEventBuilder): void {
     this.#testEvents = builder;

@@ -74,6 +74,9 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/repos/:owner/:name/pulls/new': 'the pull request form: signed-in users only',
   '/repos/:owner/:name/settings': 'repository settings: owners only',
   '/repos/:owner/:name/settings/ci': 'repository CI settings: owners only',
+  '/repos/:owner/:name/settings/hooks': 'repository webhooks: owners only',
+  '/repos/:owner/:name/settings/hooks/:id':
+    'one webhook and its last 50 deliveries: owners only, database only',
 };
 
 /** Why a GET route is not metered, or undefined when nothing says it may go unmetered. */

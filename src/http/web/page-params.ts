@@ -42,7 +42,7 @@ export type JobParams = Static<typeof JobParams>;
 /** `/repos/{owner}/{name}/commit/{sha}` */
 export const CommitParams = Type.Object({ owner, name, sha: Type.String() });
 
-/** `/repos/{owner}/{name}/settings/ci/{tokens|runners}/{id}/…` */
+/** `/repos/{owner}/{name}/settings/{ci/tokens|ci/runners|hooks}/{id}/…` */
 export const RepoIdParams = Type.Object({ owner, name, id: Type.String() });
 
 /** `/repos/{owner}/{name}/settings/ci/secrets/{secret}/…` */
@@ -50,6 +50,14 @@ export const SecretParams = Type.Object({ owner, name, secret: Type.String() });
 
 /** `/repos/{owner}/{name}/settings/ci/variables/{variable}/…` */
 export const VariableParams = Type.Object({ owner, name, variable: Type.String() });
+
+/** `/repos/{owner}/{name}/settings/hooks/{id}/deliveries/{delivery}/…` */
+export const DeliveryParams = Type.Object({
+  owner,
+  name,
+  id: Type.String(),
+  delivery: Type.String(),
+});
 
 /** `/assets/{name}` */
 export const AssetParams = Type.Object({ name });

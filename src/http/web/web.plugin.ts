@@ -23,6 +23,10 @@ import {
 } from './pages/pull-download.routes.ts';
 import { registerSearchRoutes, type SearchRouteDeps } from './pages/search.routes.ts';
 import { registerTokenRoutes, type TokenRouteDeps } from './pages/tokens.routes.ts';
+import {
+  registerWebhookSettingsRoutes,
+  type WebhookSettingsRouteDeps,
+} from './pages/webhooks.routes.ts';
 import { viewerFromSession } from './session-cookie.ts';
 
 export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
@@ -37,6 +41,7 @@ export type WebPluginDeps = HomeRouteDeps &
   AdminRunnerRouteDeps &
   AdminHousekeepingDeps &
   CiSettingsRouteDeps &
+  WebhookSettingsRouteDeps &
   PullDownloadRouteDeps & {
     readonly services: Pick<DomainServices, 'sessions'>;
     readonly config: Pick<Config, 'protect' | 'trustProxy'>;
@@ -73,5 +78,6 @@ export async function webPlugin(
   registerAdminRoutes(server, deps, pages);
   registerAdminHousekeepingRoutes(server, deps, pages);
   registerCiSettingsRoutes(server, deps, pages);
+  registerWebhookSettingsRoutes(server, deps, pages);
   registerPullDownloadRoutes(server, deps);
 }
