@@ -49,6 +49,28 @@ describe('federation discovery', () => {
     expect((await fetch(`${kiln.url}/.well-known/webfinger`)).status).toBe(400);
   });
 
+  it('answers bad federation requests with a plain 4xx line, never a 500', async () => {
+    const answers: [string, RequestInit, number, string][] = [
+      [`/.well-known/webfinger?resource=`, {}, 400, 'resource is required'],
+      [`/federation/users/${handle}/outbox?page=0`, {}, 400, 'page must be a positive integer'],
+      [`/federation/users/${handle}/outbox?page=x`, {}, 400, 'page must be a positive integer'],
+      [`/federation/users/nobody-here/outbox`, {}, 404, 'not found'],
+      [`/federation/activities/nothing`, {}, 404, 'not found'],
+      [
+        `/federation/users/${handle}/inbox`,
+        { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' },
+        415,
+        '',
+      ],
+    ];
+    for (const [path, init, status, text] of answers) {
+      const response = await fetch(`${kiln.url}${path}`, init);
+      expect(response.status, path).toBe(status);
+      expect(response.headers.get('content-type'), path).toContain('text/plain');
+      if (text) expect(await response.text(), path).toBe(text);
+    }
+  });
+
   it('NodeInfo 2.1 names kiln and counts users', async () => {
     const index = (await (await fetch(`${kiln.url}/.well-known/nodeinfo`)).json()) as {
       links: { rel: string; href: string }[];

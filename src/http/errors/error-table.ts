@@ -2,7 +2,7 @@ import { Code } from '@connectrpc/connect';
 import type { DomainErrorCode } from '../../domain/errors.ts';
 
 /** The HTTP edges that answer domain errors, each in a body format of its own. */
-export type ErrorEdge = 'api' | 'page' | 'git';
+export type ErrorEdge = 'api' | 'page' | 'git' | 'federation';
 
 /** One domain error code as every edge answers it, unless the edge overrides the status. */
 type ErrorRow = {
@@ -32,12 +32,14 @@ const TABLE: Readonly<Record<DomainErrorCode, ErrorRow>> = {
 
 /**
  * Where an edge must answer differently. Git prints the line it is given and knows no 422:
- * input it cannot use is a plain 400 there, as Gitea's smart HTTP answers.
+ * input it cannot use is a plain 400 there, as Gitea's smart HTTP answers. ActivityPub servers
+ * treat any 4xx alike and expect 400 for an activity or query they sent wrong.
  */
 const OVERRIDES: Readonly<Record<ErrorEdge, Partial<Record<DomainErrorCode, number>>>> = {
   api: {},
   page: {},
   git: { invalid: 400 },
+  federation: { invalid: 400 },
 };
 
 /**

@@ -1,10 +1,13 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDomainError } from '../../domain/errors.ts';
+import { Invalid, isDomainError, NotFound, Unsupported } from '../../domain/errors.ts';
 import type { LocalActorRef } from '../../domain/federation/actor-urls.ts';
 import type { Federation } from '../../domain/federation/federation.ts';
 import type { LocalActor } from '../../domain/federation/local-actors.ts';
 import { orderedCollection, orderedCollectionPage } from '../../domain/federation/vocabulary.ts';
+import { Type } from '../../present/schemas/type.ts';
 import { sendActivityJson, wantsActivityPub } from './activity-pub.ts';
+import { federationErrorHandler } from './federation-errors.ts';
 import { verifyInboxPost } from './verify-inbox.ts';
 
 const PAGE_SIZE = 20;
@@ -16,7 +19,19 @@ const ACTIVITY_TYPES = [
   'application/json',
 ] as const;
 
-type Params = { handle?: string; owner?: string; name?: string };
+/** The actor a path names: a user's handle, a repository's owner and name, or none (the instance). */
+const ActorParams = Type.Object({
+  handle: Type.Optional(Type.String()),
+  owner: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+});
+type Params = {
+  handle?: string | undefined;
+  owner?: string | undefined;
+  name?: string | undefined;
+};
+const PageQuery = Type.Object({ page: Type.Optional(Type.String()) });
+const ActivityParams = Type.Object({ id: Type.String() });
 
 function refOf(params: Params): LocalActorRef {
   if (params.owner !== undefined && params.name !== undefined) {
@@ -26,7 +41,10 @@ function refOf(params: Params): LocalActorRef {
   return { kind: 'instance' };
 }
 
-/** The actor, or undefined after answering 404 (missing and private look the same). */
+/**
+ * The actor, or undefined after answering 404 (missing and private look the same). For the
+ * content negotiation hook, which runs before any route and so before the routes' error handler.
+ */
 async function findActor(
   federation: Federation,
   reply: FastifyReply,
@@ -64,9 +82,11 @@ export function actorNegotiation(federation: Federation) {
  * bytes, for the signature digest) apply to nothing else.
  */
 export async function actorRoutes(
-  server: FastifyInstance,
+  parent: FastifyInstance,
   { federation }: { federation: Federation },
 ): Promise<void> {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  server.setErrorHandler(federationErrorHandler);
   const { actors } = federation;
   for (const type of ACTIVITY_TYPES) {
     server.addContentTypeParser(
@@ -76,19 +96,24 @@ export async function actorRoutes(
     );
   }
 
-  const find = (reply: FastifyReply, ref: LocalActorRef) => findActor(federation, reply, ref);
+  /** The actor a route names; a missing or private one is NotFound, answered by the handler. */
+  const find = async (ref: LocalActorRef): Promise<LocalActor> => {
+    try {
+      return await actors.get(ref);
+    } catch (error) {
+      throw isDomainError(error) ? new NotFound('not found') : error;
+    }
+  };
 
   server.get('/federation/actor', async (_request, reply) =>
     sendActivityJson(reply, await actors.document(await actors.get({ kind: 'instance' }))),
   );
 
-  const inbox = async (request: FastifyRequest, reply: FastifyReply) => {
-    const ref = refOf(request.params as Params);
-    if (ref.kind !== 'instance' && !(await find(reply, ref))) return reply;
+  const inbox = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+    const ref = refOf(request.params);
+    if (ref.kind !== 'instance') await find(ref);
     const body = request.body;
-    if (!Buffer.isBuffer(body)) {
-      return reply.status(415).type('text/plain').send('send application/activity+json');
-    }
+    if (!Buffer.isBuffer(body)) throw new Unsupported('send application/activity+json');
     const verified = await verifyInboxPost(
       {
         documents: federation.documents,
@@ -105,27 +130,30 @@ export async function actorRoutes(
       await federation.inbox.receive(verified);
     } catch (error) {
       request.log.warn({ err: error }, 'federation activity not processed');
-      return reply.status(400).type('text/plain').send('the activity could not be processed');
+      throw new Invalid('the activity could not be processed');
     }
     return reply.status(202).send();
   };
-  server.post('/federation/inbox', inbox);
-  server.post('/federation/users/:handle/inbox', inbox);
-  server.post('/federation/repos/:owner/:name/inbox', inbox);
+  const actorSchema = { schema: { params: ActorParams } };
+  server.post('/federation/inbox', actorSchema, inbox);
+  server.post('/federation/users/:handle/inbox', actorSchema, inbox);
+  server.post('/federation/repos/:owner/:name/inbox', actorSchema, inbox);
 
   const collection =
-    (which: 'outbox' | 'followers') => async (request: FastifyRequest, reply: FastifyReply) => {
-      const actor = await find(reply, refOf(request.params as Params));
-      if (!actor) return reply;
+    (which: 'outbox' | 'followers') =>
+    async (
+      request: FastifyRequest<{ Params: Params; Querystring: { page?: string | undefined } }>,
+      reply: FastifyReply,
+    ) => {
+      const actor = await find(refOf(request.params));
       const id = actors.endpoints(actor)[which];
       const store = which === 'outbox' ? federation.outbox : federation.followers;
       const total = await store.count(actor.key);
-      const pageText = (request.query as { page?: string }).page;
+      const pageText = request.query.page;
       if (pageText === undefined) return sendActivityJson(reply, orderedCollection(id, total));
       const page = Number(pageText);
-      if (!Number.isSafeInteger(page) || page < 1) {
-        return reply.status(400).type('text/plain').send('page must be a positive integer');
-      }
+      if (!Number.isSafeInteger(page) || page < 1)
+        throw new Invalid('page must be a positive integer');
       const offset = (page - 1) * PAGE_SIZE;
       const items = await store.page(actor.key, offset, PAGE_SIZE);
       return sendActivityJson(
@@ -134,16 +162,20 @@ export async function actorRoutes(
       );
     };
   for (const which of ['outbox', 'followers'] as const) {
-    server.get(`/federation/actor/${which}`, collection(which));
-    server.get(`/federation/users/:handle/${which}`, collection(which));
-    server.get(`/federation/repos/:owner/:name/${which}`, collection(which));
+    const schema = { schema: { params: ActorParams, querystring: PageQuery } };
+    server.get(`/federation/actor/${which}`, schema, collection(which));
+    server.get(`/federation/users/:handle/${which}`, schema, collection(which));
+    server.get(`/federation/repos/:owner/:name/${which}`, schema, collection(which));
   }
 
-  server.get('/federation/activities/:id', async (request, reply) => {
-    const { id } = request.params as { id: string };
-    const found = await federation.outbox.find(id);
-    const actor = found ? await actors.findByKey(found.actor) : undefined;
-    if (!found || !actor) return reply.status(404).type('text/plain').send('not found');
-    return sendActivityJson(reply, found.activity);
-  });
+  server.get(
+    '/federation/activities/:id',
+    { schema: { params: ActivityParams } },
+    async (request, reply) => {
+      const found = await federation.outbox.find(request.params.id);
+      const actor = found ? await actors.findByKey(found.actor) : undefined;
+      if (!found || !actor) throw new NotFound('not found');
+      return sendActivityJson(reply, found.activity);
+    },
+  );
 }

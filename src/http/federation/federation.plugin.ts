@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Federation } from '../../domain/federation/federation.ts';
 import { actorNegotiation, actorRoutes } from './actor.routes.ts';
-import { registerDiscoveryRoutes } from './discovery.routes.ts';
+import { discoveryRoutes } from './discovery.routes.ts';
 
 /**
  * The federation edge. With federation off (`federation` undefined) nothing is registered, so
@@ -23,7 +23,10 @@ export async function registerFederation(
     }
     return;
   }
-  registerDiscoveryRoutes(server, federation, deps.openRegistrations);
+  await server.register(discoveryRoutes, {
+    federation,
+    openRegistrations: deps.openRegistrations,
+  });
   server.addHook('onRequest', actorNegotiation(federation));
   await server.register(actorRoutes, { federation });
   server.addHook('onReady', async () => federation.start());
