@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Account, User } from '../users/user.types.ts';
-import { accessLevel, mayAdministerOrg, mayAdministerRepo, mayPush } from './repo.policy.ts';
+import {
+  accessLevel,
+  mayAdministerOrg,
+  mayAdministerRepo,
+  mayPush,
+  mayWrite,
+} from './repo.policy.ts';
 import { ACCESS_LEVELS, type RepoAccess, type Repository } from './repo.types.ts';
 
 const at = new Date(0);
@@ -44,6 +50,7 @@ describe('repository policy', () => {
 
   it('lets writers and administrators push, and only administrators administer', () => {
     expect(levels.map((level) => mayPush(access(level)))).toEqual([false, true, true]);
+    expect(levels.map((level) => mayWrite(access(level)))).toEqual([false, true, true]);
     expect(levels.map((level) => mayAdministerRepo(access(level)))).toEqual([false, false, true]);
   });
 

@@ -43,6 +43,15 @@ export function mayPush(access: RepoAccess): boolean {
   return atLeast(access.level, 'write');
 }
 
+/**
+ * Whether the caller writes to the repository beyond its code: publishes and deletes releases
+ * and tags, cancels, re-runs and starts workflow runs. The services check the same level with
+ * `RepoService.require(…, 'write')`; pages ask here to decide which buttons to show.
+ */
+export function mayWrite(access: RepoAccess): boolean {
+  return atLeast(access.level, 'write');
+}
+
 /** Whether the caller administers the repository: settings, protections, CI secrets. */
 export function mayAdministerRepo(access: RepoAccess): boolean {
   return access.level === 'admin';

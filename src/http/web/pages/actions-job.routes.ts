@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
-import { atLeast } from '../../../domain/repos/repo.types.ts';
+import { mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { html } from '../html.ts';
@@ -67,7 +67,7 @@ export function registerActionsJobRoutes(
     ]);
     const { repo } = visible;
     const rawUrl = `${jobUrl(repo, run, job.id)}/logs`;
-    const canCancel = atLeast(visible.access.level, 'write');
+    const canCancel = mayWrite(visible.access);
     const content = (
       context: Parameters<typeof runHeader>[0],
     ) => html`${refreshWhile(isUnfinished(job.status))}

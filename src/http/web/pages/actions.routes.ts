@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { WorkflowRunStatus } from '../../../domain/ci/ci.types.ts';
 import { NotFound } from '../../../domain/errors.ts';
-import { atLeast } from '../../../domain/repos/repo.types.ts';
+import { mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
@@ -131,7 +131,7 @@ export function registerActionsRoutes(
         runs.listJobs(viewer, owner, name, number),
         frameOf(deps, request, visible, 'actions'),
       ]);
-      const canCancel = atLeast(visible.access.level, 'write');
+      const canCancel = mayWrite(visible.access);
       const { repo } = visible;
       return pages.send(request, reply, {
         title: `${run.title || run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,

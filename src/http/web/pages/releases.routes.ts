@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
-import { atLeast } from '../../../domain/repos/repo.types.ts';
+import { mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { html } from '../html.ts';
@@ -57,7 +57,7 @@ export function registerReleaseRoutes(
         Promise.all(items.map((release) => publishedNotes(pages.renderer, repo, release))),
       ]);
       const boxes = items.map((release, index) => releaseBox(repo, release, notes[index] ?? null));
-      const writer = atLeast(visible.access.level, 'write');
+      const writer = mayWrite(visible.access);
       const body = html`<div class="d-flex flex-items-center flex-wrap kiln-gap mb-3">
         <h2 class="h3 flex-auto">Releases</h2>
         <a class="btn" href="${repoUrl(repo)}/tags">${icon('tag')} Tags</a>
@@ -90,7 +90,7 @@ export function registerReleaseRoutes(
       ]);
       const commitSha = refs.tags.find((candidate) => candidate.name === tag)?.commitSha;
       const controls = (context: PageContext) =>
-        atLeast(visible.access.level, 'write')
+        mayWrite(visible.access)
           ? html`<div class="d-flex flex-items-start kiln-gap">
             <a class="btn btn-sm" href="${repoUrl(repo)}/releases/edit/${encodeSegments(tag)}">${icon('pencil')} Edit</a>
             ${confirmedDelete(context, {

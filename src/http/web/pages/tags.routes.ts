@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { atLeast, type VisibleRepo } from '../../../domain/repos/repo.types.ts';
+import { mayWrite } from '../../../domain/repos/repo.policy.ts';
+import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
@@ -76,7 +77,7 @@ export function registerTagRoutes(parent: FastifyInstance, deps: TagRouteDeps, p
       .sort((a, b) => b.name.localeCompare(a.name, 'en', { numeric: true }));
     const slice = ordered.slice((page - 1) * PER_PAGE, page * PER_PAGE);
     const tips = await code.tips(visible, slice);
-    const writer = atLeast(visible.access.level, 'write');
+    const writer = mayWrite(visible.access);
     const branches = refs.branches.map((branch) => branch.name);
     const values = outcome.values ?? { tag: '', target: defaultBranch };
     const body = (context: PageContext) => {
