@@ -205,28 +205,28 @@ export function registerReleaseRoutes(parent: FastifyInstance, deps: ReleaseRout
     await releases.delete(requireUser(request), ...where);
     return reply.status(204).send(null);
   };
-  const addressed =
-    <Selected>(select: (params: Selected) => ReleaseSelector) =>
-    (params: Selected & RepoAddress): ReleaseAddress => [params.owner, params.name, select(params)];
-  const tagged = addressed(tagSelector);
-  const numbered = addressed(idSelector);
-
-  server.get(byTag.path, readOptions(byTag.what, byTag.params), async (request) =>
-    read(request, tagged(request.params)),
-  );
-  server.patch(byTag.path, editOptions(byTag.what, byTag.params), async (request) =>
-    edit(request, tagged(request.params), request.body),
-  );
-  server.delete(byTag.path, deleteOptions(byTag.what, byTag.params), async (request, reply) =>
-    remove(request, reply, tagged(request.params)),
-  );
-  server.get(byId.path, readOptions(byId.what, byId.params), async (request) =>
-    read(request, numbered(request.params)),
-  );
-  server.patch(byId.path, editOptions(byId.what, byId.params), async (request) =>
-    edit(request, numbered(request.params), request.body),
-  );
-  server.delete(byId.path, deleteOptions(byId.what, byId.params), async (request, reply) =>
-    remove(request, reply, numbered(request.params)),
-  );
+  /**
+   * The read, edit and delete routes of one way of addressing a release. `params` has been
+   * checked against `way.params` (repository plus what `select` reads) before a handler runs.
+   */
+  const addressedRoutes = <Selected>(
+    way: { readonly path: string; readonly params: TObject; readonly what: string },
+    select: (params: Selected) => ReleaseSelector,
+  ) => {
+    const where = (params: unknown): ReleaseAddress => {
+      const checked = params as Selected & RepoAddress;
+      return [checked.owner, checked.name, select(checked)];
+    };
+    server.get(way.path, readOptions(way.what, way.params), async (request) =>
+      read(request, where(request.params)),
+    );
+    server.patch(way.path, editOptions(way.what, way.params), async (request) =>
+      edit(request, where(request.params), request.body),
+    );
+    server.delete(way.path, deleteOptions(way.what, way.params), async (request, reply) =>
+      remove(request, reply, where(request.params)),
+    );
+  };
+  addressedRoutes(byTag, tagSelector);
+  addressedRoutes(byId, idSelector);
 }
