@@ -7,7 +7,6 @@ import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
 import { foldId } from '../../../lib/ids.ts';
 import { viewerUser } from '../../auth/viewer.ts';
-import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
@@ -17,7 +16,7 @@ import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, PullParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
-import { signedInOrRedirect } from '../require-user.ts';
+import { signedInPoster } from '../require-user.ts';
 import { commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
@@ -86,9 +85,8 @@ export function registerPullPageRoutes(
    * nothing is returned), a valid CSRF token, and the pull's address.
    */
   const startPost = async (request: PageRequest<PullParams>, reply: FastifyReply) => {
-    const user = signedInOrRedirect(request, reply);
+    const user = signedInPoster(request, reply);
     if (!user) return undefined;
-    assertCsrf(request);
     const { owner, name } = request.params;
     const number = numberOf(request);
     const url = pullUrl((await load(request)).base.repo, number);
