@@ -56,9 +56,10 @@ function idSelector(params: { id: string }): ReleaseSelector {
 type ReleaseAddress = [owner: string, name: string, selector: ReleaseSelector];
 type RepoAddress = { readonly owner: string; readonly name: string };
 
-function editInput(body: EditReleaseOption) {
+/** A create or edit body in the release service's words (a create body always has its tag). */
+function releaseInput<Body extends EditReleaseOption>(body: Body) {
   return {
-    tagName: body.tag_name,
+    tagName: body.tag_name as Body['tag_name'],
     targetCommitish: body.target_commitish,
     name: body.name,
     body: body.body,
@@ -133,14 +134,7 @@ export function registerReleaseRoutes(parent: FastifyInstance, deps: ReleaseRout
         requireUser(request),
         request.params.owner,
         request.params.name,
-        {
-          tagName: body.tag_name,
-          targetCommitish: body.target_commitish,
-          name: body.name,
-          body: body.body,
-          prerelease: body.prerelease,
-          draft: body.draft,
-        },
+        releaseInput(body),
       );
       return reply.status(201).send(show(request, created));
     },
@@ -200,7 +194,7 @@ export function registerReleaseRoutes(parent: FastifyInstance, deps: ReleaseRout
   const read = async (request: FastifyRequest, where: ReleaseAddress) =>
     show(request, await releases.get(viewerUser(request.viewer), ...where));
   const edit = async (request: FastifyRequest, where: ReleaseAddress, body: EditReleaseOption) =>
-    show(request, await releases.update(requireUser(request), ...where, editInput(body)));
+    show(request, await releases.update(requireUser(request), ...where, releaseInput(body)));
   const remove = async (request: FastifyRequest, reply: FastifyReply, where: ReleaseAddress) => {
     await releases.delete(requireUser(request), ...where);
     return reply.status(204).send(null);
