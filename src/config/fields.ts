@@ -18,6 +18,17 @@ export type Field<T> = {
 
 type Options<T> = { default: T; description: string };
 
+/** A field from its parts; `defaults` is the default value and the way the docs print it. */
+function makeField<T>(
+  kind: string,
+  form: string,
+  description: string,
+  defaults: readonly [value: T, text: string],
+  parse: Field<T>['parse'],
+): Field<T> {
+  return { kind, form, description, defaultValue: defaults[0], defaultText: defaults[1], parse };
+}
+
 function fromText(raw: unknown): string | undefined {
   if (typeof raw === 'string') return raw;
   if (typeof raw === 'number' || typeof raw === 'boolean') return String(raw);
@@ -28,19 +39,18 @@ export function stringField(
   opts: Options<string> & { form?: string; validate?: (value: string) => boolean },
 ): Field<string> {
   const form = opts.form ?? 'text';
-  return {
-    kind: 'string',
+  return makeField<string>(
+    'string',
     form,
-    description: opts.description,
-    defaultValue: opts.default,
-    defaultText: opts.default === '' ? '(empty)' : opts.default,
-    parse: (raw) => {
+    opts.description,
+    [opts.default, opts.default === '' ? '(empty)' : opts.default],
+    (raw) => {
       const text = fromText(raw)?.trim();
       if (text === undefined || text === '') return { error: form };
       if (opts.validate && !opts.validate(text)) return { error: form };
       return { value: text };
     },
-  };
+  );
 }
 
 export function optionalStringField(opts: {
@@ -50,68 +60,64 @@ export function optionalStringField(opts: {
   validate?: (value: string) => boolean;
 }): Field<string | undefined> {
   const form = opts.form ?? 'text';
-  return {
-    kind: opts.secret ? 'secret' : 'string',
+  return makeField<string | undefined>(
+    opts.secret ? 'secret' : 'string',
     form,
-    description: opts.description,
-    defaultValue: undefined,
-    defaultText: '(unset)',
-    parse: (raw) => {
+    opts.description,
+    [undefined, '(unset)'],
+    (raw) => {
       const text = fromText(raw);
       if (text === undefined) return { error: form };
       if (text === '') return { value: undefined };
       if (opts.validate && !opts.validate(text)) return { error: form };
       return { value: text };
     },
-  };
+  );
 }
 
 export function integerField(opts: Options<number> & { min: number; max: number }): Field<number> {
   const form = `an integer from ${opts.min} to ${opts.max}`;
-  return {
-    kind: 'integer',
+  return makeField<number>(
+    'integer',
     form,
-    description: opts.description,
-    defaultValue: opts.default,
-    defaultText: String(opts.default),
-    parse: (raw) => {
+    opts.description,
+    [opts.default, String(opts.default)],
+    (raw) => {
       const text = fromText(raw)?.trim();
       if (text === undefined || !/^-?\d{1,16}$/.test(text)) return { error: form };
       const value = Number(text);
       return value < opts.min || value > opts.max ? { error: form } : { value };
     },
-  };
+  );
 }
 
 export function booleanField(opts: Options<boolean>): Field<boolean> {
   const form = '`true` or `false`';
-  return {
-    kind: 'boolean',
+  return makeField<boolean>(
+    'boolean',
     form,
-    description: opts.description,
-    defaultValue: opts.default,
-    defaultText: String(opts.default),
-    parse: (raw) => {
+    opts.description,
+    [opts.default, String(opts.default)],
+    (raw) => {
       if (typeof raw === 'boolean') return { value: raw };
       const text = fromText(raw)?.trim().toLowerCase();
       if (text === 'true' || text === '1') return { value: true };
       if (text === 'false' || text === '0') return { value: false };
       return { error: form };
     },
-  };
+  );
 }
 
 export function durationField(
   opts: Options<number> & { minMs?: number; maxMs?: number },
 ): Field<number> {
   const form = 'a duration such as `90s`, `5m` or `1h`';
-  return {
-    kind: 'duration',
+  return makeField<number>(
+    'duration',
     form,
-    description: opts.description,
-    defaultValue: opts.default,
-    defaultText: formatDuration(opts.default),
-    parse: (raw) => {
+    opts.description,
+    [opts.default, formatDuration(opts.default)],
+    (raw) => {
       const text = fromText(raw);
       const ms = text === undefined ? undefined : parseDuration(text);
       if (ms === undefined) return { error: form };
@@ -123,20 +129,19 @@ export function durationField(
       }
       return { value: ms };
     },
-  };
+  );
 }
 
 export function listField(
   opts: Options<readonly string[]> & { itemForm: string; validate?: (item: string) => boolean },
 ): Field<readonly string[]> {
   const form = `a comma-separated list of ${opts.itemForm}`;
-  return {
-    kind: 'list',
+  return makeField<readonly string[]>(
+    'list',
     form,
-    description: opts.description,
-    defaultValue: opts.default,
-    defaultText: opts.default.length === 0 ? '(empty)' : opts.default.join(','),
-    parse: (raw) => {
+    opts.description,
+    [opts.default, opts.default.length === 0 ? '(empty)' : opts.default.join(',')],
+    (raw) => {
       const items = Array.isArray(raw)
         ? raw.map((item) => fromText(item))
         : fromText(raw)?.split(',');
@@ -145,7 +150,7 @@ export function listField(
       if (opts.validate && !values.every(opts.validate)) return { error: form };
       return { value: Object.freeze(values) };
     },
-  };
+  );
 }
 
 export function enumField<const T extends string>(opts: {
@@ -153,18 +158,11 @@ export function enumField<const T extends string>(opts: {
   description: string;
 }): Field<T | undefined> {
   const form = `one of ${opts.values.map((value) => `\`${value}\``).join(', ')}`;
-  return {
-    kind: 'enum',
-    form,
-    description: opts.description,
-    defaultValue: undefined,
-    defaultText: '(unset)',
-    parse: (raw) => {
-      const text = fromText(raw)?.trim();
-      if (text === '') return { value: undefined };
-      return opts.values.includes(text as T) ? { value: text as T } : { error: form };
-    },
-  };
+  return makeField<T | undefined>('enum', form, opts.description, [undefined, '(unset)'], (raw) => {
+    const text = fromText(raw)?.trim();
+    if (text === '') return { value: undefined };
+    return opts.values.includes(text as T) ? { value: text as T } : { error: form };
+  });
 }
 
 export function urlField(opts: {
@@ -172,13 +170,12 @@ export function urlField(opts: {
   protocols: string[];
 }): Field<URL | undefined> {
   const form = `an absolute URL (${opts.protocols.join(', ')})`;
-  return {
-    kind: 'url',
+  return makeField<URL | undefined>(
+    'url',
     form,
-    description: opts.description,
-    defaultValue: undefined,
-    defaultText: '(unset)',
-    parse: (raw) => {
+    opts.description,
+    [undefined, '(unset)'],
+    (raw) => {
       const text = fromText(raw)?.trim();
       if (text === undefined) return { error: form };
       if (text === '') return { value: undefined };
@@ -186,5 +183,5 @@ export function urlField(opts: {
       if (!url || !opts.protocols.includes(url.protocol)) return { error: form };
       return { value: url };
     },
-  };
+  );
 }

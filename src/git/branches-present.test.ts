@@ -1,71 +1,62 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hasBranches, readHeadState } from './branches-present.ts';
 import { readDefaultBranch } from './refs.ts';
-import type { RepoHandle } from './repo-paths.ts';
-import { commitFiles, git, makeTestRepo, type TempDir } from './test-support.ts';
+import { commitFiles, git, useTestRepo } from './test-support.ts';
 
-let tmp: TempDir;
-let repo: RepoHandle;
-
-beforeEach(async () => {
-  ({ tmp, repo } = await makeTestRepo());
-});
-afterEach(async () => {
-  await tmp.remove();
-});
+const fixture = useTestRepo();
 
 describe('readHeadState', () => {
   it('finds a new repository empty, on its default branch', async () => {
-    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: true });
+    expect(await readHeadState(fixture.repo)).toEqual({ defaultBranch: 'main', empty: true });
   });
 
   it('is not empty once the default branch exists', async () => {
-    await commitFiles(repo.path, { branch: 'main', files: { a: 'a\n' } });
-    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: false });
+    await commitFiles(fixture.repo.path, { branch: 'main', files: { a: 'a\n' } });
+    expect(await readHeadState(fixture.repo)).toEqual({ defaultBranch: 'main', empty: false });
   });
 
   it('is not empty when only another branch exists, loose or packed', async () => {
-    await commitFiles(repo.path, { branch: 'feature/x', files: { a: 'a\n' } });
-    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: false });
-    await git(['pack-refs', '--all'], { gitDir: repo.path });
-    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: false });
+    await commitFiles(fixture.repo.path, { branch: 'feature/x', files: { a: 'a\n' } });
+    expect(await readHeadState(fixture.repo)).toEqual({ defaultBranch: 'main', empty: false });
+    await git(['pack-refs', '--all'], { gitDir: fixture.repo.path });
+    expect(await readHeadState(fixture.repo)).toEqual({ defaultBranch: 'main', empty: false });
   });
 
   it('is not empty when the default branch is packed', async () => {
-    await commitFiles(repo.path, { branch: 'main', files: { a: 'a\n' } });
-    await git(['pack-refs', '--all'], { gitDir: repo.path });
-    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: false });
+    await commitFiles(fixture.repo.path, { branch: 'main', files: { a: 'a\n' } });
+    await git(['pack-refs', '--all'], { gitDir: fixture.repo.path });
+    expect(await readHeadState(fixture.repo)).toEqual({ defaultBranch: 'main', empty: false });
   });
 
   it('is empty again when the last branch is deleted, and agrees with hasBranches', async () => {
-    await commitFiles(repo.path, { branch: 'main', files: { a: 'a\n' } });
-    await git(['update-ref', '-d', 'refs/heads/main'], { gitDir: repo.path });
-    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'main', empty: true });
-    expect(await hasBranches(repo)).toBe(false);
+    await commitFiles(fixture.repo.path, { branch: 'main', files: { a: 'a\n' } });
+    await git(['update-ref', '-d', 'refs/heads/main'], { gitDir: fixture.repo.path });
+    expect(await readHeadState(fixture.repo)).toEqual({ defaultBranch: 'main', empty: true });
+    expect(await hasBranches(fixture.repo)).toBe(false);
   });
 
   it('is empty when the default branch name is only a directory of branches that are gone', async () => {
-    await git(['symbolic-ref', 'HEAD', 'refs/heads/release'], { gitDir: repo.path });
-    await commitFiles(repo.path, { branch: 'release/1.0', files: { a: 'a\n' } });
-    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'release', empty: false });
-    await git(['update-ref', '-d', 'refs/heads/release/1.0'], { gitDir: repo.path });
-    mkdirSync(path.join(repo.path, 'refs', 'heads', 'release'), { recursive: true });
-    expect(await readHeadState(repo)).toEqual({ defaultBranch: 'release', empty: true });
+    await git(['symbolic-ref', 'HEAD', 'refs/heads/release'], { gitDir: fixture.repo.path });
+    await commitFiles(fixture.repo.path, { branch: 'release/1.0', files: { a: 'a\n' } });
+    expect(await readHeadState(fixture.repo)).toEqual({ defaultBranch: 'release', empty: false });
+    await git(['update-ref', '-d', 'refs/heads/release/1.0'], { gitDir: fixture.repo.path });
+    mkdirSync(path.join(fixture.repo.path, 'refs', 'heads', 'release'), { recursive: true });
+    expect(await readHeadState(fixture.repo)).toEqual({ defaultBranch: 'release', empty: true });
   });
 
   it('has no default branch when HEAD is detached', async () => {
-    const sha = await commitFiles(repo.path, { branch: 'main', files: { a: 'a\n' } });
-    await git(['update-ref', '--no-deref', 'HEAD', sha], { gitDir: repo.path });
-    expect(await readHeadState(repo)).toEqual({ defaultBranch: undefined, empty: false });
+    const sha = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: 'a\n' } });
+    await git(['update-ref', '--no-deref', 'HEAD', sha], { gitDir: fixture.repo.path });
+    expect(await readHeadState(fixture.repo)).toEqual({ defaultBranch: undefined, empty: false });
   });
 });
 
 describe('readDefaultBranch', () => {
   it('reads a HEAD longer than one small read', async () => {
     const long = `${'segment/'.repeat(150)}end`;
-    await git(['symbolic-ref', 'HEAD', `refs/heads/${long}`], { gitDir: repo.path });
-    expect(await readDefaultBranch(repo)).toBe(long);
+    await git(['symbolic-ref', 'HEAD', `refs/heads/${long}`], { gitDir: fixture.repo.path });
+    expect(await readDefaultBranch(fixture.repo)).toBe(long);
   });
 });

@@ -1,8 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Conflict, Invalid, NotFound } from '../domain/errors.ts';
-import { CatFilePool } from './cat-file-pool.ts';
 import {
   createTag,
   deleteRef,
@@ -17,40 +16,28 @@ import {
   snapshotRefs,
   updateRef,
 } from './refs.ts';
-import type { RepoHandle } from './repo-paths.ts';
-import { commitFiles, git, makeTestRepo, type TempDir, withoutGitOnPath } from './test-support.ts';
+import { commitFiles, git, useTestRepo, withoutGitOnPath } from './test-support.ts';
 
-let tmp: TempDir;
-let repo: RepoHandle;
-let pool: CatFilePool;
-
-beforeEach(async () => {
-  ({ tmp, repo } = await makeTestRepo());
-  pool = new CatFilePool();
-});
-afterEach(async () => {
-  await pool.closeAll();
-  await tmp.remove();
-});
+const fixture = useTestRepo({ pool: true });
 
 describe('listRefs', () => {
   it('lists nothing in an empty repository', async () => {
-    expect(await listRefs(repo)).toEqual({ branches: [], tags: [] });
-    expect(await snapshotRefs(repo)).toEqual(new Map());
+    expect(await listRefs(fixture.repo)).toEqual({ branches: [], tags: [] });
+    expect(await snapshotRefs(fixture.repo)).toEqual(new Map());
   });
 
   it('lists branches and lightweight and annotated tags with their commits', async () => {
-    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
-    const two = await commitFiles(repo.path, {
+    const one = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '1' } });
+    const two = await commitFiles(fixture.repo.path, {
       branch: 'feature/x',
       files: { b: '2' },
       parents: [one],
     });
-    await git(['tag', 'light', one], { gitDir: repo.path });
-    await git(['tag', '-a', '-m', 'annotated', 'v1.0', two], { gitDir: repo.path });
-    const tagObject = await git(['rev-parse', 'refs/tags/v1.0'], { gitDir: repo.path });
+    await git(['tag', 'light', one], { gitDir: fixture.repo.path });
+    await git(['tag', '-a', '-m', 'annotated', 'v1.0', two], { gitDir: fixture.repo.path });
+    const tagObject = await git(['rev-parse', 'refs/tags/v1.0'], { gitDir: fixture.repo.path });
 
-    const { branches, tags } = await listRefs(repo);
+    const { branches, tags } = await listRefs(fixture.repo);
     expect(branches).toEqual([
       { name: 'feature/x', ref: 'refs/heads/feature/x', sha: two },
       { name: 'main', ref: 'refs/heads/main', sha: one },
@@ -64,77 +51,87 @@ describe('listRefs', () => {
 
 describe('branches, revisions and HEAD', () => {
   it('finds branches by exact name only', async () => {
-    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
-    await git(['tag', 'v1', one], { gitDir: repo.path });
-    await commitFiles(repo.path, { branch: 'a/b', files: { a: '2' } });
-    expect(await findBranch(repo, 'main')).toBe(one);
-    expect(await findBranch(repo, 'v1')).toBeUndefined();
-    expect(await findBranch(repo, one)).toBeUndefined();
-    expect(await findBranch(repo, 'a')).toBeUndefined();
-    expect(await refExists(repo, 'refs/heads/a/b')).toBe(true);
-    expect(await refExists(repo, 'refs/heads/a')).toBe(false);
+    const one = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '1' } });
+    await git(['tag', 'v1', one], { gitDir: fixture.repo.path });
+    await commitFiles(fixture.repo.path, { branch: 'a/b', files: { a: '2' } });
+    expect(await findBranch(fixture.repo, 'main')).toBe(one);
+    expect(await findBranch(fixture.repo, 'v1')).toBeUndefined();
+    expect(await findBranch(fixture.repo, one)).toBeUndefined();
+    expect(await findBranch(fixture.repo, 'a')).toBeUndefined();
+    expect(await refExists(fixture.repo, 'refs/heads/a/b')).toBe(true);
+    expect(await refExists(fixture.repo, 'refs/heads/a')).toBe(false);
   });
 
   it('resolves names, tags and abbreviated ids to commits without spawning per call', async () => {
-    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
-    await git(['tag', '-a', '-m', 'x', 'v1', one], { gitDir: repo.path });
-    expect(await resolveCommit(pool, repo, 'main')).toBe(one);
+    const one = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '1' } });
+    await git(['tag', '-a', '-m', 'x', 'v1', one], { gitDir: fixture.repo.path });
+    expect(await resolveCommit(fixture.pool, fixture.repo, 'main')).toBe(one);
     // Every later lookup goes to the same long-lived cat-file process.
-    const reader = pool.pidOf(repo);
+    const reader = fixture.pool.pidOf(fixture.repo);
     expect(reader).toBeDefined();
-    expect(await resolveCommit(pool, repo, 'v1')).toBe(one);
-    expect(await resolveCommit(pool, repo, one.slice(0, 10))).toBe(one);
-    await expect(resolveCommit(pool, repo, 'nope')).rejects.toBeInstanceOf(NotFound);
-    await expect(resolveCommit(pool, repo, '--all')).rejects.toBeInstanceOf(Invalid);
-    await expect(resolveCommit(pool, repo, 'main~1')).rejects.toBeInstanceOf(Invalid);
-    expect(pool.pidOf(repo)).toBe(reader);
-    expect(pool.size).toBe(1);
+    expect(await resolveCommit(fixture.pool, fixture.repo, 'v1')).toBe(one);
+    expect(await resolveCommit(fixture.pool, fixture.repo, one.slice(0, 10))).toBe(one);
+    await expect(resolveCommit(fixture.pool, fixture.repo, 'nope')).rejects.toBeInstanceOf(
+      NotFound,
+    );
+    await expect(resolveCommit(fixture.pool, fixture.repo, '--all')).rejects.toBeInstanceOf(
+      Invalid,
+    );
+    await expect(resolveCommit(fixture.pool, fixture.repo, 'main~1')).rejects.toBeInstanceOf(
+      Invalid,
+    );
+    expect(fixture.pool.pidOf(fixture.repo)).toBe(reader);
+    expect(fixture.pool.size).toBe(1);
   });
 
   it('reads and sets the default branch from the HEAD file', async () => {
-    expect(await readDefaultBranch(repo)).toBe('main');
-    await setDefaultBranch(repo, 'develop');
-    expect(await readDefaultBranch(repo)).toBe('develop');
-    await expect(setDefaultBranch(repo, '-x')).rejects.toBeInstanceOf(Invalid);
+    expect(await readDefaultBranch(fixture.repo)).toBe('main');
+    await setDefaultBranch(fixture.repo, 'develop');
+    expect(await readDefaultBranch(fixture.repo)).toBe('develop');
+    await expect(setDefaultBranch(fixture.repo, '-x')).rejects.toBeInstanceOf(Invalid);
   });
 
   it('answers isAncestor both ways', async () => {
-    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
-    const two = await commitFiles(repo.path, { branch: 'main', files: { a: '2' } });
-    expect(await isAncestor(repo, one, two)).toBe(true);
-    expect(await isAncestor(repo, two, one)).toBe(false);
-    expect(await isAncestor(repo, 'main', 'main')).toBe(true);
-    await expect(isAncestor(repo, 'nope', 'main')).rejects.toBeInstanceOf(NotFound);
+    const one = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '1' } });
+    const two = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '2' } });
+    expect(await isAncestor(fixture.repo, one, two)).toBe(true);
+    expect(await isAncestor(fixture.repo, two, one)).toBe(false);
+    expect(await isAncestor(fixture.repo, 'main', 'main')).toBe(true);
+    await expect(isAncestor(fixture.repo, 'nope', 'main')).rejects.toBeInstanceOf(NotFound);
   });
 });
 
 describe('updateRef', () => {
   it('creates, moves and deletes as compare-and-swap', async () => {
-    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
-    const two = await commitFiles(repo.path, { branch: 'main', files: { a: '2' } });
+    const one = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '1' } });
+    const two = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '2' } });
 
-    await updateRef(repo, 'refs/heads/topic', one, null);
-    await expect(updateRef(repo, 'refs/heads/topic', two, null)).rejects.toBeInstanceOf(Conflict);
-    await expect(updateRef(repo, 'refs/heads/topic', two, two)).rejects.toBeInstanceOf(Conflict);
-    expect(await findBranch(repo, 'topic')).toBe(one);
+    await updateRef(fixture.repo, 'refs/heads/topic', one, null);
+    await expect(updateRef(fixture.repo, 'refs/heads/topic', two, null)).rejects.toBeInstanceOf(
+      Conflict,
+    );
+    await expect(updateRef(fixture.repo, 'refs/heads/topic', two, two)).rejects.toBeInstanceOf(
+      Conflict,
+    );
+    expect(await findBranch(fixture.repo, 'topic')).toBe(one);
 
-    await updateRef(repo, 'refs/heads/topic', two, one);
-    expect(await findBranch(repo, 'topic')).toBe(two);
+    await updateRef(fixture.repo, 'refs/heads/topic', two, one);
+    expect(await findBranch(fixture.repo, 'topic')).toBe(two);
 
-    await expect(deleteRef(repo, 'refs/heads/topic', one)).rejects.toBeInstanceOf(Conflict);
-    await deleteRef(repo, 'refs/heads/topic', two);
-    expect(await findBranch(repo, 'topic')).toBeUndefined();
+    await expect(deleteRef(fixture.repo, 'refs/heads/topic', one)).rejects.toBeInstanceOf(Conflict);
+    await deleteRef(fixture.repo, 'refs/heads/topic', two);
+    expect(await findBranch(fixture.repo, 'topic')).toBeUndefined();
   });
 
   it('lets exactly one of many racing updates win', async () => {
-    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
+    const one = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '1' } });
     const candidates = await Promise.all(
       [1, 2, 3, 4, 5].map((n) =>
-        commitFiles(repo.path, { branch: `c${n}`, files: { a: `${n}` }, parents: [one] }),
+        commitFiles(fixture.repo.path, { branch: `c${n}`, files: { a: `${n}` }, parents: [one] }),
       ),
     );
     const results = await Promise.allSettled(
-      candidates.map((sha) => updateRef(repo, 'refs/heads/main', sha, one)),
+      candidates.map((sha) => updateRef(fixture.repo, 'refs/heads/main', sha, one)),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(Conflict);
@@ -142,41 +139,51 @@ describe('updateRef', () => {
 
   it('refuses bad names and ids before running git', async () => {
     const sha = 'a'.repeat(40);
-    await expect(updateRef(repo, 'main', sha, null)).rejects.toBeInstanceOf(Invalid);
-    await expect(updateRef(repo, 'refs/heads/x', 'HEAD', null)).rejects.toBeInstanceOf(Invalid);
-    await expect(updateRef(repo, 'refs/heads/-x/../y', sha, null)).rejects.toBeInstanceOf(Invalid);
+    await expect(updateRef(fixture.repo, 'main', sha, null)).rejects.toBeInstanceOf(Invalid);
+    await expect(updateRef(fixture.repo, 'refs/heads/x', 'HEAD', null)).rejects.toBeInstanceOf(
+      Invalid,
+    );
+    await expect(updateRef(fixture.repo, 'refs/heads/-x/../y', sha, null)).rejects.toBeInstanceOf(
+      Invalid,
+    );
   });
 
   it('reports a missing object as NotFound', async () => {
-    await expect(updateRef(repo, 'refs/heads/x', 'a'.repeat(40), null)).rejects.toBeInstanceOf(
-      NotFound,
-    );
+    await expect(
+      updateRef(fixture.repo, 'refs/heads/x', 'a'.repeat(40), null),
+    ).rejects.toBeInstanceOf(NotFound);
   });
 });
 
 describe('createTag', () => {
   it('creates a lightweight tag once', async () => {
-    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
-    expect(await createTag(pool, repo, 'v1', 'main')).toBe(one);
-    const { tags } = await listRefs(repo);
+    const one = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '1' } });
+    expect(await createTag(fixture.pool, fixture.repo, 'v1', 'main')).toBe(one);
+    const { tags } = await listRefs(fixture.repo);
     expect(tags).toEqual([
       { name: 'v1', ref: 'refs/tags/v1', sha: one, commitSha: one, annotated: false },
     ]);
-    await expect(createTag(pool, repo, 'v1', 'main')).rejects.toBeInstanceOf(Conflict);
-    await expect(createTag(pool, repo, 'v2', 'nope')).rejects.toBeInstanceOf(NotFound);
-    await expect(createTag(pool, repo, '-v3', 'main')).rejects.toBeInstanceOf(Invalid);
+    await expect(createTag(fixture.pool, fixture.repo, 'v1', 'main')).rejects.toBeInstanceOf(
+      Conflict,
+    );
+    await expect(createTag(fixture.pool, fixture.repo, 'v2', 'nope')).rejects.toBeInstanceOf(
+      NotFound,
+    );
+    await expect(createTag(fixture.pool, fixture.repo, '-v3', 'main')).rejects.toBeInstanceOf(
+      Invalid,
+    );
   });
 });
 
 describe('snapshots', () => {
   it('reports created, moved and deleted refs', async () => {
-    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1' } });
-    await commitFiles(repo.path, { branch: 'gone', files: { a: 'g' } });
-    const before = await snapshotRefs(repo);
-    const two = await commitFiles(repo.path, { branch: 'main', files: { a: '2' } });
-    const three = await commitFiles(repo.path, { branch: 'new', files: { a: '3' } });
-    await git(['update-ref', '-d', 'refs/heads/gone'], { gitDir: repo.path });
-    const after = await snapshotRefs(repo);
+    const one = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '1' } });
+    await commitFiles(fixture.repo.path, { branch: 'gone', files: { a: 'g' } });
+    const before = await snapshotRefs(fixture.repo);
+    const two = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '2' } });
+    const three = await commitFiles(fixture.repo.path, { branch: 'new', files: { a: '3' } });
+    await git(['update-ref', '-d', 'refs/heads/gone'], { gitDir: fixture.repo.path });
+    const after = await snapshotRefs(fixture.repo);
     expect(diffRefSnapshots(before, after)).toEqual([
       { ref: 'refs/heads/gone', oldSha: before.get('refs/heads/gone'), newSha: null },
       { ref: 'refs/heads/main', oldSha: one, newSha: two },
@@ -185,22 +192,26 @@ describe('snapshots', () => {
   });
 
   it('limits a snapshot to exact refs and prefixes', async () => {
-    await commitFiles(repo.path, { branch: 'a', files: { a: '1' } });
-    await commitFiles(repo.path, { branch: 'ab', files: { a: '1' } });
-    await commitFiles(repo.path, { branch: 'x/y', files: { a: '1' } });
-    expect([...(await snapshotRefs(repo, ['refs/heads/a'])).keys()]).toEqual(['refs/heads/a']);
-    expect([...(await snapshotRefs(repo, ['refs/heads/x/'])).keys()]).toEqual(['refs/heads/x/y']);
+    await commitFiles(fixture.repo.path, { branch: 'a', files: { a: '1' } });
+    await commitFiles(fixture.repo.path, { branch: 'ab', files: { a: '1' } });
+    await commitFiles(fixture.repo.path, { branch: 'x/y', files: { a: '1' } });
+    expect([...(await snapshotRefs(fixture.repo, ['refs/heads/a'])).keys()]).toEqual([
+      'refs/heads/a',
+    ]);
+    expect([...(await snapshotRefs(fixture.repo, ['refs/heads/x/'])).keys()]).toEqual([
+      'refs/heads/x/y',
+    ]);
   });
 });
 
 /** Where a loose ref of the test repository lives. */
 function looseRef(ref: string): string {
-  return path.join(repo.path, ...ref.split('/'));
+  return path.join(fixture.repo.path, ...ref.split('/'));
 }
 
 /** Every shape of branch and tag git keeps, loose and packed. */
 async function seedRefs(): Promise<void> {
-  const gitDir = repo.path;
+  const gitDir = fixture.repo.path;
   const one = await commitFiles(gitDir, { branch: 'main', files: { a: '1\n' } });
   await commitFiles(gitDir, { branch: 'feature/x', files: { b: '2\n' }, parents: [one] });
   await commitFiles(gitDir, { branch: 'zürich', files: { c: '3\n' }, parents: [one] });
@@ -221,8 +232,8 @@ async function seedRefs(): Promise<void> {
 describe('listRefs from the ref files', () => {
   it('lists what git for-each-ref lists, in the same order', async () => {
     await seedRefs();
-    const fromFiles = await listRefs(repo, pool);
-    expect(fromFiles).toEqual(await listRefs(repo));
+    const fromFiles = await listRefs(fixture.repo, fixture.pool);
+    expect(fromFiles).toEqual(await listRefs(fixture.repo));
     expect(fromFiles.branches.map((branch) => branch.name)).toEqual([
       'alias',
       'feature/x',
@@ -235,17 +246,19 @@ describe('listRefs from the ref files', () => {
 
   it('starts no git process besides the repository’s cat-file', async () => {
     await seedRefs();
-    const expected = await listRefs(repo);
-    await pool.info(repo, 'HEAD');
-    const listed = await withoutGitOnPath(tmp.path, () => listRefs(repo, pool));
+    const expected = await listRefs(fixture.repo);
+    await fixture.pool.info(fixture.repo, 'HEAD');
+    const listed = await withoutGitOnPath(fixture.tmp.path, () =>
+      listRefs(fixture.repo, fixture.pool),
+    );
     expect(listed).toEqual(expected);
   });
 
   it('lists a repository with many tags as git does', async () => {
-    const one = await commitFiles(repo.path, { branch: 'main', files: { a: '1\n' } });
+    const one = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '1\n' } });
     for (let i = 0; i < 101; i++) await writeFile(looseRef(`refs/tags/t${i}`), `${one}\n`);
-    const listed = await listRefs(repo, pool);
+    const listed = await listRefs(fixture.repo, fixture.pool);
     expect(listed.tags).toHaveLength(101);
-    expect(listed).toEqual(await listRefs(repo));
+    expect(listed).toEqual(await listRefs(fixture.repo));
   });
 });

@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { CatFilePool } from './cat-file-pool.ts';
 import { runGit } from './command.ts';
 import { type RepoHandle, RepoPaths } from './repo-paths.ts';
 import { initBare } from './repository.ts';
@@ -157,4 +159,51 @@ export async function withoutGitOnPath<T>(emptyDir: string, work: () => Promise<
   } finally {
     process.env.PATH = path;
   }
+}
+
+/** What {@link useTestRepo} hands each test: fresh for every test, read through getters. */
+export interface TestRepoFixture {
+  readonly tmp: TempDir;
+  readonly repo: RepoHandle;
+  /** Only with `{ pool: true }`; closed before the directory is removed. */
+  readonly pool: CatFilePool;
+}
+
+/**
+ * Registers `beforeEach`/`afterEach` hooks that give every test in the file its own empty bare
+ * repository (see {@link makeTestRepo}) and, on request, a cat-file pool, and remove them after.
+ *
+ * @example
+ *   const fixture = useTestRepo({ pool: true });
+ *   it('…', async () => { await listRefs(fixture.repo); });
+ */
+export function useTestRepo(options: { pool?: boolean } = {}): TestRepoFixture {
+  let current: { tmp: TempDir; repo: RepoHandle; pool?: CatFilePool } | undefined;
+  beforeEach(async () => {
+    const made = await makeTestRepo();
+    current = { ...made, pool: options.pool ? new CatFilePool() : undefined };
+  });
+  afterEach(async () => {
+    const ending = current;
+    current = undefined;
+    await ending?.pool?.closeAll();
+    await ending?.tmp.remove();
+  });
+  const live = () => {
+    if (!current) throw new Error('useTestRepo: read outside a test');
+    return current;
+  };
+  return {
+    get tmp() {
+      return live().tmp;
+    },
+    get repo() {
+      return live().repo;
+    },
+    get pool() {
+      const { pool } = live();
+      if (!pool) throw new Error('useTestRepo: pass { pool: true } to get a pool');
+      return pool;
+    },
+  };
 }

@@ -2,15 +2,7 @@ import { z } from 'zod';
 import type { BranchListing } from '../domain/branches/branch.types.ts';
 import { toApiBranch } from '../present/branch.ts';
 import type { ConvertContext } from '../present/context.ts';
-import {
-  addTool,
-  pageResult,
-  pagingArgs,
-  pagingOf,
-  recordResult,
-  repoArgs,
-  type ToolKit,
-} from './tool-kit.ts';
+import { addListTool, addTool, recordResult, repoArgs, type ToolKit } from './tool-kit.ts';
 
 function toApiBranches(listing: BranchListing, context: ConvertContext) {
   const { repo, access } = listing.visible;
@@ -24,7 +16,7 @@ export function registerBranchTools(kit: ToolKit<'branches'>): void {
   const { services, context } = kit;
   const { branches } = services;
 
-  addTool(
+  addListTool(
     kit,
     'list_branches',
     {
@@ -34,13 +26,11 @@ export function registerBranchTools(kit: ToolKit<'branches'>): void {
         '(id, message, author, committer, timestamp), `protected`, and whether you may push and ' +
         'merge (`user_can_push`, `user_can_merge`). An empty repository has none. Paginated: ' +
         '`page`, `limit` (at most 50); the result has `items`, `total` and `next_page`.',
-      input: z.strictObject({ ...repoArgs, ...pagingArgs }),
-      effect: 'read',
+      args: repoArgs,
     },
-    async ({ owner, repo, ...rest }, user) => {
-      const paging = pagingOf(rest);
+    async ({ owner, repo }, paging, user) => {
       const listing = await branches.list(user, owner, repo, paging);
-      return pageResult(toApiBranches(listing, context), listing.total, paging);
+      return { items: toApiBranches(listing, context), total: listing.total };
     },
   );
 

@@ -3,11 +3,9 @@ import type { PullInContext } from '../domain/pulls/pull.service.ts';
 import { PULL_SORTS } from '../domain/pulls/pull.types.ts';
 import type { User } from '../domain/users/user.types.ts';
 import {
+  addListTool,
   addTool,
-  pageResult,
-  pagingArgs,
-  pagingOf,
-  pullNumberArg,
+  pullArgs,
   recordResult,
   repoArgs,
   type ToolKit,
@@ -20,11 +18,10 @@ const body = z.string().max(1_000_000);
 export function registerPullTools(kit: ToolKit<'pulls' | 'pullMerges'>): void {
   const { services, context } = kit;
   const { pulls, pullMerges } = services;
-  const pullArgs = { ...repoArgs, number: pullNumberArg };
   const show = async (user: User, found: PullInContext) =>
     recordResult(await kit.pullViews.one(user, found, context));
 
-  addTool(
+  addListTool(
     kit,
     'list_pull_requests',
     {
@@ -35,24 +32,21 @@ export function registerPullTools(kit: ToolKit<'pulls' | 'pullMerges'>): void {
         'or all (default all, as the REST API); `sort` defaults to newest; `poster` keeps ' +
         "one author's. Paginated: `page`, `limit` (at most 50); the result has `items`, `total` " +
         'and `next_page`.',
-      input: z.strictObject({
+      args: {
         ...repoArgs,
         state: z.enum(['open', 'closed', 'all']).optional().describe('Default all'),
         sort: z.enum(PULL_SORTS).optional().describe('Order; default newest'),
         poster: z.string().min(1).max(100).optional().describe('Handle of the author'),
-        ...pagingArgs,
-      }),
-      effect: 'read',
+      },
     },
-    async ({ owner, repo, state, sort, poster, ...rest }, user) => {
-      const paging = pagingOf(rest);
+    async ({ owner, repo, state, sort, poster }, paging, user) => {
       const filter = {
         state: state ?? 'all',
         sort: sort ?? 'newest',
         ...(poster ? { poster } : {}),
       };
       const { items, total } = await pulls.list(user, owner, repo, filter, paging);
-      return pageResult(await kit.pullViews.many(user, items, context), total, paging);
+      return { items: await kit.pullViews.many(user, items, context), total };
     },
   );
 

@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import type { VisibleRelease } from '../domain/releases/release.service.ts';
 import { toApiRelease } from '../present/release.ts';
-import {
-  addTool,
-  pageResult,
-  pagingArgs,
-  pagingOf,
-  recordResult,
-  repoArgs,
-  type ToolKit,
-} from './tool-kit.ts';
+import { addListTool, addTool, recordResult, repoArgs, type ToolKit } from './tool-kit.ts';
 
 /** `list_releases`, `get_release`, `get_latest_release` and `create_release`. */
 export function registerReleaseTools(kit: ToolKit<'releases'>): void {
@@ -19,7 +11,7 @@ export function registerReleaseTools(kit: ToolKit<'releases'>): void {
     recordResult(toApiRelease(release, visible.repo, context));
   const tagArg = z.string().min(1).max(255).describe('The release\'s git tag, e.g. "v1.2.0"');
 
-  addTool(
+  addListTool(
     kit,
     'list_releases',
     {
@@ -29,14 +21,11 @@ export function registerReleaseTools(kit: ToolKit<'releases'>): void {
         '`target_commitish`, `name`, `body` (release notes), `prerelease`, `created_at`, ' +
         '`author`. There are no drafts and no assets. Paginated: `page`, `limit` (at most 50); ' +
         'the result has `items`, `total` and `next_page`.',
-      input: z.strictObject({ ...repoArgs, ...pagingArgs }),
-      effect: 'read',
+      args: repoArgs,
     },
-    async ({ owner, repo, ...rest }, user) => {
-      const paging = pagingOf(rest);
+    async ({ owner, repo }, paging, user) => {
       const { visible, items, total } = await releases.list(user, owner, repo, paging);
-      const records = items.map((release) => toApiRelease(release, visible.repo, context));
-      return pageResult(records, total, paging);
+      return { items: items.map((release) => toApiRelease(release, visible.repo, context)), total };
     },
   );
 

@@ -1,14 +1,6 @@
 import { z } from 'zod';
 import { toApiUser } from '../present/user.ts';
-import {
-  addTool,
-  pageResult,
-  pagingArgs,
-  pagingOf,
-  recordResult,
-  repoArgs,
-  type ToolKit,
-} from './tool-kit.ts';
+import { addListTool, addTool, recordResult, repoArgs, type ToolKit } from './tool-kit.ts';
 
 /** `whoami`, `list_repositories` and `get_repository`. */
 export function registerRepoTools(kit: ToolKit<'repos' | 'users' | 'admins'>): void {
@@ -32,7 +24,7 @@ export function registerRepoTools(kit: ToolKit<'repos' | 'users' | 'admins'>): v
       recordResult(toApiUser(user, context, { self: true, isAdmin: admins.isAdmin(user) })),
   );
 
-  addTool(
+  addListTool(
     kit,
     'list_repositories',
     {
@@ -43,21 +35,18 @@ export function registerRepoTools(kit: ToolKit<'repos' | 'users' | 'admins'>): v
         '`permissions`. Narrow with `owner` (a user or organisation handle) and/or `query` ' +
         '(a substring of the name). Paginated: `page`, `limit` (at most 50); the result has ' +
         '`items`, `total` and `next_page` (null on the last page).',
-      input: z.strictObject({
+      args: {
         owner: z.string().min(1).max(100).optional().describe('Only repositories of this owner'),
         query: z.string().min(1).max(200).optional().describe('Substring of the name to match'),
-        ...pagingArgs,
-      }),
-      effect: 'read',
+      },
     },
-    async (args, user) => {
-      const paging = pagingOf(args);
+    async (args, paging, user) => {
       const owner = args.owner === undefined ? undefined : await users.getAccount(args.owner);
       const { items, total } = await repos.listVisible(user, paging, {
         ...(owner ? { ownerId: owner.id } : {}),
         ...(args.query !== undefined ? { query: args.query.trim() } : {}),
       });
-      return pageResult(await kit.repoViews.many(user, items, context), total, paging);
+      return { items: await kit.repoViews.many(user, items, context), total };
     },
   );
 

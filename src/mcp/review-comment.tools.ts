@@ -1,15 +1,6 @@
 import { z } from 'zod';
 import { loadReviewComments } from '../present/review-comment-views.ts';
-import {
-  addTool,
-  pageResult,
-  pagingArgs,
-  pagingOf,
-  pullNumberArg,
-  recordResult,
-  repoArgs,
-  type ToolKit,
-} from './tool-kit.ts';
+import { addListTool, addTool, pullArgs, recordResult, type ToolKit } from './tool-kit.ts';
 
 const lineArg = z.number().int().min(1).max(10_000_000);
 
@@ -18,7 +9,7 @@ export function registerReviewCommentTools(kit: ToolKit<'reviewComments' | 'user
   const { services, context } = kit;
   const { reviewComments } = services;
 
-  addTool(
+  addListTool(
     kit,
     'list_review_comments',
     {
@@ -28,16 +19,14 @@ export function registerReviewCommentTools(kit: ToolKit<'reviewComments' | 'user
         'side) or `old_line` (old side) with `side` RIGHT or LEFT, the `commit_id` it was made ' +
         'on, the `diff_hunk` it points into, `in_reply_to_id` for answers, and `user`. ' +
         'Paginated: `page`, `limit` (at most 50); the result has `items`, `total`, `next_page`.',
-      input: z.strictObject({ ...repoArgs, number: pullNumberArg, ...pagingArgs }),
-      effect: 'read',
+      args: pullArgs,
     },
-    async ({ owner, repo, number, ...rest }, user) => {
-      const paging = pagingOf(rest);
+    async ({ owner, repo, number }, paging, user) => {
       const found = await reviewComments.list(user, owner, repo, number);
       const page = found.comments.slice(paging.offset, paging.offset + paging.limit);
       const where = { repo: found.context.base.repo, number };
       const records = await loadReviewComments(services, where, page, context);
-      return pageResult(records, found.comments.length, paging);
+      return { items: records, total: found.comments.length };
     },
   );
 
@@ -53,8 +42,7 @@ export function registerReviewCommentTools(kit: ToolKit<'reviewComments' | 'user
         'To answer an existing comment give only `body` and `in_reply_to_id` (the `id` of that ' +
         'comment); it then takes its place. Returns the new comment record.',
       input: z.strictObject({
-        ...repoArgs,
-        number: pullNumberArg,
+        ...pullArgs,
         body: z.string().min(1).max(65_536).describe('The comment, in Markdown'),
         path: z.string().min(1).max(4096).optional().describe('File path within the repository'),
         line: lineArg.optional().describe('Line number on the new side (side RIGHT)'),

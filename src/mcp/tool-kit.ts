@@ -45,12 +45,15 @@ export const repoArgs = {
   repo: text('Name of the repository, e.g. "website"'),
 };
 
-export const pullNumberArg = z
+const pullNumberArg = z
   .number()
   .int()
   .min(1)
   .max(Number.MAX_SAFE_INTEGER)
   .describe('The pull request number within the repository (its `number`, not its `id`)');
+
+/** {@link repoArgs} and `number`, which address a pull request in every tool that works on one. */
+export const pullArgs = { ...repoArgs, number: pullNumberArg };
 
 export const pagingArgs = {
   page: z.number().int().min(1).max(1_000_000).optional().describe('1-based page; default 1'),
@@ -149,4 +152,31 @@ export function addTool<Input extends z.ZodObject>(
       return call.finally(() => kit.inFlight.delete(call));
     },
   );
+}
+
+type ListArgs<Shape extends z.core.$ZodLooseShape> = z.output<z.ZodObject<Shape, z.core.$strict>>;
+
+/**
+ * Registers a read-only tool that answers one page of records: `page` and `limit` are added to
+ * `args` and capped as the REST API caps them, and the answer is wrapped as {@link pageResult}
+ * does, so every listing tool pages the same way.
+ */
+export function addListTool<Shape extends z.core.$ZodLooseShape>(
+  kit: ToolKit,
+  name: string,
+  spec: Omit<ToolSpec<z.ZodObject>, 'input' | 'effect'> & { readonly args: Shape },
+  list: (
+    args: ListArgs<Shape>,
+    paging: Paging,
+    user: User,
+  ) => Promise<{ readonly items: readonly unknown[]; readonly total: number }>,
+): void {
+  const { args, ...rest } = spec;
+  const input = z.strictObject({ ...args, ...pagingArgs });
+  addTool(kit, name, { ...rest, input, effect: 'read' }, async (given, user) => {
+    const { page, limit, ...own } = given as ListArgs<Shape> & { page?: number; limit?: number };
+    const paging = pagingOf({ page, limit });
+    const { items, total } = await list(own as ListArgs<Shape>, paging, user);
+    return pageResult(items, total, paging);
+  });
 }

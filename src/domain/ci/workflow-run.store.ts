@@ -6,14 +6,11 @@ import { toRun, toTask } from './ci-rows.ts';
 import { TasksVersionStore } from './tasks-version.store.ts';
 import { aggregateStatus } from './workflow/job-status.ts';
 
-export type NewRun = {
-  readonly repoId: string;
-  readonly workflowName: string;
-  readonly workflowFile: string;
-  readonly event: string;
-  readonly ref: string;
-  readonly sha: string;
-  readonly triggeredBy: string | null;
+/** A run to record: what names it and what triggered it, as the run will carry them. */
+export type NewRun = Pick<
+  WorkflowRun,
+  'repoId' | 'workflowName' | 'workflowFile' | 'event' | 'ref' | 'sha' | 'triggeredBy'
+> & {
   readonly title?: string;
   readonly eventPayload?: unknown;
   readonly actor?: string;

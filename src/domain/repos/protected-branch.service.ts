@@ -45,12 +45,7 @@ export class ProtectedBranchService {
   }
 
   /** One protection; NotFound when the branch is not protected. */
-  async get(
-    viewer: User | undefined,
-    owner: string,
-    name: string,
-    branch: string,
-  ): Promise<ProtectedBranchRecord> {
+  async get(viewer: User | undefined, owner: string, name: string, branch: string) {
     const repo = await this.#adminRepo(viewer, owner, name);
     return this.#find(repo, branch);
   }
@@ -59,12 +54,7 @@ export class ProtectedBranchService {
    * Protects a branch (which need not exist yet). A second protection of the same branch is
    * refused with Forbidden: Gitea answers 403 here, not 409.
    */
-  async create(
-    viewer: User | undefined,
-    owner: string,
-    name: string,
-    branch: string,
-  ): Promise<ProtectedBranchRecord> {
+  async create(viewer: User | undefined, owner: string, name: string, branch: string) {
     const repo = await this.#adminRepo(viewer, owner, name);
     const clean = checkBranch(branch);
     if (!(await this.#store.add(repo.id, clean))) {

@@ -85,6 +85,30 @@ type RepoEb = ExpressionBuilder<Tables & { repositories: RepositoriesTable }, 'r
 export type Page = { readonly limit: number; readonly offset: number };
 
 /** Wider than both the handle and the repository name rules: a cheap first filter for lookups. */
+/** Repositories joined to their owners: what every list of repositories reads from. */
+function listedRepositories(db: Db) {
+  return db
+    .selectFrom('users as owner')
+    .crossJoin('repositories')
+    .whereRef('repositories.owner_id', '=', 'owner.id');
+}
+
+/** One page of `rows`, in the order every list shows them: by owner, then by name. */
+async function readPage(
+  rows: ReturnType<typeof listedRepositories>,
+  page: Page,
+): Promise<Repository[]> {
+  const found = await rows
+    .selectAll('repositories')
+    .select(OWNER_COLUMNS)
+    .orderBy('owner.handle_lower')
+    .orderBy('repositories.name_lower')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return found.map((row) => toRepository(row as RepoRow));
+}
+
 const COULD_BE_NAME = /^[A-Za-z0-9._-]{1,100}$/;
 
 /** Queries over repositories (collaborators and protected branches have stores of their own). */
@@ -164,10 +188,7 @@ export class RepoStore {
    * keeps SQLite on that loop order; PostgreSQL plans it as the inner join it is.
    */
   #listed() {
-    return this.#db
-      .selectFrom('users as owner')
-      .crossJoin('repositories')
-      .whereRef('repositories.owner_id', '=', 'owner.id');
+    return listedRepositories(this.#db);
   }
 
   /**
@@ -204,17 +225,10 @@ export class RepoStore {
       );
     }
     const [items, total] = await Promise.all([
-      rows
-        .selectAll('repositories')
-        .select(OWNER_COLUMNS)
-        .orderBy('owner.handle_lower')
-        .orderBy('repositories.name_lower')
-        .limit(page.limit)
-        .offset(page.offset)
-        .execute(),
+      readPage(rows, page),
       this.#countVisible(scope, filter),
     ]);
-    return { items: items.map((row) => toRepository(row as RepoRow)), total };
+    return { items, total };
   }
 
   async #countVisible(
@@ -264,14 +278,7 @@ export class RepoStore {
     // Three disjoint parts: owned and owned by one of the person's organisations, read from the
     // owners' counts, and collaborations on anything else, counted along an index.
     const [items, owned, viaOrgs, collaborations] = await Promise.all([
-      rows
-        .selectAll('repositories')
-        .select(OWNER_COLUMNS)
-        .orderBy('owner.handle_lower')
-        .orderBy('repositories.name_lower')
-        .limit(page.limit)
-        .offset(page.offset)
-        .execute(),
+      readPage(rows, page),
       this.#ownedBy(userId),
       this.#ownedBy(orgs()),
       this.#count(
@@ -285,7 +292,7 @@ export class RepoStore {
       ),
     ]);
     return {
-      items: items.map((row) => toRepository(row as RepoRow)),
+      items,
       total: owned + viaOrgs + collaborations,
     };
   }

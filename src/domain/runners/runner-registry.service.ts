@@ -17,16 +17,22 @@ const RUNNER_SECRET_BYTES = 20;
 const TOKEN_USE_RESOLUTION_MS = 5_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** What a runner sends to register. */
 export type RegisterInput = {
+  /** The registration token, in plain text as the runner sent it. */
   readonly token: string;
   readonly name: string;
   readonly version: string;
+  /** Label names (`ubuntu-latest`). */
   readonly labels: readonly string[];
   readonly ephemeral: boolean;
+  /** Capability flags the runner advertises, e.g. `cancelling`. */
   readonly capabilities: readonly string[];
 };
 
+/** What a starting runner declares, with the credentials it was given at registration. */
 export type DeclareInput = {
+  /** Credentials from `x-runner-uuid` / `x-runner-token`. */
   readonly uuid: string;
   readonly token: string;
   readonly version: string;

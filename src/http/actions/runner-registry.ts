@@ -5,6 +5,8 @@
  * `connect-errors.ts` turns them into Connect codes.
  */
 
+import type { DeclareInput, RegisterInput } from '../../domain/runners/runner-registry.service.ts';
+
 /** Runner status as the domain sees it; `unspecified` when it does not say. */
 export type RunnerStatusName = 'unspecified' | 'idle' | 'active' | 'offline';
 
@@ -22,17 +24,11 @@ export interface RunnerRecord {
   readonly status: RunnerStatusName;
 }
 
-export interface RegisterRunnerInput {
-  /** The registration token, in plain text as the runner sent it. */
-  readonly token: string;
-  readonly name: string;
-  readonly version: string;
-  /** Label names; already taken from the deprecated `agent_labels` when `labels` was empty. */
-  readonly labels: readonly string[];
-  readonly ephemeral: boolean;
-  /** Capability flags the runner advertises, e.g. `cancelling`. */
-  readonly capabilities: readonly string[];
-}
+/**
+ * What a runner sends to register; the edge has already taken the labels from the deprecated
+ * `agent_labels` when `labels` was empty.
+ */
+export type RegisterRunnerInput = RegisterInput;
 
 export interface RegisteredRunner {
   readonly runner: RunnerRecord;
@@ -40,14 +36,8 @@ export interface RegisteredRunner {
   readonly token: string;
 }
 
-export interface DeclareRunnerInput {
-  /** Credentials from `x-runner-uuid` / `x-runner-token`, already checked by `authenticate`. */
-  readonly uuid: string;
-  readonly token: string;
-  readonly version: string;
-  readonly labels: readonly string[];
-  readonly capabilities: readonly string[];
-}
+/** What a starting runner declares; its credentials are checked by `declare` itself. */
+export type DeclareRunnerInput = DeclareInput;
 
 export interface RunnerRegistry {
   /**

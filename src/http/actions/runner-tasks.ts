@@ -2,21 +2,14 @@
  * What the runner protocol edge needs from the domain to hand out tasks and take reports
  * (FetchTask, UpdateTask, UpdateLog): plain records in, plain records out, no wire types.
  */
+import type { CiTaskResult, CiTaskStatus } from '../../domain/ci/ci.types.ts';
 import type { RunnerRecord } from './runner-registry.ts';
 
-/** A job status name (see src/domain/ci/workflow/job-status.ts); `pending` is Gitea's Waiting. */
-export type JobStatusName =
-  | 'unknown'
-  | 'blocked'
-  | 'pending'
-  | 'running'
-  | 'success'
-  | 'failure'
-  | 'cancelled'
-  | 'skipped';
+/** A job status name: the domain's task statuses, and `unknown` for a status not known. */
+export type JobStatusName = 'unknown' | CiTaskStatus;
 
 /** A final result as a runner reports it. */
-export type TaskResultName = 'success' | 'failure' | 'cancelled' | 'skipped';
+export type TaskResultName = CiTaskResult;
 
 export interface TaskRecord {
   readonly id: number;

@@ -56,9 +56,10 @@ function idSelector(params: { id: string }): ReleaseSelector {
 type ReleaseAddress = [owner: string, name: string, selector: ReleaseSelector];
 type RepoAddress = { readonly owner: string; readonly name: string };
 
-function editInput(body: EditReleaseOption) {
+/** A create or edit body in the release service's words (a create body always has its tag). */
+function releaseInput<Body extends EditReleaseOption>(body: Body) {
   return {
-    tagName: body.tag_name,
+    tagName: body.tag_name as Body['tag_name'],
     targetCommitish: body.target_commitish,
     name: body.name,
     body: body.body,
@@ -133,14 +134,7 @@ export function registerReleaseRoutes(parent: FastifyInstance, deps: ReleaseRout
         requireUser(request),
         request.params.owner,
         request.params.name,
-        {
-          tagName: body.tag_name,
-          targetCommitish: body.target_commitish,
-          name: body.name,
-          body: body.body,
-          prerelease: body.prerelease,
-          draft: body.draft,
-        },
+        releaseInput(body),
       );
       return reply.status(201).send(show(request, created));
     },
@@ -200,33 +194,33 @@ export function registerReleaseRoutes(parent: FastifyInstance, deps: ReleaseRout
   const read = async (request: FastifyRequest, where: ReleaseAddress) =>
     show(request, await releases.get(viewerUser(request.viewer), ...where));
   const edit = async (request: FastifyRequest, where: ReleaseAddress, body: EditReleaseOption) =>
-    show(request, await releases.update(requireUser(request), ...where, editInput(body)));
+    show(request, await releases.update(requireUser(request), ...where, releaseInput(body)));
   const remove = async (request: FastifyRequest, reply: FastifyReply, where: ReleaseAddress) => {
     await releases.delete(requireUser(request), ...where);
     return reply.status(204).send(null);
   };
-  const addressed =
-    <Selected>(select: (params: Selected) => ReleaseSelector) =>
-    (params: Selected & RepoAddress): ReleaseAddress => [params.owner, params.name, select(params)];
-  const tagged = addressed(tagSelector);
-  const numbered = addressed(idSelector);
-
-  server.get(byTag.path, readOptions(byTag.what, byTag.params), async (request) =>
-    read(request, tagged(request.params)),
-  );
-  server.patch(byTag.path, editOptions(byTag.what, byTag.params), async (request) =>
-    edit(request, tagged(request.params), request.body),
-  );
-  server.delete(byTag.path, deleteOptions(byTag.what, byTag.params), async (request, reply) =>
-    remove(request, reply, tagged(request.params)),
-  );
-  server.get(byId.path, readOptions(byId.what, byId.params), async (request) =>
-    read(request, numbered(request.params)),
-  );
-  server.patch(byId.path, editOptions(byId.what, byId.params), async (request) =>
-    edit(request, numbered(request.params), request.body),
-  );
-  server.delete(byId.path, deleteOptions(byId.what, byId.params), async (request, reply) =>
-    remove(request, reply, numbered(request.params)),
-  );
+  /**
+   * The read, edit and delete routes of one way of addressing a release. `params` has been
+   * checked against `way.params` (repository plus what `select` reads) before a handler runs.
+   */
+  const addressedRoutes = <Selected>(
+    way: { readonly path: string; readonly params: TObject; readonly what: string },
+    select: (params: Selected) => ReleaseSelector,
+  ) => {
+    const where = (params: unknown): ReleaseAddress => {
+      const checked = params as Selected & RepoAddress;
+      return [checked.owner, checked.name, select(checked)];
+    };
+    server.get(way.path, readOptions(way.what, way.params), async (request) =>
+      read(request, where(request.params)),
+    );
+    server.patch(way.path, editOptions(way.what, way.params), async (request) =>
+      edit(request, where(request.params), request.body),
+    );
+    server.delete(way.path, deleteOptions(way.what, way.params), async (request, reply) =>
+      remove(request, reply, where(request.params)),
+    );
+  };
+  addressedRoutes(byTag, tagSelector);
+  addressedRoutes(byId, idSelector);
 }

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { ConvertContext } from '../../../present/context.ts';
@@ -62,6 +62,12 @@ export function registerStatusRoutes(parent: FastifyInstance, deps: StatusRouteD
   const context = (request: FastifyRequest): ConvertContext => ({
     baseUrl: baseUrlOf(request, deps.config),
   });
+  /** A list of statuses, which is always empty: no statuses are kept. */
+  const noStatuses = (request: FastifyRequest, reply: FastifyReply): [] => {
+    const paging = readPaging(request.query);
+    setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, 0);
+    return [];
+  };
 
   server.get(
     '/repos/:owner/:name/commits/*',
@@ -87,16 +93,7 @@ export function registerStatusRoutes(parent: FastifyInstance, deps: StatusRouteD
         request.params.name,
         ref,
       );
-      if (view === 'statuses') {
-        setPagingHeaders(
-          request,
-          reply,
-          baseUrlOf(request, deps.config),
-          readPaging(request.query),
-          0,
-        );
-        return [];
-      }
+      if (view === 'statuses') return noStatuses(request, reply);
       reply.header('X-Total-Count', '0');
       const repository = await views.one(viewer, visible, context(request));
       return toApiCombinedStatus(sha, visible.repo, repository, context(request));
@@ -121,14 +118,7 @@ export function registerStatusRoutes(parent: FastifyInstance, deps: StatusRouteD
         request.params.name,
         request.params.sha,
       );
-      setPagingHeaders(
-        request,
-        reply,
-        baseUrlOf(request, deps.config),
-        readPaging(request.query),
-        0,
-      );
-      return [];
+      return noStatuses(request, reply);
     },
   );
 

@@ -6,14 +6,13 @@ import { mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
-import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field, formValue } from '../forms.ts';
 import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
 import { RepoParams, RunParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
-import { signedInOrRedirect } from '../require-user.ts';
+import { signedInPoster } from '../require-user.ts';
 import { dispatchForms, inputField } from '../views/dispatch-form.ts';
 import { pageOf } from '../views/paging.ts';
 import { repoFrame } from '../views/repo-frame.ts';
@@ -145,9 +144,8 @@ export function registerActionsRoutes(
     '/repos/:owner/:name/actions/runs/:run/cancel',
     { schema: { params: RunParams } },
     async (request, reply) => {
-      const user = signedInOrRedirect(request, reply);
+      const user = signedInPoster(request, reply);
       if (!user) return reply;
-      assertCsrf(request);
       const { owner, name } = request.params;
       return formAction(pages, request, reply, async () => {
         const run = await cancels.cancel(user, owner, name, runNumberOf(request));
@@ -165,9 +163,8 @@ export function registerActionsRoutes(
     '/repos/:owner/:name/actions/runs/:run/rerun',
     { schema: { params: RunParams } },
     async (request, reply) => {
-      const user = signedInOrRedirect(request, reply);
+      const user = signedInPoster(request, reply);
       if (!user) return reply;
-      assertCsrf(request);
       const { owner, name } = request.params;
       const target =
         field(request.body, 'failed') === '1'
@@ -186,9 +183,8 @@ export function registerActionsRoutes(
     '/repos/:owner/:name/actions/workflows/:file/dispatch',
     { schema: { params: DispatchParams } },
     async (request, reply) => {
-      const user = signedInOrRedirect(request, reply);
+      const user = signedInPoster(request, reply);
       if (!user) return reply;
-      assertCsrf(request);
       const { owner, name, file } = request.params;
       const form = request.body;
       const prefix = inputField('');

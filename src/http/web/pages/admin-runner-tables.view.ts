@@ -127,3 +127,45 @@ export function freshTokenNotice(fresh: FreshToken, what: string): Html {
     <pre class="mt-1 kiln-code"><code>act_runner register --no-interactive --instance ${fresh.baseUrl} --token ${fresh.token} --name NAME --labels ubuntu-latest</code></pre>
   </div>`;
 }
+
+/** The instance's or one repository's runners and tokens, and where their forms post. */
+export type RunnerSections = {
+  readonly what: 'instance' | 'repository';
+  readonly runners: readonly ListedRunner[];
+  readonly tokens: readonly ListedRegistrationToken[];
+  readonly fresh?: FreshToken | undefined;
+  /** New tokens are posted here; one is deleted at `{tokensPath}/{id}/delete`. */
+  readonly tokensPath: string;
+  /** A runner is deleted at `{runnersPath}/{id}/delete`. */
+  readonly runnersPath: string;
+  readonly text: {
+    readonly tokensTitle: string;
+    readonly tokensNote: Html;
+    readonly runnersTitle: string;
+    readonly runnersNote?: string;
+  };
+  /** Whether more follows the runners box, which then keeps its distance. */
+  readonly more: boolean;
+};
+
+/** A fresh token's notice, the token box with its form, and the runner box. */
+export function runnerSections(context: PageContext, data: RunnerSections): Html {
+  const { text } = data;
+  return html`${data.fresh ? freshTokenNotice(data.fresh, data.what) : null}
+    <div class="Box mb-4">
+      <div class="Box-header d-flex flex-items-center">
+        <h2 class="Box-title flex-auto">${text.tokensTitle}</h2>
+        <form method="post" action="${data.tokensPath}">
+          ${csrfField(context)}
+          <button class="btn btn-sm btn-primary" type="submit">Generate ${data.what} token</button>
+        </form>
+      </div>
+      ${tokensTable(context, data.tokens, (token) => `${data.tokensPath}/${token.id}/delete`)}
+      <div class="Box-footer f6 color-fg-muted">${text.tokensNote}</div>
+    </div>
+    <div class="${data.more ? 'Box mb-4' : 'Box'}">
+      <div class="Box-header"><h2 class="Box-title">${text.runnersTitle}</h2></div>
+      ${runnersTable(context, data.runners, (runner) => `${data.runnersPath}/${runner.id}/delete`)}
+      ${text.runnersNote ? html`<div class="Box-footer f6 color-fg-muted">${text.runnersNote}</div>` : null}
+    </div>`;
+}

@@ -71,34 +71,29 @@ export function registerAdminRoutes(
     });
   });
 
-  server.post(
-    '/admin/runners/tokens/:id/delete',
-    { schema: { params: IdParams } },
-    async (request, reply) => {
+  /** A delete button's form: an admin, a CSRF token, the id in the path, back to the list. */
+  const deleteRoute = (
+    url: string,
+    remove: (actor: RunnerActor, id: string) => Promise<unknown>,
+    flash: string,
+  ) =>
+    server.post(url, { schema: { params: IdParams } }, async (request, reply) => {
       const actor = adminOf(request, reply);
       assertCsrf(request);
-      const { id } = request.params;
       return formAction(pages, request, reply, async () => {
-        await runnerAdmin.deleteToken(actor, undefined, id);
-        return {
-          to: '/admin/runners',
-          flash: 'Registration token deleted. Runners it registered keep working.',
-        };
+        await remove(actor, request.params.id);
+        return { to: '/admin/runners', flash };
       });
-    },
-  );
+    });
 
-  server.post(
+  deleteRoute(
+    '/admin/runners/tokens/:id/delete',
+    (actor, id) => runnerAdmin.deleteToken(actor, undefined, id),
+    'Registration token deleted. Runners it registered keep working.',
+  );
+  deleteRoute(
     '/admin/runners/:id/delete',
-    { schema: { params: IdParams } },
-    async (request, reply) => {
-      const actor = adminOf(request, reply);
-      assertCsrf(request);
-      const { id } = request.params;
-      return formAction(pages, request, reply, async () => {
-        await runnerAdmin.deleteRunner(actor, undefined, id);
-        return { to: '/admin/runners', flash: 'Runner deleted. Its credentials no longer work.' };
-      });
-    },
+    (actor, id) => runnerAdmin.deleteRunner(actor, undefined, id),
+    'Runner deleted. Its credentials no longer work.',
   );
 }

@@ -6,14 +6,7 @@ import type {
 } from '../../../domain/runners/runner.types.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
-import {
-  csrfField,
-  type FreshToken,
-  freshTokenNotice,
-  runnersTable,
-  tokensTable,
-  when,
-} from './admin-runner-tables.view.ts';
+import { csrfField, type FreshToken, runnerSections, when } from './admin-runner-tables.view.ts';
 
 export type CiSettingsData = {
   readonly owner: string;
@@ -89,22 +82,20 @@ export function ciSettingsPage(context: PageContext, data: CiSettingsData): Html
   return html`<nav aria-label="Breadcrumb" class="f4 mb-2"><a href="/${data.owner}">${data.owner}</a> / <a href="/repos/${data.owner}/${data.name}">${data.name}</a> / settings</nav>
     <h1 class="h2 mb-3">CI</h1>
     ${data.error ? html`<div class="flash flash-error mb-3" role="alert">${data.error}</div>` : null}
-    ${data.fresh ? freshTokenNotice(data.fresh, 'repository') : null}
-    <div class="Box mb-4">
-      <div class="Box-header d-flex flex-items-center">
-        <h2 class="Box-title flex-auto">Runner registration tokens</h2>
-        <form method="post" action="${data.path}/tokens">
-          ${csrfField(context)}
-          <button class="btn btn-sm btn-primary" type="submit">Generate repository token</button>
-        </form>
-      </div>
-      ${tokensTable(context, data.tokens, (token) => `${data.path}/tokens/${token.id}/delete`)}
-      <div class="Box-footer f6 color-fg-muted">A runner registered with a repository token runs only this repository's jobs: those whose <code>runs-on</code> matches one of its labels.</div>
-    </div>
-    <div class="Box mb-4">
-      <div class="Box-header"><h2 class="Box-title">Repository runners</h2></div>
-      ${runnersTable(context, data.runners, (runner) => `${data.path}/runners/${runner.id}/delete`)}
-    </div>
+    ${runnerSections(context, {
+      what: 'repository',
+      runners: data.runners,
+      tokens: data.tokens,
+      fresh: data.fresh,
+      tokensPath: `${data.path}/tokens`,
+      runnersPath: `${data.path}/runners`,
+      text: {
+        tokensTitle: 'Runner registration tokens',
+        tokensNote: html`A runner registered with a repository token runs only this repository's jobs: those whose <code>runs-on</code> matches one of its labels.`,
+        runnersTitle: 'Repository runners',
+      },
+      more: true,
+    })}
     ${secretsBox(context, data)}
     ${variablesBox(context, data)}`;
 }

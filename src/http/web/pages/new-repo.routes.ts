@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { Account, User } from '../../../domain/users/user.types.ts';
-import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field, formValue } from '../forms.ts';
 import { type Html, html } from '../html.ts';
@@ -12,7 +11,7 @@ import { creatableOwners } from '../owners.ts';
 import type { Pages } from '../page.ts';
 import { RepoParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
-import { signedInOrRedirect } from '../require-user.ts';
+import { signedInOrRedirect, signedInPoster } from '../require-user.ts';
 
 /** What repository creation and forking use. */
 export type NewRepoRouteDeps = {
@@ -127,9 +126,8 @@ export function registerNewRepoRoutes(
   });
 
   server.post('/new', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
+    const user = signedInPoster(request, reply);
     if (!user) return reply;
-    assertCsrf(request);
     const values = valuesFrom(request.body, user);
     return formAction(
       pages,
@@ -166,9 +164,8 @@ export function registerNewRepoRoutes(
     '/repos/:owner/:name/fork',
     { schema: { params: RepoParams } },
     async (request, reply) => {
-      const user = signedInOrRedirect(request, reply);
+      const user = signedInPoster(request, reply);
       if (!user) return reply;
-      assertCsrf(request);
       const { owner, name } = request.params;
       const target = field(request.body, 'owner', 100).trim();
       const orgName =

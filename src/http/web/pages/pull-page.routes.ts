@@ -7,7 +7,6 @@ import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
 import { foldId } from '../../../lib/ids.ts';
 import { viewerUser } from '../../auth/viewer.ts';
-import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
@@ -17,7 +16,7 @@ import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, PullParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
-import { signedInOrRedirect } from '../require-user.ts';
+import { signedInPoster } from '../require-user.ts';
 import { commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
@@ -62,6 +61,38 @@ export function registerPullPageRoutes(
     return pulls.get(viewerUser(request.viewer), owner, name, numberOf(request));
   };
 
+  /**
+   * The pull, who is looking and the pull's review comments (loaded beside what `alongside`
+   * loads): what the conversation and files tabs both start from.
+   */
+  const loadReviewed = async <T>(
+    request: PageRequest<PullParams>,
+    alongside: (found: PullInContext) => Promise<T>,
+  ) => {
+    const found = await load(request);
+    const { base, pull } = found;
+    const viewer = viewerUser(request.viewer);
+    const [{ comments }, loaded] = await Promise.all([
+      reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
+      alongside(found),
+    ]);
+    const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
+    return { found, viewer, comments, loaded, parts, url: pullUrl(base.repo, pull.number) };
+  };
+
+  /**
+   * What every form posted to a pull starts with: a signed-in user (else the redirect is sent and
+   * nothing is returned), a valid CSRF token, and the pull's address.
+   */
+  const startPost = async (request: PageRequest<PullParams>, reply: FastifyReply) => {
+    const user = signedInPoster(request, reply);
+    if (!user) return undefined;
+    const { owner, name } = request.params;
+    const number = numberOf(request);
+    const url = pullUrl((await load(request)).base.repo, number);
+    return { user, owner, name, number, url };
+  };
+
   const render = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -96,18 +127,14 @@ export function registerPullPageRoutes(
     '/repos/:owner/:name/pulls/:number',
     { ...METERED, schema: { params: PullParams } },
     async (request, reply) => {
-      const found = await load(request);
-      const { base, pull } = found;
-      const viewer = viewerUser(request.viewer);
-      const [{ comments }, bodyHtml] = await Promise.all([
-        reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
-        pull.body.trim()
-          ? pages.renderer.markdown(pull.body, pullMarkdownBase(found))
+      const reviewed = await loadReviewed(request, (found) =>
+        found.pull.body.trim()
+          ? pages.renderer.markdown(found.pull.body, pullMarkdownBase(found))
           : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
-      ]);
-      const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
+      );
+      const { found, viewer, comments, parts, url, loaded: bodyHtml } = reviewed;
+      const { base, pull } = found;
       const may = pullPermissions(viewer, base.access, pull);
-      const url = pullUrl(base.repo, pull.number);
       const actions = (context: PageContext) => {
         if (!viewer)
           return html`<p class="color-fg-muted"><a href="/login?redirect=${encodeURIComponent(url)}">Sign in</a> to take part.</p>`;
@@ -167,16 +194,10 @@ export function registerPullPageRoutes(
     '/repos/:owner/:name/pulls/:number/files',
     { ...METERED, schema: { params: PullParams } },
     async (request, reply) => {
-      const found = await load(request);
+      const reviewed = await loadReviewed(request, (found) => pulls.diff(found));
+      const { found, viewer, comments, parts, url, loaded: diff } = reviewed;
       const { base, pull } = found;
-      const viewer = viewerUser(request.viewer);
-      const [diff, { comments }] = await Promise.all([
-        pulls.diff(found),
-        reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
-      ]);
-      const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
       const form = openForm(request.query);
-      const url = pullUrl(base.repo, pull.number);
       const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
       return render(
         request,
@@ -230,14 +251,11 @@ export function registerPullPageRoutes(
     '/repos/:owner/:name/pulls/:number/comments',
     { schema: { params: PullParams } },
     async (request, reply) => {
-      const user = signedInOrRedirect(request, reply);
-      if (!user) return reply;
-      assertCsrf(request);
-      const { owner, name } = request.params;
-      const number = numberOf(request);
+      const started = await startPost(request, reply);
+      if (!started) return reply;
+      const { user, owner, name, number, url } = started;
       const side = field(request.body, 'side') === 'LEFT' ? 'LEFT' : 'RIGHT';
       const line = Number(field(request.body, 'line', 12));
-      const url = pullUrl((await load(request)).base.repo, number);
       return formAction(
         pages,
         request,
@@ -261,12 +279,9 @@ export function registerPullPageRoutes(
       `/repos/:owner/:name/pulls/:number/${action}`,
       { schema: { params: PullParams } },
       async (request, reply) => {
-        const user = signedInOrRedirect(request, reply);
-        if (!user) return reply;
-        assertCsrf(request);
-        const { owner, name } = request.params;
-        const number = numberOf(request);
-        const url = pullUrl((await load(request)).base.repo, number);
+        const started = await startPost(request, reply);
+        if (!started) return reply;
+        const { user, owner, name, number, url } = started;
         return formAction(
           pages,
           request,

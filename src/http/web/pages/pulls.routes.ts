@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
-import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field, formValue } from '../forms.ts';
 import { type Html, html } from '../html.ts';
@@ -12,7 +11,7 @@ import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, RepoParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
-import { signedInOrRedirect } from '../require-user.ts';
+import { signedInOrRedirect, signedInPoster } from '../require-user.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { pullRow, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
@@ -158,9 +157,8 @@ export function registerPullListRoutes(
     '/repos/:owner/:name/pulls/new',
     { schema: { params: RepoParams } },
     async (request, reply) => {
-      const user = signedInOrRedirect(request, reply);
+      const user = signedInPoster(request, reply);
       if (!user) return reply;
-      assertCsrf(request);
       const { owner, name } = request.params;
       const values = {
         base: field(request.body, 'base', 255),

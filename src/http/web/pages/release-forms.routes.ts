@@ -3,13 +3,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
-import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, RepoParams, RepoRestParams } from '../page-params.ts';
 import { encodeSegments, repoUrl } from '../paths.ts';
-import { signedInOrRedirect } from '../require-user.ts';
+import { signedInOrRedirect, signedInPoster } from '../require-user.ts';
 import { releaseNotes, releaseUrl } from '../views/release.ts';
 import { type ReleaseFormValues, releaseForm } from '../views/release-form.ts';
 import { repoFrame } from '../views/repo-frame.ts';
@@ -100,9 +99,8 @@ export function registerReleaseFormRoutes(
     reply: FastifyReply,
     mode: FormMode,
   ) => {
-    const user = signedInOrRedirect(request, reply);
+    const user = signedInPoster(request, reply);
     if (!user) return reply;
-    assertCsrf(request);
     const visible = await writable(request, user);
     const { owner, name } = request.params;
     // Editing a release that is not there is a missing page, not a refused form.
@@ -203,9 +201,8 @@ export function registerReleaseFormRoutes(
     '/repos/:owner/:name/releases/delete',
     { schema: { params: RepoParams } },
     async (request, reply) => {
-      const user = signedInOrRedirect(request, reply);
+      const user = signedInPoster(request, reply);
       if (!user) return reply;
-      assertCsrf(request);
       const { owner, name } = request.params;
       const tag = field(request.body, 'tag', 300);
       const visible = await writable(request, user);

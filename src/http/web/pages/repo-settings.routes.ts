@@ -4,13 +4,12 @@ import { Invalid } from '../../../domain/errors.ts';
 import { parseCollaboratorPermission } from '../../../domain/repos/collaborator.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
-import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, RepoParams } from '../page-params.ts';
 import { accountUrl, repoUrl } from '../paths.ts';
-import { signedInOrRedirect } from '../require-user.ts';
+import { signedInOrRedirect, signedInPoster } from '../require-user.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { repoSettingsPage } from '../views/repo-settings.ts';
 import { frameOf, type RepoPageDeps } from './repo-context.ts';
@@ -72,9 +71,8 @@ export function registerRepoSettingsRoutes(
   const action =
     (section: string, change: (user: User, params: RepoParams, body: unknown) => Promise<string>) =>
     async (request: PageRequest<RepoParams>, reply: FastifyReply) => {
-      const user = signedInOrRedirect(request, reply);
+      const user = signedInPoster(request, reply);
       if (!user) return reply;
-      assertCsrf(request);
       const { owner, name } = request.params;
       const { repo } = await repos.require(user, owner, name, 'admin');
       const back = `${repoUrl(repo)}/settings#${section}`;
@@ -143,9 +141,8 @@ export function registerRepoSettingsRoutes(
   );
 
   server.post('/repos/:owner/:name/settings/delete', params, async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
+    const user = signedInPoster(request, reply);
     if (!user) return reply;
-    assertCsrf(request);
     const { owner, name } = request.params;
     const { repo } = await repos.require(user, owner, name, 'admin');
     const full = `${repo.owner.handle}/${repo.name}`;

@@ -2,13 +2,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { SessionSummary } from '../../../domain/sessions/session.service.ts';
-import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
 import { IdParams } from '../page-params.ts';
-import { signedInOrRedirect } from '../require-user.ts';
+import { signedInOrRedirect, signedInPoster } from '../require-user.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 import { settingsFrame } from '../views/settings-nav.ts';
 import { relativeTime } from '../views/time.ts';
@@ -72,9 +71,8 @@ export function registerSessionRoutes(
     '/settings/sessions/:id/revoke',
     { schema: { params: IdParams } },
     async (request, reply) => {
-      const user = signedInOrRedirect(request, reply);
+      const user = signedInPoster(request, reply);
       if (!user) return reply;
-      assertCsrf(request);
       const { id } = request.params;
       const secret = request.cookies[SESSION_COOKIE] ?? '';
       return formAction(pages, request, reply, async () => {

@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
-import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
@@ -11,7 +10,7 @@ import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
 import { RepoParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
-import { signedInOrRedirect } from '../require-user.ts';
+import { signedInPoster } from '../require-user.ts';
 import { confirmedDelete } from '../views/confirmed-delete.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { refRow } from '../views/ref-row.ts';
@@ -127,9 +126,8 @@ export function registerTagRoutes(parent: FastifyInstance, deps: TagRouteDeps, p
     ) => Promise<string>,
   ) =>
     server.post(path, { schema: { params: RepoParams } }, async (request, reply) => {
-      const user = signedInOrRedirect(request, reply);
+      const user = signedInPoster(request, reply);
       if (!user) return reply;
-      assertCsrf(request);
       const params = request.params;
       const visible = await repos.require(user, params.owner, params.name, 'write');
       const values = {

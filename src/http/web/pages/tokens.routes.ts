@@ -3,13 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
-import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field, fieldValues } from '../forms.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
 import { IdParams } from '../page-params.ts';
-import { signedInOrRedirect } from '../require-user.ts';
+import { signedInOrRedirect, signedInPoster } from '../require-user.ts';
 import { expiryFromForm, revokePage, tokensPage } from '../views/tokens.ts';
 
 /** What the access token settings use. */
@@ -44,9 +43,8 @@ export function registerTokenRoutes(
   });
 
   server.post('/settings/tokens', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
+    const user = signedInPoster(request, reply);
     if (!user) return reply;
-    assertCsrf(request);
     reply.header('Cache-Control', 'no-store');
     const refuse = async (error: string, status = 422) =>
       pages.send(request, reply, {
@@ -101,9 +99,8 @@ export function registerTokenRoutes(
     '/settings/tokens/:id/delete',
     { schema: { params: IdParams } },
     async (request, reply) => {
-      const user = signedInOrRedirect(request, reply);
+      const user = signedInPoster(request, reply);
       if (!user) return reply;
-      assertCsrf(request);
       const { id } = request.params;
       return formAction(pages, request, reply, async () => {
         await tokens.revoke(user, id);

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
-import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
-import { signedInOrRedirect } from '../require-user.ts';
+import { signedInOrRedirect, signedInPoster } from '../require-user.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 import { settingsFrame } from '../views/settings-nav.ts';
 
@@ -83,9 +82,8 @@ export function registerUserSettingsRoutes(
   });
 
   server.post('/settings', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
+    const user = signedInPoster(request, reply);
     if (!user) return reply;
-    assertCsrf(request);
     const values = {
       fullName: field(request.body, 'full_name', 300),
       description: field(request.body, 'description', 1000),
@@ -119,9 +117,8 @@ export function registerUserSettingsRoutes(
   });
 
   server.post('/settings/password', async (request, reply) => {
-    const user = signedInOrRedirect(request, reply);
+    const user = signedInPoster(request, reply);
     if (!user) return reply;
-    assertCsrf(request);
     const next = field(request.body, 'password', 2000);
     const fail = (message: string, status = 422) =>
       pages.send(request, reply, {
