@@ -18,7 +18,7 @@
 import { request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { DeliveryStore } from '../src/domain/webhooks/delivery.store.ts';
-import { newId } from '../src/lib/ids.ts';
+import { queuedRow } from '../src/domain/webhooks/webhook.service.ts';
 import { caller, createRepo } from '../test/api/fixtures.ts';
 import { GitClient, repoUrl } from '../test/support/git.ts';
 import { startTestServer } from '../test/support/server.ts';
@@ -101,27 +101,10 @@ try {
   const [target] = await webhooks.list(hooked);
   if (!target) throw new Error('no hook');
   const body = JSON.stringify({ ref: 'refs/heads/main', commits: [], bench: true });
+  // Held back while they are written, then released at once.
   const rows = Array.from({ length: DELIVERIES }, () => ({
-    id: newId(),
-    hook_id: target.id,
-    event: 'push',
-    event_type: 'push',
-    payload: body,
-    state: 'queued' as const,
-    attempts: 0,
-    // Held back while they are written, then released at once.
+    ...queuedRow(target.id, 'push', 'push', body, Date.now()),
     next_attempt_at: Number.MAX_SAFE_INTEGER,
-    lease_until: 0,
-    request_url: null,
-    request_headers: null,
-    request_body: null,
-    response_status: null,
-    response_headers: null,
-    response_body: null,
-    error: null,
-    duration_ms: null,
-    created_at: Date.now(),
-    delivered_at: null,
   }));
   await deliveries.enqueue(rows);
   expected += DELIVERIES;

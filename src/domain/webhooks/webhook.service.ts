@@ -250,7 +250,14 @@ export class WebhookService {
   }
 }
 
-function queuedRow(hookId: string, event: string, eventType: string, payload: string, now: number) {
+/** A delivery row waiting for its first attempt at `now`. */
+export function queuedRow(
+  hookId: string,
+  event: string,
+  eventType: string,
+  payload: string,
+  now: number,
+) {
   return {
     id: newId(),
     hook_id: hookId,
