@@ -151,3 +151,15 @@ export async function appliedMigrations(database: Database): Promise<string[]> {
   const applied = await rows(database, sql`select name from kiln_migrations order by name`);
   return applied.map((row) => String(row.name));
 }
+
+/** Whether the database holds any table at all: a restore goes only into an empty one. */
+export async function hasAnyTable(database: Database): Promise<boolean> {
+  const found =
+    database.dialect === 'postgres'
+      ? await rows(
+          database,
+          sql`select 1 from information_schema.tables where table_schema = current_schema() limit 1`,
+        )
+      : await rows(database, sql`select 1 from sqlite_master where type = 'table' limit 1`);
+  return found.length > 0;
+}

@@ -5,7 +5,6 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
-import { sql } from 'kysely';
 import {
   type Database,
   knownMigrations,
@@ -13,6 +12,7 @@ import {
   migrateTo,
   openDatabase,
 } from '../../db/database.ts';
+import { hasAnyTable } from '../../db/schema-facts.ts';
 import { type Row, writeSnapshot } from '../../db/table-dump.ts';
 import { ensureHooks } from '../../git/hooks.ts';
 import { RepoPaths } from '../../git/repo-paths.ts';
@@ -57,13 +57,7 @@ async function isEmptyDir(dir: string): Promise<boolean> {
 
 /** A restore writes only into a new instance: it never merges into, or replaces, a live one. */
 async function requireEmptyTarget(target: RestoreTarget, database: Database): Promise<void> {
-  const tables =
-    database.dialect === 'postgres'
-      ? await sql`select 1 from information_schema.tables where table_schema = current_schema()`.execute(
-          database.db,
-        )
-      : await sql`select 1 from sqlite_master where type = 'table'`.execute(database.db);
-  if (tables.rows.length > 0) {
+  if (await hasAnyTable(database)) {
     throw new Conflict('the database is not empty: restore into a new, empty database');
   }
   const repositories = path.join(target.dataDir, 'repositories');
