@@ -98,6 +98,12 @@ export type App = {
   readonly git: GitContext;
   /** Absolute data directory. */
   readonly dataDir: string;
+  /**
+   * Starts the work a serving process does on its own: draining the webhook queue, failing
+   * zombie CI tasks, expiring logs, starting scheduled runs. Called when a server is ready;
+   * one-shot commands (`kiln user create`, `kiln dump`…) never call it. Idempotent.
+   */
+  startBackgroundWork(): void;
   /** Releases everything the app holds (database pool, git processes, timers). */
   close(): Promise<void>;
 };
@@ -334,8 +340,45 @@ export async function createApp(config: Config): Promise<App> {
     }),
     federation,
   };
+  let background: { stop(): Promise<void> } | undefined;
+  let closed = false;
+  return {
+    config,
+    database,
+    services,
+    git,
+    dataDir,
+    startBackgroundWork() {
+      if (background || closed) return;
+      background = startBackgroundWork({ config, services, ciTasks, ciSchedules, webhookWorker });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await webhookNotifier.settle();
+      await Promise.all([background?.stop(), housekeeping.close(), webhookWorker.stop()]);
+      await federation?.stop();
+      await ciLogs.closeAll();
+      await Promise.all([git.catFiles.closeAll(), git.refUpdates.closeAll()]);
+      await database.close();
+    },
+  };
+}
+
+type BackgroundParts = {
+  readonly config: Config;
+  readonly services: Services;
+  readonly ciTasks: CiTaskService;
+  readonly ciSchedules: ScheduleService;
+  readonly webhookWorker: DeliveryWorker;
+};
+
+/** The timers and workers of a serving process (see `App.startBackgroundWork`). */
+function startBackgroundWork(parts: BackgroundParts): { stop(): Promise<void> } {
+  const { config, services, ciSchedules, webhookWorker } = parts;
+  webhookWorker.start();
   const zombieSweep = startZombieSweep(
-    ciTasks,
+    parts.ciTasks,
     config.ci.zombieReclaimIntervalMs,
     (error) => {
       process.stderr.write(`kiln: CI zombie sweep failed: ${String(error)}\n`);
@@ -349,23 +392,10 @@ export async function createApp(config: Config): Promise<App> {
     });
   }, 15_000);
   scheduleTimer.unref();
-  let closed = false;
   return {
-    config,
-    database,
-    services,
-    git,
-    dataDir,
-    async close() {
-      if (closed) return;
-      closed = true;
+    async stop() {
       clearInterval(scheduleTimer);
-      await webhookNotifier.settle();
-      await Promise.all([zombieSweep.stop(), housekeeping.close(), webhookWorker.stop()]);
-      await federation?.stop();
-      await ciLogs.closeAll();
-      await Promise.all([git.catFiles.closeAll(), git.refUpdates.closeAll()]);
-      await database.close();
+      await zombieSweep.stop();
     },
   };
 }
@@ -414,7 +444,6 @@ function startWebhooks(parts: WebhookParts) {
     userAgent: `Kiln/${KILN_VERSION}`,
     report,
   });
-  worker.start();
   const records = new WebhookRecords({
     repos,
     users: parts.users,

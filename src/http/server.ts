@@ -75,6 +75,8 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     schemaController: { compilersFactory: lazySchemaCompilers() },
   });
   server.server.headersTimeout = config.http.headersTimeoutMs;
+  // A process that serves also works in the background (webhooks, CI sweeps, schedules).
+  server.addHook('onReady', async () => app.startBackgroundWork());
   recordRoutes(server);
   registerPrivateAnswers(server);
   registerFiniteNumbers(server);

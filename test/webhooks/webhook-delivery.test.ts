@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
 import { apiClient, type Caller, caller, createRepo } from '../api/fixtures.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { json } from '../support/http.ts';
@@ -53,6 +54,27 @@ async function addHook(
   });
   expect(response.status).toBe(201);
   return json(response);
+}
+
+/**
+ * The settings of an instance that outlives its servers (a database and a data directory kept
+ * across restarts), and a receiver.
+ */
+async function sharedInstance() {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'kiln-hooks-shared-'));
+  cleanups.push(async () => {
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const env = {
+    ...FAST,
+    SERVICE_DATA_DIR: dataDir,
+    ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
+  };
+  const receiver = await Receiver.start();
+  cleanups.push(() => receiver.close());
+  return { env, receiver };
 }
 
 /** The delivery log of a repository hook, newest first. */
@@ -154,19 +176,7 @@ describe('formats and safety', () => {
 
 describe('durability', () => {
   it('delivers after a restart what was queued before it', async () => {
-    const database = await createTestDatabase();
-    const dataDir = mkdtempSync(join(tmpdir(), 'kiln-hooks-restart-'));
-    cleanups.push(async () => {
-      await database.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    });
-    const env = {
-      ...FAST,
-      SERVICE_DATA_DIR: dataDir,
-      ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
-    };
-    const receiver = await Receiver.start();
-    cleanups.push(() => receiver.close());
+    const { env, receiver } = await sharedInstance();
     // The first server can only reach a closed port: the attempt fails and waits an hour.
     const first = await startTestServer({ ...env, SERVICE_WEBHOOK_RETRY_DELAY: '1h' });
     const alice = await caller(first);
@@ -187,6 +197,27 @@ describe('durability', () => {
       .set({ next_attempt_at: 0 })
       .execute();
     await first.close();
+    expect(receiver.received).toHaveLength(0);
+    const second = await startTestServer(env);
+    cleanups.push(() => second.close());
+    const [entry] = await receiver.waitFor(() => true);
+    expect(JSON.parse(entry?.body ?? '{}').action).toBe('published');
+  });
+
+  it('leaves what a one-shot process queues to the serving ones', async () => {
+    const { env, receiver } = await sharedInstance();
+    const first = await startTestServer(env);
+    const alice = await caller(first);
+    await createRepo(first, alice, 'app');
+    await addHook(apiClient(first), alice, { url: receiver.url });
+    const config = first.app.config;
+    await first.close();
+    // Like `kiln user create` or `kiln dump`: the app without a server.
+    const oneShot = await createApp(config);
+    const user = await oneShot.services.users.getUser(alice.handle);
+    await oneShot.services.releases.create(user, alice.handle, 'app', { tagName: 'v1' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await oneShot.close();
     expect(receiver.received).toHaveLength(0);
     const second = await startTestServer(env);
     cleanups.push(() => second.close());

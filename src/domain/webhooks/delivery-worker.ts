@@ -68,9 +68,12 @@ export class DeliveryWorker {
     this.kick();
   }
 
-  /** Looks at the queue now (after something was queued). */
+  /**
+   * Looks at the queue now (after something was queued). Only a started worker delivers: a
+   * one-shot command that queues an event leaves it to the serving processes.
+   */
   kick(): void {
-    if (this.#stopped) return;
+    if (this.#stopped || !this.#timer) return;
     if (this.#running) {
       this.#again = true;
       return;
