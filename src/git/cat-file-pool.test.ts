@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Invalid, NotFound } from '../domain/errors.ts';
 import { CatFilePool, type ObjectData } from './cat-file-pool.ts';
+import { objectsDir, writeAlternates } from './object-store.ts';
 import { type RepoHandle, RepoPaths } from './repo-paths.ts';
 import { initBare } from './repository.ts';
 import { commitFiles, git, makeTempDir, type TempDir } from './test-support.ts';
@@ -177,5 +178,26 @@ describe('CatFilePool', () => {
     await pool.closeAll();
     pool = new CatFilePool();
     expect((await pool.info(repo, 'main:big.bin'))?.sizeBytes).toBe(3 * 1024 * 1024);
+  });
+
+  it('stops serving a lender’s objects once the loan is cut, whoever cut it', async () => {
+    pool = new CatFilePool();
+    const borrower = paths.resolve({ owner: 'o', name: 'fork' });
+    await initBare(paths, borrower, { defaultBranch: 'main' });
+    await writeAlternates(objectsDir(borrower.path), [objectsDir(repo.path)]);
+    const lent = blobs.get('f1.txt')!;
+    expect((await pool.info(borrower, lent))?.sha).toBe(lent);
+    const before = pool.pidOf(borrower);
+    // As a detach on another replica does it: the file changes, nobody tells this pool.
+    await writeAlternates(objectsDir(borrower.path), []);
+    expect(await pool.info(borrower, lent)).toBeUndefined();
+    // An object the lender gets later is not served either.
+    const later = await commitFiles(repo.path, { branch: 'main', files: { 'new.txt': 'new\n' } });
+    expect(await pool.info(borrower, later)).toBeUndefined();
+    expect(pool.pidOf(borrower)).not.toBe(before);
+    // And a process is reused while nothing changes.
+    const steady = pool.pidOf(borrower);
+    await pool.info(borrower, 'HEAD');
+    expect(pool.pidOf(borrower)).toBe(steady);
   });
 });

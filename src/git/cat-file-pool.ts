@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import { Invalid } from '../domain/errors.ts';
 import {
   CatFileGone,
@@ -20,6 +22,20 @@ export interface CatFilePoolOptions {
 }
 
 /**
+ * The alternates file of `repo` as a cat-file process finds it when it starts, or undefined
+ * when the repository borrows nothing. Git reads the alternates once and, on a miss, only ever
+ * adds stores from it, so a process started before a loan was cut would keep serving the
+ * lender's objects, those pushed after the cut included; a changed file replaces the process.
+ * One that started borrowing nothing has no loan to lose (Kiln lends only at a fork's creation,
+ * before anything reads it), so it is not watched and costs nothing.
+ */
+function loansOf(repo: RepoHandle): string | undefined {
+  const file = path.join(repo.path, 'objects', 'info', 'alternates');
+  const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
+  return stat && `${stat.ino}.${stat.size}.${stat.mtimeNs}.${stat.ctimeNs}`;
+}
+
+/**
  * Long-lived `cat-file --batch-command` processes, one per repository, reused across requests
  * (a ProcessPool). A process that dies is replaced on the next request and the requests it
  * dropped are retried once.
@@ -35,7 +51,7 @@ export class CatFilePool {
     const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#pool = new ProcessPool(
       (repo, onExit) => new CatFileProcess(repo.key, repo.path, requestTimeoutMs, onExit),
-      options,
+      { ...options, startState: loansOf },
     );
   }
 

@@ -21,6 +21,14 @@ export interface ProcessPoolOptions {
   idleMs?: number;
   /** At most this many processes; the least recently used is closed to make room. Default 32. */
   maxProcesses?: number;
+  /**
+   * What a process takes in once, when it starts, from files it never reads again (cat-file
+   * reads a repository's alternates once): a process whose repository no longer gives the same
+   * answer is replaced before its next use, whoever changed the files (this process, another
+   * replica, a restore). Read synchronously on every use of a process that started with one,
+   * so a stat at most; undefined means nothing to watch.
+   */
+  startState?: (repo: RepoHandle) => string | undefined;
 }
 
 /** Starts a repository's process; `onExit` must be called once when it is gone, however. */
@@ -40,6 +48,9 @@ export class ProcessPool<P extends PooledProcess> {
   readonly #start: StartProcess<P>;
   readonly #idleMs: number;
   readonly #maxProcesses: number;
+  readonly #startState: ((repo: RepoHandle) => string | undefined) | undefined;
+  /** What each process took in at its start (see `startState`). */
+  readonly #states = new WeakMap<P, string>();
   /** Map order is recency order: a process is moved to the end whenever it is used. */
   readonly #processes = new Map<string, P>();
   readonly #idleTimers = new Map<P, NodeJS.Timeout>();
@@ -51,6 +62,7 @@ export class ProcessPool<P extends PooledProcess> {
     this.#start = start;
     this.#idleMs = options.idleMs ?? 60_000;
     this.#maxProcesses = Math.max(1, options.maxProcesses ?? 32);
+    this.#startState = options.startState;
   }
 
   /** Number of running processes. */
@@ -96,21 +108,34 @@ export class ProcessPool<P extends PooledProcess> {
 
   async #acquire(repo: RepoHandle): Promise<P> {
     if (this.#closed) throw new Unavailable('the git process pool is closed');
-    const existing = this.#touch(repo.key);
+    const existing = this.#current(repo);
     if (existing) return existing;
     await requireRepository(repo);
     // closeAll may have run meanwhile: a process started now would outlive the pool.
     if (this.#closed) throw new Unavailable('the git process pool is closed');
-    const raced = this.#touch(repo.key);
+    const raced = this.#current(repo);
     if (raced) return raced;
     while (this.#processes.size >= this.#maxProcesses) {
       const [oldest] = this.#processes.values();
       if (!oldest) break;
       void this.#retire(oldest);
     }
+    // Read before the start: a change racing with it makes the next use restart, never miss.
+    const state = this.#startState?.(repo);
     const process = this.#start(repo, (gone) => this.#forget(gone));
+    if (state !== undefined) this.#states.set(process, state);
     this.#processes.set(repo.key, process);
     return process;
+  }
+
+  /** The repository's usable process, unless what it read at its start has changed since. */
+  #current(repo: RepoHandle): P | undefined {
+    const process = this.#touch(repo.key);
+    if (!process) return undefined;
+    const started = this.#states.get(process);
+    if (started === undefined || started === this.#startState?.(repo)) return process;
+    void this.#retire(process);
+    return undefined;
   }
 
   /** The usable process for `key`, moved to the most-recent end; drops one that is not usable. */
