@@ -18,14 +18,23 @@
  * Runs alternate between the two sides of each comparison and medians are compared. Stops by
  * itself; everything lives in a temporary directory that is removed at the end.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import type { ChildProcess } from 'node:child_process';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RepositoriesTable } from '../src/db/tables.ts';
-import { startEnv, startFlags } from './_start-flags.ts';
+import {
+  alternate,
+  children,
+  type Load,
+  load as loadWith,
+  medians,
+  rssMb,
+  startProcess,
+  stopProcess,
+} from './_http-load.ts';
+import { startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
@@ -64,96 +73,19 @@ async function bareServer(): Promise<void> {
   process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
 }
 
-type Load = { rps: number; p99: number; errors: number; cpuUs: number };
-type Autocannon = (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  headers?: Record<string, string>;
-}) => Promise<{
-  requests: { average: number };
-  latency: { p99: number };
-  errors: number;
-  non2xx: number;
-}>;
-
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 const SECONDS = Number(args.seconds);
+const load = (
+  server: ChildProcess,
+  url: string,
+  headers: Record<string, string> = {},
+  connections = CONNECTIONS,
+) => loadWith(server, url, { seconds: SECONDS, connections, headers });
 const CONNECTIONS = Number(args.connections);
 const ROUNDS = Number(args.rounds);
 const MANY = Number(args.repos);
 const FEW = 10;
 const root = mkdtempSync(join(tmpdir(), 'kiln-bench-api-'));
 const dataDir = join(root, 'data');
-const children = new Set<ChildProcess>();
-
-/** CPU time (user + system) a process has used, in microseconds, from /proc. */
-function cpuUs(child: ChildProcess): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-/**
- * One load run. Besides the wall-clock rate, the server's CPU time per request: on a machine
- * shared with other work the wall clock mostly measures the neighbours, the CPU time far less.
- */
-async function load(
-  server: ChildProcess,
-  url: string,
-  headers: Record<string, string> = {},
-  connections = CONNECTIONS,
-): Promise<Load> {
-  const before = cpuUs(server);
-  const result = await autocannon({ url, connections, duration: SECONDS, headers });
-  const requests = result.requests.average * SECONDS;
-  return {
-    rps: result.requests.average,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
-    cpuUs: (cpuUs(server) - before) / Math.max(requests, 1),
-  };
-}
-
-/** Starts a process that prints `listening on URL`; resolves with the URL and the time it took. */
-async function startProcess(argv: string[], env: Record<string, string> = {}) {
-  const started = performance.now();
-  const child = spawn(process.execPath, argv, {
-    cwd: join(import.meta.dirname, '..'),
-    // Kiln and the bare server alike run as the `kiln` launcher runs Kiln: its flags and environment.
-    env: { ...process.env, ...startEnv(), ...env },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  children.add(child);
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('no listening line within 30 s')), 30_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening`)));
-  });
-  return { child, url, startMs: performance.now() - started, startCpuMs: cpuUs(child) / 1000 };
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-  children.delete(child);
-}
-
-function rssMb(child: ChildProcess): number {
-  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
-}
 
 const serveEnv = {
   SERVICE_DATA_DIR: dataDir,
@@ -251,32 +183,6 @@ async function grow(seeded: Seed, from: number, count: number): Promise<void> {
 
 const fmt = (value: number, digits = 0) => value.toFixed(digits);
 
-async function alternate(
-  sides: ReadonlyArray<{ name: string; run: () => Promise<Load> }>,
-): Promise<Map<string, Load>> {
-  const seen = new Map<string, Load[]>(sides.map((side) => [side.name, []]));
-  for (let round = 0; round < ROUNDS; round += 1) {
-    const order = round % 2 === 0 ? sides : [...sides].reverse();
-    for (const side of order) seen.get(side.name)?.push(await side.run());
-  }
-  return medians(seen);
-}
-
-/** Each side's runs, summarized by their medians (errors summed). */
-function medians(seen: ReadonlyMap<string, readonly Load[]>): Map<string, Load> {
-  return new Map(
-    [...seen].map(([name, runs]) => [
-      name,
-      {
-        rps: median(runs.map((run) => run.rps)),
-        p99: median(runs.map((run) => run.p99)),
-        errors: runs.reduce((sum, run) => sum + run.errors, 0),
-        cpuUs: median(runs.map((run) => run.cpuUs)),
-      },
-    ]),
-  );
-}
-
 /**
  * Figures 1 and 2. Two processes of the same code differ by up to 3 µs a request (where the
  * start happened to put things), so every round starts its own processes and the medians are
@@ -321,7 +227,7 @@ async function lists(server: ChildProcess, url: string, token: string): Promise<
   // Warm-up runs (discarded): first-use schema compilation and the JIT, on both sides alike.
   await load(server, `${url}/api/v1/repos?limit=10`, auth, 8);
   await load(server, `${url}/api/v1/user/repos?limit=10`, auth, 8);
-  const result = await alternate([
+  const result = await alternate(ROUNDS, [
     { name: 'repos', run: () => load(server, `${url}/api/v1/repos?limit=10`, auth, 8) },
     { name: 'user/repos', run: () => load(server, `${url}/api/v1/user/repos?limit=10`, auth, 8) },
   ]);
