@@ -115,7 +115,11 @@ export type App = {
 export async function createApp(config: Config): Promise<App> {
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    listenUrl: config.databaseListenUrl,
+    dataDir,
+  });
   try {
     await migrate(database);
   } catch (error) {

@@ -20,6 +20,8 @@ export type Config = {
   readonly trustProxy: readonly string[];
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
+  /** PostgreSQL: the connection that listens for other replicas' writes (see change-notices). */
+  readonly databaseListenUrl: string | undefined;
   readonly adminHandles: readonly string[];
   readonly secretKey: string | undefined;
   readonly forgeApiVersion: string;
@@ -110,6 +112,7 @@ export function toConfig(values: ConfigValues): Config {
     trustProxy: values['service.trust-proxy'],
     dataDir: values['service.data-dir'],
     databaseUrl: values['service.database-url'],
+    databaseListenUrl: values['service.database-listen-url'],
     adminHandles: values['service.admin-handles'],
     secretKey: values['service.secret-key'],
     forgeApiVersion: values['service.forge-api.version'],

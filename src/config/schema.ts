@@ -78,6 +78,13 @@ export const configSchema = {
     validate: (value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value),
     description: 'Unset: SQLite in the data dir. A `postgres://…` URL: PostgreSQL.',
   }),
+  'service.database-listen-url': optionalStringField({
+    secret: true,
+    form: 'a `postgres://` or `postgresql://` URL',
+    validate: (value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value),
+    description:
+      'PostgreSQL: where each replica keeps one connection that listens for the others’ writes, so that it may answer from memory. Unset: the database URL. Set it to a direct connection when the database URL goes through a pooler in transaction mode (PgBouncer), which does not pass notifications on.',
+  }),
   'service.admin-handles': listField({
     default: [],
     itemForm: 'user handles',

@@ -12,9 +12,6 @@ export type ChangeClock = {
   stamp(): number | undefined;
 };
 
-/** PostgreSQL: other replicas write without telling this process, so every read is fresh. */
-export const NO_CHANGE_CLOCK: ChangeClock = { stamp: () => undefined };
-
 /**
  * How long a commit by another process (the CLI, a second server on the same file during a
  * restart) may take to move the stamp. This process's own writes move it at once.

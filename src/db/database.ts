@@ -2,9 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, type MigrationResultSet, Migrator, PostgresDialect } from 'kysely';
 import type pg from 'pg';
-import { type ChangeClock, NO_CHANGE_CLOCK, SqliteChangeClock } from './change-clock.ts';
+import { type ChangeClock, SqliteChangeClock } from './change-clock.ts';
+import { ensureChangeNotices } from './change-notices.ts';
 import type { Dialect } from './migration.ts';
 import { migrations } from './migrations/index.ts';
+import { CHANGE_LISTENER_NAME, PostgresChangeClock } from './postgres-change-clock.ts';
+import { poolNotingWrites } from './postgres-writes.ts';
 import { appliedMigrations } from './schema-facts.ts';
 import { NodeSqliteDialect, openSqlite } from './sqlite-adapter.ts';
 import type { Tables } from './tables.ts';
@@ -24,6 +27,8 @@ export type Database = {
 export type DatabaseOptions = {
   /** A `postgres://` URL selects PostgreSQL; otherwise SQLite at `<dataDir>/kiln.db`. */
   databaseUrl: string | undefined;
+  /** PostgreSQL: where the change clock listens; the database URL when unset. */
+  listenUrl?: string | undefined;
   dataDir: string;
   poolSize?: number;
 };
@@ -55,15 +60,33 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     });
     // An idle client's connection error must not crash the process; the next query reconnects.
     pool.on('error', () => {});
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    const changes = new PostgresChangeClock({
+      connect: async () => {
+        const client = new pg.Client({
+          connectionString: options.listenUrl ?? options.databaseUrl,
+          keepAlive: true,
+          application_name: CHANGE_LISTENER_NAME,
+        });
+        // Until the clock's own handler is on, an early error is the failed connect's to tell.
+        client.on('error', () => {});
+        await client.connect();
+        return client;
+      },
+    });
+    const db = new Kysely<Tables>({
+      dialect: new PostgresDialect({ pool: poolNotingWrites(pool, () => changes.noteWrite()) }),
+    });
     return {
       db,
       dialect: 'postgres',
-      changes: NO_CHANGE_CLOCK,
+      changes,
       ping: async () => {
         await pool.query('select 1');
       },
-      close: () => db.destroy(),
+      close: async () => {
+        await changes.close();
+        await db.destroy();
+      },
     };
   }
   mkdirSync(options.dataDir, { recursive: true });
@@ -129,6 +152,7 @@ export async function migrate(database: Database): Promise<MigrationResultSet> {
   await refuseNewerDatabase(database);
   const result = await migrator(database).migrateToLatest();
   if (result.error) throw result.error;
+  await ensureChangeNotices(database);
   return result;
 }
 

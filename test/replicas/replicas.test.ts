@@ -178,6 +178,30 @@ describe.skipIf(!postgresAdminUrl)('two replicas on one PostgreSQL and one data 
     expect((await git.run(['fsck', '--no-progress'], { cwd: handle.path })).code).toBe(0);
   }, 120_000);
 
+  it('answers from memory yet shows a change: at once to the writer, soon to the other', async () => {
+    await api(on(0).url, '/user/repos', { body: { name: 'memo', auto_init: true } });
+    const path = `/api/v1/repos/${owner.handle}/memo`;
+    const anonymous = (i: number) => fetch(`${on(i).url}${path}`).then((r) => r.status);
+    // Both replicas have read (and may keep) the public repository.
+    expect([await anonymous(0), await anonymous(1)]).toEqual([200, 200]);
+    for (let round = 0; round < 5; round++) {
+      const writer = round % 2;
+      const other = 1 - writer;
+      const made = await api(on(writer).url, `/repos/${owner.handle}/memo`, {
+        method: 'PATCH',
+        body: { private: round % 2 === 0, description: `round ${round}` },
+      });
+      expect(made.status).toBe(200);
+      const expected = round % 2 === 0 ? 404 : 200;
+      // Read-your-writes: the replica that wrote answers the new state on the next request.
+      expect(await anonymous(writer)).toBe(expected);
+      // The other one within the notification delay (docs/deployment.md).
+      await expect.poll(() => anonymous(other), { timeout: 2_000, interval: 20 }).toBe(expected);
+      const seen = await api(on(other).url, `/repos/${owner.handle}/memo`);
+      expect(seen.body.description).toBe(`round ${round}`);
+    }
+  });
+
   it('honours a session, a token and a challenge pass made on the other replica', async () => {
     const { user, password } = await make.user();
     // Session: signed in on replica 0, used on replica 1, ended on 1, dead on 0.
