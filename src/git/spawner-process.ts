@@ -19,6 +19,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
+import { setPriority } from 'node:os';
 
 type RawHandle = { readStop?(): void; close(): void; setBlocking?(on: boolean): number };
 
@@ -135,5 +136,19 @@ setInterval(() => {
 // stopping it) must not stop the helper first: the server may still be finishing clones while it
 // shuts down. The helper leaves when the server does (above).
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => {});
+
+/**
+ * Niceness of this helper, and so of every git it starts (a child inherits the niceness of the
+ * thread that forked it: this process's only one). Clones and pushes are most of the CPU a busy
+ * server spends; when they and the server's event loop want the same core, the event loop
+ * answering everyone else gets it first, as with the render and hashing threads. Git still has
+ * every cycle nothing else wants.
+ */
+const GIT_NICENESS = 5;
+try {
+  setPriority(GIT_NICENESS);
+} catch {
+  // Not permitted (some containers): git runs at the server's priority, as when started directly.
+}
 
 send({ type: 'ready' });

@@ -135,6 +135,14 @@ describe('the spawner', () => {
     expect(stdout.toString()).toMatch(new RegExp(`^PPid:\\s+${helper}$`, 'm'));
   });
 
+  it('starts git at a lower priority than the server', async () => {
+    const { stdout } = await runGit(alias('cat /proc/$$/stat'));
+    const stat = stdout.toString();
+    // Field 19 of stat is the niceness; comm may hold spaces, so split after its bracket.
+    const niceness = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    expect(niceness).toBeGreaterThan(0);
+  });
+
   it('fails the commands of a helper that dies, and starts a new one for the next', async () => {
     await runGit(['version']);
     const first = gitSpawnerPid() as number;
