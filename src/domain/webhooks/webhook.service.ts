@@ -1,4 +1,5 @@
 import { foldId, newId } from '../../lib/ids.ts';
+import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { deriveSecretKey, openSecret, sealSecret } from '../ci/secret-box.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
@@ -8,7 +9,7 @@ import type { Repository } from '../repos/repo.types.ts';
 import type { Account, User } from '../users/user.types.ts';
 import { branchMatches } from './branch-filter.ts';
 import type { DeliveryStore } from './delivery.store.ts';
-import type { StoredHook, WebhookStore } from './webhook.store.ts';
+import { ownerKey, type StoredHook, type WebhookStore } from './webhook.store.ts';
 import {
   type Delivery,
   HOOK_EVENTS,
@@ -59,6 +60,7 @@ export class WebhookService {
   readonly #deps: WebhookServiceDeps;
   readonly #key: Buffer | undefined;
   #testEvents: TestEventBuilder | undefined;
+  readonly #activeOwners = new StampedMemo<'all', Set<string>>(1);
 
   constructor(deps: WebhookServiceDeps) {
     this.#deps = deps;
@@ -209,9 +211,17 @@ export class WebhookService {
     await this.#enqueue(wanted, event, format);
   }
 
-  /** Whether any active hook could hear of this repository's events (before building one). */
+  /**
+   * Whether any active hook could hear of this repository's events (before building one). Asked
+   * for every event, so the owners with active hooks are read once and kept while the hooks'
+   * change clock holds still: an instance without hooks answers from memory, and a hook added
+   * or switched on moves the clock, so the next event sees it.
+   */
   async anyActiveFor(repo: Repository): Promise<boolean> {
-    return (await this.#deps.hooks.activeFor(ownersOf(repo))).length > 0;
+    const owners = await this.#activeOwners.read('all', this.#deps.hooks.stamp(), () =>
+      this.#deps.hooks.activeOwners(),
+    );
+    return ownersOf(repo).some((owner) => owners.has(ownerKey(owner)));
   }
 
   async #enqueue(hooks: readonly Webhook[], event: OutgoingEvent, format: PayloadFormatter) {
