@@ -181,6 +181,26 @@ export class DeliveryStore {
     return rows.map(toDelivery);
   }
 
+  /** The latest delivery of each of `hookIds` that has one, in one query. */
+  async latestOf(hookIds: readonly string[]): Promise<Map<string, Delivery>> {
+    if (hookIds.length === 0) return new Map();
+    const rows = await this.#db
+      .selectFrom('webhook_deliveries as d')
+      .selectAll('d')
+      .where('d.hook_id', 'in', hookIds)
+      .where('d.id', '=', (eb) =>
+        eb
+          .selectFrom('webhook_deliveries as newer')
+          .select('newer.id')
+          .whereRef('newer.hook_id', '=', 'd.hook_id')
+          .orderBy('newer.created_at', 'desc')
+          .orderBy('newer.id', 'desc')
+          .limit(1),
+      )
+      .execute();
+    return new Map(rows.map((row) => [row.hook_id, toDelivery(row)]));
+  }
+
   async find(hookId: string, id: string): Promise<Delivery | undefined> {
     const row = await this.#db
       .selectFrom('webhook_deliveries')

@@ -84,6 +84,19 @@ export class WebhookService {
     return { kind: 'org', id: account.id };
   }
 
+  /**
+   * The hooks owner of an organisation, for its settings pages: as `orgOwner`, but members who
+   * are not owners are told it does not exist, as settings are hidden from everyone else.
+   */
+  async orgSettingsOwner(actor: User, org: string): Promise<HookOwner> {
+    const account = await this.#deps.orgs.getOrg(org);
+    if (this.#deps.admins.isAdmin(actor)) return { kind: 'org', id: account.id };
+    if ((await this.#deps.orgs.roleOf(account.id, actor.id)) !== 'owner') {
+      throw new NotFound(`org does not exist [name: ${org}]`);
+    }
+    return { kind: 'org', id: account.id };
+  }
+
   /** The system hooks, for instance admins only. */
   systemOwner(actor: User | undefined): HookOwner {
     if (!this.#deps.admins.isAdmin(actor)) throw new Forbidden('you must be a site administrator');
@@ -161,10 +174,16 @@ export class WebhookService {
     return this.#deps.deliveries.listForHook(hook.id, RETAINED_PER_HOOK);
   }
 
-  /** The hook's latest delivery, if it has one (the hooks list shows only that). */
-  async latestDelivery(owner: HookOwner, wireId: number): Promise<Delivery | undefined> {
-    const { hook } = await this.#deps.hooks.get(owner, wireId);
-    return (await this.#deps.deliveries.listForHook(hook.id, 1))[0];
+  /**
+   * The owner's hooks, each with its latest delivery if it has one (what the hooks list shows):
+   * two queries however many hooks there are.
+   */
+  async listWithLatest(
+    owner: HookOwner,
+  ): Promise<Array<{ hook: Webhook; last: Delivery | undefined }>> {
+    const hooks = await this.#deps.hooks.list(owner);
+    const latest = await this.#deps.deliveries.latestOf(hooks.map((hook) => hook.id));
+    return hooks.map((hook) => ({ hook, last: latest.get(hook.id) }));
   }
 
   /** Sets what builds test deliveries (once, at start-up). */
