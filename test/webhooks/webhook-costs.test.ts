@@ -35,14 +35,17 @@ async function start() {
   return { kiln, receiver, alice, api: apiClient(kiln) };
 }
 
-/** A webhook service over the server's database that counts the queries reading `webhooks`. */
+/**
+ * A webhook service over the server's database that counts the queries reading `webhooks`
+ * (`reads`) and those reading `webhook_deliveries` (`deliveryReads`).
+ */
 function countedService(kiln: TestServer) {
-  const counted = { reads: 0 };
+  const counted = { reads: 0, deliveryReads: 0 };
   const counter: KyselyPlugin = {
     transformQuery: ({ node }) => {
-      if (node.kind === 'SelectQueryNode' && JSON.stringify(node).includes('"webhooks"')) {
-        counted.reads += 1;
-      }
+      const text = node.kind === 'SelectQueryNode' ? JSON.stringify(node) : '';
+      if (text.includes('"webhooks"')) counted.reads += 1;
+      if (text.includes('"webhook_deliveries"')) counted.deliveryReads += 1;
       return node;
     },
     transformResult: async ({ result }) => result,
@@ -79,6 +82,34 @@ describe('whether a repository has hooks', () => {
     expect(await service.anyActiveFor(repo)).toBe(true);
     await service.update(owner, hook.wireId, { active: false });
     expect(await service.anyActiveFor(repo)).toBe(false);
+  });
+
+  it('lists hooks with their latest deliveries in two queries however many there are', async () => {
+    const { kiln, alice } = await start();
+    const { service, counted } = countedService(kiln);
+    const user = await kiln.app.services.users.getUser(alice.handle);
+    const owner = await service.repoOwner(user, alice.handle, 'app');
+    const made = [];
+    for (let index = 0; index < 6; index++) {
+      made.push(await service.create(owner, { type: 'gitea', url: `http://127.0.0.1:9/${index}` }));
+    }
+    // Two deliveries for every other hook: the list shows the newer.
+    const tested = new Set(made.filter((_, index) => index % 2 === 0).map((hook) => hook.wireId));
+    for (const wireId of tested) {
+      // (Test pushes are built by the server's own service, which knows the payloads.)
+      await kiln.app.services.webhooks.sendTest(user, alice.handle, 'app', wireId);
+      await kiln.app.services.webhooks.sendTest(user, alice.handle, 'app', wireId);
+    }
+    const before = { ...counted };
+    const listed = await service.listWithLatest(owner);
+    expect(counted.reads - before.reads).toBe(1);
+    expect(counted.deliveryReads - before.deliveryReads).toBe(1);
+    const ids = (hooks: readonly { wireId: number }[]) => hooks.map((hook) => hook.wireId).sort();
+    expect(ids(listed.map(({ hook }) => hook))).toEqual(ids(made));
+    for (const { hook, last } of listed) {
+      const [newest] = await service.deliveries(owner, hook.wireId);
+      expect(last?.id).toBe(tested.has(hook.wireId) ? newest?.id : undefined);
+    }
   });
 
   it('hears the next event once a hook is added to an instance that had none', async () => {
