@@ -128,6 +128,8 @@ describe("an organisation's hooks", () => {
 
 describe('system hooks', () => {
   it('are added by an instance admin, hear every repository, log and redeliver', async () => {
+    expect(await page(admin, '/')).toContain('href="/admin/hooks"');
+    expect(await page(owner, '/')).not.toContain('href="/admin/hooks"');
     await hookFollowsACreation(admin, SYSTEM_HOOKS, '/system');
     const [hook] = await kiln.app.services.webhooks.list({ kind: 'system', id: '' });
     expect(hook?.url).toBe(`${receiver.url}/system`);
