@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from './config/config.ts';
+import { TableChangeClock } from './db/change-clock.ts';
 import { type Database, migrate, openDatabase } from './db/database.ts';
 import { AdminPolicy } from './domain/admin/admin.policy.ts';
 import { HealthService } from './domain/admin/health.service.ts';
@@ -252,6 +253,8 @@ export async function createApp(config: Config): Promise<App> {
   const { webhooks, webhookWorker, webhookNotifier } = startWebhooks({
     config,
     db,
+    dialect: database.dialect,
+    changes: database.changes,
     git,
     users,
     orgs,
@@ -407,6 +410,8 @@ function startBackgroundWork(parts: BackgroundParts): { stop(): Promise<void> } 
 type WebhookParts = {
   readonly config: Config;
   readonly db: Database['db'];
+  readonly dialect: Database['dialect'];
+  readonly changes: Database['changes'];
   readonly git: GitContext;
   readonly users: UserService;
   readonly orgs: OrgService;
@@ -428,8 +433,9 @@ function startWebhooks(parts: WebhookParts) {
   const report = (error: unknown) => {
     process.stderr.write(`kiln: webhook work failed: ${String(error)}\n`);
   };
-  const hookStore = new WebhookStore(db);
-  const deliveryStore = new DeliveryStore(db);
+  // Only this store writes `webhooks`, so its own clock lets readers keep what they read.
+  const hookStore = new WebhookStore(db, new TableChangeClock(parts.changes));
+  const deliveryStore = new DeliveryStore(db, parts.dialect);
   let worker: DeliveryWorker | undefined;
   const webhooks = new WebhookService({
     hooks: hookStore,

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OTHER_WRITERS_WINDOW_MS, SqliteChangeClock } from './change-clock.ts';
+import {
+  NO_CHANGE_CLOCK,
+  OTHER_WRITERS_WINDOW_MS,
+  SqliteChangeClock,
+  TableChangeClock,
+} from './change-clock.ts';
 import { NodeSqliteDialect, openSqlite } from './sqlite-adapter.ts';
 
 type Schema = { notes: { id: number; body: string } };
@@ -22,6 +27,7 @@ describe('SqliteChangeClock', () => {
     now = 0;
     clock = new SqliteChangeClock(path, () => now);
     const sqlite = openSqlite({ path, onWrite: () => clock.noteWrite() });
+    clock.observeOthersThrough(() => sqlite.dataVersion());
     db = new Kysely<Schema>({ dialect: new NodeSqliteDialect(sqlite) });
     await sql`create table notes (id integer primary key, body text not null)`.execute(db);
   });
@@ -72,5 +78,37 @@ describe('SqliteChangeClock', () => {
     other.close();
     now += 10 * OTHER_WRITERS_WINDOW_MS;
     expect(clock.stamp()).toBe(before);
+  });
+
+  describe('TableChangeClock', () => {
+    it("holds through this process's other writes and moves with its own", async () => {
+      const table = new TableChangeClock(clock);
+      const before = table.stamp();
+      await db.insertInto('notes').values({ id: 1, body: 'elsewhere' }).execute();
+      now += 10 * OTHER_WRITERS_WINDOW_MS;
+      expect(table.stamp()).toBe(before);
+      table.noteWrite();
+      expect(table.stamp()).not.toBe(before);
+    });
+
+    it("moves with another process's commit", () => {
+      const table = new TableChangeClock(clock);
+      const before = table.stamp();
+      const other = new DatabaseSync(path);
+      other.prepare('insert into notes (id, body) values (8, ?)').run('from elsewhere');
+      other.close();
+      now += OTHER_WRITERS_WINDOW_MS;
+      expect(table.stamp()).not.toBe(before);
+    });
+  });
+});
+
+describe('NO_CHANGE_CLOCK', () => {
+  it('makes a table clock that lets nothing be reused', () => {
+    expect(new TableChangeClock(NO_CHANGE_CLOCK).stamp()).toBeUndefined();
+  });
+
+  it('never lets a read be reused', () => {
+    expect(NO_CHANGE_CLOCK.stamp()).toBeUndefined();
   });
 });

@@ -12,6 +12,9 @@ export type ChangeClock = {
   stamp(): number | undefined;
 };
 
+/** A clock that never lets a read be reused: for stores built without the database's clock. */
+export const NO_CHANGE_CLOCK: ChangeClock = { stamp: () => undefined };
+
 /**
  * How long a commit by another process (the CLI, a second server on the same file during a
  * restart) may take to move the stamp. This process's own writes move it at once.
@@ -34,6 +37,10 @@ export class SqliteChangeClock implements ChangeClock {
   #stamp = 0;
   #otherWrites: unknown;
   #askedAt = Number.NEGATIVE_INFINITY;
+  #mainDataVersion: (() => number) | undefined;
+  #othersVersion: number | undefined;
+  #othersSeen = 0;
+  #othersAskedAt = Number.NEGATIVE_INFINITY;
 
   /** `now` is in milliseconds; tests pass their own. */
   constructor(path: string, now: () => number = () => performance.now()) {
@@ -59,6 +66,33 @@ export class SqliteChangeClock implements ChangeClock {
     return this.#stamp;
   }
 
+  /**
+   * Lets `othersStamp` ask the main connection: its `PRAGMA data_version` moves on every other
+   * connection's commit and never on its own, where this clock's own connection sees both.
+   */
+  observeOthersThrough(mainDataVersion: () => number): void {
+    this.#mainDataVersion = mainDataVersion;
+  }
+
+  /**
+   * A number that moves when another process may have committed and holds still through this
+   * process's own writes (which table clocks count themselves). Without the main connection to
+   * ask, it moves with every stamp.
+   */
+  othersStamp(): number {
+    if (!this.#mainDataVersion) return this.stamp();
+    const now = this.#now();
+    if (now - this.#othersAskedAt >= OTHER_WRITERS_WINDOW_MS) {
+      this.#othersAskedAt = now;
+      const version = this.#mainDataVersion();
+      if (version !== this.#othersVersion) {
+        this.#othersVersion = version;
+        this.#othersSeen += 1;
+      }
+    }
+    return this.#othersSeen;
+  }
+
   close(): void {
     this.#connection?.database.close();
     this.#connection = undefined;
@@ -70,5 +104,32 @@ export class SqliteChangeClock implements ChangeClock {
       this.#connection = { database, dataVersion: database.prepare('PRAGMA data_version') };
     }
     return this.#connection;
+  }
+}
+
+/**
+ * The change clock of tables that, in this process, only one store writes (the store calls
+ * `noteWrite` after each of its writes): it moves on those writes and on any other process's
+ * commit, and holds still through every other write of this process, so what was read from
+ * those tables stays usable while the rest of the database changes. Built on the database's
+ * clock: on PostgreSQL, whose notifications do not say which table changed, it is undefined,
+ * and every read is fresh.
+ */
+export class TableChangeClock implements ChangeClock {
+  readonly #others: SqliteChangeClock | undefined;
+  #writes = 0;
+
+  constructor(database: ChangeClock) {
+    this.#others = database instanceof SqliteChangeClock ? database : undefined;
+  }
+
+  noteWrite(): void {
+    this.#writes += 1;
+  }
+
+  stamp(): number | undefined {
+    if (!this.#others) return undefined;
+    // Both counts only grow, so their sum moves whenever either does.
+    return this.#writes + this.#others.othersStamp();
   }
 }

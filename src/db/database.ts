@@ -93,6 +93,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const path = join(options.dataDir, 'kiln.db');
   const changes = new SqliteChangeClock(path);
   const sqlite = openSqlite({ path, onWrite: () => changes.noteWrite() });
+  changes.observeOthersThrough(() => sqlite.dataVersion());
   const db = new Kysely<Tables>({ dialect: new NodeSqliteDialect(sqlite) });
   return {
     db,

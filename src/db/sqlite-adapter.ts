@@ -79,8 +79,14 @@ export type SqliteOptions = {
   onWrite?: () => void;
 };
 
+/** The open file, as Kysely speaks to it, and what only this connection can tell. */
+export type OpenSqlite = SqliteDatabase & {
+  /** `PRAGMA data_version` here: moves on other connections' commits, never on this one's. */
+  dataVersion(): number;
+};
+
 /** Opens the file with WAL, foreign keys and a busy timeout, as every Kiln process expects. */
-export function openSqlite(options: SqliteOptions): SqliteDatabase {
+export function openSqlite(options: SqliteOptions): OpenSqlite {
   const database = new DatabaseSync(options.path, { enableForeignKeyConstraints: true });
   database.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
   database.exec('PRAGMA journal_mode = WAL');
@@ -94,7 +100,9 @@ export function openSqlite(options: SqliteOptions): SqliteDatabase {
   // Kysely asks to prepare every query it runs; the texts repeat, so keep the compiled
   // statements (bounded, oldest dropped first) instead of parsing the same SQL again.
   const statements = new BoundedMap<string, SqliteStatement>(STATEMENT_CACHE_SIZE);
+  const dataVersion = database.prepare('PRAGMA data_version');
   return {
+    dataVersion: () => Number(dataVersion.get()?.data_version),
     close: () => {
       statements.clear();
       database.close();

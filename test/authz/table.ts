@@ -98,6 +98,19 @@ const deliveryCount = rowsOf(
 
 export type Entry = { readonly probes: readonly Probe[] } | { readonly skip: string };
 
+/** The hooks of organisations or the system hooks, as text. */
+const hooksOfKind = (kind: 'org' | 'system') => async (_c: ProbeContext, app: App) => {
+  const { rows } =
+    await sql`select url from webhooks where owner_kind = ${kind} order by id`.execute(
+      app.database.db,
+    );
+  return JSON.stringify(rows);
+};
+/** An organisation's or a system hook is addressed by an id only its creator learns. */
+const scopedHookPage: Entry = {
+  skip: 'hook ids: the list and form probes check who may; test/web/webhook-scope-pages.test.ts each id page',
+};
+
 const repo = (c: ProbeContext) => `${c.subject.owner}/${c.subject.name}`;
 const api = (
   method: string,
@@ -814,6 +827,38 @@ function webEntries(): Record<string, Entry> {
       ],
     },
     'GET /repos/:owner/:name/settings/ci': { probes: [page(w('/settings/ci'), 'admin')] },
+    'GET /org/:org/settings/hooks': {
+      probes: [page((c) => `/org/${c.org}/settings/hooks`, 'org-admin', false)],
+    },
+    'POST /org/:org/settings/hooks': {
+      probes: [
+        form(
+          (c) => `/org/${c.org}/settings/hooks`,
+          'org-admin',
+          (c) => ({ url: `https://hooks.example/${c.unique('o')}` }),
+          { scoped: false, measure: hooksOfKind('org') },
+        ),
+      ],
+    },
+    'GET /org/:org/settings/hooks/:id': scopedHookPage,
+    'POST /org/:org/settings/hooks/:id': scopedHookPage,
+    'POST /org/:org/settings/hooks/:id/delete': scopedHookPage,
+    'POST /org/:org/settings/hooks/:id/deliveries/:delivery/redeliver': scopedHookPage,
+    'GET /admin/hooks': { probes: [page(() => '/admin/hooks', 'site-admin', false)] },
+    'POST /admin/hooks': {
+      probes: [
+        form(
+          () => '/admin/hooks',
+          'site-admin',
+          (c) => ({ url: `https://hooks.example/${c.unique('s')}` }),
+          { scoped: false, measure: hooksOfKind('system') },
+        ),
+      ],
+    },
+    'GET /admin/hooks/:id': scopedHookPage,
+    'POST /admin/hooks/:id': scopedHookPage,
+    'POST /admin/hooks/:id/delete': scopedHookPage,
+    'POST /admin/hooks/:id/deliveries/:delivery/redeliver': scopedHookPage,
     'GET /repos/:owner/:name/settings/hooks': { probes: [page(w('/settings/hooks'), 'admin')] },
     'POST /repos/:owner/:name/settings/hooks': {
       probes: [

@@ -53,3 +53,17 @@ export async function page(browser: Browser, path: string, status = 200): Promis
   }
   return body;
 }
+
+/** Reloads a page until `seen` holds for it (for what happens in the background, as deliveries). */
+export async function pageUntil(
+  browser: Browser,
+  path: string,
+  seen: (body: string) => boolean,
+): Promise<string> {
+  for (let tries = 0; tries < 100; tries++) {
+    const body = await page(browser, path);
+    if (seen(body)) return body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${path} never showed what was awaited`);
+}

@@ -12,7 +12,7 @@ import type { User } from '../../src/domain/users/user.types.ts';
 import { Browser as Anonymous, type Browser } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { Receiver } from '../webhooks/receiver.ts';
-import { commitTo, makeRepo, page, signedIn } from './fixtures.ts';
+import { commitTo, makeRepo, page, pageUntil, signedIn } from './fixtures.ts';
 
 let kiln: TestServer;
 let receiver: Receiver;
@@ -56,16 +56,6 @@ async function addHook(form: Record<string, string | string[]>): Promise<string>
   return location;
 }
 
-/** Reloads the hook's page until `seen` holds for it (deliveries go out in the background). */
-async function pageUntil(path: string, seen: (body: string) => boolean): Promise<string> {
-  for (let tries = 0; tries < 100; tries++) {
-    const body = await page(admin, path);
-    if (seen(body)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${path} never showed what was awaited`);
-}
-
 describe('an admin manages hooks through the pages', () => {
   it('links the tab from the settings navigation', async () => {
     expect(await page(admin, '/repos/hana/site/settings')).toContain(`href="${HOOKS}"`);
@@ -98,7 +88,7 @@ describe('an admin manages hooks through the pages', () => {
       .update(first?.body ?? '')
       .digest('hex');
     expect(first?.headers['x-gitea-signature']).toBe(signature);
-    const log = await pageUntil(path, (body) => body.includes('answer 0'));
+    const log = await pageUntil(admin, path, (body) => body.includes('answer 0'));
     expect(log).toContain('<strong>200</strong>');
     expect(log).toContain('x-receiver: yes');
     const delivery = /id="delivery-([^"]+)"/.exec(log)?.[1] ?? '';
@@ -108,7 +98,7 @@ describe('an admin manages hooks through the pages', () => {
     expect(again.status).toBe(303);
     const both = await receiver.waitFor((entry) => entry.url === '/in', 2);
     expect(both[1]?.body).toBe(first?.body);
-    await pageUntil(path, (body) => body.includes('answer 1'));
+    await pageUntil(admin, path, (body) => body.includes('answer 1'));
 
     const list = await page(admin, HOOKS);
     expect(list).toContain(`${receiver.url}/in`);

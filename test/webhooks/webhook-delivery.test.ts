@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
+import { DeliveryStore } from '../../src/domain/webhooks/delivery.store.ts';
+import { queuedRow } from '../../src/domain/webhooks/webhook.service.ts';
 import { apiClient, type Caller, caller, createRepo } from '../api/fixtures.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { json } from '../support/http.ts';
@@ -56,27 +58,6 @@ async function addHook(
   return json(response);
 }
 
-/**
- * The settings of an instance that outlives its servers (a database and a data directory kept
- * across restarts), and a receiver.
- */
-async function sharedInstance() {
-  const database = await createTestDatabase();
-  const dataDir = mkdtempSync(join(tmpdir(), 'kiln-hooks-shared-'));
-  cleanups.push(async () => {
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  const env = {
-    ...FAST,
-    SERVICE_DATA_DIR: dataDir,
-    ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
-  };
-  const receiver = await Receiver.start();
-  cleanups.push(() => receiver.close());
-  return { env, receiver };
-}
-
 /** The delivery log of a repository hook, newest first. */
 async function logOf(kiln: TestServer, alice: Caller, wireId: number) {
   const user = await kiln.app.services.users.getUser(alice.handle);
@@ -92,6 +73,19 @@ async function release(api: ReturnType<typeof apiClient>, alice: Caller, tag: st
     body: { tag_name: tag },
   });
   expect(response.status).toBe(201);
+}
+
+/** Publishes each release after the last one's delivery was sent and recorded. */
+async function releaseOneByOne(
+  { kiln, receiver, alice, api }: Awaited<ReturnType<typeof setUp>>,
+  wireId: number,
+  tags: readonly string[],
+) {
+  for (const [index, tag] of tags.entries()) {
+    await release(api, alice, tag);
+    await receiver.waitFor(() => true, index + 1);
+    await expect.poll(async () => (await logOf(kiln, alice, wireId))[0]?.state).not.toBe('queued');
+  }
 }
 
 describe('retries and timeouts', () => {
@@ -134,6 +128,29 @@ describe('retries and timeouts', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.received).toHaveLength(2);
   });
+
+  it('keeps a hook on however many deliveries in a row succeed', async () => {
+    // One failure would switch it off; successes are no failures.
+    const env = { ...FAST, SERVICE_WEBHOOK_DISABLE_AFTER: '1' };
+    const { kiln, receiver, alice, api } = await setUp(env);
+    const hook = await addHook(api, alice, { url: receiver.url });
+    await releaseOneByOne({ kiln, receiver, alice, api }, hook.id, ['v1', 'v2', 'v3', 'v4']);
+    const path = `/repos/${alice.handle}/app/hooks/${hook.id}`;
+    expect((await json(await api(path, { token: alice.token }))).active).toBe(true);
+    await release(api, alice, 'v5');
+    await receiver.waitFor(() => true, 5);
+  });
+
+  it('counts failures in a row from the last success', async () => {
+    // Succeeds, then fails twice: two in a row, never three, so the hook stays on.
+    const answers = [200, 503, 503, 200];
+    const env = { ...FAST, SERVICE_WEBHOOK_MAX_ATTEMPTS: '1', SERVICE_WEBHOOK_DISABLE_AFTER: '3' };
+    const { kiln, receiver, alice, api } = await setUp(env, (index) => answers[index] ?? 200);
+    const hook = await addHook(api, alice, { url: receiver.url });
+    await releaseOneByOne({ kiln, receiver, alice, api }, hook.id, ['v1', 'v2', 'v3', 'v4']);
+    const path = `/repos/${alice.handle}/app/hooks/${hook.id}`;
+    expect((await json(await api(path, { token: alice.token }))).active).toBe(true);
+  });
 });
 
 describe('formats and safety', () => {
@@ -174,9 +191,59 @@ describe('formats and safety', () => {
   });
 });
 
+/**
+ * Settings for servers that share one database and data directory (replicas, or one server
+ * after another), and a receiver; all removed after the test.
+ */
+async function sharedStorage() {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'kiln-hooks-shared-'));
+  cleanups.push(async () => {
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const env = {
+    ...FAST,
+    SERVICE_DATA_DIR: dataDir,
+    ...(database.url ? { SERVICE_DATABASE_URL: database.url } : {}),
+  };
+  const receiver = await Receiver.start();
+  cleanups.push(() => receiver.close());
+  return { env, receiver };
+}
+
 describe('durability', () => {
+  it('sends each queued delivery once when two servers drain one queue', async () => {
+    const { env, receiver } = await sharedStorage();
+    const first = await startTestServer(env);
+    cleanups.push(() => first.close());
+    const alice = await caller(first);
+    await createRepo(first, alice, 'app');
+    const hook = await addHook(apiClient(first), alice, { url: receiver.url });
+    const second = await startTestServer(env);
+    cleanups.push(() => second.close());
+    // Queued out of reach, then made due at once, so both workers find the whole queue.
+    const { db } = first.app.database;
+    const [stored] = await db.selectFrom('webhooks').select('id').execute();
+    const count = 300;
+    const rows = Array.from({ length: count }, (_, index) => ({
+      ...queuedRow(stored?.id ?? '', 'push', 'push', `{"n":${index}}`, Date.now()),
+      next_attempt_at: Number.MAX_SAFE_INTEGER,
+    }));
+    await new DeliveryStore(db).enqueue(rows);
+    await db.updateTable('webhook_deliveries').set({ next_attempt_at: 0 }).execute();
+    const received = await receiver.waitFor(() => true, count, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ids = received.map((entry) => entry.headers['x-gitea-delivery']);
+    expect(receiver.received).toHaveLength(count);
+    expect(new Set(ids).size).toBe(count);
+    await expect
+      .poll(async () => (await logOf(first, alice, hook.id)).every((d) => d.state === 'delivered'))
+      .toBe(true);
+  });
+
   it('delivers after a restart what was queued before it', async () => {
-    const { env, receiver } = await sharedInstance();
+    const { env, receiver } = await sharedStorage();
     // The first server can only reach a closed port: the attempt fails and waits an hour.
     const first = await startTestServer({ ...env, SERVICE_WEBHOOK_RETRY_DELAY: '1h' });
     const alice = await caller(first);
@@ -205,7 +272,7 @@ describe('durability', () => {
   });
 
   it('leaves what a one-shot process queues to the serving ones', async () => {
-    const { env, receiver } = await sharedInstance();
+    const { env, receiver } = await sharedStorage();
     const first = await startTestServer(env);
     const alice = await caller(first);
     await createRepo(first, alice, 'app');

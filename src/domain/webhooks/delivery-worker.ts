@@ -2,16 +2,10 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Config } from '../../config/config.ts';
 import { HostAllowlist } from '../../lib/host-allowlist.ts';
-import type {
-  AttemptRecord,
-  ClaimedDelivery,
-  DeliveryStore,
-  RecordEntry,
-} from './delivery.store.ts';
+import type { ClaimedDelivery, DeliveryStore, RecordEntry } from './delivery.store.ts';
+import { attemptDelivery } from './delivery-attempt.ts';
 import type { WebhookService } from './webhook.service.ts';
 import type { StoredHook, WebhookStore } from './webhook.store.ts';
-import { buildHookRequest, recordableHeaders } from './webhook-request.ts';
-import { sendWebhookRequest } from './webhook-transport.ts';
 
 /** The `service.webhook.*` settings. */
 export type DeliverySettings = Config['webhook'];
@@ -32,6 +26,8 @@ const POLL_MS = 1000;
 /** Claimed batches hold this many times the concurrency, so claiming is not per delivery. */
 const CLAIM_AHEAD = 4;
 const PRUNE_EVERY_MS = 3_600_000;
+/** Hook rows kept between attempts; more hooks than this with queued deliveries read again. */
+const HOOKS_KEPT = 1000;
 
 /**
  * Drains the delivery queue: claims due rows (a lease, so replicas never send one attempt
@@ -44,8 +40,15 @@ export class DeliveryWorker {
   readonly #deps: DeliveryWorkerDeps;
   readonly #allowlist: HostAllowlist;
   readonly #agents: { readonly http: http.Agent; readonly https: https.Agent };
-  /** Opened secrets by hook row, for the hooks of the batch being sent. */
-  readonly #credentials = new Map<StoredHook, { secret: string; authorization: string }>();
+  /** Hook rows by id, each with when it was read (see `#hookOf`). */
+  readonly #hooks = new Map<
+    string,
+    { readonly generation: string; readonly row: Promise<StoredHook | undefined> }
+  >();
+  /** Claimed batches so far. */
+  #batches = 0;
+  /** Opened secrets by hook row: opened once while the same row is in use. */
+  readonly #credentials = new WeakMap<StoredHook, { secret: string; authorization: string }>();
   readonly #inFlight = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #running = false;
@@ -112,27 +115,16 @@ export class DeliveryWorker {
     // the batch's wait as well as its own attempt, with room to record it.
     const batch = settings.concurrency * CLAIM_AHEAD;
     const leaseMs = settings.timeoutMs * (CLAIM_AHEAD + 1) + 5000;
-    const hookCache = new Map<string, Promise<StoredHook | undefined>>();
-    const hookOf = (id: string) => {
-      let hook = hookCache.get(id);
-      if (!hook) {
-        hook = this.#deps.hooks.findById(id);
-        hookCache.set(id, hook);
-      }
-      return hook;
-    };
     const waiting: ClaimedDelivery[] = [];
     while (!this.#stopped) {
       if (waiting.length === 0) {
-        // The hook rows are read again for every claimed batch: an edit applies from the next.
-        hookCache.clear();
-        this.#credentials.clear();
         waiting.push(...(await deliveries.claim(batch, Date.now(), leaseMs)));
+        this.#batches += 1;
         if (waiting.length === 0) break;
       }
       while (waiting.length > 0 && this.#inFlight.size < settings.concurrency) {
         const delivery = waiting.shift() as ClaimedDelivery;
-        const attempt = hookOf(delivery.hookId)
+        const attempt = this.#hookOf(delivery.hookId)
           .then((stored) => this.#attempt(delivery, stored))
           .catch((error: unknown) => this.#deps.report(error));
         const tracked = attempt.finally(() => this.#inFlight.delete(tracked));
@@ -143,68 +135,45 @@ export class DeliveryWorker {
     // Stopped with claims not started: they wait for their lease to end, then anyone sends them.
   }
 
+  /**
+   * The hook row, read once and shared until the hooks' change clock moves (an edit, a deletion,
+   * a count of failures, another process's commit): an edit applies from the next attempt, and a
+   * deep queue for one hook does not read its row once per delivery. Without a clock
+   * (PostgreSQL, where other replicas edit unseen) a row serves the batch it was claimed in.
+   */
+  #hookOf(id: string): Promise<StoredHook | undefined> {
+    const stamp = this.#deps.hooks.stamp();
+    const generation = stamp === undefined ? `batch ${this.#batches}` : `clock ${stamp}`;
+    const kept = this.#hooks.get(id);
+    if (kept?.generation === generation) return kept.row;
+    const row = this.#deps.hooks.findById(id);
+    if (this.#hooks.size >= HOOKS_KEPT) this.#hooks.clear();
+    const entry = { generation, row };
+    this.#hooks.set(id, entry);
+    // A failed read is not kept: the next attempt reads again.
+    row.catch(() => this.#hooks.get(id) === entry && this.#hooks.delete(id));
+    return row;
+  }
+
   async #attempt(delivery: ClaimedDelivery, stored: StoredHook | undefined): Promise<void> {
-    const { settings, hooks } = this.#deps;
-    const attempts = delivery.attempts + 1;
+    const { settings } = this.#deps;
     if (!stored) return; // The hook was deleted; its rows went with it.
-    const { hook } = stored;
     let credentials = this.#credentials.get(stored);
     if (!credentials) {
       credentials = this.#deps.service.openCredentials(stored);
       this.#credentials.set(stored, credentials);
     }
-    const { secret, authorization } = credentials;
-    const request = buildHookRequest({
-      type: hook.type,
-      url: hook.url,
-      httpMethod: hook.httpMethod,
-      contentType: hook.contentType,
-      secret,
-      authorization,
-      deliveryId: delivery.id,
-      event: delivery.event,
-      eventType: delivery.eventType,
-      payload: delivery.payload,
+    const { record, succeeded, retryable } = await attemptDelivery(delivery, stored, {
+      credentials,
       userAgent: this.#deps.userAgent,
-    });
-    const started = performance.now();
-    let record: AttemptRecord;
-    let retryable: boolean;
-    let succeeded: boolean;
-    const base = {
-      requestUrl: request.url,
-      requestHeaders: recordableHeaders(request.headers),
-      requestBody: request.body,
-    };
-    try {
-      const answer = await sendWebhookRequest(request, {
+      transport: {
         allowlist: this.#allowlist,
         agents: this.#agents,
         timeoutMs: settings.timeoutMs,
         maxBodyBytes: KEPT_BODY_BYTES,
-      });
-      succeeded = answer.status >= 200 && answer.status < 300;
-      retryable = answer.status >= 500 || answer.status === 429;
-      record = {
-        ...base,
-        responseStatus: answer.status,
-        responseHeaders: answer.headers,
-        responseBody: answer.body,
-        error: null,
-        durationMs: Math.round(performance.now() - started),
-      };
-    } catch (error) {
-      succeeded = false;
-      retryable = true;
-      record = {
-        ...base,
-        responseStatus: null,
-        responseHeaders: {},
-        responseBody: null,
-        error: error instanceof Error ? error.message : String(error),
-        durationMs: Math.round(performance.now() - started),
-      };
-    }
+      },
+    });
+    const attempts = delivery.attempts + 1;
     const now = Date.now();
     const retryAt =
       !succeeded && retryable && attempts < settings.maxAttempts
@@ -212,17 +181,17 @@ export class DeliveryWorker {
         : undefined;
     await this.#record({
       id: delivery.id,
+      hookId: stored.hook.id,
       attempt: record,
       outcome: { succeeded, retryAt, attempts, now },
     });
-    if (succeeded && hook.consecutiveFailures > 0) await hooks.recordSuccess(hook.id);
-    else await hooks.recordFailure(hook.id, settings.disableAfter, now);
     if (retryAt !== undefined) this.#wakeAt(retryAt);
   }
 
   /**
    * Records an attempt together with the others that finished in the same turn of the event
-   * loop: one transaction for all of them, where one each cost most of a delivery's time.
+   * loop: one transaction for all of them and for their hooks' failure counts, where one each
+   * cost most of a delivery's time.
    */
   #record(entry: RecordEntry): Promise<void> {
     this.#toRecord.push(entry);
@@ -230,7 +199,10 @@ export class DeliveryWorker {
       this.#flush = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
         const entries = this.#toRecord.splice(0);
         this.#flush = undefined;
-        await this.#deps.deliveries.recordMany(entries);
+        const { hooks, deliveries, settings } = this.#deps;
+        await deliveries.recordMany(entries, (trx) =>
+          hooks.countOutcomes(entries, settings.disableAfter, Date.now(), trx),
+        );
       });
     }
     return this.#flush;

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { Dialect } from '../../db/migration.ts';
 import type { WebhookDeliveriesTable } from '../../db/tables.ts';
 import type { Delivery } from './webhook.types.ts';
 
@@ -30,6 +31,7 @@ export type AttemptRecord = {
 /** One attempt to record and what it means for the delivery. */
 export type RecordEntry = {
   readonly id: string;
+  readonly hookId: string;
   readonly attempt: AttemptRecord;
   readonly outcome: {
     succeeded: boolean;
@@ -96,9 +98,11 @@ function toDelivery(row: Row): Delivery {
 /** Enqueueing, claiming and recording deliveries in `webhook_deliveries`. */
 export class DeliveryStore {
   readonly #db: Db;
+  readonly #dialect: Dialect;
 
-  constructor(db: Db) {
+  constructor(db: Db, dialect: Dialect = 'sqlite') {
     this.#db = db;
+    this.#dialect = dialect;
   }
 
   async enqueue(rows: readonly WebhookDeliveriesTable[]): Promise<void> {
@@ -113,29 +117,28 @@ export class DeliveryStore {
   }
 
   /**
-   * Claims up to `limit` due deliveries for `leaseMs`. One UPDATE whose condition re-checks the
-   * lease, so when replicas race for a row only one update matches it: each attempt is made by
-   * one process. A holder that dies lets its lease run out, and the row is claimed again.
+   * Claims up to `limit` due deliveries for `leaseMs`, in one statement. Its condition re-checks
+   * the lease on each row it updates, so when replicas race for a row only one update matches
+   * it: each attempt is made by one process. On PostgreSQL the due rows are also picked `FOR
+   * UPDATE SKIP LOCKED`, so racing replicas take different rows instead of queueing on the same
+   * ones (SQLite has one writer at a time and needs neither). A holder that dies lets its lease
+   * run out, and the row is claimed again.
    */
   async claim(limit: number, now: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const due = await this.#db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('state', '=', 'queued')
-      .where('next_attempt_at', '<=', now)
-      .where('lease_until', '<=', now)
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .execute();
-    if (due.length === 0) return [];
     const rows = await this.#db
       .updateTable('webhook_deliveries')
       .set({ lease_until: now + leaseMs })
-      .where(
-        'id',
-        'in',
-        due.map((row) => row.id),
-      )
+      .where('id', 'in', (eb) => {
+        const due = eb
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('state', '=', 'queued')
+          .where('next_attempt_at', '<=', now)
+          .where('lease_until', '<=', now)
+          .orderBy('next_attempt_at')
+          .limit(limit);
+        return this.#dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+      })
       .where('state', '=', 'queued')
       .where('lease_until', '<=', now)
       .returning(['id', 'hook_id', 'event', 'event_type', 'payload', 'attempts'])
@@ -150,11 +153,18 @@ export class DeliveryStore {
     }));
   }
 
-  /** Stores several attempts in one transaction (see `record`). */
-  async recordMany(entries: readonly RecordEntry[]): Promise<void> {
+  /**
+   * Stores several attempts in one transaction (see `record`), with `alongside` (the hooks'
+   * failure counts) in the same one.
+   */
+  async recordMany(
+    entries: readonly RecordEntry[],
+    alongside?: (trx: Db) => Promise<void>,
+  ): Promise<void> {
     if (entries.length === 0) return;
     await this.#db.transaction().execute(async (trx) => {
       for (const { id, attempt, outcome } of entries) await record(trx, id, attempt, outcome);
+      await alongside?.(trx);
     });
   }
 
@@ -169,6 +179,26 @@ export class DeliveryStore {
       .limit(limit)
       .execute();
     return rows.map(toDelivery);
+  }
+
+  /** The latest delivery of each of `hookIds` that has one, in one query. */
+  async latestOf(hookIds: readonly string[]): Promise<Map<string, Delivery>> {
+    if (hookIds.length === 0) return new Map();
+    const rows = await this.#db
+      .selectFrom('webhook_deliveries as d')
+      .selectAll('d')
+      .where('d.hook_id', 'in', hookIds)
+      .where('d.id', '=', (eb) =>
+        eb
+          .selectFrom('webhook_deliveries as newer')
+          .select('newer.id')
+          .whereRef('newer.hook_id', '=', 'd.hook_id')
+          .orderBy('newer.created_at', 'desc')
+          .orderBy('newer.id', 'desc')
+          .limit(1),
+      )
+      .execute();
+    return new Map(rows.map((row) => [row.hook_id, toDelivery(row)]));
   }
 
   async find(hookId: string, id: string): Promise<Delivery | undefined> {

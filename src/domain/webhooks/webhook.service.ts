@@ -1,4 +1,5 @@
 import { foldId, newId } from '../../lib/ids.ts';
+import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { deriveSecretKey, openSecret, sealSecret } from '../ci/secret-box.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
@@ -8,7 +9,7 @@ import type { Repository } from '../repos/repo.types.ts';
 import type { Account, User } from '../users/user.types.ts';
 import { branchMatches } from './branch-filter.ts';
 import type { DeliveryStore } from './delivery.store.ts';
-import type { StoredHook, WebhookStore } from './webhook.store.ts';
+import { ownerKey, type StoredHook, type WebhookStore } from './webhook.store.ts';
 import {
   type Delivery,
   HOOK_EVENTS,
@@ -59,6 +60,7 @@ export class WebhookService {
   readonly #deps: WebhookServiceDeps;
   readonly #key: Buffer | undefined;
   #testEvents: TestEventBuilder | undefined;
+  readonly #activeOwners = new StampedMemo<'all', Set<string>>(1);
 
   constructor(deps: WebhookServiceDeps) {
     this.#deps = deps;
@@ -79,6 +81,19 @@ export class WebhookService {
     const role = await this.#deps.orgs.roleOf(account.id, actor.id);
     if (role === undefined) throw new NotFound(`org does not exist [name: ${org}]`);
     if (role !== 'owner') throw new Forbidden('you must be an owner of the organisation');
+    return { kind: 'org', id: account.id };
+  }
+
+  /**
+   * The hooks owner of an organisation, for its settings pages: as `orgOwner`, but members who
+   * are not owners are told it does not exist, as settings are hidden from everyone else.
+   */
+  async orgSettingsOwner(actor: User, org: string): Promise<HookOwner> {
+    const account = await this.#deps.orgs.getOrg(org);
+    if (this.#deps.admins.isAdmin(actor)) return { kind: 'org', id: account.id };
+    if ((await this.#deps.orgs.roleOf(account.id, actor.id)) !== 'owner') {
+      throw new NotFound(`org does not exist [name: ${org}]`);
+    }
     return { kind: 'org', id: account.id };
   }
 
@@ -159,10 +174,16 @@ export class WebhookService {
     return this.#deps.deliveries.listForHook(hook.id, RETAINED_PER_HOOK);
   }
 
-  /** The hook's latest delivery, if it has one (the hooks list shows only that). */
-  async latestDelivery(owner: HookOwner, wireId: number): Promise<Delivery | undefined> {
-    const { hook } = await this.#deps.hooks.get(owner, wireId);
-    return (await this.#deps.deliveries.listForHook(hook.id, 1))[0];
+  /**
+   * The owner's hooks, each with its latest delivery if it has one (what the hooks list shows):
+   * two queries however many hooks there are.
+   */
+  async listWithLatest(
+    owner: HookOwner,
+  ): Promise<Array<{ hook: Webhook; last: Delivery | undefined }>> {
+    const hooks = await this.#deps.hooks.list(owner);
+    const latest = await this.#deps.deliveries.latestOf(hooks.map((hook) => hook.id));
+    return hooks.map((hook) => ({ hook, last: latest.get(hook.id) }));
   }
 
   /** Sets what builds test deliveries (once, at start-up). */
@@ -209,9 +230,17 @@ export class WebhookService {
     await this.#enqueue(wanted, event, format);
   }
 
-  /** Whether any active hook could hear of this repository's events (before building one). */
+  /**
+   * Whether any active hook could hear of this repository's events (before building one). Asked
+   * for every event, so the owners with active hooks are read once and kept while the hooks'
+   * change clock holds still: an instance without hooks answers from memory, and a hook added
+   * or switched on moves the clock, so the next event sees it.
+   */
   async anyActiveFor(repo: Repository): Promise<boolean> {
-    return (await this.#deps.hooks.activeFor(ownersOf(repo))).length > 0;
+    const owners = await this.#activeOwners.read('all', this.#deps.hooks.stamp(), () =>
+      this.#deps.hooks.activeOwners(),
+    );
+    return ownersOf(repo).some((owner) => owners.has(ownerKey(owner)));
   }
 
   async #enqueue(hooks: readonly Webhook[], event: OutgoingEvent, format: PayloadFormatter) {

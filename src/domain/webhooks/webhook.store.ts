@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { NO_CHANGE_CLOCK, TableChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { WebhooksTable } from '../../db/tables.ts';
 import { NotFound } from '../errors.ts';
@@ -9,7 +10,7 @@ type Row = Selectable<WebhooksTable>;
 /** The row of a hook, sealed secret included (only the sender opens it). */
 export type StoredHook = { readonly hook: Webhook; readonly row: Row };
 
-function ownerOf(row: Row): HookOwner {
+function ownerOf(row: Pick<Row, 'owner_kind' | 'owner_id'>): HookOwner {
   if (row.owner_kind === 'system') return { kind: 'system', id: '' };
   return { kind: row.owner_kind, id: row.owner_id };
 }
@@ -34,28 +35,54 @@ function toHook(row: Row): Webhook {
   };
 }
 
-/** Queries on `webhooks`. */
+/** How one attempt went, for its hook's count of failures in a row. */
+export type HookOutcome = { readonly hookId: string; readonly outcome: { succeeded: boolean } };
+
+/**
+ * Queries on `webhooks`. This store is the only writer of the table, so its change clock
+ * (`stamp`) moves on every write to it and on other processes' commits, and readers keep what
+ * they read while the rest of the database changes.
+ */
 export class WebhookStore {
   readonly #db: Db;
+  readonly #changes: TableChangeClock;
 
-  constructor(db: Db) {
+  constructor(db: Db, changes: TableChangeClock = new TableChangeClock(NO_CHANGE_CLOCK)) {
     this.#db = db;
+    this.#changes = changes;
+  }
+
+  /** What was read from `webhooks` at one stamp may be reused while it stays the same. */
+  stamp(): number | undefined {
+    return this.#changes.stamp();
   }
 
   async insert(row: WebhooksTable): Promise<Webhook> {
-    await this.#db.insertInto('webhooks').values(row).execute();
+    try {
+      await this.#db.insertInto('webhooks').values(row).execute();
+    } finally {
+      this.#changes.noteWrite();
+    }
     return toHook(row);
   }
 
   async update(id: string, changes: Partial<WebhooksTable>): Promise<void> {
-    await this.#db.updateTable('webhooks').set(changes).where('id', '=', id).execute();
+    try {
+      await this.#db.updateTable('webhooks').set(changes).where('id', '=', id).execute();
+    } finally {
+      this.#changes.noteWrite();
+    }
   }
 
   async delete(id: string): Promise<void> {
-    await this.#db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('webhook_deliveries').where('hook_id', '=', id).execute();
-      await trx.deleteFrom('webhooks').where('id', '=', id).execute();
-    });
+    try {
+      await this.#db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('webhook_deliveries').where('hook_id', '=', id).execute();
+        await trx.deleteFrom('webhooks').where('id', '=', id).execute();
+      });
+    } finally {
+      this.#changes.noteWrite();
+    }
   }
 
   async list(owner: HookOwner): Promise<Webhook[]> {
@@ -110,33 +137,67 @@ export class WebhookStore {
     return rows.map(toHook);
   }
 
-  /** Counts a failure; switches the hook off once `limit` failures came in a row (0: never). */
-  async recordFailure(id: string, limit: number, now: number): Promise<void> {
-    await this.#db
-      .updateTable('webhooks')
-      .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1) }))
-      .where('id', '=', id)
-      .execute();
-    if (limit <= 0) return;
-    await this.#db
-      .updateTable('webhooks')
-      .set({
-        active: false,
-        disabled_reason: `switched off after ${limit} failed deliveries in a row`,
-        updated_at: now,
-      })
-      .where('id', '=', id)
+  /**
+   * The owners (`kind:id`) having at least one active hook: one short list the notifier asks
+   * before building any payload.
+   */
+  async activeOwners(): Promise<Set<string>> {
+    const rows = await this.#db
+      .selectFrom('webhooks')
+      .select(['owner_kind', 'owner_id'])
+      .distinct()
       .where('active', '=', true)
-      .where('consecutive_failures', '>=', limit)
       .execute();
+    return new Set(rows.map((row) => ownerKey(ownerOf(row))));
   }
 
-  async recordSuccess(id: string): Promise<void> {
-    await this.#db
-      .updateTable('webhooks')
-      .set({ consecutive_failures: 0 })
-      .where('id', '=', id)
-      .where('consecutive_failures', '>', 0)
-      .execute();
+  /**
+   * Counts the failures in a row of the hooks of `outcomes` (in the order they finished): a
+   * success starts the count again, and a hook that reaches `limit` (0: never) is switched off.
+   * Runs on `db`, which may be the transaction recording the attempts themselves.
+   */
+  async countOutcomes(
+    outcomes: readonly HookOutcome[],
+    limit: number,
+    now: number,
+    db: Db = this.#db,
+  ): Promise<void> {
+    const tally = new Map<string, { restarted: boolean; failures: number }>();
+    for (const { hookId, outcome } of outcomes) {
+      const entry = tally.get(hookId) ?? { restarted: false, failures: 0 };
+      if (outcome.succeeded) tally.set(hookId, { restarted: true, failures: 0 });
+      else tally.set(hookId, { ...entry, failures: entry.failures + 1 });
+    }
+    let changed = false;
+    for (const [id, { restarted, failures }] of tally) {
+      let count = db
+        .updateTable('webhooks')
+        .set((eb) => ({
+          consecutive_failures: restarted ? failures : eb('consecutive_failures', '+', failures),
+        }))
+        .where('id', '=', id);
+      // A hook that keeps succeeding is not written at all.
+      if (restarted) count = count.where('consecutive_failures', '<>', failures);
+      const counted = await count.executeTakeFirst();
+      changed ||= counted.numUpdatedRows > 0n;
+      if (failures === 0 || limit <= 0) continue;
+      await db
+        .updateTable('webhooks')
+        .set({
+          active: false,
+          disabled_reason: `switched off after ${limit} failed deliveries in a row`,
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .where('active', '=', true)
+        .where('consecutive_failures', '>=', limit)
+        .execute();
+    }
+    if (changed) this.#changes.noteWrite();
   }
+}
+
+/** The key of an owner in `activeOwners`. */
+export function ownerKey(owner: HookOwner): string {
+  return `${owner.kind}:${owner.id}`;
 }

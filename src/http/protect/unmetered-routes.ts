@@ -31,6 +31,11 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/settings/sessions': 'account settings: signed-in users only',
   '/admin/runners': 'administrators only',
   '/admin/housekeeping': 'administrators only',
+  '/admin/hooks': 'system webhooks: administrators only, database only',
+  '/admin/hooks/:id': 'one system webhook and its last 50 deliveries: administrators only',
+  '/org/:org/settings/hooks': "an organisation's webhooks: its owners only, database only",
+  '/org/:org/settings/hooks/:id':
+    "one organisation webhook and its last 50 deliveries: the organisation's owners only",
   '/new': 'the creation form: signed-in users only',
   '/:owner': 'a person or organisation: database only',
   '/:owner/:name': 'a redirect to the repository page',

@@ -37,7 +37,7 @@ function header(context: PageContext): Html {
             <div class="dropdown-divider" role="separator"></div>
             <a class="dropdown-item" role="menuitem" href="/settings">Settings</a>
             <a class="dropdown-item" role="menuitem" href="/settings/tokens">Access tokens</a>
-            ${context.isAdmin ? html`<a class="dropdown-item" role="menuitem" href="/admin/runners">Runners</a>` : null}
+            ${context.isAdmin ? html`<a class="dropdown-item" role="menuitem" href="/admin/runners">Runners</a><a class="dropdown-item" role="menuitem" href="/admin/hooks">System webhooks</a>` : null}
             <div class="dropdown-divider" role="separator"></div>
             <form method="post" action="/logout" class="dropdown-item p-0">
               <input type="hidden" name="_csrf" value="${context.csrf}">

@@ -52,7 +52,7 @@ export function webhookPage(
         <button class="btn btn-primary" type="submit">Update webhook</button>
       </form>
       <div class="Box-footer d-flex flex-items-center kiln-gap-lg">
-        <form method="post" action="${path}/test">${csrfField(context)}<button class="btn" type="submit">Test delivery</button></form>
+        ${place.testable ? html`<form method="post" action="${path}/test">${csrfField(context)}<button class="btn" type="submit">Test delivery</button></form>` : null}
         ${confirmedDelete(context, { action: `${path}/delete`, fields: {}, what: 'this webhook and its delivery log', label: 'Delete webhook' })}
       </div>
     </div>

@@ -9,12 +9,18 @@ import type { PageContext } from '../layout.ts';
 import { csrfField, when } from './admin-runner-tables.view.ts';
 import { choiceOf, type EventChoice } from './webhook-form.ts';
 
-/** What every webhook page names: the repository and where its hooks live. */
+/** What every webhook page names: whose hooks these are and where they live. */
 export type HooksPlace = {
-  readonly owner: string;
-  readonly name: string;
-  /** `/repos/{owner}/{name}/settings/hooks`. */
+  /** The links before the title: the repository and its settings, the organisation, the admin area. */
+  readonly trail: ReadonlyArray<{ readonly label: string; readonly href: string }>;
+  /** Whose hooks, in the page titles: `alice/app`, `acme`, `Admin`. */
+  readonly label: string;
+  /** Where the events come from, in the list's explanation: `this repository`, … */
+  readonly scope: string;
+  /** `/repos/{owner}/{name}/settings/hooks`, `/org/{org}/settings/hooks`, `/admin/hooks`. */
   readonly path: string;
+  /** Whether a hook here can be sent a test delivery (the latest push of its repository). */
+  readonly testable: boolean;
   readonly error?: string | undefined;
   /** False without SERVICE_SECRET_KEY: hooks then cannot keep a secret. */
   readonly secretsEnabled: boolean;
@@ -31,10 +37,12 @@ const CHOICES: ReadonlyArray<[EventChoice, string]> = [
   ['choose_events', 'Let me choose:'],
 ];
 
-/** The heading shared by the webhook pages, with the settings breadcrumb and any error. */
+/** The heading shared by the webhook pages, with the place's breadcrumb and any error. */
 export function hooksHeading(place: HooksPlace, title: string): Html {
-  const repo = `/repos/${place.owner}/${place.name}`;
-  return html`<nav aria-label="Breadcrumb" class="f4 mb-2"><a href="/${place.owner}">${place.owner}</a> / <a href="${repo}">${place.name}</a> / <a href="${repo}/settings">settings</a></nav>
+  const links = place.trail.map(
+    ({ label, href }, index) => html`${index > 0 ? ' / ' : null}<a href="${href}">${label}</a>`,
+  );
+  return html`<nav aria-label="Breadcrumb" class="f4 mb-2">${links}</nav>
     <h1 class="h2 mb-3">${title}</h1>
     ${place.error ? html`<div class="flash flash-error mb-3" role="alert">${place.error}</div>` : null}`;
 }
@@ -93,7 +101,7 @@ export function hookFields(place: HooksPlace, hook: Webhook | undefined): Html {
       ${hook?.disabledReason ? html`<p class="note color-fg-danger">Switched off: ${hook.disabledReason}</p>` : null}</div>`;
 }
 
-/** `…/settings/hooks`: the repository's hooks and the form adding one. */
+/** `…/hooks`: the hooks of a repository, an organisation or the instance, and the form adding one. */
 export function webhooksPage(
   context: PageContext,
   place: HooksPlace,
@@ -110,7 +118,7 @@ export function webhooksPage(
   return html`${hooksHeading(place, 'Webhooks')}
     <div class="Box mb-4">
       <div class="Box-header"><h2 class="Box-title">Webhooks</h2></div>
-      <div class="Box-body f6 color-fg-muted">Kiln sends a POST to each URL when something happens in this repository, as Gitea does.</div>
+      <div class="Box-body f6 color-fg-muted">Kiln sends a POST to each URL when something happens in ${place.scope}, as Gitea does.</div>
       ${
         hooks.length === 0
           ? html`<div class="Box-body">No webhooks yet.</div>`
