@@ -1,7 +1,7 @@
-import http from 'node:http';
 import https from 'node:https';
 import type { Config } from '../../config/config.ts';
 import { HostAllowlist } from '../../lib/host-allowlist.ts';
+import { type HttpAgent, http } from '../../lib/node-http.ts';
 import type {
   AttemptRecord,
   ClaimedDelivery,
@@ -43,7 +43,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 export class DeliveryWorker {
   readonly #deps: DeliveryWorkerDeps;
   readonly #allowlist: HostAllowlist;
-  readonly #agents: { readonly http: http.Agent; readonly https: https.Agent };
+  readonly #agents: { readonly http: HttpAgent; readonly https: https.Agent };
   /** Opened secrets by hook row, for the hooks of the batch being sent. */
   readonly #credentials = new Map<StoredHook, { secret: string; authorization: string }>();
   readonly #inFlight = new Set<Promise<void>>();
