@@ -1,7 +1,7 @@
 /**
  * What an idle `kiln serve` holds: the libraries that only some requests need (federation, the
- * runner protocol, metrics, the pages' icons, Node's fetch) are not loaded until such a request
- * comes, and then they are. Each of them costs megabytes of resident memory from start otherwise
+ * runner protocol, workflows, metrics, the pages' icons, Node's fetch) are not loaded until such
+ * a request comes, and then they are. Each costs megabytes of resident memory from start otherwise
  * (docs/performance.md, “Starting Kiln”). Started through the launcher, as users start it, with a
  * preload that records every module the process loads.
  */
@@ -26,6 +26,8 @@ const LAZY = [
   '@primer/octicons',
   'markdown-it',
   '@fastify/swagger',
+  'yaml',
+  '@actions/expressions',
   ...(postgresAdminUrl ? [] : ['pg']),
 ];
 
