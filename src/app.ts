@@ -32,8 +32,8 @@ import { startZombieSweep } from './domain/ci/zombie-sweep.ts';
 import { ArchiveService } from './domain/code/archive.service.ts';
 import { CodeService } from './domain/code/code.service.ts';
 import { PushHistory } from './domain/code/push-history.ts';
-import { Federation } from './domain/federation/federation.ts';
 import { subscribeFederationToPushes } from './domain/federation/federation-pushes.ts';
+import { openFederation } from './domain/federation/open-federation.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
 import { OrgStore } from './domain/orgs/org.store.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
@@ -216,7 +216,7 @@ export async function createApp(config: Config): Promise<App> {
   const reportFederation = (error: unknown) => {
     process.stderr.write(`kiln: federation work failed: ${String(error)}\n`);
   };
-  const federation = Federation.fromConfig({
+  const federation = await openFederation({
     config,
     db,
     changes: database.changes,

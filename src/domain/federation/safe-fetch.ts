@@ -1,8 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { isValidPublicIPv4Address, isValidPublicIPv6Address } from '@fedify/fedify';
+import { http } from '../../lib/node-http.ts';
 
 /** A fetch that only reaches public addresses unless told otherwise (tests). */
 export type SafeFetch = (request: Request) => Promise<Response>;

@@ -1,6 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { hashPassword, verifyNothing, verifyPassword } from './password.ts';
+import {
+  hashPassword,
+  hashThreads,
+  setHashThreadIdleMs,
+  verifyNothing,
+  verifyPassword,
+} from './password.ts';
 
 /** Niceness of each thread of this process by thread id, from /proc (field 19 of its stat). */
 async function threadNiceness(): Promise<Map<string, number>> {
@@ -10,6 +16,14 @@ async function threadNiceness(): Promise<Map<string, number>> {
     if (stat) niceness.set(task, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
   }
   return niceness;
+}
+
+/** Waits up to 10 s for the hashing threads to number `count`. */
+async function threadsBecome(count: number): Promise<number> {
+  for (let waited = 0; waited < 10_000 && hashThreads() !== count; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return hashThreads();
 }
 
 describe('password hashing', () => {
@@ -48,4 +62,32 @@ describe('password hashing', () => {
     );
     expect(results).toEqual([false, true, false, true, false, true, false, true]);
   });
+
+  it('starts a hashing thread with the first hash and stops it once idle', async () => {
+    setHashThreadIdleMs(200);
+    try {
+      expect(await threadsBecome(0)).toBe(0);
+      const stored = await hashPassword('first');
+      expect(hashThreads()).toBeGreaterThan(0);
+      expect(await threadsBecome(0)).toBe(0);
+      // The next hash starts a thread again, and works.
+      expect(await verifyPassword('first', stored)).toBe(true);
+      expect(hashThreads()).toBeGreaterThan(0);
+    } finally {
+      setHashThreadIdleMs(60_000);
+    }
+  });
+
+  it('hashes that come while idle threads stop still get a thread', async () => {
+    setHashThreadIdleMs(1);
+    try {
+      for (let round = 0; round < 6; round++) {
+        const hashes = [hashPassword(`a${round}`), hashPassword(`b${round}`)];
+        expect(await Promise.all(hashes)).toHaveLength(2);
+        await new Promise((resolve) => setTimeout(resolve, round % 4));
+      }
+    } finally {
+      setHashThreadIdleMs(60_000);
+    }
+  }, 30_000);
 });

@@ -12,9 +12,18 @@ import type { HashJob, HashReply } from './password-worker.ts';
  */
 const HASH_SLOTS = Math.max(1, availableParallelism() - 1);
 const idleWorkers: Worker[] = [];
+/** When each idle thread stops if no hash comes first. */
+const idleTimers = new WeakMap<Worker, NodeJS.Timeout>();
+/**
+ * How long a hashing thread waits for work before it stops: each holds a V8 heap of its own,
+ * which a server nobody has signed in to for a while gives back. The next hash starts a thread.
+ */
+let idleMs = 60_000;
 let workers = 0;
 const waiting: Array<(worker: Worker) => void> = [];
 const stopped = new WeakSet<Worker>();
+/** Threads stopped for idleness (rather than failing). */
+const retired = new WeakSet<Worker>();
 
 function startWorker(): Worker {
   const worker = new Worker(new URL('./password-worker.ts', import.meta.url));
@@ -28,22 +37,58 @@ function startWorker(): Worker {
     workers -= 1;
     const at = idleWorkers.indexOf(worker);
     if (at >= 0) idleWorkers.splice(at, 1);
+    // A thread stopped for idleness frees its slot for a hash that queued meanwhile.
+    const next = retired.has(worker) ? waiting.shift() : undefined;
+    if (next) next(startWorker());
   });
   workers += 1;
   return worker;
 }
 
+/** Hashing threads running now, busy or idle (tests and diagnostics). */
+export function hashThreads(): number {
+  return workers;
+}
+
+/** Sets how long an idle hashing thread lives, the ones idle now included (tests). */
+export function setHashThreadIdleMs(ms: number): void {
+  idleMs = ms;
+  for (const worker of idleWorkers) stopWhenIdle(worker);
+}
+
 async function takeWorker(): Promise<Worker> {
   const idle = idleWorkers.pop();
-  if (idle) return idle;
+  if (idle) {
+    clearTimeout(idleTimers.get(idle));
+    return idle;
+  }
   if (workers < HASH_SLOTS) return startWorker();
   return new Promise((resolve) => waiting.push(resolve));
 }
 
 function releaseWorker(worker: Worker): void {
   const next = waiting.shift();
-  if (next) next(worker);
-  else idleWorkers.push(worker);
+  if (next) {
+    next(worker);
+    return;
+  }
+  idleWorkers.push(worker);
+  stopWhenIdle(worker);
+}
+
+/** Stops an idle thread after `idleMs` unless a hash takes it first. */
+function stopWhenIdle(worker: Worker): void {
+  clearTimeout(idleTimers.get(worker));
+  const timer = setTimeout(() => {
+    const at = idleWorkers.indexOf(worker);
+    if (at < 0) return;
+    idleWorkers.splice(at, 1);
+    // Its 'exit' then counts it out (startWorker).
+    retired.add(worker);
+    void worker.terminate();
+  }, idleMs);
+  timer.unref();
+  idleTimers.set(worker, timer);
 }
 
 function hashOn(worker: Worker, job: HashJob): Promise<Buffer> {

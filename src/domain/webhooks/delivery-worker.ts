@@ -1,7 +1,7 @@
-import http from 'node:http';
 import https from 'node:https';
 import type { Config } from '../../config/config.ts';
 import { HostAllowlist } from '../../lib/host-allowlist.ts';
+import { type HttpAgent, http } from '../../lib/node-http.ts';
 import type { ClaimedDelivery, DeliveryStore, RecordEntry } from './delivery.store.ts';
 import { attemptDelivery } from './delivery-attempt.ts';
 import type { WebhookService } from './webhook.service.ts';
@@ -39,7 +39,7 @@ const HOOKS_KEPT = 1000;
 export class DeliveryWorker {
   readonly #deps: DeliveryWorkerDeps;
   readonly #allowlist: HostAllowlist;
-  readonly #agents: { readonly http: http.Agent; readonly https: https.Agent };
+  readonly #agents: { readonly http: HttpAgent; readonly https: https.Agent };
   /** Hook rows by id, each with when it was read (see `#hookOf`). */
   readonly #hooks = new Map<
     string,

@@ -1,8 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { HostAllowlist } from '../../lib/host-allowlist.ts';
+import { type HttpAgent, http } from '../../lib/node-http.ts';
 
 /** A request to one receiver, fully built and signed. */
 export type OutgoingRequest = {
@@ -26,7 +26,7 @@ export type TransportOptions = {
    * checked lookup below, so reusing it for the same host and port reaches the same checked
    * address; without pools every request opens its own connection.
    */
-  readonly agents?: { readonly http: http.Agent; readonly https: https.Agent };
+  readonly agents?: { readonly http: HttpAgent; readonly https: https.Agent };
   readonly timeoutMs: number;
   readonly maxBodyBytes: number;
 };

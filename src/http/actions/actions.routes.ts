@@ -1,6 +1,6 @@
-import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { lazily } from '../../lib/lazily.ts';
+import type { IncomingMessage } from '../../lib/node-http.ts';
 import type { RunnerRegistry } from './runner-registry.ts';
 import type { RunnerTasks } from './runner-tasks.ts';
 

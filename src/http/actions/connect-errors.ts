@@ -8,7 +8,7 @@ import type { DescMethod } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { isDomainError, NotFound, Unauthenticated } from '../../domain/errors.ts';
 import { RunnerService } from '../../gen/runner/v1/services_pb.js';
-import { connectCodeOf } from '../errors/error-table.ts';
+import { type ConnectCodeName, connectCodeOf } from '../errors/error-table.ts';
 
 /**
  * What a runner with missing, unknown or wrong `x-runner-uuid` / `x-runner-token` is told. Runners
@@ -24,6 +24,18 @@ export const REGISTRATION_TOKEN_NOT_FOUND_MESSAGE = 'runner registration token n
 
 /** Shown for anything unexpected; the details go to the log, never to the client. */
 export const INTERNAL_ERROR_MESSAGE = 'internal error';
+
+/** Connect's code for each name the error table answers with. */
+const codeOfName: Readonly<Record<ConnectCodeName, Code>> = {
+  not_found: Code.NotFound,
+  already_exists: Code.AlreadyExists,
+  permission_denied: Code.PermissionDenied,
+  invalid_argument: Code.InvalidArgument,
+  unauthenticated: Code.Unauthenticated,
+  failed_precondition: Code.FailedPrecondition,
+  unavailable: Code.Unavailable,
+  resource_exhausted: Code.ResourceExhausted,
+};
 
 /** Status codes Fastify itself may raise under `/api/actions` (body parsing, limits, hooks). */
 const codeOfHttpStatus: Readonly<Record<number, Code>> = {
@@ -59,7 +71,7 @@ export interface ErrorContext {
 export function toConnectError(error: unknown, context: ErrorContext = {}): ConnectError {
   if (error instanceof ConnectError) return error;
   if (isDomainError(error)) {
-    const code = connectCodeOf(error.code);
+    const code = codeOfName[connectCodeOf(error.code)];
     if (code === Code.Unauthenticated) {
       return new ConnectError(unauthenticatedMessage(context.procedure), code);
     }

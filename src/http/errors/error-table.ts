@@ -1,15 +1,30 @@
-import { Code } from '@connectrpc/connect';
 import type { DomainErrorCode } from '../../domain/errors.ts';
 
 /** The HTTP edges that answer domain errors, each in a body format of its own. */
 export type ErrorEdge = 'api' | 'page' | 'git' | 'federation';
+
+/**
+ * The Connect codes the runner protocol answers domain errors with, by their names on the wire
+ * (`{"code": "not_found"}`). Names rather than Connect's `Code` values, so that the other edges,
+ * which load this table at start, do not load Connect with it: the runner protocol loads with
+ * the first runner call (`http/actions/connect-errors.ts` turns the name into the value).
+ */
+export type ConnectCodeName =
+  | 'not_found'
+  | 'already_exists'
+  | 'permission_denied'
+  | 'invalid_argument'
+  | 'unauthenticated'
+  | 'failed_precondition'
+  | 'unavailable'
+  | 'resource_exhausted';
 
 /** One domain error code as every edge answers it, unless the edge overrides the status. */
 type ErrorRow = {
   /** The HTTP status: Gitea's, which REST clients already expect. */
   readonly status: number;
   /** The Connect code the runner protocol answers with (it carries its own status). */
-  readonly connect: Code;
+  readonly connect: ConnectCodeName;
 };
 
 /**
@@ -18,16 +33,16 @@ type ErrorRow = {
  * added in one place and the type checker points at nothing else to update.
  */
 const TABLE: Readonly<Record<DomainErrorCode, ErrorRow>> = {
-  not_found: { status: 404, connect: Code.NotFound },
-  conflict: { status: 409, connect: Code.AlreadyExists },
-  forbidden: { status: 403, connect: Code.PermissionDenied },
-  invalid: { status: 422, connect: Code.InvalidArgument },
-  unauthenticated: { status: 401, connect: Code.Unauthenticated },
-  not_allowed: { status: 405, connect: Code.FailedPrecondition },
-  unavailable: { status: 503, connect: Code.Unavailable },
-  rate_limited: { status: 429, connect: Code.ResourceExhausted },
-  too_large: { status: 413, connect: Code.ResourceExhausted },
-  unsupported: { status: 415, connect: Code.InvalidArgument },
+  not_found: { status: 404, connect: 'not_found' },
+  conflict: { status: 409, connect: 'already_exists' },
+  forbidden: { status: 403, connect: 'permission_denied' },
+  invalid: { status: 422, connect: 'invalid_argument' },
+  unauthenticated: { status: 401, connect: 'unauthenticated' },
+  not_allowed: { status: 405, connect: 'failed_precondition' },
+  unavailable: { status: 503, connect: 'unavailable' },
+  rate_limited: { status: 429, connect: 'resource_exhausted' },
+  too_large: { status: 413, connect: 'resource_exhausted' },
+  unsupported: { status: 415, connect: 'invalid_argument' },
 };
 
 /**
@@ -53,8 +68,8 @@ export function statusOf(code: DomainErrorCode, edge: ErrorEdge): number {
   return OVERRIDES[edge][code] ?? TABLE[code].status;
 }
 
-/** The Connect code the runner protocol answers a domain error of `code` with. */
-export function connectCodeOf(code: DomainErrorCode): Code {
+/** The name of the Connect code the runner protocol answers a domain error of `code` with. */
+export function connectCodeOf(code: DomainErrorCode): ConnectCodeName {
   return TABLE[code].connect;
 }
 

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Federation } from '../../domain/federation/federation.ts';
-import { actorNegotiation, actorRoutes } from './actor.routes.ts';
-import { discoveryRoutes } from './discovery.routes.ts';
 
 /**
  * The federation edge. With federation off (`federation` undefined) nothing is registered, so
  * every federation URL is a 404 and the pages ignore `Accept: application/activity+json`.
  * The content negotiation hook is added to the root instance (it must see requests for the
- * pages' URLs); the routes with raw-body parsers live in a plugin of their own.
+ * pages' URLs); the routes with raw-body parsers live in a plugin of their own. The routes load
+ * only with federation on: they bring Fedify's signature checks, which a server that does not
+ * federate should not hold in memory.
  */
 export async function registerFederation(
   server: FastifyInstance,
@@ -23,6 +23,10 @@ export async function registerFederation(
     }
     return;
   }
+  const [{ actorNegotiation, actorRoutes }, { discoveryRoutes }] = await Promise.all([
+    import('./actor.routes.ts'),
+    import('./discovery.routes.ts'),
+  ]);
   await server.register(discoveryRoutes, {
     federation,
     openRegistrations: deps.openRegistrations,

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Config } from '../../config/config.ts';
 import type { HousekeepingStats } from '../../domain/repos/housekeeping.service.ts';
 import { parseTrustedProxies } from '../protect/client-ip.ts';
-import { registerHousekeepingMetrics } from './housekeeping-metrics.ts';
 import { mayScrape } from './metrics-access.ts';
 import { RequestSeries } from './request-series.ts';
 
@@ -18,6 +17,11 @@ declare module 'fastify' {
  * Prometheus metrics at /metrics: request counts and latency by route template (never by raw
  * URL, which would let clients mint unbounded label values), plus the process defaults. Only
  * for the operator: other callers get 403 (see `mayScrape`).
+ *
+ * prom-client, with the process defaults and the housekeeping series, loads with the first scrape
+ * the operator is allowed: about 3 MB resident that an instance nobody scrapes never holds. The
+ * default series (garbage collections, event-loop lag) therefore count from that scrape on, which
+ * Prometheus reads like the counter reset of a restart.
  */
 export function registerMetrics(
   server: FastifyInstance,
@@ -25,9 +29,17 @@ export function registerMetrics(
   housekeeping: () => HousekeepingStats,
 ): void {
   const trusted = parseTrustedProxies(config.trustProxy);
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  registerHousekeepingMetrics(registry, housekeeping);
+  let registry: Promise<Registry> | undefined;
+  const openRegistry = async (): Promise<Registry> => {
+    const [prom, { registerHousekeepingMetrics }] = await Promise.all([
+      import('prom-client'),
+      import('./housekeeping-metrics.ts'),
+    ]);
+    const opened = new prom.Registry();
+    prom.collectDefaultMetrics({ register: opened });
+    registerHousekeepingMetrics(opened, housekeeping);
+    return opened;
+  };
   const series = new RequestSeries();
   const count = (request: FastifyRequest, statusCode: number, elapsedMs: number) => {
     series.record(
@@ -55,7 +67,9 @@ export function registerMetrics(
         .type('text/plain; charset=utf-8')
         .send('Metrics are served to loopback clients and to holders of the metrics token.\n');
     }
-    reply.header('Content-Type', registry.contentType);
-    return `${await registry.metrics()}\n${series.exposition()}`;
+    registry ??= openRegistry();
+    const opened = await registry;
+    reply.header('Content-Type', opened.contentType);
+    return `${await opened.metrics()}\n${series.exposition()}`;
   });
 }

@@ -1,5 +1,5 @@
-import type { Server } from 'node:http';
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { Server } from '../../lib/node-http.ts';
 
 /** One registered route as Fastify holds it: the pattern, not a concrete path. */
 export type CatalogedRoute = {

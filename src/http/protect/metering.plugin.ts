@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import type {
   FastifyInstance,
   FastifyReply,
@@ -6,6 +5,7 @@ import type {
   HookHandlerDoneFunction,
 } from 'fastify';
 import type { Config } from '../../config/config.ts';
+import type { Server } from '../../lib/node-http.ts';
 import { sendErrorPage } from '../errors/web-errors.ts';
 import type { Pages } from '../web/page.ts';
 import { captchaIsConfigured, DEFAULT_VERIFY_TIMEOUT_MS } from './captcha.ts';

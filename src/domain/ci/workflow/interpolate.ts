@@ -1,4 +1,8 @@
-import { data, Evaluator, Lexer, Parser } from '@actions/expressions';
+import type { data } from '@actions/expressions';
+import { loadOnFirstUse } from '../../../lib/load-on-first-use.ts';
+
+/** The expression engine, loaded with the first expression: a server without CI never needs it. */
+const expressions = loadOnFirstUse<typeof import('@actions/expressions')>('@actions/expressions');
 
 /** The contexts an interpolation may read (`matrix`, `github`, `vars`, `inputs`), as plain JSON. */
 export type ExpressionContexts = Readonly<Record<string, unknown>>;
@@ -29,7 +33,7 @@ export function interpolateValue(value: unknown, contexts: ExpressionContexts): 
   if (whole !== null) {
     const result = evaluateData(whole[1] as string, contexts);
     if (result === undefined) return value;
-    return JSON.parse(JSON.stringify(result, data.replacer)) as unknown;
+    return JSON.parse(JSON.stringify(result, expressions().data.replacer)) as unknown;
   }
   return interpolate(value, contexts);
 }
@@ -41,12 +45,16 @@ function evaluate(source: string, contexts: ExpressionContexts): string | undefi
 function evaluateData(source: string, contexts: ExpressionContexts) {
   const names = Object.keys(contexts);
   if (readsUnknownContext(source, names)) return undefined;
+  const { data: values, Evaluator, Lexer, Parser } = expressions();
   const lexed = new Lexer(source.trim()).lex();
   const expression = new Parser(lexed.tokens, names, []).parse();
-  const dictionary = new data.Dictionary(
+  const dictionary = new values.Dictionary(
     ...names.map((key) => ({
       key,
-      value: JSON.parse(JSON.stringify(contexts[key] ?? null), data.reviver) as data.ExpressionData,
+      value: JSON.parse(
+        JSON.stringify(contexts[key] ?? null),
+        values.reviver,
+      ) as data.ExpressionData,
     })),
   );
   return new Evaluator(expression, dictionary).evaluate();

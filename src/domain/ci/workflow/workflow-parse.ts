@@ -1,7 +1,11 @@
-import { type Document, isMap, parseDocument, YAMLMap } from 'yaml';
+import type { Document } from 'yaml';
+import { loadOnFirstUse } from '../../../lib/load-on-first-use.ts';
 import { type ExpressionContexts, interpolate, interpolateValue } from './interpolate.ts';
 import { combinationLabel, expandMatrix, MatrixError } from './matrix.ts';
 import { isRecord, readTriggers, type Triggers } from './triggers.ts';
+
+/** The YAML library, loaded with the first workflow parsed: a server without CI never needs it. */
+const yaml = loadOnFirstUse<typeof import('yaml')>('yaml');
 
 /** A workflow file that cannot be run; `line` (1-based) points at the problem when known. */
 export class WorkflowError extends Error {
@@ -29,7 +33,7 @@ export type ParsedWorkflow = {
  * shape no runner can use (no `on`, no jobs, a job without `runs-on` or steps).
  */
 export function parseWorkflow(fileName: string, content: string): ParsedWorkflow {
-  const document = parseDocument(content, { prettyErrors: true, uniqueKeys: true });
+  const document = yaml().parseDocument(content, { prettyErrors: true, uniqueKeys: true });
   const [error] = document.errors;
   if (error !== undefined)
     throw new WorkflowError(
@@ -165,14 +169,14 @@ function singleJobDocument(
 ): string {
   const document = source.clone();
   const jobs = document.get('jobs');
-  if (isMap(jobs)) {
+  if (yaml().isMap(jobs)) {
     for (const pair of [...jobs.items]) {
       if (String((pair.key as { value?: unknown })?.value ?? pair.key) !== jobId)
         jobs.delete(pair.key);
     }
   }
   const job = document.getIn(['jobs', jobId]);
-  if (job instanceof YAMLMap) {
+  if (job instanceof yaml().YAMLMap) {
     job.delete('needs');
     job.set('name', facts.name);
     job.set('runs-on', facts.runsOn.length === 1 ? facts.runsOn[0] : [...facts.runsOn]);
@@ -189,7 +193,7 @@ function keyLine(document: Document, content: string, path: string[]): number | 
   let node: unknown = document.contents;
   let offset: number | undefined;
   for (const key of path) {
-    if (!isMap(node)) return offset === undefined ? undefined : lineAt(content, offset);
+    if (!yaml().isMap(node)) return offset === undefined ? undefined : lineAt(content, offset);
     const pair = node.items.find(
       (item) => String((item.key as { value?: unknown })?.value) === key,
     );

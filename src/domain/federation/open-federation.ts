@@ -1,0 +1,21 @@
+import type { Config } from '../../config/config.ts';
+import type { Federation, FederationDeps } from './federation.ts';
+
+/** The settings federation needs: on, with the external URL and a secret key to seal keys. */
+export type FederationSettings = Pick<Config, 'federation' | 'baseUrl' | 'secretKey'>;
+
+/** Whether the configuration turns federation on (`Federation.fromConfig` says why these three). */
+export function federationIsOn(config: FederationSettings): boolean {
+  return config.federation.enabled && config.baseUrl !== undefined && Boolean(config.secretKey);
+}
+
+/**
+ * Builds federation when the configuration turns it on, and only then loads it: Fedify and the
+ * ActivityStreams vocabulary it brings are about 40 MB of a process's resident memory, which an
+ * installation that does not federate should not hold.
+ */
+export async function openFederation(deps: FederationDeps): Promise<Federation | undefined> {
+  if (!federationIsOn(deps.config)) return undefined;
+  const { Federation } = await import('./federation.ts');
+  return Federation.fromConfig(deps);
+}

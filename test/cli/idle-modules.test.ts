@@ -1,0 +1,113 @@
+/**
+ * What an idle `kiln serve` holds: the libraries that only some requests need (federation, the
+ * runner protocol, workflows, metrics, the pages' icons, Node's fetch) are not loaded until such
+ * a request comes, and then they are. Each costs megabytes of resident memory from start otherwise
+ * (docs/performance.md, “Starting Kiln”). Started through the launcher, as users start it, with a
+ * preload that records every module the process loads.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAUNCHER, useCliInstance } from '../support/cli.ts';
+import { postgresAdminUrl } from '../support/database.ts';
+import { eventually } from '../support/eventually.ts';
+
+const RECORDER = fileURLToPath(new URL('../support/record-loads.js', import.meta.url));
+
+/** Packages an idle server with the default settings must not have loaded (the PostgreSQL
+ * driver only where the suite runs on SQLite). */
+const LAZY = [
+  '@fedify/fedify',
+  '@connectrpc/connect',
+  '@bufbuild/protobuf',
+  'prom-client',
+  '@primer/octicons',
+  'markdown-it',
+  '@fastify/swagger',
+  'yaml',
+  '@actions/expressions',
+  ...(postgresAdminUrl ? [] : ['pg']),
+];
+
+let env: Record<string, string>;
+let loads: string;
+useCliInstance('kiln-idle-', (instance) => {
+  loads = join(instance.dir, 'loads.txt');
+  env = {
+    ...instance.env,
+    PATH: process.env.PATH ?? '',
+    SERVICE_HTTP_PORT: '0',
+    KILN_TEST_LOADS: loads,
+    NODE_OPTIONS: `--import ${RECORDER}`,
+  };
+});
+
+let child: ChildProcess;
+let url: string;
+beforeAll(async () => {
+  child = spawn(process.execPath, [LAUNCHER, 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const match = /^listening on (\S+)\n/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
+  });
+});
+afterAll(() => {
+  child.kill('SIGTERM');
+});
+
+/** The npm packages the server has loaded so far. */
+function loadedPackages(): Set<string> {
+  const urls = readFileSync(loads, 'utf8').split('\n');
+  const names = urls.flatMap((line) => {
+    const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line);
+    return match?.[1] ? [match[1]] : [];
+  });
+  return new Set(names);
+}
+
+/** The built-in modules the server has loaded so far, from Node's own list. */
+async function loadedBuiltins(): Promise<string[]> {
+  const file = `${loads}.builtins`;
+  rmSync(file, { force: true });
+  child.kill('SIGUSR2');
+  await eventually(async () => existsSync(file));
+  return readFileSync(file, 'utf8').split('\n');
+}
+
+describe('an idle kiln serve', () => {
+  it('serves health and the API without the libraries other requests need', async () => {
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/api/v1/version`)).status).toBe(200);
+    const loaded = loadedPackages();
+    expect(loaded.has('fastify')).toBe(true);
+    expect(LAZY.filter((name) => loaded.has(name))).toEqual([]);
+    expect((await loadedBuiltins()).filter((name) => name.includes('undici'))).toEqual([]);
+  });
+
+  it('loads each library with the first request that needs it', async () => {
+    const ping = await fetch(`${url}/api/actions/ping.v1.PingService/Ping`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ data: 'idle' }),
+    });
+    expect(await ping.json()).toEqual({ data: 'Hello, idle!' });
+    const page = await fetch(`${url}/user/login`);
+    expect(await page.text()).toContain('<svg');
+    const metrics = await fetch(`${url}/metrics`);
+    expect(await metrics.text()).toContain('process_cpu_user_seconds_total');
+    const loaded = loadedPackages();
+    expect(
+      ['@connectrpc/connect', '@primer/octicons', 'prom-client'].filter((n) => !loaded.has(n)),
+    ).toEqual([]);
+  });
+});
