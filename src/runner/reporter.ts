@@ -196,7 +196,10 @@ export class TaskReporter implements JobSink {
     clearInterval(this.#heartbeat);
     clearTimeout(this.#latencyTimer);
     const deadline = Date.now() + this.#timing.closeTimeoutMs;
-    // Old servers ignored `no_more` on an empty batch, so the last batch is never empty.
+    // Old servers ignored `no_more` on an empty batch, so the last batch is never empty: once
+    // the request in flight (the step end's flush) is answered, an empty row is added if nothing
+    // is left to send.
+    await this.#logChain;
     if (this.#rows.length === 0) this.line('');
     clearTimeout(this.#latencyTimer);
     while (this.#acked < this.#total) {
