@@ -75,7 +75,7 @@ describe('EncodedLog', () => {
     const log = new EncodedLog();
     for (let i = 0; i < 100; i++) log.push('x'.repeat(100), 0);
     expect(log.fitting(30, 1_000_000)).toBe(30);
-    expect(log.fitting(1000, 1050)).toBe(10);
+    expect(log.fitting(1000, 1060)).toBe(10);
     expect(log.fitting(1000, 10)).toBe(1);
     expect(new EncodedLog().fitting(10, 10)).toBe(0);
   });

@@ -8,22 +8,25 @@
  * the UTF-8 text, the timestamp's bytes shared by every row of the same millisecond) makes
  * sending a batch a matter of handing over byte ranges.
  *
- * The rows travel as field 3 (`rows`) of an `UpdateLogRequest` whose `rows` list is left empty:
- * protobuf writes a message's unknown fields verbatim, so each encoded row is given as an
- * unknown field numbered 3, and the bytes on the wire are exactly those of the same request
- * built from `LogRow` objects (a test compares them). The server decodes ordinary `rows`.
+ * The rows travel as field 3 (`rows`) of an `UpdateLogRequest` whose `rows` list is left empty.
+ * Protobuf writes a message's unknown fields verbatim, as the field's tag followed by its data;
+ * each row is stored with its own tag (a repeated field is one tag, length and body per row), so
+ * the rows of a request are one unknown field 3 whose data starts after the first row's tag. The
+ * bytes on the wire are exactly those of the same request built from `LogRow` objects (a test
+ * compares them), and the server decodes ordinary `rows`.
  */
 import { WireType } from '@bufbuild/protobuf/wire';
 
 /** Field numbers of `runner.v1.UpdateLogRequest.rows`, `LogRow` and `google.protobuf.Timestamp`. */
-export const ROWS_FIELD = 3;
+const ROWS_FIELD = 3;
+const ROW = (ROWS_FIELD << 3) | WireType.LengthDelimited;
 const ROW_TIME = (1 << 3) | WireType.LengthDelimited;
 const ROW_CONTENT = (2 << 3) | WireType.LengthDelimited;
 const TIME_SECONDS = (1 << 3) | WireType.Varint;
 const TIME_NANOS = (2 << 3) | WireType.Varint;
 
-/** One encoded row, as protobuf-es represents a field it writes as is. */
-export type EncodedRow = {
+/** Encoded rows, as protobuf-es represents a field it writes as is. */
+export type EncodedRows = {
   readonly no: number;
   readonly wireType: WireType;
   readonly data: Uint8Array;
@@ -66,7 +69,7 @@ function encodeTime(ms: number): Uint8Array {
   return bytes.subarray(0, pos);
 }
 
-/** Rows from an absolute index on, each stored as its length prefix and `LogRow` body. */
+/** Rows from an absolute index on, each stored as its tag, length and `LogRow` body. */
 export class EncodedLog {
   #bytes = Buffer.allocUnsafe(INITIAL_BYTES);
   /** Where each kept row starts in `#bytes`; one more entry marks where the last one ends. */
@@ -91,8 +94,10 @@ export class EncodedLog {
     const text = content === '' ? 0 : Buffer.byteLength(content, 'utf8');
     const body =
       1 + varintSize(time.length) + time.length + (text ? 1 + varintSize(text) + text : 0);
-    const bytes = this.#reserve(varintSize(body) + body);
-    let pos = writeVarint(bytes, this.#starts[this.#starts.length - 1] ?? 0, body);
+    const bytes = this.#reserve(1 + varintSize(body) + body);
+    let pos = this.#starts[this.#starts.length - 1] ?? 0;
+    bytes[pos++] = ROW;
+    pos = writeVarint(bytes, pos, body);
     bytes[pos++] = ROW_TIME;
     pos = writeVarint(bytes, pos, time.length);
     bytes.set(time, pos);
@@ -124,18 +129,19 @@ export class EncodedLog {
     return Math.max(count, Math.min(1, limit));
   }
 
-  /** The first `count` rows as fields protobuf writes unchanged into an `UpdateLogRequest`. */
-  take(count: number): EncodedRow[] {
-    const rows: EncodedRow[] = [];
-    const starts = this.#starts;
-    for (let i = this.#head; i < this.#head + Math.min(count, this.length); i++) {
-      rows.push({
+  /** The first `count` rows as the unknown fields protobuf writes into an `UpdateLogRequest`. */
+  take(count: number): EncodedRows[] {
+    const taken = Math.min(count, this.length);
+    if (taken <= 0) return [];
+    const start = (this.#starts[this.#head] ?? 0) + 1;
+    const end = this.#starts[this.#head + taken] ?? start;
+    return [
+      {
         no: ROWS_FIELD,
         wireType: WireType.LengthDelimited,
-        data: this.#bytes.subarray(starts[i], starts[i + 1]),
-      });
-    }
-    return rows;
+        data: this.#bytes.subarray(start, end),
+      },
+    ];
   }
 
   /**
