@@ -11,11 +11,12 @@
  * it is read, as with any pipe. End of output is, as before, when every process holding the
  * pipe's write end has closed it.
  *
- * Where no FIFO can be made (no `mkfifo` on the host), the ordinary pipes are used.
+ * The FIFOs live in a directory of the runner's work root and are used again by later steps.
+ * Where none can be made (no `mkfifo` on the host), the ordinary pipes are used.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, constants, openSync, readSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -59,6 +60,7 @@ export function readStream(stream: Readable, onLines: LinesHandler): Promise<voi
 
 /** A FIFO whose read end the runner holds and whose write end goes to the child. */
 export type OutputFifo = {
+  readonly path: string;
   /** The write end, for `spawn`'s `stdio`; close it once the child has started. */
   readonly writer: number;
   readonly reader: number;
@@ -73,28 +75,64 @@ const IDLE_MAX_MS = 50;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function makeFifos(paths: readonly string[]): Promise<boolean> {
+/**
+ * FIFOs free for another step, by directory. Making one takes a process (`mkfifo`), so each is
+ * made once and used again: a FIFO is given back only after its reader saw the end of output,
+ * when no process holds it open any more.
+ */
+const idle = new Map<string, string[]>();
+
+function makeFifos(dir: string, paths: readonly string[]): Promise<boolean> {
   return new Promise((resolve) => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     execFile('mkfifo', ['-m', '600', ...paths], (error) => resolve(!error));
   });
 }
 
-/**
- * Makes `count` FIFOs in `dir` and opens both ends of each (the names are removed at once), or
- * answers undefined when the host cannot make them.
- */
-export async function openFifos(dir: string, count: number): Promise<OutputFifo[] | undefined> {
-  const paths = Array.from({ length: count }, () => join(dir, `output-${randomUUID()}`));
-  if (!(await makeFifos(paths))) return undefined;
+function open(path: string): OutputFifo {
+  // The read end first: opening the write end of a FIFO waits for a reader.
+  const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    return paths.map((path) => {
-      // The read end first: opening the write end of a FIFO waits for a reader.
-      const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-      return { reader, writer: openSync(path, constants.O_WRONLY) };
-    });
-  } finally {
-    for (const path of paths) unlinkSync(path);
+    return { path, reader, writer: openSync(path, constants.O_WRONLY) };
+  } catch (error) {
+    closeSync(reader);
+    throw error;
   }
+}
+
+/** Opens `count` FIFOs in `dir`, reused or new, or answers undefined when none can be made. */
+export async function openFifos(dir: string, count: number): Promise<OutputFifo[] | undefined> {
+  const free = idle.get(dir) ?? [];
+  idle.set(dir, free);
+  const fifos: OutputFifo[] = [];
+  while (fifos.length < count && free.length > 0) {
+    const path = free.pop() ?? '';
+    try {
+      fifos.push(open(path));
+    } catch {
+      // Removed or replaced meanwhile: forgotten, a new one is made.
+    }
+  }
+  const fresh = Array.from({ length: count - fifos.length }, () =>
+    join(dir, `output-${randomUUID()}`),
+  );
+  try {
+    if (fresh.length > 0 && !(await makeFifos(dir, fresh))) throw new Error('no mkfifo');
+    for (const path of fresh) fifos.push(open(path));
+    return fifos;
+  } catch {
+    for (const fifo of fifos) {
+      closeSync(fifo.reader);
+      closeSync(fifo.writer);
+      free.push(fifo.path);
+    }
+    return undefined;
+  }
+}
+
+/** Makes a FIFO whose reader has seen the end of output available to the next step. */
+export function releaseFifo(dir: string, fifo: OutputFifo): void {
+  idle.get(dir)?.push(fifo.path);
 }
 
 /** Reads a FIFO's read end until every writer has closed it, then closes it. Never fails. */

@@ -3,6 +3,7 @@
  * workflow commands read from its output, then what it wrote applied to the job.
  */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { createStepFiles, EnvFileError, readStepFiles } from './env-files.ts';
 import type { JobState } from './job-state.ts';
 import { type ProcessEnd, runProcess } from './step-process.ts';
@@ -92,7 +93,7 @@ export async function execute(job: JobState, proc: StepProcess): Promise<StepExe
       GITHUB_STATE: files.state,
     },
     onLines,
-    pipeDir: job.dirs.temp,
+    pipeDir: join(job.host.workRoot, 'pipes'),
     signal: proc.signal,
     ...(proc.timeoutMs !== undefined ? { timeoutMs: proc.timeoutMs } : {}),
     killGraceMs: job.host.killGraceMs,

@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync } from 'node:fs';
-import { type LinesHandler, openFifos, readFifo, readStream } from './output-pipes.ts';
+import { type LinesHandler, openFifos, readFifo, readStream, releaseFifo } from './output-pipes.ts';
 
 /** How a step process ended. */
 export type ProcessEnd = {
@@ -23,8 +23,8 @@ export type ProcessOptions = {
   /** Called with the complete lines of each piece of stdout or stderr, without line breaks. */
   readonly onLines: LinesHandler;
   /**
-   * A directory for the named pipes through which a step's output is read in large pieces (see
-   * output-pipes.ts); without it, ordinary pipes (enough for a quiet process).
+   * A lasting directory for the named pipes through which a step's output is read in large
+   * pieces (see output-pipes.ts); without it, ordinary pipes (enough for a quiet process).
    */
   readonly pipeDir?: string;
   /** Aborting it cancels the step. */
@@ -45,7 +45,8 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 
 /** Starts the process and resolves once it and its output streams have ended. */
 export async function runProcess(options: ProcessOptions): Promise<ProcessEnd> {
-  const fifos = options.pipeDir === undefined ? undefined : await openFifos(options.pipeDir, 2);
+  const pipeDir = options.pipeDir;
+  const fifos = pipeDir === undefined ? undefined : await openFifos(pipeDir, 2);
   const [out, err] = fifos ?? [];
   let child: ChildProcess;
   try {
@@ -64,7 +65,8 @@ export async function runProcess(options: ProcessOptions): Promise<ProcessEnd> {
   }
   const output = Promise.all(
     [out, err].map((fifo, index) => {
-      if (fifo) return readFifo(fifo.reader, options.onLines);
+      if (fifo && pipeDir)
+        return readFifo(fifo.reader, options.onLines).then(() => releaseFifo(pipeDir, fifo));
       const stream = index === 0 ? child.stdout : child.stderr;
       return stream ? readStream(stream, options.onLines) : undefined;
     }),
