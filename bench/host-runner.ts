@@ -4,7 +4,7 @@
  * UpdateLog over HTTP to a server in this process that stores the rows) against the same command
  * writing to /dev/null.
  *
- *   node bench/host-runner.ts [--jobs 15] [--lines 100000] [--rounds 3]
+ *   node bench/host-runner.ts [--jobs 15] [--lines 100000] [--rounds 5]
  *
  * Each comparison alternates its two sides and reports the median of each side.
  */
@@ -28,7 +28,7 @@ const { values } = parseArgs({
   options: {
     jobs: { type: 'string', default: '15' },
     lines: { type: 'string', default: '100000' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     serve: { type: 'boolean', default: false },
   },
 });

@@ -5,6 +5,11 @@
  * so only the table size differs; the targets are p99 at the largest size ≤ 1.5 × p99 at the
  * smallest.
  *
+ * Then the cost of a list against one answer: CPU per request of `GET /api/v1/repos/search`,
+ * `/user/repos` and `/users/{name}/repos` with `limit=10`, each ÷ that of one repository GET,
+ * from `process.cpuUsage()` in alternating runs at the smallest size (target ≤ 3). Server and
+ * client share this process; the client's part is the same for every request.
+ *
  * Kiln runs in this process on 127.0.0.1 (SQLite unless SERVICE_DATABASE_URL names a throwaway
  * PostgreSQL); rows go straight into the database, and repository directories are hard-linked
  * copies of one seeded repository. Requests go over HTTP keep-alive from 4 concurrent loops; sizes
@@ -195,6 +200,26 @@ async function p99(path: string): Promise<number> {
   return times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] ?? 0;
 }
 
+/** CPU of this process per request, in µs, over `REQUESTS` requests to `path`. */
+async function cpuPerRequest(path: string): Promise<number> {
+  const before = process.cpuUsage();
+  await p99(path);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / REQUESTS;
+}
+
+/** Median CPU per request of each path over alternating rounds (order reversed every round). */
+async function alternateCpu(paths: string[]): Promise<number[]> {
+  for (const path of paths) await cpuPerRequest(path);
+  const rounds: number[][] = paths.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = paths.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) rounds[i]?.push(await cpuPerRequest(paths[i] ?? ''));
+  }
+  return rounds.map(median);
+}
+
 /** Measures `paths` in alternating rounds (order reversed every round); median p99 of each. */
 async function alternate(paths: string[]): Promise<number[]> {
   for (const path of paths) await p99(path);
@@ -211,6 +236,17 @@ try {
   const repoPath = '/api/v1/repos?limit=10';
   // Warm-up at the smallest size: JIT, statement caches, the cat-file processes.
   for (let i = 0; i < 3; i++) await p99(repoPath);
+  await growTo(SIZES[0] ?? 10);
+  const lists = [
+    '/api/v1/repos/search?limit=10',
+    '/api/v1/user/repos?limit=10',
+    `/api/v1/users/${owner.handle}/repos?limit=10`,
+  ];
+  const [oneCpu = 0, ...listCpu] = await alternateCpu([
+    `/api/v1/repos/${owner.handle}/${seed.name}`,
+    ...lists,
+  ]);
+  const listRatios = listCpu.map((cpu) => cpu / (oneCpu || 1));
   const repoP99: number[] = [];
   for (const size of SIZES) {
     await growTo(size);
@@ -237,6 +273,12 @@ try {
   const repoRatio = (repoP99.at(-1) ?? 0) / (repoP99[0] || 1);
   const pullRatio = many / (few || 1);
   lines.push(`ratio repos ${repoRatio.toFixed(2)}, pulls ${pullRatio.toFixed(2)} (targets ≤ 1.5)`);
+  lines.push(`CPU per request: GET /api/v1/repos/{owner}/{name} ${oneCpu.toFixed(0)} µs`);
+  lists.forEach((path, i) => {
+    lines.push(
+      `  ${path} ${(listCpu[i] ?? 0).toFixed(0)} µs: ${(listRatios[i] ?? 0).toFixed(2)} (target ≤ 3)`,
+    );
+  });
   process.stdout.write(`${lines.join('\n')}\n`);
   const largest = SIZES.at(-1) ?? 0;
   process.stdout.write(
@@ -256,6 +298,13 @@ try {
           unit: 'ratio',
           pass: pullRatio <= 1.5,
         },
+        ...lists.map((path, i) => ({
+          name: `GET ${path.replace(owner.handle, '{name}')} ÷ GET /api/v1/repos/{owner}/{name}, CPU per request`,
+          target: '≤ 3',
+          measured: Number((listRatios[i] ?? 0).toFixed(2)),
+          unit: 'ratio',
+          pass: (listRatios[i] ?? 0) <= 3,
+        })),
       ],
       series: [
         {

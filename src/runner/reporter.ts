@@ -10,10 +10,12 @@
  * cancels is stopped within about a second instead of at the next 5 s heartbeat. Between steps
  * and after the last one, only the heartbeat goes on.
  */
+import { create } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
-import { Result } from '../gen/runner/v1/messages_pb.js';
+import { Result, UpdateLogRequestSchema } from '../gen/runner/v1/messages_pb.js';
 import type { RunnerService } from '../gen/runner/v1/services_pb.js';
 import type { Conclusion, JobSink } from './engine/task-input.ts';
+import { EncodedLog } from './log-rows.ts';
 
 /** Intervals and limits; tests shorten them. */
 export type ReporterTiming = {
@@ -47,7 +49,6 @@ const MAX_OUTPUT_KEY = 255;
 const MAX_OUTPUT_VALUE = 1024 * 1024;
 
 type Timestamp = { seconds: bigint; nanos: number };
-type Row = { time: Timestamp; content: string };
 type Step = {
   result: Result;
   startedAt?: Timestamp;
@@ -68,23 +69,12 @@ function timestamp(ms = Date.now()): Timestamp {
 }
 
 /**
- * Rows in one UpdateLog: at most MAX_REQUEST_ROWS and about MAX_REQUEST_BYTES of text, so a
+ * Rows in one UpdateLog: at most MAX_REQUEST_ROWS and MAX_REQUEST_BYTES of encoded rows, so a
  * backlog (a server that was away, a step that prints megabytes) never makes a request larger
  * than a server accepts. Always at least one row.
  */
 const MAX_REQUEST_ROWS = 5000;
 const MAX_REQUEST_BYTES = 1024 * 1024;
-
-function requestRows(rows: readonly Row[]): number {
-  let bytes = 0;
-  const limit = Math.min(rows.length, MAX_REQUEST_ROWS);
-  for (let i = 0; i < limit; i++) {
-    // UTF-16 length × 3 bounds the UTF-8 size without encoding; plus the row's framing.
-    bytes += (rows[i]?.content.length ?? 0) * 3 + 16;
-    if (bytes > MAX_REQUEST_BYTES) return Math.max(1, i);
-  }
-  return limit;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -97,7 +87,7 @@ export class TaskReporter implements JobSink {
   readonly #startedAt = timestamp();
   readonly #steps: Step[];
   /** Rows from `#acked` on, not yet acknowledged by the server. */
-  #rows: Row[] = [];
+  readonly #rows = new EncodedLog();
   #acked = 0;
   #total = 0;
   /** End of the rows in the UpdateLog in flight (or acknowledged): later ones are unsent. */
@@ -150,7 +140,7 @@ export class TaskReporter implements JobSink {
   }
 
   line(content: string): void {
-    this.#rows.push({ time: timestamp(), content });
+    this.#rows.push(content, Date.now());
     this.#total++;
     // Counted beyond the request in flight, so a fast step fills whole batches while it is out.
     if (this.#total - Math.max(this.#sentEnd, this.#acked) >= this.#timing.batchRows)
@@ -196,7 +186,10 @@ export class TaskReporter implements JobSink {
     clearInterval(this.#heartbeat);
     clearTimeout(this.#latencyTimer);
     const deadline = Date.now() + this.#timing.closeTimeoutMs;
-    // Old servers ignored `no_more` on an empty batch, so the last batch is never empty.
+    // Old servers ignored `no_more` on an empty batch, so the last batch is never empty: once
+    // the request in flight (the step end's flush) is answered, an empty row is added if nothing
+    // is left to send.
+    await this.#logChain;
     if (this.#rows.length === 0) this.line('');
     clearTimeout(this.#latencyTimer);
     while (this.#acked < this.#total) {
@@ -230,16 +223,17 @@ export class TaskReporter implements JobSink {
     const run = this.#logChain.then(async () => {
       if (!noMore) this.#waitingFlush = undefined;
       if (this.#rows.length === 0 && !noMore) return true;
-      const rows = this.#rows.slice(0, requestRows(this.#rows));
-      this.#sentEnd = this.#acked + rows.length;
+      const count = this.#rows.fitting(MAX_REQUEST_ROWS, MAX_REQUEST_BYTES);
+      const request = create(UpdateLogRequestSchema, {
+        taskId: this.#taskId,
+        index: BigInt(this.#acked),
+        // Only the request that carries the last row may say there will be no more.
+        noMore: noMore && count === this.#rows.length,
+      });
+      request.$unknown = this.#rows.take(count);
+      this.#sentEnd = this.#acked + count;
       try {
-        const answer = await this.#client.updateLog({
-          taskId: this.#taskId,
-          index: BigInt(this.#acked),
-          rows,
-          // Only the request that carries the last row may say there will be no more.
-          noMore: noMore && rows.length === this.#rows.length,
-        });
+        const answer = await this.#client.updateLog(request);
         const ack = Number(answer.ackIndex);
         if (ack < this.#acked) {
           this.#log(
@@ -247,7 +241,7 @@ export class TaskReporter implements JobSink {
           );
           return false;
         }
-        this.#rows = this.#rows.slice(Math.min(ack - this.#acked, this.#rows.length));
+        this.#rows.drop(ack - this.#acked);
         this.#acked = ack;
         return true;
       } catch (error) {

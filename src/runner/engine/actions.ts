@@ -39,7 +39,7 @@ async function git(
     args,
     cwd,
     env,
-    onLine: (l) => job.log(l),
+    onLines: (lines) => job.logLines(lines),
     signal,
     killGraceMs: job.host.killGraceMs,
   });

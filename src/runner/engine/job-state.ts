@@ -64,6 +64,12 @@ export class JobState {
     this.sink.line(this.masker.mask(line));
   }
 
+  /** Logs a piece of output, masking its lines only when a value to hide occurs in it. */
+  logLines(lines: readonly string[]): void {
+    const masking = this.masker.occursIn(lines);
+    for (const line of lines) this.sink.line(masking ? this.masker.mask(line) : line);
+  }
+
   /** Evaluates the workflow and job `env:` (the job's may use the workflow's). */
   prepareEnv(): void {
     const evaluated: Record<string, string> = {};

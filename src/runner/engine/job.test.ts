@@ -130,6 +130,43 @@ jobs:
     expect(text).not.toMatch(/abc|hidden-value/);
   });
 
+  it('masks a secret whose halves reach the runner in separate pieces of output', async () => {
+    const { text } = await run(
+      `
+jobs:
+  build:
+    steps:
+      - run: |
+          printf 'first half abcdef'
+          sleep 0.3
+          printf -- '-long second half\\n'
+`,
+      { secrets: { TOKEN: 'abcdef-long' } },
+    );
+    expect(text).toContain('first half *** second half');
+    expect(text).not.toContain('abcdef');
+  });
+
+  it('masks an ::add-mask:: value from its line on, inside a fast stream of output', async () => {
+    const { sink } = await run(`
+jobs:
+  build:
+    steps:
+      - run: |
+          for i in $(seq 3000); do
+            if [ $i = 1500 ]; then echo "::add-mask::late-secret"; fi
+            echo "line $i late-secret"
+          done
+`);
+    const lines = sink.lines.filter((line) => line.startsWith('line '));
+    expect(lines).toHaveLength(3000);
+    expect(lines.slice(0, 1499).every((line, i) => line === `line ${i + 1} late-secret`)).toBe(
+      true,
+    );
+    expect(lines.slice(1499).every((line, i) => line === `line ${i + 1500} ***`)).toBe(true);
+    expect(sink.lines).toContain('::add-mask::***');
+  });
+
   it('applies failure(), always(), continue-on-error and step outcomes', async () => {
     const { result, sink, text } = await run(`
 jobs:

@@ -3,10 +3,11 @@
  * workflow commands read from its output, then what it wrote applied to the job.
  */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { createStepFiles, EnvFileError, readStepFiles } from './env-files.ts';
 import type { JobState } from './job-state.ts';
 import { type ProcessEnd, runProcess } from './step-process.ts';
-import { parseWorkflowCommand } from './workflow-commands.ts';
+import { mayBeCommand, parseWorkflowCommand } from './workflow-commands.ts';
 
 /** A process to run for a step. */
 export type StepProcess = {
@@ -34,20 +35,19 @@ export async function execute(job: JobState, proc: StepProcess): Promise<StepExe
   const outputs: Record<string, string> = {};
   const saved: Record<string, string> = {};
   let stopToken: string | undefined;
-  const onLine = (line: string) => {
+  /** Handles a line that may be a command; answers whether the line goes to the log. */
+  const onCommand = (line: string): boolean => {
     const command = parseWorkflowCommand(line);
     if (stopToken !== undefined) {
       if (command?.name === stopToken.toLowerCase()) stopToken = undefined;
-      job.log(line);
-      return;
+      return true;
     }
     switch (command?.name) {
       case 'add-mask':
         job.masker.add(command.message);
         break;
       case 'debug':
-        if (!job.debug) return;
-        break;
+        return job.debug;
       case 'set-output':
         if (command.properties.name) outputs[command.properties.name] = command.message;
         break;
@@ -58,7 +58,21 @@ export async function execute(job: JobState, proc: StepProcess): Promise<StepExe
         stopToken = command.message;
         break;
     }
-    job.log(line);
+    return true;
+  };
+  const onLines = (lines: readonly string[]) => {
+    // Checked once for the piece, and again for the rest of it when `::add-mask::` adds a
+    // value, which is hidden from the command's own line on.
+    let masking = job.masker.occursIn(lines);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] ?? '';
+      if (mayBeCommand(line)) {
+        const values = job.masker.size;
+        if (!onCommand(line)) continue;
+        if (job.masker.size !== values) masking = job.masker.occursIn(lines.slice(i));
+      }
+      job.sink.line(masking ? job.masker.mask(line) : line);
+    }
   };
   const stateEnv = Object.fromEntries(
     Object.entries(proc.state ?? {}).map(([key, value]) => [`STATE_${key}`, value]),
@@ -78,7 +92,8 @@ export async function execute(job: JobState, proc: StepProcess): Promise<StepExe
       GITHUB_STEP_SUMMARY: files.summary,
       GITHUB_STATE: files.state,
     },
-    onLine,
+    onLines,
+    pipeDir: join(job.host.workRoot, 'pipes'),
     signal: proc.signal,
     ...(proc.timeoutMs !== undefined ? { timeoutMs: proc.timeoutMs } : {}),
     killGraceMs: job.host.killGraceMs,

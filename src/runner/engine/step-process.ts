@@ -1,9 +1,12 @@
 /**
  * Runs one step's process in its own process group, so that cancelling or timing out a step stops
  * everything it started (SIGTERM to the group, SIGKILL after a grace), and hands its output on
- * line by line.
+ * as the complete lines of each piece read, so that what is done per piece (a check for secrets)
+ * is not done per line.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import { type LinesHandler, openFifos, readFifo, readStream, releaseFifo } from './output-pipes.ts';
 
 /** How a step process ended. */
 export type ProcessEnd = {
@@ -17,35 +20,19 @@ export type ProcessOptions = {
   readonly args: readonly string[];
   readonly cwd: string;
   readonly env: Record<string, string>;
-  /** Called for every complete line of stdout and stderr, without its line break. */
-  readonly onLine: (line: string) => void;
+  /** Called with the complete lines of each piece of stdout or stderr, without line breaks. */
+  readonly onLines: LinesHandler;
+  /**
+   * A lasting directory for the named pipes through which a step's output is read in large
+   * pieces (see output-pipes.ts); without it, ordinary pipes (enough for a quiet process).
+   */
+  readonly pipeDir?: string;
   /** Aborting it cancels the step. */
   readonly signal: AbortSignal;
   readonly timeoutMs?: number;
   /** Time between SIGTERM and SIGKILL. */
   readonly killGraceMs: number;
 };
-
-/** Splits a byte stream into lines, keeping the unfinished tail for the next chunk. */
-function lineSplitter(onLine: (line: string) => void) {
-  let tail = '';
-  return {
-    push(chunk: string) {
-      const text = tail + chunk;
-      let start = 0;
-      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
-        const line = text.slice(start, end);
-        onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
-        start = end + 1;
-      }
-      tail = text.slice(start);
-    },
-    end() {
-      if (tail !== '') onLine(tail);
-      tail = '';
-    },
-  };
-}
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
@@ -57,50 +44,63 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /** Starts the process and resolves once it and its output streams have ended. */
-export function runProcess(options: ProcessOptions): Promise<ProcessEnd> {
-  return new Promise((resolve) => {
-    const child = spawn(options.program, [...options.args], {
+export async function runProcess(options: ProcessOptions): Promise<ProcessEnd> {
+  const pipeDir = options.pipeDir;
+  const fifos = pipeDir === undefined ? undefined : await openFifos(pipeDir, 2);
+  const [out, err] = fifos ?? [];
+  let child: ChildProcess;
+  try {
+    child = spawn(options.program, [...options.args], {
       cwd: options.cwd,
       env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', out?.writer ?? 'pipe', err?.writer ?? 'pipe'],
       detached: true,
     });
-    let timedOut = false;
-    let cancelled = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    const stop = () => {
-      killGroup(child.pid, 'SIGTERM');
-      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.killGraceMs);
-    };
-    const onAbort = () => {
-      cancelled = true;
-      stop();
-    };
-    if (options.signal.aborted) onAbort();
-    else options.signal.addEventListener('abort', onAbort, { once: true });
-    const timeout =
-      options.timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            stop();
-          }, options.timeoutMs);
-    const out = lineSplitter(options.onLine);
-    const err = lineSplitter(options.onLine);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => out.push(chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => err.push(chunk));
-    const finish = (exitCode: number | null) => {
-      out.end();
-      err.end();
-      clearTimeout(timeout);
-      clearTimeout(killTimer);
-      options.signal.removeEventListener('abort', onAbort);
-      resolve({ exitCode, timedOut, cancelled });
-    };
+  } catch (error) {
+    for (const fifo of fifos ?? []) closeSync(fifo.reader);
+    throw error;
+  } finally {
+    // The child has its own copies now; it alone decides when the output ends.
+    for (const fifo of fifos ?? []) closeSync(fifo.writer);
+  }
+  const output = Promise.all(
+    [out, err].map((fifo, index) => {
+      if (fifo && pipeDir)
+        return readFifo(fifo.reader, options.onLines).then(() => releaseFifo(pipeDir, fifo));
+      const stream = index === 0 ? child.stdout : child.stderr;
+      return stream ? readStream(stream, options.onLines) : undefined;
+    }),
+  );
+  let timedOut = false;
+  let cancelled = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    killGroup(child.pid, 'SIGTERM');
+    killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.killGraceMs);
+  };
+  const onAbort = () => {
+    cancelled = true;
+    stop();
+  };
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
+  const timeout =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, options.timeoutMs);
+  const exitCode = await new Promise<number | null>((resolve) => {
     child.on('error', (error) => {
-      options.onLine(`failed to start ${options.program}: ${error.message}`);
-      finish(null);
+      options.onLines([`failed to start ${options.program}: ${error.message}`]);
+      resolve(null);
     });
-    child.on('close', (code) => finish(code));
+    child.on('exit', (code) => resolve(code));
   });
+  await output;
+  clearTimeout(timeout);
+  clearTimeout(killTimer);
+  options.signal.removeEventListener('abort', onAbort);
+  return { exitCode, timedOut, cancelled };
 }

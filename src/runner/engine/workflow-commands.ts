@@ -13,6 +13,16 @@ export type WorkflowCommand = {
 
 const COMMAND = /^::([A-Za-z-]+)(?:\s+([^:]*))?::(.*)$/;
 
+/**
+ * Whether a line can be a command: it starts with `:` or with a character `trimStart` may
+ * remove (every JavaScript white space or line terminator is at most U+0020 or above U+007F).
+ * Ordinary output fails this on its first character and skips the regular expression.
+ */
+export function mayBeCommand(line: string): boolean {
+  const first = line.charCodeAt(0);
+  return first === 0x3a || first <= 0x20 || first > 0x7f;
+}
+
 /** Undoes the escaping GitHub's toolkit applies to command messages and properties. */
 function unescapeCommand(text: string, property: boolean): string {
   let out = text.replaceAll('%0D', '\r').replaceAll('%0A', '\n');
