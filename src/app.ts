@@ -208,6 +208,7 @@ export async function createApp(config: Config): Promise<App> {
   const federation = Federation.fromConfig({
     config,
     db,
+    dialect: database.dialect,
     changes: database.changes,
     users,
     repos,

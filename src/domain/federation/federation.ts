@@ -1,6 +1,7 @@
 import type { Config } from '../../config/config.ts';
 import type { ChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
+import type { Dialect } from '../../db/migration.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import type { ReleaseService } from '../releases/release.service.ts';
 import type { Push } from '../repos/push-events.ts';
@@ -30,6 +31,8 @@ import { createSafeFetch } from './safe-fetch.ts';
 export type FederationDeps = {
   readonly config: Config;
   readonly db: Db;
+  /** The database engine: PostgreSQL lets queue claims skip rows other replicas hold. */
+  readonly dialect: Dialect;
   /** The database's change clock, so unchanged actors are answered from memory. */
   readonly changes: ChangeClock | undefined;
   readonly users: UserService;
@@ -96,7 +99,9 @@ export class Federation {
       config.federation.blockedHosts,
       () => this.instances.blockedHosts(),
     );
-    this.queue = new KyselyMessageQueue(new QueueStore(db));
+    this.queue = new KyselyMessageQueue(
+      new QueueStore(db, { skipLocked: deps.dialect === 'postgres' }),
+    );
     this.outbox = new OutboxStore(db);
     const fetch = createSafeFetch({
       allowPrivateAddresses: config.federation.allowPrivateAddresses,
