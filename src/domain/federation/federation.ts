@@ -9,6 +9,7 @@ import type { RepoService } from '../repos/repo.service.ts';
 import type { UserService } from '../users/user.service.ts';
 import { ActorKeysStore } from './actor-keys.store.ts';
 import { ActorKeys } from './actor-keys.ts';
+import { ActorResolver } from './actor-resolver.ts';
 import { ActorUrls } from './actor-urls.ts';
 import { Delivery, type DeliveryMessage } from './delivery.ts';
 import { federationDb } from './federation.tables.ts';
@@ -119,10 +120,13 @@ export class Federation {
     this.following = new FollowingService({
       actors: this.actors,
       remote,
-      documents: this.documents,
+      resolver: new ActorResolver({
+        documents: this.documents,
+        hosts: this.hosts,
+        allowHttp: config.federation.allowPrivateAddresses,
+      }),
       kv: this.kv,
       queue: this.queue,
-      hosts: this.hosts,
     });
     this.inbox = new InboxService({
       actors: this.actors,

@@ -70,7 +70,9 @@ export class InboxService {
         }
         return;
       case 'Accept':
-        return this.#following.accepted(sender, activity);
+        return this.#following.answered(sender, activity, 'accepted');
+      case 'Reject':
+        return this.#following.answered(sender, activity, 'rejected');
       default:
         // Whatever else a followed actor publishes (Push, Create, Announce…) is kept for its
         // local followers; from anyone else it is dropped.

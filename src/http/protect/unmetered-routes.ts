@@ -29,6 +29,7 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/settings/tokens': 'account settings: signed-in users only',
   '/settings/tokens/:id/delete': 'account settings: signed-in users only',
   '/settings/sessions': 'account settings: signed-in users only',
+  '/settings/federation': 'account settings: signed-in users only, database only',
   '/admin/runners': 'administrators only',
   '/admin/housekeeping': 'administrators only',
   '/new': 'the creation form: signed-in users only',

@@ -16,6 +16,10 @@ import { type AdminRunnerRouteDeps, registerAdminRoutes } from './pages/admin-ru
 import { type AuthRouteDeps, registerAuthRoutes } from './pages/auth.routes.ts';
 import { type ChallengeRouteDeps, registerChallengeRoutes } from './pages/challenge.routes.ts';
 import { type CiSettingsRouteDeps, registerCiSettingsRoutes } from './pages/ci-settings.routes.ts';
+import {
+  type FederationSettingsDeps,
+  registerFederationSettingsRoutes,
+} from './pages/federation-settings.routes.ts';
 import { type HomeRouteDeps, registerHomeRoutes } from './pages/home.routes.ts';
 import {
   type PullDownloadRouteDeps,
@@ -40,6 +44,7 @@ export type WebPluginDeps = HomeRouteDeps &
   SearchRouteDeps &
   AdminRunnerRouteDeps &
   AdminHousekeepingDeps &
+  FederationSettingsDeps &
   CiSettingsRouteDeps &
   WebhookSettingsRouteDeps &
   PullDownloadRouteDeps & {
@@ -77,6 +82,7 @@ export async function webPlugin(
   registerSearchRoutes(server, deps, pages);
   registerAdminRoutes(server, deps, pages);
   registerAdminHousekeepingRoutes(server, deps, pages);
+  registerFederationSettingsRoutes(server, deps, pages);
   registerCiSettingsRoutes(server, deps, pages);
   registerWebhookSettingsRoutes(server, deps, pages);
   registerPullDownloadRoutes(server, deps);
