@@ -1,3 +1,4 @@
+import { signRequest } from '@fedify/fedify';
 import type { Config } from '../../config/config.ts';
 import type { ChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
@@ -69,6 +70,8 @@ export class Federation {
   readonly outbox: OutboxStore;
   readonly queue: KyselyMessageQueue;
   readonly kv: KyselyKvStore;
+  /** Whether actor and collection documents are served to signed GETs only. */
+  readonly signedFetchRequired: boolean;
   readonly #publisher: Publisher;
   readonly #delivery: Delivery;
   readonly #users: UserService;
@@ -87,6 +90,7 @@ export class Federation {
     this.#users = deps.users;
     this.#report = deps.report;
     this.urls = new ActorUrls(baseUrl);
+    this.signedFetchRequired = config.federation.requireSignedFetch;
     this.kv = new KyselyKvStore(db);
     this.followers = new FollowersStore(db);
     this.stars = new RemoteStarsStore(db);
@@ -115,7 +119,12 @@ export class Federation {
       urls: this.urls,
       changes: deps.changes,
     });
-    this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent);
+    const instanceKeyId = new URL(`${this.urls.instance()}#main-key`);
+    this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent, async (request) =>
+      signRequest(request, (await keys.get('instance')).rsa.privateKey, instanceKeyId, {
+        spec: 'draft-cavage-http-signatures-12',
+      }),
+    );
     const remote = new RemoteActors(this.documents);
     this.following = new FollowingService({
       actors: this.actors,
