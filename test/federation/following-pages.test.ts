@@ -102,6 +102,12 @@ describe('following and starring from the fediverse settings page', () => {
     expect(await rowLabel(repoActor)).toBeUndefined();
   });
 
+  it("shows a follow the other server refused (B's own actor cannot be followed)", async () => {
+    const instance = `${b.url}/federation/actor`;
+    await browser.post('/settings/federation/follow', { actor: instance });
+    expect(await eventually(async () => (await rowLabel(instance)) === 'refused')).toBe(true);
+  });
+
   it('answers a name that leads nowhere with a message, not an error page', async () => {
     for (const actor of ['not a handle', `${b.url}/repos/${authorHandle}/missing`]) {
       const response = await browser.post('/settings/federation/follow', { actor });

@@ -139,24 +139,31 @@ export class FollowingService {
   }
 
   /**
-   * The remote actor's answer to one of our follows: `Accept` puts it in effect, `Reject` marks
-   * it refused. Only the followed actor itself can answer, and only a follow still on record: an
-   * answer naming another follow (by id, when it names one) changes nothing.
+   * The remote side's answer to one of our follows: `Accept` puts it in effect, `Reject` marks
+   * it refused. An `Accept` must come from the followed actor itself; a `Reject` may also come
+   * from another actor of its server (a server refuses follows of private or missing actors with
+   * its own actor). Only a follow still on record changes: an answer naming another follow (by
+   * id, when it names one) changes nothing.
    */
   async answered(sender: string, answer: Record<string, unknown>, state: 'accepted' | 'rejected') {
     const follow = answer.object as Record<string, unknown> | string | undefined;
-    const followerId = typeof follow === 'object' ? idOf(follow?.actor) : undefined;
-    const ref = followerId ? this.#actors.urls.parse(followerId) : undefined;
+    if (typeof follow !== 'object' || follow === null) return;
+    const ref = this.#actors.urls.parse(idOf(follow.actor) ?? '');
     if (ref?.kind !== 'user') return;
     const local = await this.#actors.get(ref).catch(() => undefined);
     if (!local) return;
-    const key = ['following', local.key, sender] as const;
+    const followed = idOf(follow.object);
+    const answering =
+      state === 'rejected' && followed !== undefined && sameHost(followed, sender)
+        ? followed
+        : sender;
+    const key = ['following', local.key, answering] as const;
     const known = await this.#kv.get<{ follow: string }>(key);
     const followId = idOf(follow);
     if (!known || (followId !== undefined && followId !== known.follow)) return;
     await this.#kv.setFor(key, { ...known, state }, null);
     // A refused follow brings nothing: stop keeping what the actor publishes for this user.
-    if (state === 'rejected') await this.#kv.delete(['followed-by', sender, local.key]);
+    if (state === 'rejected') await this.#kv.delete(['followed-by', answering, local.key]);
   }
 
   /** The remote repositories `user` has starred. */
@@ -199,4 +206,8 @@ export class FollowingService {
     };
     await this.#queue.enqueue(message);
   }
+}
+
+function sameHost(a: string, b: string): boolean {
+  return URL.canParse(a) && URL.canParse(b) && new URL(a).host === new URL(b).host;
 }

@@ -8,7 +8,7 @@ import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
 import { idOf, type RemoteActors } from './remote-actors.ts';
 import type { RemoteStarsStore } from './remote-stars.store.ts';
-import { acceptActivity } from './vocabulary.ts';
+import { acceptActivity, rejectActivity } from './vocabulary.ts';
 
 /** How long an undone activity's id is remembered, so its late arrival changes nothing. */
 const UNDONE_TTL_MS = 30 * 86_400_000;
@@ -23,7 +23,9 @@ export type VerifiedActivity = {
  * What Kiln does with activities it receives. Every change is idempotent: a replayed `Follow`
  * or `Like` keeps one follower or one star, an `Undo` of something never done changes nothing,
  * and an activity that arrives after its own `Undo` (out of order) is ignored, because undone
- * ids are remembered for a month. Types Kiln does not act on are accepted and ignored.
+ * ids are remembered for a month. A `Follow` of something that cannot be followed (private,
+ * missing, the server itself) is answered with a `Reject`. Types Kiln does not act on are
+ * accepted and ignored.
  */
 export class InboxService {
   readonly #actors: LocalActors;
@@ -82,8 +84,21 @@ export class InboxService {
 
   async #follow(sender: string, follow: Record<string, unknown>): Promise<void> {
     const target = await this.#local(idOf(follow.object));
-    if (!target || target.kind === 'instance') return;
     const remote = await this.#remote.get(sender);
+    if (!target || target.kind === 'instance') {
+      // Nothing here can be followed under that id: a private or missing actor (the two look
+      // the same), or the server itself. The server's own actor says no, so that the answer
+      // tells nothing a stranger may not know.
+      const instance = await this.#actors.get({ kind: 'instance' });
+      await this.#queue.enqueue({
+        kind: 'deliver',
+        signer: instance.key,
+        signerId: instance.id,
+        inbox: remote.inbox,
+        activity: rejectActivity(`${instance.id}#rejects/${randomUUID()}`, instance.id, follow),
+      } satisfies DeliveryMessage);
+      return;
+    }
     await this.#followers.add(target.key, {
       follower: remote.id,
       inbox: remote.inbox,
