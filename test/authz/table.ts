@@ -149,7 +149,7 @@ const hookBody = {
 /** A hook is addressed by an id only its creator learns; the same level's list and create
  * probes above check who may reach it, and test/webhooks/webhook-api.test.ts each id route. */
 const federationPages: Entry = {
-  skip: 'federation is off in this world; see test/federation/following-pages.test.ts',
+  skip: 'federation is off in this world; see test/federation/following-pages.test.ts and admin-page.test.ts',
 };
 const hookById: Entry = { skip: 'hook ids: see test/webhooks/webhook-api.test.ts' };
 
@@ -548,12 +548,15 @@ function webEntries(): Record<string, Entry> {
       ],
     },
     // This world runs without federation (no base URL), where these pages answer 404 to all;
-    // who may use them is tested with federation on in test/federation/following-pages.test.ts.
+    // who may use them is tested with federation on in test/federation.
     'GET /settings/federation': federationPages,
     'POST /settings/federation/follow': federationPages,
     'POST /settings/federation/unfollow': federationPages,
     'POST /settings/federation/star': federationPages,
     'POST /settings/federation/unstar': federationPages,
+    'GET /admin/federation': federationPages,
+    'POST /admin/federation/block': federationPages,
+    'POST /admin/federation/unblock': federationPages,
     'GET /admin/runners': { probes: [page(() => '/admin/runners', 'site-admin', false)] },
     'GET /admin/housekeeping': {
       probes: [page(() => '/admin/housekeeping', 'site-admin', false)],

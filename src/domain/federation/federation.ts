@@ -94,19 +94,19 @@ export class Federation {
     this.kv = new KyselyKvStore(db);
     this.followers = new FollowersStore(db);
     this.stars = new RemoteStarsStore(db);
+    const queueStore = new QueueStore(db, { skipLocked: deps.dialect === 'postgres' });
     this.instances = new InstancesService({
       kv: this.kv,
       followers: this.followers,
       stars: this.stars,
+      queue: queueStore,
     });
     this.hosts = new HostPolicy(
       config.federation.allowedHosts,
       config.federation.blockedHosts,
       () => this.instances.blockedHosts(),
     );
-    this.queue = new KyselyMessageQueue(
-      new QueueStore(db, { skipLocked: deps.dialect === 'postgres' }),
-    );
+    this.queue = new KyselyMessageQueue(queueStore);
     this.outbox = new OutboxStore(db);
     const fetch = createSafeFetch({
       allowPrivateAddresses: config.federation.allowPrivateAddresses,
@@ -145,6 +145,7 @@ export class Federation {
       stars: this.stars,
       kv: this.kv,
       queue: this.queue,
+      instances: this.instances,
     });
     this.#publisher = new Publisher({
       actors: this.actors,
@@ -200,7 +201,9 @@ export class Federation {
   async #run(message: QueueMessage): Promise<void> {
     if (message.kind === 'deliver') {
       // `retry` throws so that the queue backs off; anything else is done with.
-      if ((await this.#delivery.deliver(message)) === 'retry') throw new RetryLater();
+      const outcome = await this.#delivery.deliver(message);
+      if (outcome === 'retry') throw new RetryLater();
+      if (outcome === 'dropped') await this.instances.failed(new URL(message.inbox).host);
       return;
     }
     // An announcement that fails (the repository vanished mid-way, git refused) is reported and

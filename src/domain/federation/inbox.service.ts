@@ -3,6 +3,7 @@ import { isDomainError } from '../errors.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { FollowersStore } from './followers.store.ts';
 import type { FollowingService } from './following.service.ts';
+import type { InstancesService } from './instances.service.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
@@ -35,6 +36,7 @@ export class InboxService {
   readonly #kv: KyselyKvStore;
   readonly #queue: KyselyMessageQueue;
   readonly #following: FollowingService;
+  readonly #instances: Pick<InstancesService, 'seen'>;
 
   constructor(deps: {
     actors: LocalActors;
@@ -44,6 +46,7 @@ export class InboxService {
     kv: KyselyKvStore;
     queue: KyselyMessageQueue;
     following: FollowingService;
+    instances: Pick<InstancesService, 'seen'>;
   }) {
     this.#actors = deps.actors;
     this.#remote = deps.remote;
@@ -52,9 +55,11 @@ export class InboxService {
     this.#kv = deps.kv;
     this.#queue = deps.queue;
     this.#following = deps.following;
+    this.#instances = deps.instances;
   }
 
   async receive({ sender, activity }: VerifiedActivity): Promise<void> {
+    await this.#instances.seen(sender);
     const id = idOf(activity);
     if (id && (await this.#kv.get(['undone', id])) !== undefined) return;
     switch (activity.type) {

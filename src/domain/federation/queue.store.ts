@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { FederationDb, FederationTables } from './federation.tables.ts';
 
 /** A message a listener won: its JSON text and how many times it has been claimed. */
@@ -81,6 +81,41 @@ export class QueueStore {
     return claimed ? { ...claimed, attempts: Number(claimed.attempts), lease } : undefined;
   }
 
+  /** The host and attempts so far of every queued delivery (other work is left out). */
+  async deliveries(): Promise<{ host: string; attempts: number }[]> {
+    const rows = await this.#db
+      .selectFrom('federation_queue')
+      .select(['message', 'attempts'])
+      .where('message', 'like', '%"kind":"deliver"%')
+      .execute();
+    return rows.flatMap((row) => {
+      const host = inboxHost(row.message);
+      return host === undefined ? [] : [{ host, attempts: Number(row.attempts) }];
+    });
+  }
+
+  /**
+   * Deletes the queued deliveries whose inbox host `matches` accepts; `hint` (text every such
+   * message contains) narrows the rows read. Returns how many went.
+   */
+  async dropDeliveries(hint: string, matches: (host: string) => boolean): Promise<number> {
+    const escaped = hint.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const rows = await this.#db
+      .selectFrom('federation_queue')
+      .select(['id', 'message'])
+      .where(sql<boolean>`message like ${`%${escaped}%`} escape '\\'`)
+      .execute();
+    const ids = rows.filter((row) => {
+      const host = inboxHost(row.message);
+      return host !== undefined && matches(host);
+    });
+    for (let at = 0; at < ids.length; at += 500) {
+      const batch = ids.slice(at, at + 500).map((row) => row.id);
+      await this.#db.deleteFrom('federation_queue').where('id', 'in', batch).execute();
+    }
+    return ids.length;
+  }
+
   async delete(id: string): Promise<void> {
     await this.#db.deleteFrom('federation_queue').where('id', '=', id).execute();
   }
@@ -94,5 +129,16 @@ export class QueueStore {
       .where('id', '=', claimed.id)
       .where('claimed_until', '=', claimed.lease)
       .execute();
+  }
+}
+
+/** The inbox host of a queued delivery's JSON text; undefined for other work. */
+function inboxHost(message: string): string | undefined {
+  try {
+    const parsed = JSON.parse(message) as { kind?: unknown; inbox?: unknown };
+    if (parsed.kind !== 'deliver' || typeof parsed.inbox !== 'string') return undefined;
+    return URL.canParse(parsed.inbox) ? new URL(parsed.inbox).host : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -32,6 +32,7 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/settings/federation': 'account settings: signed-in users only, database only',
   '/admin/runners': 'administrators only',
   '/admin/housekeeping': 'administrators only',
+  '/admin/federation': 'administrators only',
   '/new': 'the creation form: signed-in users only',
   '/:owner': 'a person or organisation: database only',
   '/:owner/:name': 'a redirect to the repository page',

@@ -9,6 +9,10 @@ import { registerAssetRoutes } from './assets.routes.ts';
 import { type ForgePagesDeps, registerForgePages } from './forge-pages.ts';
 import type { Pages } from './page.ts';
 import {
+  type AdminFederationDeps,
+  registerAdminFederationRoutes,
+} from './pages/admin-federation.routes.ts';
+import {
   type AdminHousekeepingDeps,
   registerAdminHousekeepingRoutes,
 } from './pages/admin-housekeeping.routes.ts';
@@ -45,6 +49,7 @@ export type WebPluginDeps = HomeRouteDeps &
   AdminRunnerRouteDeps &
   AdminHousekeepingDeps &
   FederationSettingsDeps &
+  AdminFederationDeps &
   CiSettingsRouteDeps &
   WebhookSettingsRouteDeps &
   PullDownloadRouteDeps & {
@@ -83,6 +88,7 @@ export async function webPlugin(
   registerAdminRoutes(server, deps, pages);
   registerAdminHousekeepingRoutes(server, deps, pages);
   registerFederationSettingsRoutes(server, deps, pages);
+  registerAdminFederationRoutes(server, deps, pages);
   registerCiSettingsRoutes(server, deps, pages);
   registerWebhookSettingsRoutes(server, deps, pages);
   registerPullDownloadRoutes(server, deps);
