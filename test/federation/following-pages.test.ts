@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import { Browser } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
-import { startFederatedKiln } from './support.ts';
+import { startTwoKilns } from './support.ts';
 
 /**
  * A person signed in on Kiln A follows and stars things on Kiln B through the settings page,
@@ -41,17 +41,8 @@ describe('following and starring from the fediverse settings page', () => {
     ).totalItems;
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startFederatedKiln(), startFederatedKiln()]);
+    ({ a, b, authorHandle, repoActor } = await startTwoKilns());
     const reader = await a.make.user();
-    const author = await b.make.userWithToken();
-    authorHandle = author.user.handle;
-    const created = await fetch(`${b.url}/api/v1/user/repos`, {
-      method: 'POST',
-      headers: { authorization: `token ${author.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'tool' }),
-    });
-    expect(created.status).toBe(201);
-    repoActor = `${b.url}/repos/${authorHandle}/tool`;
     browser = new Browser(a.url);
     await browser.get('/login');
     const signedIn = await browser.post('/login', {

@@ -32,6 +32,28 @@ export async function startFederatedKiln(env: Record<string, string> = {}): Prom
   });
 }
 
+/**
+ * Two federated Kilns: A, and B with a user owning a public repository `tool`, whose actor id is
+ * `repoActor`.
+ */
+export async function startTwoKilns(): Promise<{
+  a: TestServer;
+  b: TestServer;
+  authorHandle: string;
+  repoActor: string;
+}> {
+  const [a, b] = await Promise.all([startFederatedKiln(), startFederatedKiln()]);
+  const author = await b.make.userWithToken();
+  const created = await fetch(`${b.url}/api/v1/user/repos`, {
+    method: 'POST',
+    headers: { authorization: `token ${author.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'tool' }),
+  });
+  if (created.status !== 201) throw new Error(`could not create the repository: ${created.status}`);
+  const authorHandle = author.user.handle;
+  return { a, b, authorHandle, repoActor: `${b.url}/repos/${authorHandle}/tool` };
+}
+
 /** JSON-LD contexts the test side knows; ForgeFed's terms are not needed to read keys. */
 const base = getDocumentLoader({ allowPrivateAddress: true });
 export const testDocumentLoader = async (url: string) =>
