@@ -219,6 +219,7 @@ export async function createApp(config: Config): Promise<App> {
   const federation = await openFederation({
     config,
     db,
+    dialect: database.dialect,
     changes: database.changes,
     users,
     repos,

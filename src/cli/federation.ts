@@ -31,7 +31,8 @@ const HOST = {
 export const federationCommands: readonly Command[] = [
   {
     name: 'federation hosts',
-    summary: 'List the servers that follow or starred something here, and blocked ones',
+    summary:
+      'List the servers Kiln knows (followers, stars, actors seen, deliveries) and blocked ones',
     options: {},
     run: ({ config }) =>
       withFederation(config(), async (federation) => {
@@ -41,7 +42,9 @@ export const federationCommands: readonly Command[] = [
             : known.failingSince
               ? `failing since ${known.failingSince.toISOString()}`
               : 'ok';
-          say(`${known.host}\t${known.followers} followers\t${known.stars} stars\t${state}`);
+          say(
+            `${known.host}\t${known.followers} followers\t${known.stars} stars\t${known.actorsSeen} actors seen\t${known.pending} pending\t${known.failed} failed\t${state}`,
+          );
         }
       }),
   },

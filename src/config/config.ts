@@ -76,6 +76,8 @@ export type Config = {
     readonly allowedHosts: readonly string[];
     readonly blockedHosts: readonly string[];
     readonly allowPrivateAddresses: boolean;
+    /** Actor and collection documents only for signed GETs (the instance actor excepted). */
+    readonly requireSignedFetch: boolean;
     readonly giveUpAfterMs: number;
   };
   readonly webhook: {
@@ -188,6 +190,7 @@ export function toConfig(values: ConfigValues): Config {
       allowedHosts: values['service.federation.allowed-hosts'],
       blockedHosts: values['service.federation.blocked-hosts'],
       allowPrivateAddresses: values['service.federation.allow-private-addresses'],
+      requireSignedFetch: values['service.federation.require-signed-fetch'],
       giveUpAfterMs: values['service.federation.give-up-after'],
     }),
   });

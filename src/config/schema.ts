@@ -305,6 +305,11 @@ export const configSchema = {
     description:
       'Let federation fetch and deliver to loopback and private network addresses. For tests only: on a public server it opens server-side request forgery.',
   }),
+  'service.federation.require-signed-fetch': booleanField({
+    default: false,
+    description:
+      'Serve actors, outboxes, followers and activities only to requests with a valid HTTP signature (authorized fetch, as in Mastodon’s secure mode). The instance actor, WebFinger and NodeInfo stay public.',
+  }),
   'service.federation.give-up-after': durationField({
     default: 3 * 86_400_000,
     minMs: 1000,

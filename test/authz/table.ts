@@ -159,6 +159,10 @@ const hookBody = {
   type: 'gitea',
   config: { url: 'https://hooks.example/x', content_type: 'json' },
 };
+/** Federation's routes answer 404 to all here (no base URL); test/federation covers them. */
+const federationPages: Entry = {
+  skip: 'federation is off in this world; see test/federation (following-pages, following-api, admin-page)',
+};
 /** A hook is addressed by an id only its creator learns; the same level's list and create
  * probes above check who may reach it, and test/webhooks/webhook-api.test.ts each id route. */
 const hookById: Entry = { skip: 'hook ids: see test/webhooks/webhook-api.test.ts' };
@@ -206,6 +210,12 @@ export const TABLE: Record<string, Entry> = {
   'DELETE /api/v1/users/:username/tokens/:token': {
     skip: 'would revoke the token the probes sign in with (test/api/token-api.test.ts)',
   },
+  'GET /api/v1/user/federation/following': federationPages,
+  'POST /api/v1/user/federation/following': federationPages,
+  'DELETE /api/v1/user/federation/following': federationPages,
+  'GET /api/v1/user/federation/starred': federationPages,
+  'POST /api/v1/user/federation/starred': federationPages,
+  'DELETE /api/v1/user/federation/starred': federationPages,
   'GET /api/v1/user/repos': {
     probes: [api('GET', () => '/api/v1/user/repos', 'user', [200], { scoped: false })],
   },
@@ -557,6 +567,16 @@ function webEntries(): Record<string, Entry> {
         ),
       ],
     },
+    // This world runs without federation (no base URL), where these pages answer 404 to all;
+    // who may use them is tested with federation on in test/federation.
+    'GET /settings/federation': federationPages,
+    'POST /settings/federation/follow': federationPages,
+    'POST /settings/federation/unfollow': federationPages,
+    'POST /settings/federation/star': federationPages,
+    'POST /settings/federation/unstar': federationPages,
+    'GET /admin/federation': federationPages,
+    'POST /admin/federation/block': federationPages,
+    'POST /admin/federation/unblock': federationPages,
     'GET /admin/runners': { probes: [page(() => '/admin/runners', 'site-admin', false)] },
     'GET /admin/housekeeping': {
       probes: [page(() => '/admin/housekeeping', 'site-admin', false)],

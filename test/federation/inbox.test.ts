@@ -205,8 +205,36 @@ describe('federation inbox and delivery', () => {
       { cwd: open },
     );
     expect(await eventually(async () => of('Push').length === 2)).toBe(true);
-    const after = remote.received.slice(before).map((r) => JSON.stringify(r.activity));
+    // Only the refusal of the follow names it (it quotes the follow the remote sent).
+    const after = remote.received
+      .slice(before)
+      .filter((r) => r.activity.type !== 'Reject')
+      .map((r) => JSON.stringify(r.activity));
     expect(after.some((text) => text.includes('/secret'))).toBe(false);
+  });
+
+  it("a Follow of a private, missing or the server's own actor is answered with a Reject", async () => {
+    const instance = `${kiln.url}/federation/actor`;
+    for (const [name, object] of [
+      ['private', `${kiln.url}/repos/${owner}/secret`],
+      ['missing', `${kiln.url}/repos/${owner}/nothing-here`],
+      ['server', instance],
+    ] as const) {
+      const follow = {
+        id: `${remote.id}#follow-${name}`,
+        type: 'Follow',
+        actor: remote.id,
+        object,
+      };
+      expect((await remote.send(`${kiln.url}/federation/inbox`, follow)).status).toBe(202);
+      const rejected = () =>
+        of('Reject').find((r) => (r.activity.object as { id?: string }).id === follow.id);
+      expect(await eventually(async () => rejected() !== undefined)).toBe(true);
+      expect(rejected()?.activity.actor).toBe(instance);
+      expect(rejected()?.verifiedBy).toBe(instance);
+    }
+    const followers = await fetch(`${kiln.url}/federation/actor/followers`);
+    expect(((await followers.json()) as { totalItems: number }).totalItems).toBe(0);
   });
 
   it('Undo of a Follow stops deliveries', async () => {

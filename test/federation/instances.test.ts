@@ -40,7 +40,8 @@ describe('federation instances on the command line', () => {
     const host = new URL(remote.id).host;
     const listed = await runCli(['federation', 'hosts'], env);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(`${host}\t1 followers\t0 stars\tok`);
+    expect(listed.stdout).toContain(`${host}\t1 followers\t0 stars\t1 actors seen\t`);
+    expect(listed.stdout).toMatch(/\t\d+ pending\t0 failed\tok/);
 
     expect((await runCli(['federation', 'block', '--host', host], env)).code).toBe(0);
     expect((await runCli(['federation', 'hosts'], env)).stdout).toContain('blocked');

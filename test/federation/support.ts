@@ -32,6 +32,28 @@ export async function startFederatedKiln(env: Record<string, string> = {}): Prom
   });
 }
 
+/**
+ * Two federated Kilns: A, and B with a user owning a public repository `tool`, whose actor id is
+ * `repoActor`.
+ */
+export async function startTwoKilns(): Promise<{
+  a: TestServer;
+  b: TestServer;
+  authorHandle: string;
+  repoActor: string;
+}> {
+  const [a, b] = await Promise.all([startFederatedKiln(), startFederatedKiln()]);
+  const author = await b.make.userWithToken();
+  const created = await fetch(`${b.url}/api/v1/user/repos`, {
+    method: 'POST',
+    headers: { authorization: `token ${author.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'tool' }),
+  });
+  if (created.status !== 201) throw new Error(`could not create the repository: ${created.status}`);
+  const authorHandle = author.user.handle;
+  return { a, b, authorHandle, repoActor: `${b.url}/repos/${authorHandle}/tool` };
+}
+
 /** JSON-LD contexts the test side knows; ForgeFed's terms are not needed to read keys. */
 const base = getDocumentLoader({ allowPrivateAddress: true });
 export const testDocumentLoader = async (url: string) =>
@@ -49,6 +71,10 @@ export type Received = { readonly activity: Record<string, unknown>; readonly ve
 export class FediverseActor {
   /** Refuse draft-cavage signatures, as a server speaking only RFC 9421 would. */
   rfc9421Only = false;
+  /** Serve the actor to signed GETs only, as Mastodon's secure mode does. */
+  requireSignedGet = false;
+  /** The owners of the keys that signed GETs of the actor, in order ('' for unsigned ones). */
+  readonly actorFetchedBy: string[] = [];
   /** Which signature kinds arrived at the inbox, in order. */
   readonly signatureKinds: ('rfc9421' | 'draft-cavage')[] = [];
   readonly received: Received[] = [];
@@ -105,6 +131,9 @@ export class FediverseActor {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     if (req.method === 'GET' && req.url === '/actor') {
+      const signer = await this.#verify(req, undefined);
+      this.actorFetchedBy.push(signer ?? '');
+      if (this.requireSignedGet && !signer) return { status: 401, body: '' };
       return {
         status: 200,
         body: JSON.stringify({
@@ -129,26 +158,44 @@ export class FediverseActor {
         this.refused.push(401);
         return { status: 401, body: '' };
       }
-      const request = new Request(`${this.#origin}${req.url}`, {
-        method: 'POST',
-        headers,
-        body,
-      });
-      const key = await verifyRequest(request, {
-        documentLoader: testDocumentLoader,
-        contextLoader: testDocumentLoader,
-      });
-      if (!key) {
+      const signer = await this.#verify(req, body);
+      if (signer === undefined) {
         this.refused.push(401);
         return { status: 401, body: '' };
       }
-      this.received.push({
-        activity: JSON.parse(body.toString('utf8')),
-        verifiedBy: key.ownerId?.href ?? '',
-      });
+      this.received.push({ activity: JSON.parse(body.toString('utf8')), verifiedBy: signer });
       return { status: 202, body: '' };
     }
     return { status: 404, body: '' };
+  }
+
+  /** The owner of the key that signed `req`, or undefined when it is not validly signed. */
+  async #verify(req: IncomingMessage, body: Buffer | undefined): Promise<string | undefined> {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === 'string') headers.set(name, value);
+    }
+    if (!headers.has('signature') && !headers.has('signature-input')) return undefined;
+    const request = new Request(`${this.#origin}${req.url}`, {
+      method: req.method ?? 'GET',
+      headers,
+      ...(body === undefined ? {} : { body: new Uint8Array(body) }),
+    });
+    const key = await verifyRequest(request, {
+      documentLoader: testDocumentLoader,
+      contextLoader: testDocumentLoader,
+    }).catch(() => null);
+    return key ? (key.ownerId?.href ?? '') : undefined;
+  }
+
+  /** A GET of `url` asking for ActivityPub, signed by this actor (or by `key` under its name). */
+  async signedGet(url: string, key: CryptoKey = this.keys.privateKey): Promise<Response> {
+    const request = new Request(url, { headers: { accept: AP } });
+    return fetch(
+      await signRequest(request, key, new URL(`${this.id}#main-key`), {
+        spec: 'draft-cavage-http-signatures-12',
+      }),
+    );
   }
 
   /** Posts `activity` to `inbox`, signed by this actor (draft-cavage, as Mastodon does). */

@@ -1,6 +1,8 @@
+import { signRequest } from '@fedify/fedify';
 import type { Config } from '../../config/config.ts';
 import type { ChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
+import type { Dialect } from '../../db/migration.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import type { ReleaseService } from '../releases/release.service.ts';
 import type { Push } from '../repos/push-events.ts';
@@ -8,6 +10,7 @@ import type { RepoService } from '../repos/repo.service.ts';
 import type { UserService } from '../users/user.service.ts';
 import { ActorKeysStore } from './actor-keys.store.ts';
 import { ActorKeys } from './actor-keys.ts';
+import { ActorResolver } from './actor-resolver.ts';
 import { ActorUrls } from './actor-urls.ts';
 import { Delivery, type DeliveryMessage } from './delivery.ts';
 import { federationDb } from './federation.tables.ts';
@@ -30,6 +33,8 @@ import { createSafeFetch } from './safe-fetch.ts';
 export type FederationDeps = {
   readonly config: Config;
   readonly db: Db;
+  /** The database engine: PostgreSQL lets queue claims skip rows other replicas hold. */
+  readonly dialect: Dialect;
   /** The database's change clock, so unchanged actors are answered from memory. */
   readonly changes: ChangeClock | undefined;
   readonly users: UserService;
@@ -65,6 +70,8 @@ export class Federation {
   readonly outbox: OutboxStore;
   readonly queue: KyselyMessageQueue;
   readonly kv: KyselyKvStore;
+  /** Whether actor and collection documents are served to signed GETs only. */
+  readonly signedFetchRequired: boolean;
   readonly #publisher: Publisher;
   readonly #delivery: Delivery;
   readonly #users: UserService;
@@ -83,20 +90,23 @@ export class Federation {
     this.#users = deps.users;
     this.#report = deps.report;
     this.urls = new ActorUrls(baseUrl);
+    this.signedFetchRequired = config.federation.requireSignedFetch;
     this.kv = new KyselyKvStore(db);
     this.followers = new FollowersStore(db);
     this.stars = new RemoteStarsStore(db);
+    const queueStore = new QueueStore(db, { skipLocked: deps.dialect === 'postgres' });
     this.instances = new InstancesService({
       kv: this.kv,
       followers: this.followers,
       stars: this.stars,
+      queue: queueStore,
     });
     this.hosts = new HostPolicy(
       config.federation.allowedHosts,
       config.federation.blockedHosts,
       () => this.instances.blockedHosts(),
     );
-    this.queue = new KyselyMessageQueue(new QueueStore(db));
+    this.queue = new KyselyMessageQueue(queueStore);
     this.outbox = new OutboxStore(db);
     const fetch = createSafeFetch({
       allowPrivateAddresses: config.federation.allowPrivateAddresses,
@@ -109,15 +119,23 @@ export class Federation {
       urls: this.urls,
       changes: deps.changes,
     });
-    this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent);
+    const instanceKeyId = new URL(`${this.urls.instance()}#main-key`);
+    this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent, async (request) =>
+      signRequest(request, (await keys.get('instance')).rsa.privateKey, instanceKeyId, {
+        spec: 'draft-cavage-http-signatures-12',
+      }),
+    );
     const remote = new RemoteActors(this.documents);
     this.following = new FollowingService({
       actors: this.actors,
       remote,
-      documents: this.documents,
+      resolver: new ActorResolver({
+        documents: this.documents,
+        hosts: this.hosts,
+        allowHttp: config.federation.allowPrivateAddresses,
+      }),
       kv: this.kv,
       queue: this.queue,
-      hosts: this.hosts,
     });
     this.inbox = new InboxService({
       actors: this.actors,
@@ -127,6 +145,7 @@ export class Federation {
       stars: this.stars,
       kv: this.kv,
       queue: this.queue,
+      instances: this.instances,
     });
     this.#publisher = new Publisher({
       actors: this.actors,
@@ -182,7 +201,9 @@ export class Federation {
   async #run(message: QueueMessage): Promise<void> {
     if (message.kind === 'deliver') {
       // `retry` throws so that the queue backs off; anything else is done with.
-      if ((await this.#delivery.deliver(message)) === 'retry') throw new RetryLater();
+      const outcome = await this.#delivery.deliver(message);
+      if (outcome === 'retry') throw new RetryLater();
+      if (outcome === 'dropped') await this.instances.failed(new URL(message.inbox).host);
       return;
     }
     // An announcement that fails (the repository vanished mid-way, git refused) is reported and

@@ -1,20 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { Invalid } from '../errors.ts';
 import type { User } from '../users/user.types.ts';
+import type { ActorResolver } from './actor-resolver.ts';
 import type { DeliveryMessage } from './delivery.ts';
-import type { HostPolicy } from './host-policy.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
 import { idOf, type RemoteActors } from './remote-actors.ts';
-import type { RemoteDocuments } from './remote-documents.ts';
 
 const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
 /** How long activities received from followed actors are kept for their followers. */
 const RECEIVED_TTL_MS = 30 * 86_400_000;
 
 /** A remote actor a local user follows, and whether it has accepted. */
-export type Following = { readonly actor: string; readonly state: 'pending' | 'accepted' };
+export type Following = {
+  readonly actor: string;
+  readonly state: 'pending' | 'accepted' | 'rejected';
+};
 
 /** An activity a followed actor sent, as kept for a local follower. */
 export type ReceivedActivity = {
@@ -28,31 +30,28 @@ export type ReceivedActivity = {
  * The other direction: local users following and starring remote actors (other Kiln instances,
  * Forgejo, Mastodon). A follow is sent, signed by the user, and stays pending until the remote
  * actor's `Accept` arrives; what followed actors publish afterwards is kept for a month for
- * each local follower. Remote actors are named by URL or by `acct:user@host` (WebFinger, over
- * HTTPS as the protocol requires).
+ * each local follower; a `Reject` marks the follow refused. Remote actors are named by URL or by
+ * `@user@host` (see ActorResolver).
  */
 export class FollowingService {
   readonly #actors: LocalActors;
   readonly #remote: RemoteActors;
-  readonly #documents: RemoteDocuments;
+  readonly #resolver: ActorResolver;
   readonly #kv: KyselyKvStore;
   readonly #queue: KyselyMessageQueue;
-  readonly #hosts: HostPolicy;
 
   constructor(deps: {
     actors: LocalActors;
     remote: RemoteActors;
-    documents: RemoteDocuments;
+    resolver: ActorResolver;
     kv: KyselyKvStore;
     queue: KyselyMessageQueue;
-    hosts: HostPolicy;
   }) {
     this.#actors = deps.actors;
     this.#remote = deps.remote;
-    this.#documents = deps.documents;
+    this.#resolver = deps.resolver;
     this.#kv = deps.kv;
     this.#queue = deps.queue;
-    this.#hosts = deps.hosts;
   }
 
   /** Sends a `Follow` from `user` to the actor `target` names; returns the actor's id. */
@@ -139,22 +138,42 @@ export class FollowingService {
     return list;
   }
 
-  /** An `Accept` of one of our follows: the follow is now in effect. */
-  async accepted(sender: string, accept: Record<string, unknown>): Promise<void> {
-    const follow = accept.object as Record<string, unknown> | string | undefined;
-    const followerId = typeof follow === 'object' ? idOf(follow?.actor) : undefined;
-    const ref = followerId ? this.#actors.urls.parse(followerId) : undefined;
+  /**
+   * The remote side's answer to one of our follows: `Accept` puts it in effect, `Reject` marks
+   * it refused. An `Accept` must come from the followed actor itself; a `Reject` may also come
+   * from another actor of its server (a server refuses follows of private or missing actors with
+   * its own actor). Only a follow still on record changes: an answer naming another follow (by
+   * id, when it names one) changes nothing.
+   */
+  async answered(sender: string, answer: Record<string, unknown>, state: 'accepted' | 'rejected') {
+    const follow = answer.object as Record<string, unknown> | string | undefined;
+    if (typeof follow !== 'object' || follow === null) return;
+    const ref = this.#actors.urls.parse(idOf(follow.actor) ?? '');
     if (ref?.kind !== 'user') return;
     const local = await this.#actors.get(ref).catch(() => undefined);
     if (!local) return;
-    const known = await this.#kv.get<{ follow: string }>(['following', local.key, sender]);
-    if (known) {
-      await this.#kv.setFor(
-        ['following', local.key, sender],
-        { ...known, state: 'accepted' },
-        null,
-      );
+    const followed = idOf(follow.object);
+    const answering =
+      state === 'rejected' && followed !== undefined && sameHost(followed, sender)
+        ? followed
+        : sender;
+    const key = ['following', local.key, answering] as const;
+    const known = await this.#kv.get<{ follow: string }>(key);
+    const followId = idOf(follow);
+    if (!known || (followId !== undefined && followId !== known.follow)) return;
+    await this.#kv.setFor(key, { ...known, state }, null);
+    // A refused follow brings nothing: stop keeping what the actor publishes for this user.
+    if (state === 'rejected') await this.#kv.delete(['followed-by', answering, local.key]);
+  }
+
+  /** The remote repositories `user` has starred. */
+  async starred(user: User): Promise<string[]> {
+    const key = this.#actors.ofAccount(user).key;
+    const list: string[] = [];
+    for await (const entry of this.#kv.list(['liked', key])) {
+      if (entry.key[2]) list.push(entry.key[2]);
     }
+    return list;
   }
 
   /** Keeps what a followed actor published for each local follower (others are dropped). */
@@ -169,35 +188,15 @@ export class FollowingService {
     }
   }
 
-  /** The actor id a URL or `acct:` handle names. */
-  async resolve(target: string): Promise<string> {
-    const acct = /^(?:acct:)?@?([^@\s/]+)@([^@\s/]+)$/.exec(target.trim());
-    if (acct) {
-      const [, name, host] = acct;
-      const resource = `acct:${name}@${host}`;
-      const jrd = (await this.#documents.fetchJson(
-        `https://${host}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`,
-      )) as { links?: { rel?: string; type?: string; href?: string }[] };
-      const self = jrd.links?.find(
-        (link) => link.rel === 'self' && /activity\+json|ld\+json/.test(link.type ?? ''),
-      );
-      if (!self?.href) throw new Invalid(`${resource} has no ActivityPub actor`);
-      return this.resolve(self.href);
-    }
-    if (!URL.canParse(target) || !/^https?:$/.test(new URL(target).protocol)) {
-      throw new Invalid('name a remote actor by URL or as user@host');
-    }
-    if (!this.#hosts.permitsUrl(target))
-      throw new Invalid('this server does not federate with that one');
-    const { document } = await this.#documents.loader(target);
-    const id = idOf(document);
-    if (!id || new URL(id).host !== new URL(target).host)
-      throw new Invalid(`${target} is not an actor`);
-    return id;
+  /** The actor id a URL or `@user@host` handle names (see ActorResolver). */
+  resolve(target: string): Promise<string> {
+    return this.#resolver.resolve(target);
   }
 
   async #send(signer: string, signerId: string, remoteId: string, activity: object) {
-    const remote = await this.#remote.get(remoteId);
+    const remote = await this.#remote.get(remoteId).catch((error: unknown) => {
+      throw new Invalid(`${remoteId} has no inbox Kiln can deliver to`, { cause: error });
+    });
     const message: DeliveryMessage = {
       kind: 'deliver',
       signer,
@@ -207,4 +206,8 @@ export class FollowingService {
     };
     await this.#queue.enqueue(message);
   }
+}
+
+function sameHost(a: string, b: string): boolean {
+  return URL.canParse(a) && URL.canParse(b) && new URL(a).host === new URL(b).host;
 }

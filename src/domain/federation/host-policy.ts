@@ -34,7 +34,7 @@ export class HostPolicy {
 }
 
 /** A rule with a port matches that host and port only; one without, the host on any port. */
-function covers(rule: string, host: string): boolean {
+export function covers(rule: string, host: string): boolean {
   const hostname = host.replace(/:\d+$/, '');
   const candidate = rule.includes(':') ? host : hostname;
   return candidate === rule || candidate.endsWith(`.${rule}`);

@@ -3,12 +3,13 @@ import { isDomainError } from '../errors.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { FollowersStore } from './followers.store.ts';
 import type { FollowingService } from './following.service.ts';
+import type { InstancesService } from './instances.service.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
 import { idOf, type RemoteActors } from './remote-actors.ts';
 import type { RemoteStarsStore } from './remote-stars.store.ts';
-import { acceptActivity } from './vocabulary.ts';
+import { acceptActivity, rejectActivity } from './vocabulary.ts';
 
 /** How long an undone activity's id is remembered, so its late arrival changes nothing. */
 const UNDONE_TTL_MS = 30 * 86_400_000;
@@ -23,7 +24,9 @@ export type VerifiedActivity = {
  * What Kiln does with activities it receives. Every change is idempotent: a replayed `Follow`
  * or `Like` keeps one follower or one star, an `Undo` of something never done changes nothing,
  * and an activity that arrives after its own `Undo` (out of order) is ignored, because undone
- * ids are remembered for a month. Types Kiln does not act on are accepted and ignored.
+ * ids are remembered for a month. A `Follow` of something that cannot be followed (private,
+ * missing, the server itself) is answered with a `Reject`. Types Kiln does not act on are
+ * accepted and ignored.
  */
 export class InboxService {
   readonly #actors: LocalActors;
@@ -33,6 +36,7 @@ export class InboxService {
   readonly #kv: KyselyKvStore;
   readonly #queue: KyselyMessageQueue;
   readonly #following: FollowingService;
+  readonly #instances: Pick<InstancesService, 'seen'>;
 
   constructor(deps: {
     actors: LocalActors;
@@ -42,6 +46,7 @@ export class InboxService {
     kv: KyselyKvStore;
     queue: KyselyMessageQueue;
     following: FollowingService;
+    instances: Pick<InstancesService, 'seen'>;
   }) {
     this.#actors = deps.actors;
     this.#remote = deps.remote;
@@ -50,9 +55,11 @@ export class InboxService {
     this.#kv = deps.kv;
     this.#queue = deps.queue;
     this.#following = deps.following;
+    this.#instances = deps.instances;
   }
 
   async receive({ sender, activity }: VerifiedActivity): Promise<void> {
+    await this.#instances.seen(sender);
     const id = idOf(activity);
     if (id && (await this.#kv.get(['undone', id])) !== undefined) return;
     switch (activity.type) {
@@ -70,7 +77,9 @@ export class InboxService {
         }
         return;
       case 'Accept':
-        return this.#following.accepted(sender, activity);
+        return this.#following.answered(sender, activity, 'accepted');
+      case 'Reject':
+        return this.#following.answered(sender, activity, 'rejected');
       default:
         // Whatever else a followed actor publishes (Push, Create, Announce…) is kept for its
         // local followers; from anyone else it is dropped.
@@ -80,8 +89,21 @@ export class InboxService {
 
   async #follow(sender: string, follow: Record<string, unknown>): Promise<void> {
     const target = await this.#local(idOf(follow.object));
-    if (!target || target.kind === 'instance') return;
     const remote = await this.#remote.get(sender);
+    if (!target || target.kind === 'instance') {
+      // Nothing here can be followed under that id: a private or missing actor (the two look
+      // the same), or the server itself. The server's own actor says no, so that the answer
+      // tells nothing a stranger may not know.
+      const instance = await this.#actors.get({ kind: 'instance' });
+      await this.#queue.enqueue({
+        kind: 'deliver',
+        signer: instance.key,
+        signerId: instance.id,
+        inbox: remote.inbox,
+        activity: rejectActivity(`${instance.id}#rejects/${randomUUID()}`, instance.id, follow),
+      } satisfies DeliveryMessage);
+      return;
+    }
     await this.#followers.add(target.key, {
       follower: remote.id,
       inbox: remote.inbox,

@@ -18,10 +18,9 @@ export type QueueOptions = {
 
 /**
  * Fedify's message queue over Kiln's own database, durable and shared by replicas. A message is
- * run by exactly one listener: it is claimed by a conditional UPDATE (`QueueStore.claim`), so
- * two replicas racing for one row cannot both win. A message is
- * deleted once its handler returns; a handler that throws gets it back later, with exponential
- * back-off (`nativeRetrial`), so the handler decides when to give up by returning.
+ * run by exactly one listener: it is claimed by one conditional UPDATE (`QueueStore.claim`), so
+ * two replicas racing for one row cannot both win. A message is deleted once its handler
+ * returns; a handler that throws gets it back later, with exponential back-off (`nativeRetrial`), so the handler decides when to give up by returning.
  */
 export class KyselyMessageQueue implements MessageQueue {
   readonly nativeRetrial = true;
@@ -80,7 +79,7 @@ export class KyselyMessageQueue implements MessageQueue {
         await this.#store.delete(claimed.id);
       } catch {
         const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (claimed.attempts - 1));
-        await this.#store.release(claimed.id, Date.now() + delay);
+        await this.#store.release(claimed, Date.now() + delay);
       }
     }
   }

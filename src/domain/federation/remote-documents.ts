@@ -12,21 +12,28 @@ const REFETCH_EVERY_MS = 60_000;
 
 type Cached = { readonly remote: RemoteDocument; readonly fetchedAt: number };
 
+/** Signs an outgoing GET (with the instance actor's key), for servers that require it. */
+export type SignFetch = (request: Request) => Promise<Request>;
+
 /**
  * Loads remote ActivityPub documents (actors, their keys) through the safe fetch, keeping each
  * for an hour in the shared key-value store, so a busy inbox does not fetch the same actor for
  * every activity. `forget` drops one: when a signature fails against a cached key, the actor is
- * fetched afresh once (the remote may have rotated its key).
+ * fetched afresh once (the remote may have rotated its key). Every GET is signed by the
+ * instance actor (authorized fetch): servers in Mastodon's secure mode refuse unsigned ones, and
+ * the instance actor is the one document such servers serve unsigned, so verifying it never loops.
  */
 export class RemoteDocuments {
   readonly #kv: KyselyKvStore;
   readonly #fetch: SafeFetch;
   readonly #userAgent: string;
+  readonly #sign: SignFetch;
 
-  constructor(kv: KyselyKvStore, fetch: SafeFetch, userAgent: string) {
+  constructor(kv: KyselyKvStore, fetch: SafeFetch, userAgent: string, sign: SignFetch) {
     this.#kv = kv;
     this.#fetch = fetch;
     this.#userAgent = userAgent;
+    this.#sign = sign;
   }
 
   /** Contexts are served from memory only; nothing fetches a context over the network. */
@@ -57,9 +64,10 @@ export class RemoteDocuments {
 
   /** Fetches one JSON document without the cache. */
   async fetchJson(url: string): Promise<unknown> {
-    const response = await this.#fetch(
-      new Request(url, { headers: { accept: ACCEPT, 'user-agent': this.#userAgent } }),
-    );
+    const request = new Request(url, {
+      headers: { accept: ACCEPT, 'user-agent': this.#userAgent },
+    });
+    const response = await this.#fetch(await this.#sign(request));
     if (!response.ok) throw new RemoteFetchError(`${url} answered ${response.status}`);
     try {
       return await response.json();

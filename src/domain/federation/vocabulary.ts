@@ -198,6 +198,11 @@ export function acceptActivity(id: string, actor: string, follow: unknown) {
   return { '@context': AS_CONTEXT, id, type: 'Accept', actor, object: follow };
 }
 
+/** `Reject{Follow}`: the follow is refused (the mirror of `acceptActivity`). */
+export function rejectActivity(id: string, actor: string, follow: unknown) {
+  return { '@context': AS_CONTEXT, id, type: 'Reject', actor, object: follow };
+}
+
 /** First page link and total of a paged collection. */
 export function orderedCollection(id: string, totalItems: number) {
   return {

@@ -8,7 +8,8 @@ import { orderedCollection, orderedCollectionPage } from '../../domain/federatio
 import { Type } from '../../present/schemas/type.ts';
 import { sendActivityJson, wantsActivityPub } from './activity-pub.ts';
 import { federationErrorHandler } from './federation-errors.ts';
-import { verifyInboxPost } from './verify-inbox.ts';
+import { signedFetchGuard } from './verify-fetch.ts';
+import { inboxVerifier, verifyInboxPost } from './verify-inbox.ts';
 
 const PAGE_SIZE = 20;
 /** Activities are a few kilobytes; anything far larger is not one. */
@@ -65,12 +66,14 @@ async function findActor(
  * through to the page.
  */
 export function actorNegotiation(federation: Federation) {
+  const refused = signedFetchGuard(federation, federation.signedFetchRequired);
   return async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return;
     if (!wantsActivityPub(request)) return;
     const path = request.url.split('?')[0] ?? '';
     const ref = federation.urls.parse(`${federation.urls.base}${path}`);
     if (!ref || ref.kind === 'instance') return;
+    if (await refused(request, reply)) return reply;
     const actor = await findActor(federation, reply, ref);
     if (actor) return sendActivityJson(reply, await federation.actors.document(actor));
     return reply;
@@ -88,6 +91,8 @@ export async function actorRoutes(
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   server.setErrorHandler(federationErrorHandler);
   const { actors } = federation;
+  // The instance actor stays public: servers verifying our signed fetches read its key.
+  const refused = signedFetchGuard(federation, federation.signedFetchRequired);
   for (const type of ACTIVITY_TYPES) {
     server.addContentTypeParser(
       type,
@@ -114,15 +119,7 @@ export async function actorRoutes(
     if (ref.kind !== 'instance') await find(ref);
     const body = request.body;
     if (!Buffer.isBuffer(body)) throw new Unsupported('send application/activity+json');
-    const verified = await verifyInboxPost(
-      {
-        documents: federation.documents,
-        hosts: federation.hosts,
-        scheme: new URL(federation.urls.base).protocol,
-      },
-      request,
-      body,
-    );
+    const verified = await verifyInboxPost(inboxVerifier(federation), request, body);
     if ('status' in verified) {
       return reply.status(verified.status).type('text/plain').send(verified.message);
     }
@@ -145,6 +142,7 @@ export async function actorRoutes(
       request: FastifyRequest<{ Params: Params; Querystring: { page?: string | undefined } }>,
       reply: FastifyReply,
     ) => {
+      if (await refused(request, reply)) return reply;
       const actor = await find(refOf(request.params));
       const id = actors.endpoints(actor)[which];
       const store = which === 'outbox' ? federation.outbox : federation.followers;
@@ -172,6 +170,7 @@ export async function actorRoutes(
     '/federation/activities/:id',
     { schema: { params: ActivityParams } },
     async (request, reply) => {
+      if (await refused(request, reply)) return reply;
       const found = await federation.outbox.find(request.params.id);
       const actor = found ? await actors.findByKey(found.actor) : undefined;
       if (!found || !actor) throw new NotFound('not found');

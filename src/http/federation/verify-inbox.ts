@@ -1,5 +1,6 @@
 import { verifyRequest } from '@fedify/fedify';
 import type { FastifyRequest } from 'fastify';
+import type { Federation } from '../../domain/federation/federation.ts';
 import type { HostPolicy } from '../../domain/federation/host-policy.ts';
 import { idOf } from '../../domain/federation/remote-actors.ts';
 import type { RemoteDocuments } from '../../domain/federation/remote-documents.ts';
@@ -20,12 +21,21 @@ export type InboxVerifier = {
   readonly scheme: string;
 };
 
-function hostOf(url: string | undefined): string | undefined {
+/** The verifier for `federation`'s edge. */
+export function inboxVerifier(federation: Federation): InboxVerifier {
+  return {
+    documents: federation.documents,
+    hosts: federation.hosts,
+    scheme: new URL(federation.urls.base).protocol,
+  };
+}
+
+export function hostOf(url: string | undefined): string | undefined {
   return url && URL.canParse(url) ? new URL(url).host : undefined;
 }
 
 /** `keyId="…"` of a draft-cavage `Signature` header, or `keyid="…"` of RFC 9421's input. */
-function keyIdOf(request: FastifyRequest): string | undefined {
+export function keyIdOf(request: FastifyRequest): string | undefined {
   const header = `${request.headers.signature ?? ''} ${request.headers['signature-input'] ?? ''}`;
   return /keyid="([^"]+)"/i.exec(header)?.[1];
 }
@@ -65,13 +75,7 @@ export async function verifyInboxPost(
   if (typeof input === 'string' && !/"content-digest"/i.test(input)) {
     return { status: 401, message: 'the signature must cover content-digest' };
   }
-  const verify = () =>
-    verifyRequest(toFetchRequest(verifier.scheme, request, body), {
-      documentLoader: verifier.documents.loader,
-      contextLoader: verifier.documents.contextLoader,
-    }).catch(() => null);
-  let key = await verify();
-  if (!key && (await verifier.documents.forget(keyId))) key = await verify();
+  const key = await verifySignature(verifier, request, keyId, body);
   if (!key) return { status: 401, message: 'the signature does not verify' };
   if (key.ownerId?.href !== claimed) {
     return { status: 401, message: 'the key does not belong to the actor' };
@@ -79,8 +83,36 @@ export async function verifyInboxPost(
   return { sender: claimed, activity: activity as Record<string, unknown> };
 }
 
-/** The request as Fedify reads it: the Host the client used, the exact bytes it sent. */
-function toFetchRequest(scheme: string, request: FastifyRequest, body: Buffer): Request {
+/**
+ * The key that signed `request`, or null. A signature that fails against a cached key is tried
+ * once more with the key fetched afresh (at most once a minute per actor), so a peer that
+ * rotated its key is believed as soon as it publishes the new one.
+ */
+export async function verifySignature(
+  verifier: InboxVerifier,
+  request: FastifyRequest,
+  keyId: string,
+  body: Buffer | undefined,
+): ReturnType<typeof verifyRequest> {
+  const verify = () =>
+    verifyRequest(toFetchRequest(verifier.scheme, request, body), {
+      documentLoader: verifier.documents.loader,
+      contextLoader: verifier.documents.contextLoader,
+    }).catch(() => null);
+  const key = await verify();
+  if (key || !(await verifier.documents.forget(keyId))) return key;
+  return verify();
+}
+
+/**
+ * The request as Fedify reads it: the Host the client used, the exact bytes it sent (none for a
+ * GET).
+ */
+export function toFetchRequest(
+  scheme: string,
+  request: FastifyRequest,
+  body: Buffer | undefined,
+): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue;
@@ -89,6 +121,6 @@ function toFetchRequest(scheme: string, request: FastifyRequest, body: Buffer): 
   return new Request(`${scheme}//${request.headers.host ?? 'localhost'}${request.url}`, {
     method: request.method,
     headers,
-    body: new Uint8Array(body),
+    ...(body === undefined ? {} : { body: new Uint8Array(body) }),
   });
 }

@@ -29,6 +29,7 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/settings/tokens': 'account settings: signed-in users only',
   '/settings/tokens/:id/delete': 'account settings: signed-in users only',
   '/settings/sessions': 'account settings: signed-in users only',
+  '/settings/federation': 'account settings: signed-in users only, database only',
   '/admin/runners': 'administrators only',
   '/admin/housekeeping': 'administrators only',
   '/admin/hooks': 'system webhooks: administrators only, database only',
@@ -36,6 +37,7 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/org/:org/settings/hooks': "an organisation's webhooks: its owners only, database only",
   '/org/:org/settings/hooks/:id':
     "one organisation webhook and its last 50 deliveries: the organisation's owners only",
+  '/admin/federation': 'administrators only',
   '/new': 'the creation form: signed-in users only',
   '/:owner': 'a person or organisation: database only',
   '/:owner/:name': 'a redirect to the repository page',

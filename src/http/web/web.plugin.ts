@@ -9,6 +9,10 @@ import { registerAssetRoutes } from './assets.routes.ts';
 import { type ForgePagesDeps, registerForgePages } from './forge-pages.ts';
 import type { Pages } from './page.ts';
 import {
+  type AdminFederationDeps,
+  registerAdminFederationRoutes,
+} from './pages/admin-federation.routes.ts';
+import {
   type AdminHousekeepingDeps,
   registerAdminHousekeepingRoutes,
 } from './pages/admin-housekeeping.routes.ts';
@@ -16,6 +20,10 @@ import { type AdminRunnerRouteDeps, registerAdminRoutes } from './pages/admin-ru
 import { type AuthRouteDeps, registerAuthRoutes } from './pages/auth.routes.ts';
 import { type ChallengeRouteDeps, registerChallengeRoutes } from './pages/challenge.routes.ts';
 import { type CiSettingsRouteDeps, registerCiSettingsRoutes } from './pages/ci-settings.routes.ts';
+import {
+  type FederationSettingsDeps,
+  registerFederationSettingsRoutes,
+} from './pages/federation-settings.routes.ts';
 import { type HomeRouteDeps, registerHomeRoutes } from './pages/home.routes.ts';
 import {
   type PullDownloadRouteDeps,
@@ -40,6 +48,8 @@ export type WebPluginDeps = HomeRouteDeps &
   SearchRouteDeps &
   AdminRunnerRouteDeps &
   AdminHousekeepingDeps &
+  FederationSettingsDeps &
+  AdminFederationDeps &
   CiSettingsRouteDeps &
   WebhookSettingsRouteDeps &
   PullDownloadRouteDeps & {
@@ -77,6 +87,8 @@ export async function webPlugin(
   registerSearchRoutes(server, deps, pages);
   registerAdminRoutes(server, deps, pages);
   registerAdminHousekeepingRoutes(server, deps, pages);
+  registerFederationSettingsRoutes(server, deps, pages);
+  registerAdminFederationRoutes(server, deps, pages);
   registerCiSettingsRoutes(server, deps, pages);
   registerWebhookSettingsRoutes(server, deps, pages);
   registerPullDownloadRoutes(server, deps);

@@ -15,6 +15,7 @@ import { type ArchiveSender, registerArchiveRoutes } from './archive.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
 import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
+import { registerFederationApiRoutes } from './federation.routes.ts';
 import { registerHookRoutes } from './hooks.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
@@ -98,6 +99,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   classifyRouteScopes(server, '/api/v1');
   registerMiscRoutes(server, deps);
   registerUserRoutes(server, deps);
+  registerFederationApiRoutes(server, deps);
   registerTokenRoutes(server, deps);
   const views = new RepoViews(deps);
   registerRepoRoutes(server, { ...deps, views, answers: new RepoAnswers(views) });

@@ -5,6 +5,7 @@ const ITEMS: ReadonlyArray<[string, string]> = [
   ['/settings/password', 'Password'],
   ['/settings/sessions', 'Sessions'],
   ['/settings/tokens', 'Access tokens'],
+  ['/settings/federation', 'Fediverse'],
 ];
 
 /** The personal settings frame: a side menu and the section's content. */
