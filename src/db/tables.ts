@@ -205,6 +205,8 @@ export type WorkflowRunsTable = {
   /** Why the run could not start, e.g. a workflow that does not parse. */
   error: string | null;
   concurrency_group: string | null;
+  /** Waits for the unfinished run of its `concurrency` group to end; its jobs stay blocked. */
+  concurrency_queued: Generated<boolean | number>;
 };
 
 export type CiRunCountersTable = {
