@@ -311,6 +311,15 @@ export type CiVariablesTable = {
   updated_at: number;
 };
 
+/** An organisation's CI secret (`value` sealed as `ci_secrets` values are) or variable. */
+export type CiOrgSettingsTable = {
+  org_id: string;
+  name: string;
+  value: string;
+  created_at: number;
+  updated_at: number;
+};
+
 export type PullRequestsTable = {
   id: string;
   repo_id: string;
@@ -441,6 +450,8 @@ export type Tables = {
   ci_schedule_ticks: CiScheduleTicksTable;
   ci_secrets: CiSecretsTable;
   ci_variables: CiVariablesTable;
+  ci_org_secrets: CiOrgSettingsTable;
+  ci_org_variables: CiOrgSettingsTable;
   releases: ReleasesTable;
   pull_requests: PullRequestsTable;
   review_comments: ReviewCommentsTable;
