@@ -8,6 +8,8 @@ import { HealthService } from './domain/admin/health.service.ts';
 import { BranchService } from './domain/branches/branch.service.ts';
 import { CommitAuthorStore } from './domain/branches/commit-author.store.ts';
 import { CommitStatusService } from './domain/branches/commit-status.service.ts';
+import { CiOrgSettingStore } from './domain/ci/ci-org-setting.store.ts';
+import { CiOrgSettingsService } from './domain/ci/ci-org-settings.service.ts';
 import { subscribeCiToPulls } from './domain/ci/ci-pulls.ts';
 import { subscribeCiToPushes } from './domain/ci/ci-pushes.ts';
 import { CiSecretService } from './domain/ci/ci-secret.service.ts';
@@ -190,8 +192,14 @@ export async function createApp(config: Config): Promise<App> {
     },
   });
   const ciSettings = new CiSettingStore(db);
-  const ciSecrets = new CiSecretService(ciSettings, config.secretKey);
-  const ciVariables = new CiVariableService(ciSettings);
+  const ciOrgSettings = new CiOrgSettingsService({
+    store: new CiOrgSettingStore(db),
+    orgs,
+    admins,
+    secretKey: config.secretKey,
+  });
+  const ciSecrets = new CiSecretService(ciSettings, config.secretKey, ciOrgSettings);
+  const ciVariables = new CiVariableService(ciSettings, ciOrgSettings);
   const ciLogs = new TaskLogStore(join(dataDir, 'ci-logs'));
   const ciSchedules = new ScheduleService(new ScheduleStore(db));
   const ciRunQueries = new RunQueryService({
@@ -305,6 +313,7 @@ export async function createApp(config: Config): Promise<App> {
     ciTasks,
     ciSecrets,
     ciVariables,
+    ciOrgSettings,
     ciRuns,
     ciTriggers,
     ciDispatch: new TaskDispatchService({

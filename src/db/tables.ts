@@ -205,6 +205,8 @@ export type WorkflowRunsTable = {
   /** Why the run could not start, e.g. a workflow that does not parse. */
   error: string | null;
   concurrency_group: string | null;
+  /** Waits for the unfinished run of its `concurrency` group to end; its jobs stay blocked. */
+  concurrency_queued: Generated<boolean | number>;
 };
 
 export type CiRunCountersTable = {
@@ -303,6 +305,15 @@ export type CiSecretsTable = {
 
 export type CiVariablesTable = {
   repo_id: string;
+  name: string;
+  value: string;
+  created_at: number;
+  updated_at: number;
+};
+
+/** An organisation's CI secret (`value` sealed as `ci_secrets` values are) or variable. */
+export type CiOrgSettingsTable = {
+  org_id: string;
   name: string;
   value: string;
   created_at: number;
@@ -439,6 +450,8 @@ export type Tables = {
   ci_schedule_ticks: CiScheduleTicksTable;
   ci_secrets: CiSecretsTable;
   ci_variables: CiVariablesTable;
+  ci_org_secrets: CiOrgSettingsTable;
+  ci_org_variables: CiOrgSettingsTable;
   releases: ReleasesTable;
   pull_requests: PullRequestsTable;
   review_comments: ReviewCommentsTable;

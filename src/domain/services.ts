@@ -2,6 +2,7 @@ import type { AdminPolicy } from './admin/admin.policy.ts';
 import type { HealthService } from './admin/health.service.ts';
 import type { BranchService } from './branches/branch.service.ts';
 import type { CommitStatusService } from './branches/commit-status.service.ts';
+import type { CiOrgSettingsService } from './ci/ci-org-settings.service.ts';
 import type { CiSecretService } from './ci/ci-secret.service.ts';
 import type { CiTaskService } from './ci/ci-task.service.ts';
 import type { CiVariableService } from './ci/ci-variable.service.ts';
@@ -74,6 +75,7 @@ export type DomainServices = {
   readonly ciTasks: CiTaskService;
   readonly ciSecrets: CiSecretService;
   readonly ciVariables: CiVariableService;
+  readonly ciOrgSettings: CiOrgSettingsService;
   /** Runs after they exist: settling, cancelling. */
   readonly ciRuns: RunLifecycle;
   /** Pushes → workflow runs. */

@@ -4,9 +4,10 @@
  * whose job, handed to a runner client replaying act_runner's calls, carries the inputs. Readers
  * are not offered the form and cannot post it. Plain HTTP, no JavaScript needed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitClient } from '../support/git.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import type { GitClient } from '../support/git.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { page, signedIn } from '../web/fixtures.ts';
 import { pushedRepoWithReader } from './fixtures.ts';
 import { ReplayRunner } from './replay-runner.ts';
@@ -25,13 +26,8 @@ jobs:
 let kiln: TestServer;
 let git: GitClient;
 
-beforeAll(async () => {
-  kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false' });
-  git = await GitClient.create();
-});
-afterAll(async () => {
-  await git?.dispose();
-  await kiln?.close();
+useWorld({ env: { SERVICE_PROTECT_ENABLED: 'false' } }, (world) => {
+  ({ kiln, git } = world);
 });
 
 describe('running a workflow from the Actions page', () => {

@@ -4,11 +4,12 @@
  * runner client replaying act_runner's calls (replay-runner.ts) is handed them again; jobs that
  * passed keep their result; a run still going is refused with 409, a reader with 403.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Result } from '../../src/gen/runner/v1/messages_pb.js';
-import { GitClient } from '../support/git.ts';
+import type { GitClient } from '../support/git.ts';
 import { apiCall } from '../support/http.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { page, signedIn } from '../web/fixtures.ts';
 import { pushedRepoWithReader } from './fixtures.ts';
 import { ReplayRunner } from './replay-runner.ts';
@@ -30,13 +31,8 @@ jobs:
 let kiln: TestServer;
 let git: GitClient;
 
-beforeAll(async () => {
-  kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false' });
-  git = await GitClient.create();
-});
-afterAll(async () => {
-  await git?.dispose();
-  await kiln?.close();
+useWorld({ env: { SERVICE_PROTECT_ENABLED: 'false' } }, (world) => {
+  ({ kiln, git } = world);
 });
 
 describe('re-running a run', () => {

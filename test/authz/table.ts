@@ -167,6 +167,24 @@ const federationPages: Entry = {
  * probes above check who may reach it, and test/webhooks/webhook-api.test.ts each id route. */
 const hookById: Entry = { skip: 'hook ids: see test/webhooks/webhook-api.test.ts' };
 
+/**
+ * An organisation's CI settings: owners only. A setting that does not exist answers 404 to an
+ * owner, so refused principals are told apart by their 403/404 before any lookup.
+ */
+const orgOwners = (
+  method: string,
+  tail: string,
+  ok: number[],
+  body?: Record<string, unknown>,
+): Entry => ({
+  probes: [
+    api(method, (c) => `/api/v1/orgs/${c.org}/actions/${tail}`, 'org-admin', ok, {
+      scoped: false,
+      ...(body === undefined ? {} : { body: () => body }),
+    }),
+  ],
+});
+
 export const TABLE: Record<string, Entry> = {
   'GET /': anyone('/'),
   'GET /healthz': anyone('/healthz'),
@@ -299,6 +317,43 @@ export const TABLE: Record<string, Entry> = {
   'GET /api/v1/orgs/:org/hooks/:id': hookById,
   'PATCH /api/v1/orgs/:org/hooks/:id': hookById,
   'DELETE /api/v1/orgs/:org/hooks/:id': hookById,
+  'GET /api/v1/orgs/:org/actions/secrets': orgOwners('GET', 'secrets', [200]),
+  'PUT /api/v1/orgs/:org/actions/secrets/:secretname': orgOwners(
+    'PUT',
+    'secrets/PROBE',
+    [201, 204],
+    {
+      data: 'probe',
+    },
+  ),
+  'DELETE /api/v1/orgs/:org/actions/secrets/:secretname': orgOwners(
+    'DELETE',
+    'secrets/NONE',
+    [404],
+  ),
+  'GET /api/v1/orgs/:org/actions/variables': orgOwners('GET', 'variables', [200]),
+  'GET /api/v1/orgs/:org/actions/variables/:variablename': orgOwners(
+    'GET',
+    'variables/NONE',
+    [404],
+  ),
+  'POST /api/v1/orgs/:org/actions/variables/:variablename': orgOwners(
+    'POST',
+    'variables/PROBE',
+    [201, 409],
+    { value: 'probe' },
+  ),
+  'PUT /api/v1/orgs/:org/actions/variables/:variablename': orgOwners(
+    'PUT',
+    'variables/NONE',
+    [404],
+    { value: 'probe' },
+  ),
+  'DELETE /api/v1/orgs/:org/actions/variables/:variablename': orgOwners(
+    'DELETE',
+    'variables/NONE',
+    [404],
+  ),
   'GET /api/v1/admin/hooks': {
     probes: [api('GET', () => '/api/v1/admin/hooks', 'site-admin', [200], { scoped: false })],
   },

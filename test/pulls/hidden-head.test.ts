@@ -4,20 +4,16 @@
  * the pull's page and REST record show neither the head's owner, nor its branch, nor its new
  * tip, to anyone reading the base.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitClient, repoUrl } from '../support/git.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { type GitClient, repoUrl } from '../support/git.ts';
+import type { TestServer } from '../support/server.ts';
+import { useWorld } from '../support/world.ts';
 import { type PullWorld, pullWorld } from './support.ts';
 
 let kiln: TestServer;
 let git: GitClient;
-beforeAll(async () => {
-  kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false' });
-  git = await GitClient.create();
-});
-afterAll(async () => {
-  await kiln?.close();
-  await git?.dispose();
+useWorld({ env: { SERVICE_PROTECT_ENABLED: 'false' } }, (world) => {
+  ({ kiln, git } = world);
 });
 
 /** A fork of the world's repository by a new user, with `branch` pushed and a pull opened. */

@@ -28,6 +28,7 @@ export function toRun(row: Selectable<WorkflowRunsTable>): WorkflowRun {
     forkPull: Boolean(row.fork_pull),
     error: row.error,
     concurrencyGroup: row.concurrency_group,
+    concurrencyQueued: Boolean(row.concurrency_queued),
   };
 }
 

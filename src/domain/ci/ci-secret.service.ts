@@ -27,10 +27,13 @@ function assertAdmin(access: RepoCiAccess): void {
 export class CiSecretService {
   readonly #store: CiSettingStore;
   readonly #key: Buffer | undefined;
+  readonly #org: OrgSecrets | undefined;
 
-  constructor(store: CiSettingStore, secretKey: string | undefined) {
+  /** `org`: the secrets of the organisation owning a task's repository, which the repository's override. */
+  constructor(store: CiSettingStore, secretKey: string | undefined, org?: OrgSecrets) {
     this.#store = store;
     this.#key = secretKey === undefined ? undefined : deriveSecretKey(secretKey);
+    this.#org = org;
   }
 
   /** Whether secrets can be stored and delivered (SERVICE_SECRET_KEY is set). */
@@ -68,15 +71,16 @@ export class CiSecretService {
   }
 
   /**
-   * The decrypted secrets of the repository a task belongs to, for delivery to the runner that
-   * claimed it. Empty when SERVICE_SECRET_KEY is unset. A value that no longer opens (sealed
+   * The decrypted secrets of the repository a task belongs to, over those of its organisation
+   * (a repository secret wins over an organisation one of the same name), for delivery to the
+   * runner that claimed it and for masking its log. Empty when SERVICE_SECRET_KEY is unset. A value that no longer opens (sealed
    * under an earlier key) is left out rather than failing the job.
    */
   async secretsForTask(taskId: number): Promise<Record<string, string>> {
     const key = this.#key;
     if (key === undefined) return {};
     const rows = await this.#store.secretsOfTask(taskId);
-    const secrets: Record<string, string> = {};
+    const secrets: Record<string, string> = { ...(await this.#org?.secretsForTask(taskId)) };
     for (const row of rows) {
       try {
         secrets[row.name] = openSecret(key, row.sealedValue, sealContext(row.repoId, row.name));
@@ -87,6 +91,9 @@ export class CiSecretService {
     return secrets;
   }
 }
+
+/** Where the secrets of a task's organisation come from (`CiOrgSettingsService`). */
+type OrgSecrets = { secretsForTask(taskId: number): Promise<Record<string, string>> };
 
 function toInfo(secret: StoredSecret): CiSecretInfo {
   return { name: secret.name, createdAt: secret.createdAt, updatedAt: secret.updatedAt };

@@ -11,9 +11,12 @@ function assertAdmin(access: RepoCiAccess): void {
 /** Per-repository CI variables: plain name/value pairs handed to every job of the repository. */
 export class CiVariableService {
   readonly #store: CiSettingStore;
+  readonly #org: OrgVariables | undefined;
 
-  constructor(store: CiSettingStore) {
+  /** `org`: the variables of the organisation owning a task's repository. */
+  constructor(store: CiSettingStore, org?: OrgVariables) {
     this.#store = store;
+    this.#org = org;
   }
 
   /** Creates or replaces a variable. */
@@ -37,9 +40,18 @@ export class CiVariableService {
     }
   }
 
-  /** The variables of the repository a task belongs to, for delivery to its runner. */
+  /**
+   * The variables of the repository a task belongs to over those of its organisation (the
+   * repository's win), for delivery to its runner.
+   */
   async variablesForTask(taskId: number): Promise<Record<string, string>> {
     const rows = await this.#store.variablesOfTask(taskId);
-    return Object.fromEntries(rows.map((row) => [row.name, row.value]));
+    return {
+      ...(await this.#org?.variablesForTask(taskId)),
+      ...Object.fromEntries(rows.map((row) => [row.name, row.value])),
+    };
   }
 }
+
+/** Where the variables of a task's organisation come from (`CiOrgSettingsService`). */
+type OrgVariables = { variablesForTask(taskId: number): Promise<Record<string, string>> };

@@ -34,6 +34,8 @@ export type WorkflowRun = {
   /** Why the run could not start (a workflow that does not parse), else null. */
   readonly error: string | null;
   readonly concurrencyGroup: string | null;
+  /** Waits for the unfinished run of its `concurrency` group to end (its jobs stay blocked). */
+  readonly concurrencyQueued: boolean;
 };
 
 export type CiTask = {

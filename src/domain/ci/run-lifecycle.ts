@@ -24,19 +24,24 @@ export class RunLifecycle {
   /**
    * Re-evaluates a run after one of its jobs changed: blocked jobs whose needs are done become
    * pending or skipped (job-status.ts), `tasks_version` moves when some became pending, and the
-   * run takes the aggregate status of its jobs. Pass the stores of the caller's transaction.
+   * run takes the aggregate status of its jobs. A run queued behind its `concurrency` group
+   * keeps every job blocked; a run of a group that ends lets the group's queued run go when no
+   * other run of the group is left unfinished. Pass the stores of the caller's transaction.
    */
   async settle(stores: CiStores, runId: string, now = Date.now()): Promise<void> {
+    const run = await stores.runs.findById(runId);
     const jobs = await stores.jobs.listOfRun(runId);
-    const changed = resolveBlocked(
-      jobs.map((job) => ({
-        key: String(job.id),
-        jobId: job.jobKey,
-        needs: job.needs,
-        hasIf: job.hasIf,
-        status: job.status,
-      })),
-    );
+    const changed = run?.concurrencyQueued
+      ? new Map<string, 'pending' | 'skipped'>()
+      : resolveBlocked(
+          jobs.map((job) => ({
+            key: String(job.id),
+            jobId: job.jobKey,
+            needs: job.needs,
+            hasIf: job.hasIf,
+            status: job.status,
+          })),
+        );
     for (const [key, status] of changed) await stores.jobs.unblock(Number(key), status, now);
     const statuses = jobs.map((job) => (changed.get(String(job.id)) ?? job.status) as CiTaskStatus);
     if ([...changed.values()].includes('pending')) {
@@ -47,6 +52,43 @@ export class RunLifecycle {
     }
     const aggregate = aggregateStatus(statuses);
     await stores.runs.setStatus(runId, runStatusOf(aggregate), isDone(aggregate), now);
+    if (run?.concurrencyGroup != null && isDone(aggregate)) {
+      await this.#releaseGroup(stores, run.repoId, run.concurrencyGroup, now);
+    }
+  }
+
+  /**
+   * Lets the oldest queued run of a group go (its jobs without needs become pending) when no
+   * unqueued run of the group is unfinished: at most one run of a group runs at a time.
+   */
+  async #releaseGroup(stores: CiStores, repoId: string, group: string, now: number) {
+    const unfinished = await stores.runs.listUnfinishedOfGroup(repoId, group);
+    if (unfinished.some((run) => !run.queued)) return;
+    const [next] = unfinished;
+    if (next !== undefined && (await stores.runs.release(next.id, now))) {
+      await this.settle(stores, next.id, now);
+    }
+  }
+
+  /**
+   * Makes room for a new run of a `concurrency` group without `cancel-in-progress`: the run
+   * already queued in the group is cancelled (the newer one replaces it, as on GitHub). Answers
+   * whether a run of the group is still unfinished, so that the new one must queue behind it.
+   */
+  async queueBehind(repoId: string, group: string): Promise<boolean> {
+    for (const run of await this.#stores.runs.listUnfinishedOfGroup(repoId, group)) {
+      if (run.queued) await this.cancelRun(run.id);
+    }
+    const left = await this.#stores.runs.listUnfinishedOfGroup(repoId, group);
+    return left.length > 0;
+  }
+
+  /**
+   * After a run was queued: if the run it queued behind ended in between (on this replica or
+   * another), nothing would release it, so the group is looked at again now.
+   */
+  async recheckGroup(repoId: string, group: string, now = Date.now()): Promise<void> {
+    await this.#stores.transaction((stores) => this.#releaseGroup(stores, repoId, group, now));
   }
 
   /**

@@ -15,9 +15,8 @@ import type { RunLifecycle } from './run-lifecycle.ts';
 import type { ScheduleService } from './schedule.service.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { pullTriggered, pushTriggered, type Triggered } from './trigger-events.ts';
-import { interpolate } from './workflow/interpolate.ts';
 import { type DispatchInput, dispatchInputs, type Triggers } from './workflow/triggers.ts';
-import { parseWorkflow, planJobs } from './workflow/workflow-parse.ts';
+import { concurrencyOf, parseWorkflow, planJobs } from './workflow/workflow-parse.ts';
 import type { NewRun, WorkflowRunStore } from './workflow-run.store.ts';
 
 export type RunTriggerDeps = {
@@ -34,7 +33,8 @@ export type RunTriggerDeps = {
  * Turns pushes into workflow runs: for every ref a push created or moved, the workflow files at
  * the new tip are read, each whose `on: push` filters match becomes a run, and the unfinished runs
  * it supersedes are cancelled (same repository, ref, workflow and event — Gitea's default — or the
- * same `concurrency` group with `cancel-in-progress`). A deleting push starts nothing. A workflow
+ * same `concurrency` group with `cancel-in-progress`); a run of a group without it queues behind
+ * the group's unfinished run (run-lifecycle.ts). A deleting push starts nothing. A workflow
  * that does not parse is recorded as a failed run whose error names the line.
  */
 export class RunTriggerService {
@@ -279,15 +279,16 @@ export class RunTriggerService {
     try {
       const workflow = parseWorkflow(fileName(file), file.content);
       if (!matches(workflow.triggers)) return undefined;
-      const jobs = planJobs(workflow, { github, vars: {}, inputs });
-      const group =
+      const contexts = { github, vars: {}, inputs };
+      const jobs = planJobs(workflow, contexts);
+      const concurrency =
         workflow.concurrency === undefined
           ? undefined
-          : interpolate(workflow.concurrency.group, { github, vars: {}, inputs });
+          : concurrencyOf(workflow.concurrency, contexts);
       plan = {
-        run: { ...base, workflowName: workflow.name, concurrencyGroup: group },
+        run: { ...base, workflowName: workflow.name, concurrencyGroup: concurrency?.group },
         jobs,
-        cancelGroup: workflow.concurrency?.cancelInProgress === true,
+        cancelGroup: concurrency?.cancelInProgress === true,
       };
     } catch (error) {
       // Parsing and planning are pure: whatever they throw is a problem of the file itself.
@@ -296,15 +297,22 @@ export class RunTriggerService {
       return run;
     }
     const scopes = versionScopesOfRepo({ id: repo.id, ownerId: repo.owner.id });
+    const group = plan.run.concurrencyGroup;
+    // Without cancel-in-progress the run already queued in the group is replaced first, so that
+    // cancelling superseded runs below cannot release it; the new run then queues behind the
+    // run of its group still unfinished, if any.
+    const queueInGroup = group !== undefined && !plan.cancelGroup;
+    if (queueInGroup) await lifecycle.queueBehind(repo.id, group);
     await lifecycle.cancelSuperseded({
       repoId: repo.id,
       ref: base.ref,
       workflowFile: base.workflowFile,
       event: base.event,
-      concurrencyGroup: plan.cancelGroup ? plan.run.concurrencyGroup : undefined,
+      concurrencyGroup: plan.cancelGroup ? group : undefined,
     });
+    const queued = queueInGroup && (await lifecycle.queueBehind(repo.id, group));
     const { run } = await runs.create(
-      plan.run,
+      { ...plan.run, concurrencyQueued: queued },
       plan.jobs.map((job) => ({
         name: job.name,
         jobKey: job.jobId,
@@ -317,6 +325,7 @@ export class RunTriggerService {
       scopes,
     );
     versions.forget(scopes);
+    if (queued && group !== undefined) await lifecycle.recheckGroup(repo.id, group);
     return run;
   }
 }

@@ -20,6 +20,8 @@ export type NewRun = Pick<
   /** Why the run cannot start; the run is recorded failed with no jobs. */
   readonly error?: string;
   readonly concurrencyGroup?: string;
+  /** Queued behind the unfinished run of its group: every job starts blocked. */
+  readonly concurrencyQueued?: boolean;
 };
 
 export type NewTask = {
@@ -34,7 +36,8 @@ export type NewTask = {
 
 /**
  * Creates a workflow run with its jobs (task rows): jobs without `needs` start pending (Gitea's
- * Waiting), the others blocked. The run number comes from an atomic upsert on the repository's
+ * Waiting), the others blocked; every job of a run queued behind its `concurrency` group starts
+ * blocked. The run number comes from an atomic upsert on the repository's
  * counter in the same transaction, so concurrent triggers on any number of replicas never share
  * or skip a number; the `tasks_version` counters of `versionScopes` move in it too, so a runner
  * that sees the new version also sees the jobs. A run with an `error` is recorded failed, jobless.
@@ -55,7 +58,10 @@ export async function createRun(
       .returning('last_number')
       .executeTakeFirstOrThrow();
     const now = Date.now();
-    const statuses = tasks.map((task) => ((task.needs ?? []).length > 0 ? 'blocked' : 'pending'));
+    const queued = run.concurrencyQueued === true;
+    const statuses = tasks.map((task) =>
+      queued || (task.needs ?? []).length > 0 ? 'blocked' : 'pending',
+    );
     const failed = run.error !== undefined;
     const row = await trx
       .insertInto('workflow_runs')
@@ -82,6 +88,7 @@ export async function createRun(
         fork_pull: run.forkPull ?? false,
         error: run.error ?? null,
         concurrency_group: run.concurrencyGroup ?? null,
+        concurrency_queued: queued,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -234,6 +241,39 @@ export class WorkflowRunStore {
             ]),
           );
     return (await query.execute()).map((row) => row.id);
+  }
+
+  /**
+   * The unfinished runs of a repository's `concurrency` group, oldest first, with whether each
+   * is queued behind the group.
+   */
+  async listUnfinishedOfGroup(
+    repoId: string,
+    group: string,
+  ): Promise<{ id: string; queued: boolean }[]> {
+    const rows = await this.#db
+      .selectFrom('workflow_runs')
+      .select(['id', 'concurrency_queued'])
+      .where('repo_id', '=', repoId)
+      .where('concurrency_group', '=', group)
+      .where('status', 'in', ['PENDING', 'BLOCKED', 'RUNNING'])
+      .orderBy('number')
+      .execute();
+    return rows.map((row) => ({ id: row.id, queued: Boolean(row.concurrency_queued) }));
+  }
+
+  /**
+   * Takes a run out of its group's queue. Conditional on it being queued, so of replicas
+   * releasing the same run one does it; answers whether this call did.
+   */
+  async release(runId: string, now: number): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('workflow_runs')
+      .set({ concurrency_queued: false, updated_at: now })
+      .where('id', '=', runId)
+      .where('concurrency_queued', '=', true)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** Stores the status its jobs add up to; `stopped` also stamps the stop time. */

@@ -13,7 +13,12 @@ import { PingService } from '../../gen/ping/v1/services_pb.js';
 import { RunnerService } from '../../gen/runner/v1/services_pb.js';
 import { toConnectError } from './connect-errors.ts';
 import { pingService } from './ping-service.ts';
-import { createProtoBodyParser } from './proto-body.ts';
+import {
+  createProtoBodyParser,
+  type DecodedBodies,
+  decodedBody,
+  useDecodedBody,
+} from './proto-body.ts';
 import { requestGzip } from './request-gzip.ts';
 import { runnerAuthInterceptor } from './runner-auth.ts';
 import type { RunnerRegistry } from './runner-registry.ts';
@@ -50,7 +55,8 @@ export class ConnectRuntime {
     tasks?: { readonly tasks: RunnerTasks; readonly baseUrl: (request: FastifyRequest) => string },
   ) {
     const baseUrlOf: BaseUrlOf = (context) => context.values.get(requestBaseUrl);
-    this.parseProtoBody = createProtoBodyParser(services, maxRequestBytes);
+    const decoded: DecodedBodies = new WeakMap();
+    this.parseProtoBody = createProtoBodyParser(services, maxRequestBytes, decoded);
     const recorder = {
       all: (path: string, _options: unknown, handler: RouteHandler) => {
         this.#handlers.set(path, handler);
@@ -71,10 +77,11 @@ export class ConnectRuntime {
         // body with `internal` (500) instead of `invalid_argument`; `br` now gets `unimplemented`.
         acceptCompression: [requestGzip],
         // The first interceptor is the outermost: it also maps what the auth check throws.
-        interceptors: [mapErrors, runnerAuthInterceptor(runners)],
+        interceptors: [mapErrors, useDecodedBody, runnerAuthInterceptor(runners)],
         contextValues: (request) =>
           createContextValues()
             .set(requestLog, request.log)
+            .set(decodedBody, decoded.get(request))
             .set(requestBaseUrl, tasks?.baseUrl(request) ?? ''),
       },
       (error) => {

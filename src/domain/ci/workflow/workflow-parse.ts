@@ -22,8 +22,8 @@ export type ParsedWorkflow = {
   /** `name:`, else the file name. */
   readonly name: string;
   readonly triggers: Triggers;
-  /** `concurrency:` as a group expression and whether a newer run cancels the running one. */
-  readonly concurrency: { readonly group: string; readonly cancelInProgress: boolean } | undefined;
+  /** `concurrency:` of the workflow (see `Concurrency`). */
+  readonly concurrency: Concurrency | undefined;
   readonly document: Document;
   readonly jobs: Readonly<Record<string, Record<string, unknown>>>;
 };
@@ -69,12 +69,43 @@ export function parseWorkflow(fileName: string, content: string): ParsedWorkflow
   };
 }
 
-function readConcurrency(value: unknown): ParsedWorkflow['concurrency'] {
+/**
+ * `concurrency:` as written: the group (text that may hold `${{ … }}`) and `cancel-in-progress`,
+ * a boolean or an expression evaluated with the group's contexts (`concurrencyOf`).
+ */
+export type Concurrency = {
+  readonly group: string;
+  readonly cancelInProgress: boolean | string;
+};
+
+/** `concurrency:` of a workflow or a job: a group name alone, or `{group, cancel-in-progress}`. */
+export function readConcurrency(value: unknown): Concurrency | undefined {
   if (typeof value === 'string') return { group: value, cancelInProgress: false };
   if (isRecord(value) && typeof value.group === 'string') {
-    return { group: value.group, cancelInProgress: value['cancel-in-progress'] === true };
+    const cancel = value['cancel-in-progress'];
+    return {
+      group: value.group,
+      cancelInProgress: typeof cancel === 'string' || cancel === true ? cancel : false,
+    };
   }
   return undefined;
+}
+
+/**
+ * A `concurrency:` evaluated on the server with the contexts a run starts with (`github`,
+ * `inputs`, `vars`): the group's name, and whether `cancel-in-progress` holds (an expression
+ * must come out `true`; anything else, an unknown context included, does not cancel).
+ */
+export function concurrencyOf(
+  concurrency: Concurrency,
+  contexts: ExpressionContexts,
+): { readonly group: string; readonly cancelInProgress: boolean } {
+  const cancel = concurrency.cancelInProgress;
+  const value = typeof cancel === 'string' ? interpolateValue(cancel, contexts) : cancel;
+  return {
+    group: interpolate(concurrency.group, contexts),
+    cancelInProgress: value === true || value === 'true',
+  };
 }
 
 /** The job ids a job waits for. */

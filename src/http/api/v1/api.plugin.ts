@@ -19,6 +19,7 @@ import { registerFederationApiRoutes } from './federation.routes.ts';
 import { registerHookRoutes } from './hooks.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
+import { registerOrgActionRoutes } from './org-actions.routes.ts';
 import { registerPullRoutes } from './pulls.routes.ts';
 import { registerReleaseRoutes } from './releases.routes.ts';
 import { RepoAnswers } from './repo-answers.ts';
@@ -108,6 +109,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerReleaseRoutes(server, deps);
   registerLabelRoutes(server, deps);
   registerHookRoutes(server, deps);
+  registerOrgActionRoutes(server, deps);
   registerStatusRoutes(server, { ...deps, views });
   registerBranchProtectionRoutes(server, deps);
   registerArchiveRoutes(server, deps);
