@@ -6,6 +6,7 @@ import type { ObjectCounts } from '../../../git/housekeeping.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type Html, html } from '../html.ts';
 import type { Pages } from '../page.ts';
+import { adminFrame } from '../views/admin-frame.ts';
 import { when } from './admin-runner-tables.view.ts';
 
 const CELL = 'p-2 border-top';
@@ -55,14 +56,17 @@ function table(headings: readonly string[], rows: readonly Html[], empty: string
 }
 
 function page(runs: readonly HousekeepingRun[], repos: readonly RepoNow[]): Html {
-  return html`<div class="container-lg px-3 py-4">
+  return adminFrame(
+    'housekeeping',
+    html`<div>
     <h1 class="h2 mb-3">Housekeeping</h1>
     <p class="color-fg-muted mb-3">Repositories are repacked in the background after pushes; see docs/repositories.md.</p>
     <h2 class="h4 mb-2">Repositories now</h2>
     ${table(['Repository', 'Packs', 'Loose objects'], repos.map(repoRow), 'No repository has been maintained yet.')}
     <h2 class="h4 mb-2">Recent runs</h2>
     ${table(['Repository', 'Kind', 'Outcome', 'Started', 'Took', 'Packs', 'Loose objects', 'Process'], runs.map(runRow), 'No runs yet.')}
-  </div>`;
+  </div>`,
+  );
 }
 
 /**
