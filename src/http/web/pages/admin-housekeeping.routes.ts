@@ -6,11 +6,10 @@ import type { ObjectCounts } from '../../../git/housekeeping.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type Html, html } from '../html.ts';
 import type { Pages } from '../page.ts';
-import { adminFrame } from '../views/admin-frame.ts';
+import { adminFrame, adminTable } from '../views/admin-frame.ts';
 import { when } from './admin-runner-tables.view.ts';
 
 const CELL = 'p-2 border-top';
-const HEAD = 'p-2 text-left f6 color-fg-muted';
 const RECENT_RUNS = 50;
 
 /** What the housekeeping admin page uses. */
@@ -49,10 +48,7 @@ function repoRow(repo: RepoNow): Html {
 
 function table(headings: readonly string[], rows: readonly Html[], empty: string): Html {
   if (rows.length === 0) return html`<p class="color-fg-muted">${empty}</p>`;
-  return html`<table class="width-full mb-4" style="border-collapse: collapse">
-    <thead><tr>${headings.map((name) => html`<th scope="col" class="${HEAD}">${name}</th>`)}</tr></thead>
-    <tbody>${rows}</tbody>
-  </table>`;
+  return adminTable(headings, rows);
 }
 
 function page(runs: readonly HousekeepingRun[], repos: readonly RepoNow[]): Html {

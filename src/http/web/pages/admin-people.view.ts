@@ -7,19 +7,11 @@ import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { accountUrl, repoUrl } from '../paths.ts';
+import { adminTable } from '../views/admin-frame.ts';
 import { formatBytes } from '../views/blob.ts';
 import { shortDate } from '../views/time.ts';
 
 const CELL = 'p-2 border-top';
-const HEAD = 'p-2 text-left f6 color-fg-muted';
-
-/** A table that scrolls sideways inside its own box when the screen is narrower than it. */
-export function adminTable(headings: readonly string[], rows: readonly Html[]): Html {
-  return html`<div class="kiln-table-scroll mb-3"><table class="width-full" style="border-collapse: collapse">
-    <thead><tr>${headings.map((name) => html`<th scope="col" class="${HEAD}">${name}</th>`)}</tr></thead>
-    <tbody>${rows}</tbody>
-  </table></div>`;
-}
 
 /** The search box of a list page, keeping its query. */
 export function searchForm(action: string, label: string, query: string): Html {

@@ -30,3 +30,14 @@ export function adminFrame(current: AdminPage, content: Html): Html {
     <div class="flex-auto min-width-0">${content}</div>
   </div>`;
 }
+
+/**
+ * A table of the admin pages: it scrolls sideways inside its own box when the screen is
+ * narrower than its columns, so the page itself never does.
+ */
+export function adminTable(headings: readonly string[], rows: readonly Html[]): Html {
+  return html`<div class="kiln-table-scroll mb-3"><table class="width-full kiln-table">
+    <thead><tr>${headings.map((name) => html`<th scope="col" class="p-2 text-left f6 color-fg-muted">${name}</th>`)}</tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`;
+}
