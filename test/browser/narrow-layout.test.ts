@@ -7,66 +7,53 @@
  */
 import { describe, expect, it } from 'vitest';
 import { commitFiles } from '../../src/git/test-support.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { useForSuite } from '../support/world.ts';
-import { type Chromium, launchChromium, screenshot } from './chromium.ts';
-import { browserEnabled } from './suite.ts';
+import type { TestServer } from '../support/server.ts';
+import { type Chromium, screenshot } from './chromium.ts';
+import { browserEnabled, useBrowserWorld } from './suite.ts';
 
 let kiln: TestServer;
 let chrome: Chromium;
 
 const LONG_LINE = `export const table = [${Array.from({ length: 40 }, (_, i) => `'entry-number-${i}'`).join(', ')}];`;
 
-if (browserEnabled) {
-  useForSuite(
-    async () => ({
-      kiln: await startTestServer({
-        SERVICE_PROTECT_ENABLED: 'false',
-        SERVICE_ADMIN_HANDLES: 'narrowadmin',
-      }),
-      chrome: await launchChromium(),
-    }),
-    async (world) => {
-      await world.chrome.close();
-      await world.kiln.close();
-    },
-    async (world) => {
-      ({ kiln, chrome } = world);
-      const { user } = await kiln.make.user({
-        handle: 'narrowadmin',
-        password: 'a long enough secret',
-      });
-      const { repos, pulls, orgs } = kiln.app.services;
-      const org = await orgs.createOrg({ name: 'narrow-org', owner: user });
-      const { repo } = await repos.create(user, {
-        name: 'gadget-with-a-rather-long-repository-name',
-        orgName: org.handle,
-        description: 'A repository whose description runs on for quite a few words, to wrap',
-      });
-      const dir = repos.handle(repo).path;
-      await commitFiles(dir, {
-        branch: 'main',
-        files: {
-          'README.md': `# Gadget\n\nA very wide table:\n\n| ${'column | '.repeat(12)}\n|${'---|'.repeat(12)}\n| ${'value-value | '.repeat(12)}\n\n\`\`\`\n${LONG_LINE}\n\`\`\`\n`,
-          'src/a-deeply/nested/directory/with-a-long-file-name.ts': `${LONG_LINE}\nexport const x = 1;\n`,
-        },
-        message: 'First commit with a subject line that is long enough to need wrapping on phones',
-      });
-      await commitFiles(dir, {
-        branch: 'feature/a-branch-name-that-is-long',
-        files: {
-          'src/a-deeply/nested/directory/with-a-long-file-name.ts': `${LONG_LINE}\nexport const x = 2;\n// ${LONG_LINE}\n`,
-        },
-        message: 'Change x',
-      });
-      await pulls.create(user, org.handle, repo.name, {
-        title: 'A pull request with a title long enough to wrap on a narrow screen',
-        head: 'feature/a-branch-name-that-is-long',
-        base: 'main',
-      });
-    },
-  );
-}
+useBrowserWorld(
+  async (world) => {
+    ({ kiln, chrome } = world);
+    const { user } = await kiln.make.user({
+      handle: 'narrowadmin',
+      password: 'a long enough secret',
+    });
+    const { repos, pulls, orgs } = kiln.app.services;
+    const org = await orgs.createOrg({ name: 'narrow-org', owner: user });
+    const { repo } = await repos.create(user, {
+      name: 'gadget-with-a-rather-long-repository-name',
+      orgName: org.handle,
+      description: 'A repository whose description runs on for quite a few words, to wrap',
+    });
+    const dir = repos.handle(repo).path;
+    await commitFiles(dir, {
+      branch: 'main',
+      files: {
+        'README.md': `# Gadget\n\nA very wide table:\n\n| ${'column | '.repeat(12)}\n|${'---|'.repeat(12)}\n| ${'value-value | '.repeat(12)}\n\n\`\`\`\n${LONG_LINE}\n\`\`\`\n`,
+        'src/a-deeply/nested/directory/with-a-long-file-name.ts': `${LONG_LINE}\nexport const x = 1;\n`,
+      },
+      message: 'First commit with a subject line that is long enough to need wrapping on phones',
+    });
+    await commitFiles(dir, {
+      branch: 'feature/a-branch-name-that-is-long',
+      files: {
+        'src/a-deeply/nested/directory/with-a-long-file-name.ts': `${LONG_LINE}\nexport const x = 2;\n// ${LONG_LINE}\n`,
+      },
+      message: 'Change x',
+    });
+    await pulls.create(user, org.handle, repo.name, {
+      title: 'A pull request with a title long enough to wrap on a narrow screen',
+      head: 'feature/a-branch-name-that-is-long',
+      base: 'main',
+    });
+  },
+  { SERVICE_ADMIN_HANDLES: 'narrowadmin' },
+);
 
 const REPO = '/repos/narrow-org/gadget-with-a-rather-long-repository-name';
 const PAGES: ReadonlyArray<readonly [name: string, path: string]> = [
