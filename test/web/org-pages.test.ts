@@ -1,9 +1,9 @@
 /**
  * Organisations from the web, over real HTTP without JavaScript: creating one from the account
- * menu's form (the creator becomes its owner), its page and members for those who may see them,
- * a private organisation as missing to outsiders as an unknown name, owners adding people,
- * changing roles and removing them (never the last owner), and settings with deletion behind
- * the typed name. Each form carries the CSRF token and its effect is read back.
+ * menu's form (the creator becomes its owner), its page with its members, the members page for
+ * members only, a private organisation as missing to outsiders as an unknown name, owners adding
+ * people, changing roles and removing them (never the last owner), and settings with deletion
+ * behind the typed name. Each form carries the CSRF token and its effect is read back.
  */
 import { describe, expect, it } from 'vitest';
 import { Browser as Anonymous, type Browser } from '../support/http.ts';
@@ -72,8 +72,8 @@ describe('creating an organisation', () => {
 describe('members', () => {
   it('are listed to members only, and owners add, promote, demote and remove them', async () => {
     const helper = people.helper.user.handle;
-    // Before joining, the helper sees neither the list nor the members page.
-    expect(await page(browsers.helper, '/guild')).not.toContain('people-heading');
+    // Before joining, the helper sees who belongs on the page, but not the members page.
+    expect(await page(browsers.helper, '/guild')).not.toContain('/org/guild/members');
     expect((await browsers.helper.get('/org/guild/members')).status).toBe(404);
 
     const added = await browsers.founder.post('/org/guild/members', {
@@ -82,7 +82,7 @@ describe('members', () => {
     });
     expect(await landing(browsers.founder, added)).toContain(`${helper} is now a member of guild.`);
     expect(await roleOf('guild', helper)).toBe('member');
-    expect(await page(browsers.helper, '/guild')).toContain('people-heading');
+    expect(await page(browsers.helper, '/guild')).toContain('href="/org/guild/members"');
     const list = await page(browsers.helper, '/org/guild/members');
     expect(list).toContain(helper);
     expect(list).not.toContain('Add a member');

@@ -22,9 +22,12 @@ export type PeopleRouteDeps = {
 
 const PER_PAGE = 20;
 
-/** An organisation's members, for its members and administrators (`OrgView`), else nothing. */
+/**
+ * An organisation's members, for whoever may see the organisation (a private one is missing to
+ * outsiders before this is reached); the members page links from here for its members.
+ */
 async function members(deps: PeopleRouteDeps, view: OrgView | undefined): Promise<Html | null> {
-  if (!view || (view.role === undefined && !view.canAdminister)) return null;
+  if (!view) return null;
   const org = view.org;
   const rows = await deps.services.orgs.listMembers(org);
   const accounts = await deps.services.users.findManyByIds(rows.map((row) => row.userId));
@@ -39,7 +42,7 @@ async function members(deps: PeopleRouteDeps, view: OrgView | undefined): Promis
   return html`<section class="mt-4" aria-labelledby="people-heading">
     <h2 class="f5 mb-2" id="people-heading">People</h2>
     <ul class="list-style-none">${items}</ul>
-    <p class="f6 mt-1"><a href="${orgUrl(org.handle, 'members')}">${view.canAdminister ? 'Manage members' : 'All members'}</a>${view.canAdminister ? html` · <a href="${orgUrl(org.handle, 'settings')}">Settings</a>` : null}</p>
+    ${view.role !== undefined || view.canAdminister ? html`<p class="f6 mt-1"><a href="${orgUrl(org.handle, 'members')}">${view.canAdminister ? 'Manage members' : 'All members'}</a>${view.canAdminister ? html` · <a href="${orgUrl(org.handle, 'settings')}">Settings</a>` : null}</p>` : null}
   </section>`;
 }
 
