@@ -109,6 +109,15 @@ describe('disabling a person', () => {
   });
 });
 
+describe('SERVICE_ADMIN_HANDLES', () => {
+  it('are kept from organisations, as from sign-up', async () => {
+    const member = await signedIn(kiln, people.member.user.handle, people.member.password);
+    const response = await member.post('/org/create', { name: 'ROOT' });
+    expect(response.status).toBe(422);
+    expect(await response.text()).toContain('reserved');
+  });
+});
+
 describe('administrators in the database', () => {
   it('are made and unmade here, and the listed handles stay', async () => {
     const { user, password } = people.member;

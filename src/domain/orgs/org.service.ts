@@ -77,6 +77,10 @@ export class OrgService {
     visibility?: OrgVisibility;
   }): Promise<Account> {
     assertValidHandle(input.name, 'organisation name');
+    // A listed admin handle is kept for the person the operator creates under it (UserService).
+    if (this.#admins?.isListed({ handle: input.name })) {
+      throw new Invalid(`organisation name "${input.name}" is reserved`);
+    }
     const fullName = (input.fullName ?? '').trim();
     if (fullName.length > 100) throw new Invalid('full name must be at most 100 characters');
     return this.#store.insertWithOwner(
