@@ -5,6 +5,7 @@ import { TableChangeClock } from './db/change-clock.ts';
 import { type Database, migrate, openDatabase } from './db/database.ts';
 import { AdminPolicy } from './domain/admin/admin.policy.ts';
 import { HealthService } from './domain/admin/health.service.ts';
+import { SiteAdminService } from './domain/admin/site-admin.service.ts';
 import { BranchService } from './domain/branches/branch.service.ts';
 import { CommitAuthorStore } from './domain/branches/commit-author.store.ts';
 import { CommitStatusService } from './domain/branches/commit-status.service.ts';
@@ -138,8 +139,8 @@ export async function createApp(config: Config): Promise<App> {
   await sweepTempDirs(git.paths);
   const userStore = new UserStore(db);
   const users = new UserService(userStore, config.adminHandles);
-  const orgs = new OrgService(new OrgStore(db), userStore);
   const admins = new AdminPolicy(config.adminHandles);
+  const orgs = new OrgService(new OrgStore(db), userStore, admins);
   const repoStore = new RepoStore(db);
   const collaboratorStore = new CollaboratorStore(db);
   const housekeepingStore = new HousekeepingStore(db);
@@ -275,6 +276,13 @@ export async function createApp(config: Config): Promise<App> {
     reviewComments,
     releases,
   });
+  const runnerAdmin = new RunnerAdminService({
+    tokens: registrationTokens,
+    runners: runnerStore,
+    lookup: new ScopeLookupStore(db),
+    admins,
+    orgs,
+  });
   const services: Services = {
     users,
     tokens: new TokenService(new TokenStore(db), users),
@@ -303,12 +311,14 @@ export async function createApp(config: Config): Promise<App> {
     releases,
     tags,
     runners: new RunnerRegistryService(runnerStore, registrationTokens),
-    runnerAdmin: new RunnerAdminService({
-      tokens: registrationTokens,
-      runners: runnerStore,
-      lookup: new ScopeLookupStore(db),
+    runnerAdmin,
+    siteAdmin: new SiteAdminService({
       admins,
-      orgs,
+      userStore,
+      users,
+      repos,
+      runnerAdmin,
+      paths: git.paths,
     }),
     ciTasks,
     ciSecrets,

@@ -90,7 +90,7 @@ export const configSchema = {
     itemForm: 'user handles',
     validate: (item) => HANDLE.test(item),
     description:
-      'Users who are administrators. Empty: there are no administrators and every `/admin` page is closed.',
+      'Users who are always administrators; administrators may make others so at `/admin/users`, but never unmake these. Empty, with nobody made an administrator there: every `/admin` page is closed.',
   }),
   'service.secret-key': optionalStringField({
     secret: true,

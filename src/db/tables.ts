@@ -19,6 +19,12 @@ export type UsersTable = {
   updated_at: number;
   /** When an operator disabled this person; null (or absent on insert) while in use. */
   disabled_at?: number | null;
+  /** An organisation's website; '' for people and when unset. */
+  website?: string;
+  /** An organisation's visibility: a private one is shown to its members and admins only. */
+  visibility?: 'public' | 'private';
+  /** An instance administrator made so from the admin pages (see AdminPolicy). */
+  is_admin?: boolean | number;
 };
 
 export type OrgMembersTable = {

@@ -1,5 +1,6 @@
 import type { AdminPolicy } from './admin/admin.policy.ts';
 import type { HealthService } from './admin/health.service.ts';
+import type { SiteAdminService } from './admin/site-admin.service.ts';
 import type { BranchService } from './branches/branch.service.ts';
 import type { CommitStatusService } from './branches/commit-status.service.ts';
 import type { CiOrgSettingsService } from './ci/ci-org-settings.service.ts';
@@ -49,6 +50,8 @@ export type DomainServices = {
   readonly loginThrottle: LoginThrottle;
   readonly orgs: OrgService;
   readonly admins: AdminPolicy;
+  /** What `/admin` does: counts, people and repositories, disabling, making administrators. */
+  readonly siteAdmin: SiteAdminService;
   /** Whether the database and the data dir answer (`/healthz`). */
   readonly health: HealthService;
   readonly repos: RepoService;

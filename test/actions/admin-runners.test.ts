@@ -73,7 +73,9 @@ describe('with SERVICE_ADMIN_HANDLES set', () => {
     const text = await page.text();
     expect(text).toContain('Registration tokens');
     expect(text).toContain('Registered runners');
-    expect(await (await admin.get('/')).text()).toContain('href="/admin/runners"');
+    // The account menu leads to the admin area, whose navigation leads here.
+    expect(await (await admin.get('/')).text()).toContain('href="/admin"');
+    expect(text).toContain('href="/admin/runners" aria-current="page"');
   });
 
   it('mints a token shown once, which registers a runner that then appears', async () => {

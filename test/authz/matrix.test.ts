@@ -88,6 +88,7 @@ async function context(principal: Principal, subject: Subject): Promise<ProbeCon
     otherHandle: people.other.user.handle,
     writerHandle: people.writer.user.handle,
     readerHandle: people.reader.user.handle,
+    adminHandle: ADMIN,
     ownerTokenId: ownerToken?.id ?? (await kiln.make.token(people.owner.user)),
     instanceTokenId: record.id,
     instanceRunnerId: runner.id,

@@ -37,6 +37,8 @@ export type ProbeContext = {
   readonly otherHandle: string;
   readonly writerHandle: string;
   readonly readerHandle: string;
+  /** The site admin's own handle: admin forms act on it so other principals stay as they are. */
+  readonly adminHandle: string;
   /** An id of one of `owner`'s own access tokens. */
   readonly ownerTokenId: string;
   /** An instance runner token and a runner, for the admin pages. */
@@ -672,6 +674,95 @@ function webEntries(): Record<string, Entry> {
         ),
       ],
     },
+    'GET /admin/users': { probes: [page(() => '/admin/users?q=a', 'site-admin', false)] },
+    'GET /admin/repos': { probes: [page(() => '/admin/repos?q=o', 'site-admin', false)] },
+    // Each admin form acts on the admin's own account: disabling or unmaking oneself is refused
+    // with a message (303), enabling and making an admin of an admin change nothing, so no other
+    // principal changes between probes.
+    ...Object.fromEntries(
+      ['disable', 'enable', 'make-admin', 'revoke-admin'].map((action) => [
+        `POST /admin/users/:handle/${action}`,
+        {
+          probes: [
+            form(
+              (c) => `/admin/users/${c.adminHandle}/${action}`,
+              'site-admin',
+              () => ({}),
+              { scoped: false },
+            ),
+          ],
+        },
+      ]),
+    ),
+    'GET /org/create': { probes: [page(() => '/org/create', 'user', false)] },
+    'POST /org/create': {
+      probes: [
+        form(
+          () => '/org/create',
+          'user',
+          (c) => ({ name: c.unique('neworg'), visibility: 'public' }),
+          { scoped: false },
+        ),
+      ],
+    },
+    'GET /org/:org/members': {
+      probes: [page((c) => `/org/${c.org}/members`, 'org-admin', false)],
+    },
+    'GET /org/:org/settings': {
+      probes: [page((c) => `/org/${c.org}/settings`, 'org-admin', false)],
+    },
+    'POST /org/:org/settings': {
+      probes: [
+        form(
+          (c) => `/org/${c.org}/settings`,
+          'org-admin',
+          () => ({ description: 'changed', website: '', visibility: 'public' }),
+          { scoped: false },
+        ),
+      ],
+    },
+    // The organisation owns the subject repositories, so deleting it is refused (a message).
+    'POST /org/:org/settings/delete': {
+      probes: [
+        form(
+          (c) => `/org/${c.org}/settings/delete`,
+          'org-admin',
+          (c) => ({ confirm: c.org }),
+          { scoped: false },
+        ),
+      ],
+    },
+    // Membership forms act on the site admin, whose access does not depend on membership.
+    'POST /org/:org/members': {
+      probes: [
+        form(
+          (c) => `/org/${c.org}/members`,
+          'org-admin',
+          (c) => ({ username: c.adminHandle, role: 'member' }),
+          { scoped: false },
+        ),
+      ],
+    },
+    'POST /org/:org/members/role': {
+      probes: [
+        form(
+          (c) => `/org/${c.org}/members/role`,
+          'org-admin',
+          (c) => ({ username: c.adminHandle, role: 'member' }),
+          { scoped: false },
+        ),
+      ],
+    },
+    'POST /org/:org/members/remove': {
+      probes: [
+        form(
+          (c) => `/org/${c.org}/members/remove`,
+          'org-admin',
+          (c) => ({ username: c.adminHandle }),
+          { scoped: false },
+        ),
+      ],
+    },
     'GET /:owner': { probes: [page((c) => `/${c.subject.owner}`, 'anyone', false)] },
     'GET /:owner/:name': {
       probes: [{ ...page((c) => `/${repo(c)}`, 'read'), ok: [301, 302, 303, 308] }],
@@ -690,7 +781,7 @@ function webEntries(): Record<string, Entry> {
     'GET /user/settings': anyone('/user/settings', [301]),
     'GET /user/settings/applications': anyone('/user/settings/applications', [301]),
     'GET /explore/repos': anyone('/explore/repos', [301]),
-    'GET /admin': { probes: [{ ...page(() => '/admin', 'site-admin', false), ok: [302] }] },
+    'GET /admin': { probes: [page(() => '/admin', 'site-admin', false)] },
     'GET /:owner/:name/info/refs': {
       probes: [
         {

@@ -13,9 +13,9 @@ export type BrowserWorld = {
   readonly work: WorkTree;
 };
 
-async function startBrowserWorld(): Promise<BrowserWorld> {
+async function startBrowserWorld(env: Record<string, string>): Promise<BrowserWorld> {
   // One browser sends every request from one address: bot protection would meter the suite.
-  const kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false' });
+  const kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false', ...env });
   return { kiln, chrome: await launchChromium(), work: new WorkTree() };
 }
 
@@ -25,7 +25,13 @@ async function stopBrowserWorld(world: BrowserWorld): Promise<void> {
   world.work.remove();
 }
 
-/** The suite's browser world, handed to `ready`; nothing starts where Chromium is missing. */
-export function useBrowserWorld(ready: (world: BrowserWorld) => void | Promise<void>): void {
-  if (browserEnabled) useForSuite(startBrowserWorld, stopBrowserWorld, ready);
+/**
+ * The suite's browser world, handed to `ready`; nothing starts where Chromium is missing.
+ * `env`: more SERVICE_* settings for the server (SERVICE_ADMIN_HANDLES, say).
+ */
+export function useBrowserWorld(
+  ready: (world: BrowserWorld) => void | Promise<void>,
+  env: Record<string, string> = {},
+): void {
+  if (browserEnabled) useForSuite(() => startBrowserWorld(env), stopBrowserWorld, ready);
 }

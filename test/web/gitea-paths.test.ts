@@ -42,7 +42,7 @@ describe("Gitea's addresses", () => {
     expect(await where(browser, '/user/settings')).toEqual([301, '/settings']);
     expect(await where(browser, '/user/settings/applications')).toEqual([301, '/settings/tokens']);
     expect(await where(browser, '/explore/repos?page=2')).toEqual([301, '/explore?page=2']);
-    // The admin area is missing to anyone but an instance admin (test/authz: admins get 302).
+    // The admin area is missing to anyone but an instance admin (test/authz: admins get 200).
     expect(await where(browser, '/admin')).toEqual([404, null]);
   });
 

@@ -17,6 +17,7 @@ import { ciRunsByCommitMigration } from './0015-ci-runs-by-commit.ts';
 import { webhooksMigration } from './0016-webhooks.ts';
 import { ciConcurrencyQueueMigration } from './0017-ci-concurrency-queue.ts';
 import { ciOrgSettingsMigration } from './0018-ci-org-settings.ts';
+import { orgSettingsSiteAdminsMigration } from './0019-org-settings-site-admins.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -38,4 +39,5 @@ export const migrations: readonly Migration[] = [
   webhooksMigration,
   ciConcurrencyQueueMigration,
   ciOrgSettingsMigration,
+  orgSettingsSiteAdminsMigration,
 ];

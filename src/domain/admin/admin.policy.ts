@@ -1,8 +1,11 @@
 import type { User } from '../users/user.types.ts';
 
 /**
- * There is no stored admin role (SPEC.md): an admin is a signed-in person whose handle is listed
- * in SERVICE_ADMIN_HANDLES. An empty list means nobody is.
+ * Who administers the instance: a signed-in person whose handle is listed in
+ * SERVICE_ADMIN_HANDLES, or one made an administrator from the admin pages (stored on their
+ * account, `siteAdmin`). The list is authoritative for the handles it names: the database can
+ * add administrators but never take a listed one away. An empty list and no stored flag means
+ * nobody is.
  */
 export class AdminPolicy {
   readonly #handles: ReadonlySet<string>;
@@ -12,6 +15,11 @@ export class AdminPolicy {
   }
 
   isAdmin(user: User | undefined): boolean {
-    return user !== undefined && this.#handles.has(user.handle.toLowerCase());
+    return user !== undefined && (user.siteAdmin === true || this.isListed(user));
+  }
+
+  /** Whether SERVICE_ADMIN_HANDLES names this person (an administrator nobody can unmake). */
+  isListed(user: Pick<User, 'handle'>): boolean {
+    return this.#handles.has(user.handle.toLowerCase());
   }
 }

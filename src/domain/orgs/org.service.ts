@@ -1,24 +1,86 @@
 import { newId } from '../../lib/ids.ts';
-import { Invalid, NotFound } from '../errors.ts';
+import type { AdminPolicy } from '../admin/admin.policy.ts';
+import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
+import { mayAdministerOrg } from '../repos/repo.policy.ts';
 import { assertValidHandle } from '../users/handle.ts';
 import type { UserStore } from '../users/user.store.ts';
 import type { Account, User } from '../users/user.types.ts';
-import type { OrgRole, OrgStore } from './org.store.ts';
+import type { OrgRole, OrgSettings, OrgStore, OrgVisibility } from './org.store.ts';
 
-export type { OrgRole };
+export type { OrgRole, OrgSettings, OrgVisibility };
 
-/** Organisations: accounts that own repositories on behalf of their owner members. */
+/** An organisation as one viewer sees it: its settings and the viewer's place in it. */
+export type OrgView = {
+  readonly org: Account;
+  readonly settings: OrgSettings;
+  /** The viewer's role, undefined when they are not a member. */
+  readonly role: OrgRole | undefined;
+  /** Whether the viewer may change it: an owner, or an instance administrator. */
+  readonly canAdminister: boolean;
+};
+
+/** The settings form's fields, as typed. */
+export type OrgSettingsInput = {
+  readonly fullName: string;
+  readonly description: string;
+  readonly website: string;
+  readonly visibility: string;
+};
+
+export function parseOrgVisibility(value: string): OrgVisibility {
+  if (value === 'public' || value === 'private') return value;
+  throw new Invalid('visibility must be public or private');
+}
+
+export function parseOrgRole(value: string): OrgRole {
+  if (value === 'owner' || value === 'member') return value;
+  throw new Invalid('role must be owner or member');
+}
+
+function checkedWebsite(value: string): string {
+  const website = value.trim();
+  if (website === '') return '';
+  if (website.length > 255) throw new Invalid('website must be at most 255 characters');
+  let url: URL | undefined;
+  try {
+    url = new URL(website);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new Invalid('website must be an http:// or https:// address');
+  }
+  return website;
+}
+
+/**
+ * Organisations: accounts that own repositories on behalf of their members. Owners (and
+ * instance administrators) change settings and membership; an organisation always keeps at
+ * least one owner. A private organisation is NotFound to everyone but its members and
+ * administrators, the same answer as one that does not exist.
+ */
 export class OrgService {
   readonly #store: OrgStore;
   readonly #users: UserStore;
+  readonly #admins: AdminPolicy | undefined;
 
-  constructor(store: OrgStore, users: UserStore) {
+  constructor(store: OrgStore, users: UserStore, admins?: AdminPolicy) {
     this.#store = store;
     this.#users = users;
+    this.#admins = admins;
   }
 
-  async createOrg(input: { name: string; owner: User; fullName?: string }): Promise<Account> {
+  async createOrg(input: {
+    name: string;
+    owner: User;
+    fullName?: string;
+    visibility?: OrgVisibility;
+  }): Promise<Account> {
     assertValidHandle(input.name, 'organisation name');
+    // A listed admin handle is kept for the person the operator creates under it (UserService).
+    if (this.#admins?.isListed({ handle: input.name })) {
+      throw new Invalid(`organisation name "${input.name}" is reserved`);
+    }
     const fullName = (input.fullName ?? '').trim();
     if (fullName.length > 100) throw new Invalid('full name must be at most 100 characters');
     return this.#store.insertWithOwner(
@@ -32,6 +94,7 @@ export class OrgService {
         createdAt: Date.now(),
       },
       input.owner.id,
+      input.visibility ?? 'public',
     );
   }
 
@@ -39,6 +102,85 @@ export class OrgService {
     const account = await this.#users.findByHandle(name);
     if (account?.kind !== 'org') throw new NotFound(`org does not exist [name: ${name}]`);
     return account;
+  }
+
+  /** The organisation as `viewer` may see it; NotFound when missing or private to them. */
+  async view(viewer: User | undefined, name: string): Promise<OrgView> {
+    const org = await this.getOrg(name);
+    return this.viewOf(viewer, org);
+  }
+
+  /** `view` for an organisation already loaded. */
+  async viewOf(viewer: User | undefined, org: Account): Promise<OrgView> {
+    const [settings, role] = await Promise.all([
+      this.#store.findSettings(org.id),
+      viewer ? this.#store.findRole(org.id, viewer.id) : undefined,
+    ]);
+    const isAdmin = this.#admins?.isAdmin(viewer) === true;
+    if (settings.visibility === 'private' && role === undefined && !isAdmin) {
+      throw new NotFound(`org does not exist [name: ${org.handle}]`);
+    }
+    return { org, settings, role, canAdminister: mayAdministerOrg(role, isAdmin) };
+  }
+
+  /** The organisation when `actor` may change it; NotFound if they cannot see it, else Forbidden. */
+  async administered(actor: User, name: string): Promise<OrgView> {
+    const view = await this.view(actor, name);
+    if (!view.canAdminister) throw new Forbidden('only owners of the organisation may do that');
+    return view;
+  }
+
+  async updateSettings(actor: User, name: string, input: OrgSettingsInput): Promise<void> {
+    const { org } = await this.administered(actor, name);
+    const fullName = input.fullName.trim();
+    const description = input.description.trim();
+    if (fullName.length > 100) throw new Invalid('full name must be at most 100 characters');
+    if (description.length > 255) throw new Invalid('description must be at most 255 characters');
+    await this.#store.updateSettings(org.id, {
+      fullName,
+      description,
+      website: checkedWebsite(input.website),
+      visibility: parseOrgVisibility(input.visibility),
+    });
+  }
+
+  /**
+   * Deletes the organisation. Like Gitea, one that still owns repositories is refused: they are
+   * deleted or moved first, so no repository is lost by deleting its owner.
+   */
+  async deleteOrg(actor: User, name: string): Promise<void> {
+    const { org } = await this.administered(actor, name);
+    if ((await this.#store.countRepos(org.id)) > 0) {
+      throw new Conflict(`${org.handle} still owns repositories; delete them first`);
+    }
+    await this.#store.deleteOrg(org.id);
+  }
+
+  /** Adds a person by handle with a role; someone already a member keeps theirs (Conflict). */
+  async addMemberByHandle(actor: User, name: string, handle: string, role: OrgRole): Promise<User> {
+    const { org } = await this.administered(actor, name);
+    const person = await this.#person(handle);
+    if ((await this.#store.findRole(org.id, person.id)) !== undefined) {
+      throw new Conflict(`${person.handle} is already a member`);
+    }
+    await this.#store.upsertMember(org.id, person.id, role);
+    return person;
+  }
+
+  /** Changes a member's role; the last owner cannot be made a plain member (Conflict). */
+  async setRole(actor: User, name: string, handle: string, role: OrgRole): Promise<User> {
+    const { org } = await this.administered(actor, name);
+    const person = await this.#member(org, handle);
+    await this.#store.changeMember(org.id, person.id, role);
+    return person;
+  }
+
+  /** Removes a member; the last owner cannot be removed (Conflict). */
+  async removeMember(actor: User, name: string, handle: string): Promise<User> {
+    const { org } = await this.administered(actor, name);
+    const person = await this.#member(org, handle);
+    await this.#store.changeMember(org.id, person.id, undefined);
+    return person;
   }
 
   /** The person's role in the organisation, or undefined when not a member. */
@@ -57,5 +199,19 @@ export class OrgService {
 
   async listMembers(org: Account): Promise<Array<{ userId: string; role: OrgRole }>> {
     return this.#store.listMembers(org.id);
+  }
+
+  async #person(handle: string): Promise<User> {
+    const account = await this.#users.findByHandle(handle.trim());
+    if (account?.kind !== 'user') throw new NotFound(`user does not exist [name: ${handle}]`);
+    return account as User;
+  }
+
+  async #member(org: Account, handle: string): Promise<User> {
+    const person = await this.#person(handle);
+    if ((await this.#store.findRole(org.id, person.id)) === undefined) {
+      throw new NotFound(`${person.handle} is not a member of ${org.handle}`);
+    }
+    return person;
   }
 }

@@ -38,7 +38,7 @@ export class RepoListingService {
   }
 
   /** Every repository, private ones included, for the operator at the command line. */
-  async listAll(page: Page, filter: { ownerId?: string } = {}) {
+  async listAll(page: Page, filter: { ownerId?: string; query?: string } = {}) {
     return this.#deps.store.listVisible({ kind: 'admin' }, page, filter);
   }
 

@@ -16,6 +16,17 @@ function toAccount(row: UsersTable): Account {
     description: row.description,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
+    ...(row.is_admin === true || row.is_admin === 1 ? { siteAdmin: true as const } : {}),
+  };
+}
+
+/** A person as the admin pages list them. */
+export type PersonRow = { readonly account: Account; readonly disabledAt: Date | null };
+
+function toPersonRow(row: UsersTable): PersonRow {
+  return {
+    account: toAccount(row),
+    disabledAt: row.disabled_at == null ? null : new Date(Number(row.disabled_at)),
   };
 }
 
@@ -106,10 +117,19 @@ export class UserStore {
 
   /** How many people (not organisations) have an account, disabled ones included. */
   async countPeople(): Promise<number> {
+    return this.#countKind('user');
+  }
+
+  /** How many organisations there are. */
+  async countOrgs(): Promise<number> {
+    return this.#countKind('org');
+  }
+
+  async #countKind(kind: Account['kind']): Promise<number> {
     const row = await this.#db
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('kind', '=', 'user')
+      .where('kind', '=', kind)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -122,10 +142,36 @@ export class UserStore {
       .where('kind', '=', 'user')
       .orderBy('handle_lower')
       .execute();
-    return rows.map((row) => ({
-      account: toAccount(row),
-      disabledAt: row.disabled_at == null ? null : new Date(Number(row.disabled_at)),
-    }));
+    return rows.map(toPersonRow);
+  }
+
+  /** One page of people (no organisations) whose handle, name or email contains `query`. */
+  async listPeoplePage(
+    query: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: PersonRow[]; total: number }> {
+    const pattern = likePattern(query);
+    const people = this.#db
+      .selectFrom('users')
+      .where('kind', '=', 'user')
+      .where(
+        sql<boolean>`(handle_lower like ${pattern} escape '\\' or lower(full_name) like ${pattern} escape '\\' or email_lower like ${pattern} escape '\\')`,
+      );
+    const [rows, count] = await Promise.all([
+      people.selectAll().orderBy('handle_lower').limit(page.limit).offset(page.offset).execute(),
+      people.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map(toPersonRow), total: Number(count.n) };
+  }
+
+  /** Makes a person an instance administrator in the database, or not. */
+  async setAdmin(id: string, admin: boolean): Promise<void> {
+    await this.#db
+      .updateTable('users')
+      .set({ is_admin: admin })
+      .where('id', '=', id)
+      .where('kind', '=', 'user')
+      .execute();
   }
 
   /** Disables (at `at`) or re-enables (null) a person. */

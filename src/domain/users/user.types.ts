@@ -11,6 +11,11 @@ export type Account = {
   readonly description: string;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /**
+   * Present (true) on a person made an instance administrator from the admin pages; absent
+   * otherwise. Handles in SERVICE_ADMIN_HANDLES are administrators without it (AdminPolicy).
+   */
+  readonly siteAdmin?: true;
 };
 
 export type User = Account & { readonly kind: 'user'; readonly email: string };

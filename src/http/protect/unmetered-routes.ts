@@ -38,7 +38,12 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/org/:org/settings/hooks/:id':
     "one organisation webhook and its last 50 deliveries: the organisation's owners only",
   '/admin/federation': 'administrators only',
+  '/admin/users': 'administrators only, database only',
+  '/admin/repos': 'administrators only, database and directory sizes',
   '/new': 'the creation form: signed-in users only',
+  '/org/create': 'the organisation form: signed-in users only',
+  '/org/:org/members': "an organisation's members: its members only, database only",
+  '/org/:org/settings': "an organisation's settings: its owners only, database only",
   '/:owner': 'a person or organisation: database only',
   '/:owner/:name': 'a redirect to the repository page',
   '/:owner/:name/pulls/:number': "Gitea's address of a pull request: a redirect, database only",
@@ -49,7 +54,7 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/user/settings': "Gitea's address of account settings: a fixed redirect",
   '/user/settings/applications': "Gitea's address of the token settings: a fixed redirect",
   '/explore/repos': "Gitea's address of the repository list: a fixed redirect",
-  '/admin': "Gitea's address of the administration area: a fixed redirect",
+  '/admin': 'the administration overview: administrators only, database only',
   '/:owner/:name/info/refs':
     'git transport (clones and fetches) is never metered (SPEC.md); it never renders',
   '/:owner/:name/HEAD': 'dumb HTTP, refused without running git',

@@ -6,6 +6,12 @@ import { type CodeRouteDeps, registerCodeRoutes } from './pages/code.routes.ts';
 import { type GiteaPathRouteDeps, registerGiteaPathRoutes } from './pages/gitea-paths.routes.ts';
 import { type HistoryRouteDeps, registerHistoryRoutes } from './pages/history.routes.ts';
 import { type NewRepoRouteDeps, registerNewRepoRoutes } from './pages/new-repo.routes.ts';
+import { type OrgMembersRouteDeps, registerOrgMembersRoutes } from './pages/org-members.routes.ts';
+import { type OrgNewRouteDeps, registerOrgNewRoutes } from './pages/org-new.routes.ts';
+import {
+  type OrgSettingsRouteDeps,
+  registerOrgSettingsRoutes,
+} from './pages/org-settings.routes.ts';
 import { type PeopleRouteDeps, registerPeopleRoutes } from './pages/people.routes.ts';
 import { type PullPageRouteDeps, registerPullPageRoutes } from './pages/pull-page.routes.ts';
 import { type PullListRouteDeps, registerPullListRoutes } from './pages/pulls.routes.ts';
@@ -28,6 +34,9 @@ import {
 
 /** What the forge's pages use together: the union of what each of them is handed. */
 export type ForgePagesDeps = PeopleRouteDeps &
+  OrgNewRouteDeps &
+  OrgMembersRouteDeps &
+  OrgSettingsRouteDeps &
   GiteaPathRouteDeps &
   NewRepoRouteDeps &
   CodeRouteDeps &
@@ -45,7 +54,7 @@ export type ForgePagesDeps = PeopleRouteDeps &
   SessionRouteDeps;
 
 /**
- * The forge's own pages: people and organisations, repositories and their code, history,
+ * The forge's own pages: people and organisations (with members and settings), repositories and their code, history,
  * branches, tags, pull requests, workflow runs and releases, creation, forking and settings.
  */
 export function registerForgePages(
@@ -54,6 +63,9 @@ export function registerForgePages(
   pages: Pages,
 ): void {
   registerPeopleRoutes(server, deps, pages);
+  registerOrgNewRoutes(server, deps, pages);
+  registerOrgMembersRoutes(server, deps, pages);
+  registerOrgSettingsRoutes(server, deps, pages);
   registerGiteaPathRoutes(server, deps);
   registerNewRepoRoutes(server, deps, pages);
   registerCodeRoutes(server, deps, pages);

@@ -34,10 +34,11 @@ function header(context: PageContext): Html {
             <div class="dropdown-divider" role="separator"></div>
             <a class="dropdown-item" role="menuitem" href="/${encodeURIComponent(user.handle)}">Your profile</a>
             <a class="dropdown-item" role="menuitem" href="/new">New repository</a>
+            <a class="dropdown-item" role="menuitem" href="/org/create">New organisation</a>
             <div class="dropdown-divider" role="separator"></div>
             <a class="dropdown-item" role="menuitem" href="/settings">Settings</a>
             <a class="dropdown-item" role="menuitem" href="/settings/tokens">Access tokens</a>
-            ${context.isAdmin ? html`<a class="dropdown-item" role="menuitem" href="/admin/runners">Runners</a><a class="dropdown-item" role="menuitem" href="/admin/hooks">System webhooks</a>` : null}
+            ${context.isAdmin ? html`<a class="dropdown-item" role="menuitem" href="/admin">Site administration</a>` : null}
             <div class="dropdown-divider" role="separator"></div>
             <form method="post" action="/logout" class="dropdown-item p-0">
               <input type="hidden" name="_csrf" value="${context.csrf}">

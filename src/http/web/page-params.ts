@@ -19,6 +19,13 @@ const name = Type.String();
 /** `/{owner}` */
 export const OwnerParams = Type.Object({ owner });
 
+/** `/org/{org}/…`: an organisation's members and settings. */
+export const OrgParams = Type.Object({ org: Type.String() });
+export type OrgParams = Static<typeof OrgParams>;
+
+/** `/admin/users/{handle}/…`: one person in the admin pages. */
+export const HandleParams = Type.Object({ handle: Type.String() });
+
 /** `/repos/{owner}/{name}/…`: the one definition of a repository page's parameters. */
 export const RepoParams = Type.Object({ owner, name });
 export type RepoParams = Static<typeof RepoParams>;

@@ -8,6 +8,7 @@ import { registerMetering } from '../protect/metering.plugin.ts';
 import { registerAssetRoutes } from './assets.routes.ts';
 import { type ForgePagesDeps, registerForgePages } from './forge-pages.ts';
 import type { Pages } from './page.ts';
+import { type AdminRouteDeps, registerAdminPages } from './pages/admin.routes.ts';
 import {
   type AdminFederationDeps,
   registerAdminFederationRoutes,
@@ -46,6 +47,7 @@ export type WebPluginDeps = HomeRouteDeps &
   ForgePagesDeps &
   ChallengeRouteDeps &
   SearchRouteDeps &
+  AdminRouteDeps &
   AdminRunnerRouteDeps &
   AdminHousekeepingDeps &
   FederationSettingsDeps &
@@ -85,6 +87,7 @@ export async function webPlugin(
   registerForgePages(server, deps, pages);
   registerChallengeRoutes(server, deps, pages, protection);
   registerSearchRoutes(server, deps, pages);
+  registerAdminPages(server, deps, pages);
   registerAdminRoutes(server, deps, pages);
   registerAdminHousekeepingRoutes(server, deps, pages);
   registerFederationSettingsRoutes(server, deps, pages);

@@ -6,10 +6,10 @@ import type { ObjectCounts } from '../../../git/housekeeping.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type Html, html } from '../html.ts';
 import type { Pages } from '../page.ts';
+import { adminFrame, adminTable } from '../views/admin-frame.ts';
 import { when } from './admin-runner-tables.view.ts';
 
 const CELL = 'p-2 border-top';
-const HEAD = 'p-2 text-left f6 color-fg-muted';
 const RECENT_RUNS = 50;
 
 /** What the housekeeping admin page uses. */
@@ -48,21 +48,21 @@ function repoRow(repo: RepoNow): Html {
 
 function table(headings: readonly string[], rows: readonly Html[], empty: string): Html {
   if (rows.length === 0) return html`<p class="color-fg-muted">${empty}</p>`;
-  return html`<table class="width-full mb-4" style="border-collapse: collapse">
-    <thead><tr>${headings.map((name) => html`<th scope="col" class="${HEAD}">${name}</th>`)}</tr></thead>
-    <tbody>${rows}</tbody>
-  </table>`;
+  return adminTable(headings, rows);
 }
 
 function page(runs: readonly HousekeepingRun[], repos: readonly RepoNow[]): Html {
-  return html`<div class="container-lg px-3 py-4">
+  return adminFrame(
+    'housekeeping',
+    html`<div>
     <h1 class="h2 mb-3">Housekeeping</h1>
     <p class="color-fg-muted mb-3">Repositories are repacked in the background after pushes; see docs/repositories.md.</p>
     <h2 class="h4 mb-2">Repositories now</h2>
     ${table(['Repository', 'Packs', 'Loose objects'], repos.map(repoRow), 'No repository has been maintained yet.')}
     <h2 class="h4 mb-2">Recent runs</h2>
     ${table(['Repository', 'Kind', 'Outcome', 'Started', 'Took', 'Packs', 'Loose objects', 'Process'], runs.map(runRow), 'No runs yet.')}
-  </div>`;
+  </div>`,
+  );
 }
 
 /**

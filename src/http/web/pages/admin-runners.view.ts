@@ -1,5 +1,6 @@
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
+import { adminFrame } from '../views/admin-frame.ts';
 import {
   type FreshToken,
   type RunnerSections,
@@ -13,7 +14,9 @@ export function adminRunnersPage(
   tokens: RunnerSections['tokens'],
   fresh?: FreshToken,
 ): Html {
-  return html`<h1 class="h2 mb-2">Runners</h1>
+  return adminFrame(
+    'runners',
+    html`<h1 class="h2 mb-2">Runners</h1>
     <p class="color-fg-muted mb-3">CI runners (act_runner, the Forgejo runner) register with a registration token and then appear here. Runners are not given jobs yet. See <code>docs/runners.md</code>.</p>
     ${runnerSections(context, {
       what: 'instance',
@@ -30,5 +33,6 @@ export function adminRunnersPage(
           'A runner not heard from for a minute is offline. Deleting a runner makes its credentials stop working at once.',
       },
       more: false,
-    })}`;
+    })}`,
+  );
 }

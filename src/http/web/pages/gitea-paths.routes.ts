@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFound } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type PageRequest, PullParams, RepoParams, RepoRestParams } from '../page-params.ts';
@@ -8,7 +7,7 @@ import { encodeSegments, repoUrl } from '../paths.ts';
 
 /** What Gitea's page addresses use. */
 export type GiteaPathRouteDeps = {
-  readonly services: Pick<DomainServices, 'admins' | 'repos'>;
+  readonly services: Pick<DomainServices, 'repos'>;
 };
 
 /** Gitea's fixed page addresses and Kiln's page for each; they never depend on who asks. */
@@ -39,16 +38,6 @@ export function registerGiteaPathRoutes(parent: FastifyInstance, deps: GiteaPath
   for (const [from, to] of Object.entries(FIXED_ALIASES)) {
     server.get(from, async (request, reply) => reply.redirect(to + queryOf(request), 301));
   }
-
-  // The admin area exists only for instance admins: to anyone else `/admin` is as missing as
-  // `/admin/runners` is, so only admins are sent on (temporarily: the answer depends on who asks).
-  server.get('/admin', async (request, reply) => {
-    const user = viewerUser(request.viewer);
-    if (user === undefined || !deps.services.admins.isAdmin(user)) {
-      throw new NotFound('no such page');
-    }
-    return reply.redirect(`/admin/runners${queryOf(request)}`, 302);
-  });
 
   const toRepo =
     <P extends RepoParams>(tail: (params: P) => string) =>

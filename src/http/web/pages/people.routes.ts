@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
+import type { OrgView } from '../../../domain/orgs/org.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { Account } from '../../../domain/users/user.types.ts';
 import { viewerUser } from '../../auth/viewer.ts';
@@ -9,6 +10,7 @@ import { icon } from '../icons.ts';
 import type { Pages } from '../page.ts';
 import { OwnerParams } from '../page-params.ts';
 import { accountUrl } from '../paths.ts';
+import { orgUrl } from '../views/org-frame.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { repoList } from '../views/repo-list.ts';
 import { shortDate } from '../views/time.ts';
@@ -20,7 +22,13 @@ export type PeopleRouteDeps = {
 
 const PER_PAGE = 20;
 
-async function members(deps: PeopleRouteDeps, org: Account): Promise<Html> {
+/**
+ * An organisation's members, for whoever may see the organisation (a private one is missing to
+ * outsiders before this is reached); the members page links from here for its members.
+ */
+async function members(deps: PeopleRouteDeps, view: OrgView | undefined): Promise<Html | null> {
+  if (!view) return null;
+  const org = view.org;
   const rows = await deps.services.orgs.listMembers(org);
   const accounts = await deps.services.users.findManyByIds(rows.map((row) => row.userId));
   const items = rows.flatMap((row) => {
@@ -34,6 +42,7 @@ async function members(deps: PeopleRouteDeps, org: Account): Promise<Html> {
   return html`<section class="mt-4" aria-labelledby="people-heading">
     <h2 class="f5 mb-2" id="people-heading">People</h2>
     <ul class="list-style-none">${items}</ul>
+    ${view.role !== undefined || view.canAdminister ? html`<p class="f6 mt-1"><a href="${orgUrl(org.handle, 'members')}">${view.canAdminister ? 'Manage members' : 'All members'}</a>${view.canAdminister ? html` · <a href="${orgUrl(org.handle, 'settings')}">Settings</a>` : null}</p>` : null}
   </section>`;
 }
 
@@ -49,14 +58,23 @@ function fediverseCard(deps: PeopleRouteDeps, account: Account): Html | null {
   </div>`;
 }
 
-function profileCard(account: Account): Html {
+/** A website link: only http(s) addresses are ever stored (OrgService), shown as given. */
+function websiteLine(view: OrgView | undefined): Html | null {
+  const website = view?.settings.website;
+  if (!website) return null;
+  return html`<p class="f6 mt-2 kiln-break">${icon('link')} <a href="${website}" rel="nofollow noopener">${website}</a></p>`;
+}
+
+function profileCard(account: Account, view: OrgView | undefined): Html {
   return html`<img class="avatar kiln-avatar-lg mb-3" src="/assets/avatar.svg" width="200" height="200" alt="">
     <h1 class="kiln-break">
       ${account.fullName ? html`<span class="d-block f2 lh-condensed">${account.fullName}</span>` : null}
       <span class="d-block f3 text-normal color-fg-muted">${account.handle}</span>
     </h1>
     ${account.kind === 'org' ? html`<span class="Label mt-1">${icon('organization')} Organisation</span>` : null}
+    ${view?.settings.visibility === 'private' ? html`<span class="Label mt-1">${icon('lock')} Private</span>` : null}
     ${account.description ? html`<p class="mt-3 kiln-break">${account.description}</p>` : null}
+    ${websiteLine(view)}
     <p class="f6 color-fg-muted mt-2">${icon('clock')} Joined ${shortDate(account.createdAt)}</p>`;
 }
 
@@ -77,15 +95,18 @@ export function registerPeopleRoutes(
     const page = pageOf(request.query);
     const offset = (page - 1) * PER_PAGE;
     const viewer = viewerUser(request.viewer);
+    // A private organisation is as missing as an unknown name to those outside it.
+    const view =
+      account.kind === 'org' ? await deps.services.orgs.viewOf(viewer, account) : undefined;
     const [{ items, total }, people] = await Promise.all([
       deps.services.repos.listVisible(viewer, { limit: PER_PAGE, offset }, { ownerId: account.id }),
-      account.kind === 'org' ? members(deps, account) : null,
+      members(deps, view),
     ]);
-    const mine = viewer?.id === account.id;
+    const mine = viewer?.id === account.id || view?.canAdminister === true;
     return pages.send(request, reply, {
       title: account.fullName ? `${account.handle} (${account.fullName})` : account.handle,
       body: html`<div class="d-md-flex kiln-gap-lg">
-        <aside class="kiln-profile mb-4">${profileCard(account)}${fediverseCard(deps, account)}${people}</aside>
+        <aside class="kiln-profile mb-4">${profileCard(account, view)}${fediverseCard(deps, account)}${people}</aside>
         <section class="flex-auto min-width-0" aria-labelledby="repos-heading">
           <div class="d-flex flex-items-center border-bottom pb-2 mb-3">
             <h2 class="h3 flex-auto" id="repos-heading">${icon('repo')} Repositories <span class="kiln-counter">${total}</span></h2>
