@@ -6,6 +6,7 @@ import { mayAdministerRepo } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import type { HookOwner } from '../../../domain/webhooks/webhook.types.ts';
+import { type Confirmation, unlessConfirmed } from '../confirmation.ts';
 import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import type { PageContext } from '../layout.ts';
@@ -116,12 +117,21 @@ export function registerWebhookSettingsRoutes(
     work: (request: PageRequest<P>, found: Hooks, wireId: number) => Promise<string>,
     to: (found: Hooks, wireId: number) => string = (found, wireId) =>
       `${found.place.path}/${wireId}`,
+    confirmation?: Pick<Confirmation, 'title' | 'consequence' | 'button'>,
   ) => {
     return async (request: PageRequest<P>, reply: FastifyReply) => {
       const found = await hooksOf(request, reply);
       if (!found) return reply;
       assertCsrf(request);
       const wireId = hookIdOf(request.params.id);
+      const asked =
+        confirmation &&
+        unlessConfirmed(pages, request, reply, () => ({
+          ...confirmation,
+          action: `${found.place.path}/${wireId}/delete`,
+          cancel: `${found.place.path}/${wireId}`,
+        }));
+      if (asked) return asked;
       return formAction(
         pages,
         request,
@@ -184,6 +194,11 @@ export function registerWebhookSettingsRoutes(
         return 'Webhook deleted.';
       },
       (found) => found.place.path,
+      {
+        title: 'Delete this webhook?',
+        consequence: 'It stops receiving events at once, and its delivery log is removed.',
+        button: 'Delete webhook',
+      },
     ),
   );
 
