@@ -90,6 +90,10 @@ const countOf = (
   table: 'pull_requests' | 'review_comments' | 'ci_secrets' | 'ci_variables' | 'releases',
 ) => rowsOf((id) => sql`select count(*) as n from ${sql.table(table)} where repo_id = ${id}`);
 
+const commentRows = rowsOf(
+  (id) =>
+    sql`select body, resolved_by_id from review_comments where repo_id = ${id} order by created_at, id`,
+);
 const hookUrls = rowsOf((id) => sql`select url from webhooks where owner_id = ${id} order by id`);
 const deliveryCount = rowsOf(
   (id) =>
@@ -445,17 +449,17 @@ export const TABLE: Record<string, Entry> = {
       }),
     ],
   },
-  // A review comment is changed by its author (the owner here) or a repository admin only.
+  // A review comment is changed by its author (the owner here) or a writer, as in Gitea.
   'PATCH /api/v1/repos/:owner/:name/pulls/comments/:id': {
     probes: [
-      api('PATCH', (c) => r(`/pulls/comments/${c.subject.commentId}`)(c), 'admin', [200], {
+      api('PATCH', (c) => r(`/pulls/comments/${c.subject.commentId}`)(c), 'write', [200], {
         body: () => ({ body: 'edited remark' }),
       }),
     ],
   },
   'DELETE /api/v1/repos/:owner/:name/pulls/comments/:id': {
     probes: [
-      api('DELETE', (c) => r(`/pulls/comments/${c.subject.commentId}`)(c), 'admin', [204], {
+      api('DELETE', (c) => r(`/pulls/comments/${c.subject.commentId}`)(c), 'write', [204], {
         fresh: true,
       }),
     ],
@@ -536,7 +540,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => `/settings/tokens/${c.ownerTokenId}/delete`,
           'owner-only',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             scoped: false,
             fresh: true,
@@ -563,7 +567,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => `/admin/runners/tokens/${c.instanceTokenId}/delete`,
           'site-admin',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             scoped: false,
             fresh: true,
@@ -576,7 +580,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => `/admin/runners/${c.instanceRunnerId}/delete`,
           'site-admin',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             scoped: false,
             fresh: true,
@@ -840,7 +844,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => w(`/settings/hooks/${c.subject.hookId}/delete`)(c),
           'admin',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             fresh: true,
           },
@@ -880,7 +884,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => w(`/settings/ci/tokens/${c.subject.ciTokenId}/delete`)(c),
           'admin',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           { fresh: true },
         ),
       ],
@@ -890,7 +894,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => w(`/settings/ci/runners/${c.subject.runnerId}/delete`)(c),
           'admin',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           { fresh: true },
         ),
       ],
@@ -903,7 +907,11 @@ function webEntries(): Record<string, Entry> {
       ],
     },
     'POST /repos/:owner/:name/settings/ci/secrets/:secret/delete': {
-      probes: [form(w('/settings/ci/secrets/DEPLOY/delete'), 'admin', () => ({}), { fresh: true })],
+      probes: [
+        form(w('/settings/ci/secrets/DEPLOY/delete'), 'admin', () => ({ confirm: 'yes' }), {
+          fresh: true,
+        }),
+      ],
     },
     'POST /repos/:owner/:name/settings/ci/variables': {
       probes: [
@@ -946,13 +954,54 @@ function webEntries(): Record<string, Entry> {
         ),
       ],
     },
+    'POST /repos/:owner/:name/pulls/:number/comments/:id/edit': {
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/comments/${c.subject.commentId}/edit`)(c),
+          'write',
+          (c) => ({ body: c.unique('edited ') }),
+          { measure: commentRows },
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/pulls/:number/comments/:id/delete': {
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/comments/${c.subject.commentId}/delete`)(c),
+          'write',
+          () => ({ confirm: 'yes' }),
+          { fresh: true, measure: countOf('review_comments') },
+        ),
+      ],
+    },
+    // Threads are resolved by the pull's author (the owner here) or a writer.
+    'POST /repos/:owner/:name/pulls/:number/comments/:id/resolve': {
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/comments/${c.subject.commentId}/resolve`)(c),
+          'write',
+          () => ({}),
+          { fresh: true, measure: commentRows },
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/pulls/:number/comments/:id/unresolve': {
+      // The subject's thread is open, so reopening changes nothing: only the refusals are seen.
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/comments/${c.subject.commentId}/unresolve`)(c),
+          'write',
+          () => ({}),
+        ),
+      ],
+    },
     // Writers, and the author (the owner here), close, reopen and merge.
     'POST /repos/:owner/:name/pulls/:number/close': {
       probes: [
         form(
           (c) => w(`/pulls/${c.subject.pull}/close`)(c),
           'write',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             fresh: true,
             measure: pullState,
@@ -975,7 +1024,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => w(`/pulls/${c.subject.pull}/merge`)(c),
           'write',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             fresh: true,
             measure: pullState,
@@ -984,7 +1033,11 @@ function webEntries(): Record<string, Entry> {
       ],
     },
     'POST /repos/:owner/:name/settings/ci/variables/:variable/delete': {
-      probes: [form(w('/settings/ci/variables/MODE/delete'), 'admin', () => ({}), { fresh: true })],
+      probes: [
+        form(w('/settings/ci/variables/MODE/delete'), 'admin', () => ({ confirm: 'yes' }), {
+          fresh: true,
+        }),
+      ],
     },
   };
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY']) {

@@ -19,6 +19,10 @@ import {
   type RepoSettingsRouteDeps,
   registerRepoSettingsRoutes,
 } from './pages/repo-settings.routes.ts';
+import {
+  type ReviewThreadRouteDeps,
+  registerReviewThreadRoutes,
+} from './pages/review-thread.routes.ts';
 import { registerSessionRoutes, type SessionRouteDeps } from './pages/sessions.routes.ts';
 import { registerTagRoutes, type TagRouteDeps } from './pages/tags.routes.ts';
 import {
@@ -36,6 +40,7 @@ export type ForgePagesDeps = PeopleRouteDeps &
   TagRouteDeps &
   PullListRouteDeps &
   PullPageRouteDeps &
+  ReviewThreadRouteDeps &
   ActionsRouteDeps &
   ActionsJobRouteDeps &
   ReleaseRouteDeps &
@@ -62,6 +67,7 @@ export function registerForgePages(
   registerTagRoutes(server, deps, pages);
   registerPullListRoutes(server, deps, pages);
   registerPullPageRoutes(server, deps, pages);
+  registerReviewThreadRoutes(server, deps, pages);
   registerActionsRoutes(server, deps, pages);
   registerActionsJobRoutes(server, deps, pages);
   registerReleaseRoutes(server, deps, pages);
