@@ -16,6 +16,7 @@ import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
 import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
 import { registerHookRoutes } from './hooks.routes.ts';
+import { registerIssueCommentRoutes } from './issue-comments.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
 import { registerPullRoutes } from './pulls.routes.ts';
@@ -111,6 +112,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerArchiveRoutes(server, deps);
   registerPullRoutes(server, { ...deps, views: new PullViews(deps, views) });
   registerReviewCommentRoutes(server, deps);
+  registerIssueCommentRoutes(server, deps);
   registerActionRoutes(server, {
     runs: services.ciRunQueries,
     triggers: services.ciTriggers,
