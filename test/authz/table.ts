@@ -752,7 +752,7 @@ function webEntries(): Record<string, Entry> {
     },
     'POST /repos/:owner/:name/releases/delete': {
       probes: [
-        form(w('/releases/delete'), 'write', () => ({ tag: 'v1' }), {
+        form(w('/releases/delete'), 'write', () => ({ tag: 'v1', confirm: 'yes' }), {
           fresh: true,
           measure: countOf('releases'),
         }),
@@ -762,7 +762,9 @@ function webEntries(): Record<string, Entry> {
       probes: [form(w('/tags'), 'write', (c) => ({ tag: c.unique('web'), target: 'main' }))],
     },
     'POST /repos/:owner/:name/tags/delete': {
-      probes: [form(w('/tags/delete'), 'write', () => ({ tag: 'v0' }), { fresh: true })],
+      probes: [
+        form(w('/tags/delete'), 'write', () => ({ tag: 'v0', confirm: 'yes' }), { fresh: true }),
+      ],
     },
     'GET /repos/:owner/:name/commits*': { probes: [page(w('/commits/main'), 'read')] },
     'GET /repos/:owner/:name/commit/:sha': {
