@@ -367,6 +367,9 @@ export type ReviewCommentsTable = {
   in_reply_to_id: string | null;
   created_at: number;
   updated_at: number;
+  /** Who marked the thread this comment starts resolved; null while it is open. */
+  resolved_by_id: Generated<string | null>;
+  resolved_at: Generated<number | null>;
 };
 
 export type ReleasesTable = {

@@ -123,7 +123,7 @@ describe('with SERVICE_ADMIN_HANDLES set', () => {
       ...listing.matchAll(/action="\/admin\/runners\/tokens\/([0-9a-f-]+)\/delete"/g),
     ];
     for (const [, id] of tokenIds) {
-      const deleted = await admin.post(`/admin/runners/tokens/${id}/delete`, {});
+      const deleted = await admin.post(`/admin/runners/tokens/${id}/delete`, { confirm: 'yes' });
       expect(deleted.status).toBe(303);
       expect(deleted.headers.get('location')).toBe('/admin/runners');
     }
@@ -138,11 +138,19 @@ describe('with SERVICE_ADMIN_HANDLES set', () => {
       .select('id')
       .where('uuid', '=', runner?.uuid ?? '')
       .executeTakeFirstOrThrow();
-    expect((await admin.post(`/admin/runners/${stored.id}/delete`, {})).status).toBe(303);
+    const asked = await admin.post(`/admin/runners/${stored.id}/delete`, {});
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain('Delete this runner?');
+    await client.declare({ version: 'v2' }, { headers: credentials });
+    expect(
+      (await admin.post(`/admin/runners/${stored.id}/delete`, { confirm: 'yes' })).status,
+    ).toBe(303);
     expect(await (await admin.get('/admin/runners')).text()).toContain('Runner deleted.');
     const error = await client.declare({ version: 'v3' }, { headers: credentials }).catch((e) => e);
     expect(error).toBeInstanceOf(ConnectError);
     expect((error as ConnectError).code).toBe(Code.Unauthenticated);
-    expect((await admin.post(`/admin/runners/${stored.id}/delete`, {})).status).toBe(404);
+    expect(
+      (await admin.post(`/admin/runners/${stored.id}/delete`, { confirm: 'yes' })).status,
+    ).toBe(404);
   });
 });

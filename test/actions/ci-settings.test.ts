@@ -67,20 +67,30 @@ describe('repository CI settings', () => {
 
     // Another repository's admin cannot reach this runner through their own page.
     const other = await ownedRepository();
-    expect((await other.browser.post(`${other.path}/runners/${stored.id}/delete`, {})).status).toBe(
-      404,
-    );
+    expect(
+      (await other.browser.post(`${other.path}/runners/${stored.id}/delete`, { confirm: 'yes' }))
+        .status,
+    ).toBe(404);
     const credentials = {
       headers: runnerHeaders({ uuid: stored.uuid, token: runner?.token ?? '' }),
     };
     await client.declare({ version: 'v2' }, credentials);
 
-    expect((await browser.post(`${path}/runners/${stored.id}/delete`, {})).status).toBe(303);
+    // Without the confirmation field the form only asks; the runner keeps working.
+    const asked = await browser.post(`${path}/runners/${stored.id}/delete`, {});
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain('Delete this runner?');
+    await client.declare({ version: 'v2' }, credentials);
+    expect(
+      (await browser.post(`${path}/runners/${stored.id}/delete`, { confirm: 'yes' })).status,
+    ).toBe(303);
     await expect(client.declare({ version: 'v3' }, credentials)).rejects.toMatchObject({
       code: Code.Unauthenticated,
     });
     const tokenId = /\/settings\/ci\/tokens\/([0-9a-f-]+)\/delete/.exec(listing)?.[1];
-    expect((await browser.post(`${path}/tokens/${tokenId}/delete`, {})).status).toBe(303);
+    expect(
+      (await browser.post(`${path}/tokens/${tokenId}/delete`, { confirm: 'yes' })).status,
+    ).toBe(303);
     await expect(client.register({ name: 'late', token, version: 'v1' })).rejects.toMatchObject({
       code: Code.Unauthenticated,
     });
@@ -97,7 +107,9 @@ describe('repository CI settings', () => {
     const bad = await browser.post(`${path}/secrets`, { name: 'GITHUB_TOKEN', value: 'x' });
     expect(bad.status).toBe(422);
     expect(await bad.text()).toContain('reserved');
-    expect((await browser.post(`${path}/secrets/DEPLOY_KEY/delete`, {})).status).toBe(303);
+    expect(
+      (await browser.post(`${path}/secrets/DEPLOY_KEY/delete`, { confirm: 'yes' })).status,
+    ).toBe(303);
     const left = await kiln.app.services.ciSecrets.list({ repoId: repo.id, isRepoAdmin: true });
     expect(left).toEqual([]);
   });
@@ -113,7 +125,9 @@ describe('repository CI settings', () => {
     expect((await browser.post(`${path}/variables`, { name: '9lives', value: 'x' })).status).toBe(
       422,
     );
-    expect((await browser.post(`${path}/variables/REGION/delete`, {})).status).toBe(303);
+    expect((await browser.post(`${path}/variables/REGION/delete`, { confirm: 'yes' })).status).toBe(
+      303,
+    );
     expect(await (await browser.get(path)).text()).not.toContain('<code>REGION</code>');
   });
 

@@ -92,6 +92,10 @@ const countOf = (
   table: 'pull_requests' | 'review_comments' | 'ci_secrets' | 'ci_variables' | 'releases',
 ) => rowsOf((id) => sql`select count(*) as n from ${sql.table(table)} where repo_id = ${id}`);
 
+const commentRows = rowsOf(
+  (id) =>
+    sql`select body, resolved_by_id from review_comments where repo_id = ${id} order by created_at, id`,
+);
 const hookUrls = rowsOf((id) => sql`select url from webhooks where owner_id = ${id} order by id`);
 const deliveryCount = rowsOf(
   (id) =>
@@ -525,17 +529,35 @@ export const TABLE: Record<string, Entry> = {
       }),
     ],
   },
-  // A review comment is changed by its author (the owner here) or a repository admin only.
+  // A review comment is changed by its author (the owner here) or a writer, as in Gitea.
   'PATCH /api/v1/repos/:owner/:name/pulls/comments/:id': {
     probes: [
-      api('PATCH', (c) => r(`/pulls/comments/${c.subject.commentId}`)(c), 'admin', [200], {
+      api('PATCH', (c) => r(`/pulls/comments/${c.subject.commentId}`)(c), 'write', [200], {
         body: () => ({ body: 'edited remark' }),
       }),
     ],
   },
   'DELETE /api/v1/repos/:owner/:name/pulls/comments/:id': {
     probes: [
-      api('DELETE', (c) => r(`/pulls/comments/${c.subject.commentId}`)(c), 'admin', [204], {
+      api('DELETE', (c) => r(`/pulls/comments/${c.subject.commentId}`)(c), 'write', [204], {
+        fresh: true,
+      }),
+    ],
+  },
+  // Gitea's address for the same comments: read by readers, changed by the author or a writer.
+  'GET /api/v1/repos/:owner/:name/issues/comments/:id': {
+    probes: [api('GET', (c) => r(`/issues/comments/${c.subject.commentId}`)(c), 'read', [200])],
+  },
+  'PATCH /api/v1/repos/:owner/:name/issues/comments/:id': {
+    probes: [
+      api('PATCH', (c) => r(`/issues/comments/${c.subject.commentId}`)(c), 'write', [200], {
+        body: () => ({ body: 'edited by id' }),
+      }),
+    ],
+  },
+  'DELETE /api/v1/repos/:owner/:name/issues/comments/:id': {
+    probes: [
+      api('DELETE', (c) => r(`/issues/comments/${c.subject.commentId}`)(c), 'write', [204], {
         fresh: true,
       }),
     ],
@@ -616,7 +638,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => `/settings/tokens/${c.ownerTokenId}/delete`,
           'owner-only',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             scoped: false,
             fresh: true,
@@ -653,7 +675,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => `/admin/runners/tokens/${c.instanceTokenId}/delete`,
           'site-admin',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             scoped: false,
             fresh: true,
@@ -666,7 +688,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => `/admin/runners/${c.instanceRunnerId}/delete`,
           'site-admin',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             scoped: false,
             fresh: true,
@@ -909,7 +931,7 @@ function webEntries(): Record<string, Entry> {
     },
     'POST /repos/:owner/:name/releases/delete': {
       probes: [
-        form(w('/releases/delete'), 'write', () => ({ tag: 'v1' }), {
+        form(w('/releases/delete'), 'write', () => ({ tag: 'v1', confirm: 'yes' }), {
           fresh: true,
           measure: countOf('releases'),
         }),
@@ -919,7 +941,9 @@ function webEntries(): Record<string, Entry> {
       probes: [form(w('/tags'), 'write', (c) => ({ tag: c.unique('web'), target: 'main' }))],
     },
     'POST /repos/:owner/:name/tags/delete': {
-      probes: [form(w('/tags/delete'), 'write', () => ({ tag: 'v0' }), { fresh: true })],
+      probes: [
+        form(w('/tags/delete'), 'write', () => ({ tag: 'v0', confirm: 'yes' }), { fresh: true }),
+      ],
     },
     'GET /repos/:owner/:name/commits*': { probes: [page(w('/commits/main'), 'read')] },
     'GET /repos/:owner/:name/commit/:sha': {
@@ -1051,7 +1075,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => w(`/settings/hooks/${c.subject.hookId}/delete`)(c),
           'admin',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             fresh: true,
           },
@@ -1091,7 +1115,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => w(`/settings/ci/tokens/${c.subject.ciTokenId}/delete`)(c),
           'admin',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           { fresh: true },
         ),
       ],
@@ -1101,7 +1125,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => w(`/settings/ci/runners/${c.subject.runnerId}/delete`)(c),
           'admin',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           { fresh: true },
         ),
       ],
@@ -1114,7 +1138,11 @@ function webEntries(): Record<string, Entry> {
       ],
     },
     'POST /repos/:owner/:name/settings/ci/secrets/:secret/delete': {
-      probes: [form(w('/settings/ci/secrets/DEPLOY/delete'), 'admin', () => ({}), { fresh: true })],
+      probes: [
+        form(w('/settings/ci/secrets/DEPLOY/delete'), 'admin', () => ({ confirm: 'yes' }), {
+          fresh: true,
+        }),
+      ],
     },
     'POST /repos/:owner/:name/settings/ci/variables': {
       probes: [
@@ -1157,13 +1185,54 @@ function webEntries(): Record<string, Entry> {
         ),
       ],
     },
+    'POST /repos/:owner/:name/pulls/:number/comments/:id/edit': {
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/comments/${c.subject.commentId}/edit`)(c),
+          'write',
+          (c) => ({ body: c.unique('edited ') }),
+          { measure: commentRows },
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/pulls/:number/comments/:id/delete': {
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/comments/${c.subject.commentId}/delete`)(c),
+          'write',
+          () => ({ confirm: 'yes' }),
+          { fresh: true, measure: countOf('review_comments') },
+        ),
+      ],
+    },
+    // Threads are resolved by the pull's author (the owner here) or a writer.
+    'POST /repos/:owner/:name/pulls/:number/comments/:id/resolve': {
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/comments/${c.subject.commentId}/resolve`)(c),
+          'write',
+          () => ({}),
+          { fresh: true, measure: commentRows },
+        ),
+      ],
+    },
+    'POST /repos/:owner/:name/pulls/:number/comments/:id/unresolve': {
+      // The subject's thread is open, so reopening changes nothing: only the refusals are seen.
+      probes: [
+        form(
+          (c) => w(`/pulls/${c.subject.pull}/comments/${c.subject.commentId}/unresolve`)(c),
+          'write',
+          () => ({}),
+        ),
+      ],
+    },
     // Writers, and the author (the owner here), close, reopen and merge.
     'POST /repos/:owner/:name/pulls/:number/close': {
       probes: [
         form(
           (c) => w(`/pulls/${c.subject.pull}/close`)(c),
           'write',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             fresh: true,
             measure: pullState,
@@ -1186,7 +1255,7 @@ function webEntries(): Record<string, Entry> {
         form(
           (c) => w(`/pulls/${c.subject.pull}/merge`)(c),
           'write',
-          () => ({}),
+          () => ({ confirm: 'yes' }),
           {
             fresh: true,
             measure: pullState,
@@ -1195,7 +1264,11 @@ function webEntries(): Record<string, Entry> {
       ],
     },
     'POST /repos/:owner/:name/settings/ci/variables/:variable/delete': {
-      probes: [form(w('/settings/ci/variables/MODE/delete'), 'admin', () => ({}), { fresh: true })],
+      probes: [
+        form(w('/settings/ci/variables/MODE/delete'), 'admin', () => ({ confirm: 'yes' }), {
+          fresh: true,
+        }),
+      ],
     },
   };
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY']) {

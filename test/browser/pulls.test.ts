@@ -1,7 +1,9 @@
 /**
  * A pull request's life in a real Chromium: push a branch with the git CLI, open the pull from
- * the web form, comment on a line of its diff, merge it, find the merge commit in the history,
- * then search anonymously. Pages must raise no console error or CSP violation.
+ * the web form, comment on a line of its diff, reply to the thread and resolve it, merge it
+ * through the confirmation dialog, find the merge commit in the history, then search
+ * anonymously. Then a repository deleted through its confirmation page. Pages must raise no
+ * console error or CSP violation.
  */
 import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../support/server.ts';
@@ -83,9 +85,34 @@ describe.runIf(browserEnabled)('pull requests in a browser', () => {
     await expect.poll(() => page.textContent('main')).toContain('Why shout?');
     await screenshot(page, 'pull-files');
 
+    // Reply under the thread, then resolve it: it folds, saying who resolved it.
+    await page.getByRole('textbox', { name: /Reply to thread/ }).fill('To make it **stand out**.');
+    await page.getByRole('button', { name: 'Reply' }).click();
+    const thread = page.locator('.kiln-thread');
+    await expect.poll(() => thread.textContent()).toContain('To make it stand out.');
+    expect(await thread.locator('.kiln-comment').count()).toBe(2);
+    await page.getByRole('button', { name: 'Resolve conversation' }).click();
+    await expect.poll(() => page.locator('details.kiln-thread').count()).toBe(1);
+    const summary = page.locator('details.kiln-thread > summary');
+    expect(await summary.textContent()).toContain('resolved by reviewer');
+    const first = page.locator('.kiln-thread .kiln-comment-body').first();
+    expect(await first.isVisible()).toBe(false);
+    await summary.click();
+    expect(await first.textContent()).toContain('Why shout?');
+    expect(await first.isVisible()).toBe(true);
+    await screenshot(page, 'pull-thread-resolved');
+
     await page.getByRole('link', { name: 'Conversation' }).click();
+    expect(await page.locator('details.kiln-thread').count()).toBe(1);
+    // Merging asks first; the dialog's answer is what the server is told.
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.accept();
+    });
     await page.getByRole('button', { name: 'Merge pull request' }).click();
     await expect.poll(() => page.textContent('main')).toContain('Pull request merged.');
+    expect(asked).toEqual(['Merge this pull request?']);
     expect(await page.locator('.State--merged').count()).toBeGreaterThan(0);
     await screenshot(page, 'pull-merged');
 
@@ -100,5 +127,39 @@ describe.runIf(browserEnabled)('pull requests in a browser', () => {
     expect(results).toContain('widgets');
     expect(results).toContain('Widget factory');
     await screenshot(page, 'search-anonymous');
+  });
+
+  it('deletes a repository only once its name is typed on the confirmation page', async () => {
+    const { page, problems } = chrome;
+    const url = (path: string) => kiln.url + path;
+    const { user } = await kiln.make.user({ handle: 'tidy', password: 'a long enough secret' });
+    await kiln.app.services.repos.create(user, { name: 'scratch', description: 'Temporary' });
+
+    await page.goto(url('/login'));
+    await page.getByLabel('Username or email').fill('tidy');
+    await page.getByLabel('Password').fill('a long enough secret');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    await page.goto(url('/repos/tidy/scratch/settings'));
+    await page.getByRole('button', { name: 'Delete tidy/scratch' }).click();
+    expect(new URL(page.url()).pathname).toBe('/repos/tidy/scratch/settings/delete');
+    expect(await page.textContent('main')).toContain('Delete tidy/scratch?');
+    await screenshot(page, 'repo-delete-confirm');
+    await page.getByLabel('Type tidy/scratch to confirm').fill('scratch');
+    await page.getByRole('button', { name: 'Delete this repository' }).click();
+    await expect
+      .poll(() => page.textContent('main'))
+      .toContain('Type tidy/scratch to confirm the deletion.');
+    expect((await fetch(url('/repos/tidy/scratch'))).status).toBe(200);
+
+    await page.getByLabel('Type tidy/scratch to confirm').fill('tidy/scratch');
+    await page.getByRole('button', { name: 'Delete this repository' }).click();
+    await expect.poll(() => page.textContent('main')).toContain('tidy/scratch was deleted.');
+    expect(new URL(page.url()).pathname).toBe('/tidy');
+    const gone = await page.goto(url('/repos/tidy/scratch'));
+    expect(gone?.status()).toBe(404);
+    // The refused name (422) and the deleted repository (404) are answers the test asked for.
+    const expected = /status of (404|422)/;
+    expect(problems.filter((problem) => !expected.test(problem))).toEqual([]);
   });
 });

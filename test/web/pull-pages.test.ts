@@ -87,7 +87,8 @@ describe('pull request pages', () => {
     expect(posted.headers.get('location')).toMatch(/\/pulls\/1\/files#comment-\d+$/);
     const files = await page(browser, `${base}/pulls/1/files`);
     expect(files).toContain('Why <em>shout</em>?');
-    expect(files).not.toContain('alert(2)');
+    // The author's edit box holds the source, escaped; no script reaches the page.
+    expect(files).not.toContain('<script>alert(2)');
     const outside = await browser.post(`${base}/pulls/1/comments`, {
       path: 'app.txt',
       side: 'RIGHT',
@@ -101,10 +102,17 @@ describe('pull request pages', () => {
   it('closes, reopens and merges through forms', async () => {
     const browser = await signedIn(kiln, owner.handle, password);
     await page(browser, `${base}/pulls/1`);
-    expect((await browser.post(`${base}/pulls/1/close`, {})).status).toBe(303);
+    const asked = await browser.post(`${base}/pulls/1/close`, {});
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain('Close this pull request?');
+    expect(await page(browser, `${base}/pulls/1`)).toContain('State--open');
+    expect((await browser.post(`${base}/pulls/1/close`, { confirm: 'yes' })).status).toBe(303);
     expect(await page(browser, `${base}/pulls/1`)).toContain('State--closed');
     expect((await browser.post(`${base}/pulls/1/reopen`, {})).status).toBe(303);
-    expect((await browser.post(`${base}/pulls/1/merge`, {})).status).toBe(303);
+    const askedMerge = await browser.post(`${base}/pulls/1/merge`, {});
+    expect(askedMerge.status).toBe(200);
+    expect(await askedMerge.text()).toContain('Merge this pull request?');
+    expect((await browser.post(`${base}/pulls/1/merge`, { confirm: 'yes' })).status).toBe(303);
     const merged = await page(browser, `${base}/pulls/1`);
     expect(merged).toContain('Pull request merged.');
     expect(merged).toContain('State--merged');
@@ -124,7 +132,7 @@ describe('pull request pages', () => {
     expect(created.status).toBe(303);
     const location = created.headers.get('location') ?? '';
     expect(location).toMatch(/\/pulls\/2$/);
-    expect((await browser.post(`${base}/pulls/2/merge`, {})).status).toBe(303);
+    expect((await browser.post(`${base}/pulls/2/merge`, { confirm: 'yes' })).status).toBe(303);
     const after = await page(browser, location);
     expect(after).toContain('cannot be merged');
     expect(after).toContain('State--open');
@@ -145,7 +153,8 @@ describe('pull request pages', () => {
     await page(browser, `/repos/${owner.handle}/hidden-pulls/pulls`, 404);
     await page(browser, `/repos/${owner.handle}/hidden-pulls/pulls/1`, 404);
     expect(
-      (await browser.post(`/repos/${owner.handle}/hidden-pulls/pulls/1/merge`, {})).status,
+      (await browser.post(`/repos/${owner.handle}/hidden-pulls/pulls/1/merge`, { confirm: 'yes' }))
+        .status,
     ).toBe(404);
   });
 

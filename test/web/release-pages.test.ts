@@ -150,7 +150,14 @@ describe('writers', () => {
     const api = await apiCall(kiln.url, '/repos/rhea/ship/releases/tags/v3.0-rc1');
     expect(api.body).toMatchObject({ name: 'Third, final', prerelease: false, body: 'done' });
 
-    const deleted = await writer.post('/repos/rhea/ship/releases/delete', { tag: 'v3.0-rc1' });
+    const asked = await writer.post('/repos/rhea/ship/releases/delete', { tag: 'v3.0-rc1' });
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain('Delete release v3.0-rc1?');
+    expect((await apiCall(kiln.url, '/repos/rhea/ship/releases/tags/v3.0-rc1')).status).toBe(200);
+    const deleted = await writer.post('/repos/rhea/ship/releases/delete', {
+      tag: 'v3.0-rc1',
+      confirm: 'yes',
+    });
     expect(deleted.status).toBe(303);
     expect(deleted.headers.get('location')).toBe('/repos/rhea/ship/releases');
     expect((await apiCall(kiln.url, '/repos/rhea/ship/releases/tags/v3.0-rc1')).status).toBe(404);
@@ -168,12 +175,21 @@ describe('writers', () => {
     const nowhere = await writer.post('/repos/rhea/ship/tags', { tag: 'pin/two', target: 'nope' });
     expect(nowhere.status).toBe(422);
 
-    const removed = await writer.post('/repos/rhea/ship/tags/delete', { tag: 'pin/one' });
+    const asked = await writer.post('/repos/rhea/ship/tags/delete', { tag: 'pin/one' });
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain('Delete tag pin/one?');
+    const removed = await writer.post('/repos/rhea/ship/tags/delete', {
+      tag: 'pin/one',
+      confirm: 'yes',
+    });
     expect(removed.status).toBe(303);
     const after = await page(writer, '/repos/rhea/ship/tags');
     expect(after).toContain('Tag pin/one deleted.');
     expect(after).not.toContain('Delete tag pin/one');
-    const kept = await writer.post('/repos/rhea/ship/tags/delete', { tag: 'v1.0.0' });
+    const kept = await writer.post('/repos/rhea/ship/tags/delete', {
+      tag: 'v1.0.0',
+      confirm: 'yes',
+    });
     expect(kept.status).toBe(409);
     expect(await kept.text()).toContain('delete the release first');
   });

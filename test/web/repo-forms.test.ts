@@ -184,9 +184,14 @@ describe('repository settings', () => {
     const repo = await makeRepo(kiln, owner, 'doomed');
     await commitTo(kiln, repo, { branch: 'main', files: { a: '1\n' } });
     await page(browser, '/repos/olive/doomed/commits/main');
+    const asked = await browser.post('/repos/olive/doomed/settings/delete', {});
+    expect(asked.status).toBe(200);
+    const question = await asked.text();
+    expect(question).toContain('Delete olive/doomed?');
+    expect(question).toContain('Type <strong>olive/doomed</strong> to confirm');
     const wrong = await browser.post('/repos/olive/doomed/settings/delete', { confirm: 'doomed' });
-    expect(wrong.status).toBe(303);
-    expect(wrong.headers.get('location')).toBe('/repos/olive/doomed/settings#danger');
+    expect(wrong.status).toBe(422);
+    expect(await wrong.text()).toContain('Type olive/doomed to confirm the deletion.');
     expect((await browser.get('/repos/olive/doomed')).status).toBe(200);
     const right = await browser.post('/repos/olive/doomed/settings/delete', {
       confirm: 'olive/doomed',

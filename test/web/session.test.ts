@@ -150,7 +150,9 @@ describe('personal access tokens page', () => {
     expect(listing).not.toContain(token!);
 
     const [record] = await kiln.app.services.tokens.list(user);
-    expect((await browser.post(`/settings/tokens/${record!.id}/delete`, {})).status).toBe(303);
+    expect(
+      (await browser.post(`/settings/tokens/${record!.id}/delete`, { confirm: 'yes' })).status,
+    ).toBe(303);
     const after = await fetch(`${kiln.url}/api/v1/user`, {
       headers: { authorization: `token ${token}` },
     });

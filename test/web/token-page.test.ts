@@ -83,7 +83,12 @@ describe('the tokens page', () => {
     const stranger = await signedIn(kiln, other.user.handle, other.password);
     expect((await stranger.get(`/settings/tokens/${record?.id}/delete`)).status).toBe(404);
 
-    const revoked = await browser.post(`/settings/tokens/${record?.id}/delete`, {});
+    // A post without the confirmation only asks again; the token keeps working.
+    const unconfirmed = await browser.post(`/settings/tokens/${record?.id}/delete`, {});
+    expect(unconfirmed.status).toBe(200);
+    expect(await unconfirmed.text()).toContain('Revoke token laptop?');
+    expect((await apiCall(kiln.url, '/user', { token })).status).toBe(200);
+    const revoked = await browser.post(`/settings/tokens/${record?.id}/delete`, { confirm: 'yes' });
     expect(revoked.status).toBe(303);
     expect((await apiCall(kiln.url, '/user', { token })).status).toBe(401);
   });

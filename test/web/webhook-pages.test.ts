@@ -136,7 +136,11 @@ describe('an admin manages hooks through the pages', () => {
   it('deletes a hook only through its confirmation form', async () => {
     const path = await addHook({ url: `${receiver.url}/gone` });
     expect(await page(admin, path)).toContain('Yes, delete');
-    const deleted = await admin.post(`${path}/delete`, {});
+    const asked = await admin.post(`${path}/delete`, {});
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain('Delete this webhook?');
+    await page(admin, path);
+    const deleted = await admin.post(`${path}/delete`, { confirm: 'yes' });
     expect(deleted.status).toBe(303);
     expect(deleted.headers.get('location')).toBe(HOOKS);
     await page(admin, path, 404);
@@ -150,7 +154,7 @@ describe('who may', () => {
     await page(reader, path, 404);
     const posted = await reader.post(HOOKS, { url: `${receiver.url}/sneaky` });
     expect(posted.status).toBe(404);
-    expect((await reader.post(`${path}/delete`, {})).status).toBe(404);
+    expect((await reader.post(`${path}/delete`, { confirm: 'yes' })).status).toBe(404);
     expect((await hooksOfRepo()).some((hook) => hook.url.endsWith('/sneaky'))).toBe(false);
     const anonymous = await new Anonymous(kiln.url).get(HOOKS);
     expect(anonymous.status).toBe(303);

@@ -5,6 +5,7 @@ import {
   mayCommentOnPull,
   mayEditPull,
   mayMergePull,
+  mayResolveReviewThread,
   pullPermissions,
 } from './pull.policy.ts';
 
@@ -36,11 +37,19 @@ describe('pull policy', () => {
     expect(mayCommentOnPull(undefined, access('admin'))).toBe(false);
   });
 
-  it('lets a comment be changed by its author or an administrator only', () => {
+  it('lets a comment be changed by its author or a writer only', () => {
     const comment = { authorId: author.id };
     expect(mayChangeReviewComment(author, access('read'), comment)).toBe(true);
-    expect(mayChangeReviewComment(other, access('write'), comment)).toBe(false);
+    expect(mayChangeReviewComment(other, access('read'), comment)).toBe(false);
+    expect(mayChangeReviewComment(other, access('write'), comment)).toBe(true);
     expect(mayChangeReviewComment(other, access('admin'), comment)).toBe(true);
     expect(mayChangeReviewComment(undefined, access('write'), comment)).toBe(false);
+  });
+
+  it("lets the pull's author or a writer resolve a thread, never another reader", () => {
+    expect(mayResolveReviewThread(author, access('read'), pull)).toBe(true);
+    expect(mayResolveReviewThread(other, access('read'), pull)).toBe(false);
+    expect(mayResolveReviewThread(other, access('write'), pull)).toBe(true);
+    expect(mayResolveReviewThread(undefined, access('admin'), pull)).toBe(false);
   });
 });

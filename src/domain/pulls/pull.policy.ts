@@ -7,7 +7,9 @@ import type { User } from '../users/user.types.ts';
  * - writers of the base merge; reading is not enough;
  * - the author and writers edit the title and body, close and reopen;
  * - anyone who can read the base comments on the diff;
- * - a review comment is changed or deleted by its author or an administrator of the base.
+ * - a review comment is edited or deleted by its author or a writer of the base (Gitea lets
+ *   whoever may write to pulls moderate their comments);
+ * - a review thread is resolved and reopened by the pull's author or a writer.
  */
 
 /** Whether the caller may merge the pull into its base. */
@@ -38,7 +40,16 @@ export function mayChangeReviewComment(
   access: RepoAccess,
   comment: { readonly authorId: string },
 ): boolean {
-  return (viewer !== undefined && viewer.id === comment.authorId) || atLeast(access.level, 'admin');
+  return (viewer !== undefined && viewer.id === comment.authorId) || atLeast(access.level, 'write');
+}
+
+/** Whether the caller may mark a review thread of the pull resolved, or open it again. */
+export function mayResolveReviewThread(
+  viewer: Pick<User, 'id'> | undefined,
+  access: RepoAccess,
+  pull: { readonly authorId: string },
+): boolean {
+  return viewer !== undefined && mayEditPull(viewer, access, pull);
 }
 
 /** What the pull's page offers the viewer: merging, and closing or reopening. */

@@ -6,11 +6,12 @@ import { Listeners } from '../../lib/listeners.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { User } from '../users/user.types.ts';
-import { mayChangeReviewComment, mayCommentOnPull } from './pull.policy.ts';
+import { mayChangeReviewComment, mayCommentOnPull, mayResolveReviewThread } from './pull.policy.ts';
 import type { PullInContext, PullService } from './pull.service.ts';
 import type { PullStore } from './pull.store.ts';
 import { anchorInDiff, fileInDiff, type Side } from './review-anchor.ts';
 import type { ReviewComment, ReviewCommentStore } from './review-comment.store.ts';
+import { threadOf } from './review-threads.ts';
 
 export type { ReviewComment };
 
@@ -106,6 +107,8 @@ export class ReviewCommentService {
       inReplyToId: parent?.id ?? null,
       createdAt: now,
       updatedAt: now,
+      resolvedById: null,
+      resolvedAt: null,
     });
     await this.created.emit({ context, comment, actor });
     return { context, comment };
@@ -121,19 +124,58 @@ export class ReviewCommentService {
     return { context, comment: { ...comment, body, updatedAt: now } };
   }
 
+  /**
+   * Deletes a comment. When it started a resolved thread that goes on, the next comment takes
+   * the resolution over, so deleting the first comment does not reopen the thread.
+   */
   async delete(actor: User, owner: string, name: string, wireId: number): Promise<void> {
     const { comment } = await this.#findForChange(actor, owner, name, wireId);
+    const thread = threadOf(await this.#store.listByPull(comment.pullId), comment);
+    const next = thread?.comments.find((c) => c.id !== comment.id);
+    if (thread?.first.id === comment.id && thread.resolved && next) {
+      await this.#store.setResolution(next.id, thread.resolved.byId, thread.resolved.at.getTime());
+    }
     await this.#store.delete(comment.id);
   }
 
-  /** The comment with this wire id in the repository, for its author or a repository admin. */
+  /**
+   * Marks the thread of the comment with this wire id resolved by the actor, or open again. The
+   * pull's author and writers may; anyone else who can see the pull is refused.
+   */
+  async resolve(actor: User, owner: string, name: string, wireId: number, resolved: boolean) {
+    const { comment, context } = await this.#findInRepo(actor, owner, name, wireId);
+    if (!mayResolveReviewThread(actor, context.base.access, context.pull)) {
+      throw new Forbidden("only the pull request's author or a writer may resolve its threads");
+    }
+    const thread = threadOf(await this.#store.listByPull(comment.pullId), comment);
+    if (!thread) throw new NotFound(`review comment does not exist [id: ${wireId}]`);
+    await this.#store.setResolution(
+      thread.first.id,
+      resolved ? actor.id : null,
+      resolved ? Date.now() : null,
+    );
+    return { context, first: thread.first };
+  }
+
+  /** The comment with this wire id in the repository, for its author or a writer. */
   async #findForChange(actor: User, owner: string, name: string, wireId: number) {
+    const found = await this.#findInRepo(actor, owner, name, wireId);
+    if (!mayChangeReviewComment(actor, found.context.base.access, found.comment)) {
+      throw new Forbidden('only the author or a writer may change this comment');
+    }
+    return found;
+  }
+
+  /** A comment of the repository by its wire id, with its pull; NotFound to those who cannot see it. */
+  async find(viewer: User | undefined, owner: string, name: string, wireId: number) {
+    return this.#findInRepo(viewer, owner, name, wireId);
+  }
+
+  /** The comment with this wire id in a repository the actor can see, and its pull. */
+  async #findInRepo(actor: User | undefined, owner: string, name: string, wireId: number) {
     const base = await this.#repos.get(actor, owner, name);
     const comment = await this.#store.findInRepoByWireId(base.repo.id, wireId);
     if (!comment) throw new NotFound(`review comment does not exist [id: ${wireId}]`);
-    if (!mayChangeReviewComment(actor, base.access, comment)) {
-      throw new Forbidden('only the author or a repository admin may change this comment');
-    }
     const pull = await this.#pullStore.findById(comment.pullId);
     if (!pull) throw new NotFound(`review comment does not exist [id: ${wireId}]`);
     const context = await this.#pulls.get(actor, owner, name, pull.number);

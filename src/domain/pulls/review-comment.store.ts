@@ -19,6 +19,9 @@ export type ReviewComment = {
   readonly inReplyToId: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /** Set on a thread's first comment when the thread is resolved: who and when. */
+  readonly resolvedById: string | null;
+  readonly resolvedAt: Date | null;
 };
 
 function toComment(row: Selectable<ReviewCommentsTable>): ReviewComment {
@@ -37,6 +40,8 @@ function toComment(row: Selectable<ReviewCommentsTable>): ReviewComment {
     inReplyToId: row.in_reply_to_id,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
+    resolvedById: row.resolved_by_id,
+    resolvedAt: row.resolved_at === null ? null : new Date(Number(row.resolved_at)),
   };
 }
 
@@ -71,6 +76,8 @@ export class ReviewCommentStore {
         in_reply_to_id: comment.inReplyToId,
         created_at: comment.createdAt.getTime(),
         updated_at: comment.updatedAt.getTime(),
+        resolved_by_id: comment.resolvedById,
+        resolved_at: comment.resolvedAt?.getTime() ?? null,
       })
       .execute();
     const { repoId: _repoId, ...stored } = comment;
@@ -121,6 +128,15 @@ export class ReviewCommentStore {
     await this.#db
       .updateTable('review_comments')
       .set({ body, updated_at: at })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Marks the thread that `id` starts resolved by someone at a time, or open (both null). */
+  async setResolution(id: string, by: string | null, at: number | null): Promise<void> {
+    await this.#db
+      .updateTable('review_comments')
+      .set({ resolved_by_id: by, resolved_at: at })
       .where('id', '=', id)
       .execute();
   }

@@ -25,6 +25,10 @@ import {
   type RepoSettingsRouteDeps,
   registerRepoSettingsRoutes,
 } from './pages/repo-settings.routes.ts';
+import {
+  type ReviewThreadRouteDeps,
+  registerReviewThreadRoutes,
+} from './pages/review-thread.routes.ts';
 import { registerSessionRoutes, type SessionRouteDeps } from './pages/sessions.routes.ts';
 import { registerTagRoutes, type TagRouteDeps } from './pages/tags.routes.ts';
 import {
@@ -45,6 +49,7 @@ export type ForgePagesDeps = PeopleRouteDeps &
   TagRouteDeps &
   PullListRouteDeps &
   PullPageRouteDeps &
+  ReviewThreadRouteDeps &
   ActionsRouteDeps &
   ActionsJobRouteDeps &
   ReleaseRouteDeps &
@@ -74,6 +79,7 @@ export function registerForgePages(
   registerTagRoutes(server, deps, pages);
   registerPullListRoutes(server, deps, pages);
   registerPullPageRoutes(server, deps, pages);
+  registerReviewThreadRoutes(server, deps, pages);
   registerActionsRoutes(server, deps, pages);
   registerActionsJobRoutes(server, deps, pages);
   registerReleaseRoutes(server, deps, pages);

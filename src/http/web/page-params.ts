@@ -38,6 +38,15 @@ export type RepoRestParams = Static<typeof RepoRestParams>;
 export const PullParams = Type.Object({ owner, name, number: Type.String() });
 export type PullParams = Static<typeof PullParams>;
 
+/** `/repos/{owner}/{name}/pulls/{number}/comments/{id}/…`: a review comment by its wire id. */
+export const PullCommentParams = Type.Object({
+  owner,
+  name,
+  number: Type.String(),
+  id: Type.String(),
+});
+export type PullCommentParams = Static<typeof PullCommentParams>;
+
 /** `/repos/{owner}/{name}/actions/runs/{run}/…` */
 export const RunParams = Type.Object({ owner, name, run: Type.String() });
 export type RunParams = Static<typeof RunParams>;

@@ -38,7 +38,7 @@ function headings(names: readonly string[]): Html {
 }
 
 function deleteButton(context: PageContext, action: string, label: string): Html {
-  return html`<form method="post" action="${action}">
+  return html`<form method="post" action="${action}" data-confirm="${label}? This cannot be undone.">
     ${csrfField(context)}
     <button class="btn btn-sm btn-danger" type="submit" aria-label="${label}">Delete</button>
   </form>`;
@@ -169,3 +169,23 @@ export function runnerSections(context: PageContext, data: RunnerSections): Html
       ${text.runnersNote ? html`<div class="Box-footer f6 color-fg-muted">${text.runnersNote}</div>` : null}
     </div>`;
 }
+
+/** What deleting a runner asks first, and says once done; the admin and CI settings pages share it. */
+export const RUNNER_DELETION = {
+  confirmation: {
+    title: 'Delete this runner?',
+    consequence: 'Its credentials stop working at once and it takes no more jobs.',
+    button: 'Delete runner',
+  },
+  done: 'Runner deleted. Its credentials no longer work.',
+} as const;
+
+/** What deleting a registration token asks first, and says once done. */
+export const TOKEN_DELETION = {
+  confirmation: {
+    title: 'Delete this registration token?',
+    consequence: 'No new runner can register with it. Runners it registered keep working.',
+    button: 'Delete token',
+  },
+  done: 'Registration token deleted. Runners it registered keep working.',
+} as const;

@@ -6,12 +6,13 @@ import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
+import { type Confirmation, unlessConfirmed } from '../confirmation.ts';
 import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
 import { IdParams } from '../page-params.ts';
-import type { FreshToken } from './admin-runner-tables.view.ts';
+import { type FreshToken, RUNNER_DELETION, TOKEN_DELETION } from './admin-runner-tables.view.ts';
 import { adminRunnersPage } from './admin-runners.view.ts';
 
 /** What the runner admin pages use. */
@@ -76,10 +77,17 @@ export function registerAdminRoutes(
     url: string,
     remove: (actor: RunnerActor, id: string) => Promise<unknown>,
     flash: string,
+    confirmation: Pick<Confirmation, 'title' | 'consequence' | 'button'>,
   ) =>
     server.post(url, { schema: { params: IdParams } }, async (request, reply) => {
       const actor = adminOf(request, reply);
       assertCsrf(request);
+      const asked = unlessConfirmed(pages, request, reply, () => ({
+        ...confirmation,
+        action: url.replace(':id', encodeURIComponent(request.params.id)),
+        cancel: '/admin/runners',
+      }));
+      if (asked) return asked;
       return formAction(pages, request, reply, async () => {
         await remove(actor, request.params.id);
         return { to: '/admin/runners', flash };
@@ -89,11 +97,13 @@ export function registerAdminRoutes(
   deleteRoute(
     '/admin/runners/tokens/:id/delete',
     (actor, id) => runnerAdmin.deleteToken(actor, undefined, id),
-    'Registration token deleted. Runners it registered keep working.',
+    TOKEN_DELETION.done,
+    TOKEN_DELETION.confirmation,
   );
   deleteRoute(
     '/admin/runners/:id/delete',
     (actor, id) => runnerAdmin.deleteRunner(actor, undefined, id),
-    'Runner deleted. Its credentials no longer work.',
+    RUNNER_DELETION.done,
+    RUNNER_DELETION.confirmation,
   );
 }

@@ -8,6 +8,7 @@ import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
 import type { RunnerScope } from '../../../domain/runners/runner.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { baseUrlOf } from '../../base-url.ts';
+import { type Confirmation, unlessConfirmed } from '../confirmation.ts';
 import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
@@ -21,7 +22,7 @@ import {
   VariableParams,
 } from '../page-params.ts';
 import { signedInOrRedirect } from '../require-user.ts';
-import type { FreshToken } from './admin-runner-tables.view.ts';
+import { type FreshToken, RUNNER_DELETION, TOKEN_DELETION } from './admin-runner-tables.view.ts';
 import { ciSettingsPage } from './ci-settings.view.ts';
 
 /** What the CI settings of a repository use. */
@@ -111,11 +112,21 @@ export function registerCiSettingsRoutes(
   /** Runs a form action, then back to the page with a message; input errors re-render it. */
   const act = <P extends RepoParams>(
     work: (request: PageRequest<P>, settings: Settings) => Promise<string>,
+    confirmation?: Pick<Confirmation, 'title' | 'consequence' | 'button'>,
   ) => {
     return async (request: PageRequest<P>, reply: FastifyReply) => {
       const settings = await settingsOf(request, reply);
       if (!settings) return reply;
       assertCsrf(request);
+      // A delete runs only once confirmed; the page asks when the form did not.
+      const asked =
+        confirmation &&
+        unlessConfirmed(pages, request, reply, () => ({
+          ...confirmation,
+          action: request.url,
+          cancel: settings.path,
+        }));
+      if (asked) return asked;
       return formAction(
         pages,
         request,
@@ -149,8 +160,8 @@ export function registerCiSettingsRoutes(
     { schema: { params: RepoIdParams } },
     act(async (request, settings) => {
       await runnerAdmin.deleteToken(settings.actor, settings.scope, request.params.id, grants);
-      return 'Registration token deleted. Runners it registered keep working.';
-    }),
+      return TOKEN_DELETION.done;
+    }, TOKEN_DELETION.confirmation),
   );
 
   server.post(
@@ -158,8 +169,8 @@ export function registerCiSettingsRoutes(
     { schema: { params: RepoIdParams } },
     act(async (request, settings) => {
       await runnerAdmin.deleteRunner(settings.actor, settings.scope, request.params.id, grants);
-      return 'Runner deleted. Its credentials no longer work.';
-    }),
+      return RUNNER_DELETION.done;
+    }, RUNNER_DELETION.confirmation),
   );
 
   server.post(
@@ -179,10 +190,17 @@ export function registerCiSettingsRoutes(
   server.post(
     `${BASE}/secrets/:secret/delete`,
     { schema: { params: SecretParams } },
-    act(async (request, settings) => {
-      await ciSecrets.delete(settings.access, request.params.secret);
-      return 'Secret deleted.';
-    }),
+    act(
+      async (request, settings) => {
+        await ciSecrets.delete(settings.access, request.params.secret);
+        return 'Secret deleted.';
+      },
+      {
+        title: 'Delete this secret?',
+        consequence: 'Workflows that read it get an empty value from their next run on.',
+        button: 'Delete secret',
+      },
+    ),
   );
 
   server.post(
@@ -202,9 +220,16 @@ export function registerCiSettingsRoutes(
   server.post(
     `${BASE}/variables/:variable/delete`,
     { schema: { params: VariableParams } },
-    act(async (request, settings) => {
-      await ciVariables.delete(settings.access, request.params.variable);
-      return 'Variable deleted.';
-    }),
+    act(
+      async (request, settings) => {
+        await ciVariables.delete(settings.access, request.params.variable);
+        return 'Variable deleted.';
+      },
+      {
+        title: 'Delete this variable?',
+        consequence: 'Workflows that read it get an empty value from their next run on.',
+        button: 'Delete variable',
+      },
+    ),
   );
 }

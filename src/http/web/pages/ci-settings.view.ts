@@ -26,7 +26,7 @@ export type CiSettingsData = {
 const CELL = 'p-2 border-top';
 
 function deleteForm(context: PageContext, action: string, label: string): Html {
-  return html`<form method="post" action="${action}">${csrfField(context)}<button class="btn btn-sm btn-danger" type="submit" aria-label="${label}">Delete</button></form>`;
+  return html`<form method="post" action="${action}" data-confirm="${label}? This cannot be undone.">${csrfField(context)}<button class="btn btn-sm btn-danger" type="submit" aria-label="${label}">Delete</button></form>`;
 }
 
 /** The name/value form shared by secrets and variables. */

@@ -1,14 +1,19 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { pullPermissions } from '../../../domain/pulls/pull.policy.ts';
+import {
+  mayChangeReviewComment,
+  mayCommentOnPull,
+  mayResolveReviewThread,
+  pullPermissions,
+} from '../../../domain/pulls/pull.policy.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
+import { lineOf, reviewThreads } from '../../../domain/pulls/review-threads.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
-import { foldId } from '../../../lib/ids.ts';
 import { viewerUser } from '../../auth/viewer.ts';
+import { askToConfirm, isConfirmed } from '../confirmation.ts';
 import { formAction } from '../form-action.ts';
-import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
@@ -21,6 +26,7 @@ import { commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
+import { reviewThreadView, type ThreadTab, type ThreadViewer } from '../views/review-thread.ts';
 import { frameOf, type RepoPageDeps } from './repo-context.ts';
 import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
 
@@ -46,6 +52,20 @@ function openForm(
     return undefined;
   return { path, side: side === 'LEFT' ? 'LEFT' : 'RIGHT', line: Number(line) };
 }
+
+/** What the second step of merging and closing asks, and says will happen. */
+const confirmations = {
+  merge: {
+    title: 'Merge this pull request?',
+    consequence: ({ pull }: PullInContext) =>
+      `A merge commit of ${pull.headBranch} is made on ${pull.baseBranch}, and the pull request is closed as merged.`,
+  },
+  close: {
+    title: 'Close this pull request?',
+    consequence: ({ pull }: PullInContext) =>
+      `Pull request #${pull.number} is closed without merging; it can be reopened later.`,
+  },
+} as const;
 
 /** One pull request: conversation, commits and files tabs, and the forms that act on it. */
 export function registerPullPageRoutes(
@@ -77,7 +97,16 @@ export function registerPullPageRoutes(
       alongside(found),
     ]);
     const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
-    return { found, viewer, comments, loaded, parts, url: pullUrl(base.repo, pull.number) };
+    const url = pullUrl(base.repo, pull.number);
+    const threadViewer = (context: PageContext, tab: ThreadTab): ThreadViewer => ({
+      csrf: context.csrf,
+      url,
+      tab,
+      mayReply: mayCommentOnPull(viewer, base.access),
+      mayResolve: mayResolveReviewThread(viewer, base.access, pull),
+      mayChange: (comment) => mayChangeReviewComment(viewer, base.access, comment),
+    });
+    return { found, viewer, threads: reviewThreads(comments), loaded, parts, url, threadViewer };
   };
 
   /**
@@ -89,8 +118,9 @@ export function registerPullPageRoutes(
     if (!user) return undefined;
     const { owner, name } = request.params;
     const number = numberOf(request);
-    const url = pullUrl((await load(request)).base.repo, number);
-    return { user, owner, name, number, url };
+    const found = await load(request);
+    const url = pullUrl(found.base.repo, number);
+    return { user, owner, name, number, url, found };
   };
 
   const render = async (
@@ -132,14 +162,14 @@ export function registerPullPageRoutes(
           ? pages.renderer.markdown(found.pull.body, pullMarkdownBase(found))
           : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
       );
-      const { found, viewer, comments, parts, url, loaded: bodyHtml } = reviewed;
+      const { found, viewer, threads, parts, url, loaded: bodyHtml, threadViewer } = reviewed;
       const { base, pull } = found;
       const may = pullPermissions(viewer, base.access, pull);
       const actions = (context: PageContext) => {
         if (!viewer)
           return html`<p class="color-fg-muted"><a href="/login?redirect=${encodeURIComponent(url)}">Sign in</a> to take part.</p>`;
         const form = (action: string, label: string, cls: string) =>
-          html`<form method="post" action="${url}/${action}" class="d-inline"><input type="hidden" name="_csrf" value="${context.csrf}"><button class="btn ${cls}" type="submit">${label}</button></form>`;
+          html`<form method="post" action="${url}/${action}" class="d-inline"${action === 'reopen' ? '' : html` data-confirm="${confirmations[action === 'merge' ? 'merge' : 'close'].title}"`}><input type="hidden" name="_csrf" value="${context.csrf}"><button class="btn ${cls}" type="submit">${label}</button></form>`;
         if (pull.merged)
           return html`<div class="Box p-3 color-fg-done">${icon('git-merge')} Merged into <span class="branch-name">${pull.baseBranch}</span>${pull.mergeCommitSha ? html` as <code>${pull.mergeCommitSha.slice(0, 7)}</code>` : null}.</div>`;
         if (pull.state === 'closed')
@@ -160,7 +190,7 @@ export function registerPullPageRoutes(
         (
           context,
         ) => html`<div class="Box mb-3"><div class="Box-body markdown-body">${bodyHtml}</div></div>
-      ${comments.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${comments.map((c) => parts.box(c, { hunk: true }))}` : null}
+      ${threads.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${threads.map((thread) => reviewThreadView(thread, parts, threadViewer(context, 'conversation'), { hunk: true }))}` : null}
       ${actions(context)}`,
       );
     },
@@ -195,7 +225,7 @@ export function registerPullPageRoutes(
     { ...METERED, schema: { params: PullParams } },
     async (request, reply) => {
       const reviewed = await loadReviewed(request, (found) => pulls.diff(found));
-      const { found, viewer, comments, parts, url, loaded: diff } = reviewed;
+      const { found, viewer, threads, parts, url, loaded: diff, threadViewer } = reviewed;
       const { base, pull } = found;
       const form = openForm(request.query);
       const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
@@ -211,21 +241,19 @@ export function registerPullPageRoutes(
                   `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
               : undefined,
             after: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => {
-              const here = comments.filter(
-                (c) =>
-                  c.path === pathOf(file) &&
-                  c.side === side &&
-                  (side === 'RIGHT' ? c.line : c.oldLine) === line,
+              const here = threads.filter(
+                ({ first }) =>
+                  first.path === pathOf(file) && first.side === side && lineOf(first) === line,
               );
               const formHere =
                 form && form.path === pathOf(file) && form.side === side && form.line === line;
               if (here.length === 0 && !formHere) return null;
               return html`<tr class="kiln-comment-row"><td colspan="3">
-            ${here.map((c) => parts.box(c))}
+            ${here.map((thread) => reviewThreadView(thread, parts, threadViewer(context, 'files')))}
             ${
               formHere
                 ? html`<form method="post" action="${url}/comments" class="my-2" id="new-comment">
-              <input type="hidden" name="_csrf" value="${context.csrf}">
+              <input type="hidden" name="_csrf" value="${context.csrf}"><input type="hidden" name="back" value="files">
               <input type="hidden" name="path" value="${form.path}"><input type="hidden" name="side" value="${form.side}"><input type="hidden" name="line" value="${String(form.line)}">
               <label for="comment-body" class="d-block mb-1 f6">Comment on ${form.path} line ${form.line}</label>
               <textarea class="form-control width-full" id="comment-body" name="body" rows="3" required></textarea>
@@ -247,33 +275,6 @@ export function registerPullPageRoutes(
     },
   );
 
-  server.post(
-    '/repos/:owner/:name/pulls/:number/comments',
-    { schema: { params: PullParams } },
-    async (request, reply) => {
-      const started = await startPost(request, reply);
-      if (!started) return reply;
-      const { user, owner, name, number, url } = started;
-      const side = field(request.body, 'side') === 'LEFT' ? 'LEFT' : 'RIGHT';
-      const line = Number(field(request.body, 'line', 12));
-      return formAction(
-        pages,
-        request,
-        reply,
-        async () => {
-          const { comment } = await reviewComments.create(user, owner, name, number, {
-            body: field(request.body, 'body', 65_536),
-            path: field(request.body, 'path', 4096),
-            side,
-            ...(side === 'RIGHT' ? { line } : { oldLine: line }),
-          });
-          return { to: `${url}/files#comment-${foldId(comment.id)}` };
-        },
-        { passOn: ['not_found'], back: `${url}/files` },
-      );
-    },
-  );
-
   const act = (action: 'merge' | 'close' | 'reopen') =>
     server.post(
       `/repos/:owner/:name/pulls/:number/${action}`,
@@ -281,7 +282,18 @@ export function registerPullPageRoutes(
       async (request, reply) => {
         const started = await startPost(request, reply);
         if (!started) return reply;
-        const { user, owner, name, number, url } = started;
+        const { user, owner, name, number, url, found } = started;
+        // Merging and closing take a second step; reopening undoes a close and does not.
+        if (action !== 'reopen' && !isConfirmed(request.body)) {
+          const { title, consequence } = confirmations[action];
+          return askToConfirm(pages, request, reply, {
+            title,
+            consequence: consequence(found),
+            action: `${url}/${action}`,
+            button: action === 'merge' ? 'Confirm merge' : 'Close pull request',
+            cancel: url,
+          });
+        }
         return formAction(
           pages,
           request,

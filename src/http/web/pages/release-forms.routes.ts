@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
+import { unlessConfirmed } from '../confirmation.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
@@ -206,6 +207,15 @@ export function registerReleaseFormRoutes(
       const { owner, name } = request.params;
       const tag = field(request.body, 'tag', 300);
       const visible = await writable(request, user);
+      const asked = unlessConfirmed(pages, request, reply, () => ({
+        title: `Delete release ${tag}?`,
+        consequence: `The release and its notes are removed; the tag ${tag} stays.`,
+        action: `${repoUrl(visible.repo)}/releases/delete`,
+        button: 'Delete release',
+        cancel: `${repoUrl(visible.repo)}/releases`,
+        fields: { tag },
+      }));
+      if (asked) return asked;
       return formAction(pages, request, reply, async () => {
         await releases.delete(user, owner, name, { tag });
         const flash = `Release ${tag} deleted; the tag ${tag} stays.`;

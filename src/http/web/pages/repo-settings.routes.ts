@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { Invalid } from '../../../domain/errors.ts';
 import { parseCollaboratorPermission } from '../../../domain/repos/collaborator.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
+import { askToConfirm, isConfirmed, triedToConfirm } from '../confirmation.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
@@ -146,20 +146,22 @@ export function registerRepoSettingsRoutes(
     const { owner, name } = request.params;
     const { repo } = await repos.require(user, owner, name, 'admin');
     const full = `${repo.owner.handle}/${repo.name}`;
-    return formAction(
-      pages,
-      request,
-      reply,
-      async () => {
-        if (field(request.body, 'confirm', 300).trim() !== full) {
-          throw new Invalid(`Type ${full} to confirm the deletion.`);
-        }
-        await repos.delete(user, owner, name);
-        await code.forget(repo);
-        return { to: accountUrl(repo.owner.handle), flash: `${full} was deleted.` };
-      },
-      // Only the confirmation is the form's to answer; anything else is an error page.
-      { answers: ['invalid'], back: `${repoUrl(repo)}/settings#danger` },
-    );
+    // As on GitHub, the full name must be typed on the confirmation page; a wrong one asks again.
+    if (!isConfirmed(request.body, full)) {
+      return askToConfirm(pages, request, reply, {
+        title: `Delete ${full}?`,
+        consequence: `This removes ${full}, its git history, pull requests, releases, webhooks and CI settings for good. It cannot be undone.`,
+        action: `${repoUrl(repo)}/settings/delete`,
+        button: 'Delete this repository',
+        cancel: `${repoUrl(repo)}/settings#danger`,
+        typeToConfirm: full,
+        ...(triedToConfirm(request.body) ? { error: `Type ${full} to confirm the deletion.` } : {}),
+      });
+    }
+    return formAction(pages, request, reply, async () => {
+      await repos.delete(user, owner, name);
+      await code.forget(repo);
+      return { to: accountUrl(repo.owner.handle), flash: `${full} was deleted.` };
+    });
   });
 }

@@ -2,11 +2,12 @@ import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
 import type { ReviewComment } from '../../../domain/pulls/review-comment.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { foldId } from '../../../lib/ids.ts';
-import { type Html, html } from '../html.ts';
+import { html } from '../html.ts';
 import type { MarkdownBase } from '../markdown/links.ts';
 import { markdownBase } from '../paths.ts';
 import type { ContentRenderer } from '../render/content-renderer.ts';
 import { reviewCommentBox } from '../views/pull.ts';
+import type { ThreadParts } from '../views/review-thread.ts';
 
 /** How a pull's description and comments are rendered: in the tree of its base branch. */
 export function pullMarkdownBase(found: PullInContext): MarkdownBase {
@@ -14,7 +15,7 @@ export function pullMarkdownBase(found: PullInContext): MarkdownBase {
 }
 
 /**
- * Builds review comment boxes for a page: loads the authors and renders every body as markdown
+ * Builds review comment boxes for a page: loads the authors (and who resolved threads) and renders every body as markdown
  * through the render pool (in batches, see `ContentRenderer.markdownList`) before the page is
  * drawn, since views are synchronous.
  */
@@ -23,9 +24,12 @@ export async function reviewCommentBoxes(
   renderer: ContentRenderer,
   found: PullInContext,
   comments: readonly ReviewComment[],
-): Promise<{ box: (comment: ReviewComment, options?: { hunk?: boolean }) => Html }> {
+): Promise<ThreadParts> {
+  const people = comments.flatMap((c) =>
+    c.resolvedById ? [c.authorId, c.resolvedById] : [c.authorId],
+  );
   const [authors, bodies] = await Promise.all([
-    deps.services.users.findManyByIds(comments.map((c) => c.authorId)),
+    deps.services.users.findManyByIds(people),
     renderer.markdownList(
       comments.map((c) => c.body),
       pullMarkdownBase(found),
@@ -39,5 +43,6 @@ export async function reviewCommentBoxes(
         id: foldId(comment.id),
         body: rendered.get(comment.id) ?? html``,
       }),
+    handleOf: (userId) => authors.get(userId)?.handle,
   };
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
+import { type Confirmation, unlessConfirmed } from '../confirmation.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
@@ -124,6 +125,7 @@ export function registerTagRoutes(parent: FastifyInstance, deps: TagRouteDeps, p
       tag: string,
       target: string,
     ) => Promise<string>,
+    confirmation?: (tag: string) => Pick<Confirmation, 'title' | 'consequence' | 'button'>,
   ) =>
     server.post(path, { schema: { params: RepoParams } }, async (request, reply) => {
       const user = signedInPoster(request, reply);
@@ -134,12 +136,22 @@ export function registerTagRoutes(parent: FastifyInstance, deps: TagRouteDeps, p
         tag: field(request.body, 'tag', 300),
         target: field(request.body, 'target', 300),
       };
+      const list = `${repoUrl(visible.repo)}/tags`;
+      const asked =
+        confirmation &&
+        unlessConfirmed(pages, request, reply, () => ({
+          ...confirmation(values.tag),
+          action: `${list}/delete`,
+          cancel: list,
+          fields: { tag: values.tag },
+        }));
+      if (asked) return asked;
       return formAction(
         pages,
         request,
         reply,
         async () => ({
-          to: `${repoUrl(visible.repo)}/tags`,
+          to: list,
           flash: await run(user, params, values.tag, values.target),
         }),
         {
@@ -154,8 +166,16 @@ export function registerTagRoutes(parent: FastifyInstance, deps: TagRouteDeps, p
     await tags.create(user, owner, name, { tagName: tag, target });
     return `Tag ${tag.trim()} created.`;
   });
-  change('/repos/:owner/:name/tags/delete', async (user, { owner, name }, tag) => {
-    await tags.delete(user, owner, name, tag);
-    return `Tag ${tag.trim()} deleted.`;
-  });
+  change(
+    '/repos/:owner/:name/tags/delete',
+    async (user, { owner, name }, tag) => {
+      await tags.delete(user, owner, name, tag);
+      return `Tag ${tag.trim()} deleted.`;
+    },
+    (tag) => ({
+      title: `Delete tag ${tag}?`,
+      consequence: `The tag ${tag} is removed from the repository; the commit it names stays.`,
+      button: 'Delete tag',
+    }),
+  );
 }

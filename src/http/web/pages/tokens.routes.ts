@@ -1,8 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
+import { isConfirmed } from '../confirmation.ts';
 import { formAction } from '../form-action.ts';
 import { field, fieldValues } from '../forms.ts';
 import type { PageContext } from '../layout.ts';
@@ -78,20 +79,29 @@ export function registerTokenRoutes(
     );
   });
 
+  /** The second step of revoking: the caller's own token named, or NotFound. */
+  const askToRevoke = async (
+    user: User,
+    id: string,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) => {
+    const token = (await tokens.list(user)).find((candidate) => candidate.id === id);
+    if (!token) throw new NotFound('access token does not exist');
+    reply.header('Cache-Control', 'no-store');
+    return pages.send(request, reply, {
+      title: 'Revoke token',
+      body: (context) => revokePage(context, token),
+    });
+  };
+
   server.get(
     '/settings/tokens/:id/delete',
     { schema: { params: IdParams } },
     async (request, reply) => {
       const user = signedInOrRedirect(request, reply);
       if (!user) return reply;
-      const { id } = request.params;
-      const token = (await tokens.list(user)).find((candidate) => candidate.id === id);
-      if (!token) throw new NotFound('access token does not exist');
-      reply.header('Cache-Control', 'no-store');
-      return pages.send(request, reply, {
-        title: 'Revoke token',
-        body: (context) => revokePage(context, token),
-      });
+      return askToRevoke(user, request.params.id, request, reply);
     },
   );
 
@@ -102,6 +112,8 @@ export function registerTokenRoutes(
       const user = signedInPoster(request, reply);
       if (!user) return reply;
       const { id } = request.params;
+      // A post without the confirmation (a form of an older page, a crafted link) is asked again.
+      if (!isConfirmed(request.body)) return askToRevoke(user, id, request, reply);
       return formAction(pages, request, reply, async () => {
         await tokens.revoke(user, id);
         return { to: '/settings/tokens', flash: 'Token revoked.' };

@@ -5,6 +5,7 @@ import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import type { HookOwner } from '../../../domain/webhooks/webhook.types.ts';
 import { Type } from '../../../present/schemas/type.ts';
+import { type Confirmation, unlessConfirmed } from '../confirmation.ts';
 import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
 import type { PageContext } from '../layout.ts';
@@ -111,12 +112,21 @@ export function registerHookPages(
       work: (request: FastifyRequest, found: FoundHooks, wireId: number) => Promise<string>,
       to: (found: FoundHooks, wireId: number) => string = (found, wireId) =>
         `${found.place.path}/${wireId}`,
+      confirmation?: Pick<Confirmation, 'title' | 'consequence' | 'button'>,
     ) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       const found = await scope.find(request, reply);
       if (!found) return reply;
       assertCsrf(request);
       const wireId = hookIdOf(pathParam(request, 'id'));
+      const asked =
+        confirmation &&
+        unlessConfirmed(pages, request, reply, () => ({
+          ...confirmation,
+          action: `${found.place.path}/${wireId}/delete`,
+          cancel: `${found.place.path}/${wireId}`,
+        }));
+      if (asked) return asked;
       return formAction(
         pages,
         request,
@@ -178,6 +188,11 @@ export function registerHookPages(
         return 'Webhook deleted.';
       },
       (found) => found.place.path,
+      {
+        title: 'Delete this webhook?',
+        consequence: 'It stops receiving events at once, and its delivery log is removed.',
+        button: 'Delete webhook',
+      },
     ),
   );
 

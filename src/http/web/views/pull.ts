@@ -83,13 +83,14 @@ export function pullHeader(
 export function reviewCommentBox(
   comment: ReviewComment,
   author: Account | undefined,
-  options: { hunk?: boolean; id: number; body: Html },
+  options: { hunk?: boolean; id: number; body: Html; actions?: Html },
 ): Html {
   const where = comment.side === 'RIGHT' ? `line ${comment.line}` : `old line ${comment.oldLine}`;
   return html`<div class="Box Box--condensed my-2 kiln-comment" id="comment-${options.id}">
     <div class="Box-header f6 d-flex flex-items-center kiln-gap">
       <strong>${author?.handle ?? 'someone'}</strong>
-      <span class="color-fg-muted">commented on <span class="text-mono">${comment.path}</span> ${where} ${relativeTime(comment.createdAt)}</span>
+      <span class="color-fg-muted flex-auto">commented on <span class="text-mono">${comment.path}</span> ${where} ${relativeTime(comment.createdAt)}</span>
+      ${options.actions ?? null}
     </div>
     ${options.hunk ? html`<pre class="kiln-pre f6 m-0 p-2 border-bottom">${comment.diffHunk.split('\n').slice(-4).join('\n')}</pre>` : null}
     <div class="Box-body markdown-body kiln-comment-body">${options.body}</div>

@@ -114,9 +114,7 @@ function dangerZone(context: PageContext, data: RepoSettingsData, base: string):
       <p>This removes the repository, its history and everything attached to it. It cannot be undone.</p>
       <form method="post" action="${base}/delete">
         ${csrfField(context)}
-        <div class="form-group my-2"><div class="form-group-header"><label for="confirm">Type <strong>${full}</strong> to confirm</label></div>
-          <div class="form-group-body"><input class="form-control" id="confirm" name="confirm" required autocomplete="off" spellcheck="false"></div></div>
-        <button class="btn btn-danger" type="submit">Delete this repository</button>
+        <button class="btn btn-danger" type="submit" aria-label="Delete ${full}">Delete this repository</button>
       </form>
     </div>
   </section>`;

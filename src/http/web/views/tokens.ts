@@ -122,7 +122,7 @@ export function revokePage(context: PageContext, token: AccessToken): Html {
   return html`<h1 class="h2 mb-3">Revoke token ${token.name}?</h1>
     <p>Anything that uses the token ending in <span class="kiln-token">…${token.lastEight}</span> stops working at once. This cannot be undone.</p>
     <form method="post" action="/settings/tokens/${token.id}/delete" class="d-flex flex-items-center">
-      <input type="hidden" name="_csrf" value="${context.csrf}">
+      <input type="hidden" name="_csrf" value="${context.csrf}"><input type="hidden" name="confirm" value="yes">
       <button class="btn btn-danger mr-2" type="submit">Revoke ${token.name}</button>
       <a class="btn" href="/settings/tokens">Cancel</a>
     </form>`;
