@@ -2,8 +2,7 @@ import type { ReviewComment } from '../domain/pulls/review-comment.service.ts';
 import type { Repository } from '../domain/repos/repo.types.ts';
 import type { DomainServices } from '../domain/services.ts';
 import type { ConvertContext } from './context.ts';
-import { toApiComment, toApiReviewComment } from './review-comment.ts';
-import type { ApiComment } from './schemas/comment.ts';
+import { toApiReviewComment } from './review-comment.ts';
 import type { ApiPullReviewComment } from './schemas/pull.ts';
 
 /**
@@ -22,18 +21,4 @@ export async function loadReviewComments(
     const author = authors.get(comment.authorId);
     return author ? [toApiReviewComment(comment, { ...where, author }, context)] : [];
   });
-}
-
-/**
- * One line-review comment as Gitea's issue `Comment`, its author loaded; NotFound-like
- * undefined when the author's account is gone (the caller answers 404).
- */
-export async function loadApiComment(
-  services: Pick<DomainServices, 'users'>,
-  where: { repo: Repository; number: number },
-  comment: ReviewComment,
-  context: ConvertContext,
-): Promise<ApiComment | undefined> {
-  const author = (await services.users.findManyByIds([comment.authorId])).get(comment.authorId);
-  return author ? toApiComment(comment, { ...where, author }, context) : undefined;
 }

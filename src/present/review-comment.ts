@@ -4,7 +4,6 @@ import type { Account } from '../domain/users/user.types.ts';
 import { foldId } from '../lib/ids.ts';
 import { rfc3339 } from '../lib/time.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
-import type { ApiComment } from './schemas/comment.ts';
 import type { ApiPullReviewComment } from './schemas/pull.ts';
 import { toApiUser } from './user.ts';
 
@@ -14,7 +13,7 @@ export function toApiReviewComment(
   where: { repo: Repository; number: number; author: Account },
   context: ConvertContext,
 ): ApiPullReviewComment {
-  const repoPath = repoPathOf(where.repo);
+  const repoPath = `${encodeURIComponent(where.repo.owner.handle)}/${encodeURIComponent(where.repo.name)}`;
   const id = foldId(comment.id);
   return {
     id,
@@ -32,35 +31,5 @@ export function toApiReviewComment(
     updated_at: rfc3339(comment.updatedAt),
     html_url: urlFrom(context, `/repos/${repoPath}/pulls/${where.number}/files#comment-${id}`),
     pull_request_url: urlFrom(context, `/api/v1/repos/${repoPath}/pulls/${where.number}`),
-  };
-}
-
-function repoPathOf(repo: Repository): string {
-  return `${encodeURIComponent(repo.owner.handle)}/${encodeURIComponent(repo.name)}`;
-}
-
-/**
- * A line-review comment as Gitea's issue `Comment`, the shape of `/issues/comments/{id}`. As
- * in Gitea for a pull's comment, `issue_url` is empty and `pull_request_url` is the pull's page.
- */
-export function toApiComment(
-  comment: ReviewComment,
-  where: { repo: Repository; number: number; author: Account },
-  context: ConvertContext,
-): ApiComment {
-  const pullPage = `/repos/${repoPathOf(where.repo)}/pulls/${where.number}`;
-  const id = foldId(comment.id);
-  return {
-    id,
-    body: comment.body,
-    user: toApiUser(where.author, context),
-    html_url: urlFrom(context, `${pullPage}/files#comment-${id}`) ?? '',
-    issue_url: '',
-    pull_request_url: urlFrom(context, pullPage) ?? '',
-    original_author: '',
-    original_author_id: 0,
-    assets: [],
-    created_at: rfc3339(comment.createdAt),
-    updated_at: rfc3339(comment.updatedAt),
   };
 }

@@ -544,24 +544,6 @@ export const TABLE: Record<string, Entry> = {
       }),
     ],
   },
-  // Gitea's address for the same comments: read by readers, changed by the author or a writer.
-  'GET /api/v1/repos/:owner/:name/issues/comments/:id': {
-    probes: [api('GET', (c) => r(`/issues/comments/${c.subject.commentId}`)(c), 'read', [200])],
-  },
-  'PATCH /api/v1/repos/:owner/:name/issues/comments/:id': {
-    probes: [
-      api('PATCH', (c) => r(`/issues/comments/${c.subject.commentId}`)(c), 'write', [200], {
-        body: () => ({ body: 'edited by id' }),
-      }),
-    ],
-  },
-  'DELETE /api/v1/repos/:owner/:name/issues/comments/:id': {
-    probes: [
-      api('DELETE', (c) => r(`/issues/comments/${c.subject.commentId}`)(c), 'write', [204], {
-        fresh: true,
-      }),
-    ],
-  },
   'GET /api/actions/ping.v1.PingService/Ping': actions,
   ...webEntries(),
 };

@@ -1,11 +1,9 @@
 /**
  * Line-review comments: anchored to a line of the pull's diff at a commit (422 otherwise),
  * stored verbatim, kept on their commit after later pushes, replies inherit the anchor, and
- * only the author or a writer may edit or delete, through Kiln's own `/pulls/comments/{id}` and
- * through Gitea's `/issues/comments/{id}`, where Gitea clients find the same comments.
+ * only the author or a writer may edit or delete, through `/pulls/comments/{id}`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkGiteaResponse } from '../api/gitea-swagger.ts';
 import { GitClient } from '../support/git.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { type PullWorld, pullWorld } from './support.ts';
@@ -146,42 +144,5 @@ describe('editing and deleting', () => {
       (await hidden.api(path, { body: { body: 'x', path: 'b.txt', line: 1 }, token: outsider }))
         .status,
     ).toBe(404);
-  });
-});
-
-describe("Gitea's issue comment endpoints", () => {
-  it("read, edit and delete a review comment by id, in Gitea's Comment shape", async () => {
-    const { token: otherToken } = await kiln.make.userWithToken();
-    const created = await world.api(comments, {
-      body: { body: 'by issue id', path: 'code.txt', line: 3 },
-    });
-    const byId = `/repos/${world.owner.handle}/${world.name}/issues/comments/${created.body.id}`;
-    const read = await world.api(byId);
-    expect(read.status).toBe(200);
-    checkGiteaResponse('GET', byId, read.status, read.body);
-    expect(read.body).toMatchObject({ id: created.body.id, body: 'by issue id', issue_url: '' });
-    expect(read.body.pull_request_url).toBe(
-      `${kiln.url}/repos/${world.owner.handle}/${world.name}/pulls/1`,
-    );
-
-    const refused = await world.api(byId, {
-      method: 'PATCH',
-      body: { body: 'hijack' },
-      token: otherToken,
-    });
-    expect(refused.status).toBe(403);
-    checkGiteaResponse('PATCH', byId, refused.status, refused.body);
-    const edited = await world.api(byId, { method: 'PATCH', body: { body: 'edited by id' } });
-    expect(edited.status).toBe(200);
-    checkGiteaResponse('PATCH', byId, edited.status, edited.body);
-    expect(edited.body.body).toBe('edited by id');
-    const listed = await world.api(comments);
-    expect(listed.body.map((c: { body: string }) => c.body)).toContain('edited by id');
-
-    expect((await world.api(byId, { method: 'DELETE', token: otherToken })).status).toBe(403);
-    expect((await world.api(byId, { method: 'DELETE' })).status).toBe(204);
-    expect((await world.api(byId)).status).toBe(404);
-    const elsewhere = `/repos/${world.owner.handle}/${world.name}/issues/comments/12345`;
-    expect((await world.api(elsewhere, { method: 'PATCH', body: { body: 'x' } })).status).toBe(404);
   });
 });

@@ -166,13 +166,8 @@ export class ReviewCommentService {
     return found;
   }
 
-  /** A comment of the repository by its wire id, with its pull; NotFound to those who cannot see it. */
-  async find(viewer: User | undefined, owner: string, name: string, wireId: number) {
-    return this.#findInRepo(viewer, owner, name, wireId);
-  }
-
   /** The comment with this wire id in a repository the actor can see, and its pull. */
-  async #findInRepo(actor: User | undefined, owner: string, name: string, wireId: number) {
+  async #findInRepo(actor: User, owner: string, name: string, wireId: number) {
     const base = await this.#repos.get(actor, owner, name);
     const comment = await this.#store.findInRepoByWireId(base.repo.id, wireId);
     if (!comment) throw new NotFound(`review comment does not exist [id: ${wireId}]`);

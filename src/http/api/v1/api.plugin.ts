@@ -17,7 +17,6 @@ import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
 import { registerFederationApiRoutes } from './federation.routes.ts';
 import { registerHookRoutes } from './hooks.routes.ts';
-import { registerIssueCommentRoutes } from './issue-comments.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
 import { registerOrgActionRoutes } from './org-actions.routes.ts';
@@ -116,7 +115,6 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerArchiveRoutes(server, deps);
   registerPullRoutes(server, { ...deps, views: new PullViews(deps, views) });
   registerReviewCommentRoutes(server, deps);
-  registerIssueCommentRoutes(server, deps);
   registerActionRoutes(server, {
     runs: services.ciRunQueries,
     triggers: services.ciTriggers,

@@ -19,8 +19,7 @@ import { repoParamsWith } from './params.ts';
 const PullParams = repoParamsWith({
   number: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
 });
-/** A review comment by its wire id; Gitea's `/issues/comments/{id}` names the same comments. */
-export const CommentParams = repoParamsWith({
+const CommentParams = repoParamsWith({
   id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
 });
 const tags = ['repository'];

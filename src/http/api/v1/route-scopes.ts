@@ -8,7 +8,7 @@ import type { ScopeCategory } from '../../../domain/tokens/token-scopes.ts';
  * token must then hold every one). An empty list is a route Gitea answers without any scope.
  *
  * Gitea quirks kept on purpose: labels are `issue`, not `repository`; pull requests and their
- * comments are `repository`, but the same comments by id under `/issues/comments` are `issue`; an organisation's repositories are `organization` only.
+ * comments are `repository`; an organisation's repositories are `organization` only.
  */
 export const ROUTE_SCOPES: ReadonlyArray<readonly [string, readonly ScopeCategory[]]> = [
   ['/version', []],
@@ -20,7 +20,6 @@ export const ROUTE_SCOPES: ReadonlyArray<readonly [string, readonly ScopeCategor
   ['/orgs/:org', ['organization']],
   ['/repos', ['repository']],
   ['/repos/:owner/:name/labels', ['issue']],
-  ['/repos/:owner/:name/issues', ['issue']],
   ['/admin', ['admin']],
 ];
 
