@@ -35,6 +35,7 @@ import { Federation } from './domain/federation/federation.ts';
 import { subscribeFederationToPushes } from './domain/federation/federation-pushes.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
 import { OrgStore } from './domain/orgs/org.store.ts';
+import { CompareService } from './domain/pulls/compare.service.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
 import { PullStore } from './domain/pulls/pull.store.ts';
 import { PullEvents } from './domain/pulls/pull-events.ts';
@@ -269,6 +270,7 @@ export async function createApp(config: Config): Promise<App> {
     housekeeping,
     pulls,
     pullMerges: new PullMergeService(pulls, pullStore, repos, git),
+    compares: new CompareService({ repos, pulls, store: pullStore, catFiles: git.catFiles }),
     reviewComments,
     webhooks,
     branches: new BranchService({

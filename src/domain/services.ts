@@ -19,6 +19,7 @@ import type { ArchiveService } from './code/archive.service.ts';
 import type { CodeService } from './code/code.service.ts';
 import type { Federation } from './federation/federation.ts';
 import type { OrgService } from './orgs/org.service.ts';
+import type { CompareService } from './pulls/compare.service.ts';
 import type { PullService } from './pulls/pull.service.ts';
 import type { PullMergeService } from './pulls/pull-merge.service.ts';
 import type { ReviewCommentService } from './pulls/review-comment.service.ts';
@@ -61,6 +62,8 @@ export type DomainServices = {
   readonly housekeeping: HousekeepingService;
   readonly pulls: PullService;
   readonly pullMerges: PullMergeService;
+  /** Branches compared before a pull is opened (the compare page). */
+  readonly compares: CompareService;
   readonly reviewComments: ReviewCommentService;
   readonly webhooks: WebhookService;
   readonly branches: BranchService;

@@ -131,7 +131,21 @@ export async function fetchIntoRepo(
   sha: string,
   localRef: string,
 ): Promise<void> {
-  const refspec = `+${checkSha(sha)}:${checkFullRef(localRef)}`;
+  await fetchRefspec(target, source, `+${checkSha(sha)}:${checkFullRef(localRef)}`);
+}
+
+/**
+ * Copies the commits up to `sha` from `source` into `target` without naming them by any ref:
+ * enough to compare them with `target`'s own commits. Unreferenced, they are never served
+ * (upload-pack hands out what refs reach) and housekeeping prunes them once they are old.
+ *
+ * @throws NotFound when either repository or the commit does not exist.
+ */
+export async function fetchObjects(target: RepoHandle, source: RepoHandle, sha: string) {
+  await fetchRefspec(target, source, checkSha(sha));
+}
+
+async function fetchRefspec(target: RepoHandle, source: RepoHandle, refspec: string) {
   await Promise.all([requireRepository(target), requireRepository(source)]);
   await runGit(
     [
