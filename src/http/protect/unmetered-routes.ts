@@ -35,6 +35,7 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/:owner': 'a person or organisation: database only',
   '/:owner/:name': 'a redirect to the repository page',
   '/:owner/:name/pulls/:number': "Gitea's address of a pull request: a redirect, database only",
+  '/:owner/:name/compare/*': "Gitea's address of the compare page: a redirect, database only",
   '/:owner/:name/src/branch/*': "Gitea's address of code on a branch: a redirect, database only",
   '/:owner/:name/releases/tag/*': "Gitea's address of a release: a redirect, database only",
   '/user/login': "Gitea's address of the sign-in form: a fixed redirect",

@@ -3,6 +3,7 @@ import type { Pages } from './page.ts';
 import { type ActionsRouteDeps, registerActionsRoutes } from './pages/actions.routes.ts';
 import { type ActionsJobRouteDeps, registerActionsJobRoutes } from './pages/actions-job.routes.ts';
 import { type CodeRouteDeps, registerCodeRoutes } from './pages/code.routes.ts';
+import { type CompareRouteDeps, registerCompareRoutes } from './pages/compare.routes.ts';
 import { type GiteaPathRouteDeps, registerGiteaPathRoutes } from './pages/gitea-paths.routes.ts';
 import { type HistoryRouteDeps, registerHistoryRoutes } from './pages/history.routes.ts';
 import { type NewRepoRouteDeps, registerNewRepoRoutes } from './pages/new-repo.routes.ts';
@@ -36,6 +37,7 @@ export type ForgePagesDeps = PeopleRouteDeps &
   TagRouteDeps &
   PullListRouteDeps &
   PullPageRouteDeps &
+  CompareRouteDeps &
   ActionsRouteDeps &
   ActionsJobRouteDeps &
   ReleaseRouteDeps &
@@ -62,6 +64,7 @@ export function registerForgePages(
   registerTagRoutes(server, deps, pages);
   registerPullListRoutes(server, deps, pages);
   registerPullPageRoutes(server, deps, pages);
+  registerCompareRoutes(server, deps, pages);
   registerActionsRoutes(server, deps, pages);
   registerActionsJobRoutes(server, deps, pages);
   registerReleaseRoutes(server, deps, pages);
