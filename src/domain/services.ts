@@ -22,6 +22,7 @@ import type { OrgService } from './orgs/org.service.ts';
 import type { CompareService } from './pulls/compare.service.ts';
 import type { PullService } from './pulls/pull.service.ts';
 import type { PullMergeService } from './pulls/pull-merge.service.ts';
+import type { PullSuggestionService } from './pulls/pull-suggestions.service.ts';
 import type { ReviewCommentService } from './pulls/review-comment.service.ts';
 import type { ReleaseService } from './releases/release.service.ts';
 import type { TagService } from './releases/tag.service.ts';
@@ -64,6 +65,8 @@ export type DomainServices = {
   readonly pullMerges: PullMergeService;
   /** Branches compared before a pull is opened (the compare page). */
   readonly compares: CompareService;
+  /** Pulls suggested after pushes: `git push`'s hint and the repository page's offer. */
+  readonly pullSuggestions: PullSuggestionService;
   readonly reviewComments: ReviewCommentService;
   readonly webhooks: WebhookService;
   readonly branches: BranchService;

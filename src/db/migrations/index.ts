@@ -15,6 +15,7 @@ import { repoHousekeepingMigration } from './0013-repo-housekeeping.ts';
 import { dropCiLogRowsMigration } from './0014-drop-ci-log-rows.ts';
 import { ciRunsByCommitMigration } from './0015-ci-runs-by-commit.ts';
 import { webhooksMigration } from './0016-webhooks.ts';
+import { branchPushesMigration } from './0017-branch-pushes.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -34,4 +35,5 @@ export const migrations: readonly Migration[] = [
   dropCiLogRowsMigration,
   ciRunsByCommitMigration,
   webhooksMigration,
+  branchPushesMigration,
 ];

@@ -8,10 +8,10 @@ import { field } from '../forms.ts';
 import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, RepoParams, RepoRestParams } from '../page-params.ts';
+import { compareUrl } from '../paths.ts';
 import { signedInPoster } from '../require-user.ts';
 import {
   comparePage,
-  compareUrl,
   type NewPullValues,
   postedPullText,
   suggestedTitle,

@@ -1,19 +1,16 @@
 import type { Comparison } from '../../../domain/pulls/compare.service.ts';
+import type { RecentBranch } from '../../../domain/pulls/pull-suggestions.service.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
-import { encodeSegments, repoUrl, srcUrl } from '../paths.ts';
+import { compareUrl, repoUrl, srcUrl } from '../paths.ts';
 import { commitList } from './commit-list.ts';
 import { diffFileList, diffFiles } from './diff.ts';
 import { pullUrl } from './pull.ts';
+import { relativeTime } from './time.ts';
 import { commitTitle } from './tree.ts';
-
-/** `…/compare/{base}...{head}`: the compare page of two branches (the head as a pull names it). */
-export function compareUrl(base: Repository, baseBranch: string, headRef: string): string {
-  return `${repoUrl(base)}/compare/${encodeSegments(baseBranch)}...${encodeSegments(headRef)}`;
-}
 
 /** What the new-pull form holds, as typed or as prefilled. */
 export type NewPullValues = { readonly title: string; readonly body: string };
@@ -120,4 +117,17 @@ export function comparePage(
     ${commitList(head, [...commits].reverse())}
     <h3 class="h4 my-2">Files changed</h3>
     ${diffFileList(diff)}${diffFiles(diff, view)}`;
+}
+
+/** Gitea's "You pushed to …" above a repository's code: each recent branch without a pull. */
+export function recentPushes(recent: readonly RecentBranch[]): Html | null {
+  if (recent.length === 0) return null;
+  const rows = recent.map(
+    ({ branch, pushedAt, suggestion }) =>
+      html`<div class="flash flash-warn mb-2 d-flex flex-items-center flex-wrap kiln-gap" role="status">
+        <span class="flex-auto">${icon('git-branch')} You pushed to <span class="branch-name">${branch}</span> ${relativeTime(pushedAt)}</span>
+        <a class="btn btn-sm btn-primary" href="${compareUrl(suggestion.base, suggestion.baseBranch, suggestion.headRef)}">Compare &amp; pull request</a>
+      </div>`,
+  );
+  return html`<section aria-label="Recent pushes" class="mb-3">${rows}</section>`;
 }
