@@ -95,6 +95,29 @@ export async function mergeBranches(
   }
 }
 
+/**
+ * The paths that conflict when `headSha` is merged into `baseSha` (none: it merges cleanly), by
+ * the same `merge-tree --write-tree` a merge runs, so the answer is the merge's own. Writes
+ * only objects nothing refers to (the merged trees).
+ *
+ * @throws NotFound when either commit does not exist.
+ */
+export async function mergeConflicts(
+  repo: RepoHandle,
+  baseSha: string,
+  headSha: string,
+): Promise<readonly string[]> {
+  await requireRepository(repo);
+  try {
+    await mergeTree(repo, checkSha(baseSha, 'baseSha'), checkSha(headSha, 'headSha'));
+    return [];
+  } catch (error) {
+    if (!(error instanceof Conflict)) throw error;
+    const files = error.details?.files;
+    return Array.isArray(files) ? files.filter((file) => typeof file === 'string') : [];
+  }
+}
+
 /** The tree of a commit, through the repository's cat-file process. */
 async function baseTree(repo: RepoHandle, commit: string, pool: CatFilePool): Promise<string> {
   const info = await pool.info(repo, `${commit}^{tree}`);
