@@ -37,6 +37,7 @@ import { OrgService } from './domain/orgs/org.service.ts';
 import { OrgStore } from './domain/orgs/org.store.ts';
 import { BranchPushStore } from './domain/pulls/branch-push.store.ts';
 import { CompareService } from './domain/pulls/compare.service.ts';
+import { MergeabilityService } from './domain/pulls/mergeability.service.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
 import { PullStore } from './domain/pulls/pull.store.ts';
 import { PullEvents } from './domain/pulls/pull-events.ts';
@@ -280,6 +281,12 @@ export async function createApp(config: Config): Promise<App> {
     pullMerges: new PullMergeService(pulls, pullStore, repos, git),
     compares: new CompareService({ repos, pulls, store: pullStore, catFiles: git.catFiles }),
     pullSuggestions,
+    mergeability: new MergeabilityService({
+      repos,
+      pulls,
+      onError: (error) =>
+        process.stderr.write(`kiln: mergeability check failed: ${String(error)}\n`),
+    }),
     reviewComments,
     webhooks,
     branches: new BranchService({

@@ -20,6 +20,7 @@ import type { CodeService } from './code/code.service.ts';
 import type { Federation } from './federation/federation.ts';
 import type { OrgService } from './orgs/org.service.ts';
 import type { CompareService } from './pulls/compare.service.ts';
+import type { MergeabilityService } from './pulls/mergeability.service.ts';
 import type { PullService } from './pulls/pull.service.ts';
 import type { PullMergeService } from './pulls/pull-merge.service.ts';
 import type { PullSuggestionService } from './pulls/pull-suggestions.service.ts';
@@ -67,6 +68,8 @@ export type DomainServices = {
   readonly compares: CompareService;
   /** Pulls suggested after pushes: `git push`'s hint and the repository page's offer. */
   readonly pullSuggestions: PullSuggestionService;
+  /** Whether open pulls merge cleanly, remembered per (base, head) pair. */
+  readonly mergeability: MergeabilityService;
   readonly reviewComments: ReviewCommentService;
   readonly webhooks: WebhookService;
   readonly branches: BranchService;

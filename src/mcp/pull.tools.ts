@@ -57,8 +57,8 @@ export function registerPullTools(kit: ToolKit<'pulls' | 'pullMerges'>): void {
       title: 'Get a pull request',
       description:
         'One pull request by number, as a Gitea PullRequest record. `head.sha` is the live tip ' +
-        'of the head branch while open; `mergeable` is true exactly while the pull is open (it ' +
-        'is not a conflict check: merge_pull_request refuses a real conflict).',
+        'of the head branch while open; `mergeable` is false when the pull is closed or its ' +
+        'head conflicts with the base branch (merge_pull_request refuses a real conflict).',
       input: z.strictObject(pullArgs),
       effect: 'read',
     },

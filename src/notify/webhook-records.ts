@@ -108,6 +108,8 @@ export class WebhookRecords {
         assignee: pull.assigneeId ? (accounts.get(pull.assigneeId) ?? null) : null,
         mergedBy: pull.mergedById ? (accounts.get(pull.mergedById) ?? null) : null,
         reviewComments: counts.get(pull.id) ?? 0,
+        // An event is sent as it happens, not held back for a merge check.
+        conflicted: false,
       },
       this.#deps.context,
     );

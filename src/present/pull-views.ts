@@ -10,7 +10,7 @@ import type { ApiPullRequest } from './schemas/pull.ts';
 
 /** What the pull request loader reads besides the repositories' own facts. */
 export type PullViewDeps = {
-  readonly services: Pick<DomainServices, 'pulls' | 'users' | 'repos'>;
+  readonly services: Pick<DomainServices, 'pulls' | 'users' | 'repos' | 'mergeability'>;
 };
 
 /**
@@ -26,13 +26,18 @@ export class PullViews {
     this.#repos = repos;
   }
 
+  /**
+   * `mergeable` is the remembered answer for each open pull's tips; a list does not wait for the
+   * ones not known yet (they read as mergeable, and are checked meanwhile), `one` does.
+   */
   async many(
     viewer: User | undefined,
     items: readonly PullInContext[],
     context: ConvertContext,
+    options: { waitForMergeability?: boolean } = {},
   ): Promise<ApiPullRequest[]> {
     if (items.length === 0) return [];
-    const { pulls, users, repos } = this.#services;
+    const { pulls, users, repos, mergeability } = this.#services;
     const accountIds = items.flatMap(({ pull }) =>
       [pull.authorId, pull.assigneeId, pull.mergedById].filter((id): id is string => id !== null),
     );
@@ -70,6 +75,12 @@ export class PullViews {
           tipOf(base.repo, pull.baseBranch),
         ]);
         const live = heads.get(pull.id) ?? { sha: pull.headSha, branchExists: false };
+        const merge =
+          pull.state !== 'open' || !baseSha
+            ? undefined
+            : options.waitForMergeability
+              ? await mergeability.check(base.repo, baseSha, live.sha)
+              : mergeability.known(base.repo, baseSha, live.sha);
         const author = accounts.get(pull.authorId);
         if (!baseFacts || !author) throw new Error('pull request without its repository or author');
         const facts: PullFacts = {
@@ -83,6 +94,7 @@ export class PullViews {
           assignee: pull.assigneeId ? (accounts.get(pull.assigneeId) ?? null) : null,
           mergedBy: pull.mergedById ? (accounts.get(pull.mergedById) ?? null) : null,
           reviewComments: counts.get(pull.id) ?? 0,
+          conflicted: merge?.state === 'conflict',
         };
         return toApiPullRequest(facts, context);
       }),
@@ -94,7 +106,7 @@ export class PullViews {
     item: PullInContext,
     context: ConvertContext,
   ): Promise<ApiPullRequest> {
-    const [api] = await this.many(viewer, [item], context);
+    const [api] = await this.many(viewer, [item], context, { waitForMergeability: true });
     if (!api) throw new Error('pull request conversion produced nothing');
     return api;
   }

@@ -23,6 +23,8 @@ export type PullFacts = {
   readonly assignee: Account | null;
   readonly mergedBy: Account | null;
   readonly reviewComments: number;
+  /** Whether merging the head into the base tip conflicts, as far as is known. */
+  readonly conflicted: boolean;
 };
 
 /** Gitea calls a pull a draft when its title starts with `WIP:` or `[WIP]`, in any case. */
@@ -78,8 +80,8 @@ export function toApiPullRequest(facts: PullFacts, context: ConvertContext): Api
     html_url: htmlUrl,
     diff_url: htmlUrl === null ? null : `${htmlUrl}.diff`,
     patch_url: htmlUrl === null ? null : `${htmlUrl}.patch`,
-    // A placeholder, not a conflict check (SPEC.md): true exactly while the pull is open.
-    mergeable: pull.state === 'open',
+    // Gitea's answer: false for a closed pull and for one whose merge conflicts.
+    mergeable: pull.state === 'open' && !facts.conflicted,
     merged: pull.merged,
     merged_at: time(pull.mergedAt),
     merge_commit_sha: pull.mergeCommitSha,

@@ -945,6 +945,9 @@ function webEntries(): Record<string, Entry> {
     'GET /repos/:owner/:name/pulls/:number': {
       probes: [page((c) => w(`/pulls/${c.subject.pull}`)(c), 'read')],
     },
+    'GET /repos/:owner/:name/pulls/:number/mergeability': {
+      probes: [page((c) => w(`/pulls/${c.subject.pull}/mergeability`)(c), 'read')],
+    },
     'GET /repos/:owner/:name/pulls/:number/commits': {
       probes: [page((c) => w(`/pulls/${c.subject.pull}/commits`)(c), 'read')],
     },

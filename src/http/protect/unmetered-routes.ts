@@ -59,6 +59,8 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/repos/:owner/:name/archive/*':
     'archives are not metered (SPEC.md); concurrent builds are bounded instead (service.archive.*)',
   '/repos/:owner/:name/branches': 'one ref listing',
+  '/repos/:owner/:name/pulls/:number/mergeability':
+    "asked by a pull's (metered) page: one merge check per pair of tips, remembered, whoever asks",
   '/repos/:owner/:name/tags': 'one ref listing',
   '/repos/:owner/:name/releases': 'releases: database and one ref listing',
   '/repos/:owner/:name/releases/tag/*':

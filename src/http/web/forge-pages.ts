@@ -6,6 +6,10 @@ import { type CodeRouteDeps, registerCodeRoutes } from './pages/code.routes.ts';
 import { type CompareRouteDeps, registerCompareRoutes } from './pages/compare.routes.ts';
 import { type GiteaPathRouteDeps, registerGiteaPathRoutes } from './pages/gitea-paths.routes.ts';
 import { type HistoryRouteDeps, registerHistoryRoutes } from './pages/history.routes.ts';
+import {
+  type MergeabilityRouteDeps,
+  registerMergeabilityRoutes,
+} from './pages/mergeability.routes.ts';
 import { type NewRepoRouteDeps, registerNewRepoRoutes } from './pages/new-repo.routes.ts';
 import { type PeopleRouteDeps, registerPeopleRoutes } from './pages/people.routes.ts';
 import { type PullPageRouteDeps, registerPullPageRoutes } from './pages/pull-page.routes.ts';
@@ -38,6 +42,7 @@ export type ForgePagesDeps = PeopleRouteDeps &
   PullListRouteDeps &
   PullPageRouteDeps &
   CompareRouteDeps &
+  MergeabilityRouteDeps &
   ActionsRouteDeps &
   ActionsJobRouteDeps &
   ReleaseRouteDeps &
@@ -65,6 +70,7 @@ export function registerForgePages(
   registerPullListRoutes(server, deps, pages);
   registerPullPageRoutes(server, deps, pages);
   registerCompareRoutes(server, deps, pages);
+  registerMergeabilityRoutes(server, deps);
   registerActionsRoutes(server, deps, pages);
   registerActionsJobRoutes(server, deps, pages);
   registerReleaseRoutes(server, deps, pages);
