@@ -39,11 +39,15 @@ import { subscribeFederationToPushes } from './domain/federation/federation-push
 import { openFederation } from './domain/federation/open-federation.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
 import { OrgStore } from './domain/orgs/org.store.ts';
+import { BranchPushStore } from './domain/pulls/branch-push.store.ts';
+import { CompareService } from './domain/pulls/compare.service.ts';
+import { MergeabilityService } from './domain/pulls/mergeability.service.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
 import { PullStore } from './domain/pulls/pull.store.ts';
 import { PullEvents } from './domain/pulls/pull-events.ts';
 import { PullMergeService } from './domain/pulls/pull-merge.service.ts';
 import { subscribePullsToPushes } from './domain/pulls/pull-pushes.ts';
+import { PullSuggestionService } from './domain/pulls/pull-suggestions.service.ts';
 import { ReviewCommentService } from './domain/pulls/review-comment.service.ts';
 import { ReviewCommentStore } from './domain/pulls/review-comment.store.ts';
 import { ReleaseService } from './domain/releases/release.service.ts';
@@ -248,6 +252,12 @@ export async function createApp(config: Config): Promise<App> {
   // What reacts to a push, each subscribing from its own folder; this is the order they hear
   // of it (PushEvents hands a push to one listener after the other).
   subscribePullsToPushes(pushes, pulls);
+  const pullSuggestions = new PullSuggestionService({
+    repos,
+    pulls: pullStore,
+    pushes: new BranchPushStore(db),
+  });
+  pushes.subscribe((push) => pullSuggestions.record(push));
   subscribeCiToPushes(pushes, ciTriggers);
   if (federation) subscribeFederationToPushes(pushes, federation);
   subscribeHousekeepingToPushes(pushes, housekeeping);
@@ -299,6 +309,14 @@ export async function createApp(config: Config): Promise<App> {
     housekeeping,
     pulls,
     pullMerges: new PullMergeService(pulls, pullStore, repos, git),
+    compares: new CompareService({ repos, pulls, store: pullStore, catFiles: git.catFiles }),
+    pullSuggestions,
+    mergeability: new MergeabilityService({
+      repos,
+      pulls,
+      onError: (error) =>
+        process.stderr.write(`kiln: mergeability check failed: ${String(error)}\n`),
+    }),
     reviewComments,
     webhooks,
     branches: new BranchService({

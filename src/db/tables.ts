@@ -326,6 +326,14 @@ export type CiOrgSettingsTable = {
   updated_at: number;
 };
 
+/** The last push of each branch: who and when (the repository page's pull suggestions). */
+export type BranchPushesTable = {
+  repo_id: string;
+  branch: string;
+  pusher_id: string;
+  pushed_at: number;
+};
+
 export type PullRequestsTable = {
   id: string;
   repo_id: string;
@@ -463,5 +471,6 @@ export type Tables = {
   ci_org_variables: CiOrgSettingsTable;
   releases: ReleasesTable;
   pull_requests: PullRequestsTable;
+  branch_pushes: BranchPushesTable;
   review_comments: ReviewCommentsTable;
 };

@@ -21,8 +21,11 @@ import type { ArchiveService } from './code/archive.service.ts';
 import type { CodeService } from './code/code.service.ts';
 import type { Federation } from './federation/federation.ts';
 import type { OrgService } from './orgs/org.service.ts';
+import type { CompareService } from './pulls/compare.service.ts';
+import type { MergeabilityService } from './pulls/mergeability.service.ts';
 import type { PullService } from './pulls/pull.service.ts';
 import type { PullMergeService } from './pulls/pull-merge.service.ts';
+import type { PullSuggestionService } from './pulls/pull-suggestions.service.ts';
 import type { ReviewCommentService } from './pulls/review-comment.service.ts';
 import type { ReleaseService } from './releases/release.service.ts';
 import type { TagService } from './releases/tag.service.ts';
@@ -65,6 +68,12 @@ export type DomainServices = {
   readonly housekeeping: HousekeepingService;
   readonly pulls: PullService;
   readonly pullMerges: PullMergeService;
+  /** Branches compared before a pull is opened (the compare page). */
+  readonly compares: CompareService;
+  /** Pulls suggested after pushes: `git push`'s hint and the repository page's offer. */
+  readonly pullSuggestions: PullSuggestionService;
+  /** Whether open pulls merge cleanly, remembered per (base, head) pair. */
+  readonly mergeability: MergeabilityService;
   readonly reviewComments: ReviewCommentService;
   readonly webhooks: WebhookService;
   readonly branches: BranchService;

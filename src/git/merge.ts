@@ -95,6 +95,29 @@ export async function mergeBranches(
   }
 }
 
+/**
+ * The paths that conflict when `headSha` is merged into `baseSha` (none: it merges cleanly), by
+ * the same `merge-tree --write-tree` a merge runs, so the answer is the merge's own. Writes
+ * only objects nothing refers to (the merged trees).
+ *
+ * @throws NotFound when either commit does not exist.
+ */
+export async function mergeConflicts(
+  repo: RepoHandle,
+  baseSha: string,
+  headSha: string,
+): Promise<readonly string[]> {
+  await requireRepository(repo);
+  try {
+    await mergeTree(repo, checkSha(baseSha, 'baseSha'), checkSha(headSha, 'headSha'));
+    return [];
+  } catch (error) {
+    if (!(error instanceof Conflict)) throw error;
+    const files = error.details?.files;
+    return Array.isArray(files) ? files.filter((file) => typeof file === 'string') : [];
+  }
+}
+
 /** The tree of a commit, through the repository's cat-file process. */
 async function baseTree(repo: RepoHandle, commit: string, pool: CatFilePool): Promise<string> {
   const info = await pool.info(repo, `${commit}^{tree}`);
@@ -131,7 +154,21 @@ export async function fetchIntoRepo(
   sha: string,
   localRef: string,
 ): Promise<void> {
-  const refspec = `+${checkSha(sha)}:${checkFullRef(localRef)}`;
+  await fetchRefspec(target, source, `+${checkSha(sha)}:${checkFullRef(localRef)}`);
+}
+
+/**
+ * Copies the commits up to `sha` from `source` into `target` without naming them by any ref:
+ * enough to compare them with `target`'s own commits. Unreferenced, they are never served
+ * (upload-pack hands out what refs reach) and housekeeping prunes them once they are old.
+ *
+ * @throws NotFound when either repository or the commit does not exist.
+ */
+export async function fetchObjects(target: RepoHandle, source: RepoHandle, sha: string) {
+  await fetchRefspec(target, source, checkSha(sha));
+}
+
+async function fetchRefspec(target: RepoHandle, source: RepoHandle, refspec: string) {
   await Promise.all([requireRepository(target), requireRepository(source)]);
   await runGit(
     [

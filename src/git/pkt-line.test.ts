@@ -83,6 +83,7 @@ describe('PushCommandReader', () => {
       { oldSha: a, newSha: b, ref: 'refs/heads/main' },
       { oldSha: b, newSha: zero, ref: 'refs/heads/gone' },
     ]);
+    expect(reader.capabilities).toEqual(['report-status', 'side-band-64k', 'agent=git/2.39']);
   });
 
   it('gives up quietly on what it does not understand', () => {

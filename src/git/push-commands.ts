@@ -20,6 +20,8 @@ const COMMAND = /^([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) (\S+)$
  */
 export class PushCommandReader {
   readonly commands: PushCommand[] = [];
+  /** The capabilities the client sent after its first command (`report-status`, `side-band-64k`…). */
+  capabilities: readonly string[] = [];
   complete = false;
   private reader: PktLineReader | undefined = new PktLineReader();
   private seenBytes = 0;
@@ -43,10 +45,13 @@ export class PushCommandReader {
         }
         if (packet.kind !== 'data') throw new Error('unexpected packet');
         const text = packet.payload.toString('utf8');
-        const line = text.split('\0', 1)[0]!.replace(/\n$/, '');
+        const [line = '', capabilities] = text.replace(/\n$/, '').split('\0', 2);
         if (line.startsWith('shallow ')) continue;
         const match = COMMAND.exec(line);
         if (!match) throw new Error('not a command');
+        if (this.commands.length === 0 && capabilities !== undefined) {
+          this.capabilities = capabilities.split(' ').filter(Boolean);
+        }
         this.commands.push({ oldSha: match[1]!, newSha: match[2]!, ref: match[3]! });
       }
       if (this.seenBytes > MAX_COMMAND_BYTES) throw new Error('too many commands');

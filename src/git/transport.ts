@@ -47,6 +47,12 @@ export interface PushResult {
 
 export interface ReceivePack {
   readonly output: Readable;
+  /**
+   * Whether the client asked for its answer in side-band channels, so that more lines for it to
+   * show (`remote: …`) may go on channel 2 before the final flush. Known once git has the
+   * commands, which is before its answer ends.
+   */
+  readonly sideband: () => boolean;
   /** Settles after receive-pack has exited; never rejects. */
   readonly result: Promise<PushResult>;
 }
@@ -280,7 +286,9 @@ export async function receivePack(
         return { changes: [], error: error ?? (snapshotError as Error) };
       }
     });
-  return { output, result };
+  const sideband = () =>
+    commands.capabilities.includes('side-band-64k') || commands.capabilities.includes('side-band');
+  return { output, result, sideband };
 }
 
 /** The commands whose refs now hold what the client asked for, sorted by ref name. */

@@ -158,7 +158,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     openRegistrations: config.signup.enabled,
     wanted: config.federation.enabled,
   });
-  await server.register(smartHttpPlugin, { services: app.services });
+  await server.register(smartHttpPlugin, { services: app.services, config: app.config });
   await server.register(archivePlugin, { services: app.services, pages });
   await server.register(webPlugin, { services: app.services, config: app.config, pages });
   return server;

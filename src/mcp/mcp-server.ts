@@ -22,6 +22,7 @@ export type McpServices = Pick<
   | 'branches'
   | 'pulls'
   | 'pullMerges'
+  | 'mergeability'
   | 'reviewComments'
   | 'releases'
   | 'federation'

@@ -774,6 +774,9 @@ function webEntries(): Record<string, Entry> {
     'GET /:owner/:name/pulls/:number': {
       probes: [{ ...page((c) => `/${repo(c)}/pulls/${c.subject.pull}`, 'read'), ok: [302] }],
     },
+    'GET /:owner/:name/compare/*': {
+      probes: [{ ...page((c) => `/${repo(c)}/compare/main...feature`, 'read'), ok: [302] }],
+    },
     'GET /:owner/:name/src/branch/*': {
       probes: [{ ...page((c) => `/${repo(c)}/src/branch/main/README.md`, 'read'), ok: [302] }],
     },
@@ -1148,8 +1151,23 @@ function webEntries(): Record<string, Entry> {
         ),
       ],
     },
+    'GET /repos/:owner/:name/compare': {
+      probes: [{ ...page(w('/compare?base=main&head=feature'), 'read'), ok: [302] }],
+    },
+    'GET /repos/:owner/:name/compare*': { probes: [page(w('/compare/main...feature'), 'read')] },
+    'POST /repos/:owner/:name/compare*': {
+      probes: [
+        form(w('/compare/main...feature'), 'user+read', () => ({ title: 'compared' }), {
+          fresh: true,
+          measure: countOf('pull_requests'),
+        }),
+      ],
+    },
     'GET /repos/:owner/:name/pulls/:number': {
       probes: [page((c) => w(`/pulls/${c.subject.pull}`)(c), 'read')],
+    },
+    'GET /repos/:owner/:name/pulls/:number/mergeability': {
+      probes: [page((c) => w(`/pulls/${c.subject.pull}/mergeability`)(c), 'read')],
     },
     'GET /repos/:owner/:name/pulls/:number/commits': {
       probes: [page((c) => w(`/pulls/${c.subject.pull}/commits`)(c), 'read')],

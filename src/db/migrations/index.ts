@@ -19,6 +19,7 @@ import { ciConcurrencyQueueMigration } from './0017-ci-concurrency-queue.ts';
 import { ciOrgSettingsMigration } from './0018-ci-org-settings.ts';
 import { orgSettingsSiteAdminsMigration } from './0019-org-settings-site-admins.ts';
 import { reviewThreadResolutionMigration } from './0020-review-thread-resolution.ts';
+import { branchPushesMigration } from './0021-branch-pushes.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -42,4 +43,5 @@ export const migrations: readonly Migration[] = [
   ciOrgSettingsMigration,
   orgSettingsSiteAdminsMigration,
   reviewThreadResolutionMigration,
+  branchPushesMigration,
 ];

@@ -12,6 +12,7 @@ import type { Page } from '../repos/repo.store.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
+import { parseHead } from './compare-spec.ts';
 import { mayEditPull } from './pull.policy.ts';
 import type { PullFieldUpdate, PullStore } from './pull.store.ts';
 import {
@@ -48,6 +49,14 @@ const MAX_TITLE_LENGTH = 255;
 /** A name that can follow `refs/heads/`; anything else names no branch (and is never read). */
 function isBranchName(name: string): boolean {
   return isValidRefName(`refs/heads/${name}`);
+}
+
+/** Whether a head spec's owner (and repository, when named) are those of `repo`. */
+export function namesRepo(spec: { owner?: string; repo?: string }, repo: Repository): boolean {
+  return (
+    spec.owner?.toLowerCase() === repo.owner.handle.toLowerCase() &&
+    (spec.repo === undefined || spec.repo.toLowerCase() === repo.name.toLowerCase())
+  );
 }
 
 /**
@@ -450,36 +459,37 @@ export class PullService {
   }
 
   /**
-   * `branch` (this repository) or `owner:branch` / `owner/repo:branch` (a fork of it, as Gitea
-   * reads it). The caller must be able to read the head repository.
+   * `branch` (this repository) or `owner:branch` / `owner/repo:branch` (a fork of it, or the
+   * repository it was forked from, as Gitea reads it). The caller must be able to read the head
+   * repository: one it cannot read is reported exactly like one that does not exist.
    */
   async #resolveHeadRepo(
     actor: User,
     base: Repository,
     head: string,
   ): Promise<{ repo: Repository; branch: string }> {
-    const colon = head.indexOf(':');
-    if (colon === -1) return { repo: base, branch: head };
-    const where = head.slice(0, colon);
-    const branch = head.slice(colon + 1);
-    const [owner, repoName] = where.includes('/') ? where.split('/', 2) : [where, undefined];
-    if (!owner) throw new Invalid('head must be "branch" or "owner:branch"');
-    if (
-      owner.toLowerCase() === base.owner.handle.toLowerCase() &&
-      (!repoName || repoName.toLowerCase() === base.name.toLowerCase())
-    ) {
-      return { repo: base, branch };
+    const spec = parseHead(head);
+    if (spec.owner === undefined) {
+      if (head.includes(':')) throw new Invalid('head must be "branch" or "owner:branch"');
+      return { repo: base, branch: spec.branch };
     }
-    const candidates = await this.#deps.repos.listForksVisible(actor, base, {
-      limit: 1000,
-      offset: 0,
-    });
-    const fork = candidates.items.find(
-      ({ repo }) =>
-        repo.owner.handle.toLowerCase() === owner.toLowerCase() &&
-        (!repoName || repo.name.toLowerCase() === repoName.toLowerCase()),
-    );
-    if (!fork) throw new Invalid(`head repository does not exist [head: ${where}]`);
-    return { repo: fork.repo, branch };
+    const found = (await this.headCandidates(actor, base)).find((repo) => namesRepo(spec, repo));
+    if (!found) {
+      const where = head.slice(0, head.indexOf(':'));
+      throw new Invalid(`head repository does not exist [head: ${where}]`);
+    }
+    return { repo: found, branch: spec.branch };
+  }
+
+  /**
+   * The repositories a pull into `base` may come from, as `viewer` may see them: the base
+   * itself, the repository it was forked from, and its forks.
+   */
+  async headCandidates(viewer: User | undefined, base: Repository): Promise<Repository[]> {
+    const [parent, forks] = await Promise.all([
+      this.#deps.repos.visibleParent(viewer, base),
+      this.#deps.repos.listForksVisible(viewer, base, { limit: 1000, offset: 0 }),
+    ]);
+    return [base, ...(parent ? [parent.repo] : []), ...forks.items.map(({ repo }) => repo)];
   }
 }

@@ -16,11 +16,13 @@ import {
 } from '../../git/transport.ts';
 import { viewerFromAuthorization } from '../auth/api-auth.ts';
 import { viewerUser } from '../auth/viewer.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../base-url.ts';
 import { gitErrorHandler } from '../errors/git-errors.ts';
 import { refuseNulInAddress } from '../plugins/nul-guard.ts';
 import { answerAfter } from './answer-after.ts';
 import { answerDirectly, bufferBody, canWriteDirectly } from './direct-answer.ts';
 import { gitAccess } from './git-access.ts';
+import { pushHintLines } from './push-hints.ts';
 import { registerUnreadBodyHandling } from './unread-body.ts';
 
 type RepoParams = { owner: string; name: string };
@@ -29,8 +31,10 @@ type RepoParams = { owner: string; name: string };
 export type SmartHttpDeps = {
   readonly services: Pick<
     DomainServices,
-    'tokens' | 'ciTaskTokens' | 'repos' | 'protectedBranches' | 'pushHandling'
+    'tokens' | 'ciTaskTokens' | 'repos' | 'protectedBranches' | 'pushHandling' | 'pullSuggestions'
   >;
+  /** For the addresses in the lines a push prints. */
+  readonly config: BaseUrlConfig;
 };
 
 /** Git's advertisements and results must never be cached by a proxy. */
@@ -168,7 +172,15 @@ export async function smartHttpPlugin(server: FastifyInstance, deps: SmartHttpDe
           if (error) request.log.warn({ err: error }, 'receive-pack ended early');
           return services.pushHandling.afterPush({ repo, pusher, changes }, failed).recorded;
         });
-        return reply.send(answerAfter(pack.output, () => recorded));
+        // Gitea's lines after a push of a branch: where to open its pull, or the one open.
+        const lines = async () => {
+          const { changes } = await pack.result;
+          const suggestions = await services.pullSuggestions.afterPush(repo, pusher, changes);
+          return pushHintLines(suggestions, baseUrlOf(request, deps.config));
+        };
+        return reply.send(
+          answerAfter(pack.output, () => recorded, { sideband: pack.sideband, lines }),
+        );
       },
     );
   post('git-upload-pack');

@@ -47,6 +47,7 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/:owner': 'a person or organisation: database only',
   '/:owner/:name': 'a redirect to the repository page',
   '/:owner/:name/pulls/:number': "Gitea's address of a pull request: a redirect, database only",
+  '/:owner/:name/compare/*': "Gitea's address of the compare page: a redirect, database only",
   '/:owner/:name/src/branch/*': "Gitea's address of code on a branch: a redirect, database only",
   '/:owner/:name/releases/tag/*': "Gitea's address of a release: a redirect, database only",
   '/user/login': "Gitea's address of the sign-in form: a fixed redirect",
@@ -70,6 +71,8 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/repos/:owner/:name/archive/*':
     'archives are not metered (SPEC.md); concurrent builds are bounded instead (service.archive.*)',
   '/repos/:owner/:name/branches': 'one ref listing',
+  '/repos/:owner/:name/pulls/:number/mergeability':
+    "asked by a pull's (metered) page: one merge check per pair of tips, remembered, whoever asks",
   '/repos/:owner/:name/tags': 'one ref listing',
   '/repos/:owner/:name/releases': 'releases: database and one ref listing',
   '/repos/:owner/:name/releases/tag/*':

@@ -3,8 +3,13 @@ import type { Pages } from './page.ts';
 import { type ActionsRouteDeps, registerActionsRoutes } from './pages/actions.routes.ts';
 import { type ActionsJobRouteDeps, registerActionsJobRoutes } from './pages/actions-job.routes.ts';
 import { type CodeRouteDeps, registerCodeRoutes } from './pages/code.routes.ts';
+import { type CompareRouteDeps, registerCompareRoutes } from './pages/compare.routes.ts';
 import { type GiteaPathRouteDeps, registerGiteaPathRoutes } from './pages/gitea-paths.routes.ts';
 import { type HistoryRouteDeps, registerHistoryRoutes } from './pages/history.routes.ts';
+import {
+  type MergeabilityRouteDeps,
+  registerMergeabilityRoutes,
+} from './pages/mergeability.routes.ts';
 import { type NewRepoRouteDeps, registerNewRepoRoutes } from './pages/new-repo.routes.ts';
 import { type OrgMembersRouteDeps, registerOrgMembersRoutes } from './pages/org-members.routes.ts';
 import { type OrgNewRouteDeps, registerOrgNewRoutes } from './pages/org-new.routes.ts';
@@ -50,6 +55,8 @@ export type ForgePagesDeps = PeopleRouteDeps &
   PullListRouteDeps &
   PullPageRouteDeps &
   ReviewThreadRouteDeps &
+  CompareRouteDeps &
+  MergeabilityRouteDeps &
   ActionsRouteDeps &
   ActionsJobRouteDeps &
   ReleaseRouteDeps &
@@ -80,6 +87,8 @@ export function registerForgePages(
   registerPullListRoutes(server, deps, pages);
   registerPullPageRoutes(server, deps, pages);
   registerReviewThreadRoutes(server, deps, pages);
+  registerCompareRoutes(server, deps, pages);
+  registerMergeabilityRoutes(server, deps);
   registerActionsRoutes(server, deps, pages);
   registerActionsJobRoutes(server, deps, pages);
   registerReleaseRoutes(server, deps, pages);

@@ -35,6 +35,16 @@ export function commitUrl(repo: Repository, sha: string): string {
   return `${repoUrl(repo)}/commit/${encodeURIComponent(sha)}`;
 }
 
+/**
+ * `…/compare/{base}...{head}`: the compare page of two branches (the head as a pull names it).
+ * The colon of `owner/repo:branch` stays as it is, as in GitHub's and Gitea's addresses: a path
+ * may hold one, and git refuses it inside ref names, so it cannot be mistaken.
+ */
+export function compareUrl(base: Repository, baseBranch: string, headRef: string): string {
+  const head = encodeSegments(headRef).replaceAll('%3A', ':');
+  return `${repoUrl(base)}/compare/${encodeSegments(baseBranch)}...${head}`;
+}
+
 /** A person's or organisation's page. */
 export function accountUrl(handle: string): string {
   return `/${encodeURIComponent(handle)}`;

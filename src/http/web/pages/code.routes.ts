@@ -1,18 +1,23 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { mayPush } from '../../../domain/repos/repo.policy.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import { viewerUser } from '../../auth/viewer.ts';
 import { sendErrorPage } from '../../errors/web-errors.ts';
 import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, RepoParams, RepoRestParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
+import { recentPushes } from '../views/compare.ts';
 import { emptyRepo } from '../views/empty-repo.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { cloneUrlOf, frameOf, openRepo, type RepoPageDeps } from './repo-context.ts';
 import { fileBody, treeBody } from './tree-page.ts';
 
 /** What the code pages use. */
-export type CodeRouteDeps = RepoPageDeps;
+export type CodeRouteDeps = RepoPageDeps & {
+  readonly services: Pick<DomainServices, 'pullSuggestions'>;
+};
 
 /** A sandbox for served file bytes: even a browser that renders them runs nothing. */
 const RAW_POLICY = "default-src 'none'; sandbox";
@@ -46,11 +51,14 @@ export function registerCodeRoutes(
       });
     }
     const location = await code.locate(visible, '');
-    const root = await code.stat(visible, location);
+    const [root, recent] = await Promise.all([
+      code.stat(visible, location),
+      deps.services.pullSuggestions.recentBranches(viewerUser(request.viewer), repo),
+    ]);
     const body = await treeBody(deps, pages.renderer, request, visible, location, root, true);
     return pages.send(request, reply, {
       title: `${repo.owner.handle}/${repo.name}`,
-      body: (context) => repoFrame(context, frame, html`${about}${body}`),
+      body: (context) => repoFrame(context, frame, html`${about}${recentPushes(recent)}${body}`),
     });
   });
 

@@ -28,7 +28,7 @@ function queryOf(request: FastifyRequest): string {
 /**
  * Addresses people bring from Gitea (bookmarks, links in issues, muscle memory), each sent to
  * Kiln's page: fixed aliases permanently (301); a repository's addresses (`/{owner}/{name}`,
- * `…/pulls/{n}`, `…/src/branch/{b}/{path}`, `…/releases/tag/{t}`) only when the viewer may see
+ * `…/pulls/{n}`, `…/compare/{spec}`, `…/src/branch/{b}/{path}`, `…/releases/tag/{t}`) only when the viewer may see
  * the repository, and temporarily (302), since the answer depends on who asks. A repository
  * that is private to the viewer or missing answers 404 here, so the redirect reveals nothing.
  * Git's own paths below `/{owner}/{name}.git` are registered by smart HTTP and are not touched.
@@ -68,6 +68,12 @@ export function registerGiteaPathRoutes(parent: FastifyInstance, deps: GiteaPath
     '/:owner/:name/src/branch/*',
     { schema: { params: RepoRestParams } },
     toRepo((p: RepoRestParams) => `/src/${encodeSegments(p['*'] ?? '')}`),
+  );
+  // The compare page, which `git push` names in its hint as Gitea does.
+  server.get(
+    '/:owner/:name/compare/*',
+    { schema: { params: RepoRestParams } },
+    toRepo((p: RepoRestParams) => `/compare/${encodeSegments(p['*'] ?? '')}`),
   );
   server.get(
     '/:owner/:name/releases/tag/*',

@@ -24,6 +24,7 @@ import { srcUrl } from '../paths.ts';
 import { signedInPoster } from '../require-user.ts';
 import { commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
+import { mergeabilityStatus } from '../views/mergeability.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { reviewThreadView, type ThreadTab, type ThreadViewer } from '../views/review-thread.ts';
@@ -34,7 +35,7 @@ import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts'
 export type PullPageRouteDeps = RepoPageDeps & {
   readonly services: Pick<
     DomainServices,
-    'pulls' | 'pullMerges' | 'reviewComments' | 'ciRunQueries'
+    'pulls' | 'pullMerges' | 'reviewComments' | 'ciRunQueries' | 'mergeability'
   >;
 };
 
@@ -165,22 +166,25 @@ export function registerPullPageRoutes(
       const { found, viewer, threads, parts, url, loaded: bodyHtml, threadViewer } = reviewed;
       const { base, pull } = found;
       const may = pullPermissions(viewer, base.access, pull);
+      // What is known now; an unknown answer is checked in the background, never waited for.
+      const mergeable = await deps.services.mergeability.knownFor(found);
+      const conflicted = mergeable?.state === 'conflict';
       const actions = (context: PageContext) => {
         if (!viewer)
           return html`<p class="color-fg-muted"><a href="/login?redirect=${encodeURIComponent(url)}">Sign in</a> to take part.</p>`;
-        const form = (action: string, label: string, cls: string) =>
-          html`<form method="post" action="${url}/${action}" class="d-inline"${action === 'reopen' ? '' : html` data-confirm="${confirmations[action === 'merge' ? 'merge' : 'close'].title}"`}><input type="hidden" name="_csrf" value="${context.csrf}"><button class="btn ${cls}" type="submit">${label}</button></form>`;
+        const form = (action: string, label: string, cls: string, disabled = false) =>
+          html`<form method="post" action="${url}/${action}" class="d-inline"${action === 'reopen' ? '' : html` data-confirm="${confirmations[action === 'merge' ? 'merge' : 'close'].title}"`}><input type="hidden" name="_csrf" value="${context.csrf}"><button class="btn ${cls}" type="submit" ${action === 'merge' ? html`data-merge-button` : null} ${disabled ? html`disabled` : null}>${label}</button></form>`;
         if (pull.merged)
           return html`<div class="Box p-3 color-fg-done">${icon('git-merge')} Merged into <span class="branch-name">${pull.baseBranch}</span>${pull.mergeCommitSha ? html` as <code>${pull.mergeCommitSha.slice(0, 7)}</code>` : null}.</div>`;
         if (pull.state === 'closed')
           return may.toggle
             ? html`<div class="Box p-3">This pull request is closed. ${form('reopen', 'Reopen pull request', 'btn-sm')}</div>`
             : null;
-        return html`<div class="Box p-3 d-flex flex-items-center flex-wrap kiln-gap">
+        return html`<div class="Box p-3">${mergeabilityStatus(url, mergeable)}<div class="d-flex flex-items-center flex-wrap kiln-gap">
         <span class="flex-auto">${may.merge ? 'Merging makes a merge commit on the base branch.' : 'Only people who can write to this repository can merge.'}</span>
         ${may.toggle ? form('close', 'Close pull request', 'btn-sm') : null}
-        ${may.merge ? form('merge', 'Merge pull request', 'btn-primary') : null}
-      </div>`;
+        ${may.merge ? form('merge', 'Merge pull request', 'btn-primary', conflicted) : null}
+      </div></div>`;
       };
       return render(
         request,

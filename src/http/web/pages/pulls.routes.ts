@@ -12,6 +12,7 @@ import type { Pages } from '../page.ts';
 import { type PageRequest, RepoParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
 import { signedInOrRedirect, signedInPoster } from '../require-user.ts';
+import { postedPullText } from '../views/compare.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { pullRow, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
@@ -163,8 +164,7 @@ export function registerPullListRoutes(
       const values = {
         base: field(request.body, 'base', 255),
         head: field(request.body, 'head', 512),
-        title: field(request.body, 'title', 300),
-        body: field(request.body, 'body', 1_048_576),
+        ...postedPullText(request.body),
       };
       return formAction(
         pages,

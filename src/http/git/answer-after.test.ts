@@ -1,0 +1,58 @@
+import { Readable } from 'node:stream';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { encodePktLine } from '../../git/pkt-line.ts';
+import { answerAfter } from './answer-after.ts';
+
+async function collect(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** `whole` cut into chunks at the given offsets, as the network might hand it over. */
+function chunked(whole: Buffer, cuts: readonly number[]): Readable {
+  const at = [...new Set(cuts.map((cut) => cut % (whole.length + 1)))].sort((a, b) => a - b);
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const cut of [...at, whole.length]) {
+    parts.push(whole.subarray(from, cut));
+    from = cut;
+  }
+  return Readable.from(parts.filter((part) => part.length > 0));
+}
+
+const band = (channel: number, text: string) =>
+  encodePktLine(Buffer.concat([Buffer.from([channel]), Buffer.from(text)]));
+const report = Buffer.concat([band(1, '000eunpack ok\n'), Buffer.from('0000')]);
+const notes = (sideband: boolean) => ({
+  sideband: () => sideband,
+  lines: async () => ['', "Create a new pull request for 'x':"],
+});
+
+describe('answerAfter', () => {
+  it('puts the notes on channel 2 just before the final flush, however the answer is cut', async () => {
+    const expected = Buffer.concat([
+      band(1, '000eunpack ok\n'),
+      band(2, '\n'),
+      band(2, "Create a new pull request for 'x':\n"),
+      Buffer.from('0000'),
+    ]);
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(), { maxLength: 6 }), async (cuts) => {
+        const out = await collect(answerAfter(chunked(report, cuts), async () => {}, notes(true)));
+        expect(out.equals(expected)).toBe(true);
+      }),
+    );
+  });
+
+  it('passes the answer untouched without side-band, without notes, or when it ends otherwise', async () => {
+    const plain = await collect(answerAfter(chunked(report, [3]), async () => {}, notes(false)));
+    expect(plain.equals(report)).toBe(true);
+    const none = await collect(answerAfter(chunked(report, [5]), async () => {}));
+    expect(none.equals(report)).toBe(true);
+    const cut = report.subarray(0, 9);
+    const short = await collect(answerAfter(chunked(cut, [2]), async () => {}, notes(true)));
+    expect(short.equals(cut)).toBe(true);
+  });
+});
