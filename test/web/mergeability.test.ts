@@ -68,7 +68,7 @@ describe('mergeability of a pull', () => {
     });
     expect(api.body.mergeable).toBe(true);
 
-    const refused = await browser.post(`${base}/pulls/${number}/merge`, {});
+    const refused = await browser.post(`${base}/pulls/${number}/merge`, { confirm: 'yes' });
     expect(refused.status).toBe(303);
     const shown = await page(browser, `${base}/pulls/${number}`);
     expect(shown).toContain('This pull request cannot be merged');
