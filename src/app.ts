@@ -328,7 +328,7 @@ export async function createApp(config: Config): Promise<App> {
     commitStatuses: new CommitStatusService(repos, git.catFiles),
     releases,
     tags,
-    runners: new RunnerRegistryService(runnerStore, registrationTokens),
+    runners: new RunnerRegistryService(runnerStore, registrationTokens, database.changes),
     runnerAdmin,
     siteAdmin: new SiteAdminService({
       admins,

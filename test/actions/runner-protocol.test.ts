@@ -5,7 +5,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { Code, ConnectError } from '@connectrpc/connect';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR } from '../../src/domain/runners/runner.policy.ts';
 import type { RunnerScope } from '../../src/domain/runners/runner.types.ts';
@@ -45,6 +47,27 @@ async function register(token: string, extra: { name?: string; ephemeral?: boole
 async function storedRunner(uuid: string) {
   const all = await kiln.app.services.runnerAdmin.listRunners(OPERATOR, undefined);
   return all.find((runner) => runner.uuid === uuid);
+}
+
+/** Deletes the runner's row through a connection of its own, as another replica or the CLI would. */
+async function deleteRunnerRowOutside(uuid: string): Promise<void> {
+  const databaseUrl = kiln.app.config.databaseUrl;
+  if (databaseUrl === undefined) {
+    const outside = new DatabaseSync(join(kiln.app.dataDir, 'kiln.db'));
+    try {
+      outside.prepare('delete from runners where uuid = ?').run(uuid);
+    } finally {
+      outside.close();
+    }
+    return;
+  }
+  const outside = new pg.Client({ connectionString: databaseUrl });
+  await outside.connect();
+  try {
+    await outside.query('delete from runners where uuid = $1', [uuid]);
+  } finally {
+    await outside.end();
+  }
 }
 
 async function connectCode(promise: Promise<unknown>): Promise<string> {
@@ -204,11 +227,30 @@ describe('runner.v1.RunnerService/Declare', () => {
     const registered = await register(await mintToken());
     const options = { headers: runnerHeaders(registered) };
     await clients.runner.declare({ version: 'v1' }, options);
+    // Calls in a row, as a reporting runner makes them: the last one is answered as before.
+    for (let call = 0; call < 3; call++) await clients.runner.fetchTask({}, options);
     const stored = await storedRunner(registered.uuid);
     await kiln.app.services.runnerAdmin.deleteRunner(OPERATOR, undefined, stored?.id ?? '');
     const expected = 'Unauthenticated: unregistered runner';
-    expect(await connectCode(clients.runner.declare({ version: 'v1' }, options))).toBe(expected);
     expect(await connectCode(clients.runner.fetchTask({}, options))).toBe(expected);
+    expect(await connectCode(clients.runner.updateLog({ taskId: 1n }, options))).toBe(expected);
+    expect(await connectCode(clients.runner.declare({ version: 'v1' }, options))).toBe(expected);
+  });
+
+  it('stops accepting a runner that another process removed, as soon as it hears of it', async () => {
+    const registered = await register(await mintToken());
+    const options = { headers: runnerHeaders(registered) };
+    for (let call = 0; call < 3; call++) await clients.runner.fetchTask({}, options);
+    await deleteRunnerRowOutside(registered.uuid);
+    // SQLite: within a millisecond; PostgreSQL: once the change notification arrives.
+    const refusedBy = Date.now() + 5_000;
+    let answer = '';
+    while (Date.now() < refusedBy) {
+      answer = await connectCode(clients.runner.fetchTask({}, options)).catch(String);
+      if (answer.startsWith('Unauthenticated')) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(answer).toBe('Unauthenticated: unregistered runner');
   });
 });
 

@@ -176,11 +176,13 @@ export class TaskReportService {
     }
     if (fresh) {
       const mask = await this.#maskFor(taskId);
-      ack = await this.#logs.append(
-        taskId,
-        ack,
-        rows.slice(ack - index).map((row) => ({ time: row.time, content: mask(row.content) })),
-      );
+      const unseen = ack === index ? rows : rows.slice(ack - index);
+      // A task without secrets (most) stores the rows as they came, without a copy of each.
+      const masked =
+        mask === undefined
+          ? unseen
+          : unseen.map((row) => ({ time: row.time, content: mask(row.content) }));
+      ack = await this.#logs.append(taskId, ack, masked);
     }
     if (noMore) {
       await this.#stores.reports.sealLog(taskId, ack);
@@ -191,7 +193,8 @@ export class TaskReportService {
     return ack;
   }
 
-  async #maskFor(taskId: number): Promise<(text: string) => string> {
+  /** What masks the task's secrets in a line; undefined when the task has none to mask. */
+  async #maskFor(taskId: number): Promise<((text: string) => string) | undefined> {
     let values = this.#masks.get(taskId);
     if (values === undefined) {
       values = Object.values(await this.#secrets.secretsForTask(taskId))
@@ -201,6 +204,7 @@ export class TaskReportService {
       if (this.#masks.size > 1000) this.#masks.clear();
       this.#masks.set(taskId, values);
     }
+    if (values.length === 0) return undefined;
     const secrets = values;
     // Most lines hold no secret: a search is cheaper than splitting every line by every value.
     return (text) =>

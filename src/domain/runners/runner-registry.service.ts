@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { type ChangeClock, NO_CHANGE_CLOCK } from '../../db/change-clock.ts';
 import { randomHex, safeEqual, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
+import { StampedMemo } from '../../lib/stamped-memo.ts';
 import { Unauthenticated } from '../errors.ts';
 import type { RegistrationTokenStore } from './registration-token.store.ts';
 import { type RunnerStore, type StoredRunner, toRunner } from './runner.store.ts';
@@ -15,6 +17,8 @@ const RUNNER_SECRET_BYTES = 20;
  * token at once would otherwise write the same row once per runner.
  */
 const TOKEN_USE_RESOLUTION_MS = 5_000;
+/** Runners whose rows are remembered between calls; a fleet larger than this reads some again. */
+const REMEMBERED_RUNNERS = 10_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** What a runner sends to register. */
@@ -49,10 +53,26 @@ export type DeclareInput = {
 export class RunnerRegistryService {
   readonly #runners: RunnerStore;
   readonly #tokens: RegistrationTokenStore;
+  readonly #changes: ChangeClock;
+  /**
+   * Runner rows by uuid, as read at a stamp of the change clock: every RunnerService call checks
+   * the runner's credentials, and a reporting runner makes many calls a second. A row is reused
+   * only while no write may have been committed since it was read, so a runner deleted (or its
+   * row otherwise changed) on this process is refused on its very next call, and one changed by
+   * another process once the clock has heard of it (change-clock.ts). The secret is still hashed
+   * and compared on every call; only the row is remembered, never the secret.
+   */
+  readonly #rows = new StampedMemo<string, StoredRunner>(REMEMBERED_RUNNERS);
 
-  constructor(runners: RunnerStore, tokens: RegistrationTokenStore) {
+  /** `changes` is the database's change clock; without it every check reads the row. */
+  constructor(
+    runners: RunnerStore,
+    tokens: RegistrationTokenStore,
+    changes: ChangeClock = NO_CHANGE_CLOCK,
+  ) {
     this.#runners = runners;
     this.#tokens = tokens;
+    this.#changes = changes;
   }
 
   /**
@@ -137,10 +157,22 @@ export class RunnerRegistryService {
   /** The stored runner whose secret hashes to the stored hash, compared in constant time. */
   async #verified(uuid: string, token: string): Promise<StoredRunner> {
     if (!UUID.test(uuid) || token === '') throw unregistered();
-    const stored = await this.#runners.findByUuid(uuid);
+    const stored = await this.#row(uuid);
     // Hash even when there is no row, so an unknown uuid costs what a wrong secret costs.
     const presented = sha256Hex(token);
     if (stored === undefined || !safeEqual(stored.tokenHash, presented)) throw unregistered();
+    return stored;
+  }
+
+  /** The runner's row, from memory while the change clock has not moved since it was read. */
+  async #row(uuid: string): Promise<StoredRunner | undefined> {
+    // Taken before the read, so a write that lands during it leaves the row stale, not reused.
+    const stamp = this.#changes.stamp();
+    const known = this.#rows.get(uuid, stamp);
+    if (known !== undefined) return known;
+    const stored = await this.#runners.findByUuid(uuid);
+    // Only rows that exist are kept: unknown uuids from strangers must not crowd out runners.
+    if (stored !== undefined) this.#rows.set(uuid, stamp, stored);
     return stored;
   }
 }
