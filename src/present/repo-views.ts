@@ -1,3 +1,4 @@
+import { visibleToAnyone } from '../domain/repos/repo.policy.ts';
 import type { Repository, VisibleRepo } from '../domain/repos/repo.types.ts';
 import type { DomainServices } from '../domain/services.ts';
 import type { User } from '../domain/users/user.types.ts';
@@ -37,10 +38,10 @@ export class RepoViews {
     return { repo, access, defaultBranch, empty, stars: starCount };
   }
 
-  /** Remote stars (federation); none when federation is off or the repository is private. */
+  /** Remote stars (federation); none when federation is off or the repository is not public. */
   async #stars(repo: Repository): Promise<number> {
     const federation = this.#services.federation;
-    return federation && !repo.private ? federation.stars.count(repo.id) : 0;
+    return federation && visibleToAnyone(repo) ? federation.stars.count(repo.id) : 0;
   }
 
   async one(
@@ -66,7 +67,7 @@ export class RepoViews {
       ]),
     );
     const stars = await this.#services.federation?.stars.countMany(
-      visible.filter(({ repo }) => !repo.private).map(({ repo }) => repo.id),
+      visible.filter(({ repo }) => visibleToAnyone(repo)).map(({ repo }) => repo.id),
     );
     return Promise.all(
       visible.map(async ({ repo, access }) => {

@@ -1,6 +1,7 @@
 import type { ChangeClock } from '../../db/change-clock.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
 import { NotFound } from '../errors.ts';
+import { visibleToAnyone } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { UserService } from '../users/user.service.ts';
@@ -24,8 +25,9 @@ export type LocalActor =
 
 /**
  * Finds local actors and writes their documents. Federation sees what an anonymous visitor
- * sees: a private repository does not exist here (NotFound, exactly like a missing one), so it
- * has no actor, no inbox, no followers and is never counted or delivered.
+ * sees: a private repository, and a private organisation with all its repositories, do not
+ * exist here (NotFound, exactly like a missing one), so they have no actor, no inbox, no
+ * followers and are never counted or delivered.
  */
 export class LocalActors {
   readonly #users: UserService;
@@ -71,7 +73,8 @@ export class LocalActors {
       return { kind: 'instance', key: 'instance', id: this.urls.instance() };
     if (ref.kind === 'user') {
       const account = await this.#users.findAccount(ref.handle);
-      if (!account) throw new NotFound(`no account ${ref.handle}`);
+      // A private organisation exists for its members only, never for another server.
+      if (!account || account.private) throw new NotFound(`no account ${ref.handle}`);
       return this.ofAccount(account);
     }
     const { repo } = await this.#repos.get(undefined, ref.owner, ref.name);
@@ -98,10 +101,10 @@ export class LocalActors {
     if (!id) return undefined;
     if (kind === 'user') {
       const account = await this.#users.findById(id);
-      return account ? this.ofAccount(account) : undefined;
+      return account && !account.private ? this.ofAccount(account) : undefined;
     }
     const repo = kind === 'repo' ? await this.#repos.findById(id) : undefined;
-    return repo && !repo.private ? this.ofRepo(repo) : undefined;
+    return repo && visibleToAnyone(repo) ? this.ofRepo(repo) : undefined;
   }
 
   /** Inbox, outbox and followers of an actor. */

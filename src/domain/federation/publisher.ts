@@ -4,6 +4,7 @@ import { countNewCommits, revListCommits } from '../../git/log.ts';
 import type { RefChange } from '../../git/refs.ts';
 import type { Release } from '../releases/release.types.ts';
 import type { Push } from '../repos/push-events.ts';
+import { visibleToAnyone } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { DeliveryMessage } from './delivery.ts';
@@ -69,7 +70,7 @@ export class Publisher {
   }
 
   async announcePush(push: Push): Promise<void> {
-    if (push.repo.private) return;
+    if (!visibleToAnyone(push.repo)) return;
     const changes = push.changes.filter(
       (change) => change.newSha !== null && change.ref.startsWith(BRANCH_PREFIX),
     );
@@ -83,7 +84,7 @@ export class Publisher {
   }
 
   async announceRelease(repo: Repository, release: Release): Promise<void> {
-    if (repo.private) return;
+    if (!visibleToAnyone(repo)) return;
     const { tagName: tag, name, body } = release;
     await this.#queue.enqueue({
       kind: 'release',
@@ -95,14 +96,14 @@ export class Publisher {
   }
 
   async announceRepo(repo: Repository): Promise<void> {
-    if (repo.private) return;
+    if (!visibleToAnyone(repo)) return;
     await this.#queue.enqueue({ kind: 'repo-created', repoId: repo.id } satisfies AnnounceMessage);
   }
 
   /** Runs one announcement taken from the queue. */
   async run(message: AnnounceMessage): Promise<void> {
     const repo = await this.#repos.findById(message.repoId);
-    if (!repo || repo.private) return;
+    if (!repo || !visibleToAnyone(repo)) return;
     const actor = this.#actors.ofRepo(repo);
     if (message.kind === 'push') {
       for (const change of message.changes)

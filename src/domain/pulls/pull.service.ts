@@ -7,6 +7,7 @@ import { readRefFiles } from '../../git/read-ref.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
 import { newId } from '../../lib/ids.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
+import { visibleToAnyone } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Page } from '../repos/repo.store.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
@@ -67,7 +68,9 @@ export function namesRepo(spec: { owner?: string; repo?: string }, repo: Reposit
  * opening the pull into that group, so a private head may feed a private base.
  */
 export function headFeedsBase(base: Repository, head: Repository): boolean {
-  return head.id === base.id || !head.private || base.private;
+  // "Public" here is what anyone may read (visibleToAnyone): a public repository of a private
+  // organisation is as hidden from the base's readers as a private one.
+  return head.id === base.id || visibleToAnyone(head) || !visibleToAnyone(base);
 }
 
 /** The pull as readers of its base see it when its head is gone or hidden from them. */

@@ -3,9 +3,9 @@ import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Forbidden, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
-import type { User } from '../users/user.types.ts';
+import type { Account, User } from '../users/user.types.ts';
 import type { CollaboratorStore } from './collaborator.store.ts';
-import { accessLevel } from './repo.policy.ts';
+import { accessLevel, ownerVisible } from './repo.policy.ts';
 import type { RepoStore, VisibilityScope } from './repo.store.ts';
 import {
   type AccessLevel,
@@ -80,6 +80,19 @@ export class RepoAccessService {
       orgRole,
       collaborator,
     });
+  }
+
+  /**
+   * Whether the account (and so its repositories) exists for the viewer: a private
+   * organisation only for its members and admins (`ownerVisible`, repo.policy.ts).
+   */
+  async seesOwner(viewer: User | undefined, owner: Account): Promise<boolean> {
+    if (!owner.private) return true;
+    const orgRole =
+      viewer && owner.kind === 'org'
+        ? await this.#deps.orgs.roleOf(owner.id, viewer.id)
+        : undefined;
+    return ownerVisible(owner, { viewer, isSiteAdmin: this.#deps.admins.isAdmin(viewer), orgRole });
   }
 
   /** Access for a page of repositories with two queries in all, not two per repository. */

@@ -7,7 +7,7 @@ import type { RepoAccessService } from './repo-access.service.ts';
 
 export type RepoListingDeps = {
   readonly store: RepoStore;
-  readonly access: Pick<RepoAccessService, 'scopeOf' | 'accessOfMany'>;
+  readonly access: Pick<RepoAccessService, 'scopeOf' | 'accessOfMany' | 'seesOwner'>;
   readonly users: Pick<UserService, 'getAccount'>;
 };
 
@@ -55,6 +55,10 @@ export class RepoListingService {
     return { items: await this.#deps.access.accessOfMany(user, items), total };
   }
 
+  /**
+   * The owner's repositories the viewer may see; NotFound when the owner does not exist for
+   * them (a private organisation to an outsider), as its page and its repositories are.
+   */
   async listByOwner(
     viewer: User | undefined,
     ownerHandle: string,
@@ -62,7 +66,7 @@ export class RepoListingService {
     kind?: Account['kind'],
   ) {
     const owner = await this.#deps.users.getAccount(ownerHandle);
-    if (kind && owner.kind !== kind)
+    if ((kind && owner.kind !== kind) || !(await this.#deps.access.seesOwner(viewer, owner)))
       throw new NotFound(
         `${kind === 'org' ? 'org' : 'user'} does not exist [name: ${ownerHandle}]`,
       );

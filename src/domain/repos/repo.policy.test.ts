@@ -6,6 +6,8 @@ import {
   mayAdministerRepo,
   mayPush,
   mayWrite,
+  ownerVisible,
+  visibleToAnyone,
 } from './repo.policy.ts';
 import { ACCESS_LEVELS, type RepoAccess, type Repository } from './repo.types.ts';
 
@@ -46,6 +48,27 @@ describe('repository policy', () => {
     expect(accessLevel(repo(true), { ...none, viewer: stranger, orgRole: 'member' })).toBe('read');
     expect(accessLevel(repo(true), { ...none, viewer: stranger })).toBe('none');
     expect(accessLevel(repo(false), { ...none, viewer: undefined })).toBe('read');
+  });
+
+  it('hides every repository of a private organisation from non-members, public ones too', () => {
+    const org: Account = { ...person('org'), kind: 'org', email: null, private: true };
+    const inOrg = (isPrivate: boolean): Repository => ({ ...repo(isPrivate), owner: org });
+    const stranger = person('stranger');
+    for (const isPrivate of [false, true]) {
+      expect(accessLevel(inOrg(isPrivate), { ...none, viewer: undefined })).toBe('none');
+      expect(accessLevel(inOrg(isPrivate), { ...none, viewer: stranger })).toBe('none');
+      expect(accessLevel(inOrg(isPrivate), { ...none, viewer: stranger, orgRole: 'member' })).toBe(
+        'read',
+      );
+      expect(accessLevel(inOrg(isPrivate), { ...none, viewer: stranger, isSiteAdmin: true })).toBe(
+        'admin',
+      );
+      expect(visibleToAnyone(inOrg(isPrivate))).toBe(false);
+    }
+    expect(ownerVisible(org, { ...none, viewer: undefined })).toBe(false);
+    expect(ownerVisible(org, { ...none, viewer: stranger, orgRole: 'member' })).toBe(true);
+    expect(ownerVisible(owner, { ...none, viewer: undefined })).toBe(true);
+    expect(visibleToAnyone(repo(false))).toBe(true);
   });
 
   it('lets writers and administrators push, and only administrators administer', () => {

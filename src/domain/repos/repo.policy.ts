@@ -1,5 +1,5 @@
 import type { OrgRole } from '../orgs/org.service.ts';
-import type { User } from '../users/user.types.ts';
+import type { Account, User } from '../users/user.types.ts';
 import {
   type AccessLevel,
   atLeast,
@@ -18,10 +18,30 @@ export type AccessFacts = {
 };
 
 /**
- * The viewer's access to a repository:
+ * Whether an account, and so every repository it owns, exists for the viewer. People and public
+ * organisations exist for everyone; a private organisation only for its members (any role) and
+ * the instance's administrators. For everyone else it and its repositories are NotFound, the
+ * same answer as for what does not exist (never Forbidden, which would confirm it does).
+ */
+export function ownerVisible(
+  owner: Account,
+  facts: Pick<AccessFacts, 'viewer' | 'isSiteAdmin' | 'orgRole'>,
+): boolean {
+  if (!owner.private) return true;
+  const { viewer } = facts;
+  if (!viewer) return false;
+  return facts.isSiteAdmin || facts.orgRole !== undefined || owner.id === viewer.id;
+}
+
+/**
+ * The viewer's access to a repository. The rule every read of a repository follows (lookups,
+ * lists, counts, search, git transport, MCP; the listing queries in repo.store.ts state the same
+ * rule in SQL, `visibleTo`):
  * - site admins and the owner (or an owner of the owning organisation) administer it;
- * - collaborators get the level they were given; organisation members can read;
- * - anyone may read a public repository; nobody else sees a private one.
+ * - collaborators get the level they were given, even in a private organisation they do not
+ *   belong to (as in Gitea: the organisation let them in); organisation members can read;
+ * - anyone else reads it only when it is public AND its owner is visible to them
+ *   (`ownerVisible`): a public repository of a private organisation is hidden with it.
  */
 export function accessLevel(repo: Repository, facts: AccessFacts): AccessLevel {
   const { viewer } = facts;
@@ -31,7 +51,16 @@ export function accessLevel(repo: Repository, facts: AccessFacts): AccessLevel {
     if (facts.collaborator) return facts.collaborator;
     if (facts.orgRole === 'member') return 'read';
   }
-  return repo.private ? 'none' : 'read';
+  return repo.private || !ownerVisible(repo.owner, facts) ? 'none' : 'read';
+}
+
+/**
+ * Whether a repository is what an anonymous visitor may read: public, and owned by an account
+ * everyone sees. Only such a repository leaves the instance (federation actors, announcements)
+ * or shows public-only facts such as remote stars.
+ */
+export function visibleToAnyone(repo: Repository): boolean {
+  return !repo.private && !repo.owner.private;
 }
 
 /**

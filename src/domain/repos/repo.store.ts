@@ -14,6 +14,7 @@ const OWNER_COLUMNS = [
   'owner.description as owner_description',
   'owner.created_at as owner_created_at',
   'owner.updated_at as owner_updated_at',
+  'owner.visibility as owner_visibility',
 ] as const;
 
 /** A subquery selecting owner ids, such as the organisations a person belongs to. */
@@ -27,6 +28,7 @@ type RepoRow = Selectable<RepositoriesTable> & {
   owner_description: string;
   owner_created_at: number;
   owner_updated_at: number;
+  owner_visibility: 'public' | 'private';
 };
 
 function toRepository(row: RepoRow): Repository {
@@ -41,6 +43,7 @@ function toRepository(row: RepoRow): Repository {
       description: row.owner_description,
       createdAt: new Date(row.owner_created_at),
       updatedAt: new Date(row.owner_updated_at),
+      ...(row.owner_visibility === 'private' ? { private: true as const } : {}),
     },
     name: row.name,
     description: row.description,
@@ -57,11 +60,25 @@ export type VisibilityScope =
   | { readonly kind: 'user'; readonly userId: string }
   | { readonly kind: 'admin' };
 
-/** `private = false OR the caller owns it, collaborates on it, or belongs to its organisation`. */
+type RepoEb = ExpressionBuilder<Tables & { repositories: RepositoriesTable }, 'repositories'>;
+
+/** Ids of the private organisations: their repositories exist for members and admins only. */
+function privateOwners(eb: RepoEb) {
+  return eb.selectFrom('users').select('users.id').where('users.visibility', '=', 'private');
+}
+
+/**
+ * The access rule of repo.policy.ts (`accessLevel`, `ownerVisible`) in SQL: a repository is
+ * listed when it is public and its owner is not a private organisation, or the caller owns it,
+ * collaborates on it, or belongs to its organisation. Admins see everything.
+ */
 function visibleTo(scope: VisibilityScope) {
-  return (eb: ExpressionBuilder<Tables & { repositories: RepositoriesTable }, 'repositories'>) => {
+  return (eb: RepoEb) => {
     if (scope.kind === 'admin') return eb.val(true);
-    const isPublic = eb('repositories.private', '=', false);
+    const isPublic = eb.and([
+      eb('repositories.private', '=', false),
+      eb('repositories.owner_id', 'not in', privateOwners(eb)),
+    ]);
     if (scope.kind === 'anonymous') return isPublic;
     return eb.or([
       isPublic,
@@ -79,8 +96,6 @@ function visibleTo(scope: VisibilityScope) {
     ]);
   };
 }
-
-type RepoEb = ExpressionBuilder<Tables & { repositories: RepositoriesTable }, 'repositories'>;
 
 export type Page = { readonly limit: number; readonly offset: number };
 
@@ -247,12 +262,19 @@ export class RepoStore {
       }
       return this.#count(query.select(countAll));
     }
-    // Every repository less the private ones the scope may not see: the total is a sum over
-    // owners (see #ownedBy) and the rest reads private repositories only, so the count does not
-    // grow with public ones.
+    // Every repository less the hidden ones the scope may not see: the total is a sum over
+    // owners (see #ownedBy) and the rest reads private repositories and those of private
+    // organisations only, so the count does not grow with the public ones.
     const all = this.#ownedBy(undefined);
     if (scope.kind === 'admin') return all;
-    let hidden = this.#db.selectFrom('repositories').where('repositories.private', '=', true);
+    let hidden = this.#db
+      .selectFrom('repositories')
+      .where((eb) =>
+        eb.or([
+          eb('repositories.private', '=', true),
+          eb('repositories.owner_id', 'in', privateOwners(eb)),
+        ]),
+      );
     if (scope.kind === 'user') {
       hidden = hidden.where((eb) => eb.not(visibleTo(scope)(eb)));
     }

@@ -17,6 +17,7 @@ function toAccount(row: UsersTable): Account {
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
     ...(row.is_admin === true || row.is_admin === 1 ? { siteAdmin: true as const } : {}),
+    ...(row.visibility === 'private' ? { private: true as const } : {}),
   };
 }
 

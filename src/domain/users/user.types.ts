@@ -16,6 +16,12 @@ export type Account = {
    * otherwise. Handles in SERVICE_ADMIN_HANDLES are administrators without it (AdminPolicy).
    */
   readonly siteAdmin?: true;
+  /**
+   * Present (true) on an organisation whose visibility is private: it, and every repository it
+   * owns, exist only for its members and the instance's administrators (`ownerVisible` in
+   * repo.policy.ts). Absent on people and public organisations.
+   */
+  readonly private?: true;
 };
 
 export type User = Account & { readonly kind: 'user'; readonly email: string };

@@ -94,12 +94,12 @@ export function registerRepoRoutes(parent: FastifyInstance, deps: RepoRouteDeps)
   server.get(
     '/users/:username/repos',
     listOptions(
-      "A user's repositories the caller can see",
+      "A user's or organisation's repositories the caller can see",
       Type.Object({ username: Type.String({ maxLength: 100 }) }),
     ),
     async (request, reply) =>
       answerPage(request, reply, (paging) =>
-        repos.listByOwner(viewerUser(request.viewer), request.params.username, paging, 'user'),
+        repos.listByOwner(viewerUser(request.viewer), request.params.username, paging),
       ),
   );
   server.get(

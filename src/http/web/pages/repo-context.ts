@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../../config/config.ts';
+import { visibleToAnyone } from '../../../domain/repos/repo.policy.ts';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
@@ -49,7 +50,7 @@ async function fediverseOf(
 ): Promise<RepoFrame['fediverse']> {
   const federation = deps.services.federation;
   const { repo } = visible;
-  if (!federation || repo.private) return undefined;
+  if (!federation || !visibleToAnyone(repo)) return undefined;
   const actor = federation.actors.ofRepo(repo);
   const [stars, followers] = await Promise.all([
     federation.stars.count(repo.id),
