@@ -5,7 +5,7 @@ import type { UserService } from '../users/user.service.ts';
 import type { Account, User } from '../users/user.types.ts';
 import type { Page, RepoStore } from './repo.store.ts';
 import type { Repository, VisibleRepo } from './repo.types.ts';
-import type { RepoAccessService } from './repo-access.service.ts';
+import { type RepoAccessService, sharedLookup } from './repo-access.service.ts';
 
 export type RepoListingDeps = {
   readonly store: RepoStore;
@@ -24,9 +24,7 @@ const REMEMBERED_PAGES = 500;
 /** A page that many requests may be handed: frozen, so none can change what the others see. */
 function sharedPage({ items, total }: { items: VisibleRepo[]; total: number }): VisiblePage {
   return Object.freeze({
-    items: Object.freeze(
-      items.map(({ repo, access }) => Object.freeze({ repo, access: Object.freeze(access) })),
-    ),
+    items: Object.freeze(items.map(({ repo, access }) => sharedLookup(repo, access.level))),
     total,
   });
 }

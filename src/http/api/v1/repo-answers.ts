@@ -1,17 +1,21 @@
-import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
+import type { Repository, VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { BoundedMap } from '../../../lib/bounded-map.ts';
 import { fingerprint } from '../../../lib/fingerprint.ts';
 import type { ConvertContext } from '../../../present/context.ts';
-import { toApiRepository } from '../../../present/repo.ts';
+import { type RepoFacts, toApiRepository } from '../../../present/repo.ts';
 import type { RepoViews, ShownRepo } from '../../../present/repo-views.ts';
 import type { ApiRepository } from '../../../present/schemas/repo.ts';
 
 /** Answers kept (one per repository, access level and base URL); beyond this the oldest go. */
 const REMEMBERED_ANSWERS = 2_000;
 
-/** A Repository object as last written, and a fingerprint of everything it was made from. */
-type Written = { readonly made: string; readonly text: string };
+/** A Repository object as last written (UTF-8), and a fingerprint of what it was made from. */
+type Written = { readonly made: string; readonly bytes: Buffer };
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
 
 /** Writes one Repository object as REST's serializer for that schema does. */
 export type SerializeRepository = (repository: ApiRepository) => string;
@@ -24,10 +28,18 @@ export type SerializeRepository = (repository: ApiRepository) => string;
  * object, lets a list, whose rows are read anew each time, reuse the texts the single GET wrote
  * and the other way round; a push, a rename or a visibility change alters an input and so the
  * fingerprint. The text is REST's own (its route serializer), so the cache stays at this edge.
+ * It is kept as UTF-8 bytes: a socket takes them as they are, where a string of a few dozen
+ * kilobytes would be encoded again for every answer.
  */
 export class RepoAnswers {
   readonly #views: RepoViews;
   readonly #written = new BoundedMap<string, Written>(REMEMBERED_ANSWERS);
+  /**
+   * Fingerprints of repository rows by object. Lookups and list pages hand the same frozen
+   * objects to every request until the database changes (repo-access.service.ts), so a row is
+   * walked once, not once per answer.
+   */
+  readonly #rows = new WeakMap<Repository, string>();
 
   constructor(views: RepoViews) {
     this.#views = views;
@@ -39,8 +51,8 @@ export class RepoAnswers {
     visible: VisibleRepo,
     context: ConvertContext,
     serialize: SerializeRepository,
-  ): Promise<string> {
-    return this.#text(await this.#views.shown(viewer, visible), context, serialize);
+  ): Promise<Buffer> {
+    return this.#bytes(await this.#views.shown(viewer, visible), context, serialize);
   }
 
   /**
@@ -52,19 +64,36 @@ export class RepoAnswers {
     visible: readonly VisibleRepo[],
     context: ConvertContext,
     serialize: SerializeRepository,
-  ): Promise<string> {
+  ): Promise<Buffer> {
     const shown = await this.#views.shownMany(viewer, visible);
-    return `[${shown.map((one) => this.#text(one, context, serialize)).join(',')}]`;
+    const parts: Buffer[] = [OPEN];
+    shown.forEach((one, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(this.#bytes(one, context, serialize));
+    });
+    parts.push(CLOSE);
+    return Buffer.concat(parts);
   }
 
-  #text(shown: ShownRepo, context: ConvertContext, serialize: SerializeRepository): string {
+  #bytes(shown: ShownRepo, context: ConvertContext, serialize: SerializeRepository): Buffer {
     const { facts, parentFacts } = shown;
     const key = `${facts.access}\n${context.baseUrl ?? ''}\n${facts.repo.id}`;
-    const made = fingerprint([context.baseUrl, facts, parentFacts ?? null]);
+    const made = `${fingerprint(context.baseUrl)}${this.#facts(facts)}${parentFacts ? this.#facts(parentFacts) : 'N'}`;
     const known = this.#written.get(key);
-    if (known?.made === made) return known.text;
-    const text = serialize(toApiRepository(facts, context, parentFacts));
-    this.#written.set(key, { made, text });
-    return text;
+    if (known?.made === made) return known.bytes;
+    const bytes = Buffer.from(serialize(toApiRepository(facts, context, parentFacts)));
+    this.#written.set(key, { made, bytes });
+    return bytes;
+  }
+
+  /** Every field of `facts`: the row's from the fingerprint kept for its object. */
+  #facts({ repo, ...rest }: RepoFacts): string {
+    let row = this.#rows.get(repo);
+    if (row === undefined) {
+      row = fingerprint(repo);
+      // Only frozen objects are kept: an object that could still change may not stand for its data.
+      if (Object.isFrozen(repo) && Object.isFrozen(repo.owner)) this.#rows.set(repo, row);
+    }
+    return `${fingerprint(rest)}${row}`;
   }
 }

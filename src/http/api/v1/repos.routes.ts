@@ -41,10 +41,13 @@ function repositorySerializer(reply: FastifyReply): SerializeRepository {
   };
 }
 
-/** Fastify sends a string with a JSON content type as it is, without serializing it again. */
-function sendSerialized(reply: FastifyReply, text: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(text);
+/** Fastify sends bytes with a JSON content type as they are, without serializing them again. */
+function sendSerialized(reply: FastifyReply, bytes: Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(bytes);
 }
+
+const SEARCH_OPEN = Buffer.from('{"ok":true,"data":');
+const SEARCH_CLOSE = Buffer.from('}');
 
 /** What the routes use: repositories, and the configuration for base URLs. */
 export type RepoRouteDeps = {
@@ -158,7 +161,8 @@ export function registerRepoRoutes(parent: FastifyInstance, deps: RepoRouteDeps)
       );
       setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, total);
       // The schema's own writing of { ok, data }: `ok` first, then the list.
-      return sendSerialized(reply, `{"ok":true,"data":${await listText(request, reply, items)}}`);
+      const list = await listText(request, reply, items);
+      return sendSerialized(reply, Buffer.concat([SEARCH_OPEN, list, SEARCH_CLOSE]));
     },
   );
 
