@@ -77,7 +77,7 @@ export function registerRepoRoutes(parent: FastifyInstance, deps: RepoRouteDeps)
       response: { 200: RepoList, ...errorResponses },
     },
   });
-  /** A list of Repository objects, as the text the list's schema would write, sent as it is. */
+  /** A list of Repository objects, as the bytes the list's schema would write. */
   const listText = (request: FastifyRequest, reply: FastifyReply, items: readonly VisibleRepo[]) =>
     answers.serializedList(
       viewerUser(request.viewer),
