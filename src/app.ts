@@ -157,7 +157,12 @@ export async function createApp(config: Config): Promise<App> {
   });
   const repos = new RepoService({
     access: repoAccess,
-    listing: new RepoListingService({ store: repoStore, access: repoAccess, users }),
+    listing: new RepoListingService({
+      store: repoStore,
+      access: repoAccess,
+      users,
+      changes: database.changes,
+    }),
     lifecycle: new RepoLifecycleService({
       store: repoStore,
       access: repoAccess,

@@ -58,6 +58,15 @@ export class RepoViews {
     visible: readonly VisibleRepo[],
     context: ConvertContext,
   ): Promise<ApiRepository[]> {
+    const shown = await this.shownMany(viewer, visible);
+    return shown.map(({ facts, parentFacts }) => toApiRepository(facts, context, parentFacts));
+  }
+
+  /**
+   * What each Repository object of a list shows, in the list's order: parents, their access and
+   * remote stars are read once for the whole list, not once per repository.
+   */
+  async shownMany(viewer: User | undefined, visible: readonly VisibleRepo[]): Promise<ShownRepo[]> {
     const parentIds = visible.flatMap(({ repo }) => (repo.parentId ? [repo.parentId] : []));
     const parents = await this.#services.repos.findManyByIds(parentIds);
     const parentAccess = new Map(
@@ -76,7 +85,7 @@ export class RepoViews {
           this.facts(repo, access.level, stars?.get(repo.id) ?? 0),
           parent ? this.facts(parent.repo, parent.access.level) : undefined,
         ]);
-        return toApiRepository(facts, context, parentFacts);
+        return { facts, parent, parentFacts };
       }),
     );
   }

@@ -27,9 +27,13 @@ export type RepoAccessDeps = {
 /** Lookups remembered (repository and the viewer's access); beyond this the oldest go. */
 const REMEMBERED_LOOKUPS = 2_000;
 
-/** A lookup that many requests may be handed: frozen, so none can change what the others see. */
-function sharedLookup(repo: Repository, level: RepoAccess['level']): VisibleRepo {
-  return Object.freeze({ repo, access: Object.freeze({ level }) });
+/**
+ * A lookup that many requests may be handed: frozen, repository and owner too, so none can
+ * change what the others see, and what is kept by the object (repo-answers.ts) stays true.
+ */
+export function sharedLookup(repo: Repository, level: RepoAccess['level']): VisibleRepo {
+  Object.freeze(repo.owner);
+  return Object.freeze({ repo: Object.freeze(repo), access: Object.freeze({ level }) });
 }
 
 /** The answer for a repository that is missing or that the viewer may not see: they are alike. */

@@ -1,19 +1,43 @@
+import type { ChangeClock } from '../../db/change-clock.ts';
+import { StampedMemo } from '../../lib/stamped-memo.ts';
 import { NotFound } from '../errors.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { Account, User } from '../users/user.types.ts';
 import type { Page, RepoStore } from './repo.store.ts';
-import type { Repository } from './repo.types.ts';
-import type { RepoAccessService } from './repo-access.service.ts';
+import type { Repository, VisibleRepo } from './repo.types.ts';
+import { type RepoAccessService, sharedLookup } from './repo-access.service.ts';
 
 export type RepoListingDeps = {
   readonly store: RepoStore;
   readonly access: Pick<RepoAccessService, 'scopeOf' | 'accessOfMany' | 'seesOwner'>;
   readonly users: Pick<UserService, 'getAccount'>;
+  /** When set, pages are reused until the database may have changed. */
+  readonly changes?: ChangeClock | undefined;
 };
+
+/** One page of a list, with the size of the whole list. */
+export type VisiblePage = { readonly items: readonly VisibleRepo[]; readonly total: number };
+
+/** Pages remembered (by list, caller and page); beyond this the oldest go. */
+const REMEMBERED_PAGES = 500;
+
+/** A page that many requests may be handed: frozen, so none can change what the others see. */
+function sharedPage({ items, total }: { items: VisibleRepo[]; total: number }): VisiblePage {
+  return Object.freeze({
+    items: Object.freeze(items.map(({ repo, access }) => sharedLookup(repo, access.level))),
+    total,
+  });
+}
 
 /** Lists of repositories, each filtered to what the viewer may see and with their access. */
 export class RepoListingService {
   readonly #deps: RepoListingDeps;
+  /**
+   * Pages of the lists callers read, kept until anything is written (change-clock.ts), as
+   * single lookups are (repo-access.service.ts). A page is four or five queries, most of a list
+   * answer's cost, and clients poll the same lists again and again.
+   */
+  readonly #pages = new StampedMemo<string, VisiblePage>(REMEMBERED_PAGES);
 
   constructor(deps: RepoListingDeps) {
     this.#deps = deps;
@@ -31,10 +55,32 @@ export class RepoListingService {
     viewer: User | undefined,
     page: Page,
     filter: { ownerId?: string; query?: string } = {},
+  ): Promise<VisiblePage> {
+    const scope = this.#deps.access.scopeOf(viewer).kind;
+    const key = ['visible', scope, viewer?.id, page, filter.ownerId, filter.query];
+    return this.#remembered(key, () => this.#readVisible(viewer, page, filter));
+  }
+
+  async #readVisible(
+    viewer: User | undefined,
+    page: Page,
+    filter: { ownerId?: string; query?: string },
   ) {
     const { store, access } = this.#deps;
     const { items, total } = await store.listVisible(access.scopeOf(viewer), page, filter);
     return { items: await access.accessOfMany(viewer, items), total };
+  }
+
+  /**
+   * The page `load` reads, or the one it read for the same `key` (JSON-encoded, so no two keys
+   * meet) while nothing has been written since. The stamp is taken before the read.
+   */
+  async #remembered(
+    key: readonly unknown[],
+    load: () => Promise<{ items: VisibleRepo[]; total: number }>,
+  ): Promise<VisiblePage> {
+    const stamp = this.#deps.changes?.stamp();
+    return this.#pages.read(JSON.stringify(key), stamp, async () => sharedPage(await load()));
   }
 
   /** Every repository, private ones included, for the operator at the command line. */
@@ -50,9 +96,12 @@ export class RepoListingService {
   }
 
   /** `/user/repos`: what the person owns, collaborates on, or reaches through an organisation. */
-  async listForMember(user: User, page: Page) {
-    const { items, total } = await this.#deps.store.listForMember(user.id, page);
-    return { items: await this.#deps.access.accessOfMany(user, items), total };
+  async listForMember(user: User, page: Page): Promise<VisiblePage> {
+    const scope = this.#deps.access.scopeOf(user);
+    return this.#remembered(['member', scope.kind, user.id, page], async () => {
+      const { items, total } = await this.#deps.store.listForMember(user.id, page);
+      return { items: await this.#deps.access.accessOfMany(user, items), total };
+    });
   }
 
   /**
@@ -64,12 +113,16 @@ export class RepoListingService {
     ownerHandle: string,
     page: Page,
     kind?: Account['kind'],
-  ) {
-    const owner = await this.#deps.users.getAccount(ownerHandle);
-    if ((kind && owner.kind !== kind) || !(await this.#deps.access.seesOwner(viewer, owner)))
-      throw new NotFound(
-        `${kind === 'org' ? 'org' : 'user'} does not exist [name: ${ownerHandle}]`,
-      );
-    return this.listVisible(viewer, page, { ownerId: owner.id });
+  ): Promise<VisiblePage> {
+    const scope = this.#deps.access.scopeOf(viewer).kind;
+    const key = ['owner', scope, viewer?.id, page, ownerHandle, kind];
+    return this.#remembered(key, async () => {
+      const owner = await this.#deps.users.getAccount(ownerHandle);
+      if ((kind && owner.kind !== kind) || !(await this.#deps.access.seesOwner(viewer, owner)))
+        throw new NotFound(
+          `${kind === 'org' ? 'org' : 'user'} does not exist [name: ${ownerHandle}]`,
+        );
+      return this.#readVisible(viewer, page, { ownerId: owner.id });
+    });
   }
 }

@@ -1,61 +1,99 @@
-import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
+import type { Repository, VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { User } from '../../../domain/users/user.types.ts';
+import { BoundedMap } from '../../../lib/bounded-map.ts';
+import { fingerprint } from '../../../lib/fingerprint.ts';
 import type { ConvertContext } from '../../../present/context.ts';
-import type { RepoFacts } from '../../../present/repo.ts';
-import { toApiRepository } from '../../../present/repo.ts';
-import type { RepoViews } from '../../../present/repo-views.ts';
+import { type RepoFacts, toApiRepository } from '../../../present/repo.ts';
+import type { RepoViews, ShownRepo } from '../../../present/repo-views.ts';
 import type { ApiRepository } from '../../../present/schemas/repo.ts';
 
-/** A Repository object as last written for one lookup, and what it was made from. */
-type Written = {
-  readonly baseUrl: string | null;
-  readonly facts: RepoFacts;
-  readonly parent: VisibleRepo | undefined;
-  readonly parentFacts: RepoFacts | undefined;
-  readonly text: string;
-};
+/** Answers kept (one per repository, access level and base URL); beyond this the oldest go. */
+const REMEMBERED_ANSWERS = 2_000;
 
-const sameGitFacts = (a: RepoFacts | undefined, b: RepoFacts | undefined) =>
-  a === b || (a?.defaultBranch === b?.defaultBranch && a?.empty === b?.empty);
+/** A Repository object as last written (UTF-8), and a fingerprint of what it was made from. */
+type Written = { readonly made: string; readonly bytes: Buffer };
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/** Writes one Repository object as REST's serializer for that schema does. */
+export type SerializeRepository = (repository: ApiRepository) => string;
 
 /**
- * REST's serialized Repository answers, kept by the lookup they came from. The domain hands back
- * the same lookup object until the database may have changed, so one that is still here with the
- * same base URL and the same git facts (read again every time) would serialize to the same text.
- * The text is REST's own (its route serializer), so the cache stays at this edge.
+ * REST's serialized Repository answers, kept by what they are made from. The converter is pure,
+ * so an answer whose inputs (the repository row and its owner, the caller's access, the base
+ * URL, the git facts read again for every answer, remote stars, the parent's facts) fingerprint
+ * the same as last time would serialize to the same text. Keying by content, not by the lookup
+ * object, lets a list, whose rows are read anew each time, reuse the texts the single GET wrote
+ * and the other way round; a push, a rename or a visibility change alters an input and so the
+ * fingerprint. The text is REST's own (its route serializer), so the cache stays at this edge.
+ * It is kept as UTF-8 bytes: a socket takes them as they are, where a string of a few dozen
+ * kilobytes would be encoded again for every answer.
  */
 export class RepoAnswers {
   readonly #views: RepoViews;
-  readonly #written = new WeakMap<VisibleRepo, Written>();
+  readonly #written = new BoundedMap<string, Written>(REMEMBERED_ANSWERS);
+  /**
+   * Fingerprints of repository rows by object. Lookups and list pages hand the same frozen
+   * objects to every request until the database changes (repo-access.service.ts), so a row is
+   * walked once, not once per answer.
+   */
+  readonly #rows = new WeakMap<Repository, string>();
 
   constructor(views: RepoViews) {
     this.#views = views;
   }
 
-  /**
-   * The Repository object, serialized by `serialize` (the route's own serializer), reusing the
-   * text written for the same lookup when nothing it shows has changed.
-   */
+  /** One Repository object, serialized by `serialize`. */
   async serialized(
     viewer: User | undefined,
     visible: VisibleRepo,
     context: ConvertContext,
-    serialize: (repository: ApiRepository) => string,
-  ): Promise<string> {
-    const { facts, parent, parentFacts } = await this.#views.shown(viewer, visible);
-    const known = this.#written.get(visible);
-    if (
-      known &&
-      known.facts.stars === facts.stars &&
-      known.baseUrl === context.baseUrl &&
-      known.parent === parent &&
-      sameGitFacts(known.facts, facts) &&
-      sameGitFacts(known.parentFacts, parentFacts)
-    ) {
-      return known.text;
+    serialize: SerializeRepository,
+  ): Promise<Buffer> {
+    return this.#bytes(await this.#views.shown(viewer, visible), context, serialize);
+  }
+
+  /**
+   * A list of Repository objects as the JSON array the list's schema would write: each item is
+   * exactly the text `serialize` writes for it alone, so the items are joined, not rewritten.
+   */
+  async serializedList(
+    viewer: User | undefined,
+    visible: readonly VisibleRepo[],
+    context: ConvertContext,
+    serialize: SerializeRepository,
+  ): Promise<Buffer> {
+    const shown = await this.#views.shownMany(viewer, visible);
+    const parts: Buffer[] = [OPEN];
+    shown.forEach((one, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(this.#bytes(one, context, serialize));
+    });
+    parts.push(CLOSE);
+    return Buffer.concat(parts);
+  }
+
+  #bytes(shown: ShownRepo, context: ConvertContext, serialize: SerializeRepository): Buffer {
+    const { facts, parentFacts } = shown;
+    const key = `${facts.access}\n${context.baseUrl ?? ''}\n${facts.repo.id}`;
+    const made = `${fingerprint(context.baseUrl)}${this.#facts(facts)}${parentFacts ? this.#facts(parentFacts) : 'N'}`;
+    const known = this.#written.get(key);
+    if (known?.made === made) return known.bytes;
+    const bytes = Buffer.from(serialize(toApiRepository(facts, context, parentFacts)));
+    this.#written.set(key, { made, bytes });
+    return bytes;
+  }
+
+  /** Every field of `facts`: the row's from the fingerprint kept for its object. */
+  #facts({ repo, ...rest }: RepoFacts): string {
+    let row = this.#rows.get(repo);
+    if (row === undefined) {
+      row = fingerprint(repo);
+      // Only frozen objects are kept: an object that could still change may not stand for its data.
+      if (Object.isFrozen(repo) && Object.isFrozen(repo.owner)) this.#rows.set(repo, row);
     }
-    const text = serialize(toApiRepository(facts, context, parentFacts));
-    this.#written.set(visible, { baseUrl: context.baseUrl, facts, parent, parentFacts, text });
-    return text;
+    return `${fingerprint(rest)}${row}`;
   }
 }

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject } from 'typebox';
+import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { ConvertContext } from '../../../present/context.ts';
 import type { RepoViews } from '../../../present/repo-views.ts';
@@ -17,23 +18,36 @@ import { viewerUser } from '../../auth/viewer.ts';
 import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
 import { type Paging, PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
 import { RepoParams } from './params.ts';
-import type { RepoAnswers } from './repo-answers.ts';
+import type { RepoAnswers, SerializeRepository } from './repo-answers.ts';
 
 const RepoList = Type.Array(ApiRepositorySchema);
 const OrgParams = Type.Object({ org: Type.String({ maxLength: 100 }) });
 
 const tags = ['repository'];
 
-/** What the route's response serializer makes of `value`, as text. */
-function serializedText(reply: FastifyReply, value: unknown): string {
-  const written = reply.serialize(value);
-  return typeof written === 'string' ? written : new TextDecoder().decode(written);
+/** The Repository schema as Fastify's serializer cache takes it: one object, compiled once. */
+const REPOSITORY_SCHEMA: Record<string, unknown> = { ...ApiRepositorySchema };
+
+/**
+ * Writes one Repository object as the response serializer of its schema does. Single answers and
+ * every list use this one function, so a list's items are the single GET's texts, and the texts
+ * RepoAnswers keeps serve both.
+ */
+function repositorySerializer(reply: FastifyReply): SerializeRepository {
+  const serialize = reply.compileSerializationSchema(REPOSITORY_SCHEMA);
+  return (repository) => {
+    const written = serialize(repository);
+    return typeof written === 'string' ? written : new TextDecoder().decode(written);
+  };
 }
 
-/** Fastify sends a string with a JSON content type as it is, without serializing it again. */
-function sendSerialized(reply: FastifyReply, text: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(text);
+/** Fastify sends bytes with a JSON content type as they are, without serializing them again. */
+function sendSerialized(reply: FastifyReply, bytes: Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(bytes);
 }
+
+const SEARCH_OPEN = Buffer.from('{"ok":true,"data":');
+const SEARCH_CLOSE = Buffer.from('}');
 
 /** What the routes use: repositories, and the configuration for base URLs. */
 export type RepoRouteDeps = {
@@ -63,6 +77,19 @@ export function registerRepoRoutes(parent: FastifyInstance, deps: RepoRouteDeps)
       response: { 200: RepoList, ...errorResponses },
     },
   });
+  /** A list of Repository objects, as the bytes the list's schema would write. */
+  const listText = (request: FastifyRequest, reply: FastifyReply, items: readonly VisibleRepo[]) =>
+    answers.serializedList(
+      viewerUser(request.viewer),
+      items,
+      context(request),
+      repositorySerializer(reply),
+    );
+  const sendList = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    items: readonly VisibleRepo[],
+  ) => sendSerialized(reply, await listText(request, reply, items));
   /** One page of the repositories `load` finds, with the paging headers. */
   const answerPage = async (
     request: FastifyRequest,
@@ -72,7 +99,7 @@ export function registerRepoRoutes(parent: FastifyInstance, deps: RepoRouteDeps)
     const paging = readPaging(request.query);
     const { items, total } = await load(paging);
     setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, total);
-    return views.many(viewerUser(request.viewer), items, context(request));
+    return sendList(request, reply, items);
   };
 
   const noParams = Type.Object({});
@@ -133,10 +160,9 @@ export function registerRepoRoutes(parent: FastifyInstance, deps: RepoRouteDeps)
         query ? { query } : {},
       );
       setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, total);
-      return {
-        ok: true,
-        data: await views.many(viewerUser(request.viewer), items, context(request)),
-      };
+      // The schema's own writing of { ok, data }: `ok` first, then the list.
+      const list = await listText(request, reply, items);
+      return sendSerialized(reply, Buffer.concat([SEARCH_OPEN, list, SEARCH_CLOSE]));
     },
   );
 
@@ -198,8 +224,11 @@ export function registerRepoRoutes(parent: FastifyInstance, deps: RepoRouteDeps)
     async (request, reply) => {
       const viewer = viewerUser(request.viewer);
       const visible = await repos.get(viewer, request.params.owner, request.params.name);
-      const text = await answers.serialized(viewer, visible, context(request), (repository) =>
-        serializedText(reply, repository),
+      const text = await answers.serialized(
+        viewer,
+        visible,
+        context(request),
+        repositorySerializer(reply),
       );
       return sendSerialized(reply, text);
     },
@@ -285,7 +314,7 @@ export function registerRepoRoutes(parent: FastifyInstance, deps: RepoRouteDeps)
       const paging = readPaging(request.query);
       const forks = await repos.listForksVisible(viewer, repo, paging);
       setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, forks.total);
-      return views.many(viewer, forks.items, context(request));
+      return sendList(request, reply, forks.items);
     },
   );
 }
