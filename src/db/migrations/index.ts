@@ -18,6 +18,7 @@ import { webhooksMigration } from './0016-webhooks.ts';
 import { ciConcurrencyQueueMigration } from './0017-ci-concurrency-queue.ts';
 import { ciOrgSettingsMigration } from './0018-ci-org-settings.ts';
 import { orgSettingsSiteAdminsMigration } from './0019-org-settings-site-admins.ts';
+import { actionsBotMigration } from './0020-actions-bot.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -40,4 +41,5 @@ export const migrations: readonly Migration[] = [
   ciConcurrencyQueueMigration,
   ciOrgSettingsMigration,
   orgSettingsSiteAdminsMigration,
+  actionsBotMigration,
 ];

@@ -1,4 +1,5 @@
 import type { OrgRole } from '../orgs/org.service.ts';
+import { isActionsBot, taskScopeOf } from '../users/actions-bot.ts';
 import type { User } from '../users/user.types.ts';
 import {
   type AccessLevel,
@@ -21,10 +22,18 @@ export type AccessFacts = {
  * The viewer's access to a repository:
  * - site admins and the owner (or an owner of the owning organisation) administer it;
  * - collaborators get the level they were given; organisation members can read;
- * - anyone may read a public repository; nobody else sees a private one.
+ * - anyone may read a public repository; nobody else sees a private one;
+ * - the actions bot (a CI task token) has exactly what its task grants on the task's own
+ *   repository, and elsewhere only what anyone has — memberships, collaborations and admin
+ *   lists never count for it, whatever the database says.
  */
 export function accessLevel(repo: Repository, facts: AccessFacts): AccessLevel {
   const { viewer } = facts;
+  if (isActionsBot(viewer)) {
+    const task = taskScopeOf(viewer);
+    if (task?.repoId === repo.id) return task.level;
+    return repo.private ? 'none' : 'read';
+  }
   if (viewer) {
     if (facts.isSiteAdmin || repo.owner.id === viewer.id || facts.orgRole === 'owner')
       return 'admin';
@@ -50,6 +59,14 @@ export function mayPush(access: RepoAccess): boolean {
  */
 export function mayWrite(access: RepoAccess): boolean {
   return atLeast(access.level, 'write');
+}
+
+/**
+ * Whether the actor may create repositories (new ones and forks) for itself or an organisation.
+ * The actions bot may not: a task token works on its task's repository only.
+ */
+export function mayCreateRepos(actor: User): boolean {
+  return !isActionsBot(actor);
 }
 
 /** Whether the caller administers the repository: settings, protections, CI secrets. */
