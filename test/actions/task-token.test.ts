@@ -66,6 +66,20 @@ describe('the task token', () => {
     });
     expect(release.status).toBe(201);
     expect(release.body.author.login).toBe('kiln-actions');
+    const pull = await apiCall(kiln.url, `/repos/${user.handle}/${name}/pulls`, {
+      method: 'POST',
+      token: taskToken,
+      body: { head: 'built', base: 'main', title: 'Built output' },
+    });
+    expect(pull.status).toBe(201);
+    expect(pull.body.user.login).toBe('kiln-actions');
+    const sha = await git.ok(['rev-parse', 'HEAD'], { cwd: clone });
+    const status = await apiCall(kiln.url, `/repos/${user.handle}/${name}/statuses/${sha}`, {
+      method: 'POST',
+      token: taskToken,
+      body: { state: 'success', context: 'ci/bot' },
+    });
+    expect(status.status).toBe(201);
     const refs = await git.ok(['ls-remote', ownerUrl]);
     expect(refs).toContain('refs/tags/v1.0.0');
     expect(refs).toContain('refs/heads/built');
