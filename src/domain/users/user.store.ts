@@ -235,12 +235,16 @@ export class UserStore {
       .execute();
   }
 
-  /** People and organisations whose handle or full name contains `query`, by handle. */
+  /**
+   * People and organisations whose handle or full name contains `query`, by handle; never the
+   * actions bot, which is no one to find.
+   */
   async search(query: string, limit: number): Promise<Account[]> {
     const pattern = likePattern(query);
     const rows = await this.#db
       .selectFrom('users')
       .selectAll()
+      .where('id', '!=', ACTIONS_BOT_ID)
       .where(
         sql<boolean>`(handle_lower like ${pattern} escape '\\' or lower(full_name) like ${pattern} escape '\\')`,
       )
