@@ -5,7 +5,7 @@
  * another repository (404 private, 403 public), nothing on user endpoints, only read when the
  * run is for a pull request from a fork, and nothing at all once the task has ended.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Result } from '../../src/gen/runner/v1/messages_pb.js';
 import { makeRepo } from '../git/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
@@ -13,13 +13,22 @@ import { type GitClient, repoUrl } from '../support/git.ts';
 import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { useWorld } from '../support/world.ts';
+import { Receiver } from '../webhooks/receiver.ts';
 import { openForkPull } from './fixtures.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 let kiln: TestServer;
 let git: GitClient;
-useWorld({}, (world) => {
-  ({ kiln, git } = world);
+let receiver: Receiver;
+useWorld(
+  { env: { SERVICE_WEBHOOK_ALLOWED_HOSTS: 'loopback', SERVICE_SECRET_KEY: 'task token hooks' } },
+  async (world) => {
+    ({ kiln, git } = world);
+    receiver = await Receiver.start();
+  },
+);
+afterAll(async () => {
+  await receiver?.close();
 });
 
 /** The refs of a repository's workflow runs. */
@@ -46,6 +55,17 @@ describe('the task token', () => {
     await git.commit(dir, { '.gitea/workflows/ci.yml': pushWorkflow('token-box') });
     const ownerUrl = repoUrl(kiln.url, user.handle, name, { token, as: 'password' });
     await git.ok(['push', '-q', ownerUrl, 'HEAD:refs/heads/main'], { cwd: dir });
+    const hook = await apiCall(kiln.url, `/repos/${user.handle}/${name}/hooks`, {
+      method: 'POST',
+      token,
+      body: {
+        type: 'gitea',
+        config: { url: receiver.url, content_type: 'json' },
+        events: ['push'],
+        active: true,
+      },
+    });
+    expect(hook.status).toBe(201);
     const runner = await ReplayRunner.register(kiln, { labels: ['token-box'] });
     const task = await runner.next();
     const taskToken = task.secrets.GITHUB_TOKEN ?? '';
@@ -59,6 +79,12 @@ describe('the task token', () => {
     await git.commit(clone, { 'built.txt': 'built' });
     await git.ok(['tag', 'v1.0.0'], { cwd: clone });
     await git.ok(['push', '-q', asTask(name), 'HEAD:refs/heads/built', 'v1.0.0'], { cwd: clone });
+    // Webhooks fire for the bot's push, naming it as the pusher.
+    const [pushed] = await receiver.waitFor(
+      (entry) =>
+        entry.headers['x-gitea-event'] === 'push' && entry.body.includes('refs/heads/built'),
+    );
+    expect(JSON.parse(pushed?.body ?? '{}').pusher.login).toBe('kiln-actions');
     const release = await apiCall(kiln.url, `/repos/${user.handle}/${name}/releases`, {
       method: 'POST',
       token: taskToken,
