@@ -42,7 +42,7 @@ async function runRefsOf(repoId: string): Promise<string[]> {
 }
 
 const pushWorkflow = (label: string) =>
-  `on: push\njobs:\n  a:\n    runs-on: ${label}\n    steps: [{run: a}]\n`;
+  `on: [push, pull_request]\njobs:\n  a:\n    runs-on: ${label}\n    steps: [{run: a}]\n`;
 
 describe('the task token', () => {
   it('writes to its own repository as the actions bot, and to nothing else, then dies', async () => {
@@ -110,7 +110,7 @@ describe('the task token', () => {
     expect(refs).toContain('refs/tags/v1.0.0');
     expect(refs).toContain('refs/heads/built');
 
-    // The bot's push started no run; a person's push after it does.
+    // Neither the bot's push nor its pull started a run; a person's push after them does.
     await git.ok(['push', '-q', ownerUrl, 'HEAD:refs/heads/after'], { cwd: clone });
     expect(
       await eventually(async () => (await runRefsOf(repo.id)).includes('refs/heads/after')),
