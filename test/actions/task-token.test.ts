@@ -110,6 +110,12 @@ describe('the task token', () => {
     expect(refs).toContain('refs/tags/v1.0.0');
     expect(refs).toContain('refs/heads/built');
 
+    // A protected branch holds against it as against any writer.
+    await kiln.app.services.protectedBranches.create(user, user.handle, name, 'main');
+    const deleting = await git.run(['push', asTask(name), ':refs/heads/main'], { cwd: clone });
+    expect(deleting.code).not.toBe(0);
+    expect(await git.ok(['ls-remote', ownerUrl, 'refs/heads/main'])).toContain('refs/heads/main');
+
     // Neither the bot's push nor its pull started a run; a person's push after them does.
     await git.ok(['push', '-q', ownerUrl, 'HEAD:refs/heads/after'], { cwd: clone });
     expect(
