@@ -110,6 +110,20 @@ describe('the task token', () => {
     expect(refs).toContain('refs/tags/v1.0.0');
     expect(refs).toContain('refs/heads/built');
 
+    // Its push to the default branch starts no run either, yet its crons are recorded.
+    await git.commit(clone, {
+      '.gitea/workflows/nightly.yml':
+        "on:\n  schedule:\n    - cron: '30 4 * * *'\njobs:\n  n:\n    runs-on: token-box\n    steps: [{run: a}]\n",
+    });
+    await git.ok(['push', '-q', asTask(name), 'HEAD:refs/heads/main'], { cwd: clone });
+    const crons = () =>
+      kiln.app.database.db
+        .selectFrom('ci_schedules')
+        .select('crons')
+        .where('repo_id', '=', repo.id)
+        .execute();
+    expect(await eventually(async () => (await crons()).length === 1)).toBe(true);
+
     // A protected branch holds against it as against any writer.
     await kiln.app.services.protectedBranches.create(user, user.handle, name, 'main');
     const deleting = await git.run(['push', asTask(name), ':refs/heads/main'], { cwd: clone });
