@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { createClient, type Transport } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
+import type { User } from '../../src/domain/users/user.types.ts';
 import { PingService } from '../../src/gen/ping/v1/services_pb.js';
 import { RunnerService } from '../../src/gen/runner/v1/services_pb.js';
 import { makeRepo } from '../git/fixtures.ts';
@@ -86,4 +87,29 @@ export async function pushedRepoWithReader(
   const url = repoUrl(kiln.url, owner.user.handle, name, { token: owner.token, as: 'password' });
   await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: dir });
   return { owner, reader, name };
+}
+
+/**
+ * A pull request from a new fork of `owner/name`, made by `forker`: the fork's `patch` branch
+ * holds one more commit on top of what `dir` has. Returns the fork's push URL for more commits.
+ */
+export async function openForkPull(
+  kiln: TestServer,
+  git: GitClient,
+  target: { owner: string; name: string; dir: string },
+  forker: { user: User; token: string },
+): Promise<{ forkUrl: string }> {
+  const fork = await kiln.app.services.repos.fork(forker.user, target.owner, target.name, {});
+  const forkUrl = repoUrl(kiln.url, forker.user.handle, fork.repo.name, {
+    token: forker.token,
+    as: 'password',
+  });
+  await git.commit(target.dir, { 'b.txt': 'from a fork' });
+  await git.ok(['push', '-q', forkUrl, 'HEAD:refs/heads/patch'], { cwd: target.dir });
+  await kiln.app.services.pulls.create(forker.user, target.owner, target.name, {
+    title: 'From a fork',
+    head: `${forker.user.handle}:patch`,
+    base: 'main',
+  });
+  return { forkUrl };
 }

@@ -9,6 +9,7 @@ import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
 import { apiCall } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { openForkPull } from './fixtures.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 let kiln: TestServer;
@@ -80,18 +81,12 @@ describe('pull request runs', () => {
     await runner.run(insideTask);
 
     // A pull from a fork.
-    const fork = await kiln.app.services.repos.fork(forker, owner.handle, name, {});
-    const forkUrl = repoUrl(kiln.url, forker.handle, fork.repo.name, {
-      token: forkerToken,
-      as: 'password',
-    });
-    await git.commit(dir, { 'b.txt': 'from a fork' });
-    await git.ok(['push', '-q', forkUrl, 'HEAD:refs/heads/patch'], { cwd: dir });
-    await kiln.app.services.pulls.create(forker, owner.handle, name, {
-      title: 'From a fork',
-      head: `${forker.handle}:patch`,
-      base: 'main',
-    });
+    const { forkUrl } = await openForkPull(
+      kiln,
+      git,
+      { owner: owner.handle, name, dir },
+      { user: forker, token: forkerToken },
+    );
     expect(await eventually(async () => (await runsOf(repo.id)).length === 2)).toBe(true);
     const forkTask = await runner.next();
     expect(Object.keys(forkTask.secrets).sort()).toEqual(['GITEA_TOKEN', 'GITHUB_TOKEN']);

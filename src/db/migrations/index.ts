@@ -20,6 +20,7 @@ import { ciOrgSettingsMigration } from './0018-ci-org-settings.ts';
 import { orgSettingsSiteAdminsMigration } from './0019-org-settings-site-admins.ts';
 import { reviewThreadResolutionMigration } from './0020-review-thread-resolution.ts';
 import { branchPushesMigration } from './0021-branch-pushes.ts';
+import { actionsBotMigration } from './0022-actions-bot.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -44,4 +45,5 @@ export const migrations: readonly Migration[] = [
   orgSettingsSiteAdminsMigration,
   reviewThreadResolutionMigration,
   branchPushesMigration,
+  actionsBotMigration,
 ];

@@ -1,6 +1,7 @@
 import type { Pull } from '../pulls/pull.types.ts';
 import type { PullAction, PullEvent } from '../pulls/pull-events.ts';
 import type { Repository } from '../repos/repo.types.ts';
+import { isActionsBot } from '../users/actions-bot.ts';
 
 /** The activity types a workflow names in `on: pull_request: types` that Kiln starts runs for. */
 export type PullTriggerType = 'opened' | 'synchronize' | 'reopened' | 'closed';
@@ -29,12 +30,13 @@ const TRIGGER_TYPES: Readonly<Record<PullAction, PullTriggerType | undefined>> =
 
 /**
  * What a pull request change means to workflows, or undefined when it starts nothing: an edit,
- * or a change to a pull whose head repository is gone or hidden (no workflow could be read from
- * it). A merge is `closed`, its pull marked merged. Pure.
+ * a change to a pull whose head repository is gone or hidden (no workflow could be read from
+ * it), or one made with a task token (the actions bot: no workflow triggers another, as in
+ * Gitea). A merge is `closed`, its pull marked merged. Pure.
  */
 export function pullTriggerOf(event: PullEvent): PullTrigger | undefined {
   const type = TRIGGER_TYPES[event.action];
   const { base, head, pull } = event.context;
-  if (type === undefined || head === null) return undefined;
+  if (type === undefined || head === null || isActionsBot(event.actor)) return undefined;
   return { type, base, head, pull, actor: event.actor };
 }

@@ -7,6 +7,7 @@ import { Invalid } from '../errors.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import { atLeast, type Repository } from '../repos/repo.types.ts';
+import { isActionsBot } from '../users/actions-bot.ts';
 import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import { fileName, githubContext } from './event-payloads.ts';
@@ -44,14 +45,34 @@ export class RunTriggerService {
     this.#deps = deps;
   }
 
-  /** The `PushEvents` listener. Returns the runs created. */
+  /**
+   * The `PushEvents` listener. Returns the runs created. A push made with a task token (the
+   * actions bot) starts none, as in Gitea and GitHub, or a workflow that pushes would trigger
+   * itself without end; the default branch's crons still follow it (they cannot loop).
+   */
   async onPush(push: Push): Promise<WorkflowRun[]> {
+    if (isActionsBot(push.pusher)) {
+      await this.#followSchedules(push);
+      return [];
+    }
     const created: WorkflowRun[] = [];
     for (const change of push.changes) {
       if (change.newSha === null) continue;
       created.push(...(await this.#pushed(push, change, change.newSha)));
     }
     return created;
+  }
+
+  async #followSchedules(push: Push): Promise<void> {
+    const { schedules, repos, catFiles } = this.#deps;
+    if (!schedules) return;
+    const branch = `refs/heads/${await repos.defaultBranch(push.repo)}`;
+    const tip = push.changes.find((change) => change.ref === branch)?.newSha;
+    if (!tip) return;
+    await schedules.record(
+      push.repo.id,
+      await readWorkflowFiles(catFiles, repos.handle(push.repo), tip),
+    );
   }
 
   async #pushed(push: Push, change: RefChange, sha: string): Promise<WorkflowRun[]> {

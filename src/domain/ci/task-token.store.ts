@@ -10,15 +10,20 @@ export class TaskTokenStore {
     this.#db = db;
   }
 
-  /** The running task whose token hashes to `tokenHash`, with its repository. */
+  /**
+   * The running task whose token hashes to `tokenHash`, with its repository and level: read
+   * only for a pull request from a fork, whose code nobody with write access has vetted.
+   */
   async findRunningGrant(tokenHash: string): Promise<TaskGrant | undefined> {
     const row = await this.#db
       .selectFrom('ci_tasks')
       .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
-      .select(['ci_tasks.id', 'workflow_runs.repo_id'])
+      .select(['ci_tasks.id', 'workflow_runs.repo_id', 'workflow_runs.fork_pull'])
       .where('ci_tasks.token_hash', '=', tokenHash)
       .where('ci_tasks.status', '=', 'running')
       .executeTakeFirst();
-    return row === undefined ? undefined : { taskId: Number(row.id), repoId: row.repo_id };
+    if (row === undefined) return undefined;
+    const level = row.fork_pull ? 'read' : 'write';
+    return { taskId: Number(row.id), repoId: row.repo_id, level };
   }
 }

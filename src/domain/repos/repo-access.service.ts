@@ -3,6 +3,7 @@ import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Forbidden, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
+import { isActionsBot, taskScopeOf } from '../users/actions-bot.ts';
 import type { Account, User } from '../users/user.types.ts';
 import type { CollaboratorStore } from './collaborator.store.ts';
 import { accessLevel, ownerVisible } from './repo.policy.ts';
@@ -42,6 +43,15 @@ export function repoNotFound(owner: string, name: string): NotFound {
 }
 
 /**
+ * Who a remembered lookup is for: the person, or for the actions bot the task grant it acts
+ * with, since one bot account acts for every task, each with its own repository and level.
+ */
+function viewerKey(viewer: User | undefined): string {
+  const task = taskScopeOf(viewer);
+  return task ? `${viewer?.id}:${task.repoId}:${task.level}` : (viewer?.id ?? '');
+}
+
+/**
  * Who may see and change which repository: loads the facts `accessLevel` (repo.policy.ts)
  * judges, and remembers each lookup until the database changes.
  */
@@ -61,13 +71,13 @@ export class RepoAccessService {
   }
 
   scopeOf(viewer: User | undefined): VisibilityScope {
-    if (!viewer) return { kind: 'anonymous' };
+    if (!viewer || isActionsBot(viewer)) return { kind: 'anonymous' };
     if (this.#deps.admins.isAdmin(viewer)) return { kind: 'admin' };
     return { kind: 'user', userId: viewer.id };
   }
 
   async accessOf(viewer: User | undefined, repo: Repository): Promise<AccessLevel> {
-    if (!viewer)
+    if (!viewer || isActionsBot(viewer))
       return accessLevel(repo, {
         viewer,
         isSiteAdmin: false,
@@ -131,7 +141,7 @@ export class RepoAccessService {
   async get(viewer: User | undefined, owner: string, name: string): Promise<VisibleRepo> {
     // Only what the store found is kept, and a found owner and name hold no slash, so no other
     // owner and name can make the same key.
-    const key = `${viewer?.id ?? ''}/${owner}/${name}`;
+    const key = `${viewerKey(viewer)}/${owner}/${name}`;
     return this.#lookups.read(key, this.#deps.changes?.stamp(), async () => {
       const repo = await this.#deps.store.findByName(owner, name);
       if (!repo) throw repoNotFound(owner, name);
@@ -149,7 +159,7 @@ export class RepoAccessService {
     const { parentId } = repo;
     if (!parentId) return undefined;
     // null is kept too: there is no parent this viewer may see.
-    const key = `${viewer?.id ?? ''}/${parentId}`;
+    const key = `${viewerKey(viewer)}/${parentId}`;
     const parent = await this.#parents.read(key, this.#deps.changes?.stamp(), async () => {
       const found = await this.#deps.store.findById(parentId);
       const level = found ? await this.accessOf(viewer, found) : 'none';

@@ -14,7 +14,7 @@ import type { OrgService } from '../orgs/org.service.ts';
 import type { Account, User } from '../users/user.types.ts';
 import { type HousekeepingStore, withLease } from './housekeeping.store.ts';
 import { type IsolationRepair, ObjectIsolation } from './object-isolation.ts';
-import { mayAdministerOrg } from './repo.policy.ts';
+import { mayAdministerOrg, mayCreateRepos } from './repo.policy.ts';
 import type { RepoStore } from './repo.store.ts';
 import type { Repository, VisibleRepo } from './repo.types.ts';
 import type { RepoAccessService } from './repo-access.service.ts';
@@ -49,6 +49,10 @@ export type RepoLifecycleDeps = {
 const REPAIR_LEASE = { holdMs: 60 * 60_000, waitMs: 2 * 60_000 } as const;
 
 const BRANCH_PREFIX = 'refs/heads/';
+
+function refuseRepoCreation(actor: User): void {
+  if (!mayCreateRepos(actor)) throw new Forbidden('a CI task token cannot create repositories');
+}
 
 /**
  * Repositories on disk and in the database: creation, forks, settings, deletion and what a push
@@ -90,6 +94,7 @@ export class RepoLifecycleService {
   }
 
   async create(actor: User, input: CreateRepoInput): Promise<VisibleRepo> {
+    refuseRepoCreation(actor);
     assertValidRepoName(input.name);
     const description = (input.description ?? '').trim();
     if (description.length > 2048) throw new Invalid('description must be at most 2048 characters');
@@ -144,6 +149,7 @@ export class RepoLifecycleService {
     name: string,
     input: { orgName?: string; name?: string },
   ): Promise<VisibleRepo> {
+    refuseRepoCreation(actor);
     const { repo: source } = await this.#deps.access.get(actor, owner, name);
     const forkOwner = input.orgName ? await this.#orgForCreation(actor, input.orgName) : actor;
     const forkName = input.name || source.name;

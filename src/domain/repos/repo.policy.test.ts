@@ -1,9 +1,12 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ACTIONS_BOT_ID, actionsBotFor } from '../users/actions-bot.ts';
 import type { Account, User } from '../users/user.types.ts';
 import {
   accessLevel,
   mayAdministerOrg,
   mayAdministerRepo,
+  mayCreateRepos,
   mayPush,
   mayWrite,
   ownerVisible,
@@ -82,5 +85,36 @@ describe('repository policy', () => {
     expect(mayAdministerOrg('member', false)).toBe(false);
     expect(mayAdministerOrg(undefined, false)).toBe(false);
     expect(mayAdministerOrg(undefined, true)).toBe(true);
+  });
+
+  it('gives the actions bot its grant on its repository and what anyone has elsewhere', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          repoId: fc.constantFrom('r', 'other'),
+          level: fc.constantFrom('read' as const, 'write' as const),
+          isPrivate: fc.boolean(),
+          isSiteAdmin: fc.boolean(),
+          orgRole: fc.constantFrom(undefined, 'member' as const, 'owner' as const),
+          collaborator: fc.constantFrom(
+            undefined,
+            'read' as const,
+            'write' as const,
+            'admin' as const,
+          ),
+        }),
+        (c) => {
+          const bot = actionsBotFor({ taskId: 1, repoId: c.repoId, level: c.level });
+          const got = accessLevel(repo(c.isPrivate), { ...c, viewer: bot });
+          const elsewhere = c.isPrivate ? 'none' : 'read';
+          expect(got).toBe(c.repoId === 'r' ? c.level : elsewhere);
+        },
+      ),
+    );
+    // The bot's account reached without a task (however) has no access of its own.
+    const bare = { ...person(ACTIONS_BOT_ID) };
+    expect(accessLevel(repo(true), { ...none, viewer: bare, isSiteAdmin: true })).toBe('none');
+    expect(mayCreateRepos(actionsBotFor({ taskId: 1, repoId: 'r', level: 'write' }))).toBe(false);
+    expect(mayCreateRepos(person('someone'))).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import type { OrgRole } from '../orgs/org.service.ts';
+import { isActionsBot, taskScopeOf } from '../users/actions-bot.ts';
 import type { Account, User } from '../users/user.types.ts';
 import {
   type AccessLevel,
@@ -41,10 +42,18 @@ export function ownerVisible(
  * - collaborators get the level they were given, even in a private organisation they do not
  *   belong to (as in Gitea: the organisation let them in); organisation members can read;
  * - anyone else reads it only when it is public AND its owner is visible to them
- *   (`ownerVisible`): a public repository of a private organisation is hidden with it.
+ *   (`ownerVisible`): a public repository of a private organisation is hidden with it;
+ * - the actions bot (a CI task token) has exactly what its task grants on the task's own
+ *   repository, and elsewhere only what an anonymous visitor has — memberships, collaborations
+ *   and admin lists never count for it, whatever the database says.
  */
 export function accessLevel(repo: Repository, facts: AccessFacts): AccessLevel {
   const { viewer } = facts;
+  if (isActionsBot(viewer)) {
+    const task = taskScopeOf(viewer);
+    if (task?.repoId === repo.id) return task.level;
+    return visibleToAnyone(repo) ? 'read' : 'none';
+  }
   if (viewer) {
     if (facts.isSiteAdmin || repo.owner.id === viewer.id || facts.orgRole === 'owner')
       return 'admin';
@@ -79,6 +88,14 @@ export function mayPush(access: RepoAccess): boolean {
  */
 export function mayWrite(access: RepoAccess): boolean {
   return atLeast(access.level, 'write');
+}
+
+/**
+ * Whether the actor may create repositories (new ones and forks) for itself or an organisation.
+ * The actions bot may not: a task token works on its task's repository only.
+ */
+export function mayCreateRepos(actor: User): boolean {
+  return !isActionsBot(actor);
 }
 
 /** Whether the caller administers the repository: settings, protections, CI secrets. */

@@ -24,6 +24,7 @@ export const RESERVED_HANDLES: ReadonlySet<string> = new Set([
   'healthz',
   'help',
   'issues',
+  'kiln-actions',
   'login',
   'logout',
   'metrics',

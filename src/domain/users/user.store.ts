@@ -4,6 +4,7 @@ import { uniqueOrConflict } from '../../db/errors.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { UsersTable } from '../../db/tables.ts';
 import { likePattern } from '../../lib/like.ts';
+import { ACTIONS_BOT_ID } from './actions-bot.ts';
 import type { Account } from './user.types.ts';
 
 function toAccount(row: UsersTable): Account {
@@ -102,9 +103,11 @@ export class UserStore {
 
   /**
    * The person with this id while their account is in use: not an organisation, not disabled.
-   * Every way of acting as someone (password, session, token) resolves them through here.
+   * Every way of acting as someone (password, session, token) resolves them through here, so
+   * the actions bot is never found: it acts only through a live task token (actions-bot.ts).
    */
   async findActiveUserById(id: string): Promise<Account | undefined> {
+    if (id === ACTIONS_BOT_ID) return undefined;
     const [row] = await this.#byId({ id });
     if (row?.kind !== 'user' || (row.disabled_at ?? null) !== null) return undefined;
     return toAccount(row);
@@ -116,7 +119,10 @@ export class UserStore {
     return (row?.disabled_at ?? null) !== null;
   }
 
-  /** How many people (not organisations) have an account, disabled ones included. */
+  /**
+   * How many people (not organisations) have an account, disabled ones included. Here and in
+   * the people lists the actions bot is left out: it is no one's account.
+   */
   async countPeople(): Promise<number> {
     return this.#countKind('user');
   }
@@ -131,6 +137,7 @@ export class UserStore {
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('kind', '=', kind)
+      .where('id', '!=', ACTIONS_BOT_ID)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -141,6 +148,7 @@ export class UserStore {
       .selectFrom('users')
       .selectAll()
       .where('kind', '=', 'user')
+      .where('id', '!=', ACTIONS_BOT_ID)
       .orderBy('handle_lower')
       .execute();
     return rows.map(toPersonRow);
@@ -155,6 +163,7 @@ export class UserStore {
     const people = this.#db
       .selectFrom('users')
       .where('kind', '=', 'user')
+      .where('id', '!=', ACTIONS_BOT_ID)
       .where(
         sql<boolean>`(handle_lower like ${pattern} escape '\\' or lower(full_name) like ${pattern} escape '\\' or email_lower like ${pattern} escape '\\')`,
       );
@@ -227,12 +236,16 @@ export class UserStore {
       .execute();
   }
 
-  /** People and organisations whose handle or full name contains `query`, by handle. */
+  /**
+   * People and organisations whose handle or full name contains `query`, by handle; never the
+   * actions bot, which is no one to find.
+   */
   async search(query: string, limit: number): Promise<Account[]> {
     const pattern = likePattern(query);
     const rows = await this.#db
       .selectFrom('users')
       .selectAll()
+      .where('id', '!=', ACTIONS_BOT_ID)
       .where(
         sql<boolean>`(handle_lower like ${pattern} escape '\\' or lower(full_name) like ${pattern} escape '\\')`,
       )

@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
+import { TASK_TOKEN_SCOPES } from '../../domain/ci/task-token.ts';
 import { Unauthenticated } from '../../domain/errors.ts';
 import type { DomainServices } from '../../domain/services.ts';
 import type { TokenHolder } from '../../domain/tokens/token.service.ts';
+import { actionsBotFor } from '../../domain/users/actions-bot.ts';
 import type { User } from '../../domain/users/user.types.ts';
 import { parseAuthorization } from './credentials.ts';
 import { ANONYMOUS, type Viewer } from './viewer.ts';
@@ -9,24 +11,24 @@ import { ANONYMOUS, type Viewer } from './viewer.ts';
 /**
  * The viewer of a token-authenticated request (REST, git). No header is anonymous; a header
  * that is malformed or names an unknown, revoked or expired token is a 401 even on public endpoints,
- * as in Gitea, so a client with a stale token finds out at once. With `taskTokens` (git only)
- * a live CI task token is accepted too, as a `task` viewer limited to its repository.
+ * as in Gitea, so a client with a stale token finds out at once. A live CI task token is
+ * accepted too: its holder is the actions bot acting for that task, held to the task token's
+ * scopes (no user, organisation or admin endpoint) and, by repo.policy.ts, to its repository.
  */
 export async function viewerFromAuthorization(
   services: Pick<DomainServices, 'tokens' | 'ciTaskTokens'>,
   header: string | undefined,
-  options: { readonly taskTokens?: boolean } = {},
 ): Promise<Viewer> {
   const credentials = parseAuthorization(header);
   if (credentials.kind === 'none') return ANONYMOUS;
   if (credentials.kind === 'malformed') throw new Unauthenticated('invalid authorization header');
   const holder = await services.tokens.authenticate(credentials.token);
-  if (!holder && options.taskTokens) {
-    const grant = await services.ciTaskTokens.authenticate(credentials.token);
-    if (grant) return { kind: 'task', taskId: grant.taskId, repoId: grant.repoId };
+  if (holder) return tokenViewer(holder);
+  const grant = await services.ciTaskTokens.authenticate(credentials.token);
+  if (grant) {
+    return { kind: 'user', user: actionsBotFor(grant), via: 'token', scopes: TASK_TOKEN_SCOPES };
   }
-  if (!holder) throw new Unauthenticated('invalid or revoked access token');
-  return tokenViewer(holder);
+  throw new Unauthenticated('invalid or revoked access token');
 }
 
 /** The viewer a valid token makes: its owner, held to its scopes. */

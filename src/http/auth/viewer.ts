@@ -4,7 +4,8 @@ import type { User } from '../../domain/users/user.types.ts';
 /**
  * Who is making a request, as far as this edge could tell. A personal access token carries the
  * scopes it was made with; a session (pages) and a password (the token API's Basic auth) are the
- * person themselves, limited only by their permissions.
+ * person themselves, limited only by their permissions. A CI task token is the actions bot
+ * (domain/users/actions-bot.ts) with the task token's scopes.
  */
 export type Viewer =
   | { readonly kind: 'anonymous' }
@@ -14,9 +15,7 @@ export type Viewer =
       readonly user: User;
       readonly via: 'token';
       readonly scopes: TokenScopes;
-    }
-  /** A CI task token: reads its task's repository over git, nothing else (task-token.ts). */
-  | { readonly kind: 'task'; readonly taskId: number; readonly repoId: string };
+    };
 
 export const ANONYMOUS: Viewer = Object.freeze({ kind: 'anonymous' });
 

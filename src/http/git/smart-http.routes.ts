@@ -84,9 +84,7 @@ export async function smartHttpPlugin(server: FastifyInstance, deps: SmartHttpDe
   registerUnreadBodyHandling(server);
   server.addHook('preValidation', refuseNulInAddress);
   server.addHook('onRequest', async (request) => {
-    request.viewer = await viewerFromAuthorization(services, request.headers.authorization, {
-      taskTokens: true,
-    });
+    request.viewer = await viewerFromAuthorization(services, request.headers.authorization);
   });
 
   server.get<{ Params: RepoParams; Querystring: { service?: string } }>(
