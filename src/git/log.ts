@@ -47,14 +47,24 @@ export async function log(
   revision: string,
   options: LogOptions = {},
 ): Promise<Commit[]> {
+  const args = logArgs(revision, options);
+  return args ? revListCommits(pool, repo, args) : [];
+}
+
+/**
+ * The `git rev-list` arguments of one `log` page, checked; undefined for an empty page.
+ *
+ * With a path, these must keep git able to use the commit-graph's changed-path (Bloom) filters,
+ * which let it skip the tree diff of nearly every commit that does not touch the path: one
+ * literal pathspec (GIT_LITERAL_PATHSPECS is pinned) and no option that turns the filters off
+ * (`--full-history` with parent rewriting, `--follow`, wildcard or case-folding pathspecs,
+ * several paths). log.test.ts traces git to hold this.
+ */
+export function logArgs(revision: string, options: LogOptions = {}): string[] | undefined {
   const skip = count(options.skip, 0, 'skip');
   const limit = Math.min(count(options.limit, 50, 'limit'), MAX_LOG_LIMIT);
-  if (limit === 0) return [];
-  return revListCommits(pool, repo, [
-    `--max-count=${limit}`,
-    `--skip=${skip}`,
-    ...historyArgs(revision, options),
-  ]);
+  if (limit === 0) return undefined;
+  return [`--max-count=${limit}`, `--skip=${skip}`, ...historyArgs(revision, options)];
 }
 
 /**
