@@ -1,6 +1,7 @@
 import { Invalid } from '../domain/errors.ts';
 import type { CatFilePool } from './cat-file-pool.ts';
 import { afterDoubleDash, afterEndOfOptions, runGit } from './command.ts';
+import { canWalkHere, WALK_MAX_COMMITS, walkHistory } from './history-walk.ts';
 import { runGitOnObjects } from './object-answers.ts';
 import { type Commit, checkTreePath, readCommit } from './read-objects.ts';
 import { checkRevision } from './ref-names.ts';
@@ -36,6 +37,8 @@ function count(value: number | undefined, fallback: number, name: string): numbe
 /**
  * History from a revision, newest first, a page at a time: one `rev-list` for the ids, then the
  * commits through the cat-file process (pipelined, parsed by the same parser as `readCommit`).
+ * The first pages of a whole history are walked through the cat-file process alone
+ * (history-walk.ts), in the same order.
  *
  * @example
  *   const page = await log(pool, repo, 'main', { skip: 50, limit: 50, path: 'src' });
@@ -48,7 +51,14 @@ export async function log(
   options: LogOptions = {},
 ): Promise<Commit[]> {
   const args = logArgs(revision, options);
-  return args ? revListCommits(pool, repo, args) : [];
+  if (!args) return [];
+  const skip = options.skip ?? 0;
+  const limit = Math.min(options.limit ?? 50, MAX_LOG_LIMIT);
+  if (!options.path && skip + limit <= WALK_MAX_COMMITS) {
+    await requireRepository(repo);
+    if (await canWalkHere(repo)) return walkHistory(pool, repo, revision, { skip, limit });
+  }
+  return revListCommits(pool, repo, args);
 }
 
 /**
