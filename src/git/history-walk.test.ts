@@ -73,6 +73,7 @@ describe('walkHistory', () => {
 
   it('lists what git rev-list lists, in its order, on generated histories', async () => {
     let round = 0;
+    let answered = 0;
     await fc.assert(
       fc.asyncProperty(
         shapes,
@@ -87,12 +88,38 @@ describe('walkHistory', () => {
             input: Buffer.from(`${stream(shape)}\n`),
           });
           const repo = { ...fixture.repo, path: gitDir, key: gitDir };
+          const expected = await revList(gitDir, skip, limit);
           const walked = await walkHistory(fixture.pool, repo, 'main', { skip, limit });
-          expect(walked.map((commit) => commit.sha)).toEqual(await revList(gitDir, skip, limit));
+          if (walked) {
+            answered++;
+            expect(walked.map((commit) => commit.sha)).toEqual(expected);
+          }
+          // Walked or handed to rev-list, log lists the same.
+          const logged = await log(fixture.pool, repo, 'main', { skip, limit });
+          expect(logged.map((commit) => commit.sha)).toEqual(expected);
         },
       ),
       { numRuns: 25 },
     );
+    // Most generated histories have few merges and are walked, not handed back.
+    expect(answered).toBeGreaterThan(12);
+  });
+
+  it('hands a history full of merges back to rev-list', async () => {
+    const shape: Shape = [{ parents: [], date: 0 }];
+    for (let i = 1; i < 60; i += 2) {
+      // A one-commit branch off the previous merge, merged back at once.
+      shape.push({ parents: [i - 1], date: i });
+      shape.push({ parents: [i - 1, i], date: i + 1 });
+    }
+    await runGit(['fast-import', '--quiet', '--force'], {
+      gitDir: fixture.repo.path,
+      input: Buffer.from(`${stream(shape)}\n`),
+    });
+    const page = { skip: 0, limit: 31 };
+    expect(await walkHistory(fixture.pool, fixture.repo, 'main', page)).toBeUndefined();
+    const logged = await log(fixture.pool, fixture.repo, 'main', page);
+    expect(logged.map((commit) => commit.sha)).toEqual(await revList(fixture.repo.path, 0, 31));
   });
 
   it('reads the same commits as before, message and parents included, through log', async () => {

@@ -18,6 +18,16 @@ export const WALK_MAX_COMMITS = 300;
 const CHAIN_BATCH = 32;
 
 /**
+ * Rounds a walk may take beyond one per line of CHAIN_BATCH. Each merge costs a round of
+ * about the price of a short process start on a loaded machine, so a history full of merges
+ * is handed back to rev-list rather than walked here.
+ */
+const EXTRA_ROUNDS = 4;
+
+/** How far down a merged branch one round asks: such branches are often short. */
+const SIDE_BATCH = 4;
+
+/**
  * Whether a walk here would list what rev-list lists. A shallow repository (`shallow` file) or
  * one with grafts (`info/grafts`) makes git see other parents than the objects name, so those
  * go to rev-list. Replace refs are off for every git Kiln runs (GIT_NO_REPLACE_OBJECTS).
@@ -39,7 +49,9 @@ export async function canWalkHere(repo: RepoHandle): Promise<boolean> {
  * date, ties going to the one queued first, and queues each parent the first time it is seen.
  *
  * Reads are pipelined: asking cat-file for `<id>~0` … `<id>~31` at once fetches a line of first
- * parents in one round, so a linear page costs one round and each merge one more.
+ * parents in one round (four along a merged branch), so a linear page costs one round and each
+ * merge one more. Undefined
+ * when the page would take more rounds than EXTRA_ROUNDS allows: the caller asks rev-list.
  *
  * @throws NotFound when the revision is not a commit.
  */
@@ -48,10 +60,12 @@ export async function walkHistory(
   repo: RepoHandle,
   revision: string,
   page: { skip: number; limit: number },
-): Promise<Commit[]> {
+): Promise<Commit[] | undefined> {
   const wanted = page.skip + page.limit;
   const known = new Map<string, Commit>();
+  let rounds = Math.ceil(wanted / CHAIN_BATCH) + EXTRA_ROUNDS;
   const fetchLine = async (sha: string, depth: number) => {
+    rounds--;
     const names = Array.from({ length: depth }, (_, k) => `${sha}~${k}`);
     const answers = await Promise.all(names.map((name) => pool.contents(repo, name)));
     for (const answer of answers) {
@@ -60,8 +74,8 @@ export async function walkHistory(
       }
     }
   };
-  const commitOf = async (sha: string, remaining: number): Promise<Commit> => {
-    if (!known.has(sha)) await fetchLine(sha, Math.min(CHAIN_BATCH, Math.max(1, remaining)));
+  const commitOf = async (sha: string, depth: number): Promise<Commit> => {
+    if (!known.has(sha)) await fetchLine(sha, Math.max(1, depth));
     const commit = known.get(sha);
     if (!commit) throw new NotFound('commit not found', { details: { revision: sha } });
     return commit;
@@ -77,10 +91,12 @@ export async function walkHistory(
     if (!next) break;
     listed.push(next);
     if (listed.length === wanted) break;
-    for (const parent of next.parents) {
+    for (const [index, parent] of next.parents.entries()) {
       if (seen.has(parent)) continue;
       seen.add(parent);
-      insertByDate(queue, await commitOf(parent, wanted - listed.length));
+      if (rounds <= 0 && !known.has(parent)) return undefined;
+      const line = index === 0 ? CHAIN_BATCH : SIDE_BATCH;
+      insertByDate(queue, await commitOf(parent, Math.min(line, wanted - listed.length)));
     }
   }
   return listed.slice(page.skip);

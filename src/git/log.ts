@@ -38,7 +38,7 @@ function count(value: number | undefined, fallback: number, name: string): numbe
  * History from a revision, newest first, a page at a time: one `rev-list` for the ids, then the
  * commits through the cat-file process (pipelined, parsed by the same parser as `readCommit`).
  * The first pages of a whole history are walked through the cat-file process alone
- * (history-walk.ts), in the same order.
+ * (history-walk.ts), in the same order, unless merges make that the dearer way.
  *
  * @example
  *   const page = await log(pool, repo, 'main', { skip: 50, limit: 50, path: 'src' });
@@ -56,7 +56,10 @@ export async function log(
   const limit = Math.min(options.limit ?? 50, MAX_LOG_LIMIT);
   if (!options.path && skip + limit <= WALK_MAX_COMMITS) {
     await requireRepository(repo);
-    if (await canWalkHere(repo)) return walkHistory(pool, repo, revision, { skip, limit });
+    const walked = (await canWalkHere(repo))
+      ? await walkHistory(pool, repo, revision, { skip, limit })
+      : undefined;
+    if (walked) return walked;
   }
   return revListCommits(pool, repo, args);
 }
