@@ -8,8 +8,9 @@
  * 2. Kiln's own housekeeping (`maintainRepository`, what a push triggers) packs it with a
  *    multi-pack index and bitmap and writes the split commit-graph with changed-path filters.
  * 3. Kiln in this process on 127.0.0.1 (SQLite, bot protection off) serves each page; the same
- *    page's data is produced by one git command as a process, at the niceness Kiln gives its own
- *    git; the two alternate, `--runs` times, and the medians of wall time are compared.
+ *    page's data is produced by one git command as a process, started from a thread at the
+ *    niceness Kiln gives its own git (bench/_nice-git.ts); the two alternate, `--runs` times,
+ *    and the medians of wall time are compared.
  *
  *   node bench/big-repo.ts [--commits 200000] [--files 50000] [--runs 15]
  *                          [--keep <dir>] [--from <dir>]
@@ -24,12 +25,13 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { setPriority, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { maintainRepository } from '../src/git/housekeeping.ts';
 import { logArgs } from '../src/git/log.ts';
 import { startBenchKiln } from './_kiln.ts';
+import { niceGit } from './_nice-git.ts';
 import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
@@ -58,15 +60,6 @@ const watchdog = setTimeout(() => {
   process.exit(2);
 }, 600_000);
 watchdog.unref();
-
-// Kiln starts git at niceness 5 (src/git/spawner-process.ts); the baseline's git runs at the
-// same, so on a machine busy with other work both sides get the same share of it. Kiln's own
-// thread runs at 5 too, which only makes its side slower.
-try {
-  setPriority(5);
-} catch {
-  say('could not lower the priority: the baseline git runs ahead of Kiln’s');
-}
 
 const gitEnv = { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' };
 
@@ -162,6 +155,7 @@ async function main(): Promise<void> {
     databaseUrl: undefined,
     env: { SERVICE_PROTECT_ENABLED: 'false' },
   });
+  const baseline = niceGit(gitEnv);
   try {
     const services = kiln.app.services;
     const owner = await services.users.createUser({
@@ -246,7 +240,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < 3; i++) {
       for (const pair of pairs) {
         await page(pair.url);
-        await git(pair.git);
+        await baseline.time(['--git-dir', gitDir, ...pair.git]);
       }
     }
     const samples = pairs.map(() => ({ kiln: [] as number[], git: [] as number[] }));
@@ -255,7 +249,7 @@ async function main(): Promise<void> {
         const sample = samples[index];
         if (!sample) continue;
         sample.kiln.push(await timed(() => page(pair.url)));
-        sample.git.push(await timed(() => git(pair.git)));
+        sample.git.push(await baseline.time(['--git-dir', gitDir, ...pair.git]));
       }
     }
 
@@ -289,6 +283,7 @@ async function main(): Promise<void> {
     );
     process.exitCode = figures.every((f) => f.ratio <= f.pair.target) ? 0 : 1;
   } finally {
+    await baseline.close();
     await kiln.server.close();
     await kiln.app.close();
     rmSync(root, { recursive: true, force: true });

@@ -50,8 +50,8 @@ export async function canWalkHere(repo: RepoHandle): Promise<boolean> {
  *
  * Reads are pipelined: asking cat-file for `<id>~0` … `<id>~31` at once fetches a line of first
  * parents in one round (four along a merged branch), so a linear page costs one round and each
- * merge one more. Undefined
- * when the page would take more rounds than EXTRA_ROUNDS allows: the caller asks rev-list.
+ * merge one more. Undefined when the page would take more rounds than EXTRA_ROUNDS allows: the
+ * caller then asks rev-list.
  *
  * @throws NotFound when the revision is not a commit.
  */
