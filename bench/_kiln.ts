@@ -8,10 +8,14 @@ import { type Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { type DescMessage, fromBinary, type MessageShape, toBinary } from '@bufbuild/protobuf';
 
-/** Kiln on 127.0.0.1, port 0, in `dataDir`; SQLite unless `databaseUrl` names PostgreSQL. */
+/**
+ * Kiln on 127.0.0.1, port 0, in `dataDir`; SQLite unless `databaseUrl` names PostgreSQL. `env`
+ * adds configuration (`SERVICE_PROTECT_ENABLED: 'false'`, …).
+ */
 export async function startBenchKiln(options: {
   dataDir: string;
   databaseUrl: string | undefined;
+  env?: Readonly<Record<string, string>>;
 }) {
   const { createApp } = await import('../src/app.ts');
   const { loadConfig } = await import('../src/config/load.ts');
@@ -25,6 +29,7 @@ export async function startBenchKiln(options: {
         SERVICE_DATA_DIR: join(options.dataDir, 'data'),
         SERVICE_LOG_LEVEL: 'silent',
         ...(options.databaseUrl ? { SERVICE_DATABASE_URL: options.databaseUrl } : {}),
+        ...options.env,
       },
     }),
   );

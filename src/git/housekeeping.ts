@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runGit } from './command.ts';
 import { objectsDir, readAlternates } from './object-store.ts';
@@ -49,6 +49,41 @@ export async function countObjectFiles(repo: RepoHandle): Promise<ObjectCounts> 
     if (LOOSE_DIR.test(dir)) looseObjects += (await entries(path.join(objects, dir))).length;
   }
   return { packs, looseObjects };
+}
+
+/**
+ * Packs above this many bytes in all, with no commit-graph yet, call for a run whatever the
+ * thresholds say: a history pushed or imported in one go arrives as a single pack, which never
+ * reaches the pack threshold, and without a commit-graph and its changed-path filters every
+ * path history walks the trees of every commit (minutes on 200,000 commits).
+ */
+export const FIRST_GRAPH_PACK_BYTES = 1024 * 1024;
+
+/**
+ * Whether the repository holds a history big enough to want a commit-graph and has none: the
+ * packs' sizes and one or two `stat` calls, no git.
+ */
+export async function wantsFirstCommitGraph(repo: RepoHandle): Promise<boolean> {
+  const info = path.join(objectsDir(repo.path), 'info');
+  const exists = (file: string) =>
+    stat(path.join(info, file)).then(
+      () => true,
+      () => false,
+    );
+  if ((await exists('commit-graphs/commit-graph-chain')) || (await exists('commit-graph'))) {
+    return false;
+  }
+  const packDir = path.join(objectsDir(repo.path), 'pack');
+  let bytes = 0;
+  for (const name of await entries(packDir)) {
+    if (!name.endsWith('.pack')) continue;
+    bytes += await stat(path.join(packDir, name)).then(
+      (found) => found.size,
+      () => 0,
+    );
+    if (bytes > FIRST_GRAPH_PACK_BYTES) return true;
+  }
+  return false;
 }
 
 /** How one maintenance run treats unreachable objects. */

@@ -1,6 +1,7 @@
 import { Invalid } from '../domain/errors.ts';
 import type { CatFilePool } from './cat-file-pool.ts';
 import { afterDoubleDash, afterEndOfOptions, runGit } from './command.ts';
+import { canWalkHere, WALK_MAX_COMMITS, walkHistory } from './history-walk.ts';
 import { runGitOnObjects } from './object-answers.ts';
 import { type Commit, checkTreePath, readCommit } from './read-objects.ts';
 import { checkRevision } from './ref-names.ts';
@@ -36,6 +37,8 @@ function count(value: number | undefined, fallback: number, name: string): numbe
 /**
  * History from a revision, newest first, a page at a time: one `rev-list` for the ids, then the
  * commits through the cat-file process (pipelined, parsed by the same parser as `readCommit`).
+ * The first pages of a whole history are walked through the cat-file process alone
+ * (history-walk.ts), in the same order, unless merges make that the dearer way.
  *
  * @example
  *   const page = await log(pool, repo, 'main', { skip: 50, limit: 50, path: 'src' });
@@ -47,14 +50,34 @@ export async function log(
   revision: string,
   options: LogOptions = {},
 ): Promise<Commit[]> {
+  const args = logArgs(revision, options);
+  if (!args) return [];
+  const skip = options.skip ?? 0;
+  const limit = Math.min(options.limit ?? 50, MAX_LOG_LIMIT);
+  if (!options.path && skip + limit <= WALK_MAX_COMMITS) {
+    await requireRepository(repo);
+    const walked = (await canWalkHere(repo))
+      ? await walkHistory(pool, repo, revision, { skip, limit })
+      : undefined;
+    if (walked) return walked;
+  }
+  return revListCommits(pool, repo, args);
+}
+
+/**
+ * The `git rev-list` arguments of one `log` page, checked; undefined for an empty page.
+ *
+ * With a path, these must keep git able to use the commit-graph's changed-path (Bloom) filters,
+ * which let it skip the tree diff of nearly every commit that does not touch the path: one
+ * literal pathspec (GIT_LITERAL_PATHSPECS is pinned) and no option that turns the filters off
+ * (`--full-history` with parent rewriting, `--follow`, wildcard or case-folding pathspecs,
+ * several paths). log.test.ts traces git to hold this.
+ */
+export function logArgs(revision: string, options: LogOptions = {}): string[] | undefined {
   const skip = count(options.skip, 0, 'skip');
   const limit = Math.min(count(options.limit, 50, 'limit'), MAX_LOG_LIMIT);
-  if (limit === 0) return [];
-  return revListCommits(pool, repo, [
-    `--max-count=${limit}`,
-    `--skip=${skip}`,
-    ...historyArgs(revision, options),
-  ]);
+  if (limit === 0) return undefined;
+  return [`--max-count=${limit}`, `--skip=${skip}`, ...historyArgs(revision, options)];
 }
 
 /**

@@ -5,6 +5,7 @@
  * objects go only once older than the grace period; a public parent that lends its objects to
  * a fork prunes nothing, so the fork keeps cloning fsck-clean. Runs show in /metrics.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,6 +127,18 @@ describe('housekeeping after pushes', () => {
       ...metrics.matchAll(/^kiln_housekeeping_runs_total\{kind="\w+",outcome="ok"\} (\d+)/gm),
     ];
     expect(ok.reduce((sum, match) => sum + Number(match[1]), 0)).toBeGreaterThan(0);
+  });
+
+  it('gives a big history pushed in one go its commit-graph, below every threshold', async () => {
+    const repo = await makeRepo(kiln, owner, { name: 'imported' });
+    const work = await git.init();
+    // One push, one pack: 300 commits and 1.5 MB that does not compress, like a migrated history.
+    await git.commit(work, { 'data.bin': randomBytes(1536 * 1024) }, 'import');
+    await git.commitMany(work, 300, 'history');
+    await git.ok(['push', '-q', url(repo), 'main'], { cwd: work });
+    expect(packs(repo)).toBe(1);
+    expect(await eventually(async () => maintained(repo))).toBe(true);
+    await clonesClean(repo);
   });
 
   it('prunes unreachable objects past the grace period and keeps younger ones', async () => {

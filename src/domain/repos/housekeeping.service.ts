@@ -7,6 +7,7 @@ import {
   type MaintenanceKind,
   maintainRepository,
   type ObjectCounts,
+  wantsFirstCommitGraph,
 } from '../../git/housekeeping.ts';
 import { listLoans } from '../../git/object-loans.ts';
 import { repositoryExists } from '../../git/repo-exists.ts';
@@ -93,7 +94,13 @@ export class HousekeepingService {
   async #consider(repo: RepoHandle): Promise<void> {
     const counts = await countObjectFiles(repo);
     const { packThreshold, looseThreshold } = this.#deps.settings;
-    if (counts.packs <= packThreshold && counts.looseObjects <= looseThreshold) return;
+    if (
+      counts.packs <= packThreshold &&
+      counts.looseObjects <= looseThreshold &&
+      !(await wantsFirstCommitGraph(repo))
+    ) {
+      return;
+    }
     if (this.#closed || this.#waiting.has(repo.key) || this.#active.has(repo.key)) return;
     this.#waiting.set(repo.key, repo);
     this.#pump();
