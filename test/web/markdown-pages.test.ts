@@ -16,6 +16,12 @@ const RENOVATE_UPDATE = readFileSync(
   'utf8',
 );
 
+/**
+ * A page without its text areas: the forms that edit a comment hold its markdown source
+ * (escaped, as any text is), which is not what the page renders.
+ */
+const rendered = (html: string) => html.replace(/<textarea\b[^>]*>[\s\S]*?<\/textarea>/g, '');
+
 let kiln: TestServer;
 let owner: User;
 let password: string;
@@ -68,7 +74,9 @@ describe('markdown on pages', () => {
     expect(conversation).toContain(
       '<input type="checkbox" disabled class="task-list-item-checkbox" />',
     );
-    expect(conversation).not.toMatch(/&lt;(details|summary|sub)|rebase-check|renovate-debug/);
+    expect(rendered(conversation)).not.toMatch(
+      /&lt;(details|summary|sub)|rebase-check|renovate-debug/,
+    );
     const readme = await page(browser, base);
     expect(readme).toContain('<article class="markdown-body">');
     expect(readme).toContain('<summary>Install</summary>');
@@ -82,7 +90,7 @@ describe('markdown on pages', () => {
       expect(shown).toContain('Pin <strong>this</strong> to <code>5.2.1</code>?');
       expect(shown).toContain('<details><summary>why</summary>');
       expect(shown).toContain(`<p>See <a href="${base}/pulls/1" class="issue-link">#1</a></p>`);
-      expect(shown).not.toContain('onerror');
+      expect(rendered(shown)).not.toContain('onerror');
       expect(boxes(shown)).toContain('class="Box-body markdown-body kiln-comment-body"');
     }
   });

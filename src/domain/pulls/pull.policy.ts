@@ -40,7 +40,8 @@ export function mayChangeReviewComment(
   access: RepoAccess,
   comment: { readonly authorId: string },
 ): boolean {
-  return (viewer !== undefined && viewer.id === comment.authorId) || atLeast(access.level, 'write');
+  if (viewer === undefined) return false;
+  return viewer.id === comment.authorId || atLeast(access.level, 'write');
 }
 
 /** Whether the caller may mark a review thread of the pull resolved, or open it again. */
