@@ -28,6 +28,7 @@ import { seedCraftedContent } from '../test/hostile/crafted-content.ts';
 import { type HostileWorld, hostileWorld } from '../test/hostile/support.ts';
 import type { KilnProcess } from '../test/replicas/kiln-process.ts';
 import { gitLoad } from './_git-load.ts';
+import { pageClients } from './_page-clients.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -81,20 +82,16 @@ const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
 type Phase = { delayP99: number; health: number[]; statuses: Map<number, number> };
 
-/** `CLIENTS` clients request `pages` in a loop for `LOAD_MS` while `/healthz` is probed. */
+/**
+ * `CLIENTS` clients request `pages` in a loop for `LOAD_MS`, from a worker thread, while
+ * `/healthz` is probed from this one.
+ */
 async function loadPhase(url: string, pages: readonly string[]): Promise<Phase> {
   await loopDelayP99(url);
-  const statuses = new Map<number, number>();
-  const end = Date.now() + LOAD_MS;
-  const clients = Array.from({ length: CLIENTS }, async (_, client) => {
-    for (let i = client; Date.now() < end; i++) {
-      const response = await fetch(`${url}${pages[i % pages.length]}`);
-      await response.arrayBuffer();
-      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-    }
-  });
-  const health = await probeHealth(url, LOAD_MS);
-  await Promise.all(clients);
+  const [statuses, health] = await Promise.all([
+    pageClients({ url, pages, clients: CLIENTS, ms: LOAD_MS }),
+    probeHealth(url, LOAD_MS),
+  ]);
   return { delayP99: await loopDelayP99(url), health, statuses };
 }
 
