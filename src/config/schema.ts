@@ -256,7 +256,7 @@ export const configSchema = {
     min: 1024,
     max: 64 * 1024 * 1024,
     description:
-      'Largest markdown document or code file (bytes) that is rendered; larger ones are shown as plain text with a notice.',
+      'Largest markdown document or code file (bytes) that is rendered; larger ones are shown as plain text with a notice, and so is content whose markup would exceed four times this many characters.',
   }),
   'service.render.queue': integerField({
     default: 64,

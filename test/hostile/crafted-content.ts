@@ -9,12 +9,14 @@ import type { HostileWorld } from './support.ts';
 
 /**
  * Unbounded, highlight.js spends about 40 s on this Perl file (114 s at 512 KB), and seconds on
- * the CSS and LaTeX ones.
+ * the CSS and LaTeX ones. The JSON file is quick to highlight, but each byte pair becomes a
+ * span: 300 KB of text would be 5 MB of markup.
  */
 export const CRAFTED_FILES: Readonly<Record<string, string>> = {
   'slow.pl': 's'.repeat(300_000),
   'slow.css': 'a{'.repeat(200_000),
   'slow.tex': '\\'.repeat(400_000),
+  'wide.json': `[${'1,'.repeat(150_000)}1]`,
 };
 
 /**

@@ -59,6 +59,19 @@ async function healthLatencies(until: Promise<unknown>): Promise<number[]> {
 }
 
 describe('rendering crafted content', () => {
+  it('keeps every page of crafted content within a few times the content’s size', async () => {
+    // Highlighted, 300 KB of `1,` is 5 MB of markup: sending that is main-thread work for every
+    // viewer. Markup past the cap is shown as the text instead.
+    for (const path of pages) {
+      const answer = await get(path);
+      expect(answer.status, path).toBe(200);
+      expect(answer.body.length, path).toBeLessThan(2_000_000);
+    }
+    const json = await get(pages.find((path) => path.endsWith('wide.json')) as string);
+    // Too large, or out of time on a loaded machine: either way not sent as markup.
+    expect(json.body).toMatch(/Shown as plain text: it (is too large|took too long) to render\./);
+  });
+
   it('keeps /healthz answering within a second while the worst pages are requested', async () => {
     const answers: Answer[] = [];
     const deadline = Date.now() + LOAD_MS;

@@ -55,9 +55,11 @@ export class Pages {
   ): FastifyReply {
     const context = this.context(request, reply);
     const body = typeof page.body === 'function' ? page.body(context) : page.body;
+    // Encoded once here: a string would be measured for Content-Length and encoded again by
+    // the socket, and pages of user content reach megabytes.
     return reply
       .status(page.status ?? 200)
       .type('text/html; charset=utf-8')
-      .send(layout(context, { title: page.title, body }));
+      .send(Buffer.from(layout(context, { title: page.title, body })));
   }
 }

@@ -78,6 +78,24 @@ describe('ContentRenderer', () => {
     expect(code.lines).toEqual([`&lt;b&gt;${'x'.repeat(2000)}&lt;/b&gt;`]);
   });
 
+  it('shows text whose markup would outgrow the cap as escaped text, and remembers that', async () => {
+    // 1 KB of `a{` is within the input cap; highlighted, each pair becomes spans, far over 4 KB.
+    const r = make({ maxBytes: 1024 });
+    const text = 'a{'.repeat(500);
+    const code = await r.codeLines({ name: 'grow.css', text, blobId: 'grow' });
+    expect(code.notice?.value).toContain('too large to render');
+    expect(code.lines).toEqual([text]);
+    // A file of the same size whose markup stays small is highlighted.
+    const small = await r.codeLines({
+      name: 'ok.css',
+      text: `a { color: red; }\n${' '.repeat(900)}`,
+    });
+    expect(small.notice).toBeUndefined();
+    await r.close();
+    const again = await r.codeLines({ name: 'grow.css', text, blobId: 'grow' });
+    expect(again.notice?.value).toContain('too large to render');
+  });
+
   it('answers again from its cache, by content, without a worker', async () => {
     const r = make();
     const first = await r.markdown('**cached**');

@@ -4,7 +4,7 @@ import { type Html, trusted } from '../html.ts';
 import type { MarkdownBase } from '../markdown.ts';
 import { type PlainReason, plainDocument, plainLines, plainNotice } from './plain-text.ts';
 import { RenderCache } from './render-cache.ts';
-import type { RenderJob } from './render-job.ts';
+import type { RenderJob, RenderTask } from './render-job.ts';
 import { PoolFull, WorkerPool } from './worker-pool.ts';
 
 /** The `service.render.*` settings. */
@@ -23,6 +23,13 @@ type Outcome =
   | { readonly kind: 'rendered'; readonly output: string }
   | { readonly kind: 'plain'; readonly reason: PlainReason };
 
+/**
+ * Characters of markup a render may produce per byte of `service.render.max-bytes` (2 Mi by
+ * default). Highlighting can grow text twentyfold (a 400 KB line of `a{` becomes 8 MB of spans),
+ * and sending a page is work on the main thread in proportion to its size, so markup beyond this
+ * is not used: the page shows the text, escaped, under a notice.
+ */
+const MARKUP_PER_BYTE = 4;
 /** Heap of one worker: a render needing more ends as `failed`, the process lives on. */
 const WORKER_HEAP_MB = 256;
 /** A worker (tens of MB with both libraries loaded) idle this long is stopped. */
@@ -51,7 +58,7 @@ const FAILURE_TTL_MS = 5 * 60_000;
  */
 export class ContentRenderer {
   readonly #settings: RenderSettings;
-  readonly #pool: WorkerPool<RenderJob, string>;
+  readonly #pool: WorkerPool<RenderJob, string | null>;
   readonly #cache: RenderCache<Outcome>;
   readonly #inFlight = new Map<string, Promise<Outcome>>();
 
@@ -123,7 +130,7 @@ export class ContentRenderer {
     return this.#pool.close();
   }
 
-  async #render(key: string, job: RenderJob): Promise<Outcome> {
+  async #render(key: string, job: RenderTask): Promise<Outcome> {
     const cached = this.#cache.get(key);
     if (cached) return cached;
     const pending = this.#inFlight.get(key);
@@ -137,10 +144,10 @@ export class ContentRenderer {
     }
   }
 
-  async #run(key: string, job: RenderJob): Promise<Outcome> {
-    let ran: Awaited<ReturnType<WorkerPool<RenderJob, string>['run']>>;
+  async #run(key: string, task: RenderTask): Promise<Outcome> {
+    let ran: Awaited<ReturnType<WorkerPool<RenderJob, string | null>['run']>>;
     try {
-      ran = await this.#pool.run(job);
+      ran = await this.#pool.run({ ...task, maxOutput: MARKUP_PER_BYTE * this.#settings.maxBytes });
     } catch (error) {
       if (!(error instanceof PoolFull)) throw error;
       throw new Unavailable('Too many pages are being rendered; try again shortly.', {
@@ -148,8 +155,11 @@ export class ContentRenderer {
       });
     }
     if (ran.kind === 'done') {
-      const outcome: Outcome = { kind: 'rendered', output: ran.output };
-      this.#cache.set(key, outcome, ran.output.length);
+      const { output } = ran;
+      // Markup over the cap is as lasting as the content it was made from: kept like output.
+      const outcome: Outcome =
+        output === null ? { kind: 'plain', reason: 'too-large' } : { kind: 'rendered', output };
+      this.#cache.set(key, outcome, output?.length ?? 0);
       return outcome;
     }
     if (ran.kind === 'closed') return { kind: 'plain', reason: 'failed' };

@@ -9,7 +9,12 @@ import { highlightLines, loadHighlighter } from '../highlight.ts';
 import { loadMarkdown, renderMarkdown } from '../markdown.ts';
 import type { RenderJob } from './render-job.ts';
 
-async function render(job: RenderJob): Promise<string> {
+async function render(job: RenderJob): Promise<string | null> {
+  const output = await markup(job);
+  return output.length > job.maxOutput ? null : output;
+}
+
+async function markup(job: RenderJob): Promise<string> {
   if (job.kind === 'markdown') return (await renderMarkdown(job.text, job.base)).value;
   if (job.kind === 'markdown-list') {
     const outputs: string[] = [];

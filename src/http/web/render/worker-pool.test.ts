@@ -3,13 +3,24 @@ import type { RenderJob } from './render-job.ts';
 import { PoolFull, WorkerPool } from './worker-pool.ts';
 
 const WORKER = new URL('./render-worker.ts', import.meta.url);
-const markdown = (text: string): RenderJob => ({ kind: 'markdown', text, base: undefined });
+const maxOutput = 1_000_000;
+const markdown = (text: string): RenderJob => ({
+  kind: 'markdown',
+  text,
+  base: undefined,
+  maxOutput,
+});
 /** highlight.js's Perl grammar backtracks on a run of `s` for far longer than any budget here. */
-const endless: RenderJob = { kind: 'highlight', fileName: 'x.pl', text: 's'.repeat(100_000) };
+const endless: RenderJob = {
+  kind: 'highlight',
+  fileName: 'x.pl',
+  text: 's'.repeat(100_000),
+  maxOutput,
+};
 
-let pool: WorkerPool<RenderJob, string> | undefined;
+let pool: WorkerPool<RenderJob, string | null> | undefined;
 const make = (options: { timeoutMs?: number; queueLimit?: number; idleMs?: number } = {}) => {
-  pool = new WorkerPool<RenderJob, string>({
+  pool = new WorkerPool<RenderJob, string | null>({
     file: WORKER,
     size: 1,
     timeoutMs: options.timeoutMs ?? 2000,
