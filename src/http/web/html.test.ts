@@ -27,4 +27,14 @@ describe('html', () => {
   it('passes trusted markup through', () => {
     expect(html`${trusted('<b>x</b>')}`.value).toBe('<b>x</b>');
   });
+
+  it('writes its own typography as references, so pages of ASCII content stay ASCII', () => {
+    const title = 'main · kiln…';
+    const page = html`<title>${title} · Kiln</title><p>Search… → ${'Zoë 中文 🎉'}</p>`.value;
+    expect(page).toBe(
+      '<title>main &#xb7; kiln&#x2026; &#xb7; Kiln</title><p>Search&#x2026; &#x2192; Zoë 中文 🎉</p>',
+    );
+    expect(html`<p>${'🎉'}</p>`.value).toBe('<p>🎉</p>');
+    expect(html`<p>🎉</p>`.value).toBe('<p>&#x1f389;</p>');
+  });
 });
