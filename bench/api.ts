@@ -34,6 +34,7 @@ import {
   startProcess,
   stopProcess,
 } from './_http-load.ts';
+import { seedBenchPerson } from './_seed.ts';
 import { startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
@@ -119,13 +120,7 @@ async function seed(): Promise<Seed> {
   writeFileSync(join(root, 'none.toml'), '');
   const app = await openApp();
   try {
-    const user = await app.services.users.createUser({
-      handle: 'bench',
-      email: 'bench@example.test',
-      password: 'correct horse battery',
-      fullName: 'Bench',
-    });
-    const { token } = await app.services.tokens.create(user, 'bench');
+    const { user, token } = await seedBenchPerson(app.services, { fullName: 'Bench' });
     await app.services.repos.create(user, { name: 'r00000', autoInit: true, description: 'seed' });
     const template = app.git.paths.resolve({ owner: 'bench', name: 'r00000' }).path;
     return { owner: 'bench', ownerId: user.id, token, template };

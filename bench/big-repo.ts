@@ -32,6 +32,7 @@ import { maintainRepository } from '../src/git/housekeeping.ts';
 import { logArgs } from '../src/git/log.ts';
 import { startBenchKiln } from './_kiln.ts';
 import { niceGit } from './_nice-git.ts';
+import { seedBenchPerson } from './_seed.ts';
 import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
@@ -158,11 +159,7 @@ async function main(): Promise<void> {
   const baseline = niceGit(gitEnv);
   try {
     const services = kiln.app.services;
-    const owner = await services.users.createUser({
-      handle: 'bench',
-      email: 'bench@example.test',
-      password: 'bench bench bench',
-    });
+    const { user: owner } = await seedBenchPerson(services);
     const { repo } = await services.repos.create(owner, { name: 'big' });
     const gitDir = services.repos.handle(repo).path;
     const git = (gitArgs: readonly string[]) =>

@@ -25,6 +25,7 @@ import {
 } from '../src/gen/runner/v1/messages_pb.js';
 import { GitClient, repoUrl } from '../test/support/git.ts';
 import { startBenchKiln, unaryCaller } from './_kiln.ts';
+import { seedBenchPerson } from './_seed.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' } } });
 const ROUNDS = Number(values.rounds);
@@ -49,13 +50,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 try {
   const { services } = app;
   const { OPERATOR } = await import('../src/domain/runners/runner.policy.ts');
-  const owner = await services.users.createUser({
-    handle: 'bench',
-    email: 'bench@example.test',
-    password: 'correct horse battery',
-    fullName: '',
-  });
-  const { token } = await services.tokens.create(owner, 'push', {});
+  const { user: owner, token } = await seedBenchPerson(services);
   await services.repos.create(owner, { name: 'pushed', private: false });
   const origin = repoUrl(url, 'bench', 'pushed', { token, as: 'password' });
   const work = await git.init();

@@ -22,6 +22,7 @@ import { parseArgs, promisify } from 'node:util';
 import { MAIN } from '../test/support/cli.ts';
 import { GitClient, noise, repoUrl } from '../test/support/git.ts';
 import { startTestServer } from '../test/support/server.ts';
+import { seedBenchPerson } from './_seed.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
@@ -55,7 +56,7 @@ const scratch = await mkdtemp(join(tmpdir(), 'kiln-bench-dump-'));
 const git = await GitClient.create();
 try {
   const dataDir = join(server.dataDir, 'data');
-  const { user, token } = await server.make.userWithToken({ handle: 'bench' });
+  const { user, token } = await seedBenchPerson(server.app.services);
   const created = await fetch(`${server.url}/api/v1/user/repos`, {
     method: 'POST',
     headers: { authorization: `token ${token}`, 'content-type': 'application/json' },

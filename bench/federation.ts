@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { seedBenchPerson } from './_seed.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
@@ -77,13 +78,7 @@ async function instance(name: string, federation: boolean, inboxes: string[]): P
   const app = await createApp(
     loadConfig({ file: join(root, 'none.toml'), env: { ...env, SERVICE_LOG_LEVEL: 'silent' } }),
   );
-  const user = await app.services.users.createUser({
-    handle: 'ada',
-    email: 'ada@example.test',
-    password: 'correct horse battery',
-    fullName: 'Ada',
-  });
-  const token = (await app.services.tokens.create(user, 'bench')).token;
+  const { user, token } = await seedBenchPerson(app.services, { handle: 'ada', fullName: 'Ada' });
   const { repo } = await app.services.repos.create(user, { name: 'tool', autoInit: true });
   if (inboxes.length > 0) {
     const rows = Array.from({ length: FOLLOWERS }, (_, n) => ({

@@ -40,6 +40,7 @@ import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/load.ts';
 import type { PullRequestsTable, RepositoriesTable } from '../src/db/tables.ts';
 import { buildServer } from '../src/http/server.ts';
+import { seedBenchPerson } from './_seed.ts';
 import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
@@ -79,13 +80,7 @@ const base = `http://127.0.0.1:${address.port}`;
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 const db = app.database.db;
 
-const owner = await app.services.users.createUser({
-  handle: 'lister',
-  email: 'lister@example.test',
-  password: 'correct horse battery',
-  fullName: '',
-});
-const { token } = await app.services.tokens.create(owner, 'bench');
+const { user: owner, token } = await seedBenchPerson(app.services, { handle: 'lister' });
 const { repo: seed } = await app.services.repos.create(owner, { name: 'seed', autoInit: true });
 const seedDir = app.services.repos.handle(seed).path;
 

@@ -34,6 +34,7 @@ import { ANONYMOUS } from '../src/http/auth/viewer.ts';
 import { meteringHook, protectionOf } from '../src/http/protect/metering.plugin.ts';
 import { buildServer } from '../src/http/server.ts';
 import { Pages } from '../src/http/web/page.ts';
+import { seedBenchPerson } from './_seed.ts';
 import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
@@ -75,10 +76,8 @@ async function start(env: Record<string, string>): Promise<{ app: App; server: F
 
 /** A few people and repositories for the search to find. */
 async function seed(app: App): Promise<void> {
-  const owner = await app.services.users.createUser({
+  const { user: owner } = await seedBenchPerson(app.services, {
     handle: 'bench-owner',
-    email: 'bench-owner@example.test',
-    password: 'correct horse battery',
     fullName: 'Bench Owner',
   });
   for (let i = 0; i < 5; i++) {

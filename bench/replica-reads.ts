@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTestDatabase } from '../test/support/database.ts';
 import { alternate, children, load, startProcess, stopProcess } from './_http-load.ts';
+import { seedBenchPerson } from './_seed.ts';
 import { startFlags } from './_start-flags.ts';
 
 const { values: args } = parseArgs({
@@ -36,12 +37,7 @@ async function seed(env: Record<string, string>, configFile: string): Promise<st
   const { loadConfig } = await import('../src/config/load.ts');
   const app = await createApp(loadConfig({ file: configFile, env }));
   try {
-    const user = await app.services.users.createUser({
-      handle: 'bench',
-      email: 'bench@example.test',
-      password: 'correct horse battery',
-      fullName: 'Bench',
-    });
+    const { user } = await seedBenchPerson(app.services, { fullName: 'Bench' });
     await app.services.repos.create(user, { name: 'app', autoInit: true, description: 'seed' });
     return '/api/v1/repos/bench/app';
   } finally {

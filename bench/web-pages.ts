@@ -24,6 +24,7 @@ import { loadConfig } from '../src/config/load.ts';
 import type { Repository } from '../src/domain/repos/repo.types.ts';
 import type { User } from '../src/domain/users/user.types.ts';
 import { buildServer } from '../src/http/server.ts';
+import { seedBenchPerson } from './_seed.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -161,11 +162,7 @@ const fmt = (n: number, digits = 1) => n.toFixed(digits);
 async function main(): Promise<void> {
   const kiln = await start();
   try {
-    const owner = await kiln.app.services.users.createUser({
-      handle: 'bench',
-      email: 'bench@example.test',
-      password: 'bench bench bench',
-    });
+    const { user: owner } = await seedBenchPerson(kiln.app.services);
     const pathOf = (repo: Repository) => `${kiln.url}/repos/bench/${repo.name}`;
 
     const wide = await repository(kiln.app, owner, 'wide', wideChange());

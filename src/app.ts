@@ -298,6 +298,7 @@ export async function createApp(config: Config): Promise<App> {
     admins,
     orgs,
   });
+  const pushHandling = new PushService({ repos, events: pushes });
   const services: Services = {
     users,
     tokens: new TokenService(new TokenStore(db), users),
@@ -310,7 +311,7 @@ export async function createApp(config: Config): Promise<App> {
     collaborators: new CollaboratorService(repos, collaboratorStore, users),
     protectedBranches,
     pushes,
-    pushHandling: new PushService({ repos, events: pushes }),
+    pushHandling,
     housekeeping,
     pulls,
     pullMerges: new PullMergeService(pulls, pullStore, repos, git),
@@ -405,6 +406,10 @@ export async function createApp(config: Config): Promise<App> {
     async close() {
       if (closed) return;
       closed = true;
+      // In this order: a push's listeners may still be running (they run after the pusher's
+      // answer), and the last of them hands work to the webhook notifier; only once both have
+      // settled may the database and the git pools close under them.
+      await pushHandling.settle();
       await webhookNotifier.settle();
       await Promise.all([background?.stop(), housekeeping.close(), webhookWorker.stop()]);
       await federation?.stop();

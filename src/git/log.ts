@@ -102,19 +102,6 @@ export async function revListCommits(
   return Promise.all(shas.map((sha) => readCommit(pool, repo, sha)));
 }
 
-/** How many commits `log` would walk in total (for page counts). */
-export async function countCommits(
-  repo: RepoHandle,
-  revision: string,
-  options: { path?: string } = {},
-): Promise<number> {
-  await requireRepository(repo);
-  const { stdout } = await runGit(['rev-list', '--count', ...historyArgs(revision, options)], {
-    gitDir: repo.path,
-  });
-  return Number(stdout.toString('utf8').trim());
-}
-
 /**
  * How many commits `tip` has that `exclude` (when given) does not: the size of a push. Both must
  * be full object ids.

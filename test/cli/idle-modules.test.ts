@@ -5,12 +5,12 @@
  * (docs/performance.md, “Starting Kiln”). Started through the launcher, as users start it, with a
  * preload that records every module the process loads.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAUNCHER, useCliInstance } from '../support/cli.ts';
+import { serveThroughLauncher, useCliInstance } from '../support/cli.ts';
 import { postgresAdminUrl } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 
@@ -47,19 +47,7 @@ useCliInstance('kiln-idle-', (instance) => {
 let child: ChildProcess;
 let url: string;
 beforeAll(async () => {
-  child = spawn(process.execPath, [LAUNCHER, 'serve'], {
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const match = /^listening on (\S+)\n/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
-  });
+  ({ child, url } = await serveThroughLauncher(process.execPath, env));
 });
 afterAll(() => {
   child.kill('SIGTERM');

@@ -11,7 +11,13 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { LAUNCHER, olderSystemNode, runCli, useCliInstance } from '../support/cli.ts';
+import {
+  LAUNCHER,
+  olderSystemNode,
+  runCli,
+  serveThroughLauncher,
+  useCliInstance,
+} from '../support/cli.ts';
 
 const older = olderSystemNode();
 const hasScript = spawnSync('script', ['--version']).status === 0;
@@ -27,19 +33,7 @@ useCliInstance(
 );
 
 /** Starts `kiln serve` with `node` and resolves once it prints its listening line. */
-async function serve(node: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(node, [LAUNCHER, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const match = /^listening on (\S+)\n/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
-  });
-  return { child, url };
-}
+const serve = (node: string) => serveThroughLauncher(node, env);
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));

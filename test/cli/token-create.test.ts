@@ -88,4 +88,18 @@ describe('token create', () => {
       'kiln: --expires takes a duration such as 7d, 30d or 12h, not soon\n',
     );
   });
+
+  it('refuses a token for the actions bot, which could open nothing with it', async () => {
+    const bot = await runCli(
+      ['token', 'create', '--username', 'kiln-actions', '--name', 'ci'],
+      env,
+    );
+    expect(bot.code).toBe(2);
+    expect(bot.stdout).toBe('');
+    expect(bot.stderr).toBe(
+      'kiln: kiln-actions is the built-in actions bot: it acts only through CI task tokens and cannot hold an access token\n',
+    );
+    const listed = await runCli(['token', 'list', '--username', 'kiln-actions'], env);
+    expect(listed.stdout).toBe('kiln-actions has no access tokens\n');
+  });
 });

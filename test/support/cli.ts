@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -58,6 +58,28 @@ export function olderSystemNode(): { path: string; version: string } | undefined
     if (major >= 20 && major < 24) return { path, version };
   }
   return undefined;
+}
+
+/**
+ * Starts `kiln serve` through the launcher on `node` with exactly `env` (which should ask for
+ * port 0), and resolves once it prints its listening line; rejects when it exits first. The
+ * caller stops the process.
+ */
+export async function serveThroughLauncher(
+  node: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(node, [LAUNCHER, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const match = /^listening on (\S+)\n/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
+  });
+  return { child, url };
 }
 
 /** Where the suite's `kiln` commands keep their data, and how to point one at it. */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Repository } from '../../src/domain/repos/repo.types.ts';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { createTag } from '../../src/git/refs.ts';
+import { branchesFromRoot } from '../support/branches.ts';
 import { Browser } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { commitTo, makeRepo, page, signedIn } from './fixtures.ts';
@@ -22,32 +23,36 @@ beforeAll(async () => {
   kiln = await startTestServer({ SERVICE_PROTECT_ENABLED: 'false' });
   ({ user: alice } = await kiln.make.user({ handle: 'alice' }));
   repo = await makeRepo(kiln, alice, 'tools', { description: 'Handy tools' });
-  first = await commitTo(kiln, repo, {
-    branch: 'main',
-    files: {
-      'README.md': '# Tools\n\nSee the [guide](docs/guide.md) and ![logo](img/logo.png).\n',
-      'docs/guide.md': '# Guide\n',
-      'docs/README.txt': 'plain readme\n',
-      'src/main.ts': 'export const answer: number = 42;\n',
-      'bin/blob.dat': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]),
-      'big.txt': 'x'.repeat(1024 * 1024 + 10),
+  const history = await branchesFromRoot(
+    kiln,
+    repo,
+    {
+      files: {
+        'README.md': '# Tools\n\nSee the [guide](docs/guide.md) and ![logo](img/logo.png).\n',
+        'docs/guide.md': '# Guide\n',
+        'docs/README.txt': 'plain readme\n',
+        'src/main.ts': 'export const answer: number = 42;\n',
+        'bin/blob.dat': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]),
+        'big.txt': 'x'.repeat(1024 * 1024 + 10),
+      },
+      message: 'Initial import\n',
     },
-    message: 'Initial import\n',
-  });
-  await commitTo(kiln, repo, {
-    branch: 'feature/deep/x',
-    parents: [first],
-    files: { 'src/feature.ts': 'export const feature = true;\n' },
-    message: 'Feature\n',
-  });
-  const other = await commitTo(kiln, repo, {
-    branch: 'other',
-    parents: [first],
-    files: { 'src/other.ts': 'export {};\n' },
-    message: 'Other\n',
-  });
+    {
+      'feature/deep/x': {
+        files: { 'src/feature.ts': 'export const feature = true;\n' },
+        message: 'Feature\n',
+      },
+      other: { files: { 'src/other.ts': 'export {};\n' }, message: 'Other\n' },
+    },
+  );
+  first = history.root;
   // A tag named like the first segment of the branch above: the longer name must win.
-  await createTag(kiln.app.git.catFiles, kiln.app.services.repos.handle(repo), 'feature', other);
+  await createTag(
+    kiln.app.git.catFiles,
+    kiln.app.services.repos.handle(repo),
+    'feature',
+    history.tips.other,
+  );
 });
 afterAll(async () => {
   await kiln?.close();

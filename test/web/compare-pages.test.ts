@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Repository } from '../../src/domain/repos/repo.types.ts';
 import type { User } from '../../src/domain/users/user.types.ts';
+import { branchesFromRoot } from '../support/branches.ts';
 import { Browser } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { useWorld } from '../support/world.ts';
@@ -30,22 +31,21 @@ useWorld(
     ({ user: stranger } = world.people.stranger);
     repo = world.repos.cmp;
     base = `/repos/${owner.handle}/cmp`;
-    const root = await commitTo(kiln, repo, { branch: 'main', files: { 'a.txt': 'one\n' } });
+    const { tips } = await branchesFromRoot(
+      kiln,
+      repo,
+      { files: { 'a.txt': 'one\n' } },
+      {
+        feature: {
+          files: { 'a.txt': 'one\n', 'feature.txt': 'shiny\n' },
+          message: 'Add the shiny feature\n\nWith a body.',
+        },
+        multi: { files: { 'a.txt': 'two\n' }, message: 'First step' },
+      },
+    );
     await commitTo(kiln, repo, {
-      branch: 'feature',
-      parents: [root],
-      files: { 'a.txt': 'one\n', 'feature.txt': 'shiny\n' },
-      message: 'Add the shiny feature\n\nWith a body.',
-    });
-    const two = await commitTo(kiln, repo, {
       branch: 'multi',
-      parents: [root],
-      files: { 'a.txt': 'two\n' },
-      message: 'First step',
-    });
-    await commitTo(kiln, repo, {
-      branch: 'multi',
-      parents: [two],
+      parents: [tips.multi],
       files: { 'a.txt': 'three\n' },
       message: 'Second step',
     });

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Repository } from '../../src/domain/repos/repo.types.ts';
 import type { User } from '../../src/domain/users/user.types.ts';
+import { branchesFromRoot } from '../support/branches.ts';
 import type { TestServer } from '../support/server.ts';
 import { useWorld } from '../support/world.ts';
 import { commitTo, makeRepo, page, signedIn } from './fixtures.ts';
@@ -22,22 +23,18 @@ useWorld({ people: ['owner'], repos: [{ owner: 'owner', name: 'pages' }] }, asyn
   ({ user: owner, password } = world.people.owner);
   repo = world.repos.pages;
   base = `/repos/${owner.handle}/pages`;
-  const root = await commitTo(kiln, repo, {
-    branch: 'main',
-    files: { 'app.txt': 'one\ntwo\nthree\n' },
-  });
-  await commitTo(kiln, repo, {
-    branch: 'feature',
-    parents: [root],
-    files: { 'app.txt': 'one\nTWO\nthree\n', 'new.txt': 'hello\n' },
-    message: 'Shout two',
-  });
-  await commitTo(kiln, repo, {
-    branch: 'clash',
-    parents: [root],
-    files: { 'app.txt': 'uno\n' },
-    message: 'Clash',
-  });
+  await branchesFromRoot(
+    kiln,
+    repo,
+    { files: { 'app.txt': 'one\ntwo\nthree\n' } },
+    {
+      feature: {
+        files: { 'app.txt': 'one\nTWO\nthree\n', 'new.txt': 'hello\n' },
+        message: 'Shout two',
+      },
+      clash: { files: { 'app.txt': 'uno\n' }, message: 'Clash' },
+    },
+  );
   await commitTo(kiln, repo, {
     branch: 'main',
     files: { 'other.txt': 'moved\n' },

@@ -9,10 +9,11 @@ import { describe, expect, it } from 'vitest';
 import type { ReviewComment } from '../../src/domain/pulls/review-comment.service.ts';
 import type { Repository } from '../../src/domain/repos/repo.types.ts';
 import { foldId } from '../../src/lib/ids.ts';
+import { branchesFromRoot } from '../support/branches.ts';
 import { apiCall, type Browser } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { type Person, useWorld } from '../support/world.ts';
-import { commitTo, page, signedIn } from './fixtures.ts';
+import { page, signedIn } from './fixtures.ts';
 
 let kiln: TestServer;
 let owner: Person;
@@ -32,16 +33,17 @@ useWorld(
     ({ owner, author, writer, reader } = world.people);
     repo = world.repos.threads;
     const services = kiln.app.services;
-    const root = await commitTo(kiln, repo, {
-      branch: 'main',
-      files: { 'app.txt': 'one\ntwo\nthree\n' },
-    });
-    await commitTo(kiln, repo, {
-      branch: 'feature',
-      parents: [root],
-      files: { 'app.txt': 'one\nTWO\nTHREE\n', 'notes.txt': 'a\nb\nc\n' },
-      message: 'Shout',
-    });
+    await branchesFromRoot(
+      kiln,
+      repo,
+      { files: { 'app.txt': 'one\ntwo\nthree\n' } },
+      {
+        feature: {
+          files: { 'app.txt': 'one\nTWO\nTHREE\n', 'notes.txt': 'a\nb\nc\n' },
+          message: 'Shout',
+        },
+      },
+    );
     await services.collaborators.put(
       owner.user,
       owner.user.handle,

@@ -1,4 +1,7 @@
-import { Invalid } from '../errors.ts';
+import { Forbidden, Invalid } from '../errors.ts';
+
+/** The two kinds of CI setting a repository or an organisation holds. */
+export type CiSettingKind = 'secret' | 'variable';
 
 const NAME = /^[A-Z_][A-Z0-9_]*$/;
 const MAX_NAME_LENGTH = 255;
@@ -13,8 +16,8 @@ export const MAX_CI_VALUE_BYTES = 64 * 1024;
  * digits and underscores, not starting with a digit, not a name the runner sets itself.
  * Throws `Invalid` otherwise.
  */
-export function ciName(kind: 'secret' | 'variable', name: string): string {
-  const upper = name.trim().toUpperCase();
+export function ciName(kind: CiSettingKind, name: string): string {
+  const upper = storedCiName(name);
   if (upper === '' || upper.length > MAX_NAME_LENGTH || !NAME.test(upper)) {
     throw new Invalid(
       `${kind} name must be letters, digits and underscores, not starting with a digit`,
@@ -26,8 +29,16 @@ export function ciName(kind: 'secret' | 'variable', name: string): string {
   return upper;
 }
 
+/**
+ * A name as stored (upper-case), for lookups and deletes: a name `ciName` would refuse simply
+ * finds nothing there, so a setting stored before a rule changed can still be removed.
+ */
+export function storedCiName(name: string): string {
+  return name.trim().toUpperCase();
+}
+
 /** Throws `Invalid` for a value too large to hand to a job. */
-export function assertCiValue(kind: 'secret' | 'variable', value: string): void {
+export function assertCiValue(kind: CiSettingKind, value: string): void {
   if (Buffer.byteLength(value, 'utf8') > MAX_CI_VALUE_BYTES) {
     throw new Invalid(`${kind} value must be at most ${MAX_CI_VALUE_BYTES} bytes`);
   }
@@ -39,3 +50,8 @@ export type RepoCiAccess = {
   /** Repository admins (and site admins) manage secrets and variables. */
   readonly isRepoAdmin: boolean;
 };
+
+/** Throws `Forbidden` unless `access` lets the caller manage the repository's CI settings. */
+export function assertRepoCiAdmin(access: RepoCiAccess, kind: CiSettingKind): void {
+  if (!access.isRepoAdmin) throw new Forbidden(`only repository admins may manage CI ${kind}s`);
+}

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.ts';
+import type { CiSettingKind } from './ci-names.ts';
 
 /** An organisation's secret or variable row: `value` is sealed for secrets, plain for variables. */
 export type StoredOrgSetting = {
@@ -11,7 +12,7 @@ export type StoredOrgSetting = {
 };
 
 /** Which of an organisation's CI settings: its secrets or its variables. */
-export type OrgSettingKind = 'secret' | 'variable';
+export type OrgSettingKind = CiSettingKind;
 
 /**
  * Queries over an organisation's CI settings, `ci_org_secrets` (values sealed by the caller; this

@@ -2,7 +2,7 @@ import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
 import type { User } from '../users/user.types.ts';
-import { assertCiValue, ciName } from './ci-names.ts';
+import { assertCiValue, ciName, storedCiName } from './ci-names.ts';
 import type {
   CiOrgSettingStore,
   OrgSettingKind,
@@ -88,7 +88,7 @@ export class CiOrgSettingsService {
   ): Promise<void> {
     const next = { name: ciName('variable', change.rename || name), value: change.value };
     assertCiValue('variable', change.value);
-    const current = storedName(name);
+    const current = storedCiName(name);
     if (next.name !== current && (await this.#store.get('variable', access.orgId, next.name))) {
       throw new Conflict('variable name already exists');
     }
@@ -99,7 +99,7 @@ export class CiOrgSettingsService {
 
   /** One variable with its value. */
   async getVariable(access: OrgCiAccess, name: string): Promise<StoredOrgSetting> {
-    const found = await this.#store.get('variable', access.orgId, storedName(name));
+    const found = await this.#store.get('variable', access.orgId, storedCiName(name));
     if (found === undefined) throw new NotFound('variable does not exist');
     return found;
   }
@@ -112,7 +112,7 @@ export class CiOrgSettingsService {
 
   /** Deletes a secret or variable; answers what was deleted. Throws `NotFound` when none. */
   async delete(access: OrgCiAccess, kind: OrgSettingKind, name: string): Promise<OrgSettingInfo> {
-    const found = await this.#store.get(kind, access.orgId, storedName(name));
+    const found = await this.#store.get(kind, access.orgId, storedCiName(name));
     if (found === undefined || !(await this.#store.delete(kind, access.orgId, found.name))) {
       throw new NotFound(`${kind} does not exist`);
     }
@@ -144,9 +144,4 @@ export class CiOrgSettingsService {
     const rows = await this.#store.ofTask('variable', taskId);
     return Object.fromEntries(rows.map((row) => [row.name, row.value]));
   }
-}
-
-/** A name as stored (upper-case), for lookups: an invalid name simply finds nothing. */
-function storedName(name: string): string {
-  return name.trim().toUpperCase();
 }

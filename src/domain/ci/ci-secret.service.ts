@@ -1,6 +1,7 @@
-import { Forbidden, Invalid, NotFound } from '../errors.ts';
-import { assertCiValue, ciName, type RepoCiAccess } from './ci-names.ts';
+import { Invalid } from '../errors.ts';
+import { assertCiValue, assertRepoCiAdmin, ciName, type RepoCiAccess } from './ci-names.ts';
 import type { CiSettingStore, StoredSecret } from './ci-setting.store.ts';
+import { deleteRepoCiSetting } from './ci-setting-deletion.ts';
 import { deriveSecretKey, openSecret, SecretBoxError, sealSecret } from './secret-box.ts';
 
 /** A secret as listed: its value is never shown again after it is set. */
@@ -13,10 +14,6 @@ export type CiSecretInfo = {
 /** Binds a sealed value to its row, so it cannot be moved to another repository or name. */
 function sealContext(repoId: string, name: string): string {
   return `ci-secret\u0000${repoId}\u0000${name}`;
-}
-
-function assertAdmin(access: RepoCiAccess): void {
-  if (!access.isRepoAdmin) throw new Forbidden('only repository admins may manage CI secrets');
 }
 
 /**
@@ -43,7 +40,7 @@ export class CiSecretService {
 
   /** Creates or replaces a secret. Throws `Invalid` when SERVICE_SECRET_KEY is not set. */
   async put(access: RepoCiAccess, name: string, value: string): Promise<CiSecretInfo> {
-    assertAdmin(access);
+    assertRepoCiAdmin(access, 'secret');
     const key = this.#key;
     if (key === undefined) {
       throw new Invalid('CI secrets need SERVICE_SECRET_KEY to be set on the server');
@@ -58,16 +55,14 @@ export class CiSecretService {
 
   /** Names and times of the repository's secrets, by name. Values are never returned. */
   async list(access: RepoCiAccess): Promise<CiSecretInfo[]> {
-    assertAdmin(access);
+    assertRepoCiAdmin(access, 'secret');
     const rows = await this.#store.listSecrets(access.repoId);
     return rows.map(toInfo);
   }
 
-  async delete(access: RepoCiAccess, name: string): Promise<void> {
-    assertAdmin(access);
-    if (!(await this.#store.deleteSecret(access.repoId, name.trim().toUpperCase()))) {
-      throw new NotFound('secret does not exist');
-    }
+  /** Deletes a secret. Throws `NotFound` when the repository has none of that name. */
+  delete(access: RepoCiAccess, name: string): Promise<void> {
+    return deleteRepoCiSetting(this.#store, 'secret', access, name);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.ts';
+import type { CiSettingKind } from './ci-names.ts';
 
 /** A stored secret: its sealed value and when it was set. */
 export type StoredSecret = {
@@ -19,6 +20,9 @@ export type StoredVariable = {
 };
 
 const at = (ms: number) => new Date(Number(ms));
+
+/** Where each kind lives; both tables are keyed by (repo_id, name). */
+const SETTING_TABLES = { secret: 'ci_secrets', variable: 'ci_variables' } as const;
 
 /**
  * Queries over a repository's CI settings: `ci_secrets` (values sealed by the caller; this store
@@ -62,10 +66,10 @@ export class CiSettingStore {
     return rows.map(toSecret);
   }
 
-  /** Whether a secret was deleted. */
-  async deleteSecret(repoId: string, name: string): Promise<boolean> {
+  /** Whether a secret or variable of that (stored) name was deleted. */
+  async deleteSetting(kind: CiSettingKind, repoId: string, name: string): Promise<boolean> {
     const result = await this.#db
-      .deleteFrom('ci_secrets')
+      .deleteFrom(SETTING_TABLES[kind])
       .where('repo_id', '=', repoId)
       .where('name', '=', name)
       .executeTakeFirst();
@@ -103,16 +107,6 @@ export class CiSettingStore {
       .orderBy('name')
       .execute();
     return rows.map(toVariable);
-  }
-
-  /** Whether a variable was deleted. */
-  async deleteVariable(repoId: string, name: string): Promise<boolean> {
-    const result = await this.#db
-      .deleteFrom('ci_variables')
-      .where('repo_id', '=', repoId)
-      .where('name', '=', name)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
   }
 
   /** The variables of the repository a task's run belongs to. */

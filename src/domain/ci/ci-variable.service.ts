@@ -1,12 +1,8 @@
-import { Forbidden, NotFound } from '../errors.ts';
-import { assertCiValue, ciName, type RepoCiAccess } from './ci-names.ts';
+import { assertCiValue, assertRepoCiAdmin, ciName, type RepoCiAccess } from './ci-names.ts';
 import type { CiSettingStore, StoredVariable } from './ci-setting.store.ts';
+import { deleteRepoCiSetting } from './ci-setting-deletion.ts';
 
 export type CiVariable = StoredVariable;
-
-function assertAdmin(access: RepoCiAccess): void {
-  if (!access.isRepoAdmin) throw new Forbidden('only repository admins may manage CI variables');
-}
 
 /** Per-repository CI variables: plain name/value pairs handed to every job of the repository. */
 export class CiVariableService {
@@ -21,7 +17,7 @@ export class CiVariableService {
 
   /** Creates or replaces a variable. */
   async put(access: RepoCiAccess, name: string, value: string): Promise<CiVariable> {
-    assertAdmin(access);
+    assertRepoCiAdmin(access, 'variable');
     const stored = ciName('variable', name);
     assertCiValue('variable', value);
     const now = Date.now();
@@ -29,15 +25,13 @@ export class CiVariableService {
   }
 
   async list(access: RepoCiAccess): Promise<CiVariable[]> {
-    assertAdmin(access);
+    assertRepoCiAdmin(access, 'variable');
     return this.#store.listVariables(access.repoId);
   }
 
-  async delete(access: RepoCiAccess, name: string): Promise<void> {
-    assertAdmin(access);
-    if (!(await this.#store.deleteVariable(access.repoId, name.trim().toUpperCase()))) {
-      throw new NotFound('variable does not exist');
-    }
+  /** Deletes a variable. Throws `NotFound` when the repository has none of that name. */
+  delete(access: RepoCiAccess, name: string): Promise<void> {
+    return deleteRepoCiSetting(this.#store, 'variable', access, name);
   }
 
   /**

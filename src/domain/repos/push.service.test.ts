@@ -57,4 +57,23 @@ describe('PushService.afterPush', () => {
     await aftermath.reacted;
     expect(seen).toEqual([]);
   });
+
+  it('settles only once every listener of every push handed over has run', async () => {
+    const seen: string[] = [];
+    const { events, pushes } = service(seen);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    events.subscribe(async () => {
+      await held;
+      seen.push('slow listener');
+    });
+    pushes.afterPush(push(moved), () => seen.push('error'));
+    const settled = pushes.settle().then(() => seen.push('settled'));
+    await pushes.afterPush(push(moved), () => seen.push('error')).recorded;
+    release();
+    await settled;
+    expect(seen).toEqual(['recorded r', 'recorded r', 'slow listener', 'slow listener', 'settled']);
+  });
 });

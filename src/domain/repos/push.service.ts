@@ -24,6 +24,8 @@ export type PushAftermath = {
 export class PushService {
   readonly #repos: Pick<RepoService, 'pushed'>;
   readonly #events: Pick<PushEvents, 'publish'>;
+  /** Reactions still running: closing waits for them before what they use goes away. */
+  readonly #reacting = new Set<Promise<void>>();
 
   constructor(deps: { repos: Pick<RepoService, 'pushed'>; events: Pick<PushEvents, 'publish'> }) {
     this.#repos = deps.repos;
@@ -41,6 +43,17 @@ export class PushService {
     };
     const recorded = this.#repos.pushed(push.repo, push.changes).catch(report);
     const reacted = recorded.then(() => this.#events.publish(push)).catch(report);
+    this.#reacting.add(reacted);
+    void reacted.finally(() => this.#reacting.delete(reacted));
     return { recorded, reacted };
+  }
+
+  /**
+   * Resolves once every push handed over so far has reached all its listeners. The composition
+   * root awaits it on close before draining what the listeners feed (webhook queueing) and
+   * before the database and git pools close under them.
+   */
+  async settle(): Promise<void> {
+    while (this.#reacting.size > 0) await Promise.all([...this.#reacting]);
   }
 }

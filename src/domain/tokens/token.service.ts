@@ -1,6 +1,7 @@
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import { Invalid, NotFound } from '../errors.ts';
+import { isActionsBot } from '../users/actions-bot.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
 import type { StoredToken, TokenStore } from './token.store.ts';
@@ -90,6 +91,13 @@ export class TokenService {
     name: string,
     options: TokenOptions = {},
   ): Promise<{ token: string; record: AccessToken }> {
+    // The bot acts only through a running task's token, whose grant bounds it; a personal
+    // token of its own would carry no task and so open nothing (see `taskScopeOf`).
+    if (isActionsBot(user)) {
+      throw new Invalid(
+        `${user.handle} is the built-in actions bot: it acts only through CI task tokens and cannot hold an access token`,
+      );
+    }
     const label = name.trim();
     if (label.length === 0 || label.length > 100)
       throw new Invalid('token name must be 1 to 100 characters');

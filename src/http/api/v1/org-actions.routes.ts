@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { OrgSettingKind } from '../../../domain/ci/ci-org-setting.store.ts';
 import type { OrgSettingInfo } from '../../../domain/ci/ci-org-settings.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { toApiOrgVariable, toApiSecret } from '../../../present/action-setting.ts';
@@ -21,6 +22,7 @@ export type OrgActionRouteDeps = {
 };
 
 const OrgParams = Type.Object({ org: Type.String({ maxLength: 200 }) });
+
 const SecretParams = Type.Object({
   org: Type.String({ maxLength: 200 }),
   secretname: Type.String({ maxLength: 255 }),
@@ -47,6 +49,29 @@ export function registerOrgActionRoutes(parent: FastifyInstance, deps: OrgAction
     setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, all.length);
     return all.slice(paging.offset, paging.offset + paging.limit);
   };
+
+  /**
+   * Gitea answers both deletions alike: 204, or 404 when there is no setting of that name. The
+   * name's parameter is Gitea's (`secretname`, `variablename`).
+   */
+  const deletion = (kind: OrgSettingKind, params: typeof SecretParams | typeof VariableParams) =>
+    server.delete(
+      `/orgs/:org/actions/${kind}s/:${kind}name`,
+      {
+        schema: {
+          tags,
+          summary: `Delete an organisation CI ${kind}`,
+          params,
+          response: { 204: Type.Null(), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { params } = request;
+        const name = 'secretname' in params ? params.secretname : params.variablename;
+        await settings.delete(await owned(request), kind, name);
+        return reply.code(204).send(null);
+      },
+    );
 
   server.get(
     '/orgs/:org/actions/secrets',
@@ -85,21 +110,7 @@ export function registerOrgActionRoutes(parent: FastifyInstance, deps: OrgAction
       return reply.code(created ? 201 : 204).send(null);
     },
   );
-  server.delete(
-    '/orgs/:org/actions/secrets/:secretname',
-    {
-      schema: {
-        tags,
-        summary: 'Delete an organisation CI secret',
-        params: SecretParams,
-        response: { 204: Type.Null(), ...errorResponses },
-      },
-    },
-    async (request, reply) => {
-      await settings.delete(await owned(request), 'secret', request.params.secretname);
-      return reply.code(204).send(null);
-    },
-  );
+  deletion('secret', SecretParams);
 
   const variable = (info: OrgSettingInfo) => toApiOrgVariable({ ...info, value: info.value ?? '' });
   server.get(
@@ -168,19 +179,5 @@ export function registerOrgActionRoutes(parent: FastifyInstance, deps: OrgAction
       return reply.code(204).send(null);
     },
   );
-  server.delete(
-    '/orgs/:org/actions/variables/:variablename',
-    {
-      schema: {
-        tags,
-        summary: 'Delete an organisation CI variable',
-        params: VariableParams,
-        response: { 204: Type.Null(), ...errorResponses },
-      },
-    },
-    async (request, reply) => {
-      await settings.delete(await owned(request), 'variable', request.params.variablename);
-      return reply.code(204).send(null);
-    },
-  );
+  deletion('variable', VariableParams);
 }

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config/config.ts';
-import type { RepoCiAccess } from '../../../domain/ci/ci-names.ts';
+import type { CiSettingKind, RepoCiAccess } from '../../../domain/ci/ci-names.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import { mayAdministerRepo } from '../../../domain/repos/repo.policy.ts';
 import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
@@ -33,6 +33,7 @@ export type CiSettingsRouteDeps = {
 
 const BASE = '/repos/:owner/:name/settings/ci';
 const TITLE = 'CI settings';
+const SETTING_LABELS = { secret: 'Secret', variable: 'Variable' } as const;
 
 /** Everything one request to the page works with, after the access check. */
 type Settings = {
@@ -140,6 +141,23 @@ export function registerCiSettingsRoutes(
     };
   };
 
+  /** Deleting a secret or a variable: the same question first, the same answer after. */
+  const deletion = <P extends RepoParams>(
+    kind: CiSettingKind,
+    remove: (request: PageRequest<P>, settings: Settings) => Promise<void>,
+  ) =>
+    act<P>(
+      async (request, settings) => {
+        await remove(request, settings);
+        return `${SETTING_LABELS[kind]} deleted.`;
+      },
+      {
+        title: `Delete this ${kind}?`,
+        consequence: 'Workflows that read it get an empty value from their next run on.',
+        button: `Delete ${kind}`,
+      },
+    );
+
   server.get(BASE, repoParams, async (request, reply) => {
     const settings = await settingsOf(request, reply);
     if (!settings) return reply;
@@ -190,16 +208,8 @@ export function registerCiSettingsRoutes(
   server.post(
     `${BASE}/secrets/:secret/delete`,
     { schema: { params: SecretParams } },
-    act(
-      async (request, settings) => {
-        await ciSecrets.delete(settings.access, request.params.secret);
-        return 'Secret deleted.';
-      },
-      {
-        title: 'Delete this secret?',
-        consequence: 'Workflows that read it get an empty value from their next run on.',
-        button: 'Delete secret',
-      },
+    deletion('secret', (request, settings) =>
+      ciSecrets.delete(settings.access, request.params.secret),
     ),
   );
 
@@ -220,16 +230,8 @@ export function registerCiSettingsRoutes(
   server.post(
     `${BASE}/variables/:variable/delete`,
     { schema: { params: VariableParams } },
-    act(
-      async (request, settings) => {
-        await ciVariables.delete(settings.access, request.params.variable);
-        return 'Variable deleted.';
-      },
-      {
-        title: 'Delete this variable?',
-        consequence: 'Workflows that read it get an empty value from their next run on.',
-        button: 'Delete variable',
-      },
+    deletion('variable', (request, settings) =>
+      ciVariables.delete(settings.access, request.params.variable),
     ),
   );
 }
