@@ -16,17 +16,18 @@ export function toApiReviewComment(
   const repoPath = `${encodeURIComponent(where.repo.owner.handle)}/${encodeURIComponent(where.repo.name)}`;
   const id = foldId(comment.id);
   return {
+    // Gitea's order for a review comment's fields first, then the line fields it lacks.
     id,
     body: comment.body,
+    user: toApiUser(where.author, context),
     path: comment.path,
-    line: comment.line,
-    old_line: comment.oldLine,
-    side: comment.side,
     commit_id: comment.commitId,
     original_commit_id: comment.originalCommitId,
     diff_hunk: comment.diffHunk,
+    line: comment.line,
+    old_line: comment.oldLine,
+    side: comment.side,
     in_reply_to_id: comment.inReplyToId === null ? null : foldId(comment.inReplyToId),
-    user: toApiUser(where.author, context),
     created_at: rfc3339(comment.createdAt),
     updated_at: rfc3339(comment.updatedAt),
     html_url: urlFrom(context, `/repos/${repoPath}/pulls/${where.number}/files#comment-${id}`),
