@@ -62,6 +62,12 @@ export type Config = {
     readonly maxBytes: number;
     readonly queueLimit: number;
     readonly cacheBytes: number;
+    /** Pages one process builds at once (0: no limit), how many may wait, and for how long. */
+    readonly pages: {
+      readonly maxActive: number;
+      readonly maxWaiting: number;
+      readonly maxWaitMs: number;
+    };
   };
   readonly ci: {
     readonly taskTimeoutMs: number;
@@ -159,6 +165,11 @@ export function toConfig(values: ConfigValues): Config {
       maxBytes: values['service.render.max-bytes'],
       queueLimit: values['service.render.queue'],
       cacheBytes: values['service.render.cache-size'],
+      pages: Object.freeze({
+        maxActive: values['service.render.max-concurrent-pages'],
+        maxWaiting: values['service.render.max-queued-pages'],
+        maxWaitMs: values['service.render.page-queue-timeout'],
+      }),
     }),
     webhook: Object.freeze({
       allowedHosts: values['service.webhook.allowed-hosts'],

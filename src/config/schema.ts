@@ -272,6 +272,27 @@ export const configSchema = {
     description:
       'Characters of rendered output kept in memory, by content (blob id or hash); `0` keeps none.',
   }),
+  'service.render.max-concurrent-pages': integerField({
+    default: 2,
+    min: 0,
+    max: 10_000,
+    description:
+      'Web pages one process builds at once (`0`: no limit); others wait their turn, so a flood of heavy pages leaves the process free for the API, git and health checks.',
+  }),
+  'service.render.max-queued-pages': integerField({
+    default: 512,
+    min: 0,
+    max: 100_000,
+    description:
+      'Page requests that may wait for their turn; beyond that they are answered `503` with `Retry-After` at once.',
+  }),
+  'service.render.page-queue-timeout': durationField({
+    default: 10_000,
+    minMs: 1000,
+    maxMs: 600_000,
+    description:
+      'Longest wait for a turn to build a page before the answer is `503` with `Retry-After`.',
+  }),
   'service.ci.task-timeout': durationField({
     default: 3_600_000,
     minMs: 1000,

@@ -8,6 +8,7 @@ import { registerMetering } from '../protect/metering.plugin.ts';
 import { registerAssetRoutes } from './assets.routes.ts';
 import { type ForgePagesDeps, registerForgePages } from './forge-pages.ts';
 import type { Pages } from './page.ts';
+import { registerPageGate } from './page-gate.ts';
 import { type AdminRouteDeps, registerAdminPages } from './pages/admin.routes.ts';
 import {
   type AdminFederationDeps,
@@ -56,7 +57,7 @@ export type WebPluginDeps = HomeRouteDeps &
   WebhookSettingsRouteDeps &
   PullDownloadRouteDeps & {
     readonly services: Pick<DomainServices, 'sessions'>;
-    readonly config: Pick<Config, 'protect' | 'trustProxy'>;
+    readonly config: Pick<Config, 'protect' | 'trustProxy' | 'render'>;
   };
 
 /**
@@ -80,6 +81,7 @@ export async function webPlugin(
   });
   // After the viewer is known: meters routes with `config: { metered: true }` in this context.
   const protection = registerMetering(server, { config: deps.config, pages });
+  registerPageGate(server, deps.config.render.pages);
   registerAssetRoutes(server);
   registerHomeRoutes(server, deps, pages);
   registerAuthRoutes(server, deps, pages, protection);
