@@ -41,6 +41,7 @@ import {
   startHttpBackend,
   syntheticRepository,
 } from './_git-serve.ts';
+import { cpuUs } from './_http-load.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
@@ -135,6 +136,9 @@ type Side = {
   readonly pid: number;
   readonly only?: (child: number) => Promise<boolean>;
   readonly ms: number[];
+  /** CPU of Kiln's server process per round (ms), and of the bench process (the reference's relay). */
+  readonly serverCpuMs: number[];
+  readonly benchCpuMs: number[];
   peaks: MemoryPeaks;
 };
 
@@ -166,15 +170,19 @@ try {
   await housekeepingDone(server.pid, join(ownerDir, 'served.git'));
   backend = await startHttpBackend(ownerDir);
 
-  const none: MemoryPeaks = { server: 0, node: 0, git: 0, children: 0 };
+  const fresh = () => ({
+    ms: [],
+    serverCpuMs: [],
+    benchCpuMs: [],
+    peaks: { server: 0, node: 0, git: 0, children: 0 },
+  });
   const sides: Record<string, Side> = {
-    kiln: { url: repoUrl(server.url, OWNER, 'served'), pid: server.pid, ms: [], peaks: none },
+    kiln: { url: repoUrl(server.url, OWNER, 'served'), pid: server.pid, ...fresh() },
     'http-backend': {
       url: `${backend.url}/served.git`,
       pid: process.pid,
       only: isBackend,
-      ms: [],
-      peaks: none,
+      ...fresh(),
     },
   };
   const names = Object.keys(sides);
@@ -185,7 +193,11 @@ try {
     for (const name of order) {
       const side = sides[name]!;
       const stop = sampleMemory(side.pid, SAMPLE_MS, side.only);
+      const cpu = { server: cpuUs(server), bench: process.cpuUsage() };
       side.ms.push(await fanOut(side.url, `${name}-${round}`, repository.tip));
+      const bench = process.cpuUsage(cpu.bench);
+      side.serverCpuMs.push((cpuUs(server) - cpu.server) / 1000);
+      side.benchCpuMs.push((bench.user + bench.system) / 1000);
       const peaks = await stop();
       side.peaks = {
         server: Math.max(side.peaks.server, peaks.server),
@@ -228,6 +240,8 @@ try {
         {
           medianMs: Math.round(median(side.ms)),
           ms: side.ms.map(Math.round),
+          kilnServerCpuMedianMs: Math.round(median(side.serverCpuMs)),
+          benchProcessCpuMedianMs: Math.round(median(side.benchCpuMs)),
           ...(name === 'kiln'
             ? {
                 serverRssPeakMB: Number((side.peaks.server / MB).toFixed(1)),
@@ -247,7 +261,7 @@ try {
   }
   for (const [name, d] of Object.entries(details)) {
     process.stdout.write(
-      `${name.padEnd(13)} median ${d.medianMs} ms (${d.ms.join(', ')}), git processes' RSS peak ${d.gitRssPeakMB} MB\n`,
+      `${name.padEnd(13)} median ${d.medianMs} ms (${d.ms.join(', ')}), git processes' RSS peak ${d.gitRssPeakMB} MB; CPU per round: Kiln's server ${d.kilnServerCpuMedianMs} ms, the bench process ${d.benchProcessCpuMedianMs} ms\n`,
     );
   }
   process.stdout.write(
