@@ -108,17 +108,10 @@ async function children(pid: number): Promise<number[]> {
   return found;
 }
 
-/**
- * Pids of every descendant of `pid`: the processes a server runs. `only`, when given, picks which
- * of its direct children (and so their own descendants) count.
- */
-export async function descendants(
-  pid: number,
-  only?: (child: number) => Promise<boolean>,
-): Promise<number[]> {
+/** Pids of every descendant of `pid`: the processes a server runs. */
+export async function descendants(pid: number): Promise<number[]> {
   const found: number[] = [];
   for (const child of await children(pid)) {
-    if (only && !(await only(child))) continue;
     found.push(child, ...(await descendants(child)));
   }
   return found;
@@ -142,15 +135,10 @@ export type MemoryPeaks = {
 };
 
 /**
- * Samples the resident memory (VmRSS) of the server `pid` and its descendants (those under the
- * direct children `only` picks, when given) every `intervalMs` until the returned stop, which
- * resolves to the peaks of each sum.
+ * Samples the resident memory (VmRSS) of the server `pid` and its descendants every `intervalMs`
+ * until the returned stop, which resolves to the peaks of each sum.
  */
-export function sampleMemory(
-  pid: number,
-  intervalMs = 10,
-  only?: (child: number) => Promise<boolean>,
-): () => Promise<MemoryPeaks> {
+export function sampleMemory(pid: number, intervalMs = 10): () => Promise<MemoryPeaks> {
   const peaks: MemoryPeaks = { server: 0, node: 0, git: 0, children: 0 };
   let running = true;
   const loop = (async () => {
@@ -159,7 +147,6 @@ export function sampleMemory(
       let node = server;
       let git = 0;
       for (const child of await children(pid)) {
-        if (only && !(await only(child))) continue;
         const bytes = (await residentBytes(child)) ?? 0;
         if (await isGit(child)) git += bytes;
         else node += bytes;

@@ -10,9 +10,10 @@
  * 2. Each round starts all clones of one side at once and takes the wall time until the last has
  *    finished; the sides alternate, the order rotating every round, and the medians are compared.
  *    Every clone must succeed and end on the source's tip.
- * 3. During every round the resident memory (VmRSS) of the serving processes is sampled every
- *    100 ms on both sides alike: Kiln's node processes (the server and its git spawner) and, for
- *    reference, the git processes under each server.
+ * 3. During Kiln's rounds the resident memory (VmRSS) of Kiln's node processes (the server and
+ *    its git spawner) is sampled every 100 ms, and for reference that of the git processes under
+ *    them. Only Kiln's side is sampled: reading /proc takes CPU on the bench's main thread, which
+ *    on the reference's side is the very relay being timed.
  *
  *   node bench/clone-fanout.ts [--rounds 3] [--clones 50] [--megabytes 50] [--commits 300]
  *
@@ -21,7 +22,7 @@
  * a target is missed. A watchdog ends everything after 12 minutes; all data lives in a temporary
  * directory removed at the end; everything listens on 127.0.0.1.
  */
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -101,13 +102,6 @@ async function housekeepingDone(pid: number, gitDir: string): Promise<void> {
   }
 }
 
-/** Whether a direct child of the bench is one of the reference's `git http-backend` CGIs. */
-async function isBackend(pid: number): Promise<boolean> {
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  // git execs `git-http-backend` (not a builtin) in place of itself.
-  return cmdline.includes('http-backend');
-}
-
 /** Starts `count` bare clones of `url` at once; the wall ms until the last has finished. */
 async function fanOut(url: string, tag: string, tip: string, count = CLONES): Promise<number> {
   const dirs = Array.from({ length: count }, (_, i) => join(root, `${tag}-${i}`));
@@ -132,14 +126,12 @@ async function fanOut(url: string, tag: string, tip: string, count = CLONES): Pr
 
 type Side = {
   readonly url: string;
-  /** The process whose descendants serve this side, and which of its children count. */
-  readonly pid: number;
-  readonly only?: (child: number) => Promise<boolean>;
+  /** Whether Kiln's memory is sampled during this side's rounds. */
+  readonly sampled: boolean;
   readonly ms: number[];
   /** CPU of Kiln's server process per round (ms), and of the bench process (the reference's relay). */
   readonly serverCpuMs: number[];
   readonly benchCpuMs: number[];
-  peaks: MemoryPeaks;
 };
 
 try {
@@ -170,21 +162,12 @@ try {
   await housekeepingDone(server.pid, join(ownerDir, 'served.git'));
   backend = await startHttpBackend(ownerDir);
 
-  const fresh = () => ({
-    ms: [],
-    serverCpuMs: [],
-    benchCpuMs: [],
-    peaks: { server: 0, node: 0, git: 0, children: 0 },
-  });
+  const fresh = () => ({ ms: [], serverCpuMs: [], benchCpuMs: [] });
   const sides: Record<string, Side> = {
-    kiln: { url: repoUrl(server.url, OWNER, 'served'), pid: server.pid, ...fresh() },
-    'http-backend': {
-      url: `${backend.url}/served.git`,
-      pid: process.pid,
-      only: isBackend,
-      ...fresh(),
-    },
+    kiln: { url: repoUrl(server.url, OWNER, 'served'), sampled: true, ...fresh() },
+    'http-backend': { url: `${backend.url}/served.git`, sampled: false, ...fresh() },
   };
+  let peaks: MemoryPeaks = { server: 0, node: 0, git: 0, children: 0 };
   const names = Object.keys(sides);
   // One clone per side first (page cache, first-request costs), not counted.
   for (const name of names) await fanOut(sides[name]!.url, `warm-${name}`, repository.tip, 1);
@@ -192,19 +175,21 @@ try {
     const order = names.map((_, i) => names[(i + round) % names.length]!);
     for (const name of order) {
       const side = sides[name]!;
-      const stop = sampleMemory(side.pid, SAMPLE_MS, side.only);
+      const stop = side.sampled ? sampleMemory(server.pid, SAMPLE_MS) : undefined;
       const cpu = { server: cpuUs(server), bench: process.cpuUsage() };
       side.ms.push(await fanOut(side.url, `${name}-${round}`, repository.tip));
       const bench = process.cpuUsage(cpu.bench);
       side.serverCpuMs.push((cpuUs(server) - cpu.server) / 1000);
       side.benchCpuMs.push((bench.user + bench.system) / 1000);
-      const peaks = await stop();
-      side.peaks = {
-        server: Math.max(side.peaks.server, peaks.server),
-        node: Math.max(side.peaks.node, peaks.node),
-        git: Math.max(side.peaks.git, peaks.git),
-        children: Math.max(side.peaks.children, peaks.children),
-      };
+      const sampled = await stop?.();
+      if (sampled) {
+        peaks = {
+          server: Math.max(peaks.server, sampled.server),
+          node: Math.max(peaks.node, sampled.node),
+          git: Math.max(peaks.git, sampled.git),
+          children: Math.max(peaks.children, sampled.children),
+        };
+      }
     }
     log(
       `round ${round + 1}: ${names.map((n) => `${n} ${sides[n]!.ms.at(-1)!.toFixed(0)} ms`).join(', ')}`,
@@ -214,7 +199,7 @@ try {
   const kiln = sides.kiln!;
   const reference = sides['http-backend']!;
   const ratio = Number((median(kiln.ms) / median(reference.ms)).toFixed(3));
-  const rss = Number((kiln.peaks.node / MB).toFixed(1));
+  const rss = Number((peaks.node / MB).toFixed(1));
   const size = `${(repository.bytes / MB).toFixed(0)} MB`;
   const figures = [
     {
@@ -242,13 +227,13 @@ try {
           ms: side.ms.map(Math.round),
           kilnServerCpuMedianMs: Math.round(median(side.serverCpuMs)),
           benchProcessCpuMedianMs: Math.round(median(side.benchCpuMs)),
-          ...(name === 'kiln'
+          ...(side.sampled
             ? {
-                serverRssPeakMB: Number((side.peaks.server / MB).toFixed(1)),
+                serverRssPeakMB: Number((peaks.server / MB).toFixed(1)),
                 nodeRssPeakMB: rss,
+                gitRssPeakMB: Number((peaks.git / MB).toFixed(1)),
               }
             : {}),
-          gitRssPeakMB: Number((side.peaks.git / MB).toFixed(1)),
         },
       ];
     }),
@@ -261,9 +246,12 @@ try {
   }
   for (const [name, d] of Object.entries(details)) {
     process.stdout.write(
-      `${name.padEnd(13)} median ${d.medianMs} ms (${d.ms.join(', ')}), git processes' RSS peak ${d.gitRssPeakMB} MB; CPU per round: Kiln's server ${d.kilnServerCpuMedianMs} ms, the bench process ${d.benchProcessCpuMedianMs} ms\n`,
+      `${name.padEnd(13)} median ${d.medianMs} ms (${d.ms.join(', ')}); CPU per round: Kiln's server ${d.kilnServerCpuMedianMs} ms, the bench process ${d.benchProcessCpuMedianMs} ms\n`,
     );
   }
+  process.stdout.write(
+    `RSS peaks during Kiln's rounds: server ${(peaks.server / MB).toFixed(1)} MB, with its spawner ${rss} MB; git processes ${(peaks.git / MB).toFixed(1)} MB (each counts the pack's pages it has read)\n`,
+  );
   process.stdout.write(
     `${JSON.stringify({ figures, details: { repositoryMB: Number((repository.bytes / MB).toFixed(1)), commits: COMMITS, clones: CLONES, rounds: ROUNDS, sides: details } })}\n`,
   );
