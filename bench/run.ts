@@ -66,6 +66,7 @@ const QUICK: Record<string, string[]> = {
   'ci-push-to-task': ['--rounds', '3'],
   'web-pages': ['--iterations', '20', '--commits', '1000'],
   'clone-push': [],
+  'clone-fanout': ['--rounds', '1', '--clones', '10', '--megabytes', '10', '--commits', '100'],
   merge: ['--files', '5000', '--commits', '1000', '--runs', '2'],
   dump: ['--repos', '10', '--rows', '10000', '--rounds', '1'],
   'render-load': ['--idle', '2', '--load', '4', '--git', '3'],
