@@ -30,7 +30,7 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 export const children = new Set<ChildProcess>();
 
 /** CPU time (user + system) a process has used, in microseconds, from /proc. */
-export function cpuUs(child: ChildProcess): number {
+export function cpuUs(child: { readonly pid?: number | undefined }): number {
   const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
   return (Number(fields[11]) + Number(fields[12])) * 10_000;

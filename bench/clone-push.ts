@@ -27,22 +27,18 @@
  * non-zero when a target is missed. A watchdog ends everything after 15 minutes; all data lives
  * in a temporary directory removed at the end.
  */
-import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   cliUserWithToken,
-  residentBytes,
   type ServerProcess,
   serverEnv,
   startServerProcess,
 } from '../test/git/server-process.ts';
-import { GitClient, importSyntheticHistory, repoUrl } from '../test/support/git.ts';
+import { GitClient, repoUrl } from '../test/support/git.ts';
+import { MB, sampleMemory, startHttpBackend, syntheticRepository } from './_git-serve.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
@@ -55,15 +51,14 @@ const { values: args } = parseArgs({
 });
 const ROUNDS = Number(args.rounds);
 const COMMITS = Number(args.commits);
-const BYTES_PER_COMMIT = Math.round((Number(args.megabytes) * 1024 * 1024) / COMMITS);
+const MEGABYTES = Number(args.megabytes);
 const OWNER = 'bench-owner';
-const MB = 1024 * 1024;
 const TUNED_FLAGS = ['--max-semi-space-size=2', '--initial-old-space-size=64'];
 
 const root = await mkdtemp(join(tmpdir(), 'kiln-bench-clone-push-'));
 const git = await GitClient.create();
 const servers: ServerProcess[] = [];
-let backend: http.Server | undefined;
+let backend: { url: string; close: () => void } | undefined;
 
 const watchdog = setTimeout(
   () => {
@@ -84,38 +79,6 @@ async function timed(label: string, gitArgs: string[]): Promise<number> {
   return performance.now() - started;
 }
 
-/** Pids of every descendant of `pid` (Linux /proc): the git processes a server runs. */
-async function descendants(pid: number): Promise<number[]> {
-  const found: number[] = [];
-  for (const task of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
-    const children = await readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '');
-    for (const child of children.split(' ').filter(Boolean).map(Number)) {
-      found.push(child, ...(await descendants(child)));
-    }
-  }
-  return found;
-}
-
-/** Samples the server's RSS, and the sum over its git children, until the returned stop. */
-function sampleMemory(pid: number) {
-  const peaks = { server: 0, children: 0 };
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      peaks.server = Math.max(peaks.server, (await residentBytes(pid)) ?? 0);
-      let sum = 0;
-      for (const child of await descendants(pid)) sum += (await residentBytes(child)) ?? 0;
-      peaks.children = Math.max(peaks.children, sum);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  })();
-  return async () => {
-    running = false;
-    await loop;
-    return peaks;
-  };
-}
-
 type Side = {
   name: string;
   flags: string[];
@@ -131,60 +94,6 @@ async function api(side: Side, method: string, path: string, body?: object) {
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status}`);
-}
-
-/** `git http-backend` as CGI behind a plain Node HTTP server, streaming both ways. */
-function startHttpBackend(projectRoot: string): Promise<string> {
-  backend = http.createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://backend');
-    const cgi = spawn('git', ['http-backend'], {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        GIT_PROJECT_ROOT: projectRoot,
-        GIT_HTTP_EXPORT_ALL: '1',
-        REMOTE_USER: 'bench',
-        REMOTE_ADDR: '127.0.0.1',
-        REQUEST_METHOD: request.method ?? 'GET',
-        PATH_INFO: url.pathname,
-        QUERY_STRING: url.search.slice(1),
-        CONTENT_TYPE: request.headers['content-type'] ?? '',
-        HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
-        GIT_PROTOCOL: String(request.headers['git-protocol'] ?? ''),
-      },
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
-    request.pipe(cgi.stdin);
-    cgi.stdin.on('error', () => {});
-    let head: Buffer | undefined = Buffer.alloc(0);
-    cgi.stdout.on('data', (chunk: Buffer) => {
-      if (!head) {
-        if (!response.write(chunk)) cgi.stdout.pause();
-        return;
-      }
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      let status = 200;
-      for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
-        const colon = line.indexOf(':');
-        const name = line.slice(0, colon);
-        const value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else response.setHeader(name, value);
-      }
-      response.writeHead(status);
-      const rest = head.subarray(end + 4);
-      head = undefined;
-      if (!response.write(rest)) cgi.stdout.pause();
-    });
-    response.on('drain', () => cgi.stdout.resume());
-    cgi.stdout.on('end', () => response.end());
-  });
-  return new Promise((resolve) =>
-    backend!.listen(0, '127.0.0.1', () =>
-      resolve(`http://127.0.0.1:${(backend!.address() as AddressInfo).port}`),
-    ),
-  );
 }
 
 type Samples = { clone: number[]; push: number[]; rss: number; gitRss: number };
@@ -207,13 +116,13 @@ try {
   }
 
   const source = join(root, 'source.git');
-  await git.ok(['init', '-q', '--bare', source]);
-  log(`generating ${COMMITS} commits of ${(BYTES_PER_COMMIT / 1024).toFixed(0)} KiB random data`);
-  await importSyntheticHistory(git, source, { commits: COMMITS, bytesPerCommit: BYTES_PER_COMMIT });
-  await git.ok(['--git-dir', source, 'repack', '-a', '-d', '-q'], { timeoutMs: 300_000 });
-  const packs = (await readdir(join(source, 'objects', 'pack'))).filter((f) => f.endsWith('.pack'));
-  const size = packs.reduce((sum, f) => sum + statSync(join(source, 'objects', 'pack', f)).size, 0);
-  log(`repository: ${(size / MB).toFixed(1)} MB in ${packs.length} pack(s)`);
+  log(`generating ${COMMITS} commits, ${MEGABYTES} MB of random data`);
+  const repository = await syntheticRepository(git, source, {
+    commits: COMMITS,
+    megabytes: MEGABYTES,
+  });
+  const size = repository.bytes;
+  log(`repository: ${(size / MB).toFixed(1)} MB in ${repository.packs} pack(s)`);
 
   // Every side serves a copy of the same history, pushed once before the timed runs.
   const kilnUrl = (side: Side, name: string, auth = false) =>
@@ -232,7 +141,8 @@ try {
   const served = join(kilns[0]!.dataDir, 'repositories', OWNER, 'served.git');
   const cgiRoot = join(root, 'cgi');
   await mkdir(cgiRoot);
-  const backendUrl = await startHttpBackend(cgiRoot);
+  backend = await startHttpBackend(cgiRoot);
+  const backendUrl = backend.url;
   await git.ok([
     'clone',
     '-q',
