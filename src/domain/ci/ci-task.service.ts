@@ -51,14 +51,20 @@ export class CiTaskService {
     now = Date.now(),
     tokenHash: string | null = null,
   ): Promise<CiTask | undefined> {
-    return this.#stores.transaction(async ({ tasks, runs }) => {
+    return this.#stores.transaction(async ({ tasks, runs, groups }) => {
+      // A job of a `concurrency` group is claimed under its repository's CI lock, taken before
+      // any other, and only while no other job of the group runs: two replicas handing out two
+      // jobs of one group at once cannot both succeed.
+      const of = await groups.findGroupOf(taskId);
+      const group = of?.group == null ? undefined : { repoId: of.repoId, group: of.group };
+      if (group !== undefined) await groups.lock(group.repoId);
       // Writing the runner row first takes its lock on PostgreSQL, so two claims for one
       // ephemeral runner queue here and the second sees the first's task below.
       const runner = await tasks.lockRunner(runnerId);
       if (runner === undefined) return undefined;
       if (runner.ephemeral && (await tasks.hasHadTask(runnerId))) return undefined;
       const deadlineAt = now + this.#taskTimeoutMs;
-      const task = await tasks.claim(taskId, runnerId, { now, deadlineAt, tokenHash });
+      const task = await tasks.claim(taskId, runnerId, { now, deadlineAt, tokenHash, group });
       if (task === undefined) return undefined;
       await tasks.addSteps(task.id, task.stepNames);
       await tasks.markRunnerActive(runnerId);

@@ -10,7 +10,27 @@ export type Claim = {
   readonly now: number;
   readonly deadlineAt: number;
   readonly tokenHash: string | null;
+  /** The job's `concurrency` group: the claim fails while another job of it runs. */
+  readonly group?: { readonly repoId: string; readonly group: string };
 };
+
+/** "No other job of this group is running", for a claim. */
+function groupIsFree(taskId: number, group: Claim['group']) {
+  return ({ lit, not, exists, selectFrom }: ExpressionBuilder<Tables, 'ci_tasks'>) =>
+    group === undefined
+      ? lit(true)
+      : not(
+          exists(
+            selectFrom('ci_tasks as other')
+              .innerJoin('workflow_runs', 'workflow_runs.id', 'other.run_id')
+              .select('other.id')
+              .where('workflow_runs.repo_id', '=', group.repoId)
+              .where('other.concurrency_group', '=', group.group)
+              .where('other.status', '=', 'running')
+              .where('other.id', '!=', taskId),
+          ),
+        );
+}
 
 /**
  * "The runner holds no running task": the one condition under which an ephemeral runner may be
@@ -65,7 +85,10 @@ export class CiTaskStore {
     return row !== undefined;
   }
 
-  /** Gives a pending, unheld task to the runner (its attempt counts up); undefined if taken. */
+  /**
+   * Gives a pending, unheld task to the runner (its attempt counts up); undefined if taken, or
+   * if another job of its `concurrency` group runs.
+   */
   async claim(taskId: number, runnerId: string, claim: Claim): Promise<CiTask | undefined> {
     const row = await this.#db
       .updateTable('ci_tasks')
@@ -82,6 +105,7 @@ export class CiTaskStore {
       .where('id', '=', taskId)
       .where('status', '=', 'pending')
       .where('runner_id', 'is', null)
+      .where(groupIsFree(taskId, claim.group))
       .returningAll()
       .executeTakeFirst();
     return row === undefined ? undefined : toTask(row);

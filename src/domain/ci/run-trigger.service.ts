@@ -342,10 +342,13 @@ export class RunTriggerService {
         payload: job.payload,
         hasIf: job.hasIf,
         stepNames: job.stepNames,
+        concurrency: job.concurrency,
       })),
       scopes,
     );
     versions.forget(scopes);
+    // Jobs with a `concurrency` of their own start blocked: settling admits them to their group.
+    if (plan.jobs.some((job) => job.concurrency !== undefined)) await lifecycle.settleNow(run.id);
     if (queued && group !== undefined) await lifecycle.recheckGroup(repo.id, group);
     return run;
   }
