@@ -14,17 +14,19 @@ import { page, signedIn } from '../web/fixtures.ts';
 import { branchPusher, type ListedRun, listRuns, refOf } from './group-pushes.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
-type Repo = 'queued' | 'cancelling' | 'apart' | 'released' | 'broken';
+type Repo = 'queued' | 'cancelling' | 'apart' | 'released' | 'broken' | 'variable';
 let world: World<'owner', Repo>;
 
 useWorld(
   {
     env: { SERVICE_PROTECT_ENABLED: 'false' },
     people: ['owner'],
-    repos: (['queued', 'cancelling', 'apart', 'released', 'broken'] as const).map((name) => ({
-      owner: 'owner' as const,
-      name,
-    })),
+    repos: (['queued', 'cancelling', 'apart', 'released', 'broken', 'variable'] as const).map(
+      (name) => ({
+        owner: 'owner' as const,
+        name,
+      }),
+    ),
   },
   (started) => {
     world = started;
@@ -144,6 +146,27 @@ describe('job-level concurrency groups apart', () => {
       'refs/heads/b lint',
     ]);
     expect(await jobStates('apart', 'b')).toEqual(['waiting', 'in_progress']);
+  });
+});
+
+describe('a job-level concurrency group named by a variable', () => {
+  it('reads the repository variable when the run starts', async () => {
+    const runner = await ReplayRunner.register(world.kiln, { labels: ['job-vars-box'] });
+    const browser = await signedIn(world.kiln, owner(), world.people.owner.password);
+    const saved = await browser.post(`/repos/${owner()}/variable/settings/ci/variables`, {
+      name: 'TARGET',
+      value: 'production',
+    });
+    expect(saved.status).toBeLessThan(400);
+    // Without the variable the group would be empty, which is no group: both jobs would run.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression
+    const group = 'concurrency: ${{ vars.TARGET }}';
+    const push = await pusher('variable', workflow('job-vars-box', group));
+    await push('a');
+    await runner.next();
+    await push('b');
+    expect(await runner.poll()).toBeUndefined();
+    expect(await jobStates('variable', 'b')).toEqual(['waiting']);
   });
 });
 

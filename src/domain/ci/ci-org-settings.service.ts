@@ -144,6 +144,12 @@ export class CiOrgSettingsService {
     const rows = await this.#store.ofTask('variable', taskId);
     return Object.fromEntries(rows.map((row) => [row.name, row.value]));
   }
+
+  /** The variables of an organisation (none for a person's id). */
+  async variablesForOrg(orgId: string): Promise<Record<string, string>> {
+    const rows = await this.#store.list('variable', orgId);
+    return Object.fromEntries(rows.map((row) => [row.name, row.value]));
+  }
 }
 
 /** A name as stored (upper-case), for lookups: an invalid name simply finds nothing. */
