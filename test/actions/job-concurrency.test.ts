@@ -14,19 +14,19 @@ import { page, signedIn } from '../web/fixtures.ts';
 import { branchPusher, type ListedRun, listRuns, refOf } from './group-pushes.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
-type Repo = 'queued' | 'cancelling' | 'apart' | 'released' | 'broken' | 'variable';
+type Repo = 'queued' | 'cancelling' | 'apart' | 'released' | 'broken' | 'variable' | 'swept';
 let world: World<'owner', Repo>;
 
 useWorld(
   {
     env: { SERVICE_PROTECT_ENABLED: 'false' },
     people: ['owner'],
-    repos: (['queued', 'cancelling', 'apart', 'released', 'broken', 'variable'] as const).map(
-      (name) => ({
-        owner: 'owner' as const,
-        name,
-      }),
-    ),
+    repos: (
+      ['queued', 'cancelling', 'apart', 'released', 'broken', 'variable', 'swept'] as const
+    ).map((name) => ({
+      owner: 'owner' as const,
+      name,
+    })),
   },
   (started) => {
     world = started;
@@ -187,6 +187,24 @@ describe('cancelling a run', () => {
     expect(cancelled.status).toBeLessThan(400);
     expect(refOf(await runner.next())).toBe('refs/heads/b');
     expect((await runner.run(first)).cancelled).toBe(true);
+  });
+});
+
+describe('a job of a group whose runner went silent', () => {
+  it('frees the group when the sweep fails it', async () => {
+    const runner = await ReplayRunner.register(world.kiln, { labels: ['job-sweep-box'] });
+    const push = await pusher('swept', workflow('job-sweep-box', 'concurrency: deploy'));
+    await push('a');
+    await runner.next();
+    await push('b');
+    expect(await runner.poll()).toBeUndefined();
+    // Far enough ahead that a's runner (and those of earlier tests) went silent past every
+    // timeout.
+    expect(
+      await world.kiln.app.services.ciTasks.sweepZombies(Date.now() + 86_400_000),
+    ).toBeGreaterThanOrEqual(1);
+    expect(await jobStates('swept', 'a')).toEqual(['failure']);
+    expect(refOf(await runner.next())).toBe('refs/heads/b');
   });
 });
 

@@ -119,7 +119,10 @@ export class CiTaskService {
    */
   async sweepZombies(now = Date.now()): Promise<number> {
     return this.#stores.transaction(async (stores) => {
-      const failed = await stores.tasks.failZombies(now, now - this.#heartbeatTimeoutMs);
+      const silentBefore = now - this.#heartbeatTimeoutMs;
+      const repos = await stores.tasks.reposToSweep({ zombies: { now, silentBefore } });
+      for (const repoId of repos) await stores.groups.lock(repoId);
+      const failed = await stores.tasks.failZombies(now, silentBefore);
       const runnerIds = failed.flatMap((task) => (task.runnerId === null ? [] : [task.runnerId]));
       await stores.tasks.markRunnersOffline([...new Set(runnerIds)]);
       await this.#onJobsStopped?.(stores, [...new Set(failed.map((task) => task.runId))]);
@@ -134,7 +137,11 @@ export class CiTaskService {
    */
   async cancelAbandoned(now = Date.now()): Promise<number> {
     return this.#stores.transaction(async (stores) => {
-      const runIds = await stores.tasks.cancelWaitingSince(now - this.#abandonedTimeoutMs, now);
+      const before = now - this.#abandonedTimeoutMs;
+      for (const repoId of await stores.tasks.reposToSweep({ waitingSince: before })) {
+        await stores.groups.lock(repoId);
+      }
+      const runIds = await stores.tasks.cancelWaitingSince(before, now);
       await this.#onJobsStopped?.(stores, [...new Set(runIds)]);
       return runIds.length;
     });

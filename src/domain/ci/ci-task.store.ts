@@ -14,6 +14,25 @@ export type Claim = {
   readonly group?: { readonly repoId: string; readonly group: string };
 };
 
+type TaskCondition = (
+  eb: ExpressionBuilder<Tables, 'ci_tasks'>,
+) => ReturnType<ExpressionBuilder<Tables, 'ci_tasks'>['and']>;
+
+/** A running task past its deadline, or whose runner has been silent since `silentBefore`. */
+function isZombie(now: number, silentBefore: number): TaskCondition {
+  return (eb) =>
+    eb.and([
+      eb('status', '=', 'running'),
+      eb.or([eb('deadline_at', '<', now), eb('heartbeat_at', '<', silentBefore)]),
+    ]);
+}
+
+/** A job waiting (for a runner, its needs or its group) unchanged since `before`. */
+function isWaitingSince(before: number): TaskCondition {
+  return (eb) =>
+    eb.and([eb('status', 'in', ['pending', 'blocked']), eb('updated_at', '<', before)]);
+}
+
 /** "No other job of this group is running", for a claim. */
 function groupIsFree(taskId: number, group: Claim['group']) {
   return ({ lit, not, exists, selectFrom }: ExpressionBuilder<Tables, 'ci_tasks'>) =>
@@ -203,8 +222,7 @@ export class CiTaskStore {
     const failed = await this.#db
       .updateTable('ci_tasks')
       .set({ status: 'failure', stopped_at: now, updated_at: now, token_hash: null })
-      .where('status', '=', 'running')
-      .where((eb) => eb.or([eb('deadline_at', '<', now), eb('heartbeat_at', '<', silentBefore)]))
+      .where(isZombie(now, silentBefore))
       .returning(['runner_id', 'run_id'])
       .execute();
     return failed.map((task) => ({ runnerId: task.runner_id, runId: task.run_id }));
@@ -224,11 +242,38 @@ export class CiTaskStore {
     const cancelled = await this.#db
       .updateTable('ci_tasks')
       .set({ status: 'cancelled', stopped_at: now, updated_at: now })
-      .where('status', 'in', ['pending', 'blocked'])
-      .where('updated_at', '<', before)
+      .where(isWaitingSince(before))
       .returning('run_id')
       .execute();
     return cancelled.map((job) => job.run_id);
+  }
+
+  /**
+   * The repositories, in a fixed order, whose `concurrency`-grouped jobs `failZombies` would
+   * fail now, or `cancelWaitingSince` cancel: a sweep takes their CI locks before it changes
+   * any job, in the order admissions and claims take them.
+   */
+  async reposToSweep(
+    sweep: { zombies: { now: number; silentBefore: number } } | { waitingSince: number },
+  ): Promise<string[]> {
+    const condition =
+      'zombies' in sweep
+        ? isZombie(sweep.zombies.now, sweep.zombies.silentBefore)
+        : isWaitingSince(sweep.waitingSince);
+    const rows = await this.#db
+      .selectFrom('workflow_runs')
+      .select('repo_id')
+      .distinct()
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('ci_tasks')
+          .select('run_id')
+          .where(condition)
+          .where('concurrency_group', 'is not', null),
+      )
+      .orderBy('repo_id')
+      .execute();
+    return rows.map((row) => row.repo_id);
   }
 
   /** The oldest pending, unheld jobs in a runner scope, with the labels they need. */

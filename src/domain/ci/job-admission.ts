@@ -15,7 +15,9 @@ const holds = (member: GroupMember) => member.status === 'pending' || member.sta
  * its next UpdateTask), and waits itself while another job holds the group. When a job of the
  * group ends, the waiting one is admitted. Callers hold the repository's CI lock
  * (JobGroupStore.lock), so admissions, releases and claims of one repository never interleave,
- * on any number of replicas.
+ * on any number of replicas. Every transaction that changes jobs of a group takes that lock
+ * before any job row — creating a run, settling, cancelling, claiming, the sweeps (several
+ * repositories in id order) — so that none waits for a row another holds while holding the lock.
  */
 export class JobAdmission {
   readonly #settle: SettleRun;
