@@ -14,19 +14,24 @@ import { page, signedIn } from '../web/fixtures.ts';
 import { branchPusher, type ListedRun, listRuns, refOf } from './group-pushes.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
-type Repo = 'queued' | 'cancelling' | 'apart' | 'released' | 'broken' | 'variable' | 'swept';
+const REPOS = [
+  'queued',
+  'cancelling',
+  'apart',
+  'released',
+  'broken',
+  'variable',
+  'swept',
+  'rerun',
+] as const;
+type Repo = (typeof REPOS)[number];
 let world: World<'owner', Repo>;
 
 useWorld(
   {
     env: { SERVICE_PROTECT_ENABLED: 'false' },
     people: ['owner'],
-    repos: (
-      ['queued', 'cancelling', 'apart', 'released', 'broken', 'variable', 'swept'] as const
-    ).map((name) => ({
-      owner: 'owner' as const,
-      name,
-    })),
+    repos: REPOS.map((name) => ({ owner: 'owner' as const, name })),
   },
   (started) => {
     world = started;
@@ -205,6 +210,28 @@ describe('a job of a group whose runner went silent', () => {
     ).toBeGreaterThanOrEqual(1);
     expect(await jobStates('swept', 'a')).toEqual(['failure']);
     expect(refOf(await runner.next())).toBe('refs/heads/b');
+  });
+});
+
+describe('re-running a job of a group', () => {
+  it('waits for the group like a new job', async () => {
+    const runner = await ReplayRunner.register(world.kiln, { labels: ['job-rerun-box'] });
+    const push = await pusher('rerun', workflow('job-rerun-box', 'concurrency: deploy'));
+    await push('a');
+    await runner.run(await runner.next());
+    await push('b');
+    const second = await runner.next();
+    const { id } = await runOf('rerun', 'a');
+    const rerun = await apiCall(
+      world.kiln.url,
+      `/repos/${owner()}/rerun/actions/runs/${id}/rerun`,
+      { method: 'POST', token: world.people.owner.token },
+    );
+    expect(rerun.status).toBe(201);
+    expect(await runner.poll()).toBeUndefined();
+    expect(await jobStates('rerun', 'a')).toEqual(['waiting']);
+    await runner.run(second);
+    expect(refOf(await runner.next())).toBe('refs/heads/a');
   });
 });
 
