@@ -120,7 +120,7 @@ export class CiTaskService {
   async sweepZombies(now = Date.now()): Promise<number> {
     return this.#stores.transaction(async (stores) => {
       const silentBefore = now - this.#heartbeatTimeoutMs;
-      const repos = await stores.tasks.reposToSweep({ zombies: { now, silentBefore } });
+      const repos = await stores.groups.reposToSweep({ zombies: { now, silentBefore } });
       for (const repoId of repos) await stores.groups.lock(repoId);
       const failed = await stores.tasks.failZombies(now, silentBefore);
       const runnerIds = failed.flatMap((task) => (task.runnerId === null ? [] : [task.runnerId]));
@@ -138,7 +138,7 @@ export class CiTaskService {
   async cancelAbandoned(now = Date.now()): Promise<number> {
     return this.#stores.transaction(async (stores) => {
       const before = now - this.#abandonedTimeoutMs;
-      for (const repoId of await stores.tasks.reposToSweep({ waitingSince: before })) {
+      for (const repoId of await stores.groups.reposToSweep({ waitingSince: before })) {
         await stores.groups.lock(repoId);
       }
       const runIds = await stores.tasks.cancelWaitingSince(before, now);

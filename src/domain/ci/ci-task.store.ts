@@ -4,6 +4,7 @@ import type { RunnerScope } from '../runners/runner.types.ts';
 import { parseStringArray } from '../runners/runner-input.ts';
 import type { CiTask, CiTaskResult } from './ci.types.ts';
 import { toTask } from './ci-rows.ts';
+import { groupIsFree, isWaitingSince, isZombie } from './task-conditions.ts';
 
 /** What a claim writes besides the runner: when, until when, and the token's hash. */
 export type Claim = {
@@ -13,43 +14,6 @@ export type Claim = {
   /** The job's `concurrency` group: the claim fails while another job of it runs. */
   readonly group?: { readonly repoId: string; readonly group: string };
 };
-
-type TaskCondition = (
-  eb: ExpressionBuilder<Tables, 'ci_tasks'>,
-) => ReturnType<ExpressionBuilder<Tables, 'ci_tasks'>['and']>;
-
-/** A running task past its deadline, or whose runner has been silent since `silentBefore`. */
-function isZombie(now: number, silentBefore: number): TaskCondition {
-  return (eb) =>
-    eb.and([
-      eb('status', '=', 'running'),
-      eb.or([eb('deadline_at', '<', now), eb('heartbeat_at', '<', silentBefore)]),
-    ]);
-}
-
-/** A job waiting (for a runner, its needs or its group) unchanged since `before`. */
-function isWaitingSince(before: number): TaskCondition {
-  return (eb) =>
-    eb.and([eb('status', 'in', ['pending', 'blocked']), eb('updated_at', '<', before)]);
-}
-
-/** "No other job of this group is running", for a claim. */
-function groupIsFree(taskId: number, group: Claim['group']) {
-  return ({ lit, not, exists, selectFrom }: ExpressionBuilder<Tables, 'ci_tasks'>) =>
-    group === undefined
-      ? lit(true)
-      : not(
-          exists(
-            selectFrom('ci_tasks as other')
-              .innerJoin('workflow_runs', 'workflow_runs.id', 'other.run_id')
-              .select('other.id')
-              .where('workflow_runs.repo_id', '=', group.repoId)
-              .where('other.concurrency_group', '=', group.group)
-              .where('other.status', '=', 'running')
-              .where('other.id', '!=', taskId),
-          ),
-        );
-}
 
 /**
  * "The runner holds no running task": the one condition under which an ephemeral runner may be
@@ -246,34 +210,6 @@ export class CiTaskStore {
       .returning('run_id')
       .execute();
     return cancelled.map((job) => job.run_id);
-  }
-
-  /**
-   * The repositories, in a fixed order, whose `concurrency`-grouped jobs `failZombies` would
-   * fail now, or `cancelWaitingSince` cancel: a sweep takes their CI locks before it changes
-   * any job, in the order admissions and claims take them.
-   */
-  async reposToSweep(
-    sweep: { zombies: { now: number; silentBefore: number } } | { waitingSince: number },
-  ): Promise<string[]> {
-    const condition =
-      'zombies' in sweep
-        ? isZombie(sweep.zombies.now, sweep.zombies.silentBefore)
-        : isWaitingSince(sweep.waitingSince);
-    const rows = await this.#db
-      .selectFrom('workflow_runs')
-      .select('repo_id')
-      .distinct()
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('ci_tasks')
-          .select('run_id')
-          .where(condition)
-          .where('concurrency_group', 'is not', null),
-      )
-      .orderBy('repo_id')
-      .execute();
-    return rows.map((row) => row.repo_id);
   }
 
   /** The oldest pending, unheld jobs in a runner scope, with the labels they need. */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.ts';
+import { isWaitingSince, isZombie } from './task-conditions.ts';
 
 /** An unfinished job of a `concurrency` group, as admission and release look at it. */
 export type GroupMember = {
@@ -73,5 +74,33 @@ export class JobGroupStore {
       .where('ci_tasks.id', '=', taskId)
       .executeTakeFirst();
     return row === undefined ? undefined : { repoId: row.repo_id, group: row.concurrency_group };
+  }
+
+  /**
+   * The repositories, in a fixed order, whose `concurrency`-grouped jobs the zombie sweep would
+   * fail now (`CiTaskStore.failZombies`), or the abandoned-job sweep cancel: a sweep takes their CI locks before it changes
+   * any job, in the order admissions and claims take them.
+   */
+  async reposToSweep(
+    sweep: { zombies: { now: number; silentBefore: number } } | { waitingSince: number },
+  ): Promise<string[]> {
+    const condition =
+      'zombies' in sweep
+        ? isZombie(sweep.zombies.now, sweep.zombies.silentBefore)
+        : isWaitingSince(sweep.waitingSince);
+    const rows = await this.#db
+      .selectFrom('workflow_runs')
+      .select('repo_id')
+      .distinct()
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('ci_tasks')
+          .select('run_id')
+          .where(condition)
+          .where('concurrency_group', 'is not', null),
+      )
+      .orderBy('repo_id')
+      .execute();
+    return rows.map((row) => row.repo_id);
   }
 }
