@@ -225,6 +225,7 @@ export async function createApp(config: Config): Promise<App> {
     versions: tasksVersions,
     lifecycle: ciRuns,
     schedules: ciSchedules,
+    variables: ciVariables,
   });
   ciSchedules.startRunsWith((repoId, file) => ciTriggers.onSchedule(repoId, file));
   // What reacts to a pull request change, in the order it hears of it: CI, then webhooks

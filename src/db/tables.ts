@@ -264,6 +264,12 @@ export type CiTasksTable = {
   token_hash: string | null;
   /** Last UpdateTask from the runner, for the zombie sweep. */
   heartbeat_at: number | null;
+  /** The job's evaluated `concurrency` group (per repository), or null. */
+  concurrency_group: Generated<string | null>;
+  /** The job's `cancel-in-progress`: admitting it cancels the group's running job too. */
+  concurrency_cancel: Generated<boolean | number>;
+  /** Blocked waiting for its `concurrency` group to free up (not for its `needs`). */
+  concurrency_queued: Generated<boolean | number>;
 };
 
 export type CiTaskStepsTable = {

@@ -7,11 +7,8 @@
  * cancels the unfinished runs of the same ref and workflow) plays no part.
  */
 import { describe, expect, it } from 'vitest';
-import type { Task } from '../../src/gen/runner/v1/messages_pb.js';
-import { eventually } from '../support/eventually.ts';
-import { repoUrl } from '../support/git.ts';
-import { apiCall } from '../support/http.ts';
 import { useWorld, type World } from '../support/world.ts';
+import { branchPusher, listRuns, refOf } from './group-pushes.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 let world: World<'owner', 'queued' | 'cancelling' | 'expressed'>;
@@ -35,41 +32,13 @@ function workflow(label: string, concurrency: string): string {
   return `on: push\n${concurrency}\njobs:\n  deploy:\n    runs-on: ${label}\n    steps: [{run: ./deploy}]\n`;
 }
 
-/**
- * Commits the workflow once; the function returned pushes that commit to a branch and waits
- * for the push's run to be recorded (runs start after the push has been answered).
- */
 async function pusher(repo: string, file: string) {
-  const { git, people } = world;
-  const owner = people.owner;
-  const dir = await git.init();
-  await git.commit(dir, { '.gitea/workflows/deploy.yml': file });
-  const url = repoUrl(world.kiln.url, owner.user.handle, repo, {
-    token: owner.token,
-    as: 'password',
-  });
-  return async (branch: string) => {
-    await git.ok(['push', '-q', url, `HEAD:refs/heads/${branch}`], { cwd: dir });
-    const recorded = async () => (await runs(repo)).some(([head]) => head === branch);
-    expect(await eventually(recorded)).toBe(true);
-  };
+  return branchPusher(world, repo, file);
 }
 
 /** Each run's branch and its status or conclusion, newest first, from the runs API. */
 async function runs(repo: string): Promise<[string, string][]> {
-  const { body } = await apiCall(
-    world.kiln.url,
-    `/repos/${world.people.owner.user.handle}/${repo}/actions/runs`,
-    { token: world.people.owner.token },
-  );
-  const listed = body as {
-    workflow_runs: { head_branch: string; status: string; conclusion: string | null }[];
-  };
-  return listed.workflow_runs.map((run) => [run.head_branch, run.conclusion ?? run.status]);
-}
-
-function refOf(task: Task): string {
-  return (task.context as { ref?: string } | undefined)?.ref ?? '';
+  return (await listRuns(world, repo)).map((run) => [run.branch, run.state]);
 }
 
 describe('a concurrency group without cancel-in-progress', () => {

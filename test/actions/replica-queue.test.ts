@@ -81,4 +81,43 @@ describe('one queue, two replicas', () => {
     expect(handed).toHaveLength(24);
     expect(new Set(handed).size).toBe(24);
   });
+
+  it('never starts two jobs of one concurrency group, however many are pending', async () => {
+    const { user } = await kiln.make.user();
+    const repo = await insertRepository(kiln, user);
+    const replicas = [kiln, { ...kiln, url: second.url }];
+    const runners = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        ReplayRunner.register(replicas[i % 2] as TestServer, { labels: ['group-box'] }),
+      ),
+    );
+    const { run } = await createRun(
+      kiln.app.database.db,
+      {
+        repoId: repo.id,
+        workflowName: 'G',
+        workflowFile: 'g.yml',
+        event: 'push',
+        ref: 'refs/heads/main',
+        sha: 'c'.repeat(40),
+        triggeredBy: null,
+      },
+      Array.from({ length: 8 }, (_, i) => ({
+        name: `deploy ${i}`,
+        jobKey: `deploy${i}`,
+        runsOn: ['group-box'],
+        payload: `jobs: {deploy${i}: {runs-on: group-box}}`,
+        concurrency: { group: 'deploy', cancelInProgress: false },
+      })),
+    );
+    // What two replicas admitting at the same moment could leave behind: every job of the
+    // group pending at once. The claim itself must still let only one of them run.
+    await kiln.app.database.db
+      .updateTable('ci_tasks')
+      .set({ status: 'pending' })
+      .where('run_id', '=', run.id)
+      .execute();
+    const handed = await Promise.all(runners.map((runner) => runner.poll()));
+    expect(handed.filter((task) => task !== undefined)).toHaveLength(1);
+  });
 });

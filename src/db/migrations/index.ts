@@ -21,6 +21,7 @@ import { orgSettingsSiteAdminsMigration } from './0019-org-settings-site-admins.
 import { reviewThreadResolutionMigration } from './0020-review-thread-resolution.ts';
 import { branchPushesMigration } from './0021-branch-pushes.ts';
 import { actionsBotMigration } from './0022-actions-bot.ts';
+import { ciJobConcurrencyMigration } from './0023-ci-job-concurrency.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -46,4 +47,5 @@ export const migrations: readonly Migration[] = [
   reviewThreadResolutionMigration,
   branchPushesMigration,
   actionsBotMigration,
+  ciJobConcurrencyMigration,
 ];

@@ -45,11 +45,19 @@ export class CiJobStore {
     return rows.map(toTask);
   }
 
-  /** A blocked job whose needs are done moves on (pending, or skipped and stopped). */
+  /**
+   * A blocked job whose needs are done, or whose `concurrency` group admitted it, moves on
+   * (pending, or skipped and stopped); it no longer waits for its group.
+   */
   async unblock(taskId: number, status: CiTaskStatus, now: number): Promise<void> {
     await this.#db
       .updateTable('ci_tasks')
-      .set({ status, updated_at: now, ...(status === 'skipped' ? { stopped_at: now } : {}) })
+      .set({
+        status,
+        updated_at: now,
+        concurrency_queued: false,
+        ...(status === 'skipped' ? { stopped_at: now } : {}),
+      })
       .where('id', '=', taskId)
       .where('status', '=', 'blocked')
       .execute();
@@ -97,6 +105,7 @@ export class CiJobStore {
           heartbeat_at: null,
           log_rows: 0,
           log_sealed: false,
+          concurrency_queued: false,
           updated_at: now,
         })
         .where('id', '=', taskId)

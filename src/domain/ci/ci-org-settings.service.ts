@@ -144,4 +144,10 @@ export class CiOrgSettingsService {
     const rows = await this.#store.ofTask('variable', taskId);
     return Object.fromEntries(rows.map((row) => [row.name, row.value]));
   }
+
+  /** The variables of an organisation (none for a person's id). */
+  async variablesForOrg(orgId: string): Promise<Record<string, string>> {
+    const rows = await this.#store.list('variable', orgId);
+    return Object.fromEntries(rows.map((row) => [row.name, row.value]));
+  }
 }

@@ -53,6 +53,9 @@ export function toTask(row: Selectable<CiTasksTable>): CiTask {
     hasIf: Boolean(row.has_if),
     stepNames: parseStringArray(row.step_names),
     logSealed: Boolean(row.log_sealed),
+    concurrencyGroup: row.concurrency_group,
+    concurrencyCancel: Boolean(row.concurrency_cancel),
+    concurrencyQueued: Boolean(row.concurrency_queued),
   };
 }
 

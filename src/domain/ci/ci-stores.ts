@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.ts';
 import { CiJobStore } from './ci-job.store.ts';
 import { CiTaskStore } from './ci-task.store.ts';
+import { JobGroupStore } from './job-group.store.ts';
 import { TaskReportStore } from './task-report.store.ts';
 import { TasksVersionStore } from './tasks-version.store.ts';
 import { WorkflowRunStore } from './workflow-run.store.ts';
@@ -18,6 +19,7 @@ export class CiStores {
   readonly tasks: CiTaskStore;
   readonly reports: TaskReportStore;
   readonly versions: TasksVersionStore;
+  readonly groups: JobGroupStore;
   readonly #db: Kysely<Tables>;
 
   constructor(db: Kysely<Tables>) {
@@ -27,6 +29,7 @@ export class CiStores {
     this.tasks = new CiTaskStore(db);
     this.reports = new TaskReportStore(db);
     this.versions = new TasksVersionStore(db);
+    this.groups = new JobGroupStore(db);
   }
 
   /** Runs `work` in a transaction; inside one already, in that one. */

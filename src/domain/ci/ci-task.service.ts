@@ -51,14 +51,20 @@ export class CiTaskService {
     now = Date.now(),
     tokenHash: string | null = null,
   ): Promise<CiTask | undefined> {
-    return this.#stores.transaction(async ({ tasks, runs }) => {
+    return this.#stores.transaction(async ({ tasks, runs, groups }) => {
+      // A job of a `concurrency` group is claimed under its repository's CI lock, taken before
+      // any other, and only while no other job of the group runs: two replicas handing out two
+      // jobs of one group at once cannot both succeed.
+      const of = await groups.findGroupOf(taskId);
+      const group = of?.group == null ? undefined : { repoId: of.repoId, group: of.group };
+      if (group !== undefined) await groups.lock(group.repoId);
       // Writing the runner row first takes its lock on PostgreSQL, so two claims for one
       // ephemeral runner queue here and the second sees the first's task below.
       const runner = await tasks.lockRunner(runnerId);
       if (runner === undefined) return undefined;
       if (runner.ephemeral && (await tasks.hasHadTask(runnerId))) return undefined;
       const deadlineAt = now + this.#taskTimeoutMs;
-      const task = await tasks.claim(taskId, runnerId, { now, deadlineAt, tokenHash });
+      const task = await tasks.claim(taskId, runnerId, { now, deadlineAt, tokenHash, group });
       if (task === undefined) return undefined;
       await tasks.addSteps(task.id, task.stepNames);
       await tasks.markRunnerActive(runnerId);
@@ -113,7 +119,10 @@ export class CiTaskService {
    */
   async sweepZombies(now = Date.now()): Promise<number> {
     return this.#stores.transaction(async (stores) => {
-      const failed = await stores.tasks.failZombies(now, now - this.#heartbeatTimeoutMs);
+      const silentBefore = now - this.#heartbeatTimeoutMs;
+      const repos = await stores.groups.reposToSweep({ zombies: { now, silentBefore } });
+      for (const repoId of repos) await stores.groups.lock(repoId);
+      const failed = await stores.tasks.failZombies(now, silentBefore);
       const runnerIds = failed.flatMap((task) => (task.runnerId === null ? [] : [task.runnerId]));
       await stores.tasks.markRunnersOffline([...new Set(runnerIds)]);
       await this.#onJobsStopped?.(stores, [...new Set(failed.map((task) => task.runId))]);
@@ -128,7 +137,11 @@ export class CiTaskService {
    */
   async cancelAbandoned(now = Date.now()): Promise<number> {
     return this.#stores.transaction(async (stores) => {
-      const runIds = await stores.tasks.cancelWaitingSince(now - this.#abandonedTimeoutMs, now);
+      const before = now - this.#abandonedTimeoutMs;
+      for (const repoId of await stores.groups.reposToSweep({ waitingSince: before })) {
+        await stores.groups.lock(repoId);
+      }
+      const runIds = await stores.tasks.cancelWaitingSince(before, now);
       await this.#onJobsStopped?.(stores, [...new Set(runIds)]);
       return runIds.length;
     });

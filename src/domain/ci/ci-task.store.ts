@@ -4,12 +4,15 @@ import type { RunnerScope } from '../runners/runner.types.ts';
 import { parseStringArray } from '../runners/runner-input.ts';
 import type { CiTask, CiTaskResult } from './ci.types.ts';
 import { toTask } from './ci-rows.ts';
+import { groupIsFree, isWaitingSince, isZombie } from './task-conditions.ts';
 
 /** What a claim writes besides the runner: when, until when, and the token's hash. */
 export type Claim = {
   readonly now: number;
   readonly deadlineAt: number;
   readonly tokenHash: string | null;
+  /** The job's `concurrency` group: the claim fails while another job of it runs. */
+  readonly group?: { readonly repoId: string; readonly group: string };
 };
 
 /**
@@ -65,7 +68,10 @@ export class CiTaskStore {
     return row !== undefined;
   }
 
-  /** Gives a pending, unheld task to the runner (its attempt counts up); undefined if taken. */
+  /**
+   * Gives a pending, unheld task to the runner (its attempt counts up); undefined if taken, or
+   * if another job of its `concurrency` group runs.
+   */
   async claim(taskId: number, runnerId: string, claim: Claim): Promise<CiTask | undefined> {
     const row = await this.#db
       .updateTable('ci_tasks')
@@ -82,6 +88,7 @@ export class CiTaskStore {
       .where('id', '=', taskId)
       .where('status', '=', 'pending')
       .where('runner_id', 'is', null)
+      .where(groupIsFree(taskId, claim.group))
       .returningAll()
       .executeTakeFirst();
     return row === undefined ? undefined : toTask(row);
@@ -179,8 +186,7 @@ export class CiTaskStore {
     const failed = await this.#db
       .updateTable('ci_tasks')
       .set({ status: 'failure', stopped_at: now, updated_at: now, token_hash: null })
-      .where('status', '=', 'running')
-      .where((eb) => eb.or([eb('deadline_at', '<', now), eb('heartbeat_at', '<', silentBefore)]))
+      .where(isZombie(now, silentBefore))
       .returning(['runner_id', 'run_id'])
       .execute();
     return failed.map((task) => ({ runnerId: task.runner_id, runId: task.run_id }));
@@ -200,8 +206,7 @@ export class CiTaskStore {
     const cancelled = await this.#db
       .updateTable('ci_tasks')
       .set({ status: 'cancelled', stopped_at: now, updated_at: now })
-      .where('status', 'in', ['pending', 'blocked'])
-      .where('updated_at', '<', before)
+      .where(isWaitingSince(before))
       .returning('run_id')
       .execute();
     return cancelled.map((job) => job.run_id);

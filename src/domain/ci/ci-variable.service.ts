@@ -39,13 +39,34 @@ export class CiVariableService {
    * repository's win), for delivery to its runner.
    */
   async variablesForTask(taskId: number): Promise<Record<string, string>> {
-    const rows = await this.#store.variablesOfTask(taskId);
-    return {
-      ...(await this.#org?.variablesForTask(taskId)),
-      ...Object.fromEntries(rows.map((row) => [row.name, row.value])),
-    };
+    return overOrg(
+      await this.#org?.variablesForTask(taskId),
+      await this.#store.variablesOfTask(taskId),
+    );
+  }
+
+  /**
+   * The same for a repository before it has a task: what `${{ vars.* }}` reads where the server
+   * evaluates it when a run starts (`concurrency`). `ownerId` finds the organisation's.
+   */
+  async variablesForRepo(repoId: string, ownerId: string): Promise<Record<string, string>> {
+    return overOrg(
+      await this.#org?.variablesForOrg(ownerId),
+      await this.#store.listVariables(repoId),
+    );
   }
 }
 
 /** Where the variables of a task's organisation come from (`CiOrgSettingsService`). */
-type OrgVariables = { variablesForTask(taskId: number): Promise<Record<string, string>> };
+type OrgVariables = {
+  variablesForTask(taskId: number): Promise<Record<string, string>>;
+  variablesForOrg(orgId: string): Promise<Record<string, string>>;
+};
+
+/** A repository's variables over its organisation's: the repository's win. */
+function overOrg(
+  org: Readonly<Record<string, string>> | undefined,
+  repo: readonly CiVariable[],
+): Record<string, string> {
+  return { ...org, ...Object.fromEntries(repo.map((row) => [row.name, row.value])) };
+}

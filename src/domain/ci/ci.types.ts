@@ -60,4 +60,9 @@ export type CiTask = {
   readonly hasIf: boolean;
   readonly stepNames: readonly string[];
   readonly logSealed: boolean;
+  /** The job's `concurrency` group, evaluated when the run was created, or null. */
+  readonly concurrencyGroup: string | null;
+  readonly concurrencyCancel: boolean;
+  /** Blocked until its `concurrency` group has no pending or running job left. */
+  readonly concurrencyQueued: boolean;
 };

@@ -1,6 +1,8 @@
 import type { CiTaskStatus } from '../../db/tables.ts';
 import { NotFound } from '../errors.ts';
+import type { CiTask } from './ci.types.ts';
 import type { CiStores } from './ci-stores.ts';
+import { JobAdmission } from './job-admission.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { aggregateStatus, isDone, resolveBlocked } from './workflow/job-status.ts';
 import { runStatusOf, type Supersedes } from './workflow-run.store.ts';
@@ -15,6 +17,7 @@ export type { Supersedes };
 export class RunLifecycle {
   readonly #stores: CiStores;
   readonly #versions: TasksVersions;
+  readonly #admission = new JobAdmission((stores, runId, now) => this.settle(stores, runId, now));
 
   constructor(stores: CiStores, versions: TasksVersions) {
     this.#stores = stores;
@@ -26,11 +29,15 @@ export class RunLifecycle {
    * pending or skipped (job-status.ts), `tasks_version` moves when some became pending, and the
    * run takes the aggregate status of its jobs. A run queued behind its `concurrency` group
    * keeps every job blocked; a run of a group that ends lets the group's queued run go when no
-   * other run of the group is left unfinished. Pass the stores of the caller's transaction.
+   * other run of the group is left unfinished. Jobs with a `concurrency` of their own enter
+   * their group rather than becoming pending outright (job-admission.ts), and a job of a group
+   * that ended lets the group's waiting job go. Pass the stores of the caller's transaction.
    */
   async settle(stores: CiStores, runId: string, now = Date.now()): Promise<void> {
     const run = await stores.runs.findById(runId);
     const jobs = await stores.jobs.listOfRun(runId);
+    const grouped = run !== undefined && jobs.some((job) => job.concurrencyGroup !== null);
+    if (grouped) await stores.groups.lock(run.repoId);
     const changed = run?.concurrencyQueued
       ? new Map<string, 'pending' | 'skipped'>()
       : resolveBlocked(
@@ -42,6 +49,10 @@ export class RunLifecycle {
             status: job.status,
           })),
         );
+    if (grouped && (await this.#admission.admit(stores, run, jobs, changed, now))) {
+      // The admission cancelled a job of this run (a matrix sharing one group): start over.
+      return this.settle(stores, runId, now);
+    }
     for (const [key, status] of changed) await stores.jobs.unblock(Number(key), status, now);
     const statuses = jobs.map((job) => (changed.get(String(job.id)) ?? job.status) as CiTaskStatus);
     if ([...changed.values()].includes('pending')) {
@@ -55,6 +66,30 @@ export class RunLifecycle {
     if (run?.concurrencyGroup != null && isDone(aggregate)) {
       await this.#releaseGroup(stores, run.repoId, run.concurrencyGroup, now);
     }
+    if (grouped) await this.#releaseJobGroups(stores, run.repoId, jobs, statuses, now);
+  }
+
+  /** The groups of this run's jobs that ended let their waiting jobs go. */
+  async #releaseJobGroups(
+    stores: CiStores,
+    repoId: string,
+    jobs: readonly CiTask[],
+    statuses: readonly CiTaskStatus[],
+    now: number,
+  ): Promise<void> {
+    const ended = new Set<string>();
+    for (const [at, job] of jobs.entries()) {
+      const status = statuses[at];
+      if (job.concurrencyGroup !== null && status !== undefined && isDone(status)) {
+        ended.add(job.concurrencyGroup);
+      }
+    }
+    for (const group of ended) await this.#admission.release(stores, repoId, group, now);
+  }
+
+  /** Settles a run in a transaction of its own (after its jobs were created). */
+  async settleNow(runId: string, now = Date.now()): Promise<void> {
+    await this.#stores.transaction((stores) => this.settle(stores, runId, now));
   }
 
   /**
@@ -115,9 +150,10 @@ export class RunLifecycle {
    */
   async cancelRun(runId: string, now = Date.now()): Promise<void> {
     await this.#stores.transaction(async (stores) => {
-      if ((await stores.runs.findById(runId)) === undefined) {
-        throw new NotFound('workflow run not found');
-      }
+      const run = await stores.runs.findById(runId);
+      if (run === undefined) throw new NotFound('workflow run not found');
+      // The repository's CI lock before any job row, in the order admissions take them.
+      await stores.groups.lock(run.repoId);
       await stores.jobs.cancelUnfinishedOfRun(runId, now);
       await this.settle(stores, runId, now);
     });
@@ -126,6 +162,8 @@ export class RunLifecycle {
   /** Cancels one job (a task row) if it is unfinished, then settles its run. */
   async cancelJob(taskId: number, now = Date.now()): Promise<void> {
     await this.#stores.transaction(async (stores) => {
+      const of = await stores.groups.findGroupOf(taskId);
+      if (of !== undefined) await stores.groups.lock(of.repoId);
       const runId = await stores.jobs.cancelUnfinished(taskId, now);
       if (runId !== undefined) await this.settle(stores, runId, now);
     });

@@ -60,11 +60,14 @@ export class RunRerunService {
       const chosen = withDependents(jobs, chosenJobs(jobs, target));
       if (chosen.length === 0) throw new Conflict('no job of the run to re-run');
       const keys = new Set(chosen.map((job) => job.jobKey));
-      // A job waits when something it needs is re-run too; otherwise it may start at once.
+      // A job waits when something it needs is re-run too, or to be admitted to its
+      // `concurrency` group by the settle below; otherwise it may start at once.
       const statuses = new Map(
         chosen.map((job) => [
           job.id,
-          job.needs.some((need) => keys.has(need)) ? ('blocked' as const) : ('pending' as const),
+          job.needs.some((need) => keys.has(need)) || job.concurrencyGroup !== null
+            ? ('blocked' as const)
+            : ('pending' as const),
         ]),
       );
       const ids = await tx.jobs.restart(statuses, now);

@@ -28,6 +28,10 @@ export type RunTriggerDeps = {
   readonly lifecycle: RunLifecycle;
   /** Where the default branch's `on: schedule` crons are kept. */
   readonly schedules?: ScheduleService;
+  /** What `${{ vars.* }}` reads in `concurrency` (CiVariableService); none without it. */
+  readonly variables?: {
+    variablesForRepo(repoId: string, ownerId: string): Promise<Record<string, string>>;
+  };
 };
 
 /**
@@ -295,12 +299,13 @@ export class RunTriggerService {
     matches: (triggers: Triggers) => boolean,
     inputs: Readonly<Record<string, string>> = {},
   ): Promise<WorkflowRun | undefined> {
-    const { runs, versions, lifecycle } = this.#deps;
+    const { runs, versions, lifecycle, variables } = this.#deps;
     let plan: { run: NewRun; jobs: ReturnType<typeof planJobs>; cancelGroup: boolean };
+    const vars = (await variables?.variablesForRepo(repo.id, repo.owner.id)) ?? {};
     try {
       const workflow = parseWorkflow(fileName(file), file.content);
       if (!matches(workflow.triggers)) return undefined;
-      const contexts = { github, vars: {}, inputs };
+      const contexts = { github, vars, inputs };
       const jobs = planJobs(workflow, contexts);
       const concurrency =
         workflow.concurrency === undefined
@@ -342,10 +347,13 @@ export class RunTriggerService {
         payload: job.payload,
         hasIf: job.hasIf,
         stepNames: job.stepNames,
+        concurrency: job.concurrency,
       })),
       scopes,
     );
     versions.forget(scopes);
+    // Jobs with a `concurrency` of their own start blocked: settling admits them to their group.
+    if (plan.jobs.some((job) => job.concurrency !== undefined)) await lifecycle.settleNow(run.id);
     if (queued && group !== undefined) await lifecycle.recheckGroup(repo.id, group);
     return run;
   }

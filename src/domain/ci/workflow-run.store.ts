@@ -32,13 +32,15 @@ export type NewTask = {
   readonly payload?: string;
   readonly hasIf?: boolean;
   readonly stepNames?: readonly string[];
+  /** Job-level `concurrency`: the job starts blocked and is admitted to its group by a settle. */
+  readonly concurrency?: { readonly group: string; readonly cancelInProgress: boolean };
 };
 
 /**
  * Creates a workflow run with its jobs (task rows): jobs without `needs` start pending (Gitea's
  * Waiting), the others blocked; every job of a run queued behind its `concurrency` group starts
- * blocked. The run number comes from an atomic upsert on the repository's
- * counter in the same transaction, so concurrent triggers on any number of replicas never share
+ * blocked, and so does a job with a `concurrency` of its own (RunLifecycle.settle admits it).
+ * The run number comes from an atomic upsert on the repository's counter in the same transaction, so concurrent triggers on any number of replicas never share
  * or skip a number; the `tasks_version` counters of `versionScopes` move in it too, so a runner
  * that sees the new version also sees the jobs. A run with an `error` is recorded failed, jobless.
  */
@@ -60,7 +62,9 @@ export async function createRun(
     const now = Date.now();
     const queued = run.concurrencyQueued === true;
     const statuses = tasks.map((task) =>
-      queued || (task.needs ?? []).length > 0 ? 'blocked' : 'pending',
+      queued || (task.needs ?? []).length > 0 || task.concurrency !== undefined
+        ? 'blocked'
+        : 'pending',
     );
     const failed = run.error !== undefined;
     const row = await trx
@@ -114,6 +118,8 @@ export async function createRun(
           has_if: task.hasIf ?? false,
           step_names: JSON.stringify(task.stepNames ?? []),
           updated_at: now,
+          concurrency_group: task.concurrency?.group ?? null,
+          concurrency_cancel: task.concurrency?.cancelInProgress ?? false,
         })
         .returningAll()
         .executeTakeFirstOrThrow();

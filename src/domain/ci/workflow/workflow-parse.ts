@@ -1,21 +1,22 @@
 import type { Document } from 'yaml';
 import { loadOnFirstUse } from '../../../lib/load-on-first-use.ts';
+import {
+  type Concurrency,
+  type JobConcurrency,
+  jobConcurrencyOf,
+  readConcurrency,
+  readJobConcurrency,
+} from './concurrency.ts';
 import { type ExpressionContexts, interpolate, interpolateValue } from './interpolate.ts';
 import { combinationLabel, expandMatrix, MatrixError } from './matrix.ts';
 import { isRecord, readTriggers, type Triggers } from './triggers.ts';
+import { WorkflowError } from './workflow-error.ts';
+
+export { type Concurrency, concurrencyOf } from './concurrency.ts';
+export { WorkflowError };
 
 /** The YAML library, loaded with the first workflow parsed: a server without CI never needs it. */
 const yaml = loadOnFirstUse<typeof import('yaml')>('yaml');
-
-/** A workflow file that cannot be run; `line` (1-based) points at the problem when known. */
-export class WorkflowError extends Error {
-  readonly line: number | undefined;
-
-  constructor(message: string, line?: number) {
-    super(line === undefined ? message : `line ${line}: ${message}`);
-    this.line = line;
-  }
-}
 
 /** A workflow file, parsed and checked enough to decide triggers and plan jobs. */
 export type ParsedWorkflow = {
@@ -69,45 +70,6 @@ export function parseWorkflow(fileName: string, content: string): ParsedWorkflow
   };
 }
 
-/**
- * `concurrency:` as written: the group (text that may hold `${{ … }}`) and `cancel-in-progress`,
- * a boolean or an expression evaluated with the group's contexts (`concurrencyOf`).
- */
-export type Concurrency = {
-  readonly group: string;
-  readonly cancelInProgress: boolean | string;
-};
-
-/** `concurrency:` of a workflow or a job: a group name alone, or `{group, cancel-in-progress}`. */
-export function readConcurrency(value: unknown): Concurrency | undefined {
-  if (typeof value === 'string') return { group: value, cancelInProgress: false };
-  if (isRecord(value) && typeof value.group === 'string') {
-    const cancel = value['cancel-in-progress'];
-    return {
-      group: value.group,
-      cancelInProgress: typeof cancel === 'string' || cancel === true ? cancel : false,
-    };
-  }
-  return undefined;
-}
-
-/**
- * A `concurrency:` evaluated on the server with the contexts a run starts with (`github`,
- * `inputs`, `vars`): the group's name, and whether `cancel-in-progress` holds (an expression
- * must come out `true`; anything else, an unknown context included, does not cancel).
- */
-export function concurrencyOf(
-  concurrency: Concurrency,
-  contexts: ExpressionContexts,
-): { readonly group: string; readonly cancelInProgress: boolean } {
-  const cancel = concurrency.cancelInProgress;
-  const value = typeof cancel === 'string' ? interpolateValue(cancel, contexts) : cancel;
-  return {
-    group: interpolate(concurrency.group, contexts),
-    cancelInProgress: value === true || value === 'true',
-  };
-}
-
 /** The job ids a job waits for. */
 export function needsOf(job: Record<string, unknown>): string[] {
   if (typeof job.needs === 'string') return [job.needs];
@@ -127,6 +89,8 @@ export type PlannedJob = {
   readonly stepNames: readonly string[];
   /** The single-job workflow document handed to the runner. */
   readonly payload: string;
+  /** `jobs.<id>.concurrency` evaluated with the job's contexts; undefined without one. */
+  readonly concurrency: JobConcurrency | undefined;
 };
 
 /**
@@ -138,6 +102,7 @@ export type PlannedJob = {
 export function planJobs(workflow: ParsedWorkflow, contexts: ExpressionContexts): PlannedJob[] {
   const planned: PlannedJob[] = [];
   for (const [jobId, job] of Object.entries(workflow.jobs)) {
+    const concurrency = readJobConcurrency(jobId, job.concurrency);
     const strategy = isRecord(job.strategy) ? job.strategy : {};
     let combinations: Record<string, unknown>[];
     try {
@@ -164,6 +129,7 @@ export function planJobs(workflow: ParsedWorkflow, contexts: ExpressionContexts)
         needs: needsOf(job),
         hasIf: job.if !== undefined,
         stepNames: stepNames(job.steps),
+        concurrency: jobConcurrencyOf(jobId, concurrency, scope),
         payload: singleJobDocument(workflow.document, jobId, {
           name,
           runsOn,

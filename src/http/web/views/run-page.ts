@@ -80,6 +80,10 @@ function jobRow(repo: Repository, run: WorkflowRun, job: JobView): Html {
         job.needs.length > 0
           ? html` · needs ${job.needs.map((need, at) => html`${at > 0 ? ', ' : ''}<code>${need}</code>`)}`
           : null
+      }${
+        job.concurrencyQueued && job.status === 'blocked'
+          ? html` · waiting for concurrency group <code>${job.concurrencyGroup}</code>`
+          : null
       }${job.runnerName ? html` · on ${job.runnerName}` : null}</div>
     </div>
     <span class="f6 color-fg-muted">${icon('clock')} ${duration(job.startedAt, job.stoppedAt)}</span>
