@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TaskLogStore } from './task-log-store.ts';
 
@@ -53,6 +54,35 @@ describe('task log files', () => {
     expect(await store.append(302, 0, written)).toBe(times.length);
     expect(await store.readRows(302, 0, 10)).toEqual(
       times.map((time, i) => `${time.toISOString()} row ${i}`),
+    );
+  });
+
+  it('reads back every batch as written, whatever its characters and size', async () => {
+    const store = new TaskLogStore(root);
+    let taskId = 400;
+    // Batches from a few bytes to well past the store's 64 KiB encoding buffer.
+    const content = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ unit: 'grapheme', minLength: 500, maxLength: 3000 }),
+    );
+    const batches = fc.array(fc.array(content, { minLength: 1, maxLength: 60 }), {
+      minLength: 1,
+      maxLength: 4,
+    });
+    await fc.assert(
+      fc.asyncProperty(batches, async (sent) => {
+        taskId += 1;
+        let count = 0;
+        for (const batch of sent) {
+          const written = batch.map((text) => ({ time: at, content: text }));
+          count = await store.append(taskId, count, written);
+        }
+        const expected = sent.flat().map((text) => `${at.toISOString()} ${text}`);
+        expect(count).toBe(expected.length);
+        expect(await store.readRows(taskId, 0, expected.length)).toEqual(expected);
+        await store.close(taskId);
+      }),
+      { numRuns: 40 },
     );
   });
 });
