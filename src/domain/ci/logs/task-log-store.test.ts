@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TaskLogStore } from './task-log-store.ts';
+import { MAX_ROW_BYTES, TaskLogStore } from './task-log-store.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'kiln-logs-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -84,5 +84,16 @@ describe('task log files', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('cuts a row at the byte limit and keeps the rows after it whole', async () => {
+    const store = new TaskLogStore(root);
+    const long = '€'.repeat(MAX_ROW_BYTES);
+    const written = [long, 'after'].map((content) => ({ time: at, content }));
+    expect(await store.append(303, 0, written)).toBe(2);
+    const [first, second] = await store.readRows(303, 0, 2);
+    // A character is never split: the cut falls on the last whole € within the limit.
+    expect(first).toBe(`${at.toISOString()} ${'€'.repeat(Math.floor(MAX_ROW_BYTES / 3))}`);
+    expect(second).toBe(`${at.toISOString()} after`);
   });
 });

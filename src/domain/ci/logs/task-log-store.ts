@@ -296,5 +296,10 @@ function cut(content: string): string {
   // A UTF-8 character is at most 3 bytes per UTF-16 unit: most rows need no count at all.
   if (content.length * 3 <= MAX_ROW_BYTES) return content;
   if (Buffer.byteLength(content, 'utf8') <= MAX_ROW_BYTES) return content;
-  return Buffer.from(content, 'utf8').subarray(0, MAX_ROW_BYTES).toString('utf8');
+  const bytes = Buffer.from(content, 'utf8');
+  // Cut before the character the limit falls in: decoding its first bytes alone would store a
+  // U+FFFD in its place, and the row would end up to 2 bytes over the limit.
+  let end = MAX_ROW_BYTES;
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return bytes.toString('utf8', 0, end);
 }
