@@ -114,5 +114,10 @@ async function readAll(payload: AsyncIterable<Uint8Array>, maxBytes: number): Pr
     }
     chunks.push(chunk);
   }
+  // A body that came in one chunk (most, on a local network) is used as it is, not copied.
+  const [only] = chunks;
+  if (chunks.length === 1 && only !== undefined) {
+    return Buffer.from(only.buffer, only.byteOffset, only.byteLength);
+  }
   return Buffer.concat(chunks, size);
 }
