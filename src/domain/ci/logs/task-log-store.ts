@@ -114,31 +114,40 @@ export class TaskLogStore {
 
   #write(open: Writer, from: number, rows: readonly LogRow[]): number {
     if (from !== open.count || rows.length === 0) return open.count;
-    const offsets = Buffer.allocUnsafe(rows.length * ENTRY_BYTES);
-    // Each line is encoded straight into the scratch buffer, whose write says how many bytes it
-    // took: measuring every line and then encoding the joined batch again cost as much as both
-    // file writes.
-    let bytes = this.#scratch;
-    let length = 0;
+    // The batch is joined and encoded into the scratch buffer with one call. Each row's end
+    // offset is then its end in the joined text when the encoding took one byte per UTF-16
+    // unit, which is when every line was ASCII (most build output); otherwise each line is
+    // measured. Measuring every line and encoding the batch again had cost as much as both file
+    // writes, and a native call per line was most of what an append still cost.
     const stamp = timestamper();
+    const ends: number[] = new Array(rows.length);
+    let text = '';
     for (let at = 0; at < rows.length; at++) {
       const row = rows[at] as LogRow;
-      const line = `${stamp(row.time)} ${cut(row.content)}\n`;
-      // UTF-8 takes at most 3 bytes per UTF-16 unit.
-      if (length + line.length * 3 > bytes.length) {
-        bytes = grow(bytes, length, length + line.length * 3);
-      }
-      length += bytes.write(line, length, 'utf8');
-      writeOffset(offsets, open.end + length, at * ENTRY_BYTES);
+      text += `${stamp(row.time)} ${cut(row.content)}\n`;
+      ends[at] = text.length;
+    }
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    if (text.length * 3 > this.#scratch.length) this.#scratch = grow(text.length * 3);
+    const bytes = this.#scratch;
+    const length = bytes.write(text, 0, 'utf8');
+    const offsets = Buffer.allocUnsafe(rows.length * ENTRY_BYTES);
+    let start = 0;
+    let offset = open.end;
+    for (let at = 0; at < rows.length; at++) {
+      const end = ends[at] as number;
+      offset +=
+        length === text.length ? end - start : Buffer.byteLength(text.slice(start, end), 'utf8');
+      writeOffset(offsets, offset, at * ENTRY_BYTES);
+      start = end;
     }
     // Positioned writes: bytes a crash left past the last recorded offset are overwritten.
     writeAll(open.log.fd, bytes, length, open.end);
     writeAll(open.index.fd, offsets, offsets.length, open.count * ENTRY_BYTES);
     // A batch of very long rows does not keep its buffer.
-    this.#scratch =
-      bytes.length <= MAX_SCRATCH_BYTES ? bytes : Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+    if (bytes.length > MAX_SCRATCH_BYTES) this.#scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
     open.count += rows.length;
-    open.end += length;
+    open.end = offset;
     return open.count;
   }
 
@@ -257,11 +266,9 @@ function writeAll(fd: number, bytes: Buffer, length: number, position: number): 
   }
 }
 
-/** A buffer of at least `needed` bytes holding the first `used` bytes of `bytes`. */
-function grow(bytes: Buffer, used: number, needed: number): Buffer {
-  const larger = Buffer.allocUnsafeSlow(Math.max(needed, bytes.length * 2));
-  bytes.copy(larger, 0, 0, used);
-  return larger;
+/** An encoding buffer for a batch that needs `needed` bytes at most. */
+function grow(needed: number): Buffer {
+  return Buffer.allocUnsafeSlow(Math.max(needed, SCRATCH_BYTES));
 }
 
 /**
