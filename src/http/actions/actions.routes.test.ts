@@ -363,6 +363,19 @@ describe('requests no proper client sends', () => {
     await expectStillServing();
   });
 
+  it('refuses an UpdateLog whose task_id is not a varint instead of misreading it', async () => {
+    // Field 1 (task_id) sent length-delimited: the generic decoder read the length as the id.
+    const response = await post('runner.v1.RunnerService/UpdateLog', Uint8Array.of(0x0a, 1, 7), {
+      'content-type': 'application/proto',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      code: 'invalid_argument',
+      message: 'cannot decode runner.v1.UpdateLogRequest: field 1 has wire type 2, not 0',
+    });
+    await expectStillServing();
+  });
+
   it('reads a chunked body that has no Content-Length', async () => {
     const { status, headers, body } = await new Promise<{
       status: number;

@@ -10,6 +10,7 @@ import { codeToHttpStatus, codeToString } from '@connectrpc/connect/protocol-con
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PingService } from '../../gen/ping/v1/services_pb.js';
+import { UpdateLogRequestSchema } from '../../gen/runner/v1/messages_pb.js';
 import { RunnerService } from '../../gen/runner/v1/services_pb.js';
 import { toConnectError } from './connect-errors.ts';
 import { pingService } from './ping-service.ts';
@@ -24,6 +25,7 @@ import { runnerAuthInterceptor } from './runner-auth.ts';
 import type { RunnerRegistry } from './runner-registry.ts';
 import { type BaseUrlOf, createRunnerService } from './runner-service.ts';
 import type { RunnerTasks } from './runner-tasks.ts';
+import { decodeUpdateLogRequest } from './update-log-decoder.ts';
 
 /** The services mounted under `/api/actions`. */
 export const services = [PingService, RunnerService] as const;
@@ -56,7 +58,9 @@ export class ConnectRuntime {
   ) {
     const baseUrlOf: BaseUrlOf = (context) => context.values.get(requestBaseUrl);
     const decoded: DecodedBodies = new WeakMap();
-    this.parseProtoBody = createProtoBodyParser(services, maxRequestBytes, decoded);
+    // UpdateLog carries a job's whole output, 100 rows a call: it has a decoder of its own.
+    const decoders = new Map([[UpdateLogRequestSchema, decodeUpdateLogRequest]]);
+    this.parseProtoBody = createProtoBodyParser(services, maxRequestBytes, decoded, decoders);
     const recorder = {
       all: (path: string, _options: unknown, handler: RouteHandler) => {
         this.#handlers.set(path, handler);

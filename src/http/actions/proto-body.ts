@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { type DescMethod, type DescService, fromBinary, type Message } from '@bufbuild/protobuf';
+import { type DescMessage, type DescService, fromBinary, type Message } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextKey, type Interceptor } from '@connectrpc/connect';
 import type { FastifyRequest } from 'fastify';
 
@@ -16,15 +16,22 @@ import type { FastifyRequest } from 'fastify';
  * from `useDecodedBody` puts the message back before any other interceptor or handler sees the
  * call. A gzip body (which no runner sends) is decompressed here and decoded the same way (Connect
  * uses a body read before it as it is); other encodings are left unread for Connect to refuse.
+ *
+ * `decoders` replaces `fromBinary` for the input messages it names (update-log-decoder.ts); what
+ * such a decoder throws is answered as `invalid_argument` too.
  */
 export function createProtoBodyParser(
   services: readonly DescService[],
   maxBytes: number,
   decoded: DecodedBodies,
+  decoders: ReadonlyMap<DescMessage, BodyDecoder> = new Map(),
 ) {
-  const methods = new Map<string, DescMethod>();
+  const methods = new Map<string, { input: DescMessage; decode: BodyDecoder }>();
   for (const service of services) {
-    for (const method of service.methods) methods.set(`${service.typeName}/${method.name}`, method);
+    for (const { name, input } of service.methods) {
+      const decode = decoders.get(input) ?? ((bytes: Uint8Array) => fromBinary(input, bytes));
+      methods.set(`${service.typeName}/${name}`, { input, decode });
+    }
   }
 
   return async function parseProtoBody(
@@ -40,7 +47,7 @@ export function createProtoBodyParser(
     if (method === undefined) return body;
     let message: Message;
     try {
-      message = fromBinary(method.input, body);
+      message = method.decode(body);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new ConnectError(
@@ -52,6 +59,9 @@ export function createProtoBodyParser(
     return EMPTY;
   };
 }
+
+/** Decodes a binary body into its message; throws for bytes that do not encode one. */
+export type BodyDecoder = (bytes: Uint8Array) => Message;
 
 /** Messages decoded by the body parser, under the request they came with. */
 export type DecodedBodies = WeakMap<FastifyRequest, Message>;
@@ -103,6 +113,11 @@ async function readAll(payload: AsyncIterable<Uint8Array>, maxBytes: number): Pr
       throw new ConnectError(`request body larger than ${maxBytes} bytes`, Code.ResourceExhausted);
     }
     chunks.push(chunk);
+  }
+  // A body that came in one chunk (most, on a local network) is used as it is, not copied.
+  const [only] = chunks;
+  if (chunks.length === 1 && only !== undefined) {
+    return Buffer.from(only.buffer, only.byteOffset, only.byteLength);
   }
   return Buffer.concat(chunks, size);
 }

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TaskLogStore } from './task-log-store.ts';
+import { MAX_ROW_BYTES, TaskLogStore } from './task-log-store.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'kiln-logs-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -54,5 +55,45 @@ describe('task log files', () => {
     expect(await store.readRows(302, 0, 10)).toEqual(
       times.map((time, i) => `${time.toISOString()} row ${i}`),
     );
+  });
+
+  it('reads back every batch as written, whatever its characters and size', async () => {
+    const store = new TaskLogStore(root);
+    let taskId = 400;
+    // Batches from a few bytes to well past the store's 64 KiB encoding buffer.
+    const content = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ unit: 'grapheme', minLength: 500, maxLength: 3000 }),
+    );
+    const batches = fc.array(fc.array(content, { minLength: 1, maxLength: 60 }), {
+      minLength: 1,
+      maxLength: 4,
+    });
+    await fc.assert(
+      fc.asyncProperty(batches, async (sent) => {
+        taskId += 1;
+        let count = 0;
+        for (const batch of sent) {
+          const written = batch.map((text) => ({ time: at, content: text }));
+          count = await store.append(taskId, count, written);
+        }
+        const expected = sent.flat().map((text) => `${at.toISOString()} ${text}`);
+        expect(count).toBe(expected.length);
+        expect(await store.readRows(taskId, 0, expected.length)).toEqual(expected);
+        await store.close(taskId);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('cuts a row at the byte limit and keeps the rows after it whole', async () => {
+    const store = new TaskLogStore(root);
+    const long = '€'.repeat(MAX_ROW_BYTES);
+    const written = [long, 'after'].map((content) => ({ time: at, content }));
+    expect(await store.append(303, 0, written)).toBe(2);
+    const [first, second] = await store.readRows(303, 0, 2);
+    // A character is never split: the cut falls on the last whole € within the limit.
+    expect(first).toBe(`${at.toISOString()} ${'€'.repeat(Math.floor(MAX_ROW_BYTES / 3))}`);
+    expect(second).toBe(`${at.toISOString()} after`);
   });
 });
