@@ -72,18 +72,26 @@ export async function listRepositories(paths: RepoPaths): Promise<RepoHandle[]> 
  * file read per repository; repositories that borrow nothing contribute nothing.
  */
 export async function listLoans(paths: RepoPaths): Promise<Loan[]> {
+  let looked = 0;
   const perBorrower = await mapLimited(
     await listRepositories(paths),
     READS_IN_FLIGHT,
-    async (borrower) =>
-      (await readAlternates(objectsDir(borrower.path))).map((store) => ({
+    async (borrower) => {
+      // A repository that borrows nothing is answered by a synchronous stat: let other work in
+      // between runs of them when the scan happens while serving.
+      if (++looked % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      return (await readAlternates(objectsDir(borrower.path))).map((store) => ({
         borrower,
         store,
         lender: lenderOf(paths, store),
-      })),
+      }));
+    },
   );
   return perBorrower.flat();
 }
+
+/** Repositories looked at between two turns of the event loop in `listLoans`. */
+const YIELD_EVERY = 256;
 
 /**
  * Stops a repository borrowing at all, at the price of the objects it reached through the loan:

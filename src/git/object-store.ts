@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { copyFile, link, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -29,7 +30,12 @@ function alternatesFile(objects: string): string {
  * object directory itself). Empty when it borrows nothing.
  */
 export async function readAlternates(objects: string): Promise<string[]> {
-  const text = await readFile(alternatesFile(objects), 'utf8').catch((error: unknown) => {
+  const file = alternatesFile(objects);
+  // Most repositories borrow nothing. A stat that answers "none" without throwing costs a few
+  // microseconds; a read that fails costs an error and its stack, which made the start-up scan
+  // of 10,000 repositories a third of a second of CPU.
+  if (!statSync(file, { throwIfNoEntry: false })) return [];
+  const text = await readFile(file, 'utf8').catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw error;
   });
