@@ -1,4 +1,5 @@
-import { readdir, rename } from 'node:fs/promises';
+import type { Dir } from 'node:fs';
+import { opendir, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { mapLimited } from '../lib/map-limited.ts';
 import { hasAlternates, objectsDir, readAlternates } from './object-store.ts';
@@ -54,6 +55,22 @@ async function listDir(dir: string): Promise<string[]> {
 }
 
 /**
+ * The names in `dir` a few at a time (nothing when it is gone): an owner's listing may hold
+ * 10,000 names, which as one array would live through the whole scan and into old space.
+ */
+async function* namesIn(dir: string): AsyncGenerator<string> {
+  let opened: Dir;
+  try {
+    opened = await opendir(dir, { bufferSize: 128 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    throw error;
+  }
+  for await (const entry of opened) yield entry.name;
+}
+
+/**
  * Every loan of every repository under the root. One directory listing per owner and one stat
  * per repository; only a repository with an alternates file is read, and only it gets a handle.
  * The scan runs at start-up over every repository, so it allocates next to nothing for the many
@@ -65,7 +82,7 @@ export async function listLoans(paths: RepoPaths): Promise<Loan[]> {
   let looked = 0;
   const perOwner = await mapLimited(owners, READS_IN_FLIGHT, async (owner) => {
     const loans: Loan[] = [];
-    for (const dir of await listDir(path.join(paths.root, owner))) {
+    for await (const dir of namesIn(path.join(paths.root, owner))) {
       if (!dir.endsWith('.git')) continue;
       // A stat is synchronous: let other work in between runs of them when the scan happens
       // while serving.
