@@ -1,7 +1,8 @@
-import { readdir, rename } from 'node:fs/promises';
+import type { Dir } from 'node:fs';
+import { opendir, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { mapLimited } from '../lib/map-limited.ts';
-import { objectsDir, readAlternates } from './object-store.ts';
+import { hasAlternates, objectsDir, readAlternates } from './object-store.ts';
 import type { RepoHandle, RepoPaths } from './repo-paths.ts';
 
 /**
@@ -29,7 +30,8 @@ function lenderOf(paths: RepoPaths, store: string): RepoHandle | undefined {
   if (parts.length !== 3 || parts[2] !== 'objects' || !parts[1]?.endsWith('.git')) return undefined;
   const [owner, dir] = parts as [string, string, string];
   try {
-    const handle = paths.resolve({ owner, name: dir.slice(0, -'.git'.length) });
+    // Not remembered: the scan meets every repository once, and no request asked for them.
+    const handle = paths.unremembered({ owner, name: dir.slice(0, -'.git'.length) });
     // Repository directories are lowercased; a differently cased one is not Kiln's.
     return objectsDir(handle.path) === store ? handle : undefined;
   } catch {
@@ -52,42 +54,50 @@ async function listDir(dir: string): Promise<string[]> {
   });
 }
 
-/** Every repository directory under the root, as handles (temp directories excluded). */
-export async function listRepositories(paths: RepoPaths): Promise<RepoHandle[]> {
-  const owners = (await listDir(paths.root)).filter((owner) => !owner.startsWith('.'));
-  const perOwner = await mapLimited(owners, READS_IN_FLIGHT, async (owner) => {
-    const handles: RepoHandle[] = [];
-    for (const dir of await listDir(path.join(paths.root, owner))) {
-      if (!dir.endsWith('.git')) continue;
-      const handle = lenderOf(paths, objectsDir(path.join(paths.root, owner, dir)));
-      if (handle) handles.push(handle);
-    }
-    return handles;
-  });
-  return perOwner.flat();
+/**
+ * The names in `dir` a few at a time (nothing when it is gone): an owner's listing may hold
+ * 10,000 names, which as one array would live through the whole scan and into old space.
+ */
+async function* namesIn(dir: string): AsyncGenerator<string> {
+  let opened: Dir;
+  try {
+    opened = await opendir(dir, { bufferSize: 128 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    throw error;
+  }
+  for await (const entry of opened) yield entry.name;
 }
 
 /**
- * Every loan of every repository under the root. One directory listing per owner and one small
- * file read per repository; repositories that borrow nothing contribute nothing.
+ * Every loan of every repository under the root. One directory listing per owner and one stat
+ * per repository; only a repository with an alternates file is read, and only it gets a handle.
+ * The scan runs at start-up over every repository, so it allocates next to nothing for the many
+ * that borrow nothing: what it allocated for each of 10,000 outlived the young generation and
+ * stayed in the process's resident memory until the next full collection.
  */
 export async function listLoans(paths: RepoPaths): Promise<Loan[]> {
+  const owners = (await listDir(paths.root)).filter((owner) => !owner.startsWith('.'));
   let looked = 0;
-  const perBorrower = await mapLimited(
-    await listRepositories(paths),
-    READS_IN_FLIGHT,
-    async (borrower) => {
-      // A repository that borrows nothing is answered by a synchronous stat: let other work in
-      // between runs of them when the scan happens while serving.
+  const perOwner = await mapLimited(owners, READS_IN_FLIGHT, async (owner) => {
+    const loans: Loan[] = [];
+    for await (const dir of namesIn(path.join(paths.root, owner))) {
+      if (!dir.endsWith('.git')) continue;
+      // A stat is synchronous: let other work in between runs of them when the scan happens
+      // while serving.
       if (++looked % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-      return (await readAlternates(objectsDir(borrower.path))).map((store) => ({
-        borrower,
-        store,
-        lender: lenderOf(paths, store),
-      }));
-    },
-  );
-  return perBorrower.flat();
+      const objects = objectsDir(path.join(paths.root, owner, dir));
+      if (!hasAlternates(objects)) continue;
+      const borrower = lenderOf(paths, objects);
+      if (!borrower) continue;
+      for (const store of await readAlternates(objects)) {
+        loans.push({ borrower, store, lender: lenderOf(paths, store) });
+      }
+    }
+    return loans;
+  });
+  return perOwner.flat();
 }
 
 /** Repositories looked at between two turns of the event loop in `listLoans`. */

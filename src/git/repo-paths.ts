@@ -71,6 +71,20 @@ export class RepoPaths {
     return handle;
   }
 
+  /**
+   * A handle made anew and not remembered, for a walk over every repository on disk (the loan
+   * scan at start-up): remembering 10,000 handles nobody asked for would keep megabytes for the
+   * life of the process and push out the ones requests use.
+   */
+  unremembered(ref: RepoRef): RepoHandle {
+    return this.#make(ref);
+  }
+
+  /** How many handles are remembered now (at most 10,000). */
+  get remembered(): number {
+    return this.#made.size;
+  }
+
   #make(ref: RepoRef): RepoHandle {
     const owner = checkRepoSegment(ref.owner, 'owner');
     const name = checkRepoSegment(ref.name, 'name');

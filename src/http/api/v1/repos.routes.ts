@@ -41,9 +41,12 @@ function repositorySerializer(reply: FastifyReply): SerializeRepository {
   };
 }
 
-/** Fastify sends bytes with a JSON content type as they are, without serializing them again. */
-function sendSerialized(reply: FastifyReply, bytes: Buffer): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(bytes);
+/**
+ * Fastify sends text or bytes with a JSON content type as they are, without serializing them
+ * again.
+ */
+function sendSerialized(reply: FastifyReply, serialized: string | Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(serialized);
 }
 
 const SEARCH_OPEN = Buffer.from('{"ok":true,"data":');
