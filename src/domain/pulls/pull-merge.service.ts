@@ -112,8 +112,17 @@ export class PullMergeService {
     return mergeSha;
   }
 
-  /** Queues an announcement behind the ones before it; it never rejects (see `onError`). */
+  /**
+   * Queues an announcement behind the ones before it; it never rejects (see `onError`). It
+   * starts on a later turn of the event loop, not as soon as the merge returns: the listeners'
+   * first steps are synchronous (SQLite reads), and run at once they would come before the
+   * caller has even sent its answer.
+   */
   #announceLater(announce: () => Promise<void>): void {
-    this.#announcing = this.#announcing.then(announce).catch(this.#onError);
+    const previous = this.#announcing;
+    this.#announcing = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => previous)
+      .then(announce)
+      .catch(this.#onError);
   }
 }
