@@ -300,6 +300,9 @@ export async function createApp(config: Config): Promise<App> {
     orgs,
   });
   const pushHandling = new PushService({ repos, events: pushes });
+  const pullMerges = new PullMergeService(pulls, pullStore, repos, git, {
+    onError: (error) => process.stderr.write(`kiln: announcing a merge failed: ${String(error)}\n`),
+  });
   const services: Services = {
     users,
     tokens: new TokenService(new TokenStore(db), users),
@@ -315,7 +318,8 @@ export async function createApp(config: Config): Promise<App> {
     pushHandling,
     housekeeping,
     pulls,
-    pullMerges: new PullMergeService(pulls, pullStore, repos, git),
+    pullEvents,
+    pullMerges,
     compares: new CompareService({ repos, pulls, store: pullStore, catFiles: git.catFiles }),
     pullSuggestions,
     mergeability: new MergeabilityService({
@@ -407,10 +411,10 @@ export async function createApp(config: Config): Promise<App> {
     async close() {
       if (closed) return;
       closed = true;
-      // In this order: a push's listeners may still be running (they run after the pusher's
-      // answer), and the last of them hands work to the webhook notifier; only once both have
-      // settled may the database and the git pools close under them.
-      await pushHandling.settle();
+      // In this order: a push's or a merge's listeners may still be running (they run after
+      // the answer), and the last of them hands work to the webhook notifier; only once all
+      // have settled may the database and the git pools close under them.
+      await Promise.all([pushHandling.settle(), pullMerges.settle()]);
       await webhookNotifier.settle();
       await Promise.all([background?.stop(), housekeeping.close(), webhookWorker.stop()]);
       await federation?.stop();

@@ -24,6 +24,7 @@ import type { OrgService } from './orgs/org.service.ts';
 import type { CompareService } from './pulls/compare.service.ts';
 import type { MergeabilityService } from './pulls/mergeability.service.ts';
 import type { PullService } from './pulls/pull.service.ts';
+import type { PullEvents } from './pulls/pull-events.ts';
 import type { PullMergeService } from './pulls/pull-merge.service.ts';
 import type { PullSuggestionService } from './pulls/pull-suggestions.service.ts';
 import type { ReviewCommentService } from './pulls/review-comment.service.ts';
@@ -67,6 +68,8 @@ export type DomainServices = {
   /** Background repacking of repositories after pushes. */
   readonly housekeeping: HousekeepingService;
   readonly pulls: PullService;
+  /** Where reactions to pull request changes subscribe (in the composition root). */
+  readonly pullEvents: PullEvents;
   readonly pullMerges: PullMergeService;
   /** Branches compared before a pull is opened (the compare page). */
   readonly compares: CompareService;

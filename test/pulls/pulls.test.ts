@@ -225,6 +225,39 @@ describe('merging', () => {
     expect((await world.api(`${path}/merge`, { body: { Do: 'merge' } })).status).toBe(405);
   });
 
+  it('answers a merge before its listeners have heard of it, and they all hear it', async () => {
+    const world = await pullWorld(kiln, git);
+    await world.pushBranch('slow-listeners', { 'slow.txt': 'new\n' });
+    await world.openPull('slow-listeners');
+    const { services } = kiln.app;
+    const { pullEvents } = services;
+    const { repo } = await services.repos.get(world.owner, world.owner.handle, world.name);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const heard: string[] = [];
+    const stop = pullEvents.subscribe(async (event) => {
+      if (event.context.base.id !== repo.id) return;
+      await held;
+      heard.push(`${event.action} merged=${event.merged}`);
+    });
+    try {
+      const path = `/repos/${world.owner.handle}/${world.name}/pulls/1`;
+      // A listener that never finishes must not hold the merger's answer.
+      const merged = await world.api(`${path}/merge`, { body: { Do: 'merge' } });
+      expect(merged.status).toBe(200);
+      expect((await world.api(path)).body.merged).toBe(true);
+      expect(heard).toEqual([]);
+      release();
+      await services.pullMerges.settle();
+      expect(heard).toEqual(['closed merged=true']);
+    } finally {
+      release();
+      stop();
+    }
+  });
+
   it('refuses a conflicting merge with 409 and changes nothing', async () => {
     const world = await pullWorld(kiln, git);
     await world.pushBranch('left', { 'README.md': 'left\n' });

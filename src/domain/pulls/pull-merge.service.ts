@@ -7,11 +7,19 @@ import { mayMergePull } from './pull.policy.ts';
 import type { PullService } from './pull.service.ts';
 import type { PullStore } from './pull.store.ts';
 
+/** Where a failure after the answer goes (nobody waits on it any more). */
+export type PullMergeOptions = { readonly onError: (error: unknown) => void };
+
 /**
  * Merges a pull request for real, without a work tree: git computes the merge, the base branch
  * moves by compare-and-swap (retried once on a moved base), and only then is the pull marked
  * merged. On a conflict nothing changes. Any merge strategy a client asks for is ignored: Kiln
  * always records a merge commit (SPEC.md).
+ *
+ * The merger's answer waits for the merge and its record only. The `closed` announcement (CI
+ * reading workflow files at the head, webhooks) follows the answer, as a push's listeners follow
+ * receive-pack: announcements run one after the other in the order the merges were recorded, and
+ * `settle` lets the composition root wait for them before closing what they use, so none is lost.
  */
 export class PullMergeService {
   readonly #pulls: PullService;
@@ -20,12 +28,31 @@ export class PullMergeService {
   readonly #merging = new KeyedMutex();
 
   readonly #processes: MergeProcesses;
+  readonly #onError: (error: unknown) => void;
+  /** The last announcement handed over; each one starts when the one before has settled. */
+  #announcing: Promise<void> = Promise.resolve();
 
-  constructor(pulls: PullService, store: PullStore, repos: RepoService, processes: MergeProcesses) {
+  constructor(
+    pulls: PullService,
+    store: PullStore,
+    repos: RepoService,
+    processes: MergeProcesses,
+    options: PullMergeOptions,
+  ) {
     this.#pulls = pulls;
     this.#store = store;
     this.#repos = repos;
     this.#processes = processes;
+    this.#onError = options.onError;
+  }
+
+  /** Resolves once every merge recorded so far has been announced to all listeners. */
+  async settle(): Promise<void> {
+    let tail: Promise<void>;
+    do {
+      tail = this.#announcing;
+      await tail;
+    } while (tail !== this.#announcing);
   }
 
   async merge(actor: User, owner: string, name: string, number: number): Promise<string> {
@@ -81,7 +108,21 @@ export class PullMergeService {
     });
     if (!recorded) throw new NotAllowed('pull request has already been merged or closed');
     await this.#repos.touch(base.repo);
-    await this.#pulls.announceMerged(actor, owner, name, number);
+    this.#announceLater(() => this.#pulls.announceMerged(actor, owner, name, number));
     return mergeSha;
+  }
+
+  /**
+   * Queues an announcement behind the ones before it; it never rejects (see `onError`). It
+   * starts on a later turn of the event loop, not as soon as the merge returns: the listeners'
+   * first steps are synchronous (SQLite reads), and run at once they would come before the
+   * caller has even sent its answer.
+   */
+  #announceLater(announce: () => Promise<void>): void {
+    const previous = this.#announcing;
+    this.#announcing = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => previous)
+      .then(announce)
+      .catch(this.#onError);
   }
 }
