@@ -50,5 +50,4 @@ describe('HealthService', () => {
     // A failure is not remembered: the next check asks again.
     await expect(health.check()).rejects.toThrow();
   });
-
 });

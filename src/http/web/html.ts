@@ -45,7 +45,7 @@ export function escapeHtml(text: string): string {
  * 240 ms).
  */
 const ASCII_TEMPLATE = new WeakMap<TemplateStringsArray, readonly string[]>();
-const NON_ASCII = /[^\x00-\x7f]/gu;
+const NON_ASCII = /[\u{80}-\u{10ffff}]/gu;
 
 function asciiTemplate(strings: TemplateStringsArray): readonly string[] {
   let ascii = ASCII_TEMPLATE.get(strings);
