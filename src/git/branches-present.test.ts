@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasBranches, readHeadState } from './branches-present.ts';
 import { readDefaultBranch } from './refs.ts';
+import { noteRepositoryChange, REUSE_WINDOW_MS } from './repo-changes.ts';
 import { commitFiles, git, useTestRepo } from './test-support.ts';
 
 const fixture = useTestRepo();
@@ -50,6 +51,42 @@ describe('readHeadState', () => {
     const sha = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: 'a\n' } });
     await git(['update-ref', '--no-deref', 'HEAD', sha], { gitDir: fixture.repo.path });
     expect(await readHeadState(fixture.repo)).toEqual({ defaultBranch: undefined, empty: false });
+  });
+});
+
+describe('readHeadState, reused for a moment', () => {
+  // HEAD rewritten by hand, as another process would: Kiln has not been told.
+  const pointHeadBehindKilnsBack = (branch: string) => {
+    rmSync(path.join(fixture.repo.path, 'HEAD'));
+    writeFileSync(path.join(fixture.repo.path, 'HEAD'), `ref: refs/heads/${branch}\n`);
+  };
+
+  it('sees a change made by others once the window is over, not before', async () => {
+    const start = performance.now();
+    expect((await readHeadState(fixture.repo, start)).defaultBranch).toBe('main');
+    pointHeadBehindKilnsBack('trunk');
+    expect((await readHeadState(fixture.repo, start + REUSE_WINDOW_MS / 2)).defaultBranch).toBe(
+      'main',
+    );
+    expect((await readHeadState(fixture.repo, start + REUSE_WINDOW_MS)).defaultBranch).toBe(
+      'trunk',
+    );
+  });
+
+  it('sees at once what Kiln changed, inside the window', async () => {
+    const start = performance.now();
+    expect(await readHeadState(fixture.repo, start)).toEqual({
+      defaultBranch: 'main',
+      empty: true,
+    });
+    await commitFiles(fixture.repo.path, { branch: 'main', files: { a: 'a\n' } });
+    expect(await readHeadState(fixture.repo, start)).toEqual({
+      defaultBranch: 'main',
+      empty: false,
+    });
+    pointHeadBehindKilnsBack('trunk');
+    noteRepositoryChange();
+    expect((await readHeadState(fixture.repo, start)).defaultBranch).toBe('trunk');
   });
 });
 

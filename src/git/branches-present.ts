@@ -1,6 +1,8 @@
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { BoundedMap } from '../lib/bounded-map.ts';
 import { readDefaultBranch } from './refs.ts';
+import { REUSE_WINDOW_MS, repositoryChanges } from './repo-changes.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
 function hasLooseRef(dir: string): boolean {
@@ -43,13 +45,42 @@ export type HeadState = {
   readonly empty: boolean;
 };
 
+/** A repository's head state, when it was read and the change count it was read at. */
+type Seen = { readonly state: HeadState; readonly at: number; readonly changes: number };
+
+/** Repositories whose head state is remembered; beyond this the oldest are forgotten. */
+const REMEMBERED_REPOSITORIES = 10_000;
+
+const seen = new BoundedMap<string, Seen>(REMEMBERED_REPOSITORIES);
+
 /**
  * The default branch and whether the repository is empty, as a Repository object shows them.
- * The default branch's own ref file exists in nearly every repository that has branches, so
- * one stat usually settles emptiness without listing `refs/heads` or reading `packed-refs` (a
- * directory of that name, left by branches below it, settles nothing).
+ * Under load one repository is asked for many times a millisecond, and the two `stat` calls of
+ * reading it cost more than the rest of the answer from memory; so a state read less than
+ * `REUSE_WINDOW_MS` ago is reused unless Kiln changed a repository since (repo-changes.ts).
+ *
+ * @param now milliseconds, for tests
  */
-export async function readHeadState(repo: RepoHandle): Promise<HeadState> {
+export async function readHeadState(
+  repo: RepoHandle,
+  now: number = performance.now(),
+): Promise<HeadState> {
+  const changes = repositoryChanges();
+  const known = seen.get(repo.path);
+  if (known && known.changes === changes && now - known.at < REUSE_WINDOW_MS) return known.state;
+  // The count is taken before reading: a change made meanwhile makes the next call read again.
+  const state = await readHeadStateFromFiles(repo);
+  seen.set(repo.path, { state, at: now, changes });
+  return state;
+}
+
+/**
+ * Read from the files every time. The default branch's own ref file exists in nearly every
+ * repository that has branches, so one stat usually settles emptiness without listing
+ * `refs/heads` or reading `packed-refs` (a directory of that name, left by branches below it,
+ * settles nothing).
+ */
+async function readHeadStateFromFiles(repo: RepoHandle): Promise<HeadState> {
   const defaultBranch = await readDefaultBranch(repo);
   const loose =
     defaultBranch !== undefined &&

@@ -3,6 +3,7 @@ import { PassThrough, Readable, type Writable } from 'node:stream';
 import { Invalid } from '../domain/errors.ts';
 import { type GitChild, type GitLaunch, spawnDirectly } from './git-child.ts';
 import { GitError, translateGitError } from './git-error.ts';
+import { noteRepositoryChange } from './repo-changes.ts';
 import { GitSpawner } from './spawner.ts';
 
 /**
@@ -171,6 +172,8 @@ export function spawnGit(args: readonly string[], options: SpawnGitOptions = {})
 
   const done = child.ended.then((end): GitExit => {
     closed = true;
+    // Whatever it was, it may have moved refs or HEAD: facts read before are read again.
+    noteRepositoryChange();
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
     const stderr = stderrText();

@@ -1,6 +1,7 @@
 import { Unavailable } from '../domain/errors.ts';
 import { type GitProcess, spawnGit } from './command.ts';
 import type { PooledProcess } from './process-pool.ts';
+import { noteRepositoryChange } from './repo-changes.ts';
 
 /** The process was gone before a transaction was sent: nothing changed, so it may be retried. */
 export class RefUpdaterGone extends Unavailable {}
@@ -105,6 +106,7 @@ export class RefUpdateProcess implements PooledProcess {
       const reason = await this.#exit;
       throw reason instanceof Error ? reason : new Unavailable('update-ref exited mid-transaction');
     } finally {
+      noteRepositoryChange();
       clearTimeout(timer);
       this.#waiter = undefined;
     }

@@ -7,6 +7,7 @@ import { writeHooks } from './hooks.ts';
 import { linkObjectFiles, objectsDir, readAlternates, writeAlternates } from './object-store.ts';
 import { branchRef } from './ref-names.ts';
 import { readDefaultBranch } from './refs.ts';
+import { noteRepositoryChange } from './repo-changes.ts';
 import { repositoryExists, requireRepository } from './repo-exists.ts';
 import type { RepoHandle, RepoPaths } from './repo-paths.ts';
 
@@ -75,6 +76,7 @@ async function assemble(
     await build(dir);
     await mkdir(path.dirname(target.path), { recursive: true });
     await rename(dir, target.path);
+    noteRepositoryChange();
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     const code = (error as NodeJS.ErrnoException).code;
@@ -110,6 +112,7 @@ export async function deleteRepository(paths: RepoPaths, repo: RepoHandle): Prom
   const doomed = await mkdtemp(path.join(paths.tempRoot, 'delete-'));
   try {
     await rename(repo.path, path.join(doomed, 'repo.git'));
+    noteRepositoryChange();
   } catch (error) {
     await rm(doomed, { recursive: true, force: true });
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
