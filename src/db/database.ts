@@ -8,6 +8,7 @@ import type { Dialect } from './migration.ts';
 import { migrations } from './migrations/index.ts';
 import { CHANGE_LISTENER_NAME, PostgresChangeClock } from './postgres-change-clock.ts';
 import { poolNotingWrites } from './postgres-writes.ts';
+import { runDirectly } from './prepared.ts';
 import { appliedMigrations } from './schema-facts.ts';
 import { NodeSqliteDialect, openSqlite } from './sqlite-adapter.ts';
 import type { Tables } from './tables.ts';
@@ -95,6 +96,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const sqlite = openSqlite({ path, onWrite: () => changes.noteWrite() });
   changes.observeOthersThrough(() => sqlite.dataVersion());
   const db = new Kysely<Tables>({ dialect: new NodeSqliteDialect(sqlite) });
+  runDirectly(db, sqlite.runNow);
   return {
     db,
     dialect: 'sqlite',

@@ -1,6 +1,6 @@
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { prepared } from './prepared.ts';
+import { prepared, runDirectly } from './prepared.ts';
 import { NodeSqliteDialect, openSqlite } from './sqlite-adapter.ts';
 
 type Schema = { people: { id: number; handle: string; active: boolean } };
@@ -88,5 +88,76 @@ describe('prepared', () => {
         .where('handle', '=', p.handle ? 'bob' : 'nobody'),
     );
     await expect(dropped({ handle: 'bob' })).rejects.toThrow(/handle is not bound/);
+  });
+});
+
+describe('prepared, run directly on SQLite', () => {
+  let db: Kysely<Schema>;
+  let writes: number;
+
+  beforeEach(async () => {
+    writes = 0;
+    const sqlite = openSqlite({ path: ':memory:', onWrite: () => writes++ });
+    db = new Kysely<Schema>({ dialect: new NodeSqliteDialect(sqlite) });
+    runDirectly(db, sqlite.runNow);
+    await sql`create table people (id integer primary key, handle text not null, active integer not null)`.execute(
+      db,
+    );
+  });
+
+  afterEach(async () => {
+    await db.destroy();
+  });
+
+  const queries = () => ({
+    byHandle: prepared(db, (p: { handle: string }) =>
+      db.selectFrom('people').select('id').where('handle', '=', p.handle),
+    ),
+    insert: prepared(db, (p: { id: number; handle: string }) =>
+      db.insertInto('people').values({ id: p.id, handle: p.handle, active: true }),
+    ),
+  });
+
+  it('answers as Kysely does, and reports its writes', async () => {
+    const { byHandle, insert } = queries();
+    const before = writes;
+    expect(await insert({ id: 1, handle: 'alice' })).toEqual([]);
+    expect(writes).toBe(before + 1);
+    expect(await byHandle({ handle: 'alice' })).toEqual([{ id: 1 }]);
+    expect(writes).toBe(before + 1);
+    await expect(insert({ id: 1, handle: 'again' })).rejects.toThrow(/UNIQUE|PRIMARY KEY/);
+  });
+
+  it('waits for an open transaction instead of joining it, committed or rolled back', async () => {
+    const { byHandle, insert } = queries();
+    for (const outcome of ['commit', 'rollback'] as const) {
+      const order: string[] = [];
+      let asked: Promise<unknown> | undefined;
+      const transaction = db
+        .transaction()
+        .execute(async (trx) => {
+          await trx.insertInto('people').values({ id: 7, handle: 'dave', active: true }).execute();
+          // Asked while the transaction holds its row uncommitted.
+          asked = byHandle({ handle: 'dave' }).then((rows) => {
+            order.push('read');
+            return rows;
+          });
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          order.push('end');
+          if (outcome === 'rollback') throw new Error('rolled back');
+        })
+        .catch(() => undefined);
+      await transaction;
+      expect(await asked).toEqual(outcome === 'commit' ? [{ id: 7 }] : []);
+      expect(order).toEqual(['end', 'read']);
+      await db.deleteFrom('people').execute();
+    }
+    // A write asked during a transaction waits too, and lands after it.
+    await db.transaction().execute(async (trx) => {
+      const written = insert({ id: 8, handle: 'erin' });
+      expect(await trx.selectFrom('people').selectAll().execute()).toEqual([]);
+      void written;
+    });
+    expect(await byHandle({ handle: 'erin' })).toEqual([{ id: 8 }]);
   });
 });

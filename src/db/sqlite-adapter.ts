@@ -83,6 +83,11 @@ export type SqliteOptions = {
 export type OpenSqlite = SqliteDatabase & {
   /** `PRAGMA data_version` here: moves on other connections' commits, never on this one's. */
   dataVersion(): number;
+  /**
+   * Runs a compiled query at once and returns its rows (none for a write), or undefined while a
+   * transaction is open on the connection: the query must then wait its turn behind it.
+   */
+  runNow(sql: string, parameters: readonly unknown[]): unknown[] | undefined;
 };
 
 /** Opens the file with WAL, foreign keys and a busy timeout, as every Kiln process expects. */
@@ -101,22 +106,32 @@ export function openSqlite(options: SqliteOptions): OpenSqlite {
   // statements (bounded, oldest dropped first) instead of parsing the same SQL again.
   const statements = new BoundedMap<string, SqliteStatement>(STATEMENT_CACHE_SIZE);
   const dataVersion = database.prepare('PRAGMA data_version');
+  const prepare = (sql: string): SqliteStatement => {
+    const cached = statements.get(sql);
+    if (cached) return cached;
+    const adapted = adaptStatement(database.prepare(sql));
+    const statement =
+      options.onWrite && !PLAIN_SELECT.test(sql)
+        ? reportingWrites(adapted, options.onWrite)
+        : adapted;
+    statements.set(sql, statement);
+    return statement;
+  };
   return {
     dataVersion: () => Number(dataVersion.get()?.data_version),
     close: () => {
       statements.clear();
       database.close();
     },
-    prepare: (sql) => {
-      const cached = statements.get(sql);
-      if (cached) return cached;
-      const adapted = adaptStatement(database.prepare(sql));
-      const statement =
-        options.onWrite && !PLAIN_SELECT.test(sql)
-          ? reportingWrites(adapted, options.onWrite)
-          : adapted;
-      statements.set(sql, statement);
-      return statement;
+    prepare,
+    runNow: (sql, parameters) => {
+      // Inside a transaction (Kysely holds the connection from BEGIN to COMMIT across awaits)
+      // a query run now would join it: it must go through Kysely and wait instead.
+      if (database.isTransaction) return undefined;
+      const statement = prepare(sql);
+      if (statement.reader) return statement.all(parameters) as unknown[];
+      statement.run(parameters);
+      return [];
     },
   };
 }
