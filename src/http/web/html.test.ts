@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { html, trusted } from './html.ts';
+import { encoded, encodedBytes, html, toBytes, trusted } from './html.ts';
 
 describe('html', () => {
   it('escapes interpolated text', () => {
@@ -36,5 +36,37 @@ describe('html', () => {
     );
     expect(html`<p>${'🎉'}</p>`.value).toBe('<p>🎉</p>');
     expect(html`<p>🎉</p>`.value).toBe('<p>&#x1f389;</p>');
+  });
+});
+
+describe('encoded fragments', () => {
+  const sent = (markup: Parameters<typeof toBytes>[0]) => toBytes(markup).toString('utf8');
+
+  it('send their bytes where they stand, through templates, lists and pages', () => {
+    const file = encoded(html`<pre>${'a < b Zoë 中文'}</pre>`);
+    expect(encodedBytes(file)).toBe(Buffer.byteLength('<pre>a &lt; b Zoë 中文</pre>'));
+    const rows = [1, 2].map((n) => html`<li>${n}${file}</li>`);
+    const page = html`<main>${html`<ul>${rows}</ul>`}<p>${'é'}</p></main>`;
+    expect(sent(page)).toBe(
+      '<main><ul><li>1<pre>a &lt; b Zoë 中文</pre></li><li>2<pre>a &lt; b Zoë 中文</pre></li></ul><p>é</p></main>',
+    );
+    // Two fragments on one page, and markup without any.
+    const other = encoded(html`<b>x</b>`);
+    expect(sent(html`${other}-${file}-${other}`)).toBe(
+      '<b>x</b>-<pre>a &lt; b Zoë 中文</pre>-<b>x</b>',
+    );
+    expect(sent(html`<p>${'plain'}</p>`)).toBe('<p>plain</p>');
+  });
+
+  it('leave text that only looks like a token alone, and never send a token', () => {
+    const file = encoded(html`<pre>secret</pre>`);
+    const forged = '\u0000kiln-00000000-0\u0000';
+    const page = html`<p>${forged}</p>${file}<p>${forged}</p>`;
+    const text = sent(page);
+    expect(text).toBe(`<p>${forged}</p><pre>secret</pre><p>${forged}</p>`);
+    // A fragment's token, copied into content of another page, is not replaced there.
+    const token = file.value;
+    expect(sent(html`<p>${token}</p>`)).toBe(`<p>${token}</p>`);
+    expect(sent(page)).not.toContain(token);
   });
 });

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * Escaping-by-default HTML templates. `html\`…\`` escapes every interpolated value unless it is
  * already Html (the result of another `html` call or of `trusted`), so markup can only enter a
@@ -5,9 +7,12 @@
  */
 export class Html {
   readonly value: string;
+  /** Fragments kept as UTF-8 bytes, by the token that stands for each in `value` (`encoded`). */
+  readonly fragments: ReadonlyMap<string, Buffer> | undefined;
 
-  constructor(value: string) {
+  constructor(value: string, fragments?: ReadonlyMap<string, Buffer>) {
     this.value = value;
+    this.fragments = fragments;
   }
 
   toString(): string {
@@ -58,23 +63,91 @@ function asciiTemplate(strings: TemplateStringsArray): readonly string[] {
 
 export type HtmlValue = Html | string | number | boolean | null | undefined | readonly HtmlValue[];
 
-function render(value: HtmlValue): string {
+/** The encoded fragments met while rendering one template, gathered for its result. */
+type Gathered = { fragments: Map<string, Buffer> | undefined };
+
+function render(value: HtmlValue, gathered: Gathered): string {
   if (value === null || value === undefined || value === false || value === true) return '';
-  if (value instanceof Html) return value.value;
-  if (Array.isArray(value)) return value.map(render).join('');
+  if (value instanceof Html) {
+    if (value.fragments) {
+      gathered.fragments ??= new Map();
+      for (const [token, bytes] of value.fragments) gathered.fragments.set(token, bytes);
+    }
+    return value.value;
+  }
+  if (Array.isArray(value)) {
+    let out = '';
+    for (const item of value) out += render(item, gathered);
+    return out;
+  }
   return escapeHtml(String(value));
 }
 
 export function html(template: TemplateStringsArray, ...values: HtmlValue[]): Html {
   const strings = asciiTemplate(template);
+  const gathered: Gathered = { fragments: undefined };
   let out = strings[0] ?? '';
   for (let i = 0; i < values.length; i++) {
-    out += render(values[i]) + (strings[i + 1] ?? '');
+    out += render(values[i], gathered) + (strings[i + 1] ?? '');
   }
-  return new Html(out);
+  return new Html(out, gathered.fragments);
 }
 
 /** Markup from a source that is safe by construction (the markdown renderer, icon SVGs). */
 export function trusted(markup: string): Html {
   return new Html(markup);
+}
+
+/**
+ * Tokens stand for encoded fragments in a page's text until it is sent: NUL-delimited (escaped
+ * text keeps NUL, so they are told apart from content by a secret made at start, never sent).
+ */
+const TOKEN_SECRET = randomBytes(12).toString('hex');
+const TOKEN = new RegExp(`\u0000kiln-${TOKEN_SECRET}-[0-9a-z]+\u0000`, 'g');
+let tokensMade = 0;
+
+/**
+ * The same markup kept as its UTF-8 bytes, for a fragment made once and sent on many pages (a
+ * highlighted file of a million spans): a page that includes it copies the bytes where its token
+ * stands instead of encoding those characters again, which for megabytes of markup was most of
+ * what sending the page cost the main thread.
+ */
+export function encoded(markup: Html): Html {
+  const token = `\u0000kiln-${TOKEN_SECRET}-${(tokensMade++).toString(36)}\u0000`;
+  return new Html(token, new Map([[token, toBytes(markup)]]));
+}
+
+/** How many bytes the encoded fragments of `markup` hold. */
+export function encodedBytes(markup: Html): number {
+  let total = 0;
+  for (const bytes of markup.fragments?.values() ?? []) total += bytes.length;
+  return total;
+}
+
+/** The markup as UTF-8, each encoded fragment's bytes where its token stands. */
+export function toBytes(markup: Html): Buffer {
+  const chunks = toChunks(markup);
+  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks);
+}
+
+/**
+ * The markup as UTF-8 in pieces: the text between fragments encoded, each fragment's bytes as
+ * kept (not copied), in order. One piece when the markup carries no fragment.
+ */
+export function toChunks(markup: Html): Buffer[] {
+  const { value, fragments } = markup;
+  if (!fragments) return [Buffer.from(value, 'utf8')];
+  const chunks: Buffer[] = [];
+  let from = 0;
+  for (const match of value.matchAll(TOKEN)) {
+    const bytes = fragments.get(match[0]);
+    // A token this markup does not carry is text like any other (it cannot be, short of the secret).
+    if (bytes === undefined) continue;
+    if (match.index > from) chunks.push(Buffer.from(value.slice(from, match.index), 'utf8'));
+    chunks.push(bytes);
+    from = match.index + match[0].length;
+  }
+  if (from < value.length || chunks.length === 0)
+    chunks.push(Buffer.from(value.slice(from), 'utf8'));
+  return chunks;
 }

@@ -63,7 +63,7 @@ function header(context: PageContext): Html {
 }
 
 /** A whole HTML document in the site frame. */
-export function layout(context: PageContext, page: { title: string; body: Html }): string {
+export function layout(context: PageContext, page: { title: string; body: Html }): Html {
   const flash = context.flash
     ? html`<div class="flash ${FLASH_CLASS[context.flash.kind]} mb-3" role="${context.flash.kind === 'error' ? 'alert' : 'status'}">${context.flash.message}</div>`
     : null;
@@ -94,5 +94,5 @@ export function layout(context: PageContext, page: { title: string; body: Html }
     </div>
   </footer>
 </body>
-</html>`.value;
+</html>`;
 }

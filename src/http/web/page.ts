@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.ts';
 import type { DomainServices } from '../../domain/services.ts';
@@ -6,7 +7,7 @@ import { viewerUser } from '../auth/viewer.ts';
 import { isSecureOrigin } from '../base-url.ts';
 import { csrfToken } from './csrf.ts';
 import { takeFlash } from './flash.ts';
-import type { Html } from './html.ts';
+import { type Html, toChunks } from './html.ts';
 import { layout, type PageContext } from './layout.ts';
 import { ContentRenderer } from './render/content-renderer.ts';
 
@@ -55,11 +56,22 @@ export class Pages {
   ): FastifyReply {
     const context = this.context(request, reply);
     const body = typeof page.body === 'function' ? page.body(context) : page.body;
-    // Encoded once here: a string would be measured for Content-Length and encoded again by
-    // the socket, and pages of user content reach megabytes.
-    return reply
-      .status(page.status ?? 200)
-      .type('text/html; charset=utf-8')
-      .send(Buffer.from(layout(context, { title: page.title, body })));
+    reply.status(page.status ?? 200).type('text/html; charset=utf-8');
+    return sendMarkup(reply, layout(context, { title: page.title, body }));
   }
+}
+
+/**
+ * Sends a whole document. It is encoded once here: a string would be measured for
+ * Content-Length and encoded again by the socket, and pages of user content reach megabytes. A
+ * page carrying encoded fragments (a highlighted file, a rendered README) goes out as its
+ * pieces, the fragments' bytes written as they are kept rather than copied into one buffer of
+ * the page's size.
+ */
+export function sendMarkup(reply: FastifyReply, markup: Html): FastifyReply {
+  const chunks = toChunks(markup);
+  const [only] = chunks;
+  if (chunks.length === 1 && only) return reply.send(only);
+  const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+  return reply.header('content-length', length).send(Readable.from(chunks));
 }

@@ -9,7 +9,7 @@ import {
 } from '../../../present/search.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { layout } from '../layout.ts';
-import type { Pages } from '../page.ts';
+import { type Pages, sendMarkup } from '../page.ts';
 import { searchPage } from './search.view.ts';
 
 /** What search and explore use. */
@@ -94,7 +94,9 @@ export function registerSearchRoutes(
       return reply.type('application/json; charset=utf-8').send({ users: people, repositories });
     }
     const context = pages.context(request, reply, { searchQuery: query });
-    return reply.type('text/html; charset=utf-8').send(
+    reply.type('text/html; charset=utf-8');
+    return sendMarkup(
+      reply,
       layout(context, {
         title: query === '' ? 'Search' : `Search: ${query}`,
         body: searchPage({ query, people, repositories }),

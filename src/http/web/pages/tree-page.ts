@@ -5,7 +5,7 @@ import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import { encodeSegments, markdownBase, repoUrl, srcUrl } from '../paths.ts';
 import type { ContentRenderer } from '../render/content-renderer.ts';
-import { blobBox } from '../views/blob.ts';
+import { blobBox, codeTable, type FileShown } from '../views/blob.ts';
 import { breadcrumb, cloneMenu, refSwitcher } from '../views/code-nav.ts';
 import { fileTable, latestCommitBar, readmeBox } from '../views/tree.ts';
 import { cloneUrlOf, type RepoPageDeps } from './repo-context.ts';
@@ -68,13 +68,36 @@ export async function fileBody(
   location: CodeLocation,
   item: TreeItem,
 ): Promise<Html> {
-  const [bar, file] = await Promise.all([
+  const [bar, shown] = await Promise.all([
     toolbar(deps, request, visible, location, false),
-    deps.services.code.file(visible, item),
+    fileShown(deps, renderer, visible, item),
   ]);
-  const code =
-    file.content.kind === 'text'
-      ? await renderer.codeLines({ name: file.name, text: file.content.text, blobId: file.sha })
-      : undefined;
-  return html`${bar}${blobBox(visible.repo, location.ref.name, file, code)}`;
+  return html`${bar}${blobBox(visible.repo, location.ref.name, { path: item.path, mode: item.mode, sizeBytes: shown.sizeBytes }, shown.shown)}`;
 }
+
+/**
+ * What the page shows of a file, and its size. A view already made of the blob is used
+ * without reading the blob: a file of megabytes viewed again costs the page no copy of it.
+ */
+async function fileShown(
+  deps: RepoPageDeps,
+  renderer: ContentRenderer,
+  visible: VisibleRepo,
+  item: TreeItem,
+): Promise<{ shown: FileShown; sizeBytes: number }> {
+  const kept = item.mode === SYMLINK_MODE ? undefined : renderer.keptCodeView(item.sha, item.name);
+  if (kept) return { shown: { kind: 'code', view: kept }, sizeBytes: kept.sizeBytes };
+  const file = await deps.services.code.file(visible, item);
+  const { content, sizeBytes } = file;
+  if (content.kind !== 'text') return { shown: content, sizeBytes };
+  if (file.mode === SYMLINK_MODE)
+    return { shown: { kind: 'symlink', target: content.text }, sizeBytes };
+  const view = await renderer.codeView(
+    { name: file.name, text: content.text, blobId: file.sha, sizeBytes },
+    codeTable,
+  );
+  return { shown: { kind: 'code', view }, sizeBytes };
+}
+
+/** Git's mode of a symbolic link: its blob is the link's target. */
+const SYMLINK_MODE = '120000';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../domain/errors.ts';
+import { type Html, html, toBytes, trusted } from '../html.ts';
 import { ContentRenderer, type RenderSettings } from './content-renderer.ts';
 
 const SETTINGS: RenderSettings = {
@@ -12,6 +13,9 @@ const SETTINGS: RenderSettings = {
 
 /** highlight.js's Perl grammar backtracks on a run of `s`: minutes for 512 KB. */
 const PATHOLOGICAL_PERL = 's'.repeat(60_000);
+
+/** Markup as a page would send it, encoded fragments included. */
+const textOf = (markup: Html) => toBytes(markup).toString('utf8');
 
 let renderer: ContentRenderer | undefined;
 const make = (settings: Partial<RenderSettings> = {}) => {
@@ -42,9 +46,9 @@ describe('ContentRenderer', () => {
   it('renders markdown and highlights code in a worker', async () => {
     const r = make();
     const doc = await r.markdown('# Hi\n\n<script>x</script>\n\n```js\nconst a = 1;\n```');
-    expect(doc.value).toContain('<h1 id="hi">Hi</h1>');
-    expect(doc.value).not.toContain('script');
-    expect(doc.value).toContain('hljs-keyword');
+    expect(textOf(doc)).toContain('<h1 id="hi">Hi</h1>');
+    expect(textOf(doc)).not.toContain('script');
+    expect(textOf(doc)).toContain('hljs-keyword');
     const code = await r.codeLines({ name: 'a.ts', text: 'const x = "<b>";\nlet y;\n' });
     expect(code.notice).toBeUndefined();
     expect(code.lines).toHaveLength(2);
@@ -63,7 +67,7 @@ describe('ContentRenderer', () => {
     // Generous: the worker ran for a second; the main thread must not have been held for it.
     expect(stallMs).toBeLessThan(500);
     // A fresh worker takes the next job.
-    expect((await r.markdown('*ok*')).value).toContain('<em>ok</em>');
+    expect(textOf(await r.markdown('*ok*'))).toContain('<em>ok</em>');
   });
 
   it('shows content over the size cap as escaped text with a notice, without a worker', async () => {
@@ -71,8 +75,8 @@ describe('ContentRenderer', () => {
     await r.close();
     const text = `<b>${'x'.repeat(2000)}</b>`;
     const doc = await r.markdown(text);
-    expect(doc.value).toContain('too large to render');
-    expect(doc.value).toContain('&lt;b&gt;');
+    expect(textOf(doc)).toContain('too large to render');
+    expect(textOf(doc)).toContain('&lt;b&gt;');
     const code = await r.codeLines({ name: 'a.js', text: `${text}\n` });
     expect(code.notice?.value).toContain('too large to render');
     expect(code.lines).toEqual([`&lt;b&gt;${'x'.repeat(2000)}&lt;/b&gt;`]);
@@ -101,12 +105,68 @@ describe('ContentRenderer', () => {
     const first = await r.markdown('**cached**');
     const timedOut = await r.codeLines({ name: 'y.pl', text: PATHOLOGICAL_PERL, blobId: 'b1' });
     await r.close();
-    expect((await r.markdown('**cached**')).value).toBe(first.value);
+    expect(textOf(await r.markdown('**cached**'))).toBe(textOf(first));
     // Not rendered before: the closed pool cannot render it.
-    expect((await r.markdown('**new**')).value).toContain('could not be rendered');
+    expect(textOf(await r.markdown('**new**'))).toContain('could not be rendered');
     // A render that ran out of time is not tried again at once.
     const again = await r.codeLines({ name: 'y.pl', text: PATHOLOGICAL_PERL, blobId: 'b1' });
     expect(again.notice?.value).toBe(timedOut.notice?.value);
+  });
+
+  it('builds a file view once per blob and outcome, highlighted or as escaped text', async () => {
+    const r = make();
+    let built = 0;
+    const view = (lines: readonly string[]) => {
+      built += 1;
+      return html`<ol>${lines.map((line) => html`<li>${trusted(line)}</li>`)}</ol>`;
+    };
+    const file = {
+      name: 'a.ts',
+      text: 'const x = "<b>";\nlet y;\n',
+      blobId: 'b-ts',
+      sizeBytes: 24,
+    };
+    expect(r.keptCodeView('b-ts', 'a.ts')).toBeUndefined();
+    const first = await r.codeView(file, view);
+    expect(first.lineCount).toBe(2);
+    expect(first.notice).toBeUndefined();
+    const text = (view: { markup: Html }) => textOf(view.markup);
+    expect(text(first)).toMatch(
+      /^<ol><li>.*hljs-keyword.*&lt;b&gt;.*<\/li><li>.*let.*<\/li><\/ol>$/,
+    );
+    const again = await r.codeView(file, view);
+    expect(text(again)).toBe(text(first));
+    expect(built).toBe(1);
+    // Kept by blob and name: a page can show it without reading the blob.
+    const kept = r.keptCodeView('b-ts', 'A.TS');
+    expect(kept && text(kept)).toBe(text(first));
+    expect(kept?.sizeBytes).toBe(24);
+    expect(kept?.notice).toBeUndefined();
+    expect(r.keptCodeView('b-ts', 'a.js')).toBeUndefined();
+    // The same blob under another name is highlighted (and built) for that name.
+    await r.codeView({ ...file, name: 'a.txt' }, view);
+    expect(built).toBe(2);
+
+    const large = {
+      name: 'big.ts',
+      text: `<i>\n${'x'.repeat(70 * 1024)}`,
+      blobId: 'b-big',
+      sizeBytes: 71_684,
+    };
+    const plain = await r.codeView(large, view);
+    expect(plain.notice?.value).toContain('too large to render');
+    expect(plain.lineCount).toBe(2);
+    expect(text(plain).startsWith('<ol><li>&lt;i&gt;</li>')).toBe(true);
+    await r.codeView(large, view);
+    expect(built).toBe(3);
+    expect(r.keptCodeView('b-big', 'big.ts')?.notice?.value).toContain('too large to render');
+
+    const perl = { name: 'y.pl', text: PATHOLOGICAL_PERL, blobId: 'b-pl', sizeBytes: 60_000 };
+    const slow = await r.codeView(perl, view);
+    expect(slow.notice?.value).toContain('took too long');
+    await r.codeView(perl, view);
+    expect(built).toBe(4);
+    expect(r.keptCodeView('b-pl', 'y.pl')?.notice?.value).toContain('took too long');
   });
 
   it('shares one render among identical requests in flight', async () => {

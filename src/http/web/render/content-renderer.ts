@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Unavailable } from '../../../domain/errors.ts';
-import { type Html, trusted } from '../html.ts';
+import { BoundedMap } from '../../../lib/bounded-map.ts';
+import { encoded, encodedBytes, type Html, trusted } from '../html.ts';
 import type { MarkdownBase } from '../markdown.ts';
 import { type PlainReason, plainDocument, plainLines, plainNotice } from './plain-text.ts';
 import { RenderCache } from './render-cache.ts';
@@ -19,9 +20,24 @@ export type RenderSettings = {
 /** Lines of a file as safe markup, and the notice to show when they are not highlighted. */
 export type CodeLines = { readonly lines: string[]; readonly notice: Html | undefined };
 
+/** A file's lines made into a page fragment, how many there are, and the notice above them. */
+export type CodeView = {
+  readonly lineCount: number;
+  readonly markup: Html;
+  readonly notice: Html | undefined;
+  /** The size of the blob shown, which its id fixes. */
+  readonly sizeBytes: number;
+};
+
 type Outcome =
   | { readonly kind: 'rendered'; readonly output: string }
   | { readonly kind: 'plain'; readonly reason: PlainReason };
+
+/** Markup built from an outcome, kept encoded, and how many lines it shows (code only). */
+type Fragment = { readonly kind: 'fragment'; readonly markup: Html; readonly lineCount: number };
+
+/** What the cache holds: outcomes of renders, and fragments built from them. */
+type Cached = Outcome | Fragment;
 
 /**
  * Characters of markup a render may produce per byte of `service.render.max-bytes` (2 Mi by
@@ -40,6 +56,8 @@ const WORKER_IDLE_MS = 60_000;
  * one per request; short enough that a document that only lost a race with load gets rendered.
  */
 const FAILURE_TTL_MS = 5 * 60_000;
+/** Blob sizes kept for views answered from the cache; a view whose size is gone is built again. */
+const KEPT_SIZES = 10_000;
 
 /**
  * Markdown and highlighted code for pages, bounded in time whatever the content.
@@ -59,8 +77,10 @@ const FAILURE_TTL_MS = 5 * 60_000;
 export class ContentRenderer {
   readonly #settings: RenderSettings;
   readonly #pool: WorkerPool<RenderJob, string | null>;
-  readonly #cache: RenderCache<Outcome>;
+  readonly #cache: RenderCache<Cached>;
   readonly #inFlight = new Map<string, Promise<Outcome>>();
+  /** Blob sizes by code key, for views answered without reading the blob (bounded). */
+  readonly #sizes = new BoundedMap<string, number>(KEPT_SIZES);
 
   constructor(settings: RenderSettings) {
     this.#settings = settings;
@@ -80,9 +100,12 @@ export class ContentRenderer {
     if (Buffer.byteLength(text) > this.#settings.maxBytes) return plainDocument(text, 'too-large');
     const key = `md\0${contentHash(text)}\0${JSON.stringify(base ?? null)}`;
     const outcome = await this.#render(key, { kind: 'markdown', text, base });
-    return outcome.kind === 'rendered'
-      ? trusted(outcome.output)
-      : plainDocument(text, outcome.reason);
+    const tag = outcome.kind === 'rendered' ? 'rendered' : outcome.reason;
+    return this.#fragment(`${key}\0${tag}`, outcome, () => ({
+      markup:
+        outcome.kind === 'rendered' ? trusted(outcome.output) : plainDocument(text, outcome.reason),
+      lineCount: 0,
+    })).markup;
   }
 
   /**
@@ -117,12 +140,67 @@ export class ContentRenderer {
     if (Buffer.byteLength(text) > this.#settings.maxBytes) {
       return { lines: plainLines(text), notice: plainNotice('too-large') };
     }
-    // The language comes from the name, so the same blob under another name is another entry.
-    const key = `hl\0${file.blobId ?? contentHash(text)}\0${file.name.toLowerCase()}`;
+    const key = codeKey(file.blobId ?? contentHash(text), file.name);
     const outcome = await this.#render(key, { kind: 'highlight', fileName: file.name, text });
     return outcome.kind === 'rendered'
       ? { lines: outcome.output.split('\n'), notice: undefined }
       : { lines: plainLines(text), notice: plainNotice(outcome.reason) };
+  }
+
+  /**
+   * A file's lines made into a fragment by `view` (highlighted, or escaped under a notice), kept
+   * with the render by `blobId`: a file page viewed again builds nothing, and its markup is kept
+   * encoded, so the page copies its bytes instead of encoding megabytes of spans again (see
+   * `encoded`). `view` must depend on the lines alone.
+   */
+  async codeView(
+    file: { name: string; text: string; blobId: string; sizeBytes: number },
+    view: (lines: readonly string[]) => Html,
+  ): Promise<CodeView> {
+    const { text } = file;
+    const key = codeKey(file.blobId, file.name);
+    const outcome: Outcome =
+      Buffer.byteLength(text) > this.#settings.maxBytes
+        ? { kind: 'plain', reason: 'too-large' }
+        : await this.#render(key, { kind: 'highlight', fileName: file.name, text });
+    const fragment = this.#fragment(viewKey(key, outcome), outcome, () => {
+      const lines = outcome.kind === 'rendered' ? outcome.output.split('\n') : plainLines(text);
+      return { markup: view(lines), lineCount: lines.length };
+    });
+    this.#sizes.set(key, file.sizeBytes);
+    return codeViewOf(fragment, outcome, file.sizeBytes);
+  }
+
+  /**
+   * The view `codeView` made of this blob under this name, if it is still kept: then the page
+   * needs neither the blob's text nor anything built from it.
+   */
+  keptCodeView(blobId: string, name: string): CodeView | undefined {
+    const key = codeKey(blobId, name);
+    const kept = this.#cache.get(key);
+    // No outcome kept: the text was too large to render, or nothing of it is kept any more.
+    const outcome: Outcome =
+      kept && kept.kind !== 'fragment' ? kept : { kind: 'plain', reason: 'too-large' };
+    const fragment = this.#cache.get(viewKey(key, outcome));
+    const sizeBytes = this.#sizes.get(key);
+    if (fragment?.kind !== 'fragment' || sizeBytes === undefined) return undefined;
+    return codeViewOf(fragment, outcome, sizeBytes);
+  }
+
+  /**
+   * The fragment cached under `key`, or `build`'s, encoded and kept for as long as the
+   * outcome it shows would be: for good when rendered or too large, for the failure period when
+   * a render ran out of time or failed.
+   */
+  #fragment(key: string, outcome: Outcome, build: () => Omit<Fragment, 'kind'>): Fragment {
+    const cached = this.#cache.get(key);
+    if (cached?.kind === 'fragment') return cached;
+    const built = build();
+    const markup = encoded(built.markup);
+    const fragment = { kind: 'fragment' as const, markup, lineCount: built.lineCount };
+    const retried = outcome.kind === 'plain' && outcome.reason !== 'too-large';
+    this.#cache.set(key, fragment, encodedBytes(markup), retried ? FAILURE_TTL_MS : undefined);
+    return fragment;
   }
 
   /** Stops the workers; renders still waiting end as plain text. */
@@ -132,7 +210,7 @@ export class ContentRenderer {
 
   async #render(key: string, job: RenderTask): Promise<Outcome> {
     const cached = this.#cache.get(key);
-    if (cached) return cached;
+    if (cached && cached.kind !== 'fragment') return cached;
     const pending = this.#inFlight.get(key);
     if (pending) return pending;
     const started = this.#run(key, job);
@@ -189,6 +267,28 @@ function batchesOf(texts: readonly string[], maxBytes: number): string[][] {
   }
   if (current.length > 0) batches.push(current);
   return batches;
+}
+
+/**
+ * The cache key of a blob highlighted for a file name: the language comes from the name, so
+ * the same blob under another name is another entry.
+ */
+function codeKey(blobId: string, name: string): string {
+  return `hl\0${blobId}\0${name.toLowerCase()}`;
+}
+
+/** The cache key of the view built from that blob's outcome. */
+function viewKey(key: string, outcome: Outcome): string {
+  return `${key}\0view\0${outcome.kind === 'rendered' ? 'rendered' : outcome.reason}`;
+}
+
+function codeViewOf(fragment: Fragment, outcome: Outcome, sizeBytes: number): CodeView {
+  return {
+    markup: fragment.markup,
+    lineCount: fragment.lineCount,
+    notice: outcome.kind === 'plain' ? plainNotice(outcome.reason) : undefined,
+    sizeBytes,
+  };
 }
 
 function contentHash(text: string): string {

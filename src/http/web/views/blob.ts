@@ -1,9 +1,8 @@
-import type { FileView } from '../../../domain/code/code.types.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
 import { type Html, html, trusted } from '../html.ts';
 import { icon } from '../icons.ts';
 import { commitsUrl, rawUrl } from '../paths.ts';
-import type { CodeLines } from '../render/content-renderer.ts';
+import type { CodeView } from '../render/content-renderer.ts';
 
 /** 1536 → "1.5 KB". */
 export function formatBytes(bytes: number): string {
@@ -27,28 +26,35 @@ export function codeTable(lines: readonly string[]): Html {
   return html`<div class="kiln-code"><table><tbody>${rows}</tbody></table></div>`;
 }
 
+/** What a file page shows of a file: its lines, or why they are not shown. */
+export type FileShown =
+  | { readonly kind: 'code'; readonly view: CodeView }
+  | { readonly kind: 'symlink'; readonly target: string }
+  | { readonly kind: 'binary' }
+  | { readonly kind: 'too-large' };
+
 /** A file's header (size, raw and history links) and its body or a notice. */
 export function blobBox(
   repo: Repository,
   ref: string,
-  file: FileView,
-  code: CodeLines | undefined,
+  file: { readonly path: string; readonly mode: string; readonly sizeBytes: number },
+  shown: FileShown,
 ): Html {
-  const lines = code?.lines;
   const raw = rawUrl(repo, ref, file.path);
   const meta =
-    file.content.kind === 'text' && lines
-      ? html`${lines.length} ${lines.length === 1 ? 'line' : 'lines'} · ${formatBytes(file.sizeBytes)}`
+    shown.kind === 'code'
+      ? html`${shown.view.lineCount} ${shown.view.lineCount === 1 ? 'line' : 'lines'} · ${formatBytes(file.sizeBytes)}`
       : html`${formatBytes(file.sizeBytes)}`;
   let body: Html;
-  if (file.content.kind === 'too-large') {
+  if (shown.kind === 'too-large') {
     body = html`<div class="Box-body text-center py-6"><p>${icon('file')} This file is too big to show (${formatBytes(file.sizeBytes)}).</p><a class="btn" href="${raw}">View raw</a></div>`;
-  } else if (file.content.kind === 'binary') {
+  } else if (shown.kind === 'binary') {
     body = html`<div class="Box-body text-center py-6"><p>${icon('file-binary')} Binary file not shown.</p><a class="btn" href="${raw}">Download</a></div>`;
-  } else if (file.mode === '120000') {
-    body = html`<div class="Box-body">Symbolic link to <code>${file.content.text}</code></div>`;
+  } else if (shown.kind === 'symlink') {
+    body = html`<div class="Box-body">Symbolic link to <code>${shown.target}</code></div>`;
   } else {
-    body = html`${code?.notice ? html`<div class="Box-body py-2">${code.notice}</div>` : null}${codeTable(lines ?? [])}`;
+    const { notice, markup } = shown.view;
+    body = html`${notice ? html`<div class="Box-body py-2">${notice}</div>` : null}${markup}`;
   }
   return html`<section class="Box mb-4" aria-label="File contents">
     <div class="Box-header d-flex flex-items-center flex-wrap kiln-gap">
