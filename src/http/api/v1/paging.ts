@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Page } from '../../../domain/repos/repo.store.ts';
+import { BoundedMap } from '../../../lib/bounded-map.ts';
 import { Type } from '../../../present/schemas/type.ts';
 
 export const DEFAULT_PAGE_SIZE = 30;
@@ -43,8 +44,24 @@ export function setPagingHeaders(
   total: number,
 ): void {
   reply.header('X-Total-Count', String(total));
+  // Clients ask for the same pages again and again; the header is a function of these alone.
+  const key = `${baseUrl}\n${request.url}\n${paging.page}\n${paging.limit}\n${total}`;
+  let link = linkHeaders.get(key);
+  if (link === undefined) {
+    link = linkHeader(request.url, baseUrl, paging, total);
+    linkHeaders.set(key, link);
+  }
+  if (link !== '') reply.header('Link', link);
+  reply.header('Access-Control-Expose-Headers', 'X-Total-Count, Link');
+}
+
+/** Link headers made recently, by everything they are made from (bounded: URLs come from outside). */
+const linkHeaders = new BoundedMap<string, string>(1_000);
+
+/** The `Link` header's value for this page of `total` items; empty when there is one page. */
+function linkHeader(requestUrl: string, baseUrl: string, paging: Paging, total: number): string {
   const lastPage = Math.max(1, Math.ceil(total / paging.limit));
-  const url = new URL(request.url, `${baseUrl}/`);
+  const url = new URL(requestUrl, `${baseUrl}/`);
   url.protocol = new URL(baseUrl).protocol;
   url.host = new URL(baseUrl).host;
   const link = (page: number, rel: string) => {
@@ -56,6 +73,5 @@ export function setPagingHeaders(
   if (paging.page < lastPage) links.push(link(paging.page + 1, 'next'), link(lastPage, 'last'));
   if (paging.page > 1)
     links.push(link(1, 'first'), link(Math.min(paging.page - 1, lastPage), 'prev'));
-  if (links.length > 0) reply.header('Link', links.join(', '));
-  reply.header('Access-Control-Expose-Headers', 'X-Total-Count, Link');
+  return links.join(', ');
 }

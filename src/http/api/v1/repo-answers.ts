@@ -9,12 +9,42 @@ import type { ApiRepository } from '../../../present/schemas/repo.ts';
 
 /** Answers kept (one per repository, access level and base URL); beyond this the oldest go. */
 const REMEMBERED_ANSWERS = 2_000;
+/** Lists kept as sent (a list holds up to 50 answers of about 2 KB). */
+const REMEMBERED_LISTS = 100;
 
 /**
  * A Repository object as last written, and a fingerprint of what it was made from. Its UTF-8
  * bytes are made the first time a list joins it.
  */
-type Written = { readonly made: string; readonly text: string; bytes: Buffer | undefined };
+type Written = {
+  readonly made: Made;
+  readonly text: string;
+  bytes: Buffer | undefined;
+  /** Names this answer among those written, for the lists joined from it. */
+  readonly serial: number;
+};
+
+/**
+ * What an answer was made from, in parts: the row's fingerprint is the string kept for its
+ * object, so while the row is unchanged it compares as the very same string, at once.
+ */
+type Made = {
+  readonly baseUrl: ConvertContext['baseUrl'];
+  readonly row: string;
+  readonly rest: string;
+  readonly parent: string;
+};
+
+/**
+ * The facts beside the row (access, default branch, emptiness, counts) as text. They are flat
+ * strings, booleans and counts, so JSON says all of them, in a quarter of the time of the
+ * generic fingerprint; what JSON would not tell apart (an absent count and an undefined one,
+ * NaN and null) the converter does not either.
+ */
+const factsText = (rest: Omit<RepoFacts, 'repo'>) => JSON.stringify(rest);
+
+const sameMade = (a: Made, b: Made) =>
+  a.row === b.row && a.rest === b.rest && a.parent === b.parent && a.baseUrl === b.baseUrl;
 
 const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
@@ -45,6 +75,9 @@ export class RepoAnswers {
    * walked once, not once per answer.
    */
   readonly #rows = new WeakMap<Repository, string>();
+  /** Lists as sent, by the names of the answers joined in them (an answer is never rewritten). */
+  readonly #lists = new BoundedMap<string, Buffer>(REMEMBERED_LISTS);
+  #serials = 0;
 
   constructor(views: RepoViews) {
     this.#views = views;
@@ -71,37 +104,54 @@ export class RepoAnswers {
     serialize: SerializeRepository,
   ): Promise<Buffer> {
     const shown = await this.#views.shownMany(viewer, visible);
+    const items = shown.map((one) => this.#written(one, context, serialize));
+    // The same page asked again joins the same answers: its bytes are kept by their names.
+    const key = items.map((written) => written.serial).join(',');
+    const kept = this.#lists.get(key);
+    if (kept) return kept;
     const parts: Buffer[] = [OPEN];
-    shown.forEach((one, i) => {
+    items.forEach((written, i) => {
       if (i > 0) parts.push(COMMA);
-      const written = this.#written(one, context, serialize);
       written.bytes ??= Buffer.from(written.text);
       parts.push(written.bytes);
     });
     parts.push(CLOSE);
-    return Buffer.concat(parts);
+    const list = Buffer.concat(parts);
+    this.#lists.set(key, list);
+    return list;
   }
 
   #written(shown: ShownRepo, context: ConvertContext, serialize: SerializeRepository): Written {
     const { facts, parentFacts } = shown;
     const key = `${facts.access}\n${context.baseUrl ?? ''}\n${facts.repo.id}`;
-    const made = `${fingerprint(context.baseUrl)}${this.#facts(facts)}${parentFacts ? this.#facts(parentFacts) : 'N'}`;
+    const { repo, ...rest } = facts;
+    const made: Made = {
+      baseUrl: context.baseUrl,
+      row: this.#row(repo),
+      rest: factsText(rest),
+      parent: parentFacts ? this.#facts(parentFacts) : 'N',
+    };
     const known = this.#answers.get(key);
-    if (known?.made === made) return known;
+    if (known && sameMade(known.made, made)) return known;
     const text = serialize(toApiRepository(facts, context, parentFacts));
-    const written: Written = { made, text, bytes: undefined };
+    const written: Written = { made, text, bytes: undefined, serial: this.#serials++ };
     this.#answers.set(key, written);
     return written;
   }
 
   /** Every field of `facts`: the row's from the fingerprint kept for its object. */
   #facts({ repo, ...rest }: RepoFacts): string {
+    return `${factsText(rest)}${this.#row(repo)}`;
+  }
+
+  /** The row's fingerprint, kept for its object when that object cannot change. */
+  #row(repo: Repository): string {
     let row = this.#rows.get(repo);
     if (row === undefined) {
       row = fingerprint(repo);
       // Only frozen objects are kept: an object that could still change may not stand for its data.
       if (Object.isFrozen(repo) && Object.isFrozen(repo.owner)) this.#rows.set(repo, row);
     }
-    return `${fingerprint(rest)}${row}`;
+    return row;
   }
 }
