@@ -65,7 +65,15 @@ export class ReviewCommentService {
 
   async list(viewer: User | undefined, owner: string, name: string, number: number) {
     const context = await this.#pulls.get(viewer, owner, name, number);
-    return { context, comments: await this.#store.listByPull(context.pull.id) };
+    return { context, comments: await this.listOf(context) };
+  }
+
+  /**
+   * The comments of a pull already looked up for the caller (`PullService.get` answers only a
+   * caller who may see it), so a page that has the pull does not look it up again.
+   */
+  async listOf(context: PullInContext): Promise<ReviewComment[]> {
+    return this.#store.listByPull(context.pull.id);
   }
 
   async create(actor: User, owner: string, name: string, number: number, input: NewReviewComment) {

@@ -93,10 +93,7 @@ export function registerPullPageRoutes(
     const found = await load(request);
     const { base, pull } = found;
     const viewer = viewerUser(request.viewer);
-    const [{ comments }, loaded] = await Promise.all([
-      reviewComments.list(viewer, base.repo.owner.handle, base.repo.name, pull.number),
-      alongside(found),
-    ]);
+    const [comments, loaded] = await Promise.all([reviewComments.listOf(found), alongside(found)]);
     const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
     const url = pullUrl(base.repo, pull.number);
     const threadViewer = (context: PageContext, tab: ThreadTab): ThreadViewer => ({
