@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { Unavailable } from '../../../domain/errors.ts';
-import { BoundedMap } from '../../../lib/bounded-map.ts';
 import { encoded, encodedBytes, type Html, trusted } from '../html.ts';
 import type { MarkdownBase } from '../markdown.ts';
 import { type PlainReason, plainDocument, plainLines, plainNotice } from './plain-text.ts';
@@ -33,8 +32,16 @@ type Outcome =
   | { readonly kind: 'rendered'; readonly output: string }
   | { readonly kind: 'plain'; readonly reason: PlainReason };
 
-/** Markup built from an outcome, kept encoded, and how many lines it shows (code only). */
-type Fragment = { readonly kind: 'fragment'; readonly markup: Html; readonly lineCount: number };
+/**
+ * Markup built from an outcome, kept encoded; for code, how many lines it shows and the size of
+ * the blob, which its id fixes (0 for documents).
+ */
+type Fragment = {
+  readonly kind: 'fragment';
+  readonly markup: Html;
+  readonly lineCount: number;
+  readonly sizeBytes: number;
+};
 
 /** What the cache holds: outcomes of renders, and fragments built from them. */
 type Cached = Outcome | Fragment;
@@ -56,8 +63,6 @@ const WORKER_IDLE_MS = 60_000;
  * one per request; short enough that a document that only lost a race with load gets rendered.
  */
 const FAILURE_TTL_MS = 5 * 60_000;
-/** Blob sizes kept for views answered from the cache; a view whose size is gone is built again. */
-const KEPT_SIZES = 10_000;
 
 /**
  * Markdown and highlighted code for pages, bounded in time whatever the content.
@@ -79,8 +84,6 @@ export class ContentRenderer {
   readonly #pool: WorkerPool<RenderJob, string | null>;
   readonly #cache: RenderCache<Cached>;
   readonly #inFlight = new Map<string, Promise<Outcome>>();
-  /** Blob sizes by code key, for views answered without reading the blob (bounded). */
-  readonly #sizes = new BoundedMap<string, number>(KEPT_SIZES);
 
   constructor(settings: RenderSettings) {
     this.#settings = settings;
@@ -100,11 +103,11 @@ export class ContentRenderer {
     if (Buffer.byteLength(text) > this.#settings.maxBytes) return plainDocument(text, 'too-large');
     const key = `md\0${contentHash(text)}\0${JSON.stringify(base ?? null)}`;
     const outcome = await this.#render(key, { kind: 'markdown', text, base });
-    const tag = outcome.kind === 'rendered' ? 'rendered' : outcome.reason;
-    return this.#fragment(`${key}\0${tag}`, outcome, () => ({
+    return this.#fragment(viewKey(key, outcome), outcome, () => ({
       markup:
         outcome.kind === 'rendered' ? trusted(outcome.output) : plainDocument(text, outcome.reason),
       lineCount: 0,
+      sizeBytes: 0,
     })).markup;
   }
 
@@ -165,10 +168,9 @@ export class ContentRenderer {
         : await this.#render(key, { kind: 'highlight', fileName: file.name, text });
     const fragment = this.#fragment(viewKey(key, outcome), outcome, () => {
       const lines = outcome.kind === 'rendered' ? outcome.output.split('\n') : plainLines(text);
-      return { markup: view(lines), lineCount: lines.length };
+      return { markup: view(lines), lineCount: lines.length, sizeBytes: file.sizeBytes };
     });
-    this.#sizes.set(key, file.sizeBytes);
-    return codeViewOf(fragment, outcome, file.sizeBytes);
+    return codeViewOf(fragment, outcome);
   }
 
   /**
@@ -182,9 +184,7 @@ export class ContentRenderer {
     const outcome: Outcome =
       kept && kept.kind !== 'fragment' ? kept : { kind: 'plain', reason: 'too-large' };
     const fragment = this.#cache.get(viewKey(key, outcome));
-    const sizeBytes = this.#sizes.get(key);
-    if (fragment?.kind !== 'fragment' || sizeBytes === undefined) return undefined;
-    return codeViewOf(fragment, outcome, sizeBytes);
+    return fragment?.kind === 'fragment' ? codeViewOf(fragment, outcome) : undefined;
   }
 
   /**
@@ -197,7 +197,7 @@ export class ContentRenderer {
     if (cached?.kind === 'fragment') return cached;
     const built = build();
     const markup = encoded(built.markup);
-    const fragment = { kind: 'fragment' as const, markup, lineCount: built.lineCount };
+    const fragment = { ...built, kind: 'fragment' as const, markup };
     const retried = outcome.kind === 'plain' && outcome.reason !== 'too-large';
     this.#cache.set(key, fragment, encodedBytes(markup), retried ? FAILURE_TTL_MS : undefined);
     return fragment;
@@ -277,17 +277,17 @@ function codeKey(blobId: string, name: string): string {
   return `hl\0${blobId}\0${name.toLowerCase()}`;
 }
 
-/** The cache key of the view built from that blob's outcome. */
+/** The cache key of the fragment built from the outcome rendered under `key`. */
 function viewKey(key: string, outcome: Outcome): string {
   return `${key}\0view\0${outcome.kind === 'rendered' ? 'rendered' : outcome.reason}`;
 }
 
-function codeViewOf(fragment: Fragment, outcome: Outcome, sizeBytes: number): CodeView {
+function codeViewOf(fragment: Fragment, outcome: Outcome): CodeView {
   return {
     markup: fragment.markup,
     lineCount: fragment.lineCount,
     notice: outcome.kind === 'plain' ? plainNotice(outcome.reason) : undefined,
-    sizeBytes,
+    sizeBytes: fragment.sizeBytes,
   };
 }
 
