@@ -76,6 +76,17 @@ describe('repository home', () => {
     expect(body).toContain('3</strong> branches');
   });
 
+  it('resolves a README shared by two branches against the branch shown, however often viewed', async () => {
+    for (let i = 0; i < 2; i++) {
+      const main = await page(anonymous(), '/repos/alice/tools');
+      expect(main).toContain('href="/repos/alice/tools/src/main/docs/guide.md"');
+      const other = await page(anonymous(), '/repos/alice/tools/src/other');
+      expect(other).toContain('<h1 id="tools">Tools</h1>');
+      expect(other).toContain('href="/repos/alice/tools/src/other/docs/guide.md"');
+      expect(other).not.toContain('/src/main/docs/guide.md');
+    }
+  });
+
   it('shows the first branch when the default branch was never pushed', async () => {
     const { user } = await kiln.make.user();
     const other = await makeRepo(kiln, user, 'elsewhere');

@@ -14,6 +14,7 @@ import type {
   FileView,
   HistoryPage,
   Readme,
+  ReadmeEntry,
   RefSummary,
   ResolvedRef,
   TreeItem,
@@ -176,22 +177,22 @@ export class CodeService {
     };
   }
 
-  /** The README among a directory's entries, as text, when there is a readable one. */
-  async readme(visible: VisibleRepo, items: readonly TreeItem[]): Promise<Readme | undefined> {
+  /** The README among a directory's entries, if it has one: markdown first, then plain text. */
+  readmeOf(items: readonly TreeItem[]): ReadmeEntry | undefined {
     const files = items.filter((item) => item.kind === 'file');
     const name = pickReadme(files.map((item) => item.name));
     const item = files.find((file) => file.name === name);
-    if (!item) return undefined;
+    return item && { item, markdown: /\.(md|markdown|mdown)$/i.test(item.name) };
+  }
+
+  /** A README's text (its first MAX_README_BYTES), unless it is binary. */
+  async readme(visible: VisibleRepo, entry: ReadmeEntry): Promise<Readme | undefined> {
+    const { item } = entry;
     const blob = await this.#browse(() =>
       readBlob(this.#pool, this.#handle(visible), item.sha, { maxBytes: MAX_README_BYTES }),
     );
     if (looksBinary(blob.content)) return undefined;
-    return {
-      name: item.name,
-      path: item.path,
-      text: blob.content.toString('utf8'),
-      markdown: /\.(md|markdown|mdown)$/i.test(item.name),
-    };
+    return { ...entry, text: blob.content.toString('utf8') };
   }
 
   /** The newest commit of a location's ref. */

@@ -59,14 +59,14 @@ export type CommitDetails = {
   readonly diff: Diff;
 };
 
-/** A README found in a directory, as text. */
-export type Readme = {
-  readonly name: string;
-  readonly path: string;
-  readonly text: string;
-  /** Whether it is markdown (rendered) or plain text (shown as is). */
+/** A directory's README: its entry, and whether it is markdown (rendered) or plain text. */
+export type ReadmeEntry = {
+  readonly item: TreeItem;
   readonly markdown: boolean;
 };
+
+/** A README read as text. */
+export type Readme = ReadmeEntry & { readonly text: string };
 
 export type RefSummary = {
   readonly name: string;

@@ -3,6 +3,7 @@ import type { CodeLocation, TreeItem } from '../../../domain/code/code.types.ts'
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
+import type { MarkdownBase } from '../markdown/links.ts';
 import { encodeSegments, markdownBase, repoUrl, srcUrl } from '../paths.ts';
 import type { ContentRenderer } from '../render/content-renderer.ts';
 import { blobBox, codeTable, type FileShown } from '../views/blob.ts';
@@ -48,15 +49,41 @@ export async function treeBody(
     code.tip(visible, location),
     code.tree(visible, dir),
   ]);
-  const readme = await code.readme(visible, items);
   const ref = location.ref.name;
-  const readmeHtml =
-    readme?.markdown === true
-      ? await renderer.markdown(readme.text, markdownBase(repo, ref, location.path))
-      : html``;
+  const readme = await readmeShown(
+    deps,
+    renderer,
+    visible,
+    items,
+    markdownBase(repo, ref, location.path),
+  );
   return html`${bar}
     ${fileTable(repo, ref, location.path, items, latestCommitBar(repo, ref, location.path, tip))}
-    ${readme ? readmeBox(readme, readmeHtml) : null}`;
+    ${readme}`;
+}
+
+/**
+ * A directory's README box, if it has a readable README. A markdown README whose render is
+ * kept is shown without reading its blob: the home page of a repository with a README of
+ * hundreds of KB costs no copy of it, however often it is viewed.
+ */
+async function readmeShown(
+  deps: RepoPageDeps,
+  renderer: ContentRenderer,
+  visible: VisibleRepo,
+  items: readonly TreeItem[],
+  base: MarkdownBase,
+): Promise<Html | null> {
+  const { code } = deps.services;
+  const entry = code.readmeOf(items);
+  if (!entry) return null;
+  const { name, sha } = entry.item;
+  const kept = entry.markdown ? renderer.keptMarkdown(sha, base) : undefined;
+  if (kept) return readmeBox(name, { markup: kept });
+  const readme = await code.readme(visible, entry);
+  if (!readme) return null;
+  if (!readme.markdown) return readmeBox(name, { text: readme.text });
+  return readmeBox(name, { markup: await renderer.markdown(readme.text, base, sha) });
 }
 
 /** A file: toolbar with breadcrumb, then its highlighted lines or a notice. */

@@ -169,6 +169,27 @@ describe('ContentRenderer', () => {
     expect(r.keptCodeView('b-pl', 'y.pl')?.notice?.value).toContain('took too long');
   });
 
+  it('keeps a document read from a blob by its id and the base of its links', async () => {
+    const r = make();
+    const base = { links: '/repos/o/n/src/main', images: '/repos/o/n/raw/main', dir: '' };
+    expect(r.keptMarkdown('b-md', base)).toBeUndefined();
+    const first = await r.markdown('# Title\n\n[a](a.md)', base, 'b-md');
+    expect(textOf(first)).toContain('<h1');
+    expect(textOf(first)).toContain('href="/repos/o/n/src/main/a.md"');
+    const kept = r.keptMarkdown('b-md', base);
+    expect(kept && textOf(kept)).toBe(textOf(first));
+    // Links resolve elsewhere under another base or ref: that is another document.
+    const dev = { links: '/repos/o/n/src/dev', images: '/repos/o/n/raw/dev', dir: '' };
+    expect(r.keptMarkdown('b-md', dev)).toBeUndefined();
+    expect(r.keptMarkdown('b-other', base)).toBeUndefined();
+    // Too large to render: the escaped text is kept under the blob's id all the same.
+    const large = `<i>${'x'.repeat(70 * 1024)}`;
+    await r.markdown(large, base, 'b-big');
+    const plain = r.keptMarkdown('b-big', base);
+    expect(plain && textOf(plain)).toContain('too large to render');
+    expect(plain && textOf(plain)).toContain('&lt;i&gt;');
+  });
+
   it('shares one render among identical requests in flight', async () => {
     const r = make({ timeoutMs: 300, queueLimit: 1 });
     // With a queue of one, eight distinct jobs would overflow; eight identical ones are one job.
@@ -185,11 +206,11 @@ describe('ContentRenderer', () => {
     // 200 jobs would overflow a queue of one; batches of up to 4 KB, one at a time, do not.
     const out = await r.markdownList(texts);
     expect(out).toHaveLength(201);
-    expect(out[0]?.value).toContain('<strong>c0</strong>');
-    expect(out[0]?.value).toContain('<details>x</details>');
-    expect(out[200]?.value).toContain('<strong>c199</strong>');
-    expect(out[7]?.value).toContain('too large to render');
-    expect(out[7]?.value).toContain('&lt;b&gt;');
+    expect(textOf(out[0] ?? html``)).toContain('<strong>c0</strong>');
+    expect(textOf(out[0] ?? html``)).toContain('<details>x</details>');
+    expect(textOf(out[200] ?? html``)).toContain('<strong>c199</strong>');
+    expect(textOf(out[7] ?? html``)).toContain('too large to render');
+    expect(textOf(out[7] ?? html``)).toContain('&lt;b&gt;');
   });
 
   it('refuses with Unavailable and a Retry-After when the queue is full', async () => {

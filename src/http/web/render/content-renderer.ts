@@ -32,6 +32,9 @@ type Outcome =
   | { readonly kind: 'rendered'; readonly output: string }
   | { readonly kind: 'plain'; readonly reason: PlainReason };
 
+/** Content over `service.render.max-bytes`: never rendered, shown as text. */
+const TOO_LARGE: Outcome = { kind: 'plain', reason: 'too-large' };
+
 /**
  * Markup built from an outcome, kept encoded; for code, how many lines it shows and the size of
  * the blob, which its id fixes (0 for documents).
@@ -98,17 +101,28 @@ export class ContentRenderer {
     this.#cache = new RenderCache(settings.cacheBytes);
   }
 
-  /** A markdown document as safe markup, or its text under a notice. */
-  async markdown(text: string, base?: MarkdownBase): Promise<Html> {
-    if (Buffer.byteLength(text) > this.#settings.maxBytes) return plainDocument(text, 'too-large');
-    const key = `md\0${contentHash(text)}\0${JSON.stringify(base ?? null)}`;
-    const outcome = await this.#render(key, { kind: 'markdown', text, base });
+  /**
+   * A markdown document as safe markup, or its text under a notice, kept encoded. `blobId` (the
+   * id of the blob the text was read from) keys it without hashing the text, and lets a later
+   * view find it with `keptMarkdown` before reading the blob at all.
+   */
+  async markdown(text: string, base?: MarkdownBase, blobId?: string): Promise<Html> {
+    const key = documentKey(blobId === undefined ? contentHash(text) : blobKey(blobId), base);
+    const outcome: Outcome =
+      Buffer.byteLength(text) > this.#settings.maxBytes
+        ? TOO_LARGE
+        : await this.#render(key, { kind: 'markdown', text, base });
     return this.#fragment(viewKey(key, outcome), outcome, () => ({
       markup:
         outcome.kind === 'rendered' ? trusted(outcome.output) : plainDocument(text, outcome.reason),
       lineCount: 0,
       sizeBytes: 0,
     })).markup;
+  }
+
+  /** What `markdown` made of this blob with this base, if it is still kept. */
+  keptMarkdown(blobId: string, base?: MarkdownBase): Html | undefined {
+    return this.#kept(documentKey(blobKey(blobId), base))?.fragment.markup;
   }
 
   /**
@@ -164,7 +178,7 @@ export class ContentRenderer {
     const key = codeKey(file.blobId, file.name);
     const outcome: Outcome =
       Buffer.byteLength(text) > this.#settings.maxBytes
-        ? { kind: 'plain', reason: 'too-large' }
+        ? TOO_LARGE
         : await this.#render(key, { kind: 'highlight', fileName: file.name, text });
     const fragment = this.#fragment(viewKey(key, outcome), outcome, () => {
       const lines = outcome.kind === 'rendered' ? outcome.output.split('\n') : plainLines(text);
@@ -178,13 +192,17 @@ export class ContentRenderer {
    * needs neither the blob's text nor anything built from it.
    */
   keptCodeView(blobId: string, name: string): CodeView | undefined {
-    const key = codeKey(blobId, name);
+    const kept = this.#kept(codeKey(blobId, name));
+    return kept && codeViewOf(kept.fragment, kept.outcome);
+  }
+
+  /** The fragment kept of what was rendered under `key`, and the outcome it shows. */
+  #kept(key: string): { fragment: Fragment; outcome: Outcome } | undefined {
     const kept = this.#cache.get(key);
     // No outcome kept: the text was too large to render, or nothing of it is kept any more.
-    const outcome: Outcome =
-      kept && kept.kind !== 'fragment' ? kept : { kind: 'plain', reason: 'too-large' };
+    const outcome: Outcome = kept && kept.kind !== 'fragment' ? kept : TOO_LARGE;
     const fragment = this.#cache.get(viewKey(key, outcome));
-    return fragment?.kind === 'fragment' ? codeViewOf(fragment, outcome) : undefined;
+    return fragment?.kind === 'fragment' ? { fragment, outcome } : undefined;
   }
 
   /**
@@ -235,8 +253,7 @@ export class ContentRenderer {
     if (ran.kind === 'done') {
       const { output } = ran;
       // Markup over the cap is as lasting as the content it was made from: kept like output.
-      const outcome: Outcome =
-        output === null ? { kind: 'plain', reason: 'too-large' } : { kind: 'rendered', output };
+      const outcome: Outcome = output === null ? TOO_LARGE : { kind: 'rendered', output };
       this.#cache.set(key, outcome, output?.length ?? 0);
       return outcome;
     }
@@ -275,6 +292,16 @@ function batchesOf(texts: readonly string[], maxBytes: number): string[][] {
  */
 function codeKey(blobId: string, name: string): string {
   return `hl\0${blobId}\0${name.toLowerCase()}`;
+}
+
+/** The cache key of a markdown document: its content's identity and where its links lead. */
+function documentKey(content: string, base: MarkdownBase | undefined): string {
+  return `md\0${content}\0${JSON.stringify(base ?? null)}`;
+}
+
+/** A blob's id as a document's identity, apart from any content hash. */
+function blobKey(blobId: string): string {
+  return `blob:${blobId}`;
 }
 
 /** The cache key of the fragment built from the outcome rendered under `key`. */

@@ -1,4 +1,4 @@
-import type { Readme, TreeItem } from '../../../domain/code/code.types.ts';
+import type { TreeItem } from '../../../domain/code/code.types.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
 import type { Commit } from '../../../git/read-objects.ts';
 import { type Html, html } from '../html.ts';
@@ -60,12 +60,12 @@ export function fileTable(
   </div>`;
 }
 
-/** The README of a directory, rendered markdown or preformatted text. */
-export function readmeBox(readme: Readme, body: Html): Html {
+/** The README of a directory: markup rendered from markdown, or text shown preformatted. */
+export function readmeBox(name: string, shown: { markup: Html } | { text: string }): Html {
   return html`<section class="Box mb-4" aria-labelledby="readme-title">
     <div class="Box-header d-flex flex-items-center">
-      <h2 class="Box-title f5" id="readme-title">${icon('book')} ${readme.name}</h2>
+      <h2 class="Box-title f5" id="readme-title">${icon('book')} ${name}</h2>
     </div>
-    <div class="Box-body">${readme.markdown ? html`<article class="markdown-body">${body}</article>` : html`<pre class="kiln-pre">${readme.text}</pre>`}</div>
+    <div class="Box-body">${'markup' in shown ? html`<article class="markdown-body">${shown.markup}</article>` : html`<pre class="kiln-pre">${shown.text}</pre>`}</div>
   </section>`;
 }
