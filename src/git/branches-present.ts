@@ -1,8 +1,7 @@
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { BoundedMap } from '../lib/bounded-map.ts';
 import { readDefaultBranch } from './refs.ts';
-import { REUSE_WINDOW_MS, repositoryChanges } from './repo-changes.ts';
+import { RecentReadings } from './repo-changes.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
 function hasLooseRef(dir: string): boolean {
@@ -45,13 +44,8 @@ export type HeadState = {
   readonly empty: boolean;
 };
 
-/** A repository's head state, when it was read and the change count it was read at. */
-type Seen = { readonly state: HeadState; readonly at: number; readonly changes: number };
-
-/** Repositories whose head state is remembered; beyond this the oldest are forgotten. */
-const REMEMBERED_REPOSITORIES = 10_000;
-
-const seen = new BoundedMap<string, Seen>(REMEMBERED_REPOSITORIES);
+/** Head states read lately, shared while they may be reused (repo-changes.ts). */
+const headStates = new RecentReadings<HeadState>();
 
 /**
  * The default branch and whether the repository is empty, as a Repository object shows them.
@@ -65,13 +59,7 @@ export async function readHeadState(
   repo: RepoHandle,
   now: number = performance.now(),
 ): Promise<HeadState> {
-  const changes = repositoryChanges();
-  const known = seen.get(repo.path);
-  if (known && known.changes === changes && now - known.at < REUSE_WINDOW_MS) return known.state;
-  // The count is taken before reading: a change made meanwhile makes the next call read again.
-  const state = await readHeadStateFromFiles(repo);
-  seen.set(repo.path, { state, at: now, changes });
-  return state;
+  return headStates.read(repo.path, () => readHeadStateFromFiles(repo), now);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   zeroSha,
 } from './ref-names.ts';
 import { hasRefFiles } from './ref-snapshot.ts';
+import { RecentReadings } from './repo-changes.ts';
 import { requireRepository } from './repo-exists.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
@@ -57,7 +58,14 @@ export type RefSnapshot = ReadonlyMap<string, string>;
  * @example
  *   const { branches, tags } = await listRefs(repo, pool);
  */
-export async function listRefs(repo: RepoHandle, pool?: CatFilePool): Promise<RefListing> {
+export function listRefs(repo: RepoHandle, pool?: CatFilePool): Promise<RefListing> {
+  return listings.read(repo.path, () => readListing(repo, pool));
+}
+
+/** Listings read lately, shared while they may be reused (repo-changes.ts). */
+const listings = new RecentReadings<RefListing>();
+
+async function readListing(repo: RepoHandle, pool: CatFilePool | undefined): Promise<RefListing> {
   await requireRepository(repo);
   const fromFiles =
     pool && (await hasRefFiles(repo.path)) ? await listRefsFromFiles(pool, repo) : undefined;

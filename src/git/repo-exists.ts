@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { NotFound } from '../domain/errors.ts';
+import { RecentReadings } from './repo-changes.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
 /**
@@ -8,7 +9,14 @@ import type { RepoHandle } from './repo-paths.ts';
  * `objects` directory. Commands that would hang or misbehave on a non-repository (cat-file,
  * upload-pack) check this first.
  */
-export async function repositoryExists(repo: RepoHandle): Promise<boolean> {
+export function repositoryExists(repo: RepoHandle): Promise<boolean> {
+  return existence.read(repo.path, () => readExistence(repo));
+}
+
+/** Existence read lately, shared while it may be reused (repo-changes.ts). */
+const existence = new RecentReadings<boolean>();
+
+async function readExistence(repo: RepoHandle): Promise<boolean> {
   const [head, objects] = await Promise.all([
     stat(path.join(repo.path, 'HEAD')).catch(() => undefined),
     stat(path.join(repo.path, 'objects')).catch(() => undefined),

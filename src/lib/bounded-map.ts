@@ -34,6 +34,10 @@ export class BoundedMap<K, V> {
     this.#entries.set(key, value);
   }
 
+  delete(key: K): boolean {
+    return this.#entries.delete(key);
+  }
+
   clear(): void {
     this.#entries.clear();
   }
