@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Unavailable } from '../../../domain/errors.ts';
 import { encoded, encodedBytes, type Html, trusted } from '../html.ts';
 import type { MarkdownBase } from '../markdown.ts';
+import { contentHash, DocumentHashes } from './document-hashes.ts';
 import { type PlainReason, plainDocument, plainLines, plainNotice } from './plain-text.ts';
 import { RenderCache } from './render-cache.ts';
 import type { RenderJob, RenderTask } from './render-job.ts';
@@ -56,6 +56,8 @@ type Cached = Outcome | Fragment;
  * is not used: the page shows the text, escaped, under a notice.
  */
 const MARKUP_PER_BYTE = 4;
+/** Characters of long documents whose hashes are remembered (document-hashes.ts). */
+const REMEMBERED_DOCUMENT_CHARS = 8 * 1024 * 1024;
 /** Heap of one worker: a render needing more ends as `failed`, the process lives on. */
 const WORKER_HEAP_MB = 256;
 /** A worker (tens of MB with both libraries loaded) idle this long is stopped. */
@@ -87,6 +89,7 @@ export class ContentRenderer {
   readonly #pool: WorkerPool<RenderJob, string | null>;
   readonly #cache: RenderCache<Cached>;
   readonly #inFlight = new Map<string, Promise<Outcome>>();
+  readonly #hashes = new DocumentHashes(REMEMBERED_DOCUMENT_CHARS);
 
   constructor(settings: RenderSettings) {
     this.#settings = settings;
@@ -107,7 +110,7 @@ export class ContentRenderer {
    * view find it with `keptMarkdown` before reading the blob at all.
    */
   async markdown(text: string, base?: MarkdownBase, blobId?: string): Promise<Html> {
-    const key = documentKey(blobId === undefined ? contentHash(text) : blobKey(blobId), base);
+    const key = documentKey(blobId === undefined ? this.#hashes.of(text) : blobKey(blobId), base);
     const outcome: Outcome =
       Buffer.byteLength(text) > this.#settings.maxBytes
         ? TOO_LARGE
@@ -157,7 +160,7 @@ export class ContentRenderer {
     if (Buffer.byteLength(text) > this.#settings.maxBytes) {
       return { lines: plainLines(text), notice: plainNotice('too-large') };
     }
-    const key = codeKey(file.blobId ?? contentHash(text), file.name);
+    const key = codeKey(file.blobId ?? this.#hashes.of(text), file.name);
     const outcome = await this.#render(key, { kind: 'highlight', fileName: file.name, text });
     return outcome.kind === 'rendered'
       ? { lines: outcome.output.split('\n'), notice: undefined }
@@ -316,8 +319,4 @@ function codeViewOf(fragment: Fragment, outcome: Outcome): CodeView {
     notice: outcome.kind === 'plain' ? plainNotice(outcome.reason) : undefined,
     sizeBytes: fragment.sizeBytes,
   };
-}
-
-function contentHash(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('base64url');
 }
