@@ -273,11 +273,11 @@ export const configSchema = {
       'Characters of rendered output kept in memory, by content (blob id or hash); `0` keeps none.',
   }),
   'service.render.max-concurrent-pages': integerField({
-    default: 0,
+    default: 2,
     min: 0,
     max: 10_000,
     description:
-      'Web pages one process builds at once (`0`: no limit); others wait their turn, so a flood of heavy pages leaves the process freer for the API, git and health checks, at the cost of page throughput (see docs/performance.md, render-load).',
+      'Web pages one process builds at once (`0`: no limit); others wait their turn (a page waiting on git past 50 ms gives its turn back), so a flood of heavy pages leaves the process free for the API, git and health checks, at the cost of some page throughput when pages alone saturate it (see docs/performance.md, render-load).',
   }),
   'service.render.max-queued-pages': integerField({
     default: 512,

@@ -8,8 +8,14 @@ afterEach(async () => {
   await server?.close();
 });
 
-/** A server whose `/slow/:n` pages answer only when `finish(n)` is called. */
-async function gated(limits: { maxActive: number; maxWaiting: number; maxWaitMs: number }) {
+/**
+ * A server whose `/slow/:n` pages answer only when `finish(n)` is called; a turn lasts a minute
+ * unless `turnMs` says otherwise.
+ */
+async function gated(
+  limits: { maxActive: number; maxWaiting: number; maxWaitMs: number },
+  turnMs = 60_000,
+) {
   const app = Fastify();
   server = app;
   const pending = new Map<string, () => void>();
@@ -19,7 +25,7 @@ async function gated(limits: { maxActive: number; maxWaiting: number; maxWaitMs:
     if (seconds !== undefined) reply.header('Retry-After', String(seconds));
     return reply.status(error instanceof Unavailable ? 503 : 500).send(String(error));
   });
-  registerPageGate(app, limits);
+  registerPageGate(app, limits, turnMs);
   app.get<{ Params: { n: string } }>('/slow/:n', async (request) => {
     started.push(request.params.n);
     await new Promise<void>((resolve) => pending.set(request.params.n, resolve));
@@ -80,6 +86,24 @@ describe('the page gate', () => {
     await until(() => started.includes('3'));
     finish('3');
     expect((await again).status).toBe(200);
+  });
+
+  it('gives the turn to the next page once a page has held it for its time', async () => {
+    const { get, started, until, finish } = await gated(
+      { maxActive: 1, maxWaiting: 4, maxWaitMs: 5000 },
+      100,
+    );
+    const first = get('/slow/1');
+    await until(() => started.length === 1);
+    const second = get('/slow/2');
+    const startedAt = performance.now();
+    // The first page waits on something else: its turn passes on, it still finishes.
+    await until(() => started.length === 2);
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(50);
+    finish('2');
+    expect((await second).status).toBe(200);
+    finish('1');
+    expect((await first).status).toBe(200);
   });
 
   it('holds nothing back when the limit is 0', async () => {

@@ -3,24 +3,34 @@ import { Unavailable } from '../../domain/errors.ts';
 import { ConcurrencyGate, type GateLimits, type Release } from '../../lib/concurrency-gate.ts';
 
 /**
- * Admits page requests a few at a time (`service.render.max-concurrent-pages`; off by default).
+ * How long a page keeps its turn at most. Building even a half-megabyte page is a few
+ * milliseconds of the request thread; a page that has held its turn longer is waiting on git or
+ * the database, not building, and gives the turn back so that it does not hold the pages behind it.
+ */
+export const PAGE_TURN_MS = 50;
+
+/**
+ * Admits page requests a few at a time (`service.render.max-concurrent-pages`, 2 by default).
  *
  * A page's work on the request thread grows with its content: a half-megabyte README or file is
- * milliseconds of building and encoding, and eight clients asking for such pages in a loop kept
- * that thread busy without pause, so a health check or an API call waited behind all of them.
- * Built a few at a time, pages still overlap their git and database waits, and everything else
- * the process serves finds the thread free between them. Waiting is bounded in number and time;
- * past either the answer is 503 with `Retry-After`. Stylesheets and scripts are not held.
+ * milliseconds of building and encoding, and eight clients asking for such pages in a loop keep
+ * that thread busy without pause, so a health check, an API call or a push waited behind all of
+ * them. Built a few at a time, pages still overlap their git and database waits, and everything
+ * else the process serves finds the thread free between them: under that load `/healthz` p99
+ * went from about 13 ms to 8 (docs/performance.md, render-load). Waiting is bounded in number
+ * and time; past either the answer is 503 with `Retry-After`. Stylesheets and scripts are not held.
  *
  * The turn is taken once the viewer is known and given back when the answer is handed to the
- * socket (or the request ends otherwise): writing out is the socket's work, not the thread's.
- *
- * It is off by default because a turn is held through a page's git and database waits too:
- * under eight clients on half-megabyte pages, two turns brought `/healthz` p99 from 21 to 15 ms
- * but cost ordinary pages a fifth of their throughput, and a page waiting on a slow git command
- * holds its turn all that time.
+ * socket (or the request ends otherwise; writing out is the socket's work, not the thread's), or
+ * after `PAGE_TURN_MS`, whichever comes first: a page waiting on a slow git command does not
+ * hold the others for longer than that. The price is throughput when pages alone saturate the
+ * process: a turn is held through a page's short git and database waits too.
  */
-export function registerPageGate(server: FastifyInstance, limits: GateLimits): void {
+export function registerPageGate(
+  server: FastifyInstance,
+  limits: GateLimits,
+  turnMs = PAGE_TURN_MS,
+): void {
   if (limits.maxActive <= 0) return;
   const gate = new ConcurrencyGate(limits);
   const turns = new WeakMap<FastifyRequest, Release>();
@@ -35,7 +45,11 @@ export function registerPageGate(server: FastifyInstance, limits: GateLimits): v
         details: { retryAfterSeconds },
       });
     }
-    turns.set(request, release);
+    const over = setTimeout(release, turnMs);
+    turns.set(request, () => {
+      clearTimeout(over);
+      release();
+    });
   });
   const giveBack = async (request: FastifyRequest) => {
     turns.get(request)?.();
