@@ -22,6 +22,7 @@ import { reviewThreadResolutionMigration } from './0020-review-thread-resolution
 import { branchPushesMigration } from './0021-branch-pushes.ts';
 import { actionsBotMigration } from './0022-actions-bot.ts';
 import { ciJobConcurrencyMigration } from './0023-ci-job-concurrency.ts';
+import { releasesPageOrderMigration } from './0024-releases-page-order.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -48,4 +49,5 @@ export const migrations: readonly Migration[] = [
   branchPushesMigration,
   actionsBotMigration,
   ciJobConcurrencyMigration,
+  releasesPageOrderMigration,
 ];
