@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../domain/errors.ts';
 import { type Html, html, toBytes, trusted } from '../html.ts';
 import { ContentRenderer, type RenderSettings } from './content-renderer.ts';
+import { contentHash } from './document-hashes.ts';
 
 const SETTINGS: RenderSettings = {
   workers: 1,
@@ -26,6 +27,30 @@ afterEach(async () => {
   await renderer?.close();
 });
 
+/**
+ * A file's lines as its view is built from them (highlighted, or escaped under a notice), the
+ * way a file page gets them; a file without a blob id stands for the blob its content names.
+ * A view already kept is not built again: its lines are then empty, its notice still told.
+ */
+async function codeLines(
+  r: ContentRenderer,
+  file: { name: string; text: string; blobId?: string },
+) {
+  let lines: readonly string[] = [];
+  const view = await r.codeView(
+    {
+      ...file,
+      blobId: file.blobId ?? contentHash(file.text),
+      sizeBytes: Buffer.byteLength(file.text),
+    },
+    (built) => {
+      lines = built;
+      return html``;
+    },
+  );
+  return { lines, notice: view.notice };
+}
+
 /** Longest gap between ticks of a 10 ms timer while `work` runs: how long the loop was held. */
 async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
   let last = performance.now();
@@ -49,7 +74,7 @@ describe('ContentRenderer', () => {
     expect(textOf(doc)).toContain('<h1 id="hi">Hi</h1>');
     expect(textOf(doc)).not.toContain('script');
     expect(textOf(doc)).toContain('hljs-keyword');
-    const code = await r.codeLines({ name: 'a.ts', text: 'const x = "<b>";\nlet y;\n' });
+    const code = await codeLines(r, { name: 'a.ts', text: 'const x = "<b>";\nlet y;\n' });
     expect(code.notice).toBeUndefined();
     expect(code.lines).toHaveLength(2);
     expect(code.lines[0]).toContain('hljs-keyword');
@@ -60,7 +85,7 @@ describe('ContentRenderer', () => {
     const r = make({ timeoutMs: 1000 });
     await r.markdown('warm up');
     const { result, stallMs } = await longestStall(() =>
-      r.codeLines({ name: 'x.pl', text: PATHOLOGICAL_PERL }),
+      codeLines(r, { name: 'x.pl', text: PATHOLOGICAL_PERL }),
     );
     expect(result.notice?.value).toContain('took too long to render');
     expect(result.lines).toEqual([PATHOLOGICAL_PERL]);
@@ -77,7 +102,7 @@ describe('ContentRenderer', () => {
     const doc = await r.markdown(text);
     expect(textOf(doc)).toContain('too large to render');
     expect(textOf(doc)).toContain('&lt;b&gt;');
-    const code = await r.codeLines({ name: 'a.js', text: `${text}\n` });
+    const code = await codeLines(r, { name: 'a.js', text: `${text}\n` });
     expect(code.notice?.value).toContain('too large to render');
     expect(code.lines).toEqual([`&lt;b&gt;${'x'.repeat(2000)}&lt;/b&gt;`]);
   });
@@ -86,30 +111,30 @@ describe('ContentRenderer', () => {
     // 1 KB of `a{` is within the input cap; highlighted, each pair becomes spans, far over 4 KB.
     const r = make({ maxBytes: 1024 });
     const text = 'a{'.repeat(500);
-    const code = await r.codeLines({ name: 'grow.css', text, blobId: 'grow' });
+    const code = await codeLines(r, { name: 'grow.css', text, blobId: 'grow' });
     expect(code.notice?.value).toContain('too large to render');
     expect(code.lines).toEqual([text]);
     // A file of the same size whose markup stays small is highlighted.
-    const small = await r.codeLines({
+    const small = await codeLines(r, {
       name: 'ok.css',
       text: `a { color: red; }\n${' '.repeat(900)}`,
     });
     expect(small.notice).toBeUndefined();
     await r.close();
-    const again = await r.codeLines({ name: 'grow.css', text, blobId: 'grow' });
+    const again = await codeLines(r, { name: 'grow.css', text, blobId: 'grow' });
     expect(again.notice?.value).toContain('too large to render');
   });
 
   it('answers again from its cache, by content, without a worker', async () => {
     const r = make();
     const first = await r.markdown('**cached**');
-    const timedOut = await r.codeLines({ name: 'y.pl', text: PATHOLOGICAL_PERL, blobId: 'b1' });
+    const timedOut = await codeLines(r, { name: 'y.pl', text: PATHOLOGICAL_PERL, blobId: 'b1' });
     await r.close();
     expect(textOf(await r.markdown('**cached**'))).toBe(textOf(first));
     // Not rendered before: the closed pool cannot render it.
     expect(textOf(await r.markdown('**new**'))).toContain('could not be rendered');
     // A render that ran out of time is not tried again at once.
-    const again = await r.codeLines({ name: 'y.pl', text: PATHOLOGICAL_PERL, blobId: 'b1' });
+    const again = await codeLines(r, { name: 'y.pl', text: PATHOLOGICAL_PERL, blobId: 'b1' });
     expect(again.notice?.value).toBe(timedOut.notice?.value);
   });
 
@@ -194,7 +219,7 @@ describe('ContentRenderer', () => {
     const r = make({ timeoutMs: 300, queueLimit: 1 });
     // With a queue of one, eight distinct jobs would overflow; eight identical ones are one job.
     const all = await Promise.all(
-      Array.from({ length: 8 }, () => r.codeLines({ name: 'z.pl', text: PATHOLOGICAL_PERL })),
+      Array.from({ length: 8 }, () => codeLines(r, { name: 'z.pl', text: PATHOLOGICAL_PERL })),
     );
     expect(new Set(all.map((result) => result.notice?.value)).size).toBe(1);
   });
@@ -216,7 +241,7 @@ describe('ContentRenderer', () => {
   it('refuses with Unavailable and a Retry-After when the queue is full', async () => {
     const r = make({ timeoutMs: 1000, queueLimit: 2 });
     const jobs = Array.from({ length: 4 }, (_, i) =>
-      r.codeLines({ name: `q${i}.pl`, text: `${PATHOLOGICAL_PERL}${i}` }).then(
+      codeLines(r, { name: `q${i}.pl`, text: `${PATHOLOGICAL_PERL}${i}` }).then(
         () => 'answered',
         (error: unknown) => error,
       ),

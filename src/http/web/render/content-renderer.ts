@@ -16,9 +16,6 @@ export type RenderSettings = {
   readonly cacheBytes: number;
 };
 
-/** Lines of a file as safe markup, and the notice to show when they are not highlighted. */
-export type CodeLines = { readonly lines: string[]; readonly notice: Html | undefined };
-
 /** A file's lines made into a page fragment, how many there are, and the notice above them. */
 export type CodeView = {
   readonly lineCount: number;
@@ -149,22 +146,6 @@ export class ContentRenderer {
     const outcome = await this.#render(key, { kind: 'markdown-list', texts: batch, base });
     if (outcome.kind === 'plain') return batch.map((text) => plainDocument(text, outcome.reason));
     return (JSON.parse(outcome.output) as string[]).map((output) => trusted(output));
-  }
-
-  /**
-   * A text file's lines, highlighted by the language its name implies, or escaped under a
-   * notice. `blobId` (the blob's object id) keys the cache without hashing the text.
-   */
-  async codeLines(file: { name: string; text: string; blobId?: string }): Promise<CodeLines> {
-    const { text } = file;
-    if (Buffer.byteLength(text) > this.#settings.maxBytes) {
-      return { lines: plainLines(text), notice: plainNotice('too-large') };
-    }
-    const key = codeKey(file.blobId ?? this.#hashes.of(text), file.name);
-    const outcome = await this.#render(key, { kind: 'highlight', fileName: file.name, text });
-    return outcome.kind === 'rendered'
-      ? { lines: outcome.output.split('\n'), notice: undefined }
-      : { lines: plainLines(text), notice: plainNotice(outcome.reason) };
   }
 
   /**
