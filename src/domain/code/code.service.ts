@@ -20,7 +20,14 @@ import type {
   TreeItem,
   TreeItemKind,
 } from './code.types.ts';
-import { looksBinary, looksLikeSha, pathAfter, pickReadme, refCandidates } from './ref-path.ts';
+import {
+  isMarkdownName,
+  looksBinary,
+  looksLikeSha,
+  pathAfter,
+  pickReadme,
+  refCandidates,
+} from './ref-path.ts';
 
 /** Files above this many bytes are not shown inline (the raw view still serves them). */
 export const MAX_INLINE_BYTES = 1024 * 1024;
@@ -182,7 +189,7 @@ export class CodeService {
     const files = items.filter((item) => item.kind === 'file');
     const name = pickReadme(files.map((item) => item.name));
     const item = files.find((file) => file.name === name);
-    return item && { item, markdown: /\.(md|markdown|mdown)$/i.test(item.name) };
+    return item && { item, markdown: isMarkdownName(item.name) };
   }
 
   /** A README's text (its first MAX_README_BYTES), unless it is binary. */

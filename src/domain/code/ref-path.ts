@@ -43,12 +43,15 @@ export function looksBinary(content: Buffer): boolean {
 
 const README = /^readme(\.(md|markdown|mdown|txt|rst))?$/i;
 
+/** Whether a file's name says it is markdown, to be rendered rather than shown as text. */
+export function isMarkdownName(name: string): boolean {
+  return /\.(md|markdown|mdown)$/i.test(name);
+}
+
 /** Picks the README of a directory listing: markdown first, then plain text. */
 export function pickReadme(names: readonly string[]): string | undefined {
   const matches = names.filter((name) => README.test(name));
   return (
-    matches.find((name) => /\.(md|markdown|mdown)$/i.test(name)) ??
-    matches.find((name) => !/\.rst$/i.test(name)) ??
-    matches[0]
+    matches.find(isMarkdownName) ?? matches.find((name) => !/\.rst$/i.test(name)) ?? matches[0]
   );
 }
