@@ -3,9 +3,10 @@ import { Unavailable } from '../../domain/errors.ts';
 import { ConcurrencyGate, type GateLimits, type Release } from '../../lib/concurrency-gate.ts';
 
 /**
- * How long a page keeps its turn at most. Building even a half-megabyte page is a few
- * milliseconds of the request thread; a page that has held its turn longer is waiting on git or
- * the database, not building, and gives the turn back so that it does not hold the pages behind it.
+ * How long a page keeps its turn while other pages wait for one. Building even a half-megabyte
+ * page is a few milliseconds of the request thread; a page that has held its turn longer is
+ * waiting on git or the database, not building, and gives the turn back so that it does not hold
+ * the pages behind it.
  */
 export const PAGE_TURN_MS = 50;
 
@@ -21,8 +22,8 @@ export const PAGE_TURN_MS = 50;
  * and time; past either the answer is 503 with `Retry-After`. Stylesheets and scripts are not held.
  *
  * The turn is taken once the viewer is known and given back when the answer is handed to the
- * socket (or the request ends otherwise; writing out is the socket's work, not the thread's), or
- * once held `PAGE_TURN_MS`, whichever comes first: a page waiting on a slow git command does not
+ * socket (or the request ends otherwise; writing out is the socket's work, not the thread's), or,
+ * while others wait, once held `PAGE_TURN_MS`, whichever comes first: a page waiting on a slow git command does not
  * hold the others for longer than that. The price is throughput when pages alone saturate the
  * process: a turn is held through a page's short git and database waits too.
  */
