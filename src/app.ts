@@ -339,7 +339,7 @@ export async function createApp(config: Config): Promise<App> {
     commitStatuses: new CommitStatusService(repos, git.catFiles),
     releases,
     tags,
-    runners: new RunnerRegistryService(runnerStore, registrationTokens, database.changes),
+    runners: new RunnerRegistryService(runnerStore, registrationTokens, database.rowChanges),
     runnerAdmin,
     siteAdmin: new SiteAdminService({
       admins,

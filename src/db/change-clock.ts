@@ -16,6 +16,33 @@ export type ChangeClock = {
 export const NO_CHANGE_CLOCK: ChangeClock = { stamp: () => undefined };
 
 /**
+ * What a write statement may do to rows that existed before it ran: `insert` only adds rows,
+ * `change` may alter or remove some (updates, deletes, upserts, BEGIN, COMMIT, ROLLBACK, DDL).
+ */
+export type WriteKind = 'insert' | 'change';
+
+/**
+ * Tables whose inserts change other rows through a trigger (migration 0007 counts each owner's
+ * repositories). An insert into one of them is a `change`; a test keeps this list in step with
+ * the triggers the migrations create.
+ */
+export const TABLES_WITH_INSERT_TRIGGERS: ReadonlySet<string> = new Set(['repositories']);
+
+const INSERT_INTO = /^\s*insert\s+into\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/i;
+const ON_CONFLICT = /\bon\s+conflict\b/i;
+
+/**
+ * The kind of a statement that may write, from its SQL. Only a plain `insert into` a table with
+ * no insert trigger is an `insert`: `insert or replace` deletes, `on conflict … do update`
+ * updates, and anything this cannot read is a `change`.
+ */
+export function writeKind(sql: string): WriteKind {
+  const table = INSERT_INTO.exec(sql)?.[1];
+  if (table === undefined || ON_CONFLICT.test(sql)) return 'change';
+  return TABLES_WITH_INSERT_TRIGGERS.has(table.toLowerCase()) ? 'change' : 'insert';
+}
+
+/**
  * How long a commit by another process (the CLI, a second server on the same file during a
  * restart) may take to move the stamp. This process's own writes move it at once.
  */
@@ -35,6 +62,8 @@ export class SqliteChangeClock implements ChangeClock {
   /** Opened on first use, once the main connection has made the file and set WAL mode. */
   #connection: { database: DatabaseSync; dataVersion: StatementSync } | undefined;
   #stamp = 0;
+  /** This process's writes that may have altered or removed a row (see `rows`). */
+  #rowChanges = 0;
   #otherWrites: unknown;
   #askedAt = Number.NEGATIVE_INFINITY;
   #mainDataVersion: (() => number) | undefined;
@@ -48,9 +77,22 @@ export class SqliteChangeClock implements ChangeClock {
     this.#now = now;
   }
 
-  noteWrite(): void {
+  noteWrite(kind: WriteKind = 'change'): void {
     this.#stamp += 1;
+    if (kind === 'change') this.#rowChanges += 1;
   }
+
+  /**
+   * The clock of rows that already exist: it moves on every write of this process that may alter
+   * or remove a row and on any other process's commit, and holds still through this process's
+   * plain inserts. For what was read of one row found by a unique key, and only while that row
+   * existed (an insert can create a row a miss would have missed): a fleet of runners registering
+   * at once then leaves every other runner's row usable.
+   */
+  readonly rows: ChangeClock = {
+    // Both counts only grow, so their sum moves whenever either does.
+    stamp: () => this.#rowChanges + this.othersStamp(),
+  };
 
   stamp(): number {
     const now = this.#now();

@@ -20,6 +20,12 @@ export type Database = {
   readonly dialect: Dialect;
   /** Whether anything may have been written since a given read (see change-clock.ts). */
   readonly changes: ChangeClock;
+  /**
+   * Whether a row that existed may have been altered or removed since a given read; inserts of
+   * other rows leave it still on SQLite (see `SqliteChangeClock.rows`). On PostgreSQL it is
+   * `changes`, whose notices do not say what a write did.
+   */
+  readonly rowChanges: ChangeClock;
   /** Cheap round trip for health checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -81,6 +87,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       db,
       dialect: 'postgres',
       changes,
+      rowChanges: changes,
       ping: async () => {
         await pool.query('select 1');
       },
@@ -93,7 +100,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   mkdirSync(options.dataDir, { recursive: true });
   const path = join(options.dataDir, 'kiln.db');
   const changes = new SqliteChangeClock(path);
-  const sqlite = openSqlite({ path, onWrite: () => changes.noteWrite() });
+  const sqlite = openSqlite({ path, onWrite: (kind) => changes.noteWrite(kind) });
   changes.observeOthersThrough(() => sqlite.dataVersion());
   const db = new Kysely<Tables>({ dialect: new NodeSqliteDialect(sqlite) });
   runDirectly(db, sqlite.runNow);
@@ -101,6 +108,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     db,
     dialect: 'sqlite',
     changes,
+    rowChanges: changes.rows,
     ping: async () => {
       sqlite.prepare('select 1').all([]);
     },

@@ -9,6 +9,7 @@ import {
   type SqliteStatement,
 } from 'kysely';
 import { BoundedMap } from '../lib/bounded-map.ts';
+import { type WriteKind, writeKind } from './change-clock.ts';
 
 /** Values node:sqlite can bind: it has no booleans, so they become 1/0 as SQLite stores them. */
 function toSqlite(value: unknown): SQLInputValue {
@@ -75,8 +76,11 @@ const WAL_CHECKPOINT_PAGES = 4000;
 export type SqliteOptions = {
   path: string;
   busyTimeoutMs?: number;
-  /** Called after every statement that may have written (see change-clock.ts). */
-  onWrite?: () => void;
+  /**
+   * Called after every statement that may have written, with what it may have done to rows that
+   * existed (see change-clock.ts).
+   */
+  onWrite?: (kind: WriteKind) => void;
 };
 
 /** The open file, as Kysely speaks to it, and what only this connection can tell. */
@@ -110,10 +114,13 @@ export function openSqlite(options: SqliteOptions): OpenSqlite {
     const cached = statements.get(sql);
     if (cached) return cached;
     const adapted = adaptStatement(database.prepare(sql));
-    const statement =
-      options.onWrite && !PLAIN_SELECT.test(sql)
-        ? reportingWrites(adapted, options.onWrite)
-        : adapted;
+    const onWrite = options.onWrite;
+    let statement = adapted;
+    if (onWrite && !PLAIN_SELECT.test(sql)) {
+      // Classified once per text: the statement cache makes this free for every later run.
+      const kind = writeKind(sql);
+      statement = reportingWrites(adapted, () => onWrite(kind));
+    }
     statements.set(sql, statement);
     return statement;
   };

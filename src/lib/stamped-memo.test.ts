@@ -50,4 +50,20 @@ describe('StampedMemo', () => {
     await expect(memo.read('b', 2, () => Promise.reject(new Error('gone')))).rejects.toThrow();
     expect(memo.get('b', 2)).toBeUndefined();
   });
+
+  it('keeps what a lookup finds and never an absence', async () => {
+    const memo = new StampedMemo<string, string>(10);
+    const rows = new Map<string, string>();
+    let loads = 0;
+    const find = async (key: string) => {
+      loads += 1;
+      return rows.get(key);
+    };
+    expect(await memo.readFound('a', 1, () => find('a'))).toBeUndefined();
+    rows.set('a', 'inserted');
+    // Same stamp: an insert need not move it, and the miss was not kept.
+    expect(await memo.readFound('a', 1, () => find('a'))).toBe('inserted');
+    expect(await memo.readFound('a', 1, () => find('a'))).toBe('inserted');
+    expect(loads).toBe(2);
+  });
 });

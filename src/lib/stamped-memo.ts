@@ -38,4 +38,21 @@ export class StampedMemo<K, V> {
     this.set(key, stamp, value);
     return value;
   }
+
+  /**
+   * As `read`, for a lookup that may find nothing: what it finds is kept, an absence never is
+   * (an insert can end it without moving a clock of existing rows, and strangers' misses must
+   * not crowd out what exists).
+   */
+  async readFound(
+    key: K,
+    stamp: number | undefined,
+    load: () => Promise<V | undefined>,
+  ): Promise<V | undefined> {
+    const known = this.get(key, stamp);
+    if (known !== undefined) return known;
+    const found = await load();
+    if (found !== undefined) this.set(key, stamp, found);
+    return found;
+  }
 }

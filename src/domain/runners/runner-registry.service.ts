@@ -6,7 +6,7 @@ import { StampedMemo } from '../../lib/stamped-memo.ts';
 import { Unauthenticated } from '../errors.ts';
 import type { RegistrationTokenStore } from './registration-token.store.ts';
 import { type RunnerStore, type StoredRunner, toRunner } from './runner.store.ts';
-import type { Runner } from './runner.types.ts';
+import type { RegistrationToken, Runner } from './runner.types.ts';
 import { capabilityFlags, labelNames, runnerName, runnerVersion } from './runner-input.ts';
 import { shouldRecordSeen } from './runner-status.ts';
 
@@ -19,6 +19,8 @@ const RUNNER_SECRET_BYTES = 20;
 const TOKEN_USE_RESOLUTION_MS = 5_000;
 /** Runners whose rows are remembered between calls; a fleet larger than this reads some again. */
 const REMEMBERED_RUNNERS = 10_000;
+/** Registration tokens remembered between registrations. */
+const REMEMBERED_TOKENS = 1_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** What a runner sends to register. */
@@ -53,26 +55,33 @@ export type DeclareInput = {
 export class RunnerRegistryService {
   readonly #runners: RunnerStore;
   readonly #tokens: RegistrationTokenStore;
-  readonly #changes: ChangeClock;
+  readonly #rowChanges: ChangeClock;
   /**
-   * Runner rows by uuid, as read at a stamp of the change clock: every RunnerService call checks
-   * the runner's credentials, and a reporting runner makes many calls a second. A row is reused
-   * only while no write may have been committed since it was read, so a runner deleted (or its
-   * row otherwise changed) on this process is refused on its very next call, and one changed by
-   * another process once the clock has heard of it (change-clock.ts). The secret is still hashed
-   * and compared on every call; only the row is remembered, never the secret.
+   * Runner rows by uuid, as read (or inserted) at a stamp of the clock of existing rows: every
+   * RunnerService call checks the runner's credentials, and a reporting runner makes many calls
+   * a second. A row is reused only while no write that may alter or remove a row has been
+   * committed since, so a runner deleted (or its row otherwise changed) on this process is
+   * refused on its very next call, and one changed by another process once the clock has heard
+   * of it (change-clock.ts). Only rows that exist are kept, since an insert does not move that
+   * clock. The secret is still hashed and compared on every call; only the row is remembered,
+   * never the secret.
    */
   readonly #rows = new StampedMemo<string, StoredRunner>(REMEMBERED_RUNNERS);
+  /** Registration tokens by hash, kept as runner rows are: a fleet registers with one token. */
+  readonly #knownTokens = new StampedMemo<string, RegistrationToken>(REMEMBERED_TOKENS);
 
-  /** `changes` is the database's change clock; without it every check reads the row. */
+  /**
+   * `rowChanges` is the database's clock of existing rows (`Database.rowChanges`); without it
+   * every check reads the row.
+   */
   constructor(
     runners: RunnerStore,
     tokens: RegistrationTokenStore,
-    changes: ChangeClock = NO_CHANGE_CLOCK,
+    rowChanges: ChangeClock = NO_CHANGE_CLOCK,
   ) {
     this.#runners = runners;
     this.#tokens = tokens;
-    this.#changes = changes;
+    this.#rowChanges = rowChanges;
   }
 
   /**
@@ -81,10 +90,16 @@ export class RunnerRegistryService {
    * absurd labels.
    */
   async register(input: RegisterInput): Promise<{ runner: Runner; token: string }> {
-    const found =
-      input.token === '' ? undefined : await this.#tokens.findByHash(sha256Hex(input.token));
+    const found = input.token === '' ? undefined : await this.#token(sha256Hex(input.token));
     if (found === undefined) throw new Unauthenticated('runner registration token not found');
     const now = Date.now();
+    const lastUsed = found.lastUsedAt?.getTime() ?? null;
+    if (lastUsed === null || now - lastUsed >= TOKEN_USE_RESOLUTION_MS) {
+      await this.#tokens.recordUse(found.id, now);
+    }
+    // Taken after that update and before the insert: a write that may alter rows meanwhile
+    // leaves the new row unkept.
+    const stamp = this.#rowChanges.stamp();
     const secret = randomHex(RUNNER_SECRET_BYTES);
     const stored: StoredRunner = {
       id: newId(),
@@ -101,16 +116,14 @@ export class RunnerRegistryService {
       lastSeenAt: now,
     };
     await this.#runners.insert(stored);
-    const lastUsed = found.lastUsedAt?.getTime() ?? null;
-    if (lastUsed === null || now - lastUsed >= TOKEN_USE_RESOLUTION_MS) {
-      await this.#tokens.recordUse(found.id, now);
-    }
+    // The starting runner declares itself next: its row is known without reading it back.
+    this.#rows.set(stored.uuid, stamp, stored);
     return { runner: toRunner(stored, now), token: secret };
   }
 
   /**
    * Records version, labels and capabilities of a starting runner and returns it. A runner that
-   * restarts unchanged costs a read only. Throws `Unauthenticated` when the runner is gone or the
+   * restarts unchanged costs a read at most. Throws `Unauthenticated` when the runner is gone or the
    * secret does not match.
    */
   async declare(input: DeclareInput): Promise<Runner> {
@@ -164,16 +177,19 @@ export class RunnerRegistryService {
     return stored;
   }
 
-  /** The runner's row, from memory while the change clock has not moved since it was read. */
-  async #row(uuid: string): Promise<StoredRunner | undefined> {
-    // Taken before the read, so a write that lands during it leaves the row stale, not reused.
-    const stamp = this.#changes.stamp();
-    const known = this.#rows.get(uuid, stamp);
-    if (known !== undefined) return known;
-    const stored = await this.#runners.findByUuid(uuid);
-    // Only rows that exist are kept: unknown uuids from strangers must not crowd out runners.
-    if (stored !== undefined) this.#rows.set(uuid, stamp, stored);
-    return stored;
+  /** The registration token with this hash, from memory while no row has changed since. */
+  #token(hash: string): Promise<RegistrationToken | undefined> {
+    return this.#knownTokens.readFound(hash, this.#rowChanges.stamp(), () =>
+      this.#tokens.findByHash(hash),
+    );
+  }
+
+  /** The runner's row, from memory while no row has changed since it was read. */
+  #row(uuid: string): Promise<StoredRunner | undefined> {
+    // The stamp is taken before the read, so a write that lands during it leaves the row stale.
+    return this.#rows.readFound(uuid, this.#rowChanges.stamp(), () =>
+      this.#runners.findByUuid(uuid),
+    );
   }
 }
 
