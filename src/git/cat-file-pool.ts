@@ -1,5 +1,3 @@
-import { statSync } from 'node:fs';
-import path from 'node:path';
 import { Invalid } from '../domain/errors.ts';
 import {
   CatFileGone,
@@ -7,6 +5,7 @@ import {
   type ObjectData,
   type ObjectInfo,
 } from './cat-file-process.ts';
+import { alternatesState, objectsDir } from './object-store.ts';
 import { ProcessPool } from './process-pool.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
@@ -30,9 +29,7 @@ export interface CatFilePoolOptions {
  * before anything reads it), so it is not watched and costs nothing.
  */
 function loansOf(repo: RepoHandle): string | undefined {
-  const file = path.join(repo.path, 'objects', 'info', 'alternates');
-  const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
-  return stat && `${stat.ino}.${stat.size}.${stat.mtimeNs}.${stat.ctimeNs}`;
+  return alternatesState(objectsDir(repo.path));
 }
 
 /**

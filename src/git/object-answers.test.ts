@@ -1,6 +1,11 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffCommits, mergeBase } from './diff.ts';
+import { objectsDir, writeAlternates } from './object-store.ts';
 import { commitsBetween } from './pull-refs.ts';
+import { RepoPaths } from './repo-paths.ts';
+import { initBare } from './repository.ts';
 import { commitFiles, useTestRepo, withoutGitOnPath } from './test-support.ts';
 
 const fixture = useTestRepo({ pool: true });
@@ -39,5 +44,24 @@ describe('answers about objects by their ids', () => {
     expect(await mergeBase(fixture.repo, 'refs/heads/main', 'refs/heads/topic')).toBe(base);
     await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '2\n' }, parents: [head] });
     expect(await mergeBase(fixture.repo, 'refs/heads/main', 'refs/heads/topic')).toBe(head);
+  });
+
+  it('forgets what a repository could read through a loan once the loan is cut', async () => {
+    const lender = fixture.repo;
+    const base = await commitFiles(lender.path, { branch: 'main', files: { a: '1\n' } });
+    const head = await commitFiles(lender.path, {
+      branch: 'topic',
+      files: { a: '2\n' },
+      parents: [base],
+    });
+    const paths = new RepoPaths(path.join(fixture.tmp.path, 'borrowers'));
+    const borrower = paths.resolve({ owner: 'o', name: 'fork' });
+    await initBare(paths, borrower, { defaultBranch: 'main' });
+    const borrowerObjects = objectsDir(borrower.path);
+    await writeAlternates(borrowerObjects, [objectsDir(lender.path)]);
+    expect(await mergeBase(borrower, base, head)).toBe(base);
+
+    await rm(path.join(borrowerObjects, 'info', 'alternates'));
+    await expect(mergeBase(borrower, base, head)).rejects.toThrow();
   });
 });

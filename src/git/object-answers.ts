@@ -1,4 +1,5 @@
 import { type GitResult, type RunGitOptions, runGit } from './command.ts';
+import { alternatesState, objectsDir } from './object-store.ts';
 import { isSha } from './ref-names.ts';
 
 /**
@@ -7,6 +8,10 @@ import { isSha } from './ref-names.ts';
  * and reused: objects never change, so the same ids in the same repository always give the same
  * answer. A pull request's page asked git for all three on every view, three processes started
  * on the main thread (fork and exec are synchronous in Node: 5–35 ms each on a busy machine).
+ *
+ * Objects a repository borrows are another matter: when a loan is cut, ids it could name
+ * before may be missing now, so an answer is kept with the state of the repository's alternates
+ * file and holds only while that is unchanged (one stat per question).
  *
  * Only successful answers are kept (an error may be passing: a missing object arrives with the
  * next push), and only for commands whose every revision argument is a full object id, which the
@@ -44,7 +49,8 @@ export async function runGitOnObjects(
 ): Promise<GitResult> {
   if (!ids.every(isSha)) return runGit(args, { ...options, gitDir });
   const { maxStdoutBytes, truncateStdout, okExitCodes } = options;
-  const key = JSON.stringify([gitDir, args, maxStdoutBytes, truncateStdout, okExitCodes]);
+  const loans = alternatesState(objectsDir(gitDir));
+  const key = JSON.stringify([gitDir, loans, args, maxStdoutBytes, truncateStdout, okExitCodes]);
   const known = answers.get(key);
   if (known) {
     // Most recently used last.

@@ -35,6 +35,16 @@ export function hasAlternates(objects: string): boolean {
 }
 
 /**
+ * What `objects`'s alternates file is now (inode, size and times), or undefined when it borrows
+ * nothing: anything remembered about what a repository can read holds only while this does.
+ * Kiln rewrites or removes the file whenever it cuts a loan, so the state changes with it.
+ */
+export function alternatesState(objects: string): string | undefined {
+  const stat = statSync(alternatesFile(objects), { bigint: true, throwIfNoEntry: false });
+  return stat && `${stat.ino}.${stat.size}.${stat.mtimeNs}.${stat.ctimeNs}`;
+}
+
+/**
  * The stores `objects` borrows from, as absolute paths (git reads relative entries against the
  * object directory itself). Empty when it borrows nothing.
  */
