@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Invalid, NotFound } from '../domain/errors.ts';
@@ -199,5 +200,34 @@ describe('CatFilePool', () => {
     const steady = pool.pidOf(borrower);
     await pool.info(borrower, 'HEAD');
     expect(pool.pidOf(borrower)).toBe(steady);
+  });
+
+  it('answers names that cannot change from memory, and asks git for the rest', async () => {
+    pool = new CatFilePool({ requestTimeoutMs: 2_000 });
+    const head = (await pool.info(repo, 'main^{commit}'))!.sha;
+    const names = [`${head}^{tree}`, `${head}:f3.txt`, blobs.get('f2.txt')!];
+    const first = await Promise.all(names.map((name) => pool.contents(repo, name)));
+    await pool.info(repo, `${head}:f3.txt`);
+    const pid = pool.pidOf(repo)!;
+    // A stopped git answers nothing: only what was kept can come back now.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      expect(await Promise.all(names.map((name) => pool.contents(repo, name)))).toEqual(first);
+      expect((await pool.info(repo, `${head}:f3.txt`))?.sha).toBe(blobs.get('f3.txt'));
+      await expect(pool.info(repo, 'main^{commit}')).rejects.toThrow('did not answer');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  });
+
+  it('never keeps a miss: an object pushed later is found', async () => {
+    pool = new CatFilePool();
+    const content = 'arrives later\n';
+    const file = path.join(tmp.path, 'later.txt');
+    await writeFile(file, content);
+    const id = await git(['hash-object', file], { gitDir: repo.path });
+    expect(await pool.info(repo, id)).toBeUndefined();
+    await git(['hash-object', '-w', file], { gitDir: repo.path });
+    expect((await pool.contents(repo, id))?.content.toString()).toBe(content);
   });
 });

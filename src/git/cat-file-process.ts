@@ -1,5 +1,6 @@
 import { Unavailable } from '../domain/errors.ts';
 import { type GitProcess, spawnGit } from './command.ts';
+import { KeptAnswers } from './kept-answers.ts';
 import { isObjectType, type ObjectType } from './objects/object-type.ts';
 
 /**
@@ -24,6 +25,8 @@ interface Pending {
   readonly kind: 'info' | 'contents';
   readonly object: string;
   readonly maxBytes: number;
+  /** Where its answer is kept, when the name can never change (kept-answers.ts). */
+  readonly keptAs: string | undefined;
   readonly resolve: (value: ObjectData | undefined) => void;
   readonly reject: (error: Error) => void;
   timer: NodeJS.Timeout | undefined;
@@ -39,6 +42,7 @@ export class CatFileProcess {
   private readonly proc: GitProcess;
   private readonly requestTimeoutMs: number;
   private readonly queue: Pending[] = [];
+  private readonly kept = new KeptAnswers();
   private buffered: Buffer = Buffer.alloc(0);
   /** The object being read: its header, the bytes kept so far, and how many are still to come. */
   private body: { info: ObjectInfo; chunks: Buffer[]; kept: number; remaining: number } | undefined;
@@ -95,7 +99,21 @@ export class CatFileProcess {
         reject(new CatFileGone('cat-file process is closing'));
         return;
       }
-      const pending: Pending = { kind, object, maxBytes, resolve, reject, timer: undefined };
+      const keptAs = KeptAnswers.keyOf(kind, object, maxBytes);
+      const known = keptAs === undefined ? undefined : this.kept.get(keptAs);
+      if (known !== undefined) {
+        resolve(known);
+        return;
+      }
+      const pending: Pending = {
+        kind,
+        object,
+        maxBytes,
+        keptAs,
+        resolve,
+        reject,
+        timer: undefined,
+      };
       if (this.requestTimeoutMs > 0) {
         pending.timer = setTimeout(() => {
           // The stream position is unknowable now: fail this request and start over.
@@ -196,6 +214,7 @@ export class CatFileProcess {
     const pending = this.queue.shift();
     if (!pending) return;
     clearTimeout(pending.timer);
+    if (value !== undefined && pending.keptAs !== undefined) this.kept.keep(pending.keptAs, value);
     pending.resolve(value);
   }
 }

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { ObjectData } from './cat-file-process.ts';
+import { KeptAnswers } from './kept-answers.ts';
+
+const SHA = 'a'.repeat(40);
+
+function blob(bytes: number): ObjectData {
+  return {
+    sha: SHA,
+    type: 'blob',
+    sizeBytes: bytes,
+    content: Buffer.alloc(bytes),
+    truncated: false,
+  };
+}
+
+describe('KeptAnswers', () => {
+  it.each([SHA, 'b'.repeat(64), `${SHA}^{tree}`, `${SHA}^{}`, `${SHA}:src/a b.ts`])(
+    'keeps the answer to %s',
+    (name) => {
+      expect(KeptAnswers.keyOf('contents', name, 100)).toBeDefined();
+    },
+  );
+
+  it.each([
+    'main',
+    'HEAD',
+    'main:README.md',
+    SHA.slice(0, 12),
+    `${SHA}~1`,
+    `refs/heads/${SHA}`,
+    `${SHA.toUpperCase()}`,
+  ])('never keeps the answer to %s', (name) => {
+    expect(KeptAnswers.keyOf('info', name, 0)).toBeUndefined();
+  });
+
+  it('tells questions with other caps or kinds apart', () => {
+    const keys = new Set([
+      KeptAnswers.keyOf('info', SHA, 0),
+      KeptAnswers.keyOf('contents', SHA, 0),
+      KeptAnswers.keyOf('contents', SHA, 100),
+    ]);
+    expect(keys.size).toBe(3);
+  });
+
+  it('holds at most half a megabyte, least recently used out first, and no large answer', () => {
+    const kept = new KeptAnswers();
+    kept.keep('large', blob(100 * 1024));
+    expect(kept.get('large')).toBeUndefined();
+    for (let n = 0; n < 20; n++) {
+      kept.keep(`k${n}`, blob(32 * 1024));
+      // The first stays in use, so it is never the oldest.
+      expect(kept.get('k0')).toBeDefined();
+    }
+    const left = Array.from({ length: 20 }, (_, n) => kept.get(`k${n}`) !== undefined);
+    expect(left.filter(Boolean).length).toBe(15);
+    expect(left.slice(0, 1)).toEqual([true]);
+    expect(left.slice(1, 6)).toEqual([false, false, false, false, false]);
+  });
+});
