@@ -33,6 +33,12 @@ describe('job-level concurrency', () => {
     expect(plan(expression).map((job) => job?.cancelInProgress)).toEqual([false, true]);
   });
 
+  it('names groups without regard to case, as GitHub does', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression
+    const group = "'Deploy-${{ matrix.env }}'";
+    expect(plan(group).map((job) => job?.group)).toEqual(['deploy-staging', 'deploy-prod']);
+  });
+
   it('leaves a job without one, or with an empty group, outside any group', () => {
     expect(plan("''")).toEqual([undefined, undefined]);
   });

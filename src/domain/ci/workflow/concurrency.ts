@@ -30,7 +30,9 @@ export function readConcurrency(value: unknown): Concurrency | undefined {
 /**
  * A `concurrency:` evaluated on the server with the contexts a run starts with (`github`,
  * `inputs`, `vars`): the group's name, and whether `cancel-in-progress` holds (an expression
- * must come out `true`; anything else, an unknown context included, does not cancel).
+ * must come out `true`; anything else, an unknown context included, does not cancel). Group
+ * names are case-insensitive, as on GitHub (`Deploy` and `deploy` are one group), so the name
+ * is kept in lower case.
  */
 export function concurrencyOf(
   concurrency: Concurrency,
@@ -39,7 +41,7 @@ export function concurrencyOf(
   const cancel = concurrency.cancelInProgress;
   const value = typeof cancel === 'string' ? interpolateValue(cancel, contexts) : cancel;
   return {
-    group: interpolate(concurrency.group, contexts),
+    group: interpolate(concurrency.group, contexts).toLowerCase(),
     cancelInProgress: value === true || value === 'true',
   };
 }
