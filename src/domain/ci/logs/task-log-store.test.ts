@@ -6,7 +6,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_ROW_BYTES, TaskLogStore } from './task-log-store.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'kiln-logs-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+/** Every store a test made, so that the files they keep open are closed, as a server does. */
+const stores: TaskLogStore[] = [];
+afterAll(async () => {
+  for (const store of stores) await store.closeAll();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function newStore(): TaskLogStore {
+  const store = new TaskLogStore(root);
+  stores.push(store);
+  return store;
+}
 
 const at = new Date('2026-01-02T03:04:05.678Z');
 const rows = (from: number, count: number) =>
@@ -14,7 +25,7 @@ const rows = (from: number, count: number) =>
 
 describe('task log files', () => {
   it('appends in order, refuses a gap, and reads any page', async () => {
-    const store = new TaskLogStore(root);
+    const store = newStore();
     expect(await store.rowCount(300)).toBe(0);
     expect(await store.append(300, 0, rows(0, 3))).toBe(3);
     expect(await store.append(300, 5, rows(5, 2))).toBe(3);
@@ -31,7 +42,7 @@ describe('task log files', () => {
   });
 
   it('keeps rows intact under concurrent appends of the same position', async () => {
-    const store = new TaskLogStore(root);
+    const store = newStore();
     const results = await Promise.all([
       store.append(301, 0, rows(0, 2)),
       store.append(301, 0, rows(0, 2)),
@@ -41,7 +52,7 @@ describe('task log files', () => {
   });
 
   it('writes each row time as toISOString does, across seconds and years', async () => {
-    const store = new TaskLogStore(root);
+    const store = newStore();
     const times = [
       new Date('2026-01-02T03:04:05.001Z'),
       new Date('2026-01-02T03:04:05.999Z'),
@@ -58,7 +69,7 @@ describe('task log files', () => {
   });
 
   it('reads back every batch as written, whatever its characters and size', async () => {
-    const store = new TaskLogStore(root);
+    const store = newStore();
     let taskId = 400;
     // Batches from a few bytes to well past the store's 64 KiB encoding buffer.
     const content = fc.oneof(
@@ -87,7 +98,7 @@ describe('task log files', () => {
   });
 
   it('cuts a row at the byte limit and keeps the rows after it whole', async () => {
-    const store = new TaskLogStore(root);
+    const store = newStore();
     const long = '€'.repeat(MAX_ROW_BYTES);
     const written = [long, 'after'].map((content) => ({ time: at, content }));
     expect(await store.append(303, 0, written)).toBe(2);
