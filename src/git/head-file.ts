@@ -1,6 +1,7 @@
-import { closeSync, openSync, readFileSync, readSync, type Stats, statSync } from 'node:fs';
+import { type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import { BoundedMap } from '../lib/bounded-map.ts';
+import { readSmallFile } from './small-file.ts';
 
 /** What HEAD said, and which file said it. */
 type Remembered = {
@@ -55,21 +56,4 @@ export function readHeadFile(repoPath: string): string {
 /** How many HEAD files are remembered (for tests). */
 export function rememberedHeads(): number {
   return remembered.size;
-}
-
-const scratch = Buffer.allocUnsafe(1024);
-
-/**
- * A file of a few dozen bytes in three system calls (open, read, close); readFileSync also asks
- * for the size and reads again to see the end, five calls. Larger files fall back to it.
- */
-function readSmallFile(file: string): string {
-  const fd = openSync(file, 'r');
-  try {
-    const length = readSync(fd, scratch, 0, scratch.length, 0);
-    if (length < scratch.length) return scratch.toString('utf8', 0, length);
-  } finally {
-    closeSync(fd);
-  }
-  return readFileSync(file, 'utf8');
 }

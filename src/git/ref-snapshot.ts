@@ -1,7 +1,9 @@
-import type { Dirent } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { type Dirent, lstatSync, statSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setImmediate as turn } from 'node:timers/promises';
 import { isSha } from './ref-names.ts';
+import { readSmallFile } from './small-file.ts';
 
 /**
  * Every ref of a repository read from its files, as `git for-each-ref` would list them, without
@@ -20,6 +22,11 @@ import { isSha } from './ref-names.ts';
 
 /** How many levels of `ref: …` a symbolic ref may go through before it counts as broken. */
 const SYMREF_DEPTH = 5;
+/**
+ * Loose refs are read synchronously (a few dozen bytes each, small-file.ts), this many between
+ * turns of the event loop, so that thousands of them not yet packed never hold it for long.
+ */
+const READS_PER_TURN = 64;
 
 /** A ref's stored value: an object name, or `ref: <full ref>` for a symbolic ref. */
 type Stored = Map<string, string>;
@@ -32,13 +39,14 @@ async function entriesOf(dir: string): Promise<Dirent[]> {
 }
 
 async function readLoose(gitDir: string, root: string, into: Stored): Promise<void> {
+  let reads = 0;
   async function walk(relative: string): Promise<void> {
     for (const entry of await entriesOf(path.join(gitDir, relative))) {
       const ref = `${relative}/${entry.name}`;
       if (entry.isDirectory()) await walk(ref);
       else if (entry.isFile() && !entry.name.endsWith('.lock')) {
-        // Gone since the listing: deleted, or packed away.
-        const value = await readFile(path.join(gitDir, ref), 'utf8').catch(() => undefined);
+        if (++reads % READS_PER_TURN === 0) await turn();
+        const value = readLooseRef(path.join(gitDir, ref));
         if (value !== undefined) into.set(ref, value.trim());
       }
     }
@@ -46,8 +54,21 @@ async function readLoose(gitDir: string, root: string, into: Stored): Promise<vo
   await walk(root);
 }
 
+/** A loose ref's text, or undefined when it is gone since the listing (deleted, or packed). */
+function readLooseRef(file: string): string | undefined {
+  try {
+    return readSmallFile(file);
+  } catch {
+    return undefined;
+  }
+}
+
 async function readPacked(gitDir: string, roots: readonly string[], into: Stored): Promise<void> {
-  const packed = await readFile(path.join(gitDir, 'packed-refs'), 'utf8').catch(() => '');
+  const file = path.join(gitDir, 'packed-refs');
+  // Most repositories between two housekeepings have none: a stat that answers so costs a few
+  // microseconds, where a read that fails costs an error and its stack.
+  if (statSync(file, { throwIfNoEntry: false }) === undefined) return;
+  const packed = await readFile(file, 'utf8').catch(() => '');
   for (const line of packed.split('\n')) {
     // `# pack-refs with: …` is the header, `^<sha>` the peeled target of the tag above.
     const space = line.indexOf(' ');
@@ -71,8 +92,9 @@ function resolve(stored: Stored, ref: string): string | undefined {
  * Whether the repository keeps its refs in files that `readRefSnapshot` understands; the
  * reftable backend (a `reftable` directory) does not.
  */
-export async function hasRefFiles(gitDir: string): Promise<boolean> {
-  return (await lstat(path.join(gitDir, 'reftable')).catch(() => undefined)) === undefined;
+export function hasRefFiles(gitDir: string): boolean {
+  // Asked before every listing: a stat that finds nothing throws nothing this way.
+  return lstatSync(path.join(gitDir, 'reftable'), { throwIfNoEntry: false }) === undefined;
 }
 
 /**

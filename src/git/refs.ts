@@ -68,7 +68,7 @@ const listings = new RecentReadings<RefListing>();
 async function readListing(repo: RepoHandle, pool: CatFilePool | undefined): Promise<RefListing> {
   await requireRepository(repo);
   const fromFiles =
-    pool && (await hasRefFiles(repo.path)) ? await listRefsFromFiles(pool, repo) : undefined;
+    pool && hasRefFiles(repo.path) ? await listRefsFromFiles(pool, repo) : undefined;
   if (fromFiles) return fromFiles;
   const format = '%(refname) %(objectname) %(objecttype) %(*objectname) %(*objecttype)';
   const { stdout } = await runGit(

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { NotFound } from '../domain/errors.ts';
 import { RecentReadings } from './repo-changes.ts';
@@ -16,11 +16,13 @@ export function repositoryExists(repo: RepoHandle): Promise<boolean> {
 /** Existence read lately, shared while it may be reused (repo-changes.ts). */
 const existence = new RecentReadings<boolean>();
 
+/**
+ * Two `stat` calls, synchronous on purpose as in head-file.ts: their thread-pool round trips
+ * cost the request thread more than the calls, and a missing file throws nothing this way.
+ */
 async function readExistence(repo: RepoHandle): Promise<boolean> {
-  const [head, objects] = await Promise.all([
-    stat(path.join(repo.path, 'HEAD')).catch(() => undefined),
-    stat(path.join(repo.path, 'objects')).catch(() => undefined),
-  ]);
+  const head = statSync(path.join(repo.path, 'HEAD'), { throwIfNoEntry: false });
+  const objects = statSync(path.join(repo.path, 'objects'), { throwIfNoEntry: false });
   return head?.isFile() === true && objects?.isDirectory() === true;
 }
 

@@ -72,7 +72,7 @@ function validSegment(value: string): boolean {
  * ref files where git keeps them there (ref-snapshot.ts), through `git for-each-ref` otherwise.
  */
 export async function snapshotRepositoryRefs(gitDir: string): Promise<string> {
-  if (await hasRefFiles(gitDir)) return readRefSnapshot(gitDir);
+  if (hasRefFiles(gitDir)) return readRefSnapshot(gitDir);
   const { stdout } = await runGit(['for-each-ref', '--format=%(objectname) %(refname)'], {
     gitDir,
     maxStdoutBytes: 256 * 1024 * 1024,

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { BoundedMap } from '../../lib/bounded-map.ts';
 import { type Html, trusted } from './html.ts';
 
 type Octicon = { toSVG(options?: { width?: number; 'aria-label'?: string }): string };
@@ -15,8 +16,24 @@ export function loadOcticons(): Octicons {
   return octicons;
 }
 
+/**
+ * Icons as made before, by name, size and label: the package builds each one's SVG from its
+ * attributes on every call, and a page shows dozens (a few percent of a page's CPU). Names,
+ * sizes and labels come from Kiln's own code; the bound is there should that ever change.
+ */
+const made = new BoundedMap<string, Html>(512);
+
 /** An Octicon as inline SVG (decorative unless a label is given). */
 export function icon(name: string, options?: { size?: number; label?: string }): Html {
+  const key = `${name}\0${options?.size ?? ''}\0${options?.label ?? ''}`;
+  const known = made.get(key);
+  if (known !== undefined) return known;
+  const svg = svgOf(name, options);
+  made.set(key, svg);
+  return svg;
+}
+
+function svgOf(name: string, options?: { size?: number; label?: string }): Html {
   const octicon = loadOcticons()[name];
   if (!octicon) return trusted('');
   const svgOptions: { width?: number; 'aria-label'?: string } = {};
