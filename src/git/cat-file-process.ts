@@ -214,7 +214,9 @@ export class CatFileProcess {
     const pending = this.queue.shift();
     if (!pending) return;
     clearTimeout(pending.timer);
-    if (value !== undefined && pending.keptAs !== undefined) this.kept.keep(pending.keptAs, value);
+    if (value !== undefined && pending.keptAs !== undefined) {
+      this.kept.keep(pending.keptAs, pending.object, value);
+    }
     pending.resolve(value);
   }
 }

@@ -45,10 +45,10 @@ describe('KeptAnswers', () => {
 
   it('holds at most half a megabyte, least recently used out first, and no large answer', () => {
     const kept = new KeptAnswers();
-    kept.keep('large', blob(100 * 1024));
+    kept.keep('large', SHA, blob(100 * 1024));
     expect(kept.get('large')).toBeUndefined();
     for (let n = 0; n < 20; n++) {
-      kept.keep(`k${n}`, blob(32 * 1024));
+      kept.keep(`k${n}`, SHA, blob(32 * 1024));
       // The first stays in use, so it is never the oldest.
       expect(kept.get('k0')).toBeDefined();
     }
@@ -56,5 +56,24 @@ describe('KeptAnswers', () => {
     expect(left.filter(Boolean).length).toBe(15);
     expect(left.slice(0, 1)).toEqual([true]);
     expect(left.slice(1, 6)).toEqual([false, false, false, false, false]);
+  });
+
+  it('keeps no answer to hex of the other id length, which git read as a ref', () => {
+    const kept = new KeptAnswers();
+    const refLike = 'c'.repeat(64);
+    // A SHA-1 repository answered a 64-hex name with a 40-hex id: a branch of that name.
+    kept.keep('ref', `${refLike}^{commit}`, blob(10));
+    expect(kept.get('ref')).toBeUndefined();
+    kept.keep('id', `${SHA}^{commit}`, blob(10));
+    expect(kept.get('id')).toBeDefined();
+  });
+
+  it('keeps its own copy of a small answer, not a view on a shared pool', () => {
+    const kept = new KeptAnswers();
+    const pooled = Buffer.from('small tree');
+    kept.keep('k', SHA, { ...blob(0), content: pooled, sizeBytes: pooled.length });
+    const content = kept.get('k')?.content;
+    expect(content?.toString()).toBe('small tree');
+    expect(content?.buffer.byteLength).toBe(pooled.length);
   });
 });

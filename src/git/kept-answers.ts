@@ -3,14 +3,18 @@ import type { ObjectData } from './cat-file-process.ts';
 /** Bytes of answers one cat-file process keeps, and the largest answer it keeps. */
 const MAX_BYTES = 512 * 1024;
 const MAX_ANSWER_BYTES = 64 * 1024;
+/** What an entry costs beyond its bytes and key (the map entry, the answer, its Buffer). */
+const ENTRY_OVERHEAD_BYTES = 256;
 
 /**
  * A name whose answer can never change: a full object id, alone, peeled (`^{tree}`, `^{}`) or
- * with a path (`<id>:src/a.ts`, looked up in a tree that is itself an object). Git reads a full
- * hex id as that object even where a ref has the same name. Branch names, `HEAD` and short ids
- * move, so their answers are never kept.
+ * with a path (`<id>:src/a.ts`, looked up in a tree that is itself an object). Git reads hex of
+ * its own id length as that object even where a ref has the same name; hex of the other length
+ * (64 characters in a SHA-1 repository, 40 in a SHA-256 one) is a ref name that can move, which
+ * `keep` tells from the length of the id that answered. Branch names, `HEAD` and short ids move,
+ * so their answers are never kept.
  */
-const IMMUTABLE_NAME = /^(?:[0-9a-f]{40}|[0-9a-f]{64})(?:\^\{[a-z]*\}|:.*)?$/s;
+const IMMUTABLE_NAME = /^([0-9a-f]{40}|[0-9a-f]{64})(?:\^\{[a-z]*\}|:.*)?$/s;
 
 /**
  * Answers of one cat-file process to names that can never change, kept while the process
@@ -26,7 +30,10 @@ export class KeptAnswers {
   readonly #answers = new Map<string, ObjectData>();
   #bytes = 0;
 
-  /** The key of a question whose answer can be kept, or undefined when it may change. */
+  /**
+   * The key of a question whose answer can be kept, or undefined when it may change. An answer
+   * is kept under it only when the id that answered has the length of the name's (see `keep`).
+   */
   static keyOf(kind: 'info' | 'contents', object: string, maxBytes: number): string | undefined {
     return IMMUTABLE_NAME.test(object) ? `${kind} ${maxBytes} ${object}` : undefined;
   }
@@ -41,15 +48,25 @@ export class KeptAnswers {
     return answer;
   }
 
-  keep(key: string, answer: ObjectData): void {
-    const size = answer.content.length + key.length;
+  /** Keeps the answer to the question `key` stands for (`object` asked, as `keyOf` took it). */
+  keep(key: string, object: string, answer: ObjectData): void {
+    const size = sizeOf(key, answer);
     if (size > MAX_ANSWER_BYTES || this.#answers.has(key)) return;
-    this.#answers.set(key, answer);
+    // A name of the other id length was read as a ref: its answer can move.
+    if (IMMUTABLE_NAME.exec(object)?.[1]?.length !== answer.sha.length) return;
+    // Small buffers are views on an 8 KiB pool that would stay held for all of it.
+    const content = Buffer.allocUnsafeSlow(answer.content.length);
+    answer.content.copy(content);
+    this.#answers.set(key, { ...answer, content });
     this.#bytes += size;
     for (const [oldest, old] of this.#answers) {
       if (this.#bytes <= MAX_BYTES) break;
       this.#answers.delete(oldest);
-      this.#bytes -= old.content.length + oldest.length;
+      this.#bytes -= sizeOf(oldest, old);
     }
   }
+}
+
+function sizeOf(key: string, answer: ObjectData): number {
+  return answer.content.length + key.length + ENTRY_OVERHEAD_BYTES;
 }
