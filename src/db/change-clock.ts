@@ -28,7 +28,8 @@ export type WriteKind = 'insert' | 'change';
  */
 export const TABLES_WITH_INSERT_TRIGGERS: ReadonlySet<string> = new Set(['repositories']);
 
-const INSERT_INTO = /^\s*insert\s+into\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/i;
+/** The table of a plain insert; a schema-qualified name (`main.t`) does not match. */
+const INSERT_INTO = /^\s*insert\s+into\s+"?([A-Za-z_][A-Za-z0-9_]*)"?[\s(]/i;
 const ON_CONFLICT = /\bon\s+conflict\b/i;
 
 /**

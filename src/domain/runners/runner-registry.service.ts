@@ -93,14 +93,8 @@ export class RunnerRegistryService {
     const found = input.token === '' ? undefined : await this.#token(sha256Hex(input.token));
     if (found === undefined) throw new Unauthenticated('runner registration token not found');
     const now = Date.now();
-    const lastUsed = found.lastUsedAt?.getTime() ?? null;
-    if (lastUsed === null || now - lastUsed >= TOKEN_USE_RESOLUTION_MS) {
-      await this.#tokens.recordUse(found.id, now);
-    }
-    // Taken after that update and before the insert: a write that may alter rows meanwhile
-    // leaves the new row unkept.
-    const stamp = this.#rowChanges.stamp();
     const secret = randomHex(RUNNER_SECRET_BYTES);
+    // Built first: input refused as invalid writes nothing, not even the token's use.
     const stored: StoredRunner = {
       id: newId(),
       uuid: randomUUID(),
@@ -115,6 +109,13 @@ export class RunnerRegistryService {
       createdAt: now,
       lastSeenAt: now,
     };
+    const lastUsed = found.lastUsedAt?.getTime() ?? null;
+    if (lastUsed === null || now - lastUsed >= TOKEN_USE_RESOLUTION_MS) {
+      await this.#tokens.recordUse(found.id, now);
+    }
+    // Taken after that update and before the insert: a write that may alter rows meanwhile
+    // leaves the new row unkept.
+    const stamp = this.#rowChanges.stamp();
     await this.#runners.insert(stored);
     // The starting runner declares itself next: its row is known without reading it back.
     this.#rows.set(stored.uuid, stamp, stored);
