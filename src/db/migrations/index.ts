@@ -23,6 +23,7 @@ import { branchPushesMigration } from './0021-branch-pushes.ts';
 import { actionsBotMigration } from './0022-actions-bot.ts';
 import { ciJobConcurrencyMigration } from './0023-ci-job-concurrency.ts';
 import { releasesPageOrderMigration } from './0024-releases-page-order.ts';
+import { concurrencyGroupsLowerCaseMigration } from './0025-concurrency-groups-lower-case.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -50,4 +51,5 @@ export const migrations: readonly Migration[] = [
   actionsBotMigration,
   ciJobConcurrencyMigration,
   releasesPageOrderMigration,
+  concurrencyGroupsLowerCaseMigration,
 ];
