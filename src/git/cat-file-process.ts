@@ -1,6 +1,6 @@
 import { Unavailable } from '../domain/errors.ts';
 import { type GitProcess, spawnGit } from './command.ts';
-import { KeptAnswers } from './kept-answers.ts';
+import { KeptAnswers, type KeptQuestion } from './kept-answers.ts';
 import { isObjectType, type ObjectType } from './objects/object-type.ts';
 
 /**
@@ -26,7 +26,7 @@ interface Pending {
   readonly object: string;
   readonly maxBytes: number;
   /** Where its answer is kept, when the name can never change (kept-answers.ts). */
-  readonly keptAs: string | undefined;
+  readonly keptAs: KeptQuestion | undefined;
   readonly resolve: (value: ObjectData | undefined) => void;
   readonly reject: (error: Error) => void;
   timer: NodeJS.Timeout | undefined;
@@ -215,7 +215,7 @@ export class CatFileProcess {
     if (!pending) return;
     clearTimeout(pending.timer);
     if (value !== undefined && pending.keptAs !== undefined) {
-      this.kept.keep(pending.keptAs, pending.object, value);
+      this.kept.keep(pending.keptAs, value);
     }
     pending.resolve(value);
   }

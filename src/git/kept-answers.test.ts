@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { ObjectData } from './cat-file-process.ts';
-import { KeptAnswers } from './kept-answers.ts';
+import { KeptAnswers, type KeptQuestion } from './kept-answers.ts';
 
 const SHA = 'a'.repeat(40);
+
+/** The question for the contents of the path `name` under the commit `id`. */
+function question(name: string, id = SHA): KeptQuestion {
+  const asked = KeptAnswers.keyOf('contents', `${id}:${name}`, Number.POSITIVE_INFINITY);
+  if (!asked) throw new Error('an id with a path is a name whose answer can be kept');
+  return asked;
+}
 
 function blob(bytes: number): ObjectData {
   return {
@@ -36,23 +43,23 @@ describe('KeptAnswers', () => {
 
   it('tells questions with other caps or kinds apart', () => {
     const keys = new Set([
-      KeptAnswers.keyOf('info', SHA, 0),
-      KeptAnswers.keyOf('contents', SHA, 0),
-      KeptAnswers.keyOf('contents', SHA, 100),
+      KeptAnswers.keyOf('info', SHA, 0)?.key,
+      KeptAnswers.keyOf('contents', SHA, 0)?.key,
+      KeptAnswers.keyOf('contents', SHA, 100)?.key,
     ]);
     expect(keys.size).toBe(3);
   });
 
   it('holds at most half a megabyte, least recently used out first, and no large answer', () => {
     const kept = new KeptAnswers();
-    kept.keep('large', SHA, blob(100 * 1024));
-    expect(kept.get('large')).toBeUndefined();
+    kept.keep(question('large'), blob(100 * 1024));
+    expect(kept.get(question('large'))).toBeUndefined();
     for (let n = 0; n < 20; n++) {
-      kept.keep(`k${n}`, SHA, blob(32 * 1024));
+      kept.keep(question(`k${n}`), blob(32 * 1024));
       // The first stays in use, so it is never the oldest.
-      expect(kept.get('k0')).toBeDefined();
+      expect(kept.get(question('k0'))).toBeDefined();
     }
-    const left = Array.from({ length: 20 }, (_, n) => kept.get(`k${n}`) !== undefined);
+    const left = Array.from({ length: 20 }, (_, n) => kept.get(question(`k${n}`)) !== undefined);
     expect(left.filter(Boolean).length).toBe(15);
     expect(left.slice(0, 1)).toEqual([true]);
     expect(left.slice(1, 6)).toEqual([false, false, false, false, false]);
@@ -62,17 +69,20 @@ describe('KeptAnswers', () => {
     const kept = new KeptAnswers();
     const refLike = 'c'.repeat(64);
     // A SHA-1 repository answered a 64-hex name with a 40-hex id: a branch of that name.
-    kept.keep('ref', `${refLike}^{commit}`, blob(10));
-    expect(kept.get('ref')).toBeUndefined();
-    kept.keep('id', `${SHA}^{commit}`, blob(10));
-    expect(kept.get('id')).toBeDefined();
+    const asRef = KeptAnswers.keyOf('info', `${refLike}^{commit}`, 0);
+    const asId = KeptAnswers.keyOf('info', `${SHA}^{commit}`, 0);
+    if (!asRef || !asId) throw new Error('both names look immutable');
+    kept.keep(asRef, blob(10));
+    expect(kept.get(asRef)).toBeUndefined();
+    kept.keep(asId, blob(10));
+    expect(kept.get(asId)).toBeDefined();
   });
 
   it('keeps its own copy of a small answer, not a view on a shared pool', () => {
     const kept = new KeptAnswers();
     const pooled = Buffer.from('small tree');
-    kept.keep('k', SHA, { ...blob(0), content: pooled, sizeBytes: pooled.length });
-    const content = kept.get('k')?.content;
+    kept.keep(question('k'), { ...blob(0), content: pooled, sizeBytes: pooled.length });
+    const content = kept.get(question('k'))?.content;
     expect(content?.toString()).toBe('small tree');
     expect(content?.buffer.byteLength).toBe(pooled.length);
   });

@@ -1,4 +1,8 @@
+import { SizedLru } from '../lib/sized-lru.ts';
 import type { ObjectData } from './cat-file-process.ts';
+
+/** A question whose answer can be kept, and the length of the object id it names. */
+export type KeptQuestion = { readonly key: string; readonly idLength: number };
 
 /** Bytes of answers one cat-file process keeps, and the largest answer it keeps. */
 const MAX_BYTES = 512 * 1024;
@@ -27,46 +31,35 @@ const IMMUTABLE_NAME = /^([0-9a-f]{40}|[0-9a-f]{64})(?:\^\{[a-z]*\}|:.*)?$/s;
  * kept (a push can bring the object). Bounded in bytes, least recently used out first.
  */
 export class KeptAnswers {
-  readonly #answers = new Map<string, ObjectData>();
-  #bytes = 0;
+  readonly #answers = new SizedLru<string, ObjectData>(MAX_BYTES);
 
   /**
-   * The key of a question whose answer can be kept, or undefined when it may change. An answer
-   * is kept under it only when the id that answered has the length of the name's (see `keep`).
+   * The question, when its answer can be kept; undefined when it may change. An answer is kept
+   * only when the id that answered has the length of the id in the name (see `keep`).
    */
-  static keyOf(kind: 'info' | 'contents', object: string, maxBytes: number): string | undefined {
-    return IMMUTABLE_NAME.test(object) ? `${kind} ${maxBytes} ${object}` : undefined;
+  static keyOf(
+    kind: 'info' | 'contents',
+    object: string,
+    maxBytes: number,
+  ): KeptQuestion | undefined {
+    const idLength = IMMUTABLE_NAME.exec(object)?.[1]?.length;
+    return idLength === undefined ? undefined : { key: `${kind} ${maxBytes} ${object}`, idLength };
   }
 
-  get(key: string): ObjectData | undefined {
-    const answer = this.#answers.get(key);
-    if (answer !== undefined) {
-      // Most recently used last.
-      this.#answers.delete(key);
-      this.#answers.set(key, answer);
-    }
-    return answer;
+  get(question: KeptQuestion): ObjectData | undefined {
+    return this.#answers.get(question.key);
   }
 
-  /** Keeps the answer to the question `key` stands for (`object` asked, as `keyOf` took it). */
-  keep(key: string, object: string, answer: ObjectData): void {
-    const size = sizeOf(key, answer);
+  /** Keeps the answer to `question`. */
+  keep(question: KeptQuestion, answer: ObjectData): void {
+    const { key, idLength } = question;
+    const size = answer.content.length + key.length + ENTRY_OVERHEAD_BYTES;
     if (size > MAX_ANSWER_BYTES || this.#answers.has(key)) return;
     // A name of the other id length was read as a ref: its answer can move.
-    if (IMMUTABLE_NAME.exec(object)?.[1]?.length !== answer.sha.length) return;
+    if (idLength !== answer.sha.length) return;
     // Small buffers are views on an 8 KiB pool that would stay held for all of it.
     const content = Buffer.allocUnsafeSlow(answer.content.length);
     answer.content.copy(content);
-    this.#answers.set(key, { ...answer, content });
-    this.#bytes += size;
-    for (const [oldest, old] of this.#answers) {
-      if (this.#bytes <= MAX_BYTES) break;
-      this.#answers.delete(oldest);
-      this.#bytes -= sizeOf(oldest, old);
-    }
+    this.#answers.set(key, { ...answer, content }, size);
   }
-}
-
-function sizeOf(key: string, answer: ObjectData): number {
-  return answer.content.length + key.length + ENTRY_OVERHEAD_BYTES;
 }

@@ -1,3 +1,4 @@
+import { SizedLru } from '../lib/sized-lru.ts';
 import { type GitResult, type RunGitOptions, runGit } from './command.ts';
 import { alternatesState, objectsDir } from './object-store.ts';
 import { isSha } from './ref-names.ts';
@@ -15,31 +16,20 @@ import { isSha } from './ref-names.ts';
  *
  * Only successful answers are kept (an error may be passing: a missing object arrives with the
  * next push), and only for commands whose every revision argument is a full object id, which the
- * caller asserts by passing them as `ids`. Bounded by bytes of output and by count, least
- * recently used first out.
+ * caller asserts by passing them as `ids`. Bounded by bytes (output, key and a fixed cost per
+ * answer), least recently used first out.
  */
 
 const MAX_BYTES = 32 * 1024 * 1024;
-const MAX_ANSWERS = 2000;
+/** What an answer costs beyond its output and key (the map entry, the result, its Buffer). */
+const ENTRY_OVERHEAD_BYTES = 256;
 
-const answers = new Map<string, GitResult>();
-let heldBytes = 0;
-
-function remember(key: string, result: GitResult): void {
-  if (result.stdout.length > MAX_BYTES / 4) return;
-  answers.set(key, result);
-  heldBytes += result.stdout.length;
-  for (const [oldest, old] of answers) {
-    if (heldBytes <= MAX_BYTES && answers.size <= MAX_ANSWERS) break;
-    answers.delete(oldest);
-    heldBytes -= old.stdout.length;
-  }
-}
+const answers = new SizedLru<string, GitResult>(MAX_BYTES);
 
 /**
  * `runGit(args, options)` in `gitDir`, answered from memory when the same command ran before.
- * `ids` are the revisions among `args`; when any is not a full object id (a branch name moves),
- * git always runs.
+ * `ids` are the revisions among `args`, as git resolved them (a 64-hex branch name in a SHA-1
+ * repository looks like an id but moves); when any is not a full object id, git always runs.
  */
 export async function runGitOnObjects(
   gitDir: string,
@@ -52,13 +42,10 @@ export async function runGitOnObjects(
   const loans = alternatesState(objectsDir(gitDir));
   const key = JSON.stringify([gitDir, loans, args, maxStdoutBytes, truncateStdout, okExitCodes]);
   const known = answers.get(key);
-  if (known) {
-    // Most recently used last.
-    answers.delete(key);
-    answers.set(key, known);
-    return known;
-  }
+  if (known) return known;
   const result = await runGit(args, { ...options, gitDir });
-  if (!answers.has(key)) remember(key, result);
+  // One answer may fill at most a quarter: a huge diff does not push out everything else.
+  const size = result.stdout.length + key.length + ENTRY_OVERHEAD_BYTES;
+  if (size <= MAX_BYTES / 4 && !answers.has(key)) answers.set(key, result, size);
   return result;
 }

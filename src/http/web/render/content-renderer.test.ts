@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isDomainError } from '../../../domain/errors.ts';
+import { contentHash } from '../../../lib/content-hash.ts';
 import { type Html, html, toBytes, trusted } from '../html.ts';
 import { ContentRenderer, type RenderSettings } from './content-renderer.ts';
-import { contentHash } from './document-hashes.ts';
 
 const SETTINGS: RenderSettings = {
   workers: 1,

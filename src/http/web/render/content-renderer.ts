@@ -1,7 +1,8 @@
 import { Unavailable } from '../../../domain/errors.ts';
+import { contentHash } from '../../../lib/content-hash.ts';
 import { encoded, encodedBytes, type Html, trusted } from '../html.ts';
 import type { MarkdownBase } from '../markdown.ts';
-import { contentHash, DocumentHashes } from './document-hashes.ts';
+import { DocumentHashes } from './document-hashes.ts';
 import { type PlainReason, plainDocument, plainLines, plainNotice } from './plain-text.ts';
 import { RenderCache } from './render-cache.ts';
 import type { RenderJob, RenderTask } from './render-job.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contentHash, DocumentHashes } from './document-hashes.ts';
+import { contentHash } from '../../../lib/content-hash.ts';
+import { DocumentHashes } from './document-hashes.ts';
 
 /** A long text, a new string each call, as rows read from a database are. */
 const long = (fill: string, chars = 20_000) => `${fill}${'x'.repeat(chars - fill.length)}`;

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { contentHash } from '../../../lib/content-hash.ts';
+import { SizedLru } from '../../../lib/sized-lru.ts';
 
 /** Below this many characters hashing costs less than remembering. */
 const MIN_REMEMBERED_CHARS = 16 * 1024;
@@ -18,42 +19,23 @@ const MIN_REMEMBERED_CHARS = 16 * 1024;
  *   hashes.of(release.body) === hashes.of(sameBodyReadAgain); // the second without hashing
  */
 export class DocumentHashes {
-  readonly #hashes = new Map<string, string>();
-  readonly #maxChars: number;
-  #chars = 0;
+  readonly #hashes: SizedLru<string, string>;
 
   constructor(maxChars: number) {
-    this.#maxChars = maxChars;
+    this.#hashes = new SizedLru(maxChars);
   }
 
   /** Characters of the texts remembered now. */
   get chars(): number {
-    return this.#chars;
+    return this.#hashes.held;
   }
 
   of(text: string): string {
     if (text.length < MIN_REMEMBERED_CHARS) return contentHash(text);
     const known = this.#hashes.get(text);
-    if (known !== undefined) {
-      // The most recently used last: forgetting starts from the front.
-      this.#hashes.delete(text);
-      this.#hashes.set(text, known);
-      return known;
-    }
+    if (known !== undefined) return known;
     const hash = contentHash(text);
-    if (text.length > this.#maxChars) return hash;
-    this.#hashes.set(text, hash);
-    this.#chars += text.length;
-    for (const old of this.#hashes.keys()) {
-      if (this.#chars <= this.#maxChars) break;
-      this.#hashes.delete(old);
-      this.#chars -= old.length;
-    }
+    this.#hashes.set(text, hash, text.length);
     return hash;
   }
-}
-
-/** SHA-256 of the text's UTF-8 bytes, base64url. */
-export function contentHash(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('base64url');
 }
