@@ -40,6 +40,7 @@ import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/load.ts';
 import type { PullRequestsTable, RepositoriesTable } from '../src/db/tables.ts';
 import { buildServer } from '../src/http/server.ts';
+import { contentHash } from '../src/lib/content-hash.ts';
 import { seedBenchPerson } from './_seed.ts';
 import { median } from './_stats.ts';
 
@@ -136,6 +137,7 @@ async function repoWithPulls(name: string, count: number): Promise<string> {
       number,
       title: `pull ${number}`,
       body: '',
+      body_hash: contentHash(''),
       state: 'open',
       merged: false,
       merged_at: null,

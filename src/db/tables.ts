@@ -347,6 +347,8 @@ export type PullRequestsTable = {
   number: number;
   title: string;
   body: string;
+  /** `contentHash` of `body`, written with it (migration 0026). */
+  body_hash: string;
   state: 'open' | 'closed';
   merged: boolean | number;
   merged_at: number | null;
@@ -394,6 +396,8 @@ export type ReleasesTable = {
   target_commitish: string;
   name: string;
   body: string;
+  /** `contentHash` of `body`, written with it (migration 0026). */
+  body_hash: string;
   prerelease: boolean | number;
   /** Null once the publishing account is gone. */
   author_id: string | null;

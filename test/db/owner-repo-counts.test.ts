@@ -4,82 +4,18 @@
  * the migration runs, then kept by the database through inserts, deletes, cascades and a change
  * of owner, whichever code (or none) makes them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, migrate, openDatabase } from '../../src/db/database.ts';
-import { migrations } from '../../src/db/migrations/index.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { type Database, migrate } from '../../src/db/database.ts';
+import {
+  insertOwner,
+  insertRepos,
+  migrateBefore,
+  scratchDatabase,
+} from '../support/migrate-before.ts';
 
 const COUNTS_MIGRATION = '0007-owner-repo-counts';
 
-let dataDir: string;
-let testDatabase: TestDatabase;
 let database: Database;
-
-/** Applies the migrations that precede the counts, as an installation made before them has. */
-async function migrateBeforeCounts(): Promise<void> {
-  const before = migrations.slice(
-    0,
-    migrations.findIndex((migration) => migration.name === COUNTS_MIGRATION),
-  );
-  const migrator = new Migrator({
-    db: database.db,
-    migrationTableName: 'kiln_migrations',
-    migrationLockTableName: 'kiln_migrations_lock',
-    provider: {
-      getMigrations: async () =>
-        Object.fromEntries(
-          before.map((migration) => [
-            migration.name,
-            { up: (db) => migration.up(db, database.dialect) },
-          ]),
-        ),
-    },
-  });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
-}
-
-async function addOwner(handle: string, kind: 'user' | 'org' = 'user'): Promise<string> {
-  const id = crypto.randomUUID();
-  await database.db
-    .insertInto('users')
-    .values({
-      id,
-      handle,
-      handle_lower: handle.toLowerCase(),
-      kind,
-      email: kind === 'user' ? `${handle}@example.com` : null,
-      email_lower: kind === 'user' ? `${handle}@example.com` : null,
-      full_name: '',
-      description: '',
-      password_hash: null,
-      created_at: 0,
-      updated_at: 0,
-    })
-    .execute();
-  return id;
-}
-
-async function addRepos(ownerId: string, names: string[]): Promise<string[]> {
-  const rows = names.map((name) => ({
-    id: crypto.randomUUID(),
-    owner_id: ownerId,
-    name,
-    name_lower: name.toLowerCase(),
-    description: '',
-    private: false,
-    parent_id: null,
-    pull_counter: 0,
-    created_at: 0,
-    updated_at: 0,
-  }));
-  await database.db.insertInto('repositories').values(rows).execute();
-  return rows.map((row) => row.id);
-}
 
 /** Every stored count, by owner id; an owner without a row owns nothing. */
 async function counts(): Promise<Record<string, number>> {
@@ -100,16 +36,14 @@ async function actual(): Promise<Record<string, number>> {
 const nonZero = (all: Record<string, number>) =>
   Object.fromEntries(Object.entries(all).filter(([, n]) => n !== 0));
 
+let dispose: () => Promise<void>;
+
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'kiln-counts-'));
-  testDatabase = await createTestDatabase();
-  database = await openDatabase({ databaseUrl: testDatabase.url, dataDir });
+  ({ database, dispose } = await scratchDatabase('kiln-counts-'));
 });
 
 afterAll(async () => {
-  await database?.close();
-  await testDatabase?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await dispose?.();
 });
 
 describe('owner repository counts', () => {
@@ -118,12 +52,12 @@ describe('owner repository counts', () => {
   let guild: string;
 
   it('are filled from the repositories stored before the migration', async () => {
-    await migrateBeforeCounts();
-    ada = await addOwner('ada');
-    bob = await addOwner('bob');
-    guild = await addOwner('guild', 'org');
-    await addRepos(ada, ['one', 'two', 'three']);
-    await addRepos(guild, ['tools']);
+    await migrateBefore(database, COUNTS_MIGRATION);
+    ada = await insertOwner(database, 'ada');
+    bob = await insertOwner(database, 'bob');
+    guild = await insertOwner(database, 'guild', 'org');
+    await insertRepos(database, ada, ['one', 'two', 'three']);
+    await insertRepos(database, guild, ['tools']);
 
     await migrate(database);
 
@@ -131,8 +65,8 @@ describe('owner repository counts', () => {
   });
 
   it('follow inserts and deletes', async () => {
-    const [first] = await addRepos(bob, ['a', 'b']);
-    await addRepos(ada, ['four']);
+    const [first] = await insertRepos(database, bob, ['a', 'b']);
+    await insertRepos(database, ada, ['four']);
     await database.db
       .deleteFrom('repositories')
       .where('id', '=', first as string)
@@ -162,8 +96,9 @@ describe('owner repository counts', () => {
   });
 
   it('stay equal to a count of the repositories after a mixed batch', async () => {
-    const eve = await addOwner('eve');
-    const ids = await addRepos(
+    const eve = await insertOwner(database, 'eve');
+    const ids = await insertRepos(
+      database,
       eve,
       Array.from({ length: 40 }, (_, i) => `r${i}`),
     );

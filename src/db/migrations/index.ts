@@ -24,6 +24,7 @@ import { actionsBotMigration } from './0022-actions-bot.ts';
 import { ciJobConcurrencyMigration } from './0023-ci-job-concurrency.ts';
 import { releasesPageOrderMigration } from './0024-releases-page-order.ts';
 import { concurrencyGroupsLowerCaseMigration } from './0025-concurrency-groups-lower-case.ts';
+import { bodyHashesMigration } from './0026-body-hashes.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -52,4 +53,5 @@ export const migrations: readonly Migration[] = [
   ciJobConcurrencyMigration,
   releasesPageOrderMigration,
   concurrencyGroupsLowerCaseMigration,
+  bodyHashesMigration,
 ];

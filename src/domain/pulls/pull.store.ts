@@ -1,18 +1,48 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
+import { KeptTexts } from '../../db/kept-texts.ts';
 import type { PullRequestsTable } from '../../db/tables.ts';
+import { contentHash } from '../../lib/content-hash.ts';
 import type { Page } from '../repos/repo.store.ts';
 import type { Pull, PullSort, PullStateFilter } from './pull.types.ts';
 
-function toPull(row: Selectable<PullRequestsTable>): Pull {
+/** Every column but the body, which `KeptTexts` reads only when it does not hold it. */
+const PULL_COLUMNS = [
+  'pull_requests.id',
+  'pull_requests.repo_id',
+  'pull_requests.number',
+  'pull_requests.title',
+  'pull_requests.body_hash',
+  'pull_requests.state',
+  'pull_requests.merged',
+  'pull_requests.merged_at',
+  'pull_requests.merge_commit_sha',
+  'pull_requests.merged_by_id',
+  'pull_requests.author_id',
+  'pull_requests.assignee_id',
+  'pull_requests.head_repo_id',
+  'pull_requests.head_branch',
+  'pull_requests.head_sha',
+  'pull_requests.base_branch',
+  'pull_requests.created_at',
+  'pull_requests.updated_at',
+  'pull_requests.closed_at',
+] as const;
+
+/** Characters of pull request bodies kept in memory (see `KeptTexts`). */
+const KEPT_BODIES_CHARS = 4 * 1024 * 1024;
+
+type PullRow = Omit<Selectable<PullRequestsTable>, 'body'>;
+
+function toPull(row: PullRow, body: string): Pull {
   const date = (value: number | null) => (value === null ? null : new Date(value));
   return {
     id: row.id,
     repoId: row.repo_id,
     number: Number(row.number),
     title: row.title,
-    body: row.body,
+    body,
     state: row.state,
     merged: Boolean(row.merged),
     mergedAt: date(row.merged_at),
@@ -60,9 +90,32 @@ const DUPLICATE = 'pull request already exists for these targets';
 /** Queries over pull requests. */
 export class PullStore {
   readonly #db: Db;
+  readonly #bodies = new KeptTexts(KEPT_BODIES_CHARS);
 
   constructor(db: Db) {
     this.#db = db;
+  }
+
+  #select() {
+    return this.#db.selectFrom('pull_requests').select(PULL_COLUMNS);
+  }
+
+  /** The pulls of the rows, their bodies from memory or read. */
+  async #withBodies(rows: readonly PullRow[]): Promise<Pull[]> {
+    const bodies = await this.#bodies.of(
+      rows.map((row) => ({ id: row.id, hash: row.body_hash })),
+      (ids) =>
+        this.#db
+          .selectFrom('pull_requests')
+          .select(['id', 'body as text', 'body_hash as hash'])
+          .where('id', 'in', ids)
+          .execute(),
+    );
+    return rows.map((row, index) => toPull(row, bodies[index] ?? ''));
+  }
+
+  async #one(row: PullRow | undefined): Promise<Pull | undefined> {
+    return row && (await this.#withBodies([row]))[0];
   }
 
   /**
@@ -77,6 +130,7 @@ export class PullStore {
       repo_id: pull.repoId,
       title: pull.title,
       body: pull.body,
+      body_hash: contentHash(pull.body),
       state: 'open',
       merged: false,
       merged_at: null,
@@ -103,29 +157,23 @@ export class PullStore {
             .executeTakeFirstOrThrow();
           const numbered: PullRequestsTable = { ...row, number: Number(pull_counter) };
           await trx.insertInto('pull_requests').values(numbered).execute();
-          return toPull(numbered);
+          return toPull(numbered, numbered.body);
         }),
       DUPLICATE,
     );
   }
 
   async findByNumber(repoId: string, number: number): Promise<Pull | undefined> {
-    const row = await this.#db
-      .selectFrom('pull_requests')
-      .selectAll()
+    const row = await this.#select()
       .where('repo_id', '=', repoId)
       .where('number', '=', number)
       .executeTakeFirst();
-    return row && toPull(row);
+    return this.#one(row);
   }
 
   async findById(id: string): Promise<Pull | undefined> {
-    const row = await this.#db
-      .selectFrom('pull_requests')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row && toPull(row);
+    const row = await this.#select().where('id', '=', id).executeTakeFirst();
+    return this.#one(row);
   }
 
   async list(
@@ -136,7 +184,7 @@ export class PullStore {
     let base = this.#db.selectFrom('pull_requests').where('pull_requests.repo_id', '=', repoId);
     if (filter.state !== 'all') base = base.where('pull_requests.state', '=', filter.state);
     if (filter.authorId) base = base.where('pull_requests.author_id', '=', filter.authorId);
-    let query = base.selectAll('pull_requests');
+    let query = base.select(PULL_COLUMNS);
     switch (filter.sort) {
       case 'oldest':
         query = query
@@ -177,31 +225,27 @@ export class PullStore {
       query.limit(page.limit).offset(page.offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
     ]);
-    return { items: rows.map(toPull), total: Number(count.total) };
+    return { items: await this.#withBodies(rows), total: Number(count.total) };
   }
 
   /** The person's most recently updated pulls, in any repository. */
   async listRecentByAuthor(authorId: string, limit: number): Promise<Pull[]> {
-    const rows = await this.#db
-      .selectFrom('pull_requests')
-      .selectAll()
+    const rows = await this.#select()
       .where('author_id', '=', authorId)
       .orderBy('updated_at', 'desc')
       .limit(limit)
       .execute();
-    return rows.map(toPull);
+    return this.#withBodies(rows);
   }
 
   /** Open pulls whose head is `branch` of `headRepoId`, in any repository. */
   async listOpenByHead(headRepoId: string, branch: string): Promise<Pull[]> {
-    const rows = await this.#db
-      .selectFrom('pull_requests')
-      .selectAll()
+    const rows = await this.#select()
       .where('head_repo_id', '=', headRepoId)
       .where('head_branch', '=', branch)
       .where('state', '=', 'open')
       .execute();
-    return rows.map(toPull);
+    return this.#withBodies(rows);
   }
 
   /** Review comment counts of the given pulls (absent = none). */
@@ -229,7 +273,7 @@ export class PullStore {
   async update(id: string, change: PullFieldUpdate): Promise<void> {
     const columns = {
       ...(change.title !== undefined && { title: change.title }),
-      ...(change.body !== undefined && { body: change.body }),
+      ...(change.body !== undefined && { body: change.body, body_hash: contentHash(change.body) }),
       ...(change.state !== undefined && { state: change.state }),
       ...(change.closedAt !== undefined && { closed_at: change.closedAt }),
       ...(change.headSha !== undefined && { head_sha: change.headSha }),

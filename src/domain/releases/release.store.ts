@@ -1,7 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
+import { KeptTexts } from '../../db/kept-texts.ts';
 import type { ReleasesTable } from '../../db/tables.ts';
+import { contentHash } from '../../lib/content-hash.ts';
 import type { Page } from '../repos/repo.store.ts';
 import type { Release, ReleaseFilter } from './release.types.ts';
 
@@ -15,7 +17,24 @@ const AUTHOR_COLUMNS = [
   'author.updated_at as author_updated_at',
 ] as const;
 
-type ReleaseRow = Selectable<ReleasesTable> & {
+/** Every column but the notes, which `KeptTexts` reads only when it does not hold them. */
+const RELEASE_COLUMNS = [
+  'releases.id',
+  'releases.repo_id',
+  'releases.tag_name',
+  'releases.target_commitish',
+  'releases.name',
+  'releases.body_hash',
+  'releases.prerelease',
+  'releases.author_id',
+  'releases.created_at',
+  'releases.updated_at',
+] as const;
+
+/** Characters of release notes kept in memory (see `KeptTexts`). */
+const KEPT_NOTES_CHARS = 4 * 1024 * 1024;
+
+type ReleaseRow = Omit<Selectable<ReleasesTable>, 'body'> & {
   author_handle: string | null;
   author_kind: 'user' | 'org' | null;
   author_email: string | null;
@@ -25,7 +44,7 @@ type ReleaseRow = Selectable<ReleasesTable> & {
   author_updated_at: number | null;
 };
 
-function toRelease(row: ReleaseRow): Release {
+function toRelease(row: ReleaseRow, body: string): Release {
   const author =
     row.author_id !== null && row.author_handle !== null
       ? {
@@ -45,7 +64,7 @@ function toRelease(row: ReleaseRow): Release {
     tagName: row.tag_name,
     targetCommitish: row.target_commitish,
     name: row.name,
-    body: row.body,
+    body,
     prerelease: Boolean(row.prerelease),
     author,
     createdAt: new Date(row.created_at),
@@ -67,6 +86,7 @@ export type ReleaseChange = Partial<
 /** Release rows with their author, newest first wherever order matters. */
 export class ReleaseStore {
   readonly #db: Db;
+  readonly #notes = new KeptTexts(KEPT_NOTES_CHARS);
 
   constructor(db: Db) {
     this.#db = db;
@@ -76,8 +96,26 @@ export class ReleaseStore {
     return this.#db
       .selectFrom('releases')
       .leftJoin('users as author', 'author.id', 'releases.author_id')
-      .selectAll('releases')
+      .select(RELEASE_COLUMNS)
       .select(AUTHOR_COLUMNS);
+  }
+
+  /** The releases of the rows, their notes from memory or read. */
+  async #withNotes(rows: readonly ReleaseRow[]): Promise<Release[]> {
+    const notes = await this.#notes.of(
+      rows.map((row) => ({ id: row.id, hash: row.body_hash })),
+      (ids) =>
+        this.#db
+          .selectFrom('releases')
+          .select(['id', 'body as text', 'body_hash as hash'])
+          .where('id', 'in', ids)
+          .execute(),
+    );
+    return rows.map((row, index) => toRelease(row, notes[index] ?? ''));
+  }
+
+  async #one(row: ReleaseRow | undefined): Promise<Release | undefined> {
+    return row && (await this.#withNotes([row]))[0];
   }
 
   /** Inserts a release; Conflict when the repository already has one for the tag. */
@@ -89,6 +127,7 @@ export class ReleaseStore {
       target_commitish: release.targetCommitish,
       name: release.name,
       body: release.body,
+      body_hash: contentHash(release.body),
       prerelease: release.prerelease,
       author_id: release.authorId,
       created_at: release.createdAt,
@@ -105,7 +144,7 @@ export class ReleaseStore {
       .where('releases.repo_id', '=', repoId)
       .where('releases.tag_name', '=', tagName)
       .executeTakeFirst();
-    return row && toRelease(row as ReleaseRow);
+    return this.#one(row as ReleaseRow | undefined);
   }
 
   async findById(repoId: string, id: string): Promise<Release | undefined> {
@@ -113,7 +152,7 @@ export class ReleaseStore {
       .where('releases.repo_id', '=', repoId)
       .where('releases.id', '=', id)
       .executeTakeFirst();
-    return row && toRelease(row as ReleaseRow);
+    return this.#one(row as ReleaseRow | undefined);
   }
 
   /** The internal keys of a repository's releases (for matching a folded wire id). */
@@ -139,7 +178,7 @@ export class ReleaseStore {
     const [rows, count] = await Promise.all([
       base
         .leftJoin('users as author', 'author.id', 'releases.author_id')
-        .selectAll('releases')
+        .select(RELEASE_COLUMNS)
         .select(AUTHOR_COLUMNS)
         .orderBy('releases.created_at', 'desc')
         .orderBy('releases.id', 'desc')
@@ -148,7 +187,7 @@ export class ReleaseStore {
         .execute(),
       base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
     ]);
-    return { items: rows.map((row) => toRelease(row as ReleaseRow)), total: Number(count.total) };
+    return { items: await this.#withNotes(rows as ReleaseRow[]), total: Number(count.total) };
   }
 
   /** The newest release that is not a prerelease. */
@@ -160,7 +199,7 @@ export class ReleaseStore {
       .orderBy('releases.id', 'desc')
       .limit(1)
       .executeTakeFirst();
-    return row && toRelease(row as ReleaseRow);
+    return this.#one(row as ReleaseRow | undefined);
   }
 
   async update(id: string, change: ReleaseChange): Promise<void> {
@@ -168,7 +207,7 @@ export class ReleaseStore {
       ...(change.tagName !== undefined && { tag_name: change.tagName }),
       ...(change.targetCommitish !== undefined && { target_commitish: change.targetCommitish }),
       ...(change.name !== undefined && { name: change.name }),
-      ...(change.body !== undefined && { body: change.body }),
+      ...(change.body !== undefined && { body: change.body, body_hash: contentHash(change.body) }),
       ...(change.prerelease !== undefined && { prerelease: change.prerelease }),
     };
     await uniqueOrConflict(
