@@ -1,0 +1,97 @@
+/**
+ * Migration 0025 on the configured engine: concurrency groups stored before it are lower-cased
+ * by JavaScript's rule, as new ones are, so a run queued under `Deploy` meets the new runs of
+ * `deploy`; rows without a group keep none.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, migrate } from '../../src/db/database.ts';
+import {
+  insertOwner,
+  insertRepos,
+  migrateBefore,
+  scratchDatabase,
+} from '../support/migrate-before.ts';
+
+let database: Database;
+let dispose: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ database, dispose } = await scratchDatabase('kiln-groups-'));
+});
+
+afterAll(async () => {
+  await dispose?.();
+});
+
+/** Groups as written before: cases, characters beyond ASCII whose lower case differs by engine. */
+const GROUPS = ['Deploy', 'deploy', 'ÄRGER-Über', 'İstanbul', 'MIXED-ß-Σ', null];
+
+describe('concurrency groups stored before migration 0025', () => {
+  it('are lower-cased by the rule new groups follow', async () => {
+    await migrateBefore(database, '0025-concurrency-groups-lower-case');
+    const owner = await insertOwner(database, 'ada');
+    const [repo = ''] = await insertRepos(database, owner, ['ci']);
+    for (const [index, group] of GROUPS.entries()) {
+      const runId = `run-${index}`;
+      await database.db
+        .insertInto('workflow_runs')
+        .values({
+          id: runId,
+          repo_id: repo,
+          number: index + 1,
+          workflow_name: 'ci',
+          workflow_file: '.forgejo/workflows/ci.yml',
+          event: 'push',
+          ref: 'refs/heads/main',
+          sha: 'a'.repeat(40),
+          triggered_by: owner,
+          status: 'BLOCKED',
+          created_at: index,
+          started_at: null,
+          stopped_at: null,
+          updated_at: index,
+          error: null,
+          concurrency_group: group,
+        })
+        .execute();
+      await database.db
+        .insertInto('ci_tasks')
+        .values({
+          run_id: runId,
+          name: 'build',
+          runs_on: '[]',
+          needs: '[]',
+          outputs: '{}',
+          job_key: 'build',
+          payload: '{}',
+          runner_id: null,
+          status: 'blocked',
+          log_rows: 0,
+          deadline_at: null,
+          created_at: index,
+          started_at: null,
+          stopped_at: null,
+          token_hash: null,
+          heartbeat_at: null,
+          concurrency_group: group,
+        })
+        .execute();
+    }
+
+    await migrate(database);
+
+    const expected = GROUPS.map((group) => group?.toLowerCase() ?? null);
+    const runs = await database.db
+      .selectFrom('workflow_runs')
+      .select('concurrency_group')
+      .orderBy('number')
+      .execute();
+    expect(runs.map((run) => run.concurrency_group)).toEqual(expected);
+    const tasks = await database.db
+      .selectFrom('ci_tasks')
+      .select('concurrency_group')
+      .orderBy('created_at')
+      .execute();
+    expect(tasks.map((task) => task.concurrency_group)).toEqual(expected);
+  });
+});
