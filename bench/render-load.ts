@@ -14,13 +14,14 @@
  *    starting git directly (`KILN_GIT_SPAWNER=0`): the spawner's figures against the targets
  *    (≤ 50 ms, ≤ 3), the direct ones beside them as the baseline.
  *
- *   node bench/render-load.ts [--idle 8] [--load 15] [--git 10]
+ *   node bench/render-load.ts [--idle 20] [--load 20] [--git 10]
  *
  * Kiln is a real `node src/main.ts serve` child process (the hostile suites' harness); the delay
  * comes from its own `/metrics` (prom-client samples `monitorEventLoopDelay` every 10 ms and
  * starts a new histogram at every scrape, so one scrape before and one after a phase bracket it;
  * the histogram holds intervals between ticks, so the delay is the interval less the 10 ms).
- * `/healthz` is asked one request after another, 20 ms apart, by the bench process. The crafted
+ * `/healthz` is asked one request after another, 20 ms apart, by the bench process: about 50
+ * answers a second, so that a p99 is the tenth-worst of a thousand, not the third of 400. The crafted
  * load starts cold: the first requests render, run out of time and replace workers.
  */
 import { parseArgs } from 'node:util';
@@ -32,8 +33,8 @@ import { pageClients } from './_page-clients.ts';
 
 const { values: args } = parseArgs({
   options: {
-    idle: { type: 'string', default: '8' },
-    load: { type: 'string', default: '15' },
+    idle: { type: 'string', default: '20' },
+    load: { type: 'string', default: '20' },
     git: { type: 'string', default: '10' },
   },
 });
