@@ -1,3 +1,4 @@
+import { ownCopy } from '../lib/own-copy.ts';
 import { SizedLru } from '../lib/sized-lru.ts';
 import type { ObjectData } from './cat-file-process.ts';
 
@@ -57,9 +58,6 @@ export class KeptAnswers {
     if (size > MAX_ANSWER_BYTES || this.#answers.has(key)) return;
     // A name of the other id length was read as a ref: its answer can move.
     if (idLength !== answer.sha.length) return;
-    // Small buffers are views on an 8 KiB pool that would stay held for all of it.
-    const content = Buffer.allocUnsafeSlow(answer.content.length);
-    answer.content.copy(content);
-    this.#answers.set(key, { ...answer, content }, size);
+    this.#answers.set(key, { ...answer, content: ownCopy(answer.content) }, size);
   }
 }

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffCommits, mergeBase } from './diff.ts';
+import { runGitOnObjects } from './object-answers.ts';
 import { objectsDir, writeAlternates } from './object-store.ts';
 import { commitsBetween } from './pull-refs.ts';
 import { RepoPaths } from './repo-paths.ts';
@@ -32,6 +33,15 @@ describe('answers about objects by their ids', () => {
       diff: await diffCommits(fixture.pool, fixture.repo, { from: base, to: head }),
     }));
     expect(again).toEqual(first);
+  });
+
+  it('keeps an answer in memory of its own, not as a view holding a shared slab', async () => {
+    const sha = await commitFiles(fixture.repo.path, { branch: 'main', files: { own: '1\n' } });
+    const args = ['merge-base', sha, sha];
+    const first = await runGitOnObjects(fixture.repo.path, [sha, sha], args);
+    const kept = await runGitOnObjects(fixture.repo.path, [sha, sha], args);
+    expect(kept.stdout.toString()).toBe(first.stdout.toString());
+    expect(kept.stdout.buffer.byteLength).toBe(kept.stdout.length);
   });
 
   it('asks git again for names that move', async () => {

@@ -1,3 +1,4 @@
+import { ownCopy } from '../lib/own-copy.ts';
 import { SizedLru } from '../lib/sized-lru.ts';
 import { type GitResult, type RunGitOptions, runGit } from './command.ts';
 import { alternatesState, objectsDir } from './object-store.ts';
@@ -21,7 +22,10 @@ import { isSha } from './ref-names.ts';
  */
 
 const MAX_BYTES = 32 * 1024 * 1024;
-/** What an answer costs beyond its output and key (the map entry, the result, its Buffer). */
+/**
+ * What an answer costs beyond its output and key (the map entry, the result, its Buffer). Its
+ * output is kept as a copy of its own, so that is all it holds.
+ */
 const ENTRY_OVERHEAD_BYTES = 256;
 
 const answers = new SizedLru<string, GitResult>(MAX_BYTES);
@@ -45,7 +49,9 @@ export async function runGitOnObjects(
   if (known) return known;
   const result = await runGit(args, { ...options, gitDir });
   // One answer may fill at most a quarter: a huge diff does not push out everything else.
-  const size = result.stdout.length + key.length + ENTRY_OVERHEAD_BYTES;
-  if (size <= MAX_BYTES / 4 && !answers.has(key)) answers.set(key, result, size);
+  const size = result.stdout.length + result.stderr.length + key.length + ENTRY_OVERHEAD_BYTES;
+  if (size <= MAX_BYTES / 4 && !answers.has(key)) {
+    answers.set(key, { ...result, stdout: ownCopy(result.stdout) }, size);
+  }
   return result;
 }

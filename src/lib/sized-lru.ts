@@ -45,7 +45,8 @@ export class SizedLru<K, V> {
 
   /**
    * Keeps `value` as the most recently used, counted as `size`, forgetting others until the
-   * total fits; a value larger than the whole bound is not kept (and replaces nothing).
+   * total fits. A value larger than the whole bound is not kept, and what the key held before
+   * is forgotten all the same: it is no longer the key's value.
    */
   set(key: K, value: V, size: number): void {
     if (size > this.#max) {
