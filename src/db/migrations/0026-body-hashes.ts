@@ -7,7 +7,7 @@ type WithBody = { id: string; body: string; body_hash: string };
 type BodyTables = { releases: WithBody; pull_requests: WithBody };
 
 /** Rows hashed per read: bodies run to a megabyte each. */
-const BATCH = 100;
+const BATCH = 16;
 
 /**
  * Release notes and pull request bodies get the hash of their text beside them
@@ -19,11 +19,17 @@ export const bodyHashesMigration: Migration = {
   name: '0026-body-hashes',
   async up(untyped: Kysely<unknown>) {
     const db = untyped as unknown as Kysely<BodyTables>;
+    const tables = await untyped.introspection.getTables();
     for (const table of ['releases', 'pull_requests'] as const) {
-      await db.schema
-        .alterTable(table)
-        .addColumn('body_hash', 'text', (column) => column.notNull().defaultTo(''))
-        .execute();
+      // On SQLite migrations run outside a transaction: a start stopped while hashing has added
+      // the column without recording the migration, and the next start hashes again.
+      const columns = tables.find((found) => found.name === table)?.columns ?? [];
+      if (!columns.some((column) => column.name === 'body_hash')) {
+        await db.schema
+          .alterTable(table)
+          .addColumn('body_hash', 'text', (column) => column.notNull().defaultTo(''))
+          .execute();
+      }
       for (let after = ''; ; ) {
         const rows = await db
           .selectFrom(table)

@@ -107,7 +107,7 @@ export class PullStore {
       (ids) =>
         this.#db
           .selectFrom('pull_requests')
-          .select(['id', 'body as text', 'body_hash as hash'])
+          .select(['id', 'body as text'])
           .where('id', 'in', ids)
           .execute(),
     );

@@ -107,7 +107,7 @@ export class ReleaseStore {
       (ids) =>
         this.#db
           .selectFrom('releases')
-          .select(['id', 'body as text', 'body_hash as hash'])
+          .select(['id', 'body as text'])
           .where('id', 'in', ids)
           .execute(),
     );
