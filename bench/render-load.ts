@@ -20,8 +20,8 @@
  * comes from its own `/metrics` (prom-client samples `monitorEventLoopDelay` every 10 ms and
  * starts a new histogram at every scrape, so one scrape before and one after a phase bracket it;
  * the histogram holds intervals between ticks, so the delay is the interval less the 10 ms).
- * `/healthz` is asked one request after another, 20 ms apart, by the bench process: about 50
- * answers a second, so that a p99 is the tenth-worst of a thousand, not the third of 400. The crafted
+ * `/healthz` is asked one request after another, 20 ms apart, by the bench process: about 45
+ * answers a second, so that a p99 is the ninth-worst of 900, not the third of 400. The crafted
  * load starts cold: the first requests render, run out of time and replace workers.
  */
 import { parseArgs } from 'node:util';
