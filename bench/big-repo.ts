@@ -30,6 +30,7 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { maintainRepository } from '../src/git/housekeeping.ts';
 import { logArgs } from '../src/git/log.ts';
+import { giveUpAfter } from './_give-up.ts';
 import { startBenchKiln } from './_kiln.ts';
 import { niceGit } from './_nice-git.ts';
 import { seedBenchPerson } from './_seed.ts';
@@ -55,12 +56,7 @@ const run = promisify(execFile);
 const copyAll = { recursive: true, force: true } as const;
 const root = mkdtempSync(join(tmpdir(), 'kiln-bench-big-'));
 const say = (line: string) => process.stderr.write(`big-repo: ${line}\n`);
-const watchdog = setTimeout(() => {
-  say('gave up after 10 minutes');
-  rmSync(root, { recursive: true, force: true });
-  process.exit(2);
-}, 600_000);
-watchdog.unref();
+const done = giveUpAfter('big-repo', 10, root);
 
 const gitEnv = { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' };
 
@@ -284,7 +280,7 @@ async function main(): Promise<void> {
     await kiln.server.close();
     await kiln.app.close();
     rmSync(root, { recursive: true, force: true });
-    clearTimeout(watchdog);
+    done();
   }
 }
 

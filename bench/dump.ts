@@ -22,6 +22,7 @@ import { parseArgs, promisify } from 'node:util';
 import { MAIN } from '../test/support/cli.ts';
 import { GitClient, noise, repoUrl } from '../test/support/git.ts';
 import { startTestServer } from '../test/support/server.ts';
+import { giveUpAfter } from './_give-up.ts';
 import { seedBenchPerson } from './_seed.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
@@ -39,11 +40,7 @@ const MEGABYTES = Number(args.megabytes);
 const ROWS = Number(args.rows);
 const ROUNDS = Number(args.rounds);
 const run = promisify(execFile);
-const deadline = setTimeout(() => {
-  process.stderr.write('dump: gave up after 10 minutes\n');
-  process.exit(2);
-}, 600_000);
-deadline.unref();
+giveUpAfter('dump', 10);
 
 async function seconds(work: () => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint();

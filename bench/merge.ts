@@ -17,6 +17,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { parseArgs, promisify } from 'node:util';
 import { startTestServer } from '../test/support/server.ts';
+import { giveUpAfter } from './_give-up.ts';
 import { niceGit } from './_nice-git.ts';
 import { median } from './_stats.ts';
 
@@ -31,11 +32,7 @@ const FILES = Number(args.files);
 const COMMITS = Number(args.commits);
 const RUNS = Number(args.runs);
 const run = promisify(execFile);
-const deadline = setTimeout(() => {
-  process.stderr.write('merge: gave up after 15 minutes\n');
-  process.exit(2);
-}, 900_000);
-deadline.unref();
+giveUpAfter('merge', 15);
 
 function fastImport(gitDir: string, write: (out: (text: string) => void) => void): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -29,6 +29,7 @@ import { seedCraftedContent } from '../test/hostile/crafted-content.ts';
 import { type HostileWorld, hostileWorld } from '../test/hostile/support.ts';
 import type { KilnProcess } from '../test/replicas/kiln-process.ts';
 import { gitLoad } from './_git-load.ts';
+import { giveUpAfter } from './_give-up.ts';
 import { pageClients } from './_page-clients.ts';
 
 const { values: args } = parseArgs({
@@ -45,11 +46,7 @@ const CLIENTS = 8;
 /** prom-client's default `eventLoopMonitoringPrecision`. */
 const SAMPLE_MS = 10;
 
-const deadline = setTimeout(() => {
-  process.stderr.write('render-load: gave up after 5 minutes\n');
-  process.exit(2);
-}, 300_000);
-deadline.unref();
+const done = giveUpAfter('render-load', 8);
 
 function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -247,7 +244,7 @@ async function main(): Promise<void> {
     process.exitCode = figures.every((figure) => figure.pass) ? 0 : 1;
   } finally {
     await world.dispose();
-    clearTimeout(deadline);
+    done();
   }
 }
 

@@ -24,6 +24,7 @@ import { loadConfig } from '../src/config/load.ts';
 import type { Repository } from '../src/domain/repos/repo.types.ts';
 import type { User } from '../src/domain/users/user.types.ts';
 import { buildServer } from '../src/http/server.ts';
+import { giveUpAfter } from './_give-up.ts';
 import { seedBenchPerson } from './_seed.ts';
 
 const { values: args } = parseArgs({
@@ -39,12 +40,7 @@ const FILES = 100;
 const run = promisify(execFile);
 const root = mkdtempSync(join(tmpdir(), 'kiln-bench-web-'));
 // Never let a stuck run outlive its purpose.
-const deadline = setTimeout(() => {
-  process.stderr.write('web-pages: gave up after 10 minutes\n');
-  rmSync(root, { recursive: true, force: true });
-  process.exit(2);
-}, 600_000);
-deadline.unref();
+const done = giveUpAfter('web-pages', 10, root);
 
 const gitEnv = {
   PATH: process.env.PATH,
@@ -240,7 +236,7 @@ async function main(): Promise<void> {
   } finally {
     await kiln.close();
     rmSync(root, { recursive: true, force: true });
-    clearTimeout(deadline);
+    done();
   }
 }
 
