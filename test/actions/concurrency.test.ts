@@ -8,7 +8,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useWorld, type World } from '../support/world.ts';
-import { branchPusher, listRuns, refOf } from './group-pushes.ts';
+import {
+  branchPusher,
+  listRuns,
+  newerCancelsRunning,
+  newestWaitingFollows,
+  refOf,
+} from './group-pushes.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 let world: World<'owner', 'queued' | 'cancelling' | 'expressed'>;
@@ -45,29 +51,13 @@ describe('a concurrency group without cancel-in-progress', () => {
   it('runs one run at a time and lets only the newest waiting one follow', async () => {
     const runner = await ReplayRunner.register(world.kiln, { labels: ['queue-box'] });
     const push = await pusher('queued', workflow('queue-box', 'concurrency: deploy-prod'));
-
-    await push('a');
-    const first = await runner.next();
-    expect(refOf(first)).toBe('refs/heads/a');
-    await push('b');
-    await push('c');
-    // b waited behind a and was replaced by c; nothing is handed out while a runs.
-    expect(await runner.poll()).toBeUndefined();
-    expect(await runs('queued')).toEqual([
-      ['c', 'waiting'],
-      ['b', 'cancelled'],
-      ['a', 'in_progress'],
-    ]);
-
-    await runner.run(first);
-    const next = await runner.next();
-    expect(refOf(next)).toBe('refs/heads/c');
-    await runner.run(next);
-    expect(await runs('queued')).toEqual([
-      ['c', 'success'],
-      ['b', 'cancelled'],
-      ['a', 'success'],
-    ]);
+    await newestWaitingFollows(world, 'queued', runner, push, async () => {
+      expect(await runs('queued')).toEqual([
+        ['c', 'waiting'],
+        ['b', 'cancelled'],
+        ['a', 'in_progress'],
+      ]);
+    });
   });
 });
 
@@ -78,16 +68,12 @@ describe('a concurrency group with cancel-in-progress', () => {
       'cancelling',
       workflow('cancel-box', 'concurrency: {group: deploy, cancel-in-progress: true}'),
     );
-    await push('a');
-    const first = await runner.next();
-    await push('b');
-    const outcome = await runner.run(first);
-    expect(outcome.cancelled).toBe(true);
-    expect(refOf(await runner.next())).toBe('refs/heads/b');
-    expect(await runs('cancelling')).toEqual([
-      ['b', 'in_progress'],
-      ['a', 'cancelled'],
-    ]);
+    await newerCancelsRunning(runner, push, async () => {
+      expect(await runs('cancelling')).toEqual([
+        ['b', 'in_progress'],
+        ['a', 'cancelled'],
+      ]);
+    });
   });
 
   it('evaluates group and cancel-in-progress as expressions over github', async () => {

@@ -11,7 +11,14 @@ import { describe, expect, it } from 'vitest';
 import { apiCall } from '../support/http.ts';
 import { useWorld, type World } from '../support/world.ts';
 import { page, signedIn } from '../web/fixtures.ts';
-import { branchPusher, type ListedRun, listRuns, refOf } from './group-pushes.ts';
+import {
+  branchPusher,
+  type ListedRun,
+  listRuns,
+  newerCancelsRunning,
+  newestWaitingFollows,
+  refOf,
+} from './group-pushes.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 const REPOS = [
@@ -71,32 +78,16 @@ describe('a job-level concurrency group without cancel-in-progress', () => {
   it('holds the second job until the first finishes, and lets only the newest waiting one follow', async () => {
     const runner = await ReplayRunner.register(world.kiln, { labels: ['job-queue-box'] });
     const push = await pusher('queued', workflow('job-queue-box', 'concurrency: deploy-prod'));
-
-    await push('a');
-    const first = await runner.next();
-    expect(refOf(first)).toBe('refs/heads/a');
-    await push('b');
-    await push('c');
-    // b waited behind a and was replaced by c; nothing is handed out while a runs.
-    expect(await runner.poll()).toBeUndefined();
-    expect(await jobStates('queued', 'a')).toEqual(['in_progress']);
-    expect(await jobStates('queued', 'b')).toEqual(['cancelled']);
-    expect(await jobStates('queued', 'c')).toEqual(['waiting']);
-    const browser = await signedIn(world.kiln, owner(), world.people.owner.password);
-    const { id } = await runOf('queued', 'c');
-    const shown = await page(browser, `/repos/${owner()}/queued/actions/runs/${id}`);
-    expect(shown).toContain('Blocked');
-    expect(shown).toContain('waiting for concurrency group <code>deploy-prod</code>');
-
-    await runner.run(first);
-    const next = await runner.next();
-    expect(refOf(next)).toBe('refs/heads/c');
-    await runner.run(next);
-    expect((await runs('queued')).map((run) => [run.branch, run.state])).toEqual([
-      ['c', 'success'],
-      ['b', 'cancelled'],
-      ['a', 'success'],
-    ]);
+    await newestWaitingFollows(world, 'queued', runner, push, async () => {
+      expect(await jobStates('queued', 'a')).toEqual(['in_progress']);
+      expect(await jobStates('queued', 'b')).toEqual(['cancelled']);
+      expect(await jobStates('queued', 'c')).toEqual(['waiting']);
+      const browser = await signedIn(world.kiln, owner(), world.people.owner.password);
+      const { id } = await runOf('queued', 'c');
+      const shown = await page(browser, `/repos/${owner()}/queued/actions/runs/${id}`);
+      expect(shown).toContain('Blocked');
+      expect(shown).toContain('waiting for concurrency group <code>deploy-prod</code>');
+    });
   });
 });
 
@@ -107,14 +98,10 @@ describe('a job-level concurrency group with cancel-in-progress', () => {
       'cancelling',
       workflow('job-cancel-box', 'concurrency: {group: deploy, cancel-in-progress: true}'),
     );
-    await push('a');
-    const first = await runner.next();
-    await push('b');
-    const outcome = await runner.run(first);
-    expect(outcome.cancelled).toBe(true);
-    expect(refOf(await runner.next())).toBe('refs/heads/b');
-    expect(await jobStates('cancelling', 'a')).toEqual(['cancelled']);
-    expect(await jobStates('cancelling', 'b')).toEqual(['in_progress']);
+    await newerCancelsRunning(runner, push, async () => {
+      expect(await jobStates('cancelling', 'a')).toEqual(['cancelled']);
+      expect(await jobStates('cancelling', 'b')).toEqual(['in_progress']);
+    });
   });
 });
 
