@@ -9,10 +9,11 @@
  * 4. The baseline of the same run: the same kinds of page (home with README, file views,
  *    releases, a pull request) with ordinary content, same clients, before the crafted content
  *    is pushed. Crafted ÷ ordinary event-loop delay p99 shows what rendering adds (target ≤ 2).
- * 5. Event-loop delay p99 and `/healthz` p99 ÷ idle while clients clone and push (bench/_git-load.ts),
- *    in rounds alternating between a fresh process starting git through its spawner and one
- *    starting git directly (`KILN_GIT_SPAWNER=0`): the spawner's figures against the targets
- *    (≤ 50 ms, ≤ 3), the direct ones beside them as the baseline.
+ * 5. Event-loop delay p99 and `/healthz` p99 ÷ idle while clients clone and push
+ *    (bench/_git-load.ts; their git at the lowest priority, as clients on other machines would
+ *    take no core of the server's), in rounds alternating between a fresh process starting git
+ *    through its spawner and one starting git directly (`KILN_GIT_SPAWNER=0`): the spawner's
+ *    figures against the targets (≤ 50 ms, ≤ 3), the direct ones beside them as the baseline.
  *
  *   node bench/render-load.ts [--idle 20] [--load 20] [--git 10]
  *
@@ -28,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { seedCraftedContent } from '../test/hostile/crafted-content.ts';
 import { type HostileWorld, hostileWorld } from '../test/hostile/support.ts';
 import type { KilnProcess } from '../test/replicas/kiln-process.ts';
-import { gitLoad } from './_git-load.ts';
+import { remoteGitLoad } from './_git-load.ts';
 import { giveUpAfter } from './_give-up.ts';
 import { pageClients } from './_page-clients.ts';
 
@@ -108,10 +109,10 @@ type GitRound = {
 async function gitRound(world: HostileWorld, direct: boolean): Promise<[GitRound, KilnProcess]> {
   const kiln = await world.deployment.start(direct ? { KILN_GIT_SPAWNER: '0' } : {});
   const target = { url: kiln.url, owner: world.owner, repo: world.repo, token: world.token };
-  await gitLoad(target, 1_000);
+  await remoteGitLoad(target, 1_000);
   await loopDelayP99(kiln.url);
   const [operations, health] = await Promise.all([
-    gitLoad(target, GIT_MS),
+    remoteGitLoad(target, GIT_MS),
     probeHealth(kiln.url, GIT_MS),
   ]);
   const delayP99 = await loopDelayP99(kiln.url);
