@@ -18,7 +18,9 @@ import { CiSettingStore } from './domain/ci/ci-setting.store.ts';
 import { CiStores } from './domain/ci/ci-stores.ts';
 import { CiTaskService } from './domain/ci/ci-task.service.ts';
 import { CiVariableService } from './domain/ci/ci-variable.service.ts';
+import { ForkPullGate } from './domain/ci/fork-approval.ts';
 import { TaskLogStore } from './domain/ci/logs/task-log-store.ts';
+import { RunApprovalService } from './domain/ci/run-approval.service.ts';
 import { RunCancelService } from './domain/ci/run-cancel.service.ts';
 import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
 import { RunQueryService } from './domain/ci/run-query.service.ts';
@@ -224,6 +226,10 @@ export async function createApp(config: Config): Promise<App> {
     catFiles: git.catFiles,
     versions: tasksVersions,
     lifecycle: ciRuns,
+    forkGate: new ForkPullGate({
+      accessOf: (user, repo) => repos.accessOf(user, repo),
+      isApproved: (pullId, actorId) => ciStores.approvals.isApproved(pullId, actorId),
+    }),
     schedules: ciSchedules,
     variables: ciVariables,
   });
@@ -377,6 +383,12 @@ export async function createApp(config: Config): Promise<App> {
     ciSchedules,
     ciRunQueries,
     ciRunCancels: new RunCancelService({ repos, queries: ciRunQueries, lifecycle: ciRuns }),
+    ciRunApprovals: new RunApprovalService({
+      repos,
+      queries: ciRunQueries,
+      stores: ciStores,
+      lifecycle: ciRuns,
+    }),
     ciRunReruns: new RunRerunService({
       repos,
       queries: ciRunQueries,

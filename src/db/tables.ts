@@ -213,6 +213,21 @@ export type WorkflowRunsTable = {
   concurrency_group: string | null;
   /** Waits for the unfinished run of its `concurrency` group to end; its jobs stay blocked. */
   concurrency_queued: Generated<boolean | number>;
+  /** The pull request a `pull_request` run was made for (`pull_requests.id`), else null. */
+  pull_id: string | null;
+  /** Made for a pull from a fork by someone who cannot write: waits for a writer's approval. */
+  needs_approval: Generated<boolean | number>;
+  /** Who approved it (a user id) and when; null while it waits or when it never had to. */
+  approved_by: string | null;
+  approved_at: number | null;
+};
+
+/** Per pull request, the people whose runs of it a writer approved (fork-approval.ts). */
+export type CiPullApprovalsTable = {
+  pull_id: string;
+  actor_id: string;
+  approved_by: string;
+  approved_at: number;
 };
 
 export type CiRunCountersTable = {
@@ -469,6 +484,7 @@ export type Tables = {
   runners: RunnersTable;
   workflow_runs: WorkflowRunsTable;
   ci_run_counters: CiRunCountersTable;
+  ci_pull_approvals: CiPullApprovalsTable;
   ci_tasks: CiTasksTable;
   ci_task_steps: CiTaskStepsTable;
   ci_task_outputs: CiTaskOutputsTable;

@@ -8,6 +8,7 @@ import type { CiSecretService } from './ci/ci-secret.service.ts';
 import type { CiTaskService } from './ci/ci-task.service.ts';
 import type { CiVariableService } from './ci/ci-variable.service.ts';
 import type { TaskLogStore } from './ci/logs/task-log-store.ts';
+import type { RunApprovalService } from './ci/run-approval.service.ts';
 import type { RunCancelService } from './ci/run-cancel.service.ts';
 import type { RunLifecycle } from './ci/run-lifecycle.ts';
 import type { RunQueryService } from './ci/run-query.service.ts';
@@ -106,6 +107,8 @@ export type DomainServices = {
   /** Cancelling a run on a writer's request (the web's Cancel button). */
   readonly ciRunCancels: RunCancelService;
   readonly ciRunReruns: RunRerunService;
+  /** Approval of runs for pull requests from forks. */
+  readonly ciRunApprovals: RunApprovalService;
   /** `on: schedule`: crons recorded at push, evaluated once a minute by one replica. */
   readonly ciSchedules: ScheduleService;
   /** CI task tokens as git credentials. */

@@ -1,4 +1,5 @@
 import type { WorkflowRun } from '../domain/ci/ci.types.ts';
+import { awaitsApproval } from '../domain/ci/fork-approval.ts';
 import type { JobView } from '../domain/ci/run-query.service.ts';
 import type { Repository } from '../domain/repos/repo.types.ts';
 import { foldId } from '../lib/ids.ts';
@@ -22,6 +23,17 @@ export function toActionsStatus(status: string): { status: string; conclusion: s
     default:
       return { status: 'completed', conclusion: status.toLowerCase() };
   }
+}
+
+/**
+ * A run's status: a run from a fork that waits for a writer's approval is what GitHub shows for
+ * it, `completed` with the conclusion `action_required`, until it is approved and queued.
+ */
+function runStatus(run: WorkflowRun): { status: string; conclusion: string | null } {
+  const shown = toActionsStatus(run.status);
+  return awaitsApproval(run) && shown.status !== 'completed'
+    ? { status: 'completed', conclusion: 'action_required' }
+    : shown;
 }
 
 const date = (value: Date | null) => (value === null ? null : rfc3339(value));
@@ -49,7 +61,7 @@ export function toApiWorkflowRun(
     run_started_at: date(run.startedAt),
     head_branch: branchOf(run.ref),
     head_sha: run.sha,
-    ...toActionsStatus(run.status),
+    ...runStatus(run),
     repository_id: foldId(repo.id),
     created_at: rfc3339(run.createdAt),
     updated_at: rfc3339(run.updatedAt),

@@ -10,6 +10,7 @@ import { PingService } from '../../src/gen/ping/v1/services_pb.js';
 import { RunnerService } from '../../src/gen/runner/v1/services_pb.js';
 import { makeRepo } from '../git/fixtures.ts';
 import { type GitClient, repoUrl } from '../support/git.ts';
+import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 
 /** Binary protobuf over HTTP/1.1, as act_runner and the Forgejo runner send it. */
@@ -112,4 +113,26 @@ export async function openForkPull(
     base: 'main',
   });
   return { forkUrl };
+}
+
+/**
+ * Approves, as a writer holding `token`, the runs of `owner/name` waiting for approval (runs
+ * of pull requests from forks), through the API as a person would; answers how many it approved.
+ */
+export async function approveWaitingRuns(
+  kiln: { url: string },
+  repo: { owner: string; name: string },
+  token: string,
+): Promise<number> {
+  const path = `/repos/${repo.owner}/${repo.name}/actions/runs`;
+  const listed = await apiCall(kiln.url, path, { token });
+  const runs = (listed.body as { workflow_runs: { id: number; conclusion: string | null }[] })
+    .workflow_runs;
+  let approved = 0;
+  for (const run of runs.filter((candidate) => candidate.conclusion === 'action_required')) {
+    const answer = await apiCall(kiln.url, `${path}/${run.id}/approve`, { method: 'POST', token });
+    if (answer.status !== 200) throw new Error(`approving run ${run.id}: ${answer.status}`);
+    approved++;
+  }
+  return approved;
 }

@@ -1,7 +1,8 @@
 /**
  * `on: pull_request` runs: opening a pull and pushing to its branch start runs of the base
  * repository's workflows on `refs/pull/N/head`, with base-branch and path filters; a pull from a
- * fork gets no secrets besides the task token, while a pull inside the repository gets them.
+ * fork gets no secrets besides the task token (and, its author unable to write, runs once the
+ * owner approves it), while a pull inside the repository gets them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo } from '../git/fixtures.ts';
@@ -88,6 +89,15 @@ describe('pull request runs', () => {
       { user: forker, token: forkerToken },
     );
     expect(await eventually(async () => (await runsOf(repo.id)).length === 2)).toBe(true);
+    // The forker cannot write to the base: the run waits for the owner's approval.
+    expect(await runner.poll()).toBeUndefined();
+    const forkRun = (await runsOf(repo.id))[1];
+    const approved = await apiCall(
+      kiln.url,
+      `/repos/${owner.handle}/${name}/actions/runs/${forkRun?.number}/approve`,
+      { method: 'POST', token },
+    );
+    expect(approved.status).toBe(200);
     const forkTask = await runner.next();
     expect(Object.keys(forkTask.secrets).sort()).toEqual(['GITEA_TOKEN', 'GITHUB_TOKEN']);
     await runner.run(forkTask);

@@ -14,7 +14,7 @@ import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { useWorld } from '../support/world.ts';
 import { Receiver } from '../webhooks/receiver.ts';
-import { openForkPull } from './fixtures.ts';
+import { approveWaitingRuns, openForkPull } from './fixtures.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 let kiln: TestServer;
@@ -193,6 +193,11 @@ describe('the task token', () => {
       { user: forker, token: forkerToken },
     );
     const runner = await ReplayRunner.register(kiln, { labels: ['fork-box'] });
+    expect(
+      await eventually(
+        async () => (await approveWaitingRuns(kiln, { owner: owner.handle, name }, token)) > 0,
+      ),
+    ).toBe(true);
     const task = await runner.next();
     const taskToken = task.secrets.GITHUB_TOKEN ?? '';
     const asTask = repoUrl(kiln.url, owner.handle, name, { token: taskToken, as: 'password' });

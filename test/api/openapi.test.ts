@@ -38,6 +38,7 @@ const ROUTES: Array<[string, string, string, boolean]> = [
   ['get', `${repo}/commits/{*}`, '200', false],
   ['get', `${repo}/statuses/{sha}`, '200', false],
   ['post', `${repo}/statuses/{sha}`, '201', true],
+  ['post', `${repo}/actions/runs/{run}/approve`, '200', false],
 ];
 
 it('is an OpenAPI 3 document served under /api/v1', () => {

@@ -29,6 +29,10 @@ export function toRun(row: Selectable<WorkflowRunsTable>): WorkflowRun {
     error: row.error,
     concurrencyGroup: row.concurrency_group,
     concurrencyQueued: Boolean(row.concurrency_queued),
+    pullId: row.pull_id,
+    needsApproval: Boolean(row.needs_approval),
+    approvedBy: row.approved_by,
+    approvedAt: row.approved_at === null ? null : new Date(Number(row.approved_at)),
   };
 }
 

@@ -3,6 +3,7 @@ import type { Tables } from '../../db/tables.ts';
 import { CiJobStore } from './ci-job.store.ts';
 import { CiTaskStore } from './ci-task.store.ts';
 import { JobGroupStore } from './job-group.store.ts';
+import { PullApprovalStore } from './pull-approval.store.ts';
 import { TaskReportStore } from './task-report.store.ts';
 import { TasksVersionStore } from './tasks-version.store.ts';
 import { WorkflowRunStore } from './workflow-run.store.ts';
@@ -20,6 +21,7 @@ export class CiStores {
   readonly reports: TaskReportStore;
   readonly versions: TasksVersionStore;
   readonly groups: JobGroupStore;
+  readonly approvals: PullApprovalStore;
   readonly #db: Kysely<Tables>;
 
   constructor(db: Kysely<Tables>) {
@@ -30,6 +32,7 @@ export class CiStores {
     this.reports = new TaskReportStore(db);
     this.versions = new TasksVersionStore(db);
     this.groups = new JobGroupStore(db);
+    this.approvals = new PullApprovalStore(db);
   }
 
   /** Runs `work` in a transaction; inside one already, in that one. */

@@ -4,7 +4,7 @@ import type { RunnerScope } from '../runners/runner.types.ts';
 import { parseStringArray } from '../runners/runner-input.ts';
 import type { CiTask, CiTaskResult } from './ci.types.ts';
 import { toTask } from './ci-rows.ts';
-import { groupIsFree, isWaitingSince, isZombie } from './task-conditions.ts';
+import { groupIsFree, isWaitingSince, isZombie, runIsCleared } from './task-conditions.ts';
 
 /** What a claim writes besides the runner: when, until when, and the token's hash. */
 export type Claim = {
@@ -89,6 +89,7 @@ export class CiTaskStore {
       .where('status', '=', 'pending')
       .where('runner_id', 'is', null)
       .where(groupIsFree(taskId, claim.group))
+      .where(runIsCleared())
       .returningAll()
       .executeTakeFirst();
     return row === undefined ? undefined : toTask(row);
@@ -212,7 +213,10 @@ export class CiTaskStore {
     return cancelled.map((job) => job.run_id);
   }
 
-  /** The oldest pending, unheld jobs in a runner scope, with the labels they need. */
+  /**
+   * The oldest pending, unheld jobs in a runner scope, with the labels they need; never a job of
+   * a run that waits for approval (`runIsCleared`).
+   */
   async listCandidates(scope: RunnerScope, limit: number) {
     let query = this.#db
       .selectFrom('ci_tasks')
@@ -220,7 +224,8 @@ export class CiTaskStore {
       .innerJoin('repositories', 'repositories.id', 'workflow_runs.repo_id')
       .select(['ci_tasks.id', 'ci_tasks.runs_on'])
       .where('ci_tasks.status', '=', 'pending')
-      .where('ci_tasks.runner_id', 'is', null);
+      .where('ci_tasks.runner_id', 'is', null)
+      .where(runIsCleared());
     if (scope.kind === 'repository') {
       query = query.where('repositories.id', '=', scope.repoId);
     } else if (scope.kind === 'organisation') {

@@ -36,6 +36,13 @@ export type WorkflowRun = {
   readonly concurrencyGroup: string | null;
   /** Waits for the unfinished run of its `concurrency` group to end (its jobs stay blocked). */
   readonly concurrencyQueued: boolean;
+  /** The pull request a `pull_request` run was made for (its id), else null. */
+  readonly pullId: string | null;
+  /** Had to wait for a writer's approval (fork-approval.ts); it still does while `approvedAt` is null. */
+  readonly needsApproval: boolean;
+  /** The id of who approved it, and when. */
+  readonly approvedBy: string | null;
+  readonly approvedAt: Date | null;
 };
 
 export type CiTask = {

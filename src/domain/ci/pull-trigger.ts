@@ -2,6 +2,7 @@ import type { Pull } from '../pulls/pull.types.ts';
 import type { PullAction, PullEvent } from '../pulls/pull-events.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import { isActionsBot } from '../users/actions-bot.ts';
+import type { User } from '../users/user.types.ts';
 
 /** The activity types a workflow names in `on: pull_request: types` that Kiln starts runs for. */
 export type PullTriggerType = 'opened' | 'synchronize' | 'reopened' | 'closed';
@@ -13,7 +14,8 @@ export type PullTrigger = {
   /** The repository the head branch lives in (the base itself, or a fork). */
   readonly head: Repository;
   readonly pull: Pull;
-  readonly actor: { readonly id: string; readonly handle: string };
+  /** Whose action it was; their access decides whether a run from a fork waits (fork-approval.ts). */
+  readonly actor: User;
 };
 
 /**

@@ -2,6 +2,7 @@ import type { CiTaskStatus } from '../../db/tables.ts';
 import { NotFound } from '../errors.ts';
 import type { CiTask } from './ci.types.ts';
 import type { CiStores } from './ci-stores.ts';
+import { awaitsApproval } from './fork-approval.ts';
 import { JobAdmission } from './job-admission.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { aggregateStatus, isDone, resolveBlocked } from './workflow/job-status.ts';
@@ -28,7 +29,8 @@ export class RunLifecycle {
    * Re-evaluates a run after one of its jobs changed: blocked jobs whose needs are done become
    * pending or skipped (job-status.ts), `tasks_version` moves when some became pending, and the
    * run takes the aggregate status of its jobs. A run queued behind its `concurrency` group
-   * keeps every job blocked; a run of a group that ends lets the group's queued run go when no
+   * keeps every job blocked, and so does a run that waits for a writer's approval
+   * (fork-approval.ts: neither its needs nor its groups are looked at until then); a run of a group that ends lets the group's queued run go when no
    * other run of the group is left unfinished. Jobs with a `concurrency` of their own enter
    * their group rather than becoming pending outright (job-admission.ts), and a job of a group
    * that ended lets the group's waiting job go. Pass the stores of the caller's transaction.
@@ -36,9 +38,10 @@ export class RunLifecycle {
   async settle(stores: CiStores, runId: string, now = Date.now()): Promise<void> {
     const run = await stores.runs.findById(runId);
     const jobs = await stores.jobs.listOfRun(runId);
+    const held = run !== undefined && (run.concurrencyQueued || awaitsApproval(run));
     const grouped = run !== undefined && jobs.some((job) => job.concurrencyGroup !== null);
     if (grouped) await stores.groups.lock(run.repoId);
-    const changed = run?.concurrencyQueued
+    const changed = held
       ? new Map<string, 'pending' | 'skipped'>()
       : resolveBlocked(
           jobs.map((job) => ({
@@ -49,7 +52,7 @@ export class RunLifecycle {
             status: job.status,
           })),
         );
-    if (grouped && (await this.#admission.admit(stores, run, jobs, changed, now))) {
+    if (grouped && !held && (await this.#admission.admit(stores, run, jobs, changed, now))) {
       // The admission cancelled a job of this run (a matrix sharing one group): start over.
       return this.settle(stores, runId, now);
     }

@@ -3,6 +3,7 @@ import type { RepoService } from '../repos/repo.service.ts';
 import type { User } from '../users/user.types.ts';
 import type { CiTask, WorkflowRun } from './ci.types.ts';
 import type { CiStores } from './ci-stores.ts';
+import { awaitsApproval } from './fork-approval.ts';
 import type { TaskLogStore } from './logs/task-log-store.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import type { RunQueryService } from './run-query.service.ts';
@@ -60,12 +61,14 @@ export class RunRerunService {
       const chosen = withDependents(jobs, chosenJobs(jobs, target));
       if (chosen.length === 0) throw new Conflict('no job of the run to re-run');
       const keys = new Set(chosen.map((job) => job.jobKey));
-      // A job waits when something it needs is re-run too, or to be admitted to its
-      // `concurrency` group by the settle below; otherwise it may start at once.
+      // A job waits when something it needs is re-run too, to be admitted to its `concurrency`
+      // group by the settle below, or while its run still waits for approval (a re-run is no
+      // approval: fork-approval.ts); otherwise it may start at once.
+      const held = awaitsApproval(run);
       const statuses = new Map(
         chosen.map((job) => [
           job.id,
-          job.needs.some((need) => keys.has(need)) || job.concurrencyGroup !== null
+          held || job.needs.some((need) => keys.has(need)) || job.concurrencyGroup !== null
             ? ('blocked' as const)
             : ('pending' as const),
         ]),

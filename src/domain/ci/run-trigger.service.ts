@@ -11,6 +11,7 @@ import { isActionsBot } from '../users/actions-bot.ts';
 import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import { fileName, githubContext } from './event-payloads.ts';
+import type { ForkPullGate } from './fork-approval.ts';
 import type { PullTrigger } from './pull-trigger.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import type { ScheduleService } from './schedule.service.ts';
@@ -26,6 +27,8 @@ export type RunTriggerDeps = {
   readonly catFiles: CatFilePool;
   readonly versions: TasksVersions;
   readonly lifecycle: RunLifecycle;
+  /** Whether a pull request's runs wait for a writer's approval (fork-approval.ts). */
+  readonly forkGate: Pick<ForkPullGate, 'mustAsk'>;
   /** Where the default branch's `on: schedule` crons are kept. */
   readonly schedules?: ScheduleService;
   /** What `${{ vars.* }}` reads in `concurrency` (CiVariableService); none without it. */
@@ -98,15 +101,20 @@ export class RunTriggerService {
    * are at the pull's head commit (Gitea's choice), on `refs/pull/N/head`, for every action a
    * workflow may name (opened, synchronize, reopened, closed; `types` defaults to the first
    * three, as on GitHub). A pull from a fork is marked so, and its jobs get no secrets but the
-   * task token.
+   * task token; when the person whose action made the runs cannot write to the base, they wait
+   * for a writer's approval, decided here with that person's access as it is now.
    */
   async onPull(event: PullTrigger): Promise<WorkflowRun[]> {
     const { pull } = event;
     const sha = pull.headSha;
     const handle = this.#deps.repos.handle(event.base);
+    const needsApproval = await this.#deps.forkGate.mustAsk(event);
     return this.#runWorkflowsAt(event.base, sha, {
       compareTo: () => mergeBase(handle, `refs/heads/${pull.baseBranch}`, sha),
-      describe: (title, changed) => pullTriggered(event, title, changed),
+      describe: (title, changed) => {
+        const triggered = pullTriggered(event, title, changed);
+        return { ...triggered, run: { ...triggered.run, needsApproval } };
+      },
     });
   }
 

@@ -45,3 +45,21 @@ export function groupIsFree(
           ),
         );
 }
+
+/**
+ * "The job's run does not wait for approval": FetchTask lists and claims only such jobs, so a run
+ * for a pull request from a fork that no writer approved reaches no runner whatever its jobs'
+ * statuses say (the invariant of fork-approval.ts, kept here in the query itself).
+ */
+export function runIsCleared() {
+  return ({ not, exists, selectFrom }: ExpressionBuilder<Tables, 'ci_tasks'>) =>
+    not(
+      exists(
+        selectFrom('workflow_runs as gated')
+          .select('gated.id')
+          .whereRef('gated.id', '=', 'ci_tasks.run_id')
+          .where('gated.needs_approval', '=', true)
+          .where('gated.approved_at', 'is', null),
+      ),
+    );
+}

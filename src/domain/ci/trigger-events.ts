@@ -65,6 +65,7 @@ export function pullTriggered(
       headRef: pull.headBranch,
       baseRef: pull.baseBranch,
       forkPull: event.head.id !== event.base.id,
+      pullId: pull.id,
     },
     github: {
       ...githubContext(event.base, ref, pull.headSha, event.actor.handle, payload),

@@ -22,6 +22,10 @@ export type NewRun = Pick<
   readonly concurrencyGroup?: string;
   /** Queued behind the unfinished run of its group: every job starts blocked. */
   readonly concurrencyQueued?: boolean;
+  /** The pull request a `pull_request` run is made for. */
+  readonly pullId?: string;
+  /** Waits for a writer's approval (fork-approval.ts): every job starts blocked. */
+  readonly needsApproval?: boolean;
 };
 
 export type NewTask = {
@@ -39,7 +43,8 @@ export type NewTask = {
 /**
  * Creates a workflow run with its jobs (task rows): jobs without `needs` start pending (Gitea's
  * Waiting), the others blocked; every job of a run queued behind its `concurrency` group starts
- * blocked, and so does a job with a `concurrency` of its own (RunLifecycle.settle admits it).
+ * blocked, and so does a job with a `concurrency` of its own (RunLifecycle.settle admits it)
+ * and every job of a run that waits for approval (fork-approval.ts).
  * The run number comes from an atomic upsert on the repository's counter in the same transaction, so concurrent triggers on any number of replicas never share
  * or skip a number; the `tasks_version` counters of `versionScopes` move in it too, so a runner
  * that sees the new version also sees the jobs. A run with an `error` is recorded failed, jobless.
@@ -61,8 +66,9 @@ export async function createRun(
       .executeTakeFirstOrThrow();
     const now = Date.now();
     const queued = run.concurrencyQueued === true;
+    const held = queued || run.needsApproval === true;
     const statuses = tasks.map((task) =>
-      queued || (task.needs ?? []).length > 0 || task.concurrency !== undefined
+      held || (task.needs ?? []).length > 0 || task.concurrency !== undefined
         ? 'blocked'
         : 'pending',
     );
@@ -93,6 +99,8 @@ export async function createRun(
         error: run.error ?? null,
         concurrency_group: run.concurrencyGroup ?? null,
         concurrency_queued: queued,
+        pull_id: run.pullId ?? null,
+        needs_approval: run.needsApproval ?? false,
       })
       .returningAll()
       .executeTakeFirstOrThrow();

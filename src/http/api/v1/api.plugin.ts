@@ -119,6 +119,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
     runs: services.ciRunQueries,
     triggers: services.ciTriggers,
     reruns: services.ciRunReruns,
+    approvals: services.ciRunApprovals,
     config,
   });
 }

@@ -15,6 +15,7 @@ import { repoUrl } from '../paths.ts';
 import { signedInPoster } from '../require-user.ts';
 import { dispatchForms, inputField } from '../views/dispatch-form.ts';
 import { pageOf } from '../views/paging.ts';
+import { pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { runPage } from '../views/run-page.ts';
 import { isUnfinished, RUN_STATUSES } from '../views/run-status.ts';
@@ -25,7 +26,7 @@ import { frameOf, type RepoPageDeps } from './repo-context.ts';
 export type ActionsRouteDeps = RepoPageDeps & {
   readonly services: Pick<
     DomainServices,
-    'ciRunQueries' | 'ciRunCancels' | 'ciRunReruns' | 'ciTriggers'
+    'ciRunQueries' | 'ciRunCancels' | 'ciRunReruns' | 'ciTriggers' | 'ciRunApprovals'
   >;
 };
 
@@ -72,6 +73,7 @@ export function registerActionsRoutes(
     ciRunCancels: cancels,
     ciRunReruns: reruns,
     ciTriggers: triggers,
+    ciRunApprovals: approvals,
     repos,
   } = deps.services;
 
@@ -174,6 +176,26 @@ export function registerActionsRoutes(
         const run = await reruns.rerun(user, owner, name, runNumberOf(request), target);
         const { repo } = await repos.get(user, owner, name);
         return { to: runUrl(repo, run.number), flash: `Run #${run.number} starts again.` };
+      });
+    },
+  );
+
+  // Approve and run: a writer lets the waiting runs of a pull request from a fork go. The form
+  // on the pull request's page sends `back=pull` to return there.
+  server.post(
+    '/repos/:owner/:name/actions/runs/:run/approve',
+    { schema: { params: RunParams } },
+    async (request, reply) => {
+      const user = signedInPoster(request, reply);
+      if (!user) return reply;
+      const { owner, name } = request.params;
+      const toPull = field(request.body, 'back') === 'pull';
+      return formAction(pages, request, reply, async () => {
+        const run = await approvals.approve(user, owner, name, runNumberOf(request));
+        const { repo } = await repos.get(user, owner, name);
+        const pull = /^refs\/pull\/(\d+)\/head$/.exec(run.ref)?.[1];
+        const to = toPull && pull ? pullUrl(repo, Number(pull)) : runUrl(repo, run.number);
+        return { to, flash: `Run #${run.number} was approved and runs.` };
       });
     },
   );

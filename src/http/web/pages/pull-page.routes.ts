@@ -8,6 +8,7 @@ import {
 } from '../../../domain/pulls/pull.policy.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
 import { lineOf, reviewThreads } from '../../../domain/pulls/review-threads.ts';
+import { mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
@@ -22,6 +23,7 @@ import type { Pages } from '../page.ts';
 import { type PageRequest, PullParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
 import { signedInPoster } from '../require-user.ts';
+import { approvalNotice } from '../views/approval-notice.ts';
 import { commitList } from '../views/commit-list.ts';
 import { diffFileList, diffFiles } from '../views/diff.ts';
 import { mergeabilityStatus } from '../views/mergeability.ts';
@@ -35,7 +37,7 @@ import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts'
 export type PullPageRouteDeps = RepoPageDeps & {
   readonly services: Pick<
     DomainServices,
-    'pulls' | 'pullMerges' | 'reviewComments' | 'ciRunQueries' | 'mergeability'
+    'pulls' | 'pullMerges' | 'reviewComments' | 'ciRunQueries' | 'mergeability' | 'ciRunApprovals'
   >;
 };
 
@@ -164,7 +166,22 @@ export function registerPullPageRoutes(
       const { base, pull } = found;
       const may = pullPermissions(viewer, base.access, pull);
       // What is known now; an unknown answer is checked in the background, never waited for.
-      const mergeable = await deps.services.mergeability.knownFor(found);
+      const [mergeable, waiting] = await Promise.all([
+        deps.services.mergeability.knownFor(found),
+        deps.services.ciRunApprovals.waitingOf(pull.id),
+      ]);
+      // Runs from a fork waiting for a writer: one notice, one approval for the whole pull.
+      const [firstWaiting] = waiting;
+      const approval = (context: PageContext) =>
+        firstWaiting === undefined
+          ? null
+          : approvalNotice(context, {
+              repo: base.repo,
+              run: firstWaiting,
+              canApprove: mayWrite(base.access),
+              back: 'pull',
+              waiting: waiting.length,
+            });
       const conflicted = mergeable?.state === 'conflict';
       const actions = (context: PageContext) => {
         if (!viewer)
@@ -192,7 +209,7 @@ export function registerPullPageRoutes(
           context,
         ) => html`<div class="Box mb-3"><div class="Box-body markdown-body">${bodyHtml}</div></div>
       ${threads.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${threads.map((thread) => reviewThreadView(thread, parts, threadViewer(context, 'conversation'), { hunk: true }))}` : null}
-      ${actions(context)}`,
+      ${approval(context)}${actions(context)}`,
       );
     },
   );

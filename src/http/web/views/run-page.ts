@@ -1,10 +1,12 @@
 import type { WorkflowRun } from '../../../domain/ci/ci.types.ts';
+import { awaitsApproval } from '../../../domain/ci/fork-approval.ts';
 import type { JobView } from '../../../domain/ci/run-query.service.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { accountUrl, commitUrl, repoUrl } from '../paths.ts';
+import { approvalNotice } from './approval-notice.ts';
 import { duration, isUnfinished, statusIcon, statusLabel } from './run-status.ts';
 import { runUrl } from './runs-list.ts';
 import { relativeTime } from './time.ts';
@@ -45,7 +47,10 @@ function rerunForms(context: PageContext, repo: Repository, run: WorkflowRun): H
   return html`<div class="d-flex kiln-gap">${failed ? form('Re-run failed jobs', true) : null}${form('Re-run all jobs', false)}</div>`;
 }
 
-/** The head of the run and job pages: status, title, trigger and the way back. */
+/**
+ * The head of the run and job pages: status, title, trigger and the way back; for a run from a
+ * fork that waits for approval, the notice (with the button for writers).
+ */
 export function runHeader(
   context: PageContext,
   view: { repo: Repository; run: WorkflowRun; canCancel: boolean },
@@ -68,7 +73,12 @@ export function runHeader(
       ${view.canCancel && isUnfinished(run.status) ? cancelForm(context, repo, run) : null}
       ${view.canCancel && !isUnfinished(run.status) && run.error === null ? rerunForms(context, repo, run) : null}
     </div>
-    ${run.error ? html`<div class="flash flash-error mb-3" role="alert">${run.error}</div>` : null}`;
+    ${run.error ? html`<div class="flash flash-error mb-3" role="alert">${run.error}</div>` : null}
+    ${
+      awaitsApproval(run) && isUnfinished(run.status)
+        ? approvalNotice(context, { repo, run, canApprove: view.canCancel })
+        : null
+    }`;
 }
 
 function jobRow(repo: Repository, run: WorkflowRun, job: JobView): Html {
