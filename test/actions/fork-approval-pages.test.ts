@@ -2,7 +2,8 @@
  * Approval of runs from forks on the pages: the run page and the pull request page say that the
  * run needs approval by someone with write access; only writers get the Approve and run button
  * (a form with the CSRF token), which approves the pull request's waiting runs and returns to
- * the page it was pressed on. A forged post changes nothing; a reader's post is refused.
+ * the page it was pressed on. A forged post changes nothing; a reader's post is refused. The
+ * Actions tab marks the run as needing approval.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo } from '../git/fixtures.ts';
@@ -77,6 +78,7 @@ describe('a run from a fork waiting for approval', () => {
       expect(body).toContain(approveForm(runPath));
       expect(body).toContain('Approve and run');
     }
+    expect(await page(anonymous, `${repoPath}/actions`)).toContain('needs approval');
   });
 
   it('is approved by a writer’s form, not by a forged or a reader’s post', async () => {
@@ -96,5 +98,6 @@ describe('a run from a fork waiting for approval', () => {
     for (const path of [runPath, pullPath]) {
       expect(await page(writer, path)).not.toContain(NOTICE);
     }
+    expect(await page(writer, `${repoPath}/actions`)).not.toContain('needs approval');
   });
 });

@@ -1,10 +1,11 @@
 import type { WorkflowRun, WorkflowRunStatus } from '../../../domain/ci/ci.types.ts';
+import { awaitsApproval } from '../../../domain/ci/fork-approval.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import { accountUrl, commitUrl, repoUrl } from '../paths.ts';
 import { pager } from './paging.ts';
-import { duration, RUN_STATUSES, statusIcon, statusLabel } from './run-status.ts';
+import { duration, isUnfinished, RUN_STATUSES, statusIcon, statusLabel } from './run-status.ts';
 import { relativeTime } from './time.ts';
 
 /** The filters of a runs list, as read from its query string. */
@@ -45,6 +46,7 @@ function runRow(repo: Repository, run: WorkflowRun): Html {
         · ${icon('git-branch')} <code>${branchOf(run.ref)}</code>
         · <a class="Link--muted" href="${commitUrl(repo, run.sha)}"><code>${run.sha.slice(0, 10)}</code></a>
         ${run.actor ? html`· by <a class="Link--muted" href="${accountUrl(run.actor)}">${run.actor}</a>` : null}
+        ${awaitsApproval(run) && isUnfinished(run.status) ? html`· <span class="color-fg-attention">needs approval</span>` : null}
       </div>
     </div>
     <div class="flex-shrink-0 text-right f6 color-fg-muted">
