@@ -99,5 +99,8 @@ describe('a run from a fork waiting for approval', () => {
       expect(await page(writer, path)).not.toContain(NOTICE);
     }
     expect(await page(writer, `${repoPath}/actions`)).not.toContain('needs approval');
+    expect(await page(reader, runPath)).toMatch(
+      new RegExp(`Approved by <a [^>]*>${people.writer.user.handle}</a>`),
+    );
   });
 });

@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RunApprovalService } from '../../../domain/ci/run-approval.service.ts';
 import type { RunQueryService } from '../../../domain/ci/run-query.service.ts';
 import type { RerunTarget, RunRerunService } from '../../../domain/ci/run-rerun.service.ts';
 import type { RunTriggerService } from '../../../domain/ci/run-trigger.service.ts';
@@ -25,13 +24,12 @@ export type ActionRoutesDeps = {
   readonly triggers: RunTriggerService;
   /** New attempts of finished runs. */
   readonly reruns: Pick<RunRerunService, 'rerun'>;
-  /** Approval of runs for pull requests from forks. */
-  readonly approvals: Pick<RunApprovalService, 'approve'>;
   readonly config: BaseUrlConfig;
 };
 
 const tags = ['repository'];
-const RunParams = repoParamsWith({
+/** `{owner}/{name}` and a run number. */
+export const RunParams = repoParamsWith({
   run: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
 });
 const WorkflowParams = repoParamsWith({
@@ -182,30 +180,6 @@ export function registerActionRoutes(parent: FastifyInstance, deps: ActionRoutes
     '/repos/:owner/:name/actions/runs/:run/jobs/:job/rerun',
     RunJobParams,
     'Re-run one job of a finished workflow run, with the jobs that need it',
-  );
-
-  // GitHub's path. A writer's approval lets every waiting run of the run's pull request go and
-  // answers 200 with the run as it now is (again 200, unchanged, once approved); readers get
-  // 403, outsiders of a private repository and unknown runs 404, a run that never needed
-  // approval 409.
-  server.post(
-    '/repos/:owner/:name/actions/runs/:run/approve',
-    {
-      schema: {
-        summary:
-          'Approve a workflow run of a pull request from a fork, and its pull’s other waiting runs',
-        tags,
-        params: RunParams,
-        response: { 200: ApiActionWorkflowRunSchema, ...errorResponses, 409: errorResponses[404] },
-      },
-    },
-    async (request) => {
-      const user = requireUser(request);
-      const { owner, name, run: number } = request.params;
-      const run = await deps.approvals.approve(user, owner, name, number);
-      const { repo } = await runs.getRun(user, owner, name, number);
-      return toApiWorkflowRun(run, repo, base(request));
-    },
   );
 
   server.post(

@@ -10,6 +10,7 @@ import { apiErrorHandler, apiNotFoundHandler } from '../../errors/api-errors.ts'
 import { refuseNul } from '../../plugins/nul-guard.ts';
 import { parseTrustedProxies } from '../../protect/client-ip.ts';
 import { requestClientIp } from '../../protect/metering.plugin.ts';
+import { registerActionApprovalRoutes } from './action-approval.routes.ts';
 import { registerActionRoutes } from './actions.routes.ts';
 import { type ArchiveSender, registerArchiveRoutes } from './archive.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
@@ -119,6 +120,10 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
     runs: services.ciRunQueries,
     triggers: services.ciTriggers,
     reruns: services.ciRunReruns,
+    config,
+  });
+  registerActionApprovalRoutes(server, {
+    runs: services.ciRunQueries,
     approvals: services.ciRunApprovals,
     config,
   });

@@ -134,10 +134,14 @@ export function registerActionsRoutes(
       ]);
       const canCancel = mayWrite(visible.access);
       const { repo } = visible;
+      const approvedBy =
+        run.approvedBy === null
+          ? undefined
+          : (await deps.services.users.findById(run.approvedBy))?.handle;
       return pages.send(request, reply, {
         title: `${run.title || run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
         body: (context) =>
-          repoFrame(context, frame, runPage(context, { repo, run, jobs, canCancel })),
+          repoFrame(context, frame, runPage(context, { repo, run, jobs, canCancel, approvedBy })),
       });
     },
   );

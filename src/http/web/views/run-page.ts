@@ -100,14 +100,33 @@ function jobRow(repo: Repository, run: WorkflowRun, job: JobView): Html {
   </li>`;
 }
 
-/** The run page: its head, then its jobs in workflow order, each linking to its log. */
+/**
+ * The run page: its head, who approved it when it came from a fork, then its jobs in workflow
+ * order, each linking to its log.
+ */
 export function runPage(
   context: PageContext,
-  view: { repo: Repository; run: WorkflowRun; jobs: readonly JobView[]; canCancel: boolean },
+  view: {
+    repo: Repository;
+    run: WorkflowRun;
+    jobs: readonly JobView[];
+    canCancel: boolean;
+    /** The handle of whoever approved the run, when it needed approval. */
+    approvedBy?: string;
+  },
 ): Html {
   const { repo, run, jobs } = view;
   return html`${refreshWhile(isUnfinished(run.status))}
     ${runHeader(context, view)}
+    ${
+      run.approvedAt !== null
+        ? html`<p class="f6 color-fg-muted mb-3" data-approved>${icon('shield')} Approved${
+            view.approvedBy
+              ? html` by <a class="Link--muted" href="${accountUrl(view.approvedBy)}">${view.approvedBy}</a>`
+              : null
+          } ${relativeTime(run.approvedAt)}</p>`
+        : null
+    }
     ${
       jobs.length > 0
         ? html`<ul class="Box" aria-label="Jobs">${jobs.map((job) => jobRow(repo, run, job))}</ul>`
