@@ -251,6 +251,34 @@ describe('approving', () => {
     expect(await receivesNothing(runner)).toBe(true);
   });
 
+  it('asks when someone who cannot write pushes to a writer’s fork pull', async () => {
+    const context = await baseWithWorkflow({ private: false, org: false });
+    const { owner, base, runner } = context;
+    const writer = await author('writer', context);
+    const stranger = await kiln.make.userWithToken();
+    await openForkPull(kiln, git, base, writer);
+    await oneRun(base, owner.token);
+    await runner.run(await runner.next());
+    // The writer lets a stranger push to the fork's branch: the stranger's push is theirs.
+    await kiln.app.services.collaborators.put(
+      writer.user,
+      writer.user.handle,
+      base.name,
+      stranger.user.handle,
+      'write',
+    );
+    const asStranger = repoUrl(kiln.url, writer.user.handle, base.name, {
+      token: stranger.token,
+      as: 'password',
+    });
+    await git.commit(base.dir, { 'sneaky.txt': 'sneaky' });
+    await git.ok(['push', '-q', asStranger, 'HEAD:refs/heads/patch'], { cwd: base.dir });
+    expect(await eventually(async () => (await runsOf(base, owner.token)).length === 2)).toBe(true);
+    const [pushed] = await runsOf(base, owner.token);
+    expect(pushed).toMatchObject({ conclusion: 'action_required' });
+    expect(await receivesNothing(runner)).toBe(true);
+  });
+
   it('lets cancel stop a waiting run, and a re-run of it waits until approved', async () => {
     const context = await baseWithWorkflow({ private: false, org: false });
     const { owner, base, runner } = context;
