@@ -478,6 +478,9 @@ export const TABLE: Record<string, Entry> = {
   'POST /api/v1/repos/:owner/:name/actions/runs/:run/jobs/:job/rerun': {
     skip: 'needs a finished job; writers and readers in test/actions/rerun.test.ts',
   },
+  'POST /api/v1/repos/:owner/:name/actions/runs/:run/approve': {
+    skip: 'needs a run from a fork; writers, readers, outsiders and unknown runs in test/actions/fork-approval.test.ts',
+  },
   'GET /api/v1/repos/:owner/:name/statuses/:sha': {
     probes: [api('GET', (c) => r(`/statuses/${c.subject.sha}`)(c), 'read', [200])],
   },
@@ -885,6 +888,9 @@ function webEntries(): Record<string, Entry> {
     },
     'POST /repos/:owner/:name/actions/runs/:run/rerun': {
       skip: 'needs a finished workflow run; writers and readers in test/actions/rerun.test.ts',
+    },
+    'POST /repos/:owner/:name/actions/runs/:run/approve': {
+      skip: 'needs a run from a fork; writers, readers and forged posts in test/actions/fork-approval-pages.test.ts',
     },
     'POST /repos/:owner/:name/actions/workflows/:file/dispatch': {
       skip: 'needs a workflow file; writers and readers in test/actions/dispatch-web.test.ts',
