@@ -30,10 +30,11 @@ export class RunLifecycle {
    * pending or skipped (job-status.ts), `tasks_version` moves when some became pending, and the
    * run takes the aggregate status of its jobs. A run queued behind its `concurrency` group
    * keeps every job blocked, and so does a run that waits for a writer's approval
-   * (fork-approval.ts: neither its needs nor its groups are looked at until then); a run of a group that ends lets the group's queued run go when no
-   * other run of the group is left unfinished. Jobs with a `concurrency` of their own enter
-   * their group rather than becoming pending outright (job-admission.ts), and a job of a group
-   * that ended lets the group's waiting job go. Pass the stores of the caller's transaction.
+   * (fork-approval.ts: neither its needs nor its groups are looked at until then); a run of a
+   * group that ends lets the group's queued run go when no other run of the group is left
+   * unfinished. Jobs with a `concurrency` of their own enter their group rather than becoming
+   * pending outright (job-admission.ts), and a job of a group that ended lets the group's
+   * waiting job go. Pass the stores of the caller's transaction.
    */
   async settle(stores: CiStores, runId: string, now = Date.now()): Promise<void> {
     const run = await stores.runs.findById(runId);
