@@ -70,7 +70,7 @@ async function baseWithWorkflow(options: { private: boolean; org: boolean }) {
   const url = repoUrl(kiln.url, ownerHandle, name, { token: owner.token, as: 'password' });
   await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: dir });
   const runner = await ReplayRunner.register(kiln, { labels: [label] });
-  return { owner, org, base: { owner: ownerHandle, name, dir }, runner };
+  return { owner, org, base: { owner: ownerHandle, name, dir }, runner, label };
 }
 
 /** A person related to the base as `role` says. */
@@ -249,6 +249,36 @@ describe('approving', () => {
     expect(await eventually(async () => (await runsOf(base, owner.token)).length === 3)).toBe(true);
     expect((await runsOf(base, owner.token))[0]?.conclusion).toBe('action_required');
     expect(await receivesNothing(runner)).toBe(true);
+  });
+
+  it('is enforced by FetchTask itself: a waiting run’s job marked pending is still not handed out', async () => {
+    const context = await baseWithWorkflow({ private: false, org: false });
+    const { owner, base, runner, label } = context;
+    await openForkPull(kiln, git, base, await author('stranger', context));
+    const run = await oneRun(base, owner.token);
+    const { db } = kiln.app.database;
+    const { repo } = await kiln.app.services.repos.get(owner.user, base.owner, base.name);
+    const stored = await db
+      .selectFrom('workflow_runs')
+      .select('id')
+      .where('repo_id', '=', repo.id)
+      .where('number', '=', run.id)
+      .executeTakeFirstOrThrow();
+    // As if some other path had released the jobs without an approval.
+    await db
+      .updateTable('ci_tasks')
+      .set({ status: 'pending' })
+      .where('run_id', '=', stored.id)
+      .execute();
+    await db
+      .updateTable('ci_tasks_versions')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .execute();
+    const fresh = await ReplayRunner.register(kiln, { labels: [label] });
+    expect(await receivesNothing(fresh)).toBe(true);
+    expect(await receivesNothing(runner)).toBe(true);
+    expect((await approve(base, run.id, owner.token)).status).toBe(200);
+    await runner.run(await runner.next());
   });
 
   it('asks when someone who cannot write pushes to a writer’s fork pull', async () => {

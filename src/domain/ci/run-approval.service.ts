@@ -49,8 +49,9 @@ export class RunApprovalService {
       await stores.transaction(async (tx) => {
         // The repository's CI lock before any job row, in the order admissions take them.
         await tx.groups.lock(run.repoId);
+        // Runners are told there is work whatever the settle finds, as after a re-run.
         for (const runId of await tx.approvals.approve(pullId, user.id, now)) {
-          await lifecycle.settle(tx, runId, now);
+          await lifecycle.reopened(tx, runId, now);
         }
       });
     }

@@ -131,8 +131,9 @@ export class RunLifecycle {
   }
 
   /**
-   * After jobs of a finished run were made pending again (a re-run): runners polling the run's
-   * scopes are told there is work, and the run's status follows its jobs.
+   * After jobs of a finished run were made pending again (a re-run), or a run from a fork was
+   * approved: runners polling the run's scopes are told there is work, and the run's status
+   * follows its jobs (an approved run's blocked jobs become pending).
    */
   async reopened(stores: CiStores, runId: string, now = Date.now()): Promise<void> {
     const repo = await stores.runs.findRepoOf(runId);
