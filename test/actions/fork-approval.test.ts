@@ -55,7 +55,7 @@ const ASKS: Record<Role, boolean> = {
 };
 
 /** A base repository with an `on: pull_request` workflow for a label of its own, and a runner. */
-async function baseWithWorkflow(options: { private: boolean; org: boolean }) {
+async function baseWithWorkflow(options: { private: boolean; org: boolean; workflows?: number }) {
   const owner = await kiln.make.userWithToken();
   const org = options.org ? await kiln.make.org(owner.user) : undefined;
   const { owner: ownerHandle, name } = await makeRepo(kiln, owner.user, {
@@ -64,9 +64,12 @@ async function baseWithWorkflow(options: { private: boolean; org: boolean }) {
   });
   const label = `fork-${randomBytes(4).toString('hex')}`;
   const dir = await git.init();
-  await git.commit(dir, {
-    '.gitea/workflows/pr.yml': `on: pull_request\njobs:\n  check:\n    runs-on: ${label}\n    steps: [{run: make check}]\n`,
-  });
+  const workflow = `on: pull_request\njobs:\n  check:\n    runs-on: ${label}\n    steps: [{run: make check}]\n`;
+  const files = Array.from({ length: options.workflows ?? 1 }, (_, at) => [
+    `.gitea/workflows/pr${at}.yml`,
+    workflow,
+  ]);
+  await git.commit(dir, Object.fromEntries(files));
   const url = repoUrl(kiln.url, ownerHandle, name, { token: owner.token, as: 'password' });
   await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: dir });
   const runner = await ReplayRunner.register(kiln, { labels: [label] });
@@ -278,6 +281,20 @@ describe('approving', () => {
     expect(await receivesNothing(fresh)).toBe(true);
     expect(await receivesNothing(runner)).toBe(true);
     expect((await approve(base, run.id, owner.token)).status).toBe(200);
+    await runner.run(await runner.next());
+  });
+
+  it('lets every waiting run of the pull request go with one approval', async () => {
+    const context = await baseWithWorkflow({ private: false, org: false, workflows: 2 });
+    const { owner, base, runner } = context;
+    await openForkPull(kiln, git, base, await author('reader', context));
+    expect(await eventually(async () => (await runsOf(base, owner.token)).length === 2)).toBe(true);
+    const runs = await runsOf(base, owner.token);
+    expect(runs.map((run) => run.conclusion)).toEqual(['action_required', 'action_required']);
+    expect((await approve(base, runs[1]?.id, owner.token)).status).toBe(200);
+    const after = await runsOf(base, owner.token);
+    expect(after.map((run) => run.status)).toEqual(['queued', 'queued']);
+    await runner.run(await runner.next());
     await runner.run(await runner.next());
   });
 
