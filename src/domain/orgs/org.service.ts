@@ -70,15 +70,27 @@ export class OrgService {
     this.#admins = admins;
   }
 
+  /**
+   * Creates an organisation with `owner` as its first owner. `byOperator` is the command line,
+   * which acts for the instance's administrators whoever the first owner is.
+   */
   async createOrg(input: {
     name: string;
     owner: User;
     fullName?: string;
     visibility?: OrgVisibility;
+    byOperator?: boolean;
   }): Promise<Account> {
     assertValidHandle(input.name, 'organisation name');
     // A listed admin handle is kept for the person the operator creates under it (UserService).
-    if (this.#admins?.isListed({ handle: input.name })) {
+    const admins = this.#admins;
+    const reservedForAdmins =
+      admins?.isActionOwner(input.name) === true &&
+      input.byOperator !== true &&
+      !admins.isAdmin(input.owner);
+    // An action owner's repositories are what runners fetch for host-less `uses:`: only an
+    // administrator (or the operator) may create one (repo.policy.ts keeps its writes theirs).
+    if (admins?.isListed({ handle: input.name }) || reservedForAdmins) {
       throw new Invalid(`organisation name "${input.name}" is reserved`);
     }
     const fullName = (input.fullName ?? '').trim();
@@ -120,7 +132,8 @@ export class OrgService {
     if (settings.visibility === 'private' && role === undefined && !isAdmin) {
       throw new NotFound(`org does not exist [name: ${org.handle}]`);
     }
-    return { org, settings, role, canAdminister: mayAdministerOrg(role, isAdmin) };
+    const actionOwner = this.#admins?.isActionOwner(org.handle) === true;
+    return { org, settings, role, canAdminister: mayAdministerOrg(role, isAdmin, actionOwner) };
   }
 
   /** The organisation when `actor` may change it; NotFound if they cannot see it, else Forbidden. */
