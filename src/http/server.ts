@@ -3,6 +3,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
+import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { apiV1Plugin } from './api/v1/api.plugin.ts';
 import { registerApiDocs } from './api/v1/docs.ts';
@@ -11,6 +12,7 @@ import { baseUrlOf } from './base-url.ts';
 import { frameworkErrorHandler } from './errors/api-errors.ts';
 import { sendErrorPage } from './errors/web-errors.ts';
 import { registerFederation } from './federation/federation.plugin.ts';
+import { actionsSourcePlugin } from './git/actions-source.routes.ts';
 import { archivePlugin, sendArchive } from './git/archive.routes.ts';
 import { smartHttpPlugin } from './git/smart-http.routes.ts';
 import { AccessLog } from './plugins/access-log.ts';
@@ -157,6 +159,10 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     federation: app.services.federation,
     openRegistrations: config.signup.enabled,
     wanted: config.federation.enabled,
+  });
+  await server.register(actionsSourcePlugin, {
+    prefix: ACTIONS_SOURCE_PATH,
+    services: app.services,
   });
   await server.register(smartHttpPlugin, { services: app.services, config: app.config });
   await server.register(archivePlugin, { services: app.services, pages });
