@@ -3,6 +3,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
+import { uncontrolledActionOwners } from '../domain/admin/action-owners.ts';
 import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { apiV1Plugin } from './api/v1/api.plugin.ts';
@@ -86,6 +87,14 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     server.log.warn(
       { handle },
       'SERVICE_ADMIN_HANDLES lists a handle no account holds; sign-up refuses it, create it with `user create`',
+    );
+  }
+
+  const squatted = await uncontrolledActionOwners(app.services);
+  if (squatted.length > 0) {
+    server.log.warn(
+      { handles: squatted.map((owner) => owner.handle) },
+      'service.ci.action-owners names accounts that administrators do not control; runners fetch host-less actions from them. Run `kiln doctor` for what to do',
     );
   }
 
