@@ -833,6 +833,32 @@ function webEntries(): Record<string, Entry> {
         },
       ],
     },
+    // The actions source serves only action owners' repositories (test/actions/actions-source):
+    // the subject's owner is an ordinary person, so it is missing for everyone, credentials or not.
+    'GET /-/actions/:owner/:name/info/refs': {
+      probes: [
+        {
+          surface: 'git',
+          method: 'GET',
+          path: (c) => `/-/actions/${repo(c)}.git/info/refs?service=git-upload-pack`,
+          need: 'anyone',
+          ok: [404],
+          scoped: false,
+        },
+      ],
+    },
+    'POST /-/actions/:owner/:name/git-upload-pack': {
+      probes: [
+        {
+          surface: 'git',
+          method: 'POST',
+          path: (c) => `/-/actions/${repo(c)}.git/git-upload-pack`,
+          need: 'anyone',
+          ok: [404],
+          scoped: false,
+        },
+      ],
+    },
     // Dumb HTTP is refused to everyone, existing repository or not.
     'GET /:owner/:name/HEAD': {
       probes: [
