@@ -82,15 +82,16 @@ export class OrgService {
     byOperator?: boolean;
   }): Promise<Account> {
     assertValidHandle(input.name, 'organisation name');
-    // A listed admin handle is kept for the person the operator creates under it (UserService).
     const admins = this.#admins;
-    const reservedForAdmins =
+    // A listed admin handle is kept for the person the operator creates under it (UserService).
+    const adminHandle = admins?.isListed({ handle: input.name }) === true;
+    // An action owner's repositories are what runners fetch for host-less `uses:`: only an
+    // administrator (or the operator) may create one (repo.policy.ts keeps its writes theirs).
+    const actionOwner =
       admins?.isActionOwner(input.name) === true &&
       input.byOperator !== true &&
       !admins.isAdmin(input.owner);
-    // An action owner's repositories are what runners fetch for host-less `uses:`: only an
-    // administrator (or the operator) may create one (repo.policy.ts keeps its writes theirs).
-    if (admins?.isListed({ handle: input.name }) || reservedForAdmins) {
+    if (adminHandle || actionOwner) {
       throw new Invalid(`organisation name "${input.name}" is reserved`);
     }
     const fullName = (input.fullName ?? '').trim();

@@ -47,7 +47,9 @@ export function ownerVisible(
  *   (`ownerVisible`): a public repository of a private organisation is hidden with it;
  * - the actions bot (a CI task token) has exactly what its task grants on the task's own
  *   repository, and elsewhere only what an anonymous visitor has — memberships, collaborations
- *   and admin lists never count for it, whatever the database says.
+ *   and admin lists never count for it, whatever the database says;
+ * - under an action owner (`actionOwner`), nobody but a site admin writes: every other level
+ *   above read, the bot's included, is read.
  */
 export function accessLevel(repo: Repository, facts: AccessFacts): AccessLevel {
   const level = grantedLevel(repo, facts);
