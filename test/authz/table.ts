@@ -264,6 +264,14 @@ export const TABLE: Record<string, Entry> = {
       }),
     ],
   },
+  'POST /api/v1/orgs': {
+    probes: [
+      api('POST', () => '/api/v1/orgs', 'user', [201], {
+        scoped: false,
+        body: (c) => ({ username: c.unique('apiorg') }),
+      }),
+    ],
+  },
   'GET /api/v1/repos/:owner/:name': { probes: [api('GET', r(''), 'read', [200])] },
   'PATCH /api/v1/repos/:owner/:name': {
     probes: [api('PATCH', r(''), 'admin', [200], { body: () => ({ description: 'changed' }) })],

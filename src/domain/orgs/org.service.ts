@@ -2,6 +2,7 @@ import { newId } from '../../lib/ids.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import { mayAdministerOrg } from '../repos/repo.policy.ts';
+import { isActionsBot } from '../users/actions-bot.ts';
 import { assertValidHandle } from '../users/handle.ts';
 import type { UserStore } from '../users/user.store.ts';
 import type { Account, User } from '../users/user.types.ts';
@@ -82,6 +83,8 @@ export class OrgService {
     byOperator?: boolean;
   }): Promise<Account> {
     assertValidHandle(input.name, 'organisation name');
+    // A CI task's token acts on its task's repository only (repo.policy.ts, mayCreateRepos).
+    if (isActionsBot(input.owner)) throw new Forbidden('a task token cannot create organisations');
     const admins = this.#admins;
     // A listed admin handle is kept for the person the operator creates under it (UserService).
     const adminHandle = admins?.isListed({ handle: input.name }) === true;
