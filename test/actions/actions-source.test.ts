@@ -173,7 +173,27 @@ describe('writing under an action owner', () => {
       );
       expect(permission.body.permission, key).toBe('read');
     }
+    // Nor does the organisation's non-admin owner administer it: no hooks, runners, CI settings.
+    const member = people.member.token;
+    const hook = await apiCall(kiln.url, '/orgs/actions/hooks', {
+      method: 'POST',
+      token: member,
+      body: { type: 'gitea', config: { url: 'https://hooks.example/x', content_type: 'json' } },
+    });
+    expect(hook.status).toBe(403);
+    const variable = await apiCall(kiln.url, '/orgs/actions/actions/variables/STAGE', {
+      method: 'POST',
+      token: member,
+      body: { value: 'x' },
+    });
+    expect(variable.status).toBe(403);
     const services = kiln.app.services;
+    await expect(
+      services.runnerAdmin.createToken(
+        { kind: 'user', user: people.member.user },
+        { kind: 'organisation', orgId: (await services.orgs.getOrg('actions')).id },
+      ),
+    ).rejects.toThrow(/only administrators/);
     await expect(
       services.orgs.addMemberByHandle(
         people.member.user,
