@@ -144,8 +144,8 @@ export async function createApp(config: Config): Promise<App> {
   };
   await sweepTempDirs(git.paths);
   const userStore = new UserStore(db);
-  const users = new UserService(userStore, config.adminHandles);
-  const admins = new AdminPolicy(config.adminHandles);
+  const users = new UserService(userStore, config.adminHandles, config.ci.actionOwners);
+  const admins = new AdminPolicy(config.adminHandles, config.ci.actionOwners);
   const orgs = new OrgService(new OrgStore(db), userStore, admins);
   const repoStore = new RepoStore(db);
   const collaboratorStore = new CollaboratorStore(db);

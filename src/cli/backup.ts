@@ -3,11 +3,16 @@ import { rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/config.ts';
 import { migrate, openDatabase } from '../db/database.ts';
+import { AdminPolicy } from '../domain/admin/admin.policy.ts';
 import { runChecks } from '../domain/backup/doctor.service.ts';
 import { type DumpSources, type DumpSummary, writeDump } from '../domain/backup/dump.service.ts';
 import { restoreDump } from '../domain/backup/restore.service.ts';
+import { OrgService } from '../domain/orgs/org.service.ts';
+import { OrgStore } from '../domain/orgs/org.store.ts';
 import { HousekeepingStore } from '../domain/repos/housekeeping.store.ts';
 import { RepoStore } from '../domain/repos/repo.store.ts';
+import { UserService } from '../domain/users/user.service.ts';
+import { UserStore } from '../domain/users/user.store.ts';
 import { fileSink, streamSink } from '../lib/tar-writer.ts';
 import { startedUp } from '../start-up.js';
 import { KILN_VERSION } from '../version.ts';
@@ -89,10 +94,17 @@ async function runRestore(config: Config, input: string): Promise<void> {
 async function runDoctor(config: Config): Promise<number> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
+    const userStore = new UserStore(database.db);
+    const admins = new AdminPolicy(config.adminHandles, config.ci.actionOwners);
     const report = await runChecks({
       database,
       repos: new RepoStore(database.db),
       repositoriesRoot: `${config.dataDir}/repositories`,
+      accounts: {
+        admins,
+        users: new UserService(userStore),
+        orgs: new OrgService(new OrgStore(database.db), userStore, admins),
+      },
     });
     for (const finding of report.findings) {
       process.stdout.write(

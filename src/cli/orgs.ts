@@ -15,6 +15,7 @@ export const orgCommands: readonly Command[] = [
         const org = await app.services.orgs.createOrg({
           name: requiredValue(values, 'name'),
           owner,
+          byOperator: true,
         });
         say(`created organisation ${org.handle}, owned by ${owner.handle}`);
       }),

@@ -76,6 +76,8 @@ export type Config = {
     readonly abandonedTimeoutMs: number;
     readonly logRetentionMs: number;
     readonly actionsUrl: URL | undefined;
+    /** Owners whose repositories the instance serves as its actions source; admin-only. */
+    readonly actionOwners: readonly string[];
   };
   readonly federation: {
     readonly enabled: boolean;
@@ -195,6 +197,7 @@ export function toConfig(values: ConfigValues): Config {
       abandonedTimeoutMs: values['service.ci.abandoned-timeout'],
       logRetentionMs: values['service.ci.log-retention'],
       actionsUrl: values['service.ci.actions-url'],
+      actionOwners: values['service.ci.action-owners'],
     }),
     federation: Object.freeze({
       enabled: values['service.federation.enabled'],

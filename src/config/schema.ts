@@ -357,7 +357,14 @@ export const configSchema = {
   'service.ci.actions-url': urlField({
     protocols: ['http:', 'https:'],
     description:
-      'Where runners fetch actions named without a host (`uses: actions/checkout@v4`). Unset: this instance.',
+      'Where runners fetch actions named without a host (`uses: actions/checkout@v4`). Unset: this instance’s actions source, `{base URL}/-/actions`, which serves only the repositories of `service.ci.action-owners`.',
+  }),
+  'service.ci.action-owners': listField({
+    default: ['actions'],
+    itemForm: 'user or organisation handles',
+    validate: (item) => HANDLE.test(item),
+    description:
+      'The owners whose repositories are this instance’s actions source (`{base URL}/-/actions/{owner}/{repo}`, what a runner fetches for `uses: owner/repo@ref` while `service.ci.actions-url` is unset). Only administrators create them (sign-up and organisation creation refuse these names, in any letter case) and only administrators write in their repositories.',
   }),
   'service.webhook.allowed-hosts': listField({
     default: ['external'],

@@ -3,6 +3,8 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
+import { uncontrolledActionOwners } from '../domain/admin/action-owners.ts';
+import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { apiV1Plugin } from './api/v1/api.plugin.ts';
 import { registerApiDocs } from './api/v1/docs.ts';
@@ -11,6 +13,7 @@ import { baseUrlOf } from './base-url.ts';
 import { frameworkErrorHandler } from './errors/api-errors.ts';
 import { sendErrorPage } from './errors/web-errors.ts';
 import { registerFederation } from './federation/federation.plugin.ts';
+import { actionsSourcePlugin } from './git/actions-source.routes.ts';
 import { archivePlugin, sendArchive } from './git/archive.routes.ts';
 import { smartHttpPlugin } from './git/smart-http.routes.ts';
 import { AccessLog } from './plugins/access-log.ts';
@@ -87,6 +90,14 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     );
   }
 
+  const squatted = await uncontrolledActionOwners(app.services);
+  if (squatted.length > 0) {
+    server.log.warn(
+      { handles: squatted.map((owner) => owner.handle) },
+      'service.ci.action-owners names accounts that administrators do not control; runners fetch host-less actions from them. Run `kiln doctor` for what to do',
+    );
+  }
+
   // Anonymous until an auth hook of the API, the pages or git says otherwise. A getter rather
   // than a hook that sets it: every request would run that hook.
   server.decorateRequest<Viewer | null>(kViewer, null);
@@ -157,6 +168,10 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     federation: app.services.federation,
     openRegistrations: config.signup.enabled,
     wanted: config.federation.enabled,
+  });
+  await server.register(actionsSourcePlugin, {
+    prefix: ACTIONS_SOURCE_PATH,
+    services: app.services,
   });
   await server.register(smartHttpPlugin, { services: app.services, config: app.config });
   await server.register(archivePlugin, { services: app.services, pages });

@@ -117,8 +117,8 @@ describe('a push with a two-job workflow', () => {
       job: 'build',
       run_number: '1',
       run_attempt: '1',
-      gitea_default_actions_url: kiln.url,
-      forgejo_default_actions_url: kiln.url,
+      gitea_default_actions_url: `${kiln.url}/-/actions`,
+      forgejo_default_actions_url: `${kiln.url}/-/actions`,
     });
     expect((context.event as { after?: string }).after).toBe(sha);
     expect(build.secrets.GITHUB_TOKEN).toMatch(/^[0-9a-f]{40}$/);

@@ -264,6 +264,14 @@ export const TABLE: Record<string, Entry> = {
       }),
     ],
   },
+  'POST /api/v1/orgs': {
+    probes: [
+      api('POST', () => '/api/v1/orgs', 'user', [201], {
+        scoped: false,
+        body: (c) => ({ username: c.unique('apiorg') }),
+      }),
+    ],
+  },
   'GET /api/v1/repos/:owner/:name': { probes: [api('GET', r(''), 'read', [200])] },
   'PATCH /api/v1/repos/:owner/:name': {
     probes: [api('PATCH', r(''), 'admin', [200], { body: () => ({ description: 'changed' }) })],
@@ -833,6 +841,32 @@ function webEntries(): Record<string, Entry> {
           need: 'write',
           ok: [200],
           scoped: true,
+        },
+      ],
+    },
+    // The actions source serves only action owners' repositories (test/actions/actions-source):
+    // the subject's owner is an ordinary person, so it is missing for everyone, credentials or not.
+    'GET /-/actions/:owner/:name/info/refs': {
+      probes: [
+        {
+          surface: 'git',
+          method: 'GET',
+          path: (c) => `/-/actions/${repo(c)}.git/info/refs?service=git-upload-pack`,
+          need: 'anyone',
+          ok: [404],
+          scoped: false,
+        },
+      ],
+    },
+    'POST /-/actions/:owner/:name/git-upload-pack': {
+      probes: [
+        {
+          surface: 'git',
+          method: 'POST',
+          path: (c) => `/-/actions/${repo(c)}.git/git-upload-pack`,
+          need: 'anyone',
+          ok: [404],
+          scoped: false,
         },
       ],
     },

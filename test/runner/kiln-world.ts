@@ -23,11 +23,15 @@ export type Daemon = {
   readonly exit: Promise<number | null>;
 };
 
+/** The administrator who publishes the instance's actions in the runner suites. */
+const ACTIONS_ADMIN = 'actions-admin';
+
 export class KilnWorld {
   readonly kiln: TestServer;
   readonly git: GitClient;
   readonly dir: string;
   readonly #daemons: Daemon[] = [];
+  #actions: Promise<{ org: string; token: string }> | undefined;
 
   private constructor(kiln: TestServer, git: GitClient, dir: string) {
     this.kiln = kiln;
@@ -36,9 +40,25 @@ export class KilnWorld {
   }
 
   static async start(): Promise<KilnWorld> {
-    const kiln = await startTestServer({ SERVICE_SECRET_KEY: 'runner suites secret key' });
+    const kiln = await startTestServer({
+      SERVICE_SECRET_KEY: 'runner suites secret key',
+      SERVICE_ADMIN_HANDLES: ACTIONS_ADMIN,
+    });
     const git = await GitClient.create();
     return new KilnWorld(kiln, git, await mkdtemp(join(tmpdir(), 'kiln-runner-world-')));
+  }
+
+  /**
+   * An administrator's token and the `actions` organisation they made, created once: the
+   * action owner whose repositories a host-less `uses: actions/…` resolves to.
+   */
+  async actionsOwner(): Promise<{ org: string; token: string }> {
+    this.#actions ??= (async () => {
+      const { user, token } = await this.kiln.make.userWithToken({ handle: ACTIONS_ADMIN });
+      const org = await this.kiln.app.services.orgs.createOrg({ name: 'actions', owner: user });
+      return { org: org.handle, token };
+    })();
+    return this.#actions;
   }
 
   /** A user with a token and a fresh repository of theirs. */

@@ -5,6 +5,7 @@ import { appliedMigrations } from '../../db/schema-facts.ts';
 import { hooksAreCurrent } from '../../git/hooks.ts';
 import { objectsDir, readAlternates } from '../../git/object-store.ts';
 import { checkConnectivity, listRepositoryDirs } from '../../git/repository-dump.ts';
+import { type ActionOwnerFacts, uncontrolledActionOwners } from '../admin/action-owners.ts';
 import type { RepoStore } from '../repos/repo.store.ts';
 
 /** One finding: what is wrong, where, and what to do about it. */
@@ -20,6 +21,8 @@ export type DoctorSources = {
   /** Where the database says repositories are. */
   readonly repos: Pick<RepoStore, 'listLocations'>;
   readonly repositoriesRoot: string;
+  /** Who the action owners and administrators are, and the accounts to check against them. */
+  readonly accounts?: ActionOwnerFacts;
 };
 
 async function checkMigrations(
@@ -116,14 +119,33 @@ async function checkRepository(
   return findings;
 }
 
+/** Each action owner held by an account administrators do not control (action-owners.ts). */
+async function checkActionOwners(facts: ActionOwnerFacts): Promise<Finding[]> {
+  return (await uncontrolledActionOwners(facts)).map(({ handle, kind, holders }) => ({
+    subject: handle,
+    problem:
+      kind === 'user'
+        ? `is an action owner (service.ci.action-owners) held by ${handle}, who is not an administrator: runners fetch host-less \`uses: ${handle}/…\` from their repositories`
+        : `is an action owner (service.ci.action-owners) whose organisation is owned by ${holders.join(', ')}, not administrators: runners fetch host-less \`uses: ${handle}/…\` from what they published`,
+    fix:
+      kind === 'user'
+        ? `as an administrator, review and delete ${handle}'s repositories (and disable the account with \`kiln user disable\`), then re-create the name as an administrator's organisation; or take it out of service.ci.action-owners`
+        : `as an administrator, make an administrator an owner of ${handle} and remove ${holders.join(', ')} from its owners, then review every repository and tag it holds (delete what you did not publish, then mirror again); or take the name out of service.ci.action-owners`,
+  }));
+}
+
 /**
- * Checks an instance without changing it: the database's migrations, and every repository on
- * disk against the database (a row for each, HEAD, hooks, the alternates invariant, git fsck's
- * connectivity check).
+ * Checks an instance without changing it: the database's migrations, every repository on disk
+ * against the database (a row for each, HEAD, hooks, the alternates invariant, git fsck's
+ * connectivity check), and that administrators control every action owner already taken.
  */
 export async function runChecks(sources: DoctorSources): Promise<DoctorReport> {
   const migrations = await checkMigrations(sources.database);
   const findings = [...migrations.findings];
+  // The accounts are read only from a database this Kiln has migrated (it knows their columns).
+  if (sources.accounts && findings.length === 0) {
+    findings.push(...(await checkActionOwners(sources.accounts)));
+  }
   const root = path.resolve(sources.repositoriesRoot);
   const rows = await repositoryRows(sources.repos);
   const dirs = await listRepositoryDirs(root);

@@ -56,6 +56,10 @@ export class CiOrgSettingsService {
     const role = await this.#orgs.roleOf(account.id, actor.id);
     if (role === undefined) throw hidden;
     if (role !== 'owner') throw new Forbidden('only organisation owners may manage CI settings');
+    // An action owner's jobs are the administrators' alone (repo.policy.ts, mayAdministerOrg).
+    if (this.#admins.isActionOwner(account.handle)) {
+      throw new Forbidden('only administrators may manage CI settings of an action owner');
+    }
     return { orgId: account.id };
   }
 

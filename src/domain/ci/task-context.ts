@@ -1,5 +1,13 @@
 import type { CiTask, WorkflowRun } from './ci.types.ts';
 
+/**
+ * Where the instance serves its actions source, below its base URL: what a host-less
+ * `uses: owner/repo@ref` resolves to while `service.ci.actions-url` is unset. It serves only the
+ * action owners' repositories (http/git/actions-source.routes.ts); no handle starts with `-`,
+ * so no account's pages or repositories can sit there.
+ */
+export const ACTIONS_SOURCE_PATH = '/-/actions';
+
 export type TaskContextInput = {
   readonly run: WorkflowRun;
   readonly task: CiTask;

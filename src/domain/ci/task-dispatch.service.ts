@@ -6,7 +6,7 @@ import type { CiSecretService } from './ci-secret.service.ts';
 import type { CiTaskService } from './ci-task.service.ts';
 import type { CiTaskStore } from './ci-task.store.ts';
 import type { CiVariableService } from './ci-variable.service.ts';
-import { taskContext } from './task-context.ts';
+import { ACTIONS_SOURCE_PATH, taskContext } from './task-context.ts';
 import { type TasksVersions, versionScopeOf } from './tasks-version.ts';
 import { aggregateStatus, type JobStatus } from './workflow/job-status.ts';
 import type { WorkflowRunStore } from './workflow-run.store.ts';
@@ -43,7 +43,7 @@ export type TaskDispatchDeps = {
   readonly versions: TasksVersions;
   readonly secrets: CiSecretService;
   readonly variables: CiVariableService;
-  /** Where bare `uses: org/action` resolves; default the instance's own base URL. */
+  /** Where bare `uses: org/action` resolves; default the instance's actions source. */
   readonly actionsUrl: string | undefined;
   readonly logRetentionDays: number;
 };
@@ -127,7 +127,7 @@ export class TaskDispatchService {
         repoName: repo.name,
         token,
         baseUrl,
-        actionsUrl: this.#deps.actionsUrl ?? baseUrl,
+        actionsUrl: this.#deps.actionsUrl ?? `${baseUrl}${ACTIONS_SOURCE_PATH}`,
         retentionDays: this.#deps.logRetentionDays,
       }),
       // The task token last, so a stored secret can never shadow it.

@@ -2,6 +2,7 @@ import { newId } from '../../lib/ids.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import { mayAdministerOrg } from '../repos/repo.policy.ts';
+import { isActionsBot } from '../users/actions-bot.ts';
 import { assertValidHandle } from '../users/handle.ts';
 import type { UserStore } from '../users/user.store.ts';
 import type { Account, User } from '../users/user.types.ts';
@@ -70,15 +71,30 @@ export class OrgService {
     this.#admins = admins;
   }
 
+  /**
+   * Creates an organisation with `owner` as its first owner. `byOperator` is the command line,
+   * which acts for the instance's administrators whoever the first owner is.
+   */
   async createOrg(input: {
     name: string;
     owner: User;
     fullName?: string;
     visibility?: OrgVisibility;
+    byOperator?: boolean;
   }): Promise<Account> {
     assertValidHandle(input.name, 'organisation name');
+    // A CI task's token acts on its task's repository only (repo.policy.ts, mayCreateRepos).
+    if (isActionsBot(input.owner)) throw new Forbidden('a task token cannot create organisations');
+    const admins = this.#admins;
     // A listed admin handle is kept for the person the operator creates under it (UserService).
-    if (this.#admins?.isListed({ handle: input.name })) {
+    const adminHandle = admins?.isListed({ handle: input.name }) === true;
+    // An action owner's repositories are what runners fetch for host-less `uses:`: only an
+    // administrator (or the operator) may create one (repo.policy.ts keeps its writes theirs).
+    const actionOwner =
+      admins?.isActionOwner(input.name) === true &&
+      input.byOperator !== true &&
+      !admins.isAdmin(input.owner);
+    if (adminHandle || actionOwner) {
       throw new Invalid(`organisation name "${input.name}" is reserved`);
     }
     const fullName = (input.fullName ?? '').trim();
@@ -120,7 +136,8 @@ export class OrgService {
     if (settings.visibility === 'private' && role === undefined && !isAdmin) {
       throw new NotFound(`org does not exist [name: ${org.handle}]`);
     }
-    return { org, settings, role, canAdminister: mayAdministerOrg(role, isAdmin) };
+    const actionOwner = this.#admins?.isActionOwner(org.handle) === true;
+    return { org, settings, role, canAdminister: mayAdministerOrg(role, isAdmin, actionOwner) };
   }
 
   /** The organisation when `actor` may change it; NotFound if they cannot see it, else Forbidden. */

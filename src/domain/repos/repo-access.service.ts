@@ -77,12 +77,14 @@ export class RepoAccessService {
   }
 
   async accessOf(viewer: User | undefined, repo: Repository): Promise<AccessLevel> {
+    const actionOwner = this.#deps.admins.isActionOwner(repo.owner.handle);
     if (!viewer || isActionsBot(viewer))
       return accessLevel(repo, {
         viewer,
         isSiteAdmin: false,
         orgRole: undefined,
         collaborator: undefined,
+        actionOwner,
       });
     const [orgRole, collaborator] = await Promise.all([
       repo.owner.kind === 'org' ? this.#deps.orgs.roleOf(repo.owner.id, viewer.id) : undefined,
@@ -93,6 +95,7 @@ export class RepoAccessService {
       isSiteAdmin: this.#deps.admins.isAdmin(viewer),
       orgRole,
       collaborator,
+      actionOwner,
     });
   }
 
@@ -131,6 +134,7 @@ export class RepoAccessService {
         isSiteAdmin,
         orgRole: memberships.get(repo.owner.id),
         collaborator: collaborations.get(repo.id),
+        actionOwner: this.#deps.admins.isActionOwner(repo.owner.handle),
       });
       if (level !== 'none') visible.push({ repo, access: { level } });
     }

@@ -286,7 +286,8 @@ export class RepoLifecycleService {
   async #orgForCreation(actor: User, orgName: string): Promise<Account> {
     const org = await this.#deps.orgs.getOrg(orgName);
     const role = await this.#deps.orgs.roleOf(org.id, actor.id);
-    if (!mayAdministerOrg(role, this.#deps.admins.isAdmin(actor))) {
+    const { admins } = this.#deps;
+    if (!mayAdministerOrg(role, admins.isAdmin(actor), admins.isActionOwner(org.handle))) {
       if (role === undefined) throw new NotFound(`org does not exist [name: ${orgName}]`);
       throw new Forbidden('Given user is not owner of organization.');
     }

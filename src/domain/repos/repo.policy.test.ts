@@ -36,8 +36,19 @@ const repo = (isPrivate: boolean): Repository => ({
   createdAt: at,
   updatedAt: at,
 });
-const none = { isSiteAdmin: false, orgRole: undefined, collaborator: undefined } as const;
+const none = {
+  isSiteAdmin: false,
+  orgRole: undefined,
+  collaborator: undefined,
+  actionOwner: false,
+} as const;
 const levels = ACCESS_LEVELS.filter((level) => level !== 'none');
+const collaborators = fc.constantFrom(
+  undefined,
+  'read' as const,
+  'write' as const,
+  'admin' as const,
+);
 const access = (level: RepoAccess['level']): RepoAccess => ({ level });
 
 describe('repository policy', () => {
@@ -81,10 +92,10 @@ describe('repository policy', () => {
   });
 
   it('lets organisation owners and site admins administer an organisation, not members', () => {
-    expect(mayAdministerOrg('owner', false)).toBe(true);
-    expect(mayAdministerOrg('member', false)).toBe(false);
-    expect(mayAdministerOrg(undefined, false)).toBe(false);
-    expect(mayAdministerOrg(undefined, true)).toBe(true);
+    expect(mayAdministerOrg('owner', false, false)).toBe(true);
+    expect(mayAdministerOrg('member', false, false)).toBe(false);
+    expect(mayAdministerOrg(undefined, false, false)).toBe(false);
+    expect(mayAdministerOrg(undefined, true, false)).toBe(true);
   });
 
   it('gives the actions bot its grant on its repository and what anyone has elsewhere', () => {
@@ -96,16 +107,11 @@ describe('repository policy', () => {
           isPrivate: fc.boolean(),
           isSiteAdmin: fc.boolean(),
           orgRole: fc.constantFrom(undefined, 'member' as const, 'owner' as const),
-          collaborator: fc.constantFrom(
-            undefined,
-            'read' as const,
-            'write' as const,
-            'admin' as const,
-          ),
+          collaborator: collaborators,
         }),
         (c) => {
           const bot = actionsBotFor({ taskId: 1, repoId: c.repoId, level: c.level });
-          const got = accessLevel(repo(c.isPrivate), { ...c, viewer: bot });
+          const got = accessLevel(repo(c.isPrivate), { ...c, viewer: bot, actionOwner: false });
           const elsewhere = c.isPrivate ? 'none' : 'read';
           expect(got).toBe(c.repoId === 'r' ? c.level : elsewhere);
         },
@@ -116,5 +122,35 @@ describe('repository policy', () => {
     expect(accessLevel(repo(true), { ...none, viewer: bare, isSiteAdmin: true })).toBe('none');
     expect(mayCreateRepos(actionsBotFor({ taskId: 1, repoId: 'r', level: 'write' }))).toBe(false);
     expect(mayCreateRepos(person('someone'))).toBe(true);
+  });
+
+  it('lets only site admins write under an action owner, whatever else the viewer is', () => {
+    const actionsOrg: Account = { ...person('actions'), kind: 'org', email: null };
+    fc.assert(
+      fc.property(
+        fc.record({
+          isPrivate: fc.boolean(),
+          isSiteAdmin: fc.boolean(),
+          ownsIt: fc.boolean(),
+          orgRole: fc.constantFrom(undefined, 'member' as const, 'owner' as const),
+          collaborator: collaborators,
+          bot: fc.constantFrom(undefined, 'read' as const, 'write' as const),
+        }),
+        (c) => {
+          const target = { ...repo(c.isPrivate), owner: c.ownsIt ? owner : actionsOrg };
+          const viewer = c.bot
+            ? actionsBotFor({ taskId: 1, repoId: 'r', level: c.bot })
+            : person(c.ownsIt ? 'owner' : 'someone');
+          const facts = { ...c, viewer, actionOwner: false };
+          const uncapped = accessLevel(target, facts);
+          const capped = accessLevel(target, { ...facts, actionOwner: true });
+          const admin = c.isSiteAdmin && !c.bot;
+          expect(capped).toBe(
+            admin || uncapped === 'none' || uncapped === 'read' ? uncapped : 'read',
+          );
+          expect(mayAdministerOrg(c.orgRole, admin, true)).toBe(admin);
+        },
+      ),
+    );
   });
 });

@@ -16,6 +16,8 @@ export type AccessFacts = {
   /** The viewer's role in the owning organisation, when the owner is one. */
   readonly orgRole: OrgRole | undefined;
   readonly collaborator: CollaboratorPermission | undefined;
+  /** Whether the owner is an action owner (AdminPolicy.isActionOwner): admins alone write there. */
+  readonly actionOwner: boolean;
 };
 
 /**
@@ -45,9 +47,23 @@ export function ownerVisible(
  *   (`ownerVisible`): a public repository of a private organisation is hidden with it;
  * - the actions bot (a CI task token) has exactly what its task grants on the task's own
  *   repository, and elsewhere only what an anonymous visitor has — memberships, collaborations
- *   and admin lists never count for it, whatever the database says.
+ *   and admin lists never count for it, whatever the database says;
+ * - under an action owner (`actionOwner`), nobody but a site admin writes: every other level
+ *   above read, the bot's included, is read.
  */
 export function accessLevel(repo: Repository, facts: AccessFacts): AccessLevel {
+  const level = grantedLevel(repo, facts);
+  // Invariant: under an action owner, only the instance's administrators write. Runners fetch a
+  // host-less `uses: owner/repo@ref` from these repositories and run it in other people's jobs
+  // with their tokens, so whatever role, collaboration, ownership or task grant a non-admin holds
+  // there, it reads and no more. Every edge (git push, REST, pages, MCP) asks here.
+  const isAdmin = facts.isSiteAdmin && !isActionsBot(facts.viewer);
+  if (facts.actionOwner && !isAdmin && atLeast(level, 'write')) return 'read';
+  return level;
+}
+
+/** The level the viewer's place gives them, before the action-owner cap of `accessLevel`. */
+function grantedLevel(repo: Repository, facts: AccessFacts): AccessLevel {
   const { viewer } = facts;
   if (isActionsBot(viewer)) {
     const task = taskScopeOf(viewer);
@@ -105,8 +121,14 @@ export function mayAdministerRepo(access: RepoAccess): boolean {
 
 /**
  * Whether the person administers an organisation (creates its repositories, manages its
- * runners): its owners and the instance's admins. Members do not.
+ * members and runners): its owners and the instance's admins. Members do not. An action owner
+ * (`actionOwner`) is administered by the instance's admins alone, its own owners included: the
+ * same invariant as `accessLevel`'s, so nobody else adds repositories, members or runners there.
  */
-export function mayAdministerOrg(role: OrgRole | undefined, isSiteAdmin: boolean): boolean {
-  return isSiteAdmin || role === 'owner';
+export function mayAdministerOrg(
+  role: OrgRole | undefined,
+  isSiteAdmin: boolean,
+  actionOwner: boolean,
+): boolean {
+  return isSiteAdmin || (role === 'owner' && !actionOwner);
 }

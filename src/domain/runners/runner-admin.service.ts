@@ -153,9 +153,14 @@ export class RunnerAdminService {
       scope?.kind === 'organisation' &&
       grants.isOrgOwner === undefined
     ) {
+      const handle = (await this.#lookup.findOrganisationHandle(scope.orgId)) ?? '';
       effective = {
         ...grants,
-        isOrgOwner: mayAdministerOrg(await this.#orgs.roleOf(scope.orgId, actor.user.id), false),
+        isOrgOwner: mayAdministerOrg(
+          await this.#orgs.roleOf(scope.orgId, actor.user.id),
+          false,
+          this.#admins.isActionOwner(handle),
+        ),
       };
     }
     if (!mayManageRunners(actor, isAdmin, scope, effective)) {

@@ -32,13 +32,18 @@ export class ScopeLookupStore {
     return row !== undefined;
   }
 
-  async organisationExists(id: string): Promise<boolean> {
+  /** The handle of the organisation with this id, or undefined. */
+  async findOrganisationHandle(id: string): Promise<string | undefined> {
     const row = await this.#db
       .selectFrom('users')
-      .select('id')
+      .select('handle')
       .where('id', '=', id)
       .where('kind', '=', 'org')
       .executeTakeFirst();
-    return row !== undefined;
+    return row?.handle;
+  }
+
+  async organisationExists(id: string): Promise<boolean> {
+    return (await this.findOrganisationHandle(id)) !== undefined;
   }
 }

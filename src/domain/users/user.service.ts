@@ -28,20 +28,32 @@ function assertPassword(password: string): void {
 export class UserService {
   readonly #store: UserStore;
   readonly #adminHandles: ReadonlySet<string>;
+  readonly #actionOwners: ReadonlySet<string>;
 
-  /** `adminHandles`: SERVICE_ADMIN_HANDLES, which nobody may claim by signing up. */
-  constructor(store: UserStore, adminHandles: readonly string[] = []) {
+  /**
+   * `adminHandles`: SERVICE_ADMIN_HANDLES, and `actionOwners`: SERVICE_CI_ACTION_OWNERS, which
+   * nobody may claim by signing up.
+   */
+  constructor(
+    store: UserStore,
+    adminHandles: readonly string[] = [],
+    actionOwners: readonly string[] = [],
+  ) {
     this.#store = store;
     this.#adminHandles = new Set(adminHandles.map((handle) => handle.toLowerCase()));
+    this.#actionOwners = new Set(actionOwners.map((handle) => handle.toLowerCase()));
   }
 
   /**
    * Self-service sign-up. An admin is whoever holds a handle listed in SERVICE_ADMIN_HANDLES,
-   * so a listed handle nobody holds yet would make its first claimant an administrator: those
-   * are refused here, as reserved, and only the operator creates them (`createUser`, CLI).
+   * so a listed handle nobody holds yet would make its first claimant an administrator; and
+   * runners fetch host-less actions from the repositories of an action owner, so its first
+   * claimant would publish code into other people's jobs. Both are refused here, as reserved,
+   * in any letter case; only the operator creates them (`createUser`, CLI).
    */
   async signUp(input: CreateUserInput): Promise<User> {
-    if (this.#adminHandles.has(input.handle.trim().toLowerCase())) {
+    const wanted = input.handle.trim().toLowerCase();
+    if (this.#adminHandles.has(wanted) || this.#actionOwners.has(wanted)) {
       throw new Invalid(`username "${input.handle}" is reserved`);
     }
     return this.createUser(input);

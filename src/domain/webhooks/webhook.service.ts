@@ -4,6 +4,7 @@ import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { deriveSecretKey, openSecret, sealSecret } from '../ci/secret-box.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
+import { mayAdministerOrg } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { Account, User } from '../users/user.types.ts';
@@ -80,7 +81,9 @@ export class WebhookService {
     if (this.#deps.admins.isAdmin(actor)) return { kind: 'org', id: account.id };
     const role = await this.#deps.orgs.roleOf(account.id, actor.id);
     if (role === undefined) throw new NotFound(`org does not exist [name: ${org}]`);
-    if (role !== 'owner') throw new Forbidden('you must be an owner of the organisation');
+    if (!mayAdministerOrg(role, false, this.#deps.admins.isActionOwner(account.handle))) {
+      throw new Forbidden('you must be an owner of the organisation');
+    }
     return { kind: 'org', id: account.id };
   }
 
@@ -91,7 +94,8 @@ export class WebhookService {
   async orgSettingsOwner(actor: User, org: string): Promise<HookOwner> {
     const account = await this.#deps.orgs.getOrg(org);
     if (this.#deps.admins.isAdmin(actor)) return { kind: 'org', id: account.id };
-    if ((await this.#deps.orgs.roleOf(account.id, actor.id)) !== 'owner') {
+    const role = await this.#deps.orgs.roleOf(account.id, actor.id);
+    if (!mayAdministerOrg(role, false, this.#deps.admins.isActionOwner(account.handle))) {
       throw new NotFound(`org does not exist [name: ${org}]`);
     }
     return { kind: 'org', id: account.id };

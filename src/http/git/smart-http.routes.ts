@@ -1,29 +1,27 @@
-import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Forbidden, TooLarge, Unsupported } from '../../domain/errors.ts';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { Forbidden } from '../../domain/errors.ts';
 import type { DomainServices } from '../../domain/services.ts';
 import type { User } from '../../domain/users/user.types.ts';
-import {
-  advertiseRefs,
-  type GitService,
-  inflateRequest,
-  isGitService,
-  isProbe,
-  PROBE_LENGTH,
-  receivePack,
-  uploadPack,
-  uploadPackInto,
-} from '../../git/transport.ts';
+import { type GitService, isGitService, receivePack } from '../../git/transport.ts';
 import { viewerFromAuthorization } from '../auth/api-auth.ts';
 import { viewerUser } from '../auth/viewer.ts';
 import { type BaseUrlConfig, baseUrlOf } from '../base-url.ts';
 import { gitErrorHandler } from '../errors/git-errors.ts';
 import { refuseNulInAddress } from '../plugins/nul-guard.ts';
 import { answerAfter } from './answer-after.ts';
-import { answerDirectly, bufferBody, canWriteDirectly } from './direct-answer.ts';
 import { gitAccess } from './git-access.ts';
 import { pushHintLines } from './push-hints.ts';
 import { registerUnreadBodyHandling } from './unread-body.ts';
+import {
+  assertServiceRequest,
+  gitProtocolHeader,
+  isGzip,
+  noCache,
+  sendAdvertisement,
+  serveUploadPack,
+  serviceInput,
+} from './upload-pack.ts';
 
 type RepoParams = { owner: string; name: string };
 
@@ -36,39 +34,6 @@ export type SmartHttpDeps = {
   /** For the addresses in the lines a push prints. */
   readonly config: BaseUrlConfig;
 };
-
-/** Git's advertisements and results must never be cached by a proxy. */
-const NO_CACHE = {
-  'Cache-Control': 'no-cache, max-age=0, must-revalidate',
-  Pragma: 'no-cache',
-  Expires: 'Fri, 01 Jan 1980 00:00:00 GMT',
-} as const;
-
-function noCache(reply: FastifyReply): FastifyReply {
-  return reply.headers(NO_CACHE);
-}
-
-function isGzip(request: FastifyRequest): boolean {
-  const encoding = request.headers['content-encoding'];
-  return encoding === 'gzip' || encoding === 'x-gzip';
-}
-
-/** Bodies git can be given: as sent, or gzip (which Kiln undoes). */
-function hasReadableEncoding(request: FastifyRequest): boolean {
-  const encoding = request.headers['content-encoding'];
-  return encoding === undefined || encoding === 'identity' || isGzip(request);
-}
-
-/** The body, read whole, of a request as long as git's probe; undefined for any other. */
-async function probeSizedBody(request: FastifyRequest<{ Body: Readable }>) {
-  if (request.headers['content-length'] !== String(PROBE_LENGTH) || isGzip(request)) return;
-  return Buffer.concat(await request.body.toArray());
-}
-
-function gitProtocolHeader(request: FastifyRequest): string | undefined {
-  const header = request.headers['git-protocol'];
-  return typeof header === 'string' ? header : undefined;
-}
 
 /**
  * Smart HTTP at `/{owner}/{name}.git/…` (and without `.git`): authentication, access rules,
@@ -101,12 +66,7 @@ export async function smartHttpPlugin(server: FastifyInstance, deps: SmartHttpDe
         request.params.name,
         service === 'git-receive-pack',
       );
-      const body = await advertiseRefs(services.repos.handle(repo), service, {
-        gitProtocol: gitProtocolHeader(request),
-      });
-      return noCache(reply)
-        .type(`application/x-git-${service.slice(4)}-advertisement`)
-        .send(body);
+      return sendAdvertisement(request, reply, services.repos.handle(repo), service);
     },
   );
 
@@ -114,13 +74,7 @@ export async function smartHttpPlugin(server: FastifyInstance, deps: SmartHttpDe
     server.post<{ Params: RepoParams; Body: Readable }>(
       `/:owner/:name/${service}`,
       async (request, reply) => {
-        const expected = `application/x-git-${service.slice(4)}-request`;
-        if (request.headers['content-type'] !== expected) {
-          throw new Unsupported(`Expected ${expected}.`);
-        }
-        if (!hasReadableEncoding(request)) {
-          throw new Unsupported('Content-Encoding must be gzip or none.');
-        }
+        assertServiceRequest(request, service);
         const write = service === 'git-receive-pack';
         const { repo } = await gitAccess(
           services.repos,
@@ -130,29 +84,11 @@ export async function smartHttpPlugin(server: FastifyInstance, deps: SmartHttpDe
           write,
         );
         const handle = services.repos.handle(repo);
+        if (!write) return serveUploadPack(request, reply, handle);
         const options = { gitProtocol: gitProtocolHeader(request), gzip: isGzip(request) };
-        const type = `application/x-git-${service.slice(4)}-result`;
-        const small = await probeSizedBody(request);
-        if (small && isProbe(small)) return noCache(reply).type(type).send(Buffer.alloc(0));
-        const input = small ? Readable.from([small]) : request.body;
-        if (!write) {
-          let body = await bufferBody(input);
-          if (body.whole && options.gzip) {
-            // Inflated before git starts, so that a body that inflates beyond reason is refused
-            // with a status rather than cut off in the middle of an answer.
-            const plain = await inflateRequest(body.whole);
-            if (!plain) throw new TooLarge('The request is too large once inflated.');
-            body = { whole: plain, stream: Readable.from([plain]) };
-            options.gzip = false;
-          }
-          if (body.whole && canWriteDirectly(request, reply)) {
-            const send = await uploadPackInto(handle, body.stream, options);
-            return answerDirectly(request, reply, { 'Content-Type': type, ...NO_CACHE }, send);
-          }
-          return noCache(reply)
-            .type(type)
-            .send(await uploadPack(handle, body.stream, options));
-        }
+        const type = 'application/x-git-receive-pack-result';
+        const { probe, input } = await serviceInput(request);
+        if (probe) return noCache(reply).type(type).send(Buffer.alloc(0));
         noCache(reply).type(type);
 
         const pusher = viewerUser(request.viewer) as User;

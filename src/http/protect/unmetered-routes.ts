@@ -58,6 +58,8 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/admin': 'the administration overview: administrators only, database only',
   '/:owner/:name/info/refs':
     'git transport (clones and fetches) is never metered (SPEC.md); it never renders',
+  '/-/actions/:owner/:name/info/refs':
+    'the actions source runners fetch from: git transport, never metered (SPEC.md)',
   '/:owner/:name/HEAD': 'dumb HTTP, refused without running git',
   '/:owner/:name/objects/*': 'dumb HTTP, refused without running git',
   '/repos/:owner/:name':

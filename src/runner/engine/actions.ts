@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { condition, interpolate } from './expressions.ts';
 import type { JobState } from './job-state.ts';
@@ -46,27 +46,62 @@ async function git(
   return end.exitCode === 0;
 }
 
-/** `owner/repo[/path]@ref` fetched into the cache (once per ref); answers the action directory. */
+/** Where a remote `uses:` comes from: the git URL, the cache entry and what the log calls it. */
+type RemoteAction = {
+  readonly url: string;
+  readonly source: string;
+  readonly cacheDir: string;
+  readonly sub: string;
+  readonly ref: string;
+};
+
+/**
+ * `owner/repo[/path]@ref` from the task's actions source, or `https://host/owner/repo[/path]@ref`
+ * (also `http://`) from that host, as Gitea's runner reads them: a workflow that means a
+ * repository elsewhere than the actions source names it in full.
+ */
+export function remoteAction(uses: string, actionsUrl: string): RemoteAction {
+  const full = /^(https?:\/\/[^/@]+)\/([^/@]+)\/([^/@]+)(\/[^@]*)?@(.+)$/.exec(uses);
+  const short = full ? undefined : /^([^/@:]+)\/([^/@]+)(\/[^@]*)?@(.+)$/.exec(uses);
+  const parts = full ? full.slice(1) : short ? [actionsUrl, ...short.slice(1)] : undefined;
+  if (!parts) {
+    throw new Error(
+      `cannot read "uses: ${uses}" (expected owner/repo[/path]@ref or https://host/owner/repo[/path]@ref)`,
+    );
+  }
+  const [source = '', owner = '', repo = '', sub = '', ref = ''] = parts;
+  // Actions of the same name from different sources must not share a cache entry.
+  const origin = full ? source.replace(/^https?:\/\//, '').replaceAll(':', '_') : '';
+  const refDir = `${repo}@${ref.replaceAll('/', '-')}`;
+  return {
+    url: `${source}/${owner}/${repo}`,
+    source,
+    cacheDir: join(...(origin ? ['+', origin] : []), owner, refDir),
+    sub,
+    ref,
+  };
+}
+
+/** A remote action fetched into the cache (once per source and ref); answers its directory. */
 async function fetchRemote(job: JobState, uses: string, signal: AbortSignal): Promise<string> {
-  const match = /^([^/@]+)\/([^/@]+)(\/[^@]*)?@(.+)$/.exec(uses);
-  if (!match) throw new Error(`cannot read "uses: ${uses}" (expected owner/repo[/path]@ref)`);
-  const [, owner = '', repo = '', sub = '', ref = ''] = match;
-  const url = `${job.actionsUrl}/${owner}/${repo}`;
-  const cached = join(job.dirs.actions, owner, `${repo}@${ref.replaceAll('/', '-')}`);
+  const action = remoteAction(uses, job.actionsUrl);
+  const { url, ref } = action;
+  const cached = join(job.dirs.actions, action.cacheDir);
   if (!existsSync(cached)) {
-    job.log(`fetching ${owner}/${repo}@${ref} from ${job.actionsUrl}`);
+    job.log(`fetching ${url.slice(action.source.length + 1)}@${ref} from ${action.source}`);
     const temporary = `${cached}.${randomUUID()}`;
+    await mkdir(dirname(temporary), { recursive: true });
     const ok =
       (await git(job, ['init', '-q', temporary], job.dirs.temp, signal)) &&
       (await git(job, ['fetch', '-q', '--depth=1', url, ref], temporary, signal)) &&
       (await git(job, ['checkout', '-q', 'FETCH_HEAD'], temporary, signal));
     if (!ok) {
       await rm(temporary, { recursive: true, force: true });
-      throw new Error(`cannot fetch ${owner}/${repo}@${ref} from ${url}`);
+      throw new Error(`cannot fetch ${url.slice(action.source.length + 1)}@${ref} from ${url}`);
     }
     await rename(temporary, cached).catch(() => rm(temporary, { recursive: true, force: true }));
   }
-  return join(cached, sub);
+  return join(cached, action.sub);
 }
 
 async function readAction(dir: string): Promise<Loose> {

@@ -21,6 +21,7 @@ import { registerHookRoutes } from './hooks.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
 import { registerOrgActionRoutes } from './org-actions.routes.ts';
+import { registerOrgRoutes } from './orgs.routes.ts';
 import { registerPullRoutes } from './pulls.routes.ts';
 import { registerReleaseRoutes } from './releases.routes.ts';
 import { RepoAnswers } from './repo-answers.ts';
@@ -36,6 +37,7 @@ type ApiServices = Pick<
   DomainServices,
   | 'users'
   | 'admins'
+  | 'orgs'
   | 'tokens'
   | 'repos'
   | 'federation'
@@ -111,6 +113,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerLabelRoutes(server, deps);
   registerHookRoutes(server, deps);
   registerOrgActionRoutes(server, deps);
+  registerOrgRoutes(server, deps);
   registerStatusRoutes(server, { ...deps, views });
   registerBranchProtectionRoutes(server, deps);
   registerArchiveRoutes(server, deps);

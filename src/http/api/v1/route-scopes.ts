@@ -17,6 +17,7 @@ export const ROUTE_SCOPES: ReadonlyArray<readonly [string, readonly ScopeCategor
   ['/users/:username', ['user']],
   ['/users/:username/repos', ['user', 'repository']],
   ['/users/:username/tokens', ['user']],
+  ['/orgs', ['organization']],
   ['/orgs/:org', ['organization']],
   ['/repos', ['repository']],
   ['/repos/:owner/:name/labels', ['issue']],
