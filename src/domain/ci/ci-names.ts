@@ -37,10 +37,33 @@ export function storedCiName(name: string): string {
   return name.trim().toUpperCase();
 }
 
-/** Throws `Invalid` for a value too large to hand to a job. */
+/**
+ * Shortest secret, counted in characters without the whitespace at its ends (which no log
+ * masking can tell from ordinary spacing). The built-in runner masks every line of a secret of
+ * this length or more (src/runner/engine/masker.ts, `MIN_FRAGMENT_LENGTH`).
+ */
+export const MIN_SECRET_LENGTH = 4;
+
+/**
+ * Whether a secret value can be hidden in a job's log. Invariant: a secret that masking would
+ * reveal is never stored and never reaches a job — replacing every `ab` of a log with `***`
+ * would blank ordinary text and show the secret by where the stars fall. Values stored before
+ * the rule stay stored, are left out of the jobs (as a value that no longer opens is) and can
+ * be set again or deleted.
+ */
+export function maskableSecret(value: string): boolean {
+  return [...value.trim()].length >= MIN_SECRET_LENGTH;
+}
+
+/** Throws `Invalid` for a value too large to hand to a job, or a secret too short to mask. */
 export function assertCiValue(kind: CiSettingKind, value: string): void {
   if (Buffer.byteLength(value, 'utf8') > MAX_CI_VALUE_BYTES) {
     throw new Invalid(`${kind} value must be at most ${MAX_CI_VALUE_BYTES} bytes`);
+  }
+  if (kind === 'secret' && !maskableSecret(value)) {
+    throw new Invalid(
+      `secret value must be at least ${MIN_SECRET_LENGTH} characters (not counting spaces at its ends): masking a value that short in logs would reveal it`,
+    );
   }
 }
 
