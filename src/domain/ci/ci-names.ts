@@ -55,6 +55,25 @@ export function maskableSecret(value: string): boolean {
   return [...value.trim()].length >= MIN_SECRET_LENGTH;
 }
 
+/**
+ * The texts to mask for a secret in a job's log rows, longest first: the value, each of its
+ * lines however they end (`\n`, `\r\n`, a lone `\r`), and the same for the value without its
+ * carriage returns, all trimmed; a line shorter than `MIN_SECRET_LENGTH` only as part of a
+ * longer text. The built-in runner masks by the same rule before a row leaves the machine
+ * (src/runner/engine/masker.ts; the runner imports nothing of the server, so the rule is
+ * written there too); this is for runners that mask less.
+ */
+export function secretLogForms(value: string): string[] {
+  const texts = [value, value.replaceAll('\r', '')];
+  const lines = texts.flatMap((text) => [
+    text,
+    ...text.split(/\r\n|\n/),
+    ...text.split(/\r\n|\r|\n/),
+  ]);
+  const kept = lines.map((line) => line.trim()).filter((line) => maskableSecret(line));
+  return [...new Set(kept)].sort((a, b) => b.length - a.length);
+}
+
 /** Throws `Invalid` for a value too large to hand to a job, or a secret too short to mask. */
 export function assertCiValue(kind: CiSettingKind, value: string): void {
   if (Buffer.byteLength(value, 'utf8') > MAX_CI_VALUE_BYTES) {
