@@ -293,3 +293,26 @@ it('serves the fediverse only what an anonymous visitor sees, and withdraws the 
     { numRuns: 10, examples: described.map((steps) => [steps]) },
   );
 }, 300_000);
+
+it('does not serve an activity about a hidden repository, whoever published it', async () => {
+  const world = await Sequence.start();
+  await world.apply({ kind: 'create', slot: 'a', hidden: true });
+  const federation = kiln.app.services.federation;
+  if (!federation) throw new Error('federation is off');
+  const owner = await federation.actors.get({ kind: 'user', handle: world.path('owner').slice(1) });
+  // An announcement that slipped past the withdrawal (say, written while it ran).
+  const uuid = crypto.randomUUID();
+  const id = federation.urls.activity(uuid);
+  const about = world.actorId('a');
+  await federation.outbox.add(uuid, owner.key, {
+    id,
+    type: 'Create',
+    actor: owner.id,
+    object: { id: `${id}/note`, type: 'Note', url: about, context: about },
+  });
+  expect((await get(id)).status).toBe(404);
+  const page = await get(`${kiln.url}/federation/users${world.path('owner')}/outbox?page=1`);
+  expect(JSON.stringify(await page.json())).not.toContain(id);
+  await world.apply({ kind: 'hide', slot: 'a', hidden: false });
+  expect((await get(id)).status).toBe(200);
+});
