@@ -248,6 +248,7 @@ export async function createApp(config: Config): Promise<App> {
     changes: database.changes,
     users,
     repos,
+    orgs,
     releases,
     catFiles: git.catFiles,
     userAgent: `Kiln/${KILN_VERSION} (+${config.baseUrl?.href ?? ''})`,

@@ -133,7 +133,7 @@ export const configSchema = {
     min: 1,
     max: 100_000,
     description:
-      'Failed sign-ins (and refused sign-ups) one client address may have within `service.auth.login-window` before it is locked.',
+      'Failed sign-ins (and refused sign-ups, and sign-ups with an email address another account holds) one client address may have within `service.auth.login-window` before it is locked.',
   }),
   'service.auth.login-window': durationField({
     default: 15 * 60_000,

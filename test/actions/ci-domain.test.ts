@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CiSecretService } from '../../src/domain/ci/ci-secret.service.ts';
 import { CiSettingStore } from '../../src/domain/ci/ci-setting.store.ts';
+import { deriveSecretKey, sealSecret } from '../../src/domain/ci/secret-box.ts';
 import { createRun } from '../../src/domain/ci/workflow-run.store.ts';
 import { Invalid, Unauthenticated } from '../../src/domain/errors.ts';
 import { OPERATOR } from '../../src/domain/runners/runner.policy.ts';
@@ -334,6 +335,21 @@ describe('CI secrets and variables', () => {
       .execute();
     const { tasks } = await run(repo.id, 1);
     expect(await ciSecrets.secretsForTask(tasks[0]?.id ?? 0)).toEqual({ DEPLOY_KEY: 'second' });
+  });
+
+  it('keeps a short secret stored before the rule but hands it to no job', async () => {
+    const { repo } = await repository();
+    const access = { repoId: repo.id, isRepoAdmin: true };
+    const { ciSecrets } = kiln.app.services;
+    await expect(ciSecrets.put(access, 'PIN', ' ab ')).rejects.toThrow(/would reveal it/);
+    const key = deriveSecretKey('test secret key for CI secrets');
+    const store = new CiSettingStore(kiln.app.database.db);
+    const legacy = sealSecret(key, 'abc', `ci-secret\u0000${repo.id}\u0000PIN`);
+    await store.putSecret(repo.id, 'PIN', legacy, Date.now());
+    await ciSecrets.put(access, 'LONG', 'abcd');
+    expect((await ciSecrets.list(access)).map((secret) => secret.name)).toEqual(['LONG', 'PIN']);
+    const { tasks } = await run(repo.id, 1);
+    expect(await ciSecrets.secretsForTask(tasks[0]?.id ?? 0)).toEqual({ LONG: 'abcd' });
   });
 
   it('checks names and admin rights', async () => {

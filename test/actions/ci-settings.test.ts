@@ -4,6 +4,7 @@
  * CSRF-checked forms.
  */
 import { Code } from '@connectrpc/connect';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -112,6 +113,33 @@ describe('repository CI settings', () => {
     ).toBe(303);
     const left = await kiln.app.services.ciSecrets.list({ repoId: repo.id, isRepoAdmin: true });
     expect(left).toEqual([]);
+  });
+
+  it('refuses a secret too short to mask, and takes variables of any length', async () => {
+    const { path, browser } = await ownedRepository();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ maxLength: 3 }),
+        fc.constantFrom('', ' ', '\t'),
+        async (v, pad) => {
+          const refused = await browser.post(`${path}/secrets`, {
+            name: 'PIN',
+            value: `${pad}${v.trim()}${pad}`,
+          });
+          expect(refused.status).toBe(422);
+          expect(await refused.text()).toContain(
+            'masking a value that short in logs would reveal it',
+          );
+        },
+      ),
+      { numRuns: 15 },
+    );
+    expect((await browser.post(`${path}/variables`, { name: 'pin', value: 'ab' })).status).toBe(
+      303,
+    );
+    expect((await browser.post(`${path}/secrets`, { name: 'PIN', value: 'abcd' })).status).toBe(
+      303,
+    );
   });
 
   it('saves, shows and deletes variables', async () => {

@@ -4,6 +4,7 @@
  * are refused with 403 and everyone else with 404; every job of the organisation's repositories
  * receives them, a repository's own secret or variable of the same name winning.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Account } from '../../src/domain/users/user.types.ts';
 import { repoUrl } from '../support/git.ts';
@@ -41,15 +42,35 @@ const call = (
 
 describe('organisation secrets', () => {
   it('are created (201), replaced (204), listed without values and deleted by owners', async () => {
-    expect((await call('owner', 'PUT', 'secrets/deploy_key', { data: 'one' })).status).toBe(201);
-    expect((await call('owner', 'PUT', 'secrets/DEPLOY_KEY', { data: 'two' })).status).toBe(204);
+    expect((await call('owner', 'PUT', 'secrets/deploy_key', { data: 'first' })).status).toBe(201);
+    expect((await call('owner', 'PUT', 'secrets/DEPLOY_KEY', { data: 'second' })).status).toBe(204);
     const listed = await call('owner', 'GET', 'secrets');
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual([{ name: 'DEPLOY_KEY', created_at: expect.any(String) }]);
-    expect(JSON.stringify(listed.body)).not.toContain('two');
+    expect(JSON.stringify(listed.body)).not.toContain('second');
     expect((await call('owner', 'PUT', 'secrets/GITEA_X', { data: 'x' })).status).toBe(422);
     expect((await call('owner', 'DELETE', 'secrets/deploy_key')).status).toBe(204);
     expect((await call('owner', 'DELETE', 'secrets/deploy_key')).status).toBe(404);
+  });
+
+  it('are refused with 422 when too short to mask in a log, whatever spaces surround them', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ minLength: 0, maxLength: 3 }).filter((v) => v.trim() === v),
+        fc.constantFrom('', ' ', '  ', '\n', '\t'),
+        async (core, pad) => {
+          const refused = await call('owner', 'PUT', 'secrets/SHORT', {
+            data: `${pad}${core}${pad}`,
+          });
+          expect(refused.status).toBe(422);
+          expect(JSON.stringify(refused.body)).toContain('masking a value that short');
+        },
+      ),
+      { numRuns: 30 },
+    );
+    expect((await call('owner', 'GET', 'secrets')).body).toEqual([]);
+    expect((await call('owner', 'PUT', 'secrets/SHORT', { data: ' abcd ' })).status).toBe(201);
+    expect((await call('owner', 'DELETE', 'secrets/SHORT')).status).toBe(204);
   });
 
   it('are refused to members with 403 and hidden from everyone else with 404', async () => {

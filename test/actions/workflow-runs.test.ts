@@ -6,6 +6,7 @@
  * the log acknowledgement rules. Runs on SQLite, and on PostgreSQL under with-postgres.sh.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleService } from '../../src/domain/ci/schedule.service.ts';
 import { ScheduleStore } from '../../src/domain/ci/schedule.store.ts';
@@ -391,6 +392,46 @@ describe('UpdateLog acknowledgements', () => {
       'c with *** inside',
     ]);
   });
+
+  it('masks every line of a secret holding CR, LF or CRLF in rows a runner uploads unmasked', async () => {
+    const runner = await ReplayRunner.register(kiln, { labels: ['crlf-box'] });
+    const secrets = fc
+      .array(fc.constantFrom('p', 'q', 'r', ' ', '\r', '\n', '\r\n'), {
+        minLength: 4,
+        maxLength: 20,
+      })
+      .map((parts) => parts.join(''))
+      .filter((secret) => secret.trim().length >= 4);
+    await fc.assert(
+      fc.asyncProperty(secrets, async (secret) => {
+        const p = await project();
+        await kiln.app.services.ciSecrets.put({ repoId: p.repoId, isRepoAdmin: true }, 'S', secret);
+        await p.push({
+          '.gitea/workflows/m.yml':
+            'on: push\njobs:\n  m:\n    runs-on: crlf-box\n    steps: [{run: a}]\n',
+        });
+        await runsSettle(p, 1);
+        const task = await runner.next();
+        // Every form a step's output gives the value: whole, split at any line end, CRs dropped.
+        const rows = [secret, secret.replaceAll('\r', '')].flatMap((form) => [
+          `x${form}y`,
+          ...form.split(/\r?\n/),
+          ...form.split(/\r\n|\r|\n/),
+        ]);
+        await runner.client.updateLog(
+          { taskId: task.id, index: 0n, rows: rows.map((content) => ({ content })), noMore: true },
+          { headers: runner.headers },
+        );
+        const stored = await kiln.app.services.ciLogs.readRows(Number(task.id), 0, rows.length);
+        for (const line of stored) {
+          const shown = line.slice(line.indexOf(' ') + 1).split(/\*\*\*|x|y|\r/);
+          for (const piece of shown)
+            expect(piece.trim().length, JSON.stringify({ secret, line })).toBeLessThan(4);
+        }
+      }),
+      { numRuns: 6 },
+    );
+  }, 120_000);
 
   it('refuses reports about a task of another runner', async () => {
     const p = await project();

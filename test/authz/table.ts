@@ -1157,7 +1157,7 @@ function webEntries(): Record<string, Entry> {
     },
     'POST /repos/:owner/:name/settings/ci/secrets': {
       probes: [
-        form(w('/settings/ci/secrets'), 'admin', (c) => ({ name: c.unique('S'), value: 'v' }), {
+        form(w('/settings/ci/secrets'), 'admin', (c) => ({ name: c.unique('S'), value: 'value' }), {
           measure: countOf('ci_secrets'),
         }),
       ],

@@ -61,6 +61,9 @@ export const testDocumentLoader = async (url: string) =>
     ? { contextUrl: null, documentUrl: url, document: { '@context': {} } }
     : base(url);
 
+type KeyCache = NonNullable<NonNullable<Parameters<typeof verifyRequest>[1]>['keyCache']>;
+type CachedKey = NonNullable<Awaited<ReturnType<KeyCache['get']>>>;
+
 export type Received = { readonly activity: Record<string, unknown>; readonly verifiedBy: string };
 
 /**
@@ -75,6 +78,12 @@ export class FediverseActor {
   requireSignedGet = false;
   /** The owners of the keys that signed GETs of the actor, in order ('' for unsigned ones). */
   readonly actorFetchedBy: string[] = [];
+  /**
+   * Remember the keys of actors once verified, as Mastodon does: a `Delete` an actor sends of
+   * itself is then verified with the key it had, though the actor no longer answers.
+   */
+  rememberKeys = false;
+  readonly #keyCache = new Map<string, CachedKey>();
   /** Which signature kinds arrived at the inbox, in order. */
   readonly signatureKinds: ('rfc9421' | 'draft-cavage')[] = [];
   readonly received: Received[] = [];
@@ -181,9 +190,17 @@ export class FediverseActor {
       headers,
       ...(body === undefined ? {} : { body: new Uint8Array(body) }),
     });
+    const cache = this.#keyCache;
+    const keyCache: KeyCache = {
+      get: async (keyId) => cache.get(keyId.href),
+      set: async (keyId, found) => {
+        if (found) cache.set(keyId.href, found);
+      },
+    };
     const key = await verifyRequest(request, {
       documentLoader: testDocumentLoader,
       contextLoader: testDocumentLoader,
+      ...(this.rememberKeys ? { keyCache } : {}),
     }).catch(() => null);
     return key ? (key.ownerId?.href ?? '') : undefined;
   }

@@ -3,7 +3,7 @@ import type { User } from '../../src/domain/users/user.types.ts';
 import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
 import type { TestServer } from '../support/server.ts';
-import { startFederatedKiln } from './support.ts';
+import { AP, startFederatedKiln } from './support.ts';
 
 /** Two Kiln instances on 127.0.0.1: a user of A follows and stars things on B. */
 describe('two Kiln instances', () => {
@@ -101,6 +101,27 @@ describe('two Kiln instances', () => {
     expect(await eventually(async () => (await starsOnB()) === 0)).toBe(true);
     await following.star(reader, target, true);
     expect(await eventually(async () => (await starsOnB()) === 1)).toBe(true);
+  });
+
+  it("B's repository made private is withdrawn from A: the follow ends and its activities go", async () => {
+    const following = federationOf(a).following;
+    const repoActor = `${b.url}/repos/${author.handle}/tool`;
+    expect((await following.received(reader)).some((r) => r.actor === repoActor)).toBe(true);
+    const hidden = await fetch(`${b.url}/api/v1/repos/${author.handle}/tool`, {
+      method: 'PATCH',
+      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ private: true }),
+    });
+    expect(hidden.status).toBe(200);
+    expect(
+      await eventually(
+        async () => !(await following.received(reader)).some((r) => r.actor === repoActor),
+      ),
+    ).toBe(true);
+    expect((await following.following(reader)).map((entry) => entry.actor)).not.toContain(
+      repoActor,
+    );
+    expect((await fetch(repoActor, { headers: { accept: AP } })).status).toBe(404);
   });
 
   it('an unfollow removes the follower on B', async () => {

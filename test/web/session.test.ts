@@ -91,7 +91,7 @@ describe('sign-up, sign-in, sign-out', () => {
       password: 'password123',
     });
     expect(taken.status).toBe(422);
-    expect(await taken.text()).toContain('cannot be created with this username or email address');
+    expect(await taken.text()).toContain('This username is taken');
     const reserved = await browser.post('/signup', {
       username: 'admin',
       email: 'x@example.test',

@@ -37,10 +37,52 @@ export function storedCiName(name: string): string {
   return name.trim().toUpperCase();
 }
 
-/** Throws `Invalid` for a value too large to hand to a job. */
+/**
+ * Shortest secret, counted in characters without the whitespace at its ends (which no log
+ * masking can tell from ordinary spacing). The built-in runner masks every line of a secret of
+ * this length or more (src/runner/engine/masker.ts, `MIN_FRAGMENT_LENGTH`).
+ */
+export const MIN_SECRET_LENGTH = 4;
+
+/**
+ * Whether a secret value can be hidden in a job's log. Invariant: a secret that masking would
+ * reveal is never stored and never reaches a job — replacing every `ab` of a log with `***`
+ * would blank ordinary text and show the secret by where the stars fall. Values stored before
+ * the rule stay stored, are left out of the jobs (as a value that no longer opens is) and can
+ * be set again or deleted.
+ */
+export function maskableSecret(value: string): boolean {
+  return [...value.trim()].length >= MIN_SECRET_LENGTH;
+}
+
+/**
+ * The texts to mask for a secret in a job's log rows, longest first: the value, each of its
+ * lines however they end (`\n`, `\r\n`, a lone `\r`), and the same for the value without its
+ * carriage returns, all trimmed; a line shorter than `MIN_SECRET_LENGTH` only as part of a
+ * longer text. The built-in runner masks by the same rule before a row leaves the machine
+ * (src/runner/engine/masker.ts; the runner imports nothing of the server, so the rule is
+ * written there too); this is for runners that mask less.
+ */
+export function secretLogForms(value: string): string[] {
+  const texts = [value, value.replaceAll('\r', '')];
+  const lines = texts.flatMap((text) => [
+    text,
+    ...text.split(/\r\n|\n/),
+    ...text.split(/\r\n|\r|\n/),
+  ]);
+  const kept = lines.map((line) => line.trim()).filter((line) => maskableSecret(line));
+  return [...new Set(kept)].sort((a, b) => b.length - a.length);
+}
+
+/** Throws `Invalid` for a value too large to hand to a job, or a secret too short to mask. */
 export function assertCiValue(kind: CiSettingKind, value: string): void {
   if (Buffer.byteLength(value, 'utf8') > MAX_CI_VALUE_BYTES) {
     throw new Invalid(`${kind} value must be at most ${MAX_CI_VALUE_BYTES} bytes`);
+  }
+  if (kind === 'secret' && !maskableSecret(value)) {
+    throw new Invalid(
+      `secret value must be at least ${MIN_SECRET_LENGTH} characters (not counting spaces at its ends): masking a value that short in logs would reveal it`,
+    );
   }
 }
 

@@ -2,7 +2,7 @@ import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
 import type { User } from '../users/user.types.ts';
-import { assertCiValue, ciName, storedCiName } from './ci-names.ts';
+import { assertCiValue, ciName, maskableSecret, storedCiName } from './ci-names.ts';
 import type {
   CiOrgSettingStore,
   OrgSettingKind,
@@ -127,7 +127,8 @@ export class CiOrgSettingsService {
 
   /**
    * The decrypted secrets of the organisation owning a task's repository. Empty without
-   * SERVICE_SECRET_KEY; a value sealed under an earlier key is left out.
+   * SERVICE_SECRET_KEY; a value sealed under an earlier key is left out, and so is one too short
+   * to mask (`maskableSecret`), stored before such values were refused.
    */
   async secretsForTask(taskId: number): Promise<Record<string, string>> {
     const key = this.#key;
@@ -135,7 +136,8 @@ export class CiOrgSettingsService {
     const secrets: Record<string, string> = {};
     for (const row of await this.#store.ofTask('secret', taskId)) {
       try {
-        secrets[row.name] = openSecret(key, row.value, sealContext(row.orgId, row.name));
+        const value = openSecret(key, row.value, sealContext(row.orgId, row.name));
+        if (maskableSecret(value)) secrets[row.name] = value;
       } catch (error) {
         if (!(error instanceof SecretBoxError)) throw error;
       }

@@ -1,5 +1,11 @@
 import { Invalid } from '../errors.ts';
-import { assertCiValue, assertRepoCiAdmin, ciName, type RepoCiAccess } from './ci-names.ts';
+import {
+  assertCiValue,
+  assertRepoCiAdmin,
+  ciName,
+  maskableSecret,
+  type RepoCiAccess,
+} from './ci-names.ts';
 import type { CiSettingStore, StoredSecret } from './ci-setting.store.ts';
 import { deleteRepoCiSetting } from './ci-setting-deletion.ts';
 import { deriveSecretKey, openSecret, SecretBoxError, sealSecret } from './secret-box.ts';
@@ -69,7 +75,8 @@ export class CiSecretService {
    * The decrypted secrets of the repository a task belongs to, over those of its organisation
    * (a repository secret wins over an organisation one of the same name), for delivery to the
    * runner that claimed it and for masking its log. Empty when SERVICE_SECRET_KEY is unset. A value that no longer opens (sealed
-   * under an earlier key) is left out rather than failing the job.
+   * under an earlier key) is left out rather than failing the job, and so is one too short to
+   * mask (`maskableSecret`), stored before such values were refused.
    */
   async secretsForTask(taskId: number): Promise<Record<string, string>> {
     const key = this.#key;
@@ -78,7 +85,9 @@ export class CiSecretService {
     const secrets: Record<string, string> = { ...(await this.#org?.secretsForTask(taskId)) };
     for (const row of rows) {
       try {
-        secrets[row.name] = openSecret(key, row.sealedValue, sealContext(row.repoId, row.name));
+        const value = openSecret(key, row.sealedValue, sealContext(row.repoId, row.name));
+        // One stored before short secrets were refused does not shadow the organisation's.
+        if (maskableSecret(value)) secrets[row.name] = value;
       } catch (error) {
         if (!(error instanceof SecretBoxError)) throw error;
       }

@@ -1,6 +1,7 @@
 import type { CiTaskStatus } from '../../db/tables.ts';
 import { Conflict, Forbidden } from '../errors.ts';
 import type { CiTaskResult } from './ci.types.ts';
+import { secretLogForms } from './ci-names.ts';
 import type { CiSecretService } from './ci-secret.service.ts';
 import type { CiStores } from './ci-stores.ts';
 import type { CiTaskService } from './ci-task.service.ts';
@@ -197,10 +198,9 @@ export class TaskReportService {
   async #maskFor(taskId: number): Promise<((text: string) => string) | undefined> {
     let values = this.#masks.get(taskId);
     if (values === undefined) {
-      values = Object.values(await this.#secrets.secretsForTask(taskId))
-        .filter((value) => value.length > 0)
-        // Longest first, so a secret containing another is masked whole.
-        .sort((a, b) => b.length - a.length);
+      const secrets = Object.values(await this.#secrets.secretsForTask(taskId));
+      // Longest first, so a secret containing another is masked whole.
+      values = [...new Set(secrets.flatMap(secretLogForms))].sort((a, b) => b.length - a.length);
       if (this.#masks.size > 1000) this.#masks.clear();
       this.#masks.set(taskId, values);
     }

@@ -4,6 +4,7 @@ import type { ChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { Dialect } from '../../db/migration.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import type { OrgService } from '../orgs/org.service.ts';
 import type { ReleaseService } from '../releases/release.service.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
@@ -29,6 +30,7 @@ import { RemoteActors } from './remote-actors.ts';
 import { RemoteDocuments } from './remote-documents.ts';
 import { RemoteStarsStore } from './remote-stars.store.ts';
 import { createSafeFetch } from './safe-fetch.ts';
+import { subscribeWithdrawals, Withdrawal } from './withdrawal.ts';
 
 export type FederationDeps = {
   readonly config: Config;
@@ -39,6 +41,8 @@ export type FederationDeps = {
   readonly changes: ChangeClock | undefined;
   readonly users: UserService;
   readonly repos: RepoService;
+  /** Organisations: made private or deleted, they and their repositories are withdrawn. */
+  readonly orgs: Pick<OrgService, 'changed' | 'deleted'>;
   readonly releases: ReleaseService;
   readonly catFiles: CatFilePool;
   readonly userAgent: string;
@@ -167,6 +171,14 @@ export class Federation {
       this.#publisher.announceRelease(repo, release),
     );
     deps.repos.created.subscribe((repo) => this.#publisher.announceRepo(repo));
+    const withdrawal = new Withdrawal({
+      actors: this.actors,
+      repos: deps.repos,
+      followers: this.followers,
+      outbox: this.outbox,
+      queue: this.queue,
+    });
+    subscribeWithdrawals(deps, withdrawal, this.#report);
   }
 
   /** Queues the announcement of a push to the followers of its repository (if public). */

@@ -48,6 +48,11 @@ export class FollowersStore {
       .execute();
   }
 
+  /** Forgets every follower of a local actor (it was withdrawn and told them so). */
+  async removeAll(actor: string): Promise<void> {
+    await this.#db.deleteFrom('federation_followers').where('actor', '=', actor).execute();
+  }
+
   /** Removes a remote actor from everything it follows (it deleted itself). */
   async removeFollower(follower: string): Promise<void> {
     await this.#db.deleteFrom('federation_followers').where('follower', '=', follower).execute();

@@ -188,6 +188,28 @@ export class FollowingService {
     }
   }
 
+  /**
+   * A followed actor withdrew something (`Delete`): itself — it is gone or no longer public
+   * where it lives, so the follow ends and nothing it sent is kept — or one of its objects, whose
+   * activities are no longer kept. What another server took back is not shown here either.
+   */
+  async withdrawn(sender: string, object: string): Promise<void> {
+    for await (const entry of this.#kv.list(['followed-by', sender])) {
+      const local = entry.key[2];
+      if (!local) continue;
+      for await (const kept of this.#kv.list(['received', local])) {
+        const { actor, activity } = kept.value as ReceivedActivity;
+        const about = (activity as { object?: unknown } | null)?.object;
+        if (actor === sender && (object === sender || idOf(about) === object)) {
+          await this.#kv.delete(kept.key);
+        }
+      }
+      if (object !== sender) continue;
+      await this.#kv.delete(['following', local, sender]);
+      await this.#kv.delete(entry.key);
+    }
+  }
+
   /** The actor id a URL or `@user@host` handle names (see ActorResolver). */
   resolve(target: string): Promise<string> {
     return this.#resolver.resolve(target);

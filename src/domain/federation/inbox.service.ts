@@ -69,13 +69,16 @@ export class InboxService {
         return this.#like(sender, activity, true);
       case 'Undo':
         return this.#undo(sender, activity);
-      case 'Delete':
+      case 'Delete': {
         // An actor deleting itself: its follows and stars go with it.
-        if (idOf(activity.object) === sender) {
+        const object = idOf(activity.object);
+        if (object === sender) {
           await this.#followers.removeFollower(sender);
           await this.#stars.removeActor(sender);
         }
+        if (object !== undefined) await this.#following.withdrawn(sender, object);
         return;
+      }
       case 'Accept':
         return this.#following.answered(sender, activity, 'accepted');
       case 'Reject':

@@ -1,6 +1,6 @@
 import type { ChangeClock } from '../../db/change-clock.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
-import { NotFound } from '../errors.ts';
+import { isDomainError, NotFound } from '../errors.ts';
 import { visibleToAnyone } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
@@ -13,6 +13,7 @@ import {
   instanceDocument,
   personDocument,
   repositoryDocument,
+  subjectOf,
 } from './vocabulary.ts';
 
 const REMEMBERED = 2000;
@@ -105,6 +106,27 @@ export class LocalActors {
     }
     const repo = kind === 'repo' ? await this.#repos.findById(id) : undefined;
     return repo && visibleToAnyone(repo) ? this.ofRepo(repo) : undefined;
+  }
+
+  /**
+   * Whether an activity of the actor stored under `actorKey` may be served. Invariant, held
+   * here and in `get` (every actor, collection and activity route asks one of the two): the
+   * fediverse is served only what an anonymous web visitor may see now. So the activity's actor
+   * must be visible, and so must the repository it is about (`subjectOf`): a note announcing a
+   * repository since made private is not served, even by its still public owner.
+   */
+  async servable(actorKey: string, activity: unknown): Promise<boolean> {
+    if (!(await this.findByKey(actorKey))) return false;
+    const subject = subjectOf(activity);
+    const ref = subject === undefined ? undefined : this.urls.parse(subject);
+    if (ref === undefined) return true;
+    return this.get(ref).then(
+      () => true,
+      (error: unknown) => {
+        if (isDomainError(error)) return false;
+        throw error;
+      },
+    );
   }
 
   /** Inbox, outbox and followers of an actor. */

@@ -24,6 +24,30 @@ export class OutboxStore {
     return row ? { actor: row.actor, activity: JSON.parse(row.json) } : undefined;
   }
 
+  /** Every activity of an actor, with its id (the actors that publish about others publish few). */
+  async all(actor: string): Promise<{ id: string; activity: unknown }[]> {
+    const rows = await this.#db
+      .selectFrom('federation_activities')
+      .select(['id', 'json'])
+      .where('actor', '=', actor)
+      .execute();
+    return rows.map((row) => ({ id: row.id, activity: JSON.parse(row.json) }));
+  }
+
+  /** Forgets these activities (withdrawn: no longer served). */
+  async remove(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.#db
+      .deleteFrom('federation_activities')
+      .where('id', 'in', [...ids])
+      .execute();
+  }
+
+  /** Forgets everything an actor published (it was withdrawn). */
+  async removeActor(actor: string): Promise<void> {
+    await this.#db.deleteFrom('federation_activities').where('actor', '=', actor).execute();
+  }
+
   async count(actor?: string): Promise<number> {
     let query = this.#db
       .selectFrom('federation_activities')

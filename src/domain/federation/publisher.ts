@@ -7,7 +7,7 @@ import type { Push } from '../repos/push-events.ts';
 import { visibleToAnyone } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
-import type { DeliveryMessage } from './delivery.ts';
+import { queueToFollowers } from './fan-out.ts';
 import type { FollowersStore } from './followers.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
@@ -118,6 +118,7 @@ export class Publisher {
           actor: actor.id,
           followers,
           url: page,
+          context: actor.id,
           published: new Date(),
           content: `<p>${escapeHtml(repo.owner.handle)}/${escapeHtml(repo.name)} released <a href="${escapeHtml(page)}">${escapeHtml(title)}</a></p>${notes}`,
         }),
@@ -130,6 +131,7 @@ export class Publisher {
           actor: owner.id,
           followers,
           url: actor.id,
+          context: actor.id,
           published: new Date(),
           content: `<p>New repository <a href="${escapeHtml(actor.id)}">${escapeHtml(repo.owner.handle)}/${escapeHtml(repo.name)}</a>${repo.description ? `: ${escapeHtml(repo.description)}` : ''}</p>`,
         }),
@@ -185,6 +187,7 @@ export class Publisher {
         actor: actor.id,
         followers,
         url: `${actor.id}/commits/${encodeURIComponent(branch)}`,
+        context: actor.id,
         published: new Date(),
         content: `<p>${escapeHtml(pusherHandle)} pushed ${total} commit${total === 1 ? '' : 's'} to ${escapeHtml(repo.owner.handle)}/${escapeHtml(repo.name)} (${escapeHtml(branch)}): ${escapeHtml(subject)}</p>`,
       }),
@@ -202,22 +205,7 @@ export class Publisher {
       this.#actors.endpoints(actor).followers,
     );
     await this.#outbox.add(uuid, actor.key, activity);
-    const inboxes = new Set(
-      (await this.#followers.all(actor.key)).map(
-        (follower) => follower.sharedInbox ?? follower.inbox,
-      ),
-    );
-    await this.#queue.enqueueMany(
-      [...inboxes].map(
-        (inbox): DeliveryMessage => ({
-          kind: 'deliver',
-          signer: actor.key,
-          signerId: actor.id,
-          inbox,
-          activity,
-        }),
-      ),
-    );
+    await queueToFollowers({ followers: this.#followers, queue: this.#queue }, actor, activity);
   }
 }
 

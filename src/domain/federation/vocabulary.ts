@@ -170,6 +170,8 @@ export function noteActivity(input: {
   content: string;
   url: string;
   published: Date;
+  /** The repository the note is about, when it is about one (served only while it is). */
+  context?: string;
 }) {
   const note = {
     id: `${input.id}/note`,
@@ -177,6 +179,7 @@ export function noteActivity(input: {
     attributedTo: input.actor,
     content: input.content,
     url: input.url,
+    ...(input.context === undefined ? {} : { context: input.context }),
     published: input.published.toISOString(),
     to: [PUBLIC],
     cc: [input.followers],
@@ -191,6 +194,42 @@ export function noteActivity(input: {
     cc: note.cc,
     object: note,
   };
+}
+
+/**
+ * `Delete` of something an actor published, or of the actor itself, as a `Tombstone`: what an
+ * actor sends its followers when it, or a note of it, is no longer there for them.
+ */
+export function deleteActivity(input: {
+  id: string;
+  actor: string;
+  followers: string;
+  object: string;
+  formerType: string;
+}) {
+  return {
+    '@context': AS_CONTEXT,
+    id: input.id,
+    type: 'Delete',
+    actor: input.actor,
+    to: [PUBLIC],
+    cc: [input.followers],
+    object: { id: input.object, type: 'Tombstone', formerType: input.formerType },
+  };
+}
+
+/**
+ * The repository an activity is about, if it names one: a `Push`'s `context`, a note's
+ * `context`, or (for notes written before notes carried one) the `url` of a note announcing a
+ * new repository. An id that is no local repository's is harmless: it is looked up and
+ * found to be nothing.
+ */
+export function subjectOf(activity: unknown): string | undefined {
+  const record = activity as { context?: unknown; object?: unknown } | null;
+  if (typeof record?.context === 'string') return record.context;
+  const object = record?.object as { context?: unknown; url?: unknown } | null | undefined;
+  if (typeof object?.context === 'string') return object.context;
+  return typeof object?.url === 'string' ? object.url : undefined;
 }
 
 /** `Accept` of a follow request, embedding the request as the follower sent it. */

@@ -1,4 +1,5 @@
 import { newId } from '../../lib/ids.ts';
+import { Listeners } from '../../lib/listeners.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import { mayAdministerOrg } from '../repos/repo.policy.ts';
@@ -64,6 +65,10 @@ export class OrgService {
   readonly #store: OrgStore;
   readonly #users: UserStore;
   readonly #admins: AdminPolicy | undefined;
+  /** Announces each change of settings (visibility among them): the account before and after. */
+  readonly changed = new Listeners<{ before: Account; after: Account }>();
+  /** Announces each deleted organisation (after its row is gone). */
+  readonly deleted = new Listeners<Account>();
 
   constructor(store: OrgStore, users: UserStore, admins?: AdminPolicy) {
     this.#store = store;
@@ -159,6 +164,7 @@ export class OrgService {
       website: checkedWebsite(input.website),
       visibility: parseOrgVisibility(input.visibility),
     });
+    await this.changed.emit({ before: org, after: (await this.#users.findById(org.id)) ?? org });
   }
 
   /**
@@ -171,6 +177,7 @@ export class OrgService {
       throw new Conflict(`${org.handle} still owns repositories; delete them first`);
     }
     await this.#store.deleteOrg(org.id);
+    await this.deleted.emit(org);
   }
 
   /** Adds a person by handle with a role; someone already a member keeps theirs (Conflict). */

@@ -65,6 +65,8 @@ export class RepoLifecycleService {
   readonly created = new Listeners<Repository>();
   /** Announces each deleted repository (after its row and directory are gone), with who did it. */
   readonly deleted = new Listeners<{ repo: Repository; actor: User }>();
+  /** Announces each change of settings (after it is stored): the repository before and after. */
+  readonly changed = new Listeners<{ before: Repository; after: Repository }>();
   /** Announces each fork once it is in place: the new repository, its source and who forked. */
   readonly forked = new Listeners<{ fork: Repository; source: Repository; actor: User }>();
   /** Who may borrow whose objects (object-isolation.ts); every loan is judged there. */
@@ -238,7 +240,9 @@ export class RepoLifecycleService {
     if (change.private !== undefined) update.private = change.private;
     await this.#deps.store.update(repo.id, update);
     if (withdrawn.length > 0) await this.#enforceIsolation(withdrawn);
-    return (await this.#deps.store.findById(repo.id)) ?? repo;
+    const after = (await this.#deps.store.findById(repo.id)) ?? repo;
+    await this.changed.emit({ before: repo, after });
+    return after;
   }
 
   /** Marks the repository as changed now (after a push, a merge, a release). */

@@ -27,6 +27,7 @@ export type RepoServiceParts = {
 export class RepoService {
   readonly created: Listeners<Repository>;
   readonly deleted: RepoLifecycleService['deleted'];
+  readonly changed: RepoLifecycleService['changed'];
   readonly forked: RepoLifecycleService['forked'];
   readonly handle: RepoLifecycleService['handle'];
   readonly scopeOf: RepoAccessService['scopeOf'];
@@ -53,6 +54,7 @@ export class RepoService {
   constructor({ access, listing, lifecycle }: RepoServiceParts) {
     this.created = lifecycle.created;
     this.deleted = lifecycle.deleted;
+    this.changed = lifecycle.changed;
     this.forked = lifecycle.forked;
     this.handle = lifecycle.handle.bind(lifecycle);
     this.scopeOf = access.scopeOf.bind(access);

@@ -1,5 +1,5 @@
 import { newId } from '../../lib/ids.ts';
-import { Invalid, NotFound } from '../errors.ts';
+import { Conflict, Invalid, NotFound } from '../errors.ts';
 import { assertValidHandle } from './handle.ts';
 import { hashPassword, verifyNothing, verifyPassword } from './password.ts';
 import type { UserStore } from './user.store.ts';
@@ -22,6 +22,25 @@ function assertPassword(password: string): void {
       `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
     );
   }
+}
+
+/** The fields of a new person, checked without the database (so they say nothing of it). */
+function checkNewUser(input: CreateUserInput): { handle: string; email: string; fullName: string } {
+  assertValidHandle(input.handle);
+  const email = input.email.trim();
+  if (email.length > 254 || !EMAIL.test(email)) throw new Invalid('email is not a valid address');
+  assertPassword(input.password);
+  const fullName = (input.fullName ?? '').trim();
+  if (fullName.length > 100) throw new Invalid('full name must be at most 100 characters');
+  return { handle: input.handle, email, fullName };
+}
+
+/**
+ * The address of a person who signed up with one another account holds: of the reserved
+ * `.invalid` domain (RFC 2606), so it reaches no mailbox, matches no commit and is nobody's.
+ */
+export function unrecordedAddress(id: string): string {
+  return `${id}@unrecorded.invalid`;
 }
 
 /** People: sign-up, sign-in, profiles. Organisations share the handle namespace (OrgService). */
@@ -50,13 +69,47 @@ export class UserService {
    * runners fetch host-less actions from the repositories of an action owner, so its first
    * claimant would publish code into other people's jobs. Both are refused here, as reserved,
    * in any letter case; only the operator creates them (`createUser`, CLI).
+   *
+   * Invariant: the answer does not depend on whether the address belongs to an account. An
+   * address is its holder's sign-in name and commit identity, first come first served, and
+   * Kiln has no mail to let anyone prove one; so a sign-up with a held address still creates
+   * the account, without the address (`recorded: false`; it gets `unrecordedAddress`). Both
+   * paths do the same work — one look-up of the name and one of the address, one password
+   * hash, one insert — so neither the answer nor its time tells them apart. Only a taken
+   * username, public anyway, is refused.
    */
-  async signUp(input: CreateUserInput): Promise<User> {
+  async signUp(input: CreateUserInput): Promise<{ user: User; recorded: boolean }> {
     const wanted = input.handle.trim().toLowerCase();
     if (this.#adminHandles.has(wanted) || this.#actionOwners.has(wanted)) {
       throw new Invalid(`username "${input.handle}" is reserved`);
     }
-    return this.createUser(input);
+    const checked = checkNewUser(input);
+    const [named, held, passwordHash] = await Promise.all([
+      this.#store.findByHandle(checked.handle),
+      this.#store.holdsEmail(checked.email),
+      hashPassword(input.password),
+    ]);
+    if (named) throw new Conflict(`username "${checked.handle}" is already taken`);
+    const id = newId();
+    const insert = (email: string) =>
+      this.#store.insert({
+        ...checked,
+        id,
+        kind: 'user',
+        email,
+        passwordHash,
+        createdAt: Date.now(),
+      });
+    if (held) return { user: (await insert(unrecordedAddress(id))) as User, recorded: false };
+    try {
+      return { user: (await insert(checked.email)) as User, recorded: true };
+    } catch (error) {
+      // Someone took the name or the address since the look-ups: the name is refused as above,
+      // the address is treated as held.
+      if (!(error instanceof Conflict) || (await this.#store.findByHandle(checked.handle)))
+        throw error;
+      return { user: (await insert(unrecordedAddress(id))) as User, recorded: false };
+    }
   }
 
   /** Listed admin handles that no account holds (start-up warns about each). */
@@ -70,18 +123,11 @@ export class UserService {
 
   /** Creates a person as the operator does (CLI, set-up); sign-up goes through `signUp`. */
   async createUser(input: CreateUserInput): Promise<User> {
-    assertValidHandle(input.handle);
-    const email = input.email.trim();
-    if (email.length > 254 || !EMAIL.test(email)) throw new Invalid('email is not a valid address');
-    assertPassword(input.password);
-    const fullName = (input.fullName ?? '').trim();
-    if (fullName.length > 100) throw new Invalid('full name must be at most 100 characters');
+    const checked = checkNewUser(input);
     const account = await this.#store.insert({
+      ...checked,
       id: newId(),
-      handle: input.handle,
       kind: 'user',
-      email,
-      fullName,
       passwordHash: await hashPassword(input.password),
       createdAt: Date.now(),
     });

@@ -204,6 +204,16 @@ export class UserStore {
     return new Map(rows.map((row) => [row.id, toAccount(row)]));
   }
 
+  /** Whether an account holds this address (any case). */
+  async holdsEmail(email: string): Promise<boolean> {
+    const row = await this.#db
+      .selectFrom('users')
+      .select('id')
+      .where('email_lower', '=', email.toLowerCase())
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** The password hash of a person found by handle or email, for sign-in. */
   async findCredentials(login: string): Promise<{ id: string; passwordHash: string } | undefined> {
     const lower = login.toLowerCase();

@@ -153,10 +153,14 @@ export async function actorRoutes(
       if (!Number.isSafeInteger(page) || page < 1)
         throw new Invalid('page must be a positive integer');
       const offset = (page - 1) * PAGE_SIZE;
-      const items = await store.page(actor.key, offset, PAGE_SIZE);
+      const stored = await store.page(actor.key, offset, PAGE_SIZE);
+      const items =
+        which === 'outbox'
+          ? await filterAsync(stored, (item) => actors.servable(actor.key, item))
+          : stored;
       return sendActivityJson(
         reply,
-        orderedCollectionPage(id, page, items, offset + items.length < total),
+        orderedCollectionPage(id, page, items, offset + stored.length < total),
       );
     };
   for (const which of ['outbox', 'followers'] as const) {
@@ -172,9 +176,16 @@ export async function actorRoutes(
     async (request, reply) => {
       if (await refused(request, reply)) return reply;
       const found = await federation.outbox.find(request.params.id);
-      const actor = found ? await actors.findByKey(found.actor) : undefined;
-      if (!found || !actor) throw new NotFound('not found');
+      if (!found || !(await actors.servable(found.actor, found.activity))) {
+        throw new NotFound('not found');
+      }
       return sendActivityJson(reply, found.activity);
     },
   );
+}
+
+/** The items for which `keep` holds, in order. */
+async function filterAsync<T>(items: readonly T[], keep: (item: T) => Promise<boolean>) {
+  const kept = await Promise.all(items.map(keep));
+  return items.filter((_item, at) => kept[at]);
 }

@@ -60,6 +60,7 @@ export function registerMetrics(
       peer: request.socket.remoteAddress,
       forwardedFor: request.headers['x-forwarded-for'],
       authorization: request.headers.authorization,
+      headerNames: Object.keys(request.headers),
     };
     if (!mayScrape(scrape, config.metrics, trusted)) {
       return reply

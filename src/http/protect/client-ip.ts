@@ -85,7 +85,7 @@ export function normalizeIp(value: string): string | undefined {
  * Reads one `X-Forwarded-For` element: a bare address, or one with a port as some proxies write
  * it (`1.2.3.4:5678`, `[2001:db8::1]:443`).
  */
-function parseForwardedElement(element: string): string | undefined {
+export function parseForwardedElement(element: string): string | undefined {
   const value = element.trim();
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(value);
   if (bracketed) return normalizeIp(bracketed[1]!);

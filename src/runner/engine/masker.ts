@@ -1,10 +1,39 @@
 /**
  * Hides secrets in log lines. Longer values are replaced first, so a secret that contains another
  * one is never half revealed by the shorter replacement.
+ *
+ * Invariant: no piece of a secret of `MIN_FRAGMENT_LENGTH` characters or more reaches the log in
+ * any form the value takes on its way there. A value is printed whole, line by line (the log is
+ * split at `\n`, with a `\r` before it dropped), split at a bare `\r` too (a terminal, or a tool
+ * turning old Mac line ends into lines), and with its carriage returns stripped (a tool that
+ * normalises line ends). Each of those forms, and each line of each, is masked. Lines shorter
+ * than `MIN_FRAGMENT_LENGTH` are not: masking two letters everywhere would blank ordinary text
+ * and, by where the stars fall, tell the letters. The server refuses secrets that short
+ * (docs/security.md, "Smaller guarantees"); a value added with `::add-mask::` is still masked
+ * whole whatever its length.
  */
 
-/** Values too short to mask usefully (masking them would blank out ordinary text). */
-const MIN_LENGTH = 1;
+/** Shortest line of a multi-line value that is masked on its own. */
+export const MIN_FRAGMENT_LENGTH = 4;
+
+/** Every line break a log line may have been split at, alone or in pairs. */
+const ANY_BREAK = /\r\n|\r|\n/;
+const LINE_BREAK = /\r?\n/;
+
+/** The forms `value` can take in a log line, trimmed (whitespace at a line's ends is not the secret). */
+export function maskedForms(value: string): string[] {
+  const whole = value.trim();
+  const forms = new Set<string>(whole === '' ? [] : [whole]);
+  for (const variant of [value, value.replaceAll('\r', '')]) {
+    const stripped = variant.trim();
+    if (stripped.length >= MIN_FRAGMENT_LENGTH) forms.add(stripped);
+    for (const piece of [...variant.split(LINE_BREAK), ...variant.split(ANY_BREAK)]) {
+      const line = piece.trim();
+      if (line.length >= MIN_FRAGMENT_LENGTH) forms.add(line);
+    }
+  }
+  return [...forms];
+}
 
 /** The set of values to hide in every line the job prints. */
 export class Masker {
@@ -17,12 +46,11 @@ export class Masker {
     return this.#values.length;
   }
 
-  /** Adds a value (and each of its lines, since logs are split into lines). */
+  /** Adds a value and every form it can take in the log (`maskedForms`). */
   add(value: string): void {
-    const candidates = [value, ...value.split(/\r?\n/)].map((v) => v.trim());
     let changed = false;
-    for (const candidate of candidates) {
-      if (candidate.length < MIN_LENGTH || this.#values.includes(candidate)) continue;
+    for (const candidate of maskedForms(value)) {
+      if (this.#values.includes(candidate)) continue;
       this.#values.push(candidate);
       changed = true;
     }

@@ -19,16 +19,16 @@ export type AuthRouteDeps = {
 };
 
 const WRONG = 'Incorrect username or password.';
-// Says neither that the address has an account nor which field clashed: a person who already
-// has an account knows where to go, anyone else learns no more than the form's refusal itself.
-const UNAVAILABLE =
-  'An account cannot be created with this username or email address. If you already have an account, sign in instead.';
+// Only a username clashes (names are public); an address another account holds never refuses
+// a sign-up (UserService.signUp).
+const NAME_TAKEN = 'This username is taken. If it is yours, sign in instead.';
 
 /**
  * Sign-up, sign-in and sign-out. Forms post back to themselves and work without JavaScript
  * (the captcha, when one is asked for, is the exception). Sign-in is throttled per account name
- * and client address (LoginThrottle); refused sign-ups count against the address too, since a
- * refusal is the one thing sign-up can tell about an email address.
+ * and client address (LoginThrottle). Sign-up answers alike whether or not the e-mail address
+ * belongs to an account; refused sign-ups, and those whose address was held, count against the
+ * client address like failed sign-ins, which is what probing for addresses looks like.
  */
 export function registerAuthRoutes(
   server: FastifyInstance,
@@ -107,21 +107,19 @@ export function registerAuthRoutes(
       request,
       reply,
       async () => {
-        const user = await users.signUp({
+        const { user, recorded } = await users.signUp({
           handle: values.username,
           email: values.email,
           password: field(request.body, 'password', 2000),
         });
-        await loginThrottle.forgive({ address });
+        if (recorded) await loginThrottle.forgive({ address });
         signIn(request, reply, await sessions.start(user, origin(request)));
         return { to: '/', flash: `Welcome to Kiln, ${user.handle}!` };
       },
       {
-        // A taken name or address reads like any refusal (422), so sign-up tells nobody which
-        // addresses have accounts.
-        message: (error) => (error.code === 'conflict' ? UNAVAILABLE : error.message),
+        message: (error) => (error.code === 'conflict' ? NAME_TAKEN : error.message),
         render: async (message, _status, error) => {
-          // A clash stays counted against the address: it is what probing for addresses looks like.
+          // A clash stays counted against the client: it is what probing for names looks like.
           if (error.code !== 'conflict') await loginThrottle.forgive({ address });
           return refuse(422, message);
         },
