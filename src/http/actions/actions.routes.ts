@@ -7,8 +7,11 @@ import type { RunnerTasks } from './runner-tasks.ts';
 /** Where runners find the protocol: they append it to the instance address themselves. */
 export const ACTIONS_PREFIX = '/api/actions';
 
-/** Default for `maxRequestBytes`: room for phase-2 log uploads, the largest runner requests. */
-export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+/**
+ * Default for `maxRequestBytes`, a ceiling over the caps of each method (body-limits.ts), which
+ * are lower.
+ */
+export const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
 export interface ActionsDeps {
   readonly runners: RunnerRegistry;
@@ -16,7 +19,7 @@ export interface ActionsDeps {
   readonly tasks?: RunnerTasks;
   /** The external base URL of a request (for task contexts); needed with `tasks`. */
   readonly baseUrl?: (request: FastifyRequest) => string;
-  /** Largest request body read; a larger one is `resource_exhausted`. */
+  /** Largest request body read for any method; a larger one is `resource_exhausted`. */
   readonly maxRequestBytes?: number;
 }
 
@@ -71,15 +74,25 @@ export function registerActionsRoutes(fastify: FastifyInstance, deps: ActionsDep
     async (scope) => {
       // Connect reads the body itself (chunked bodies without Content-Length included): drop the
       // parsers the app registered and hand every content type through unread, except that
-      // binary bodies are checked to decode first (see proto-body.ts).
+      // binary bodies are checked to decode first (see proto-body.ts). Every body is read within
+      // its method's caps (body-limits.ts), and only once the runner's headers have been checked.
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+      scope.addContentTypeParser(
+        'application/json',
+        async (request: FastifyRequest, payload: IncomingMessage) =>
+          (await runtime()).parseJsonBody(request, payload),
+      );
       scope.addContentTypeParser(
         'application/proto',
         async (request: FastifyRequest, payload: IncomingMessage) =>
           (await runtime()).parseProtoBody(request, payload),
       );
       scope.addHook('onRequest', rejectUnsupportedRequests);
+      scope.addHook('preParsing', async (request, _reply, payload) => {
+        if (!request.is404) await (await runtime()).authenticate(request);
+        return payload;
+      });
       scope.setNotFoundHandler((_request, reply) => {
         sendConnectError(reply, 404, 'unimplemented', 'unknown procedure');
       });
