@@ -25,6 +25,7 @@ import { ciJobConcurrencyMigration } from './0023-ci-job-concurrency.ts';
 import { releasesPageOrderMigration } from './0024-releases-page-order.ts';
 import { concurrencyGroupsLowerCaseMigration } from './0025-concurrency-groups-lower-case.ts';
 import { bodyHashesMigration } from './0026-body-hashes.ts';
+import { ciLogCapsMigration } from './0028-ci-log-caps.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -54,4 +55,5 @@ export const migrations: readonly Migration[] = [
   releasesPageOrderMigration,
   concurrencyGroupsLowerCaseMigration,
   bodyHashesMigration,
+  ciLogCapsMigration,
 ];

@@ -4,6 +4,8 @@ import type { CiTaskResult } from './ci.types.ts';
 import type { CiSecretService } from './ci-secret.service.ts';
 import type { CiStores } from './ci-stores.ts';
 import type { CiTaskService } from './ci-task.service.ts';
+import { LogCaps } from './logs/log-caps.ts';
+import { type LogLimits, MAX_ROWS_PER_CALL } from './logs/log-limits.ts';
 import type { LogRow, TaskLogStore } from './logs/task-log-store.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import type { HeldTask } from './task-report.store.ts';
@@ -48,6 +50,7 @@ export class TaskReportService {
   readonly #logs: TaskLogStore;
   readonly #secrets: CiSecretService;
   readonly #logRetentionMs: number;
+  readonly #caps: LogCaps;
   /** Secret values to mask, per running task; rebuilt after a restart or on another replica. */
   readonly #masks = new Map<number, string[]>();
 
@@ -59,8 +62,11 @@ export class TaskReportService {
     secrets: CiSecretService;
     /** How long logs of finished tasks are kept (SERVICE_CI_LOG_RETENTION). */
     logRetentionMs?: number;
+    /** The caps on uploaded logs (`service.ci.log-max-*`); log-limits.ts has the defaults. */
+    logLimits?: LogLimits;
   }) {
     this.#logRetentionMs = deps.logRetentionMs ?? 90 * 86_400_000;
+    this.#caps = new LogCaps(deps.logs, deps.stores.reports, deps.logLimits);
     this.#stores = deps.stores;
     this.#tasks = deps.tasks;
     this.#lifecycle = deps.lifecycle;
@@ -81,6 +87,7 @@ export class TaskReportService {
     if (holder !== undefined) return holder === runner.id;
     const task = await this.#owned(runner, taskId);
     if (task.logSealed) return false;
+    this.#caps.dropping(taskId, task.logTruncated);
     if (this.#holders.size > 10_000) this.#holders.clear();
     this.#holders.set(taskId, runner.id);
     return true;
@@ -157,24 +164,40 @@ export class TaskReportService {
    * nothing; otherwise the rows from `ack` on are appended, with every secret value of the task
    * masked. `noMore` seals the log, also with zero rows, and sealing again is acknowledged again;
    * new rows for a sealed log are a conflict (`already_exists`), as in Gitea.
+   *
+   * Caps (log-caps.ts): one call stores at most MAX_ROWS_PER_CALL rows (the rest stay
+   * unacknowledged, so the runner sends them again, and such a call cannot seal). A log that
+   * would pass the task's caps, or whose repository's logs have reached theirs, gets a last row
+   * saying it was truncated; from then on every row sent is acknowledged and dropped.
    */
   async updateLog(
     runner: { readonly id: string },
     taskId: number,
     index: number,
-    rows: readonly LogRow[],
-    noMore: boolean,
+    sent: readonly LogRow[],
+    sentNoMore: boolean,
   ): Promise<number> {
+    const rows = sent.length > MAX_ROWS_PER_CALL ? sent.slice(0, MAX_ROWS_PER_CALL) : sent;
+    const noMore = sentNoMore && rows.length === sent.length;
     // Unsealed logs of this runner's tasks skip the row lookup; anything else reads the row.
     const open = await this.#holds(runner, taskId);
-    const sealed = open ? false : (await this.#owned(runner, taskId)).logSealed;
+    const held = open ? undefined : await this.#owned(runner, taskId);
+    const sealed = held?.logSealed ?? false;
     let ack = await this.#logs.rowCount(taskId);
+    if (this.#caps.dropping(taskId, held?.logTruncated)) {
+      const dropped = this.#caps.acknowledgeDropped(taskId, index + rows.length, ack);
+      if (noMore && !sealed) await this.#seal(taskId, ack);
+      return dropped;
+    }
     const fresh = index <= ack && index + rows.length > ack;
     if (sealed) {
       if (fresh) throw new Conflict('log file has been archived');
       return ack;
     }
     if (fresh) {
+      if (await this.#caps.repositoryFull(taskId)) {
+        return this.#truncate(taskId, ack, 'repository', index + rows.length, noMore);
+      }
       const mask = await this.#maskFor(taskId);
       const unseen = ack === index ? rows : rows.slice(ack - index);
       // A task without secrets (most) stores the rows as they came, without a copy of each.
@@ -182,15 +205,37 @@ export class TaskReportService {
         mask === undefined
           ? unseen
           : unseen.map((row) => ({ time: row.time, content: mask(row.content) }));
-      ack = await this.#logs.append(taskId, ack, masked);
+      const stored = await this.#logs.append(taskId, ack, masked, this.#caps.taskLimit);
+      if (stored < ack + masked.length) {
+        return this.#truncate(taskId, stored, 'task', index + rows.length, noMore);
+      }
+      ack = stored;
     }
-    if (noMore) {
-      await this.#stores.reports.sealLog(taskId, ack);
-      this.#masks.delete(taskId);
-      this.#holders.delete(taskId);
-      await this.#logs.close(taskId);
-    }
+    if (noMore) await this.#seal(taskId, ack);
     return ack;
+  }
+
+  /** Truncates the log at `stored` rows; the rows sent up to `sentEnd` are acknowledged. */
+  async #truncate(
+    taskId: number,
+    stored: number,
+    reason: 'task' | 'repository',
+    sentEnd: number,
+    noMore: boolean,
+  ): Promise<number> {
+    await this.#caps.truncate(taskId, stored, reason);
+    const rows = await this.#logs.rowCount(taskId);
+    const ack = this.#caps.acknowledgeDropped(taskId, sentEnd, rows);
+    if (noMore) await this.#seal(taskId, rows);
+    return ack;
+  }
+
+  async #seal(taskId: number, rows: number): Promise<void> {
+    await this.#stores.reports.sealLog(taskId, rows, await this.#logs.byteCount(taskId));
+    this.#masks.delete(taskId);
+    this.#holders.delete(taskId);
+    this.#caps.forget(taskId);
+    await this.#logs.close(taskId);
   }
 
   /** What masks the task's secrets in a line; undefined when the task has none to mask. */
