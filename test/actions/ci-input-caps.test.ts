@@ -109,6 +109,25 @@ describe('/api/actions', () => {
     expect(many.ackIndex).toBe(5000n);
     expect(await kiln.app.services.ciLogs.rowCount(Number(task.id))).toBe(5000);
   });
+  it('stores 1,000 outputs of a task and acknowledges the rest so they are not resent', async () => {
+    const project = await ciProject(kiln, git, owner, token);
+    await project.push({ '.gitea/workflows/ci.yml': matrixWorkflow('outputs-box', 1) });
+    const runner = await ReplayRunner.register(kiln, { labels: ['outputs-box'] });
+    const task = await runner.next();
+    const outputs = Object.fromEntries(
+      Array.from({ length: 5000 }, (_, at) => [`out${at}`, String(at)]),
+    );
+    const answer = await whileProbing(kiln, () =>
+      runner.client.updateTask({ state: { id: task.id }, outputs }, { headers: runner.headers }),
+    );
+    expect(new Set(answer.sentOutputs)).toEqual(new Set(Object.keys(outputs)));
+    const stored = await kiln.app.database.db
+      .selectFrom('ci_task_outputs')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('task_id', '=', Number(task.id))
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.count)).toBe(1000);
+  });
 });
 
 describe('matrices and pushes', () => {

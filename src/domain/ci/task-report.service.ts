@@ -8,6 +8,7 @@ import { LogCaps } from './logs/log-caps.ts';
 import { type LogLimits, MAX_ROWS_PER_CALL } from './logs/log-limits.ts';
 import type { LogRow, TaskLogStore } from './logs/task-log-store.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
+import { storeOutputs } from './task-outputs.ts';
 import type { HeldTask } from './task-report.store.ts';
 
 /** A step as the runner reports it; `id` is the step's 0-based index. */
@@ -34,9 +35,6 @@ export type TaskReportAnswer = {
   /** Every output key stored for the task, so the runner stops resending them. */
   readonly sentOutputs: string[];
 };
-
-const MAX_OUTPUT_KEY_BYTES = 255;
-const MAX_OUTPUT_VALUE_BYTES = 1024 * 1024;
 
 /**
  * UpdateTask and UpdateLog: what a runner reports about the task it holds. Only the runner that
@@ -107,7 +105,7 @@ export class TaskReportService {
     now = Date.now(),
   ): Promise<TaskReportAnswer> {
     const task = await this.#owned(runner, report.taskId);
-    await this.#storeOutputs(report.taskId, report.outputs);
+    const refused = await storeOutputs(this.#stores.reports, report.taskId, report.outputs);
     if (task.status !== 'running' && report.result !== undefined) {
       // The last report after a cancel or a sweep: an ephemeral runner's one task is over.
       await this.#tasks.retireEphemeral(runner.id);
@@ -127,20 +125,7 @@ export class TaskReportService {
     }
     const stored = await this.#stores.reports.findHeld(report.taskId);
     const sentOutputs = await this.#stores.reports.listOutputNames(report.taskId);
-    return { status: stored?.status ?? 'cancelled', sentOutputs };
-  }
-
-  async #storeOutputs(taskId: number, outputs: Readonly<Record<string, string>>) {
-    const values = Object.entries(outputs)
-      .filter(
-        ([name, value]) =>
-          name !== '' &&
-          Buffer.byteLength(name, 'utf8') <= MAX_OUTPUT_KEY_BYTES &&
-          Buffer.byteLength(value, 'utf8') <= MAX_OUTPUT_VALUE_BYTES,
-      )
-      .map(([name, value]) => ({ name, value }));
-    // The first write wins: a value already stored is never replaced.
-    await this.#stores.reports.addOutputs(taskId, values);
+    return { status: stored?.status ?? 'cancelled', sentOutputs: [...sentOutputs, ...refused] };
   }
 
   async #storeSteps(taskId: number, steps: readonly StepReport[]) {
