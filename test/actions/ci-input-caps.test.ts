@@ -43,6 +43,8 @@ describe('/api/actions', () => {
       const head = await headOnly(kiln, UPDATE_LOG, 16 * 1024 * 1024);
       expect(head).toMatch(/^HTTP\/1\.1 401 /);
       expect(head).toContain('"code":"unauthenticated","message":"unregistered runner"');
+      // The connection is closed with the answer, so the rest of the body is never read.
+      expect(head.toLowerCase()).toContain('connection: close');
       const whole = await postActions(kiln, UPDATE_LOG, emptyRows(8 * 1024 * 1024));
       expect(whole).toEqual({
         status: 401,
