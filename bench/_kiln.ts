@@ -7,6 +7,9 @@ import { writeFileSync } from 'node:fs';
 import { type Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { type DescMessage, fromBinary, type MessageShape, toBinary } from '@bufbuild/protobuf';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../src/db/tables.ts';
+import type { DomainServices } from '../src/domain/services.ts';
 
 /**
  * Kiln on 127.0.0.1, port 0, in `dataDir`; SQLite unless `databaseUrl` names PostgreSQL. `env`
@@ -82,4 +85,50 @@ export function unaryCaller(baseUrl: string, agent: Agent) {
       outgoing.end(body);
     });
   };
+}
+
+/** What the runner helpers below need of an app. */
+type BenchApp = {
+  readonly database: { readonly db: Kysely<Tables> };
+  readonly services: Pick<DomainServices, 'runnerAdmin' | 'runners' | 'ciDispatch'>;
+};
+
+/** Registers the bench's runner (labelled `bench`) through the domain, with an instance token. */
+export async function registerBenchRunner(services: BenchApp['services']) {
+  const { OPERATOR } = await import('../src/domain/runners/runner.policy.ts');
+  const registration = await services.runnerAdmin.createToken(OPERATOR, { kind: 'instance' });
+  return services.runners.register({
+    token: registration.token,
+    name: 'bench',
+    version: 'v0.2.11',
+    labels: ['bench'],
+    ephemeral: false,
+    capabilities: [],
+  });
+}
+
+/**
+ * A run of one job for runners labelled `bench` in the repository, written straight to the
+ * tables, and the bench's runner holding its task: the runner's credentials and the task id.
+ */
+export async function benchRunnerWithTask(app: BenchApp, url: string, repoId: string) {
+  const { createRun } = await import('../src/domain/ci/workflow-run.store.ts');
+  await createRun(
+    app.database.db,
+    {
+      repoId,
+      workflowName: 'bench',
+      workflowFile: 'bench.yml',
+      event: 'push',
+      ref: 'refs/heads/main',
+      sha: 'c'.repeat(40),
+      triggeredBy: null,
+    },
+    [{ name: 'job', jobKey: 'job', runsOn: ['bench'], payload: 'jobs: {job: {runs-on: bench}}' }],
+    ['global'],
+  );
+  const registered = await registerBenchRunner(app.services);
+  const fetched = await app.services.ciDispatch.fetchTask(registered.runner, 0, url);
+  if (fetched.task === undefined) throw new Error('no task for the bench runner');
+  return { uuid: registered.runner.uuid, token: registered.token, taskId: fetched.task.id };
 }

@@ -24,7 +24,7 @@ import {
   FetchTaskResponseSchema,
 } from '../src/gen/runner/v1/messages_pb.js';
 import { GitClient, repoUrl } from '../test/support/git.ts';
-import { startBenchKiln, unaryCaller } from './_kiln.ts';
+import { registerBenchRunner, startBenchKiln, unaryCaller } from './_kiln.ts';
 import { seedBenchPerson } from './_seed.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' } } });
@@ -49,7 +49,6 @@ const git = await GitClient.create();
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 try {
   const { services } = app;
-  const { OPERATOR } = await import('../src/domain/runners/runner.policy.ts');
   const { user: owner, token } = await seedBenchPerson(services);
   await services.repos.create(owner, { name: 'pushed', private: false });
   const origin = repoUrl(url, 'bench', 'pushed', { token, as: 'password' });
@@ -57,15 +56,7 @@ try {
   await git.commit(work, { '.gitea/workflows/ci.yml': WORKFLOW, 'round.txt': 'start\n' });
   await git.ok(['push', '-q', origin, 'HEAD:refs/heads/main'], { cwd: work });
 
-  const registration = await services.runnerAdmin.createToken(OPERATOR, { kind: 'instance' });
-  const registered = await services.runners.register({
-    token: registration.token,
-    name: 'bench',
-    version: 'v0.2.11',
-    labels: ['bench'],
-    ephemeral: false,
-    capabilities: [],
-  });
+  const registered = await registerBenchRunner(services);
   const headers = { 'x-runner-uuid': registered.runner.uuid, 'x-runner-token': registered.token };
   const unary = unaryCaller(url, agent);
   let version = 0n;

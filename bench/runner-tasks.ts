@@ -31,7 +31,7 @@ import {
   UpdateLogRequestSchema,
   UpdateLogResponseSchema,
 } from '../src/gen/runner/v1/messages_pb.js';
-import { startBenchKiln, unaryCaller } from './_kiln.ts';
+import { benchRunnerWithTask, startBenchKiln, unaryCaller } from './_kiln.ts';
 import { median } from './_stats.ts';
 
 type Ready = { url: string; uuid: string; token: string; taskId: number };
@@ -45,8 +45,6 @@ if (!isMainThread) {
 /** The worker: a real Kiln with one runner holding one task; answers cpu / pages / close. */
 async function serve(options: { dataDir: string; databaseUrl: string | undefined }) {
   const { app, server, url } = await startBenchKiln(options);
-  const { OPERATOR } = await import('../src/domain/runners/runner.policy.ts');
-  const { createRun } = await import('../src/domain/ci/workflow-run.store.ts');
   const { services } = app;
   const owner = await services.users.createUser({
     handle: 'bench',
@@ -55,37 +53,8 @@ async function serve(options: { dataDir: string; databaseUrl: string | undefined
     fullName: '',
   });
   const { repo } = await services.repos.create(owner, { name: 'logs', private: false });
-  await createRun(
-    app.database.db,
-    {
-      repoId: repo.id,
-      workflowName: 'bench',
-      workflowFile: 'bench.yml',
-      event: 'push',
-      ref: 'refs/heads/main',
-      sha: 'c'.repeat(40),
-      triggeredBy: null,
-    },
-    [{ name: 'job', jobKey: 'job', runsOn: ['bench'], payload: 'jobs: {job: {runs-on: bench}}' }],
-    ['global'],
-  );
-  const { token } = await services.runnerAdmin.createToken(OPERATOR, { kind: 'instance' });
-  const registered = await services.runners.register({
-    token,
-    name: 'bench',
-    version: 'v0.2.11',
-    labels: ['bench'],
-    ephemeral: false,
-    capabilities: [],
-  });
-  const fetched = await services.ciDispatch.fetchTask(registered.runner, 0, url);
-  if (fetched.task === undefined) throw new Error('no task for the bench runner');
-  parentPort?.postMessage({
-    url,
-    uuid: registered.runner.uuid,
-    token: registered.token,
-    taskId: fetched.task.id,
-  } satisfies Ready);
+  const runner = await benchRunnerWithTask(app, url, repo.id);
+  parentPort?.postMessage({ url, ...runner } satisfies Ready);
   parentPort?.on('message', async (message: { kind: string; taskId?: number }) => {
     if (message.kind === 'cpu') {
       const { user, system } = process.threadCpuUsage();

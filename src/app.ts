@@ -378,6 +378,7 @@ export async function createApp(config: Config): Promise<App> {
       logs: ciLogs,
       secrets: ciSecrets,
       logRetentionMs: config.ci.logRetentionMs,
+      logLimits: config.ci.logLimits,
     }),
     ciLogs,
     ciTaskTokens: new CiTaskTokens(new TaskTokenStore(db)),

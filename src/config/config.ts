@@ -75,6 +75,12 @@ export type Config = {
     readonly heartbeatTimeoutMs: number;
     readonly abandonedTimeoutMs: number;
     readonly logRetentionMs: number;
+    /** Caps on uploaded logs: bytes and rows per task, bytes per repository. */
+    readonly logLimits: {
+      readonly maxBytesPerTask: number;
+      readonly maxRowsPerTask: number;
+      readonly maxBytesPerRepo: number;
+    };
     readonly actionsUrl: URL | undefined;
     /** Owners whose repositories the instance serves as its actions source; admin-only. */
     readonly actionOwners: readonly string[];
@@ -196,6 +202,11 @@ export function toConfig(values: ConfigValues): Config {
       heartbeatTimeoutMs: values['service.ci.heartbeat-timeout'],
       abandonedTimeoutMs: values['service.ci.abandoned-timeout'],
       logRetentionMs: values['service.ci.log-retention'],
+      logLimits: Object.freeze({
+        maxBytesPerTask: values['service.ci.log-max-bytes-per-task'],
+        maxRowsPerTask: values['service.ci.log-max-rows-per-task'],
+        maxBytesPerRepo: values['service.ci.log-max-bytes-per-repo'],
+      }),
       actionsUrl: values['service.ci.actions-url'],
       actionOwners: values['service.ci.action-owners'],
     }),

@@ -354,6 +354,26 @@ export const configSchema = {
     minMs: 60_000,
     description: 'How long the logs of finished CI tasks are kept.',
   }),
+  'service.ci.log-max-bytes-per-task': integerField({
+    default: 64 * 1024 * 1024,
+    min: 64 * 1024,
+    max: 2 ** 40,
+    description:
+      'Largest stored log of one CI task, in bytes (time stamps included). Past it the log ends with a line saying it was truncated, and the rest of the output is acknowledged to the runner but not stored.',
+  }),
+  'service.ci.log-max-rows-per-task': integerField({
+    default: 1_000_000,
+    min: 1000,
+    max: 1_000_000_000,
+    description: 'Most lines stored for one CI task; past it the log is truncated the same way.',
+  }),
+  'service.ci.log-max-bytes-per-repo': integerField({
+    default: 4 * 1024 * 1024 * 1024,
+    min: 1024 * 1024,
+    max: 2 ** 50,
+    description:
+      'Largest total of the CI logs one repository keeps, in bytes. Once reached, the logs of its running tasks are truncated and new tasks store only that line, until `service.ci.log-retention` removes old logs; nothing already stored is deleted to make room.',
+  }),
   'service.ci.actions-url': urlField({
     protocols: ['http:', 'https:'],
     description:

@@ -273,6 +273,10 @@ export type CiTasksTable = {
   /** JSON array of the workflow's step names, for the step rows made at claim time. */
   step_names: Generated<string>;
   log_sealed: Generated<boolean | number>;
+  /** Bytes of the stored log, as last recorded (a megabyte at a time while it grows). */
+  log_bytes: Generated<number>;
+  /** The log reached a cap: rows sent since are acknowledged and dropped. */
+  log_truncated: Generated<boolean | number>;
   /** Last change of status, for the abandoned-job sweep. */
   updated_at: Generated<number>;
   /** SHA-256 (hex) of the task token while the task runs; null once it ends. */

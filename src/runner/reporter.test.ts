@@ -101,4 +101,22 @@ describe('TaskReporter log batches', () => {
       1024 * 1024,
     );
   });
+
+  it('cuts a line longer than a server stores, so that its request stays within the cap', async () => {
+    const sizes: number[] = [];
+    const client = {
+      updateLog: async (sent: UpdateLogRequest) => {
+        const bytes = toBinary(UpdateLogRequestSchema, create(UpdateLogRequestSchema, sent));
+        sizes.push(bytes.length);
+        const request = fromBinary(UpdateLogRequestSchema, bytes);
+        return { ackIndex: request.index + BigInt(request.rows.length) };
+      },
+      updateTask: async () => ({ sentOutputs: [] }),
+    } as unknown as Client<typeof RunnerService>;
+    const r = reporter(client);
+    r.line('é'.repeat(3 * 1024 * 1024));
+    r.line(`${'a'.repeat(64 * 1024 - 1)}😀tail`);
+    await r.finish('success');
+    expect(Math.max(...sizes)).toBeLessThan(2 * 1024 * 1024);
+  });
 });

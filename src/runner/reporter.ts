@@ -78,6 +78,22 @@ const MAX_REQUEST_BYTES = 1024 * 1024;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Longest line sent, in UTF-16 units: Kiln stores 64 KiB of a row and refuses an UpdateLog body
+ * over 2 MiB, so a longer line (a minified file printed whole) is cut here, where sending it
+ * whole could never succeed, and the server keeps the same bytes it would have kept.
+ */
+const MAX_LINE_UNITS = 64 * 1024;
+
+function cutLine(content: string): string {
+  if (content.length <= MAX_LINE_UNITS) return content;
+  // Not between the two halves of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(content[MAX_LINE_UNITS - 1] ?? '')
+    ? MAX_LINE_UNITS - 1
+    : MAX_LINE_UNITS;
+  return content.slice(0, end);
+}
+
 export class TaskReporter implements JobSink {
   readonly #client: Client<typeof RunnerService>;
   readonly #taskId: bigint;
@@ -140,7 +156,7 @@ export class TaskReporter implements JobSink {
   }
 
   line(content: string): void {
-    this.#rows.push(content, Date.now());
+    this.#rows.push(cutLine(content), Date.now());
     this.#total++;
     // Counted beyond the request in flight, so a fast step fills whole batches while it is out.
     if (this.#total - Math.max(this.#sentEnd, this.#acked) >= this.#timing.batchRows)

@@ -26,6 +26,7 @@ import { releasesPageOrderMigration } from './0024-releases-page-order.ts';
 import { concurrencyGroupsLowerCaseMigration } from './0025-concurrency-groups-lower-case.ts';
 import { bodyHashesMigration } from './0026-body-hashes.ts';
 import { forkPullApprovalMigration } from './0027-fork-pull-approval.ts';
+import { ciLogCapsMigration } from './0028-ci-log-caps.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -56,4 +57,5 @@ export const migrations: readonly Migration[] = [
   concurrencyGroupsLowerCaseMigration,
   bodyHashesMigration,
   forkPullApprovalMigration,
+  ciLogCapsMigration,
 ];

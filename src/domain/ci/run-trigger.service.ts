@@ -18,7 +18,12 @@ import type { ScheduleService } from './schedule.service.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { pullTriggered, pushTriggered, type Triggered } from './trigger-events.ts';
 import { type DispatchInput, dispatchInputs, type Triggers } from './workflow/triggers.ts';
-import { concurrencyOf, parseWorkflow, planJobs } from './workflow/workflow-parse.ts';
+import {
+  concurrencyOf,
+  parseWorkflow,
+  planJobs,
+  WorkflowError,
+} from './workflow/workflow-parse.ts';
 import type { NewRun, WorkflowRunStore } from './workflow-run.store.ts';
 
 export type RunTriggerDeps = {
@@ -36,6 +41,16 @@ export type RunTriggerDeps = {
     variablesForRepo(repoId: string, ownerId: string): Promise<Record<string, string>>;
   };
 };
+
+/**
+ * Jobs one push (every ref it moves, every workflow file) or one pull request event may start.
+ * A run that would take the total past it is recorded failed, naming the limit, and starts none;
+ * with a run capped at 256 jobs (workflow-parse.ts), four full runs fit.
+ */
+export const MAX_JOBS_PER_PUSH = 1024;
+
+/** What is left of an event's jobs as its runs are planned. */
+type JobBudget = { left: number };
 
 /**
  * Turns pushes into workflow runs: for every ref a push created or moved, the workflow files at
@@ -63,9 +78,10 @@ export class RunTriggerService {
       return [];
     }
     const created: WorkflowRun[] = [];
+    const budget: JobBudget = { left: MAX_JOBS_PER_PUSH };
     for (const change of push.changes) {
       if (change.newSha === null) continue;
-      created.push(...(await this.#pushed(push, change, change.newSha)));
+      created.push(...(await this.#pushed(push, change, change.newSha, budget)));
     }
     return created;
   }
@@ -82,9 +98,14 @@ export class RunTriggerService {
     );
   }
 
-  async #pushed(push: Push, change: RefChange, sha: string): Promise<WorkflowRun[]> {
+  async #pushed(
+    push: Push,
+    change: RefChange,
+    sha: string,
+    budget: JobBudget,
+  ): Promise<WorkflowRun[]> {
     const { repos } = this.#deps;
-    return this.#runWorkflowsAt(push.repo, sha, {
+    return this.#runWorkflowsAt(push.repo, sha, budget, {
       compareTo: async () => change.oldSha ?? undefined,
       onFiles: async (files) => {
         const { schedules } = this.#deps;
@@ -109,13 +130,18 @@ export class RunTriggerService {
     const sha = pull.headSha;
     const handle = this.#deps.repos.handle(event.base);
     const needsApproval = await this.#deps.forkGate.mustAsk(event);
-    return this.#runWorkflowsAt(event.base, sha, {
-      compareTo: () => mergeBase(handle, `refs/heads/${pull.baseBranch}`, sha),
-      describe: (title, changed) => {
-        const triggered = pullTriggered(event, title, changed);
-        return { ...triggered, run: { ...triggered.run, needsApproval } };
+    return this.#runWorkflowsAt(
+      event.base,
+      sha,
+      { left: MAX_JOBS_PER_PUSH },
+      {
+        compareTo: () => mergeBase(handle, `refs/heads/${pull.baseBranch}`, sha),
+        describe: (title, changed) => {
+          const triggered = pullTriggered(event, title, changed);
+          return { ...triggered, run: { ...triggered.run, needsApproval } };
+        },
       },
-    });
+    );
   }
 
   /**
@@ -126,6 +152,7 @@ export class RunTriggerService {
   async #runWorkflowsAt(
     repo: Repository,
     sha: string,
+    budget: JobBudget,
     event: {
       compareTo: () => Promise<string | undefined>;
       onFiles?: (files: readonly WorkflowFile[]) => Promise<void>;
@@ -152,6 +179,7 @@ export class RunTriggerService {
         { ...run, workflowName: name, workflowFile: name },
         github,
         matches,
+        budget,
       );
       if (started !== undefined) runs.push(started);
     }
@@ -197,6 +225,7 @@ export class RunTriggerService {
       },
       github,
       (triggers) => triggers.has('schedule'),
+      { left: MAX_JOBS_PER_PUSH },
     );
   }
 
@@ -295,6 +324,7 @@ export class RunTriggerService {
       },
       github,
       () => true,
+      { left: MAX_JOBS_PER_PUSH },
       inputs,
     );
   }
@@ -305,6 +335,7 @@ export class RunTriggerService {
     base: NewRun,
     github: Record<string, unknown>,
     matches: (triggers: Triggers) => boolean,
+    budget: JobBudget,
     inputs: Readonly<Record<string, string>> = {},
   ): Promise<WorkflowRun | undefined> {
     const { runs, versions, lifecycle, variables } = this.#deps;
@@ -315,6 +346,13 @@ export class RunTriggerService {
       if (!matches(workflow.triggers)) return undefined;
       const contexts = { github, vars, inputs };
       const jobs = planJobs(workflow, contexts);
+      if (jobs.length > budget.left) {
+        throw new WorkflowError(
+          `the event would start more than the ${MAX_JOBS_PER_PUSH} jobs one push may start; ` +
+            `this run's ${jobs.length} were not started`,
+        );
+      }
+      budget.left -= jobs.length;
       const concurrency =
         workflow.concurrency === undefined
           ? undefined

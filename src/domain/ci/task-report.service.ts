@@ -5,8 +5,11 @@ import { secretLogForms } from './ci-names.ts';
 import type { CiSecretService } from './ci-secret.service.ts';
 import type { CiStores } from './ci-stores.ts';
 import type { CiTaskService } from './ci-task.service.ts';
+import { LogCaps } from './logs/log-caps.ts';
+import { type LogLimits, MAX_ROWS_PER_CALL } from './logs/log-limits.ts';
 import type { LogRow, TaskLogStore } from './logs/task-log-store.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
+import { storeOutputs } from './task-outputs.ts';
 import type { HeldTask } from './task-report.store.ts';
 
 /** A step as the runner reports it; `id` is the step's 0-based index. */
@@ -34,9 +37,6 @@ export type TaskReportAnswer = {
   readonly sentOutputs: string[];
 };
 
-const MAX_OUTPUT_KEY_BYTES = 255;
-const MAX_OUTPUT_VALUE_BYTES = 1024 * 1024;
-
 /**
  * UpdateTask and UpdateLog: what a runner reports about the task it holds. Only the runner that
  * claimed a task may report on it; a finished task never changes again, so the runner's last
@@ -49,6 +49,7 @@ export class TaskReportService {
   readonly #logs: TaskLogStore;
   readonly #secrets: CiSecretService;
   readonly #logRetentionMs: number;
+  readonly #caps: LogCaps;
   /** Secret values to mask, per running task; rebuilt after a restart or on another replica. */
   readonly #masks = new Map<number, string[]>();
 
@@ -60,8 +61,11 @@ export class TaskReportService {
     secrets: CiSecretService;
     /** How long logs of finished tasks are kept (SERVICE_CI_LOG_RETENTION). */
     logRetentionMs?: number;
+    /** The caps on uploaded logs (`service.ci.log-max-*`); log-limits.ts has the defaults. */
+    logLimits?: LogLimits;
   }) {
     this.#logRetentionMs = deps.logRetentionMs ?? 90 * 86_400_000;
+    this.#caps = new LogCaps(deps.logs, deps.stores.reports, deps.logLimits);
     this.#stores = deps.stores;
     this.#tasks = deps.tasks;
     this.#lifecycle = deps.lifecycle;
@@ -82,6 +86,7 @@ export class TaskReportService {
     if (holder !== undefined) return holder === runner.id;
     const task = await this.#owned(runner, taskId);
     if (task.logSealed) return false;
+    this.#caps.dropping(taskId, task.logTruncated);
     if (this.#holders.size > 10_000) this.#holders.clear();
     this.#holders.set(taskId, runner.id);
     return true;
@@ -101,7 +106,7 @@ export class TaskReportService {
     now = Date.now(),
   ): Promise<TaskReportAnswer> {
     const task = await this.#owned(runner, report.taskId);
-    await this.#storeOutputs(report.taskId, report.outputs);
+    const refused = await storeOutputs(this.#stores.reports, report.taskId, report.outputs);
     if (task.status !== 'running' && report.result !== undefined) {
       // The last report after a cancel or a sweep: an ephemeral runner's one task is over.
       await this.#tasks.retireEphemeral(runner.id);
@@ -121,20 +126,7 @@ export class TaskReportService {
     }
     const stored = await this.#stores.reports.findHeld(report.taskId);
     const sentOutputs = await this.#stores.reports.listOutputNames(report.taskId);
-    return { status: stored?.status ?? 'cancelled', sentOutputs };
-  }
-
-  async #storeOutputs(taskId: number, outputs: Readonly<Record<string, string>>) {
-    const values = Object.entries(outputs)
-      .filter(
-        ([name, value]) =>
-          name !== '' &&
-          Buffer.byteLength(name, 'utf8') <= MAX_OUTPUT_KEY_BYTES &&
-          Buffer.byteLength(value, 'utf8') <= MAX_OUTPUT_VALUE_BYTES,
-      )
-      .map(([name, value]) => ({ name, value }));
-    // The first write wins: a value already stored is never replaced.
-    await this.#stores.reports.addOutputs(taskId, values);
+    return { status: stored?.status ?? 'cancelled', sentOutputs: [...sentOutputs, ...refused] };
   }
 
   async #storeSteps(taskId: number, steps: readonly StepReport[]) {
@@ -158,24 +150,40 @@ export class TaskReportService {
    * nothing; otherwise the rows from `ack` on are appended, with every secret value of the task
    * masked. `noMore` seals the log, also with zero rows, and sealing again is acknowledged again;
    * new rows for a sealed log are a conflict (`already_exists`), as in Gitea.
+   *
+   * Caps (log-caps.ts): one call stores at most MAX_ROWS_PER_CALL rows (the rest stay
+   * unacknowledged, so the runner sends them again, and such a call cannot seal). A log that
+   * would pass the task's caps, or whose repository's logs have reached theirs, gets a last row
+   * saying it was truncated; from then on every row sent is acknowledged and dropped.
    */
   async updateLog(
     runner: { readonly id: string },
     taskId: number,
     index: number,
-    rows: readonly LogRow[],
-    noMore: boolean,
+    sent: readonly LogRow[],
+    sentNoMore: boolean,
   ): Promise<number> {
+    const rows = sent.length > MAX_ROWS_PER_CALL ? sent.slice(0, MAX_ROWS_PER_CALL) : sent;
+    const noMore = sentNoMore && rows.length === sent.length;
     // Unsealed logs of this runner's tasks skip the row lookup; anything else reads the row.
     const open = await this.#holds(runner, taskId);
-    const sealed = open ? false : (await this.#owned(runner, taskId)).logSealed;
+    const held = open ? undefined : await this.#owned(runner, taskId);
+    const sealed = held?.logSealed ?? false;
     let ack = await this.#logs.rowCount(taskId);
+    if (this.#caps.dropping(taskId, held?.logTruncated)) {
+      const dropped = this.#caps.acknowledgeDropped(taskId, index + rows.length, ack);
+      if (noMore && !sealed) await this.#seal(taskId, ack);
+      return dropped;
+    }
     const fresh = index <= ack && index + rows.length > ack;
     if (sealed) {
       if (fresh) throw new Conflict('log file has been archived');
       return ack;
     }
     if (fresh) {
+      if (await this.#caps.repositoryFull(taskId)) {
+        return this.#truncate(taskId, ack, 'repository', index + rows.length, noMore);
+      }
       const mask = await this.#maskFor(taskId);
       const unseen = ack === index ? rows : rows.slice(ack - index);
       // A task without secrets (most) stores the rows as they came, without a copy of each.
@@ -183,15 +191,37 @@ export class TaskReportService {
         mask === undefined
           ? unseen
           : unseen.map((row) => ({ time: row.time, content: mask(row.content) }));
-      ack = await this.#logs.append(taskId, ack, masked);
+      const stored = await this.#logs.append(taskId, ack, masked, this.#caps.taskLimit);
+      if (stored < ack + masked.length) {
+        return this.#truncate(taskId, stored, 'task', index + rows.length, noMore);
+      }
+      ack = stored;
     }
-    if (noMore) {
-      await this.#stores.reports.sealLog(taskId, ack);
-      this.#masks.delete(taskId);
-      this.#holders.delete(taskId);
-      await this.#logs.close(taskId);
-    }
+    if (noMore) await this.#seal(taskId, ack);
     return ack;
+  }
+
+  /** Truncates the log at `stored` rows; the rows sent up to `sentEnd` are acknowledged. */
+  async #truncate(
+    taskId: number,
+    stored: number,
+    reason: 'task' | 'repository',
+    sentEnd: number,
+    noMore: boolean,
+  ): Promise<number> {
+    await this.#caps.truncate(taskId, stored, reason);
+    const rows = await this.#logs.rowCount(taskId);
+    const ack = this.#caps.acknowledgeDropped(taskId, sentEnd, rows);
+    if (noMore) await this.#seal(taskId, rows);
+    return ack;
+  }
+
+  async #seal(taskId: number, rows: number): Promise<void> {
+    await this.#stores.reports.sealLog(taskId, rows, await this.#logs.byteCount(taskId));
+    this.#masks.delete(taskId);
+    this.#holders.delete(taskId);
+    this.#caps.forget(taskId);
+    await this.#logs.close(taskId);
   }
 
   /** What masks the task's secrets in a line; undefined when the task has none to mask. */

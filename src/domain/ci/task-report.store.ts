@@ -17,6 +17,8 @@ export type HeldTask = {
   readonly runnerId: string | null;
   readonly status: CiTaskStatus;
   readonly logSealed: boolean;
+  /** The log reached a cap: rows sent since are acknowledged and dropped. */
+  readonly logTruncated: boolean;
 };
 
 /** Queries behind UpdateTask and UpdateLog, and the retention of finished tasks' logs. */
@@ -30,7 +32,7 @@ export class TaskReportStore {
   async findHeld(taskId: number): Promise<HeldTask | undefined> {
     const row = await this.#db
       .selectFrom('ci_tasks')
-      .select(['run_id', 'runner_id', 'status', 'log_sealed'])
+      .select(['run_id', 'runner_id', 'status', 'log_sealed', 'log_truncated'])
       .where('id', '=', taskId)
       .executeTakeFirst();
     if (row === undefined) return undefined;
@@ -39,6 +41,7 @@ export class TaskReportStore {
       runnerId: row.runner_id,
       status: row.status,
       logSealed: Boolean(row.log_sealed),
+      logTruncated: Boolean(row.log_truncated),
     };
   }
 
@@ -86,13 +89,54 @@ export class TaskReportStore {
       .execute();
   }
 
-  /** No more rows: the log is sealed at `rows` rows. */
-  async sealLog(taskId: number, rows: number): Promise<void> {
+  /** No more rows: the log is sealed at `rows` rows and `bytes` bytes. */
+  async sealLog(taskId: number, rows: number, bytes: number): Promise<void> {
     await this.#db
       .updateTable('ci_tasks')
-      .set({ log_sealed: true, log_rows: rows })
+      .set({ log_sealed: true, log_rows: rows, log_bytes: bytes })
       .where('id', '=', taskId)
       .execute();
+  }
+
+  /** Records how many bytes a growing log holds, for its repository's sum. */
+  async recordLogBytes(taskId: number, bytes: number): Promise<void> {
+    await this.#db
+      .updateTable('ci_tasks')
+      .set({ log_bytes: bytes })
+      .where('id', '=', taskId)
+      .execute();
+  }
+
+  /** The log reached a cap at `bytes` bytes; rows sent since are dropped. */
+  async markLogTruncated(taskId: number, bytes: number): Promise<void> {
+    await this.#db
+      .updateTable('ci_tasks')
+      .set({ log_truncated: true, log_bytes: bytes })
+      .where('id', '=', taskId)
+      .execute();
+  }
+
+  /**
+   * The log bytes recorded for the tasks of the task's repository whose logs are still kept
+   * (retention has not removed them).
+   */
+  async repoLogBytes(taskId: number): Promise<number> {
+    const row = await this.#db
+      .selectFrom('ci_tasks as task')
+      .innerJoin('workflow_runs as run', 'run.id', 'task.run_id')
+      .where('run.repo_id', '=', (query) =>
+        query
+          .selectFrom('ci_tasks as own')
+          .innerJoin('workflow_runs as own_run', 'own_run.id', 'own.run_id')
+          .select('own_run.repo_id')
+          .where('own.id', '=', taskId),
+      )
+      .where('task.log_rows', '>=', 0)
+      .select((eb) =>
+        eb.fn.coalesce(eb.fn.sum<number | string>('task.log_bytes'), eb.lit(0)).as('bytes'),
+      )
+      .executeTakeFirst();
+    return Number(row?.bytes ?? 0);
   }
 
   /** Tasks stopped before `before` whose log files still exist, at most `limit`. */

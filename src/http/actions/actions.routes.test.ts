@@ -365,8 +365,10 @@ describe('requests no proper client sends', () => {
 
   it('refuses an UpdateLog whose task_id is not a varint instead of misreading it', async () => {
     // Field 1 (task_id) sent length-delimited: the generic decoder read the length as the id.
+    const runner = await registerRunner();
     const response = await post('runner.v1.RunnerService/UpdateLog', Uint8Array.of(0x0a, 1, 7), {
       'content-type': 'application/proto',
+      ...runnerHeaders(runner.uuid, runner.token),
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({

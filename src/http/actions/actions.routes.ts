@@ -7,8 +7,11 @@ import type { RunnerTasks } from './runner-tasks.ts';
 /** Where runners find the protocol: they append it to the instance address themselves. */
 export const ACTIONS_PREFIX = '/api/actions';
 
-/** Default for `maxRequestBytes`: room for phase-2 log uploads, the largest runner requests. */
-export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+/**
+ * Default for `maxRequestBytes`, a ceiling over the caps of each method (body-limits.ts), which
+ * are lower.
+ */
+export const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
 export interface ActionsDeps {
   readonly runners: RunnerRegistry;
@@ -16,7 +19,7 @@ export interface ActionsDeps {
   readonly tasks?: RunnerTasks;
   /** The external base URL of a request (for task contexts); needed with `tasks`. */
   readonly baseUrl?: (request: FastifyRequest) => string;
-  /** Largest request body read; a larger one is `resource_exhausted`. */
+  /** Largest request body read for any method; a larger one is `resource_exhausted`. */
   readonly maxRequestBytes?: number;
 }
 
@@ -71,21 +74,32 @@ export function registerActionsRoutes(fastify: FastifyInstance, deps: ActionsDep
     async (scope) => {
       // Connect reads the body itself (chunked bodies without Content-Length included): drop the
       // parsers the app registered and hand every content type through unread, except that
-      // binary bodies are checked to decode first (see proto-body.ts).
+      // binary bodies are checked to decode first (see proto-body.ts). Every body is read within
+      // its method's caps (body-limits.ts), and only once the runner's headers have been checked.
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+      scope.addContentTypeParser(
+        'application/json',
+        async (request: FastifyRequest, payload: IncomingMessage) =>
+          (await runtime()).parseJsonBody(request, payload),
+      );
       scope.addContentTypeParser(
         'application/proto',
         async (request: FastifyRequest, payload: IncomingMessage) =>
           (await runtime()).parseProtoBody(request, payload),
       );
       scope.addHook('onRequest', rejectUnsupportedRequests);
-      scope.setNotFoundHandler((_request, reply) => {
-        sendConnectError(reply, 404, 'unimplemented', 'unknown procedure');
+      scope.addHook('preParsing', async (request, _reply, payload) => {
+        if (!request.is404) await (await runtime()).authenticate(request);
+        return payload;
       });
-      scope.setErrorHandler(async (error, request, reply) =>
-        (await runtime()).sendError(reply, error, request.log),
-      );
+      scope.setNotFoundHandler((request, reply) => {
+        sendConnectError(request, reply, 404, 'unimplemented', 'unknown procedure');
+      });
+      scope.setErrorHandler(async (error, request, reply) => {
+        closeIfUnread(request, reply);
+        return (await runtime()).sendError(reply, error, request.log);
+      });
       for (const path of PROCEDURES) {
         scope.all(path, async (request, reply) => {
           await (await runtime()).handle(path, request, reply);
@@ -107,28 +121,39 @@ async function rejectUnsupportedRequests(request: FastifyRequest, reply: Fastify
   if (request.is404) return;
   if (request.method !== 'POST') {
     reply.header('allow', 'POST');
-    sendConnectError(reply, 405, 'unimplemented', 'use POST');
+    sendConnectError(request, reply, 405, 'unimplemented', 'use POST');
     return reply;
   }
   const contentType = request.headers['content-type'] ?? '';
   if (!UNARY_CONTENT_TYPE.test(contentType)) {
     reply.header('accept-post', 'application/proto, application/json');
     const message = 'unsupported content type: send application/proto or application/json';
-    sendConnectError(reply, 415, 'invalid_argument', message);
+    sendConnectError(request, reply, 415, 'invalid_argument', message);
     return reply;
   }
   if (request.headers.host === undefined || request.headers.host === '') {
-    sendConnectError(reply, 400, 'invalid_argument', 'missing Host header');
+    sendConnectError(request, reply, 400, 'invalid_argument', 'missing Host header');
     return reply;
   }
 }
 
+/**
+ * A request refused before its body was read in full (unauthenticated, over its cap, of the
+ * wrong type) closes its connection with the answer: keeping it alive would make the server read
+ * and throw away the rest of the body, which for a 16 MiB body is most of what it costs.
+ */
+function closeIfUnread(request: FastifyRequest, reply: FastifyReply): void {
+  if (!request.raw.complete) reply.header('connection', 'close');
+}
+
 /** A Connect error body (`{"code", "message"}` JSON), with the status Connect gives that code. */
 function sendConnectError(
+  request: FastifyRequest,
   reply: FastifyReply,
   status: number,
   code: 'unimplemented' | 'invalid_argument',
   message: string,
 ): void {
+  closeIfUnread(request, reply);
   reply.code(status).type('application/json').send(JSON.stringify({ code, message }));
 }

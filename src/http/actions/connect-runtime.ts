@@ -15,14 +15,19 @@ import { RunnerService } from '../../gen/runner/v1/services_pb.js';
 import { toConnectError } from './connect-errors.ts';
 import { pingService } from './ping-service.ts';
 import {
+  createJsonBodyParser,
   createProtoBodyParser,
   type DecodedBodies,
   decodedBody,
   useDecodedBody,
 } from './proto-body.ts';
 import { requestGzip } from './request-gzip.ts';
-import { runnerAuthInterceptor } from './runner-auth.ts';
-import type { RunnerRegistry } from './runner-registry.ts';
+import {
+  authenticateBeforeBody,
+  authenticatedRunner,
+  runnerAuthInterceptor,
+} from './runner-auth.ts';
+import type { RunnerRecord, RunnerRegistry } from './runner-registry.ts';
 import { type BaseUrlOf, createRunnerService } from './runner-service.ts';
 import type { RunnerTasks } from './runner-tasks.ts';
 import { decodeUpdateLogRequest } from './update-log-decoder.ts';
@@ -50,6 +55,10 @@ type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<vo
 export class ConnectRuntime {
   readonly #handlers = new Map<string, RouteHandler>();
   readonly parseProtoBody: ReturnType<typeof createProtoBodyParser>;
+  readonly parseJsonBody: ReturnType<typeof createJsonBodyParser>;
+  readonly #runners: RunnerRegistry;
+  /** Runners whose headers were checked before their call's body was read. */
+  readonly #authenticated = new WeakMap<FastifyRequest, RunnerRecord>();
 
   constructor(
     runners: RunnerRegistry,
@@ -61,6 +70,8 @@ export class ConnectRuntime {
     // UpdateLog carries a job's whole output, 100 rows a call: it has a decoder of its own.
     const decoders = new Map([[UpdateLogRequestSchema, decodeUpdateLogRequest]]);
     this.parseProtoBody = createProtoBodyParser(services, maxRequestBytes, decoded, decoders);
+    this.parseJsonBody = createJsonBodyParser(maxRequestBytes);
+    this.#runners = runners;
     const recorder = {
       all: (path: string, _options: unknown, handler: RouteHandler) => {
         this.#handlers.set(path, handler);
@@ -86,12 +97,22 @@ export class ConnectRuntime {
           createContextValues()
             .set(requestLog, request.log)
             .set(decodedBody, decoded.get(request))
+            .set(authenticatedRunner, this.#authenticated.get(request))
             .set(requestBaseUrl, tasks?.baseUrl(request) ?? ''),
       },
       (error) => {
         if (error) throw error;
       },
     );
+  }
+
+  /**
+   * Checks the runner headers before the body is read (see `authenticateBeforeBody`); what it
+   * throws is answered by `sendError`, the body left unread.
+   */
+  async authenticate(request: FastifyRequest): Promise<void> {
+    const runner = await authenticateBeforeBody(this.#runners, request);
+    if (runner !== undefined) this.#authenticated.set(request, runner);
   }
 
   /** The procedures served, as paths below the prefix (`/ping.v1.PingService/Ping`). */

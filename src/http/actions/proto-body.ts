@@ -1,8 +1,8 @@
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import { type DescMessage, type DescService, fromBinary, type Message } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextKey, type Interceptor } from '@connectrpc/connect';
 import type { FastifyRequest } from 'fastify';
+import { bodyLimitOf } from './body-limits.ts';
+import { readBoundedBody } from './bounded-body.ts';
 
 /**
  * A Fastify body parser for `application/proto` that reads and decodes the body before Connect
@@ -18,7 +18,8 @@ import type { FastifyRequest } from 'fastify';
  * uses a body read before it as it is); other encodings are left unread for Connect to refuse.
  *
  * `decoders` replaces `fromBinary` for the input messages it names (update-log-decoder.ts); what
- * such a decoder throws is answered as `invalid_argument` too.
+ * such a decoder throws is answered as `invalid_argument` too. The body is read within its
+ * method's caps (body-limits.ts), `maxBytes` being a ceiling over all of them.
  */
 export function createProtoBodyParser(
   services: readonly DescService[],
@@ -38,11 +39,8 @@ export function createProtoBodyParser(
     request: FastifyRequest,
     payload: AsyncIterable<Uint8Array>,
   ): Promise<Uint8Array | undefined> {
-    const encoding = request.headers['content-encoding'];
-    const gzipped = encoding === 'gzip';
-    if (encoding !== undefined && encoding !== 'identity' && !gzipped) return undefined;
-    const read = await readAll(payload, maxBytes);
-    const body = gzipped ? await gunzipAtMost(read, maxBytes) : read;
+    const body = await readEncodedBody(request, payload, false, maxBytes);
+    if (body === undefined) return undefined;
     const method = methods.get(procedureOf(request.routeOptions.url ?? ''));
     if (method === undefined) return body;
     let message: Message;
@@ -85,39 +83,34 @@ export const useDecodedBody: Interceptor = (next) => async (request) => {
 /** What Connect is given in place of a body already decoded: it decodes to an empty message. */
 const EMPTY = new Uint8Array(0);
 
-const gunzipAsync = promisify(gunzip);
+/**
+ * A Fastify body parser for `application/json`: reads the body within the JSON cap of its method
+ * and hands Connect the inflated bytes, which Connect then parses as they are (a body given to
+ * it as bytes is not decompressed again).
+ */
+export function createJsonBodyParser(maxBytes: number) {
+  return (request: FastifyRequest, payload: AsyncIterable<Uint8Array>) =>
+    readEncodedBody(request, payload, true, maxBytes);
+}
 
-async function gunzipAtMost(body: Buffer, maxBytes: number): Promise<Buffer> {
-  if (body.length === 0) return body;
-  try {
-    return await gunzipAsync(body, { maxOutputLength: maxBytes });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new ConnectError(`request body larger than ${maxBytes} bytes`, Code.ResourceExhausted);
-    }
-    throw new ConnectError('request body is not valid gzip', Code.InvalidArgument);
-  }
+/**
+ * The body of a request, read and inflated within its method's caps; undefined (left unread
+ * for Connect to refuse) for an encoding other than gzip or identity.
+ */
+async function readEncodedBody(
+  request: FastifyRequest,
+  payload: AsyncIterable<Uint8Array>,
+  json: boolean,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
+  const encoding = request.headers['content-encoding'];
+  const gzipped = encoding === 'gzip';
+  if (encoding !== undefined && encoding !== 'identity' && !gzipped) return undefined;
+  const limit = bodyLimitOf(request.routeOptions.url ?? '', json, maxBytes);
+  return readBoundedBody(payload, request.headers['content-length'], gzipped, limit);
 }
 
 /** `runner.v1.RunnerService/Register` from `/api/actions/runner.v1.RunnerService/Register`. */
 function procedureOf(url: string): string {
   return url.split('/').slice(-2).join('/');
-}
-
-async function readAll(payload: AsyncIterable<Uint8Array>, maxBytes: number): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of payload) {
-    size += chunk.byteLength;
-    if (size > maxBytes) {
-      throw new ConnectError(`request body larger than ${maxBytes} bytes`, Code.ResourceExhausted);
-    }
-    chunks.push(chunk);
-  }
-  // A body that came in one chunk (most, on a local network) is used as it is, not copied.
-  const [only] = chunks;
-  if (chunks.length === 1 && only !== undefined) {
-    return Buffer.from(only.buffer, only.byteOffset, only.byteLength);
-  }
-  return Buffer.concat(chunks, size);
 }

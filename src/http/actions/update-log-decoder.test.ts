@@ -2,6 +2,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MAX_ROWS_PER_CALL } from '../../domain/ci/logs/log-limits.ts';
 import { UpdateLogRequestSchema } from '../../gen/runner/v1/messages_pb.js';
 import { decodeUpdateLogRequest, MalformedMessage } from './update-log-decoder.ts';
 
@@ -148,5 +149,28 @@ describe('the UpdateLogRequest decoder', () => {
     // task_id as a length-delimited field: fromBinary reads the length as the id.
     const bytes = Uint8Array.of(0x0a, 0x01, 0x07);
     expect(() => decodeUpdateLogRequest(bytes)).toThrow(/field 1 has wire type 2/);
+  });
+
+  it('decodes no more than the rows one call stores, and then cannot say no_more', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 3 * MAX_ROWS_PER_CALL }),
+        fc.boolean(),
+        (count, noMore) => {
+          const rows = Array.from({ length: count }, (_, at) => ({ content: String(at) }));
+          const bytes = toBinary(
+            UpdateLogRequestSchema,
+            create(UpdateLogRequestSchema, { taskId: 1n, rows, noMore }),
+          );
+          const decoded = decodeUpdateLogRequest(bytes);
+          expect(decoded.rows.length).toBe(Math.min(count, MAX_ROWS_PER_CALL));
+          expect(decoded.rows.at(-1)?.content).toBe(
+            count === 0 ? undefined : String(decoded.rows.length - 1),
+          );
+          expect(decoded.noMore).toBe(noMore && count <= MAX_ROWS_PER_CALL);
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 });

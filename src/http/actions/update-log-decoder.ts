@@ -11,9 +11,15 @@
  * wire type it cannot have, or a nested message whose fields run past its declared length, is
  * refused rather than read as something else. Every refusal is a `MalformedMessage` naming what
  * is wrong; nothing else is thrown, whatever the bytes.
+ *
+ * Rows past `MAX_ROWS_PER_CALL` are stepped over, not decoded: they are not stored in this call
+ * (the runner sends them again, being unacknowledged), so a body of a million empty rows costs a
+ * scan of its bytes and no more objects than an honest one. Such a call also cannot say
+ * `no_more`, since rows of it remain.
  */
 import { isUtf8 } from 'node:buffer';
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
+import { MAX_ROWS_PER_CALL } from '../../domain/ci/logs/log-limits.ts';
 import type { LogRow, UpdateLogRequest } from '../../gen/runner/v1/messages_pb.js';
 
 /** Bytes that are not an encoding of the message; the edge answers it with `invalid_argument`. */
@@ -41,15 +47,21 @@ export function decodeUpdateLogRequest(bytes: Uint8Array): UpdateLogRequest {
     rows: [],
     noMore: false,
   };
+  let rowsLeftOut = false;
   while (reader.pos < bytes.length) {
     const tag = reader.tag();
     const field = tag >>> 3;
     if (field === 1) message.taskId = reader.int64(tag, VARINT);
     else if (field === 2) message.index = reader.int64(tag, VARINT);
-    else if (field === 3) message.rows.push(readRow(reader, reader.delimited(tag)));
-    else if (field === 4) message.noMore = reader.int64(tag, VARINT) !== 0n;
+    else if (field === 3 && message.rows.length < MAX_ROWS_PER_CALL) {
+      message.rows.push(readRow(reader, reader.delimited(tag)));
+    } else if (field === 3) {
+      reader.pos = reader.delimited(tag);
+      rowsLeftOut = true;
+    } else if (field === 4) message.noMore = reader.int64(tag, VARINT) !== 0n;
     else reader.skip(tag, 0);
   }
+  if (rowsLeftOut) message.noMore = false;
   return message;
 }
 

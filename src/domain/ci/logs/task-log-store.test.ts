@@ -107,4 +107,45 @@ describe('task log files', () => {
     expect(first).toBe(`${at.toISOString()} ${'€'.repeat(Math.floor(MAX_ROW_BYTES / 3))}`);
     expect(second).toBe(`${at.toISOString()} after`);
   });
+
+  it('keeps only the leading rows that fit a limit, exactly up to it (generated)', async () => {
+    const store = newStore();
+    let taskId = 5000;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.string({ unit: 'binary', maxLength: 40 }), { maxLength: 12 }), {
+          maxLength: 6,
+        }),
+        fc.integer({ min: 0, max: 1500 }),
+        fc.integer({ min: 0, max: 40 }),
+        async (batches, bytes, rowLimit) => {
+          const task = taskId++;
+          const limit = { bytes, rows: rowLimit };
+          const kept: string[] = [];
+          for (const batch of batches) {
+            const before = await store.rowCount(task);
+            const count = await store.append(
+              task,
+              before,
+              batch.map((content) => ({ time: at, content })),
+              limit,
+            );
+            kept.push(...batch.slice(0, count - before));
+            expect(await store.byteCount(task)).toBeLessThanOrEqual(bytes);
+            expect(count).toBeLessThanOrEqual(rowLimit);
+            // A row was left out only because it would have passed a limit.
+            const next = batch[count - before];
+            if (next !== undefined) {
+              const size = 24 + 1 + Buffer.byteLength(next) + 1;
+              const full = count >= rowLimit || (await store.byteCount(task)) + size > bytes;
+              expect(full).toBe(true);
+            }
+          }
+          const read = await store.readRows(task, 0, 1000);
+          expect(read.map((line) => line.slice(25))).toEqual(kept);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
 });

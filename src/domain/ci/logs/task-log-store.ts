@@ -5,6 +5,11 @@ import { dirname, join } from 'node:path';
 /** A log line as the runner sends it. */
 export type LogRow = { readonly time: Date; readonly content: string };
 
+/** How far one append may take a task's log: its stored bytes and rows after the append. */
+export type AppendLimit = { readonly bytes: number; readonly rows: number };
+
+const NO_LIMIT: AppendLimit = { bytes: Number.MAX_SAFE_INTEGER, rows: Number.MAX_SAFE_INTEGER };
+
 /** Rows longer than this are cut (Gitea's limit); the runner never needs more. */
 export const MAX_ROW_BYTES = 64 * 1024;
 
@@ -80,11 +85,32 @@ export class TaskLogStore {
     }
   }
 
+  /** How many bytes the task's log holds (its rows' recorded end). */
+  async byteCount(taskId: number): Promise<number> {
+    const writer = this.#writers.get(taskId);
+    if (writer !== undefined) return writer.end;
+    const count = await this.rowCount(taskId);
+    if (count === 0) return 0;
+    const index = await open(this.#paths(taskId).index, 'r');
+    try {
+      return await readEnd(index, count - 1);
+    } finally {
+      await index.close();
+    }
+  }
+
   /**
    * Appends rows as rows `from`, `from + 1`, … if `from` is the current row count; returns the new
    * count. Another `from` changes nothing (the caller checked it against the count it read).
+   * Only the leading rows that keep the log within `limit` are written: a new count below
+   * `from + rows.length` says the rest did not fit.
    */
-  append(taskId: number, from: number, rows: readonly LogRow[]): Promise<number> {
+  append(
+    taskId: number,
+    from: number,
+    rows: readonly LogRow[],
+    limit: AppendLimit = NO_LIMIT,
+  ): Promise<number> {
     const previous = this.#queues.get(taskId);
     // With its files open and nothing queued before it, an append is synchronous from start to
     // end, so nothing can come between: it runs at once, without a place in the queue (the
@@ -92,14 +118,14 @@ export class TaskLogStore {
     const open = previous === undefined ? this.#writers.get(taskId) : undefined;
     if (open !== undefined) {
       try {
-        return Promise.resolve(this.#write(this.#refresh(taskId, open), from, rows));
+        return Promise.resolve(this.#write(this.#refresh(taskId, open), from, rows, limit));
       } catch (error) {
         return Promise.reject(error);
       }
     }
     const next = (previous ?? Promise.resolve()).then(
-      () => this.#append(taskId, from, rows),
-      () => this.#append(taskId, from, rows),
+      () => this.#append(taskId, from, rows, limit),
+      () => this.#append(taskId, from, rows, limit),
     );
     this.#queues.set(taskId, next);
     void next.finally(() => {
@@ -108,11 +134,16 @@ export class TaskLogStore {
     return next;
   }
 
-  async #append(taskId: number, from: number, rows: readonly LogRow[]): Promise<number> {
-    return this.#write(await this.#writer(taskId), from, rows);
+  async #append(
+    taskId: number,
+    from: number,
+    rows: readonly LogRow[],
+    limit: AppendLimit,
+  ): Promise<number> {
+    return this.#write(await this.#writer(taskId), from, rows, limit);
   }
 
-  #write(open: Writer, from: number, rows: readonly LogRow[]): number {
+  #write(open: Writer, from: number, rows: readonly LogRow[], limit: AppendLimit): number {
     if (from !== open.count || rows.length === 0) return open.count;
     // The batch is joined and encoded into the scratch buffer with one call. Each row's end
     // offset is then its end in the joined text when the encoding took one byte per UTF-16
@@ -132,21 +163,29 @@ export class TaskLogStore {
     const bytes = this.#scratch;
     const length = bytes.write(text, 0, 'utf8');
     const offsets = Buffer.allocUnsafe(rows.length * ENTRY_BYTES);
+    // Rows are kept while the log stays within the limit; the first that would pass it and every
+    // row after it are left out.
+    const fitting = Math.max(0, Math.min(rows.length, limit.rows - open.count));
+    let kept = 0;
     let start = 0;
     let offset = open.end;
-    for (let at = 0; at < rows.length; at++) {
+    for (let at = 0; at < fitting; at++) {
       const end = ends[at] as number;
-      offset +=
-        length === text.length ? end - start : Buffer.byteLength(text.slice(start, end), 'utf8');
+      const next =
+        offset +
+        (length === text.length ? end - start : Buffer.byteLength(text.slice(start, end), 'utf8'));
+      if (next > limit.bytes) break;
+      offset = next;
       writeOffset(offsets, offset, at * ENTRY_BYTES);
       start = end;
+      kept++;
     }
     // Positioned writes: bytes a crash left past the last recorded offset are overwritten.
-    writeAll(open.log.fd, bytes, length, open.end);
-    writeAll(open.index.fd, offsets, offsets.length, open.count * ENTRY_BYTES);
+    writeAll(open.log.fd, bytes, offset - open.end, open.end);
+    writeAll(open.index.fd, offsets, kept * ENTRY_BYTES, open.count * ENTRY_BYTES);
     // A batch of very long rows does not keep its buffer.
     if (bytes.length > MAX_SCRATCH_BYTES) this.#scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
-    open.count += rows.length;
+    open.count += kept;
     open.end = offset;
     return open.count;
   }

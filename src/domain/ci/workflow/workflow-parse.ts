@@ -1,4 +1,4 @@
-import type { Document } from 'yaml';
+import type { Document, YAMLMap } from 'yaml';
 import { loadOnFirstUse } from '../../../lib/load-on-first-use.ts';
 import {
   type Concurrency,
@@ -8,7 +8,7 @@ import {
   readJobConcurrency,
 } from './concurrency.ts';
 import { type ExpressionContexts, interpolate, interpolateValue } from './interpolate.ts';
-import { combinationLabel, expandMatrix, MatrixError } from './matrix.ts';
+import { checkedMatrixSize, combinationLabel, expandMatrix, MatrixError } from './matrix.ts';
 import { isRecord, readTriggers, type Triggers } from './triggers.ts';
 import { WorkflowError } from './workflow-error.ts';
 
@@ -101,17 +101,24 @@ export type PlannedJob = {
  */
 export function planJobs(workflow: ParsedWorkflow, contexts: ExpressionContexts): PlannedJob[] {
   const planned: PlannedJob[] = [];
+  const matrices = new Map<string, unknown>();
+  let total = 0;
+  // Every matrix is counted before any is expanded, so a run over the cap costs its count only.
+  for (const [jobId, job] of Object.entries(workflow.jobs)) {
+    const strategy = isRecord(job.strategy) ? job.strategy : {};
+    const matrix = matrixError(jobId, () => interpolateValue(strategy.matrix, contexts));
+    total += matrixError(jobId, () => checkedMatrixSize(matrix));
+    matrices.set(jobId, matrix);
+  }
+  if (total > MAX_JOBS_PER_RUN) {
+    throw new WorkflowError(
+      `the workflow makes ${total} jobs, more than the ${MAX_JOBS_PER_RUN} a run may have`,
+    );
+  }
   for (const [jobId, job] of Object.entries(workflow.jobs)) {
     const concurrency = readJobConcurrency(jobId, job.concurrency);
-    const strategy = isRecord(job.strategy) ? job.strategy : {};
-    let combinations: Record<string, unknown>[];
-    try {
-      const matrix = interpolateValue(strategy.matrix, contexts);
-      combinations = expandMatrix(matrix);
-    } catch (error) {
-      const message = error instanceof MatrixError ? error.message : String(error);
-      throw new WorkflowError(`job "${jobId}": ${message}`);
-    }
+    const combinations = matrixError(jobId, () => expandMatrix(matrices.get(jobId)));
+    const template = jobTemplate(workflow.document, jobId);
     for (const combination of combinations) {
       const scope = { ...contexts, matrix: combination };
       const label = combinationLabel(combination);
@@ -130,7 +137,7 @@ export function planJobs(workflow: ParsedWorkflow, contexts: ExpressionContexts)
         hasIf: job.if !== undefined,
         stepNames: stepNames(job.steps),
         concurrency: jobConcurrencyOf(jobId, concurrency, scope),
-        payload: singleJobDocument(workflow.document, jobId, {
+        payload: singleJobDocument(template, jobId, {
           name,
           runsOn,
           matrix: Object.keys(combination).length === 0 ? undefined : combination,
@@ -139,6 +146,19 @@ export function planJobs(workflow: ParsedWorkflow, contexts: ExpressionContexts)
     }
   }
   return planned;
+}
+
+/** Jobs one run may have, all matrices together (a matrix alone may make 256, as on GitHub). */
+export const MAX_JOBS_PER_RUN = 256;
+
+/** What `read` answers, a matrix problem named for the job as a `WorkflowError`. */
+function matrixError<T>(jobId: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    const message = error instanceof MatrixError ? error.message : String(error);
+    throw new WorkflowError(`job "${jobId}": ${message}`);
+  }
 }
 
 function labelsOf(value: unknown): string[] {
@@ -159,11 +179,13 @@ function stepNames(steps: unknown): string[] {
   });
 }
 
-function singleJobDocument(
-  source: Document,
-  jobId: string,
-  facts: { name: string; runsOn: readonly string[]; matrix: Record<string, unknown> | undefined },
-): string {
+/**
+ * The workflow with only `jobId` left, without its `needs`: what each of its single-job documents
+ * is written from. Made once per job and changed in place for each combination (its name,
+ * `runs-on` and matrix are set anew every time), so a matrix's combinations neither copy the
+ * whole file nor copy this: copying YAML nodes was most of what planning a matrix cost.
+ */
+function jobTemplate(source: Document, jobId: string): JobTemplate {
   const document = source.clone();
   const jobs = document.get('jobs');
   if (yaml().isMap(jobs)) {
@@ -173,13 +195,31 @@ function singleJobDocument(
     }
   }
   const job = document.getIn(['jobs', jobId]);
-  if (job instanceof yaml().YAMLMap) {
-    job.delete('needs');
+  if (!(job instanceof yaml().YAMLMap)) return { document, job: undefined, matrix: undefined };
+  job.delete('needs');
+  return { document, job, matrix: document.getIn(['jobs', jobId, 'strategy', 'matrix'], true) };
+}
+
+type JobTemplate = {
+  readonly document: Document;
+  readonly job: YAMLMap | undefined;
+  /** The job's own `strategy.matrix` node, put back for a job whose combination is empty. */
+  readonly matrix: unknown;
+};
+
+function singleJobDocument(
+  { document, job, matrix }: JobTemplate,
+  jobId: string,
+  facts: { name: string; runsOn: readonly string[]; matrix: Record<string, unknown> | undefined },
+): string {
+  if (job !== undefined) {
     job.set('name', facts.name);
     job.set('runs-on', facts.runsOn.length === 1 ? facts.runsOn[0] : [...facts.runsOn]);
     if (facts.matrix !== undefined) {
-      const matrix = Object.fromEntries(Object.entries(facts.matrix).map(([k, v]) => [k, [v]]));
-      document.setIn(['jobs', jobId, 'strategy', 'matrix'], document.createNode(matrix));
+      const one = Object.fromEntries(Object.entries(facts.matrix).map(([k, v]) => [k, [v]]));
+      document.setIn(['jobs', jobId, 'strategy', 'matrix'], document.createNode(one));
+    } else if (matrix !== undefined) {
+      document.setIn(['jobs', jobId, 'strategy', 'matrix'], matrix);
     }
   }
   return document.toString();
