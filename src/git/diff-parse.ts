@@ -146,28 +146,52 @@ function readNumstat(tokens: Tokens, entries: RawEntry[]): boolean {
   return true;
 }
 
-/** Splits the patch text into one block of lines per `diff --git` header. */
-function patchBlocks(patch: string): string[][] {
-  const blocks: string[][] = [];
-  for (const line of patch.split('\n')) {
-    if (line.startsWith('diff --git ')) blocks.push([]);
-    else blocks[blocks.length - 1]?.push(line);
+/** Where one `diff --git` block's lines start and end in the patch text. */
+type Block = { readonly start: number; readonly end: number };
+
+/**
+ * Finds the blocks of the patch text, one per `diff --git` header, as positions: the text is
+ * only searched here, and lines are taken out of a block only while the line budget lasts, so
+ * the work a diff costs grows with what is shown, not with what git wrote.
+ */
+function patchBlocks(patch: string): Block[] {
+  const HEADER = 'diff --git ';
+  const heads: number[] = [];
+  let at = patch.startsWith(HEADER) ? 0 : patch.indexOf(`\n${HEADER}`);
+  while (at !== -1) {
+    const head = patch[at] === '\n' ? at + 1 : at;
+    heads.push(head);
+    at = patch.indexOf(`\n${HEADER}`, head);
   }
-  return blocks;
+  return heads.map((head, index) => {
+    const lineEnd = patch.indexOf('\n', head);
+    const next = heads[index + 1];
+    return {
+      start: lineEnd === -1 ? patch.length : lineEnd + 1,
+      end: next === undefined ? patch.length : next - 1,
+    };
+  });
 }
 
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$/;
 
 /** The hunks of one block, within a line budget; reports lines used and whether any were cut. */
 function readHunks(
-  block: readonly string[],
+  patch: string,
+  block: Block,
   budget: number,
 ): { hunks: DiffHunk[]; used: number; cut: boolean } {
   const hunks: Array<DiffHunk & { lines: string[] }> = [];
   let used = 0;
   let cut = false;
-  for (const line of block) {
-    const header = HUNK_HEADER.exec(line);
+  let at = block.start;
+  while (at < block.end) {
+    const newline = patch.indexOf('\n', at);
+    const end = newline === -1 || newline > block.end ? block.end : newline;
+    const first = patch.charCodeAt(at);
+    const line = first === 0x40 /* @ */ || hunks.length > 0 ? patch.slice(at, end) : '';
+    at = end + 1;
+    const header = line.startsWith('@@') ? HUNK_HEADER.exec(line) : null;
     if (header) {
       if (used >= budget) {
         cut = true;
@@ -204,7 +228,8 @@ export function parseDiff(output: Buffer, limits: DiffLimits, outputCut = false)
   const entries = readRaw(tokens) ?? [];
   const countsComplete = readNumstat(tokens, entries);
   if (tokens.peekByte() === NUL) tokens.position++;
-  const blocks = patchBlocks(output.toString('utf8', tokens.position));
+  const patch = output.toString('utf8', tokens.position);
+  const blocks = patchBlocks(patch);
 
   const files: DiffFile[] = [];
   let budget = limits.maxLines;
@@ -220,7 +245,7 @@ export function parseDiff(output: Buffer, limits: DiffLimits, outputCut = false)
     const hunks: DiffHunk[] = [];
     let cut = false;
     for (const block of ownBlocks) {
-      const read = readHunks(block, budget);
+      const read = readHunks(patch, block, budget);
       hunks.push(...read.hunks);
       budget -= read.used;
       cut ||= read.cut;

@@ -16,6 +16,7 @@ import {
   postedPullText,
   suggestedTitle,
 } from '../views/compare.ts';
+import { loadedFiles } from '../views/diff.ts';
 import { pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { frameOf, type RepoPageDeps } from './repo-context.ts';
@@ -52,7 +53,8 @@ export function registerCompareRoutes(
   ) => {
     const { owner, name } = request.params;
     const viewer = viewerUser(request.viewer);
-    const comparison = await compares.compare(viewer, owner, name, spec);
+    const only = loadedFiles(request.query);
+    const comparison = await compares.compare(viewer, owner, name, spec, only);
     const frame = await frameOf(deps, request, comparison.base, 'pulls');
     const values = form.values ?? { title: suggestedTitle(comparison), body: '' };
     const { base } = comparison;
@@ -66,6 +68,7 @@ export function registerCompareRoutes(
           comparePage(context, comparison, {
             signedIn: viewer !== undefined,
             values,
+            ...(only ? { onlyFiles: true } : {}),
             ...(form.error ? { error: form.error } : {}),
           }),
         ),

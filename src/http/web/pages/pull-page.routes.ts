@@ -23,7 +23,14 @@ import { type PageRequest, PullParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
 import { signedInPoster } from '../require-user.ts';
 import { commitList } from '../views/commit-list.ts';
-import { diffFileList, diffFiles } from '../views/diff.ts';
+import {
+  DIFF_RENDER_LIMITS,
+  diffFileList,
+  diffFiles,
+  loadDiffHref,
+  loadedFiles,
+  ONE_FILE_DIFF_LIMITS,
+} from '../views/diff.ts';
 import { mergeabilityStatus } from '../views/mergeability.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
@@ -225,7 +232,8 @@ export function registerPullPageRoutes(
     '/repos/:owner/:name/pulls/:number/files',
     { ...METERED, schema: { params: PullParams } },
     async (request, reply) => {
-      const reviewed = await loadReviewed(request, (found) => pulls.diff(found));
+      const only = loadedFiles(request.query);
+      const reviewed = await loadReviewed(request, (found) => pulls.diff(found, only));
       const { found, viewer, threads, parts, url, loaded: diff, threadViewer } = reviewed;
       const { base, pull } = found;
       const form = openForm(request.query);
@@ -269,7 +277,16 @@ export function registerPullPageRoutes(
             file.newPath && file.status !== 'deleted'
               ? srcUrl(base.repo, pull.headSha, file.newPath)
               : undefined;
-          return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(diff, view, hooks)}`;
+          return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(
+            diff,
+            {
+              view,
+              raw: `${url}.diff`,
+              ...(only ? {} : { load: (file: DiffFile) => loadDiffHref(`${url}/files`, file) }),
+            },
+            hooks,
+            only ? ONE_FILE_DIFF_LIMITS : DIFF_RENDER_LIMITS,
+          )}`;
         },
         { diff },
       );

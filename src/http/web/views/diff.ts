@@ -1,6 +1,8 @@
-import type { Diff, DiffFile, DiffHunk } from '../../../git/diff.ts';
+import type { Diff, DiffFile } from '../../../git/diff.ts';
+import { fieldValues } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
+import { cutMark, cutText, RenderBudget } from './render-budget.ts';
 
 const STATUS_LABEL: Record<DiffFile['status'], { text: string; css: string }> = {
   added: { text: 'added', css: 'Label--success' },
@@ -48,59 +50,153 @@ function lineNumber(
     : html`<td class="kiln-ln">${line}</td>`;
 }
 
-/** One hunk as table rows: the `@@` line, then each line with its old and new numbers. */
-function hunkRows(hunk: DiffHunk, file: DiffFile, hooks?: DiffLineHooks): Html[] {
-  const rows: Html[] = [
-    html`<tr class="kiln-hunk"><td class="kiln-ln" colspan="2"></td><td class="kiln-lc">@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@ ${hunk.section}</td></tr>`,
-  ];
-  let oldLine = hunk.oldStart;
-  let newLine = hunk.newStart;
-  for (const line of hunk.lines) {
-    const mark = line[0];
-    const text = line.slice(1);
-    if (mark === '+') {
-      rows.push(
-        html`<tr class="kiln-add"><td class="kiln-ln"></td>${lineNumber(file, 'RIGHT', newLine, hooks)}<td class="kiln-lc"><span class="kiln-mark" aria-label="added">+</span>${text}</td></tr>`,
-        hooks?.after?.(file, 'RIGHT', newLine) ?? html``,
-      );
-      newLine += 1;
-    } else if (mark === '-') {
-      rows.push(
-        html`<tr class="kiln-del">${lineNumber(file, 'LEFT', oldLine, hooks)}<td class="kiln-ln"></td><td class="kiln-lc"><span class="kiln-mark" aria-label="removed">−</span>${text}</td></tr>`,
-        hooks?.after?.(file, 'LEFT', oldLine) ?? html``,
-      );
-      oldLine += 1;
-    } else if (mark === '\\') {
-      rows.push(
-        html`<tr><td class="kiln-ln" colspan="2"></td><td class="kiln-lc color-fg-muted">${text.trim()}</td></tr>`,
-      );
-    } else {
-      rows.push(
-        html`<tr><td class="kiln-ln">${oldLine}</td>${lineNumber(file, 'RIGHT', newLine, hooks)}<td class="kiln-lc"><span class="kiln-mark"> </span>${text}</td></tr>`,
-        hooks?.after?.(file, 'RIGHT', newLine) ?? html``,
-        hooks?.after?.(file, 'LEFT', oldLine) ?? html``,
-      );
-      oldLine += 1;
-      newLine += 1;
-    }
+/**
+ * Bounds of one rendered diff, in the manner of Gitea's `MaxGitDiffLineCharacters`,
+ * `MaxGitDiffLines` and `MaxGitDiffFiles` (the file count is the parser's, `DEFAULT_DIFF_LIMITS`),
+ * plus bytes of HTML as sent, per file and per page: a line of `<` is four times its length once
+ * escaped, so lines and counts alone do not bound a page.
+ */
+export type DiffRenderLimits = {
+  /** Characters of one line shown; the rest is marked as cut. */
+  readonly lineChars: number;
+  /** Lines (hunk headers included) shown of one file. */
+  readonly fileLines: number;
+  /** Bytes of HTML one file's rows may take. */
+  readonly fileBytes: number;
+  /** Bytes of HTML all files' rows may take together. */
+  readonly totalBytes: number;
+};
+
+/** What a page of many files shows: each file up to 1,000 lines and 256 KiB, 1 MiB in all. */
+export const DIFF_RENDER_LIMITS: DiffRenderLimits = {
+  lineChars: 5000,
+  fileLines: 1000,
+  fileBytes: 256 * 1024,
+  totalBytes: 1024 * 1024,
+};
+
+/** What the page of one file shows (its "load diff" page): the whole page's bytes for it. */
+export const ONE_FILE_DIFF_LIMITS: DiffRenderLimits = {
+  lineChars: 5000,
+  fileLines: 5000,
+  fileBytes: 1024 * 1024,
+  totalBytes: 1024 * 1024,
+};
+
+/** Where a diff's readers go for what a page does not show. */
+export type DiffLinks = {
+  /** The file at the new side, when it has one. */
+  readonly view: (file: DiffFile) => string | undefined;
+  /** A page showing only this file; absent on that page itself. */
+  readonly load?: (file: DiffFile) => string;
+  /** The whole diff as plain text (`.diff`), when the page has one. */
+  readonly raw?: string;
+};
+
+/** The rows of one line of a hunk, or null for a line with no row of its own. */
+function lineRow(
+  line: string,
+  numbers: { oldLine: number; newLine: number },
+  file: DiffFile,
+  lineChars: number,
+  hooks: DiffLineHooks | undefined,
+): Html {
+  const mark = line[0];
+  const { text, left } = cutText(line.slice(1), lineChars);
+  const cut = left > 0 ? cutMark(left, 'raw diff') : null;
+  const { oldLine, newLine } = numbers;
+  if (mark === '+') {
+    return html`<tr class="kiln-add"><td class="kiln-ln"></td>${lineNumber(file, 'RIGHT', newLine, hooks)}<td class="kiln-lc"><span class="kiln-mark" aria-label="added">+</span>${text}${cut}</td></tr>`;
   }
-  return rows;
+  if (mark === '-') {
+    return html`<tr class="kiln-del">${lineNumber(file, 'LEFT', oldLine, hooks)}<td class="kiln-ln"></td><td class="kiln-lc"><span class="kiln-mark" aria-label="removed">−</span>${text}${cut}</td></tr>`;
+  }
+  if (mark === '\\') {
+    return html`<tr><td class="kiln-ln" colspan="2"></td><td class="kiln-lc color-fg-muted">${text.trim()}${cut}</td></tr>`;
+  }
+  return html`<tr><td class="kiln-ln">${oldLine}</td>${lineNumber(file, 'RIGHT', newLine, hooks)}<td class="kiln-lc"><span class="kiln-mark"> </span>${text}${cut}</td></tr>`;
 }
 
-function fileBody(file: DiffFile, hooks?: DiffLineHooks): Html {
+/** Review comments after a line: added or context lines on the new side, removed on the old. */
+function afterRows(
+  mark: string | undefined,
+  numbers: { oldLine: number; newLine: number },
+  file: DiffFile,
+  hooks: DiffLineHooks | undefined,
+): Html[] {
+  if (!hooks?.after || mark === '\\') return [];
+  if (mark === '+') return [hooks.after(file, 'RIGHT', numbers.newLine) ?? html``];
+  if (mark === '-') return [hooks.after(file, 'LEFT', numbers.oldLine) ?? html``];
+  return [
+    hooks.after(file, 'RIGHT', numbers.newLine) ?? html``,
+    hooks.after(file, 'LEFT', numbers.oldLine) ?? html``,
+  ];
+}
+
+/**
+ * A file's hunks as table rows within the limits and what is left of the page's budget; `cut`
+ * says some were left out. Each row is measured as built, so no row past the bound is ever
+ * made into the page, and the work stops with the budget.
+ */
+function boundedRows(
+  file: DiffFile,
+  limits: DiffRenderLimits,
+  page: RenderBudget,
+  hooks: DiffLineHooks | undefined,
+): { rows: Html[]; cut: boolean } {
+  const own = new RenderBudget(limits.fileBytes);
+  const rows: Html[] = [];
+  let lines = 0;
+  for (const hunk of file.hunks) {
+    const header = html`<tr class="kiln-hunk"><td class="kiln-ln" colspan="2"></td><td class="kiln-lc">@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@ ${cutText(hunk.section, limits.lineChars).text}</td></tr>`;
+    if (lines >= limits.fileLines || !page.take(header, own)) return { rows, cut: true };
+    rows.push(header);
+    lines++;
+    const numbers = { oldLine: hunk.oldStart, newLine: hunk.newStart };
+    for (const line of hunk.lines) {
+      const row = lineRow(line, numbers, file, limits.lineChars, hooks);
+      if (lines >= limits.fileLines || !page.take(row, own)) return { rows, cut: true };
+      rows.push(row, ...afterRows(line[0], numbers, file, hooks));
+      lines++;
+      if (line[0] !== '+' && line[0] !== '\\') numbers.oldLine += 1;
+      if (line[0] !== '-' && line[0] !== '\\') numbers.newLine += 1;
+    }
+  }
+  return { rows, cut: false };
+}
+
+/** The note under a file cut short: the page of that file alone, and the raw diff. */
+function cutNote(file: DiffFile, links: DiffLinks, shown: boolean): Html {
+  const load = links.load?.(file);
+  const what = shown
+    ? 'This diff is too large to show whole here.'
+    : 'This diff is not shown: the page already shows as much as it can.';
+  return html`<div class="Box-body color-fg-muted f6 border-top kiln-diff-cut">${what}
+    ${load ? html`<a href="${load}">Load diff</a>` : null}${load && links.raw ? ' · ' : null}${links.raw ? html`<a href="${links.raw}">Raw diff</a>` : null}</div>`;
+}
+
+function fileBody(
+  file: DiffFile,
+  limits: DiffRenderLimits,
+  page: RenderBudget,
+  links: DiffLinks,
+  hooks?: DiffLineHooks,
+): Html {
   if (file.binary) return html`<div class="Box-body color-fg-muted">Binary file not shown.</div>`;
   if (file.hunks.length === 0) {
-    const why = file.truncated
-      ? 'This change is not shown: the diff is too large.'
-      : file.status === 'renamed'
+    if (file.truncated) return cutNote(file, links, false);
+    const why =
+      file.status === 'renamed'
         ? 'File renamed without changes.'
         : file.oldMode !== file.newMode
           ? `File mode changed from ${file.oldMode} to ${file.newMode}.`
           : 'No changes to show.';
     return html`<div class="Box-body color-fg-muted">${why}</div>`;
   }
-  return html`<div class="kiln-code kiln-diff"><table><tbody>${file.hunks.map((hunk) => hunkRows(hunk, file, hooks))}</tbody></table></div>
-    ${file.truncated ? html`<div class="Box-body color-fg-muted f6 border-top">Some changes in this file are not shown.</div>` : null}`;
+  const { rows, cut } = boundedRows(file, limits, page, hooks);
+  if (rows.length === 0) return cutNote(file, links, false);
+  return html`<div class="kiln-code kiln-diff"><table><tbody>${rows}</tbody></table></div>
+    ${cut || file.truncated ? cutNote(file, links, true) : null}`;
 }
 
 /** The file list of a diff: each file with its status and line counts, linking to its section. */
@@ -118,17 +214,26 @@ export function diffFileList(diff: Diff): Html {
   </details>`;
 }
 
-/** Every file of a diff with its hunks, and a notice when the diff was cut. */
+/**
+ * Every file of a diff with its hunks, within `limits`: the one way a page shows a diff (the
+ * commit page, a pull's files, a comparison), so every one of them is bounded alike. Invariant:
+ * the rows of all files together take at most `limits.totalBytes` of HTML, whatever git wrote,
+ * and every file, line or list cut short says so, with the page of that file alone and the raw
+ * diff to read the rest.
+ */
 export function diffFiles(
   diff: Diff,
-  viewHref: (file: DiffFile) => string | undefined,
+  links: DiffLinks,
   hooks?: DiffLineHooks,
+  limits: DiffRenderLimits = DIFF_RENDER_LIMITS,
 ): Html {
+  const hidden = diff.totalFiles - diff.files.length;
   const notice = diff.truncated
-    ? html`<div class="flash flash-warn mb-3" role="status">This diff is large: ${diff.totalFiles - diff.files.length > 0 ? `${diff.totalFiles - diff.files.length} files and ` : ''}some lines are not shown. Clone the repository to see all of it.</div>`
+    ? html`<div class="flash flash-warn mb-3" role="status">This diff is large: ${hidden > 0 ? `${hidden} ${hidden === 1 ? 'file is' : 'files are'} not listed and ` : ''}some changes are not shown.${links.raw ? html` <a href="${links.raw}">Raw diff</a>.` : ' Clone the repository to see all of it.'}</div>`
     : null;
+  const page = new RenderBudget(limits.totalBytes);
   const sections = diff.files.map((file, index) => {
-    const href = viewHref(file);
+    const href = links.view(file);
     return html`<section class="Box mb-3" id="diff-${index}" aria-label="${fileName(file)}">
       <div class="Box-header d-flex flex-items-center flex-wrap kiln-gap py-2">
         <span class="Label ${STATUS_LABEL[file.status].css}">${STATUS_LABEL[file.status].text}</span>
@@ -136,8 +241,33 @@ export function diffFiles(
         ${file.binary ? null : counts(file)}
         ${href ? html`<a class="btn btn-sm" href="${href}">View file</a>` : null}
       </div>
-      ${fileBody(file, hooks)}
+      ${fileBody(file, limits, page, links, hooks)}
     </section>`;
   });
   return html`${notice}${sections}`;
+}
+
+/**
+ * The `file` values of a "load diff" link: the file's new path, and its old one too when it was
+ * renamed or copied, so git still pairs the two sides.
+ */
+export function diffFilePaths(file: DiffFile): string[] {
+  return [...new Set([file.newPath, file.oldPath].filter((path): path is string => !!path))];
+}
+
+/** `base` with `file=` for each path of `file`: the address of its "load diff" page. */
+export function loadDiffHref(base: string, file: DiffFile): string {
+  const query = diffFilePaths(file)
+    .map((path) => `file=${encodeURIComponent(path)}`)
+    .join('&');
+  return `${base}${base.includes('?') ? '&' : '?'}${query}`;
+}
+
+/**
+ * The files a "load diff" link asks for (`?file=`, the new path and, for a rename, the old):
+ * the diff is then narrowed to them. Undefined when the page shows every file.
+ */
+export function loadedFiles(query: unknown): string[] | undefined {
+  const files = fieldValues(query, 'file', 4096).filter((path) => path !== '');
+  return files.length === 0 ? undefined : files.slice(0, 2);
 }

@@ -1,0 +1,51 @@
+import { type Html, html } from '../html.ts';
+
+/**
+ * What one page may spend on content a user controls, in bytes of HTML as sent: the escaped text
+ * and the markup around it. Escaping grows text (`<` is four bytes as `&lt;`, `…` eight as a
+ * reference), so the bound is applied to what is built, never to the text before it.
+ */
+export class RenderBudget {
+  readonly limit: number;
+  #used = 0;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  /** Bytes spent so far. */
+  get used(): number {
+    return this.#used;
+  }
+
+  /**
+   * Spends the size of `markup` if it fits in what is left (and in `also`, a smaller budget
+   * drawn from this one, such as one file's share of a page); false, spending nothing, if not.
+   */
+  take(markup: Html, also?: RenderBudget): boolean {
+    const size = Buffer.byteLength(markup.value, 'utf8');
+    if (this.#used + size > this.limit) return false;
+    if (also !== undefined && also.#used + size > also.limit) return false;
+    this.#used += size;
+    if (also !== undefined) also.#used += size;
+    return true;
+  }
+}
+
+/**
+ * `text` cut to at most `maxChars` UTF-16 units, never between the halves of a surrogate pair,
+ * with how many units were left out. The cost of showing a line then depends on the cap, not on
+ * the line: a 16 MiB line shows its first few thousand characters and says so.
+ */
+export function cutText(text: string, maxChars: number): { text: string; left: number } {
+  if (text.length <= maxChars) return { text, left: 0 };
+  let end = maxChars;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return { text: text.slice(0, end), left: text.length - end };
+}
+
+/** The mark that ends a line shown cut: it says how much is not shown and where to find it. */
+export function cutMark(left: number, where: string): Html {
+  return html`<span class="kiln-cut color-fg-muted" data-cut="${left}">… ${left.toLocaleString('en-US')} more characters, in the ${where}</span>`;
+}
