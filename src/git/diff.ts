@@ -19,7 +19,7 @@ export interface DiffOptions extends Partial<DiffLimits> {
   contextLines?: number;
   /** Cap on git's output; beyond it git is stopped, the diff cut and marked truncated. */
   maxBytes?: number;
-  /** Only these paths (both sides of a rename, to keep it one), taken literally. */
+  /** Only these paths (both sides of a rename, to keep it one). */
   paths?: readonly string[];
 }
 
@@ -86,9 +86,8 @@ export async function diffCommits(
       '--no-abbrev',
       `--unified=${context}`,
       ...afterEndOfOptions(oldSide, to.sha),
-      ...(options.paths === undefined
-        ? []
-        : afterDoubleDash(...options.paths.map((path) => `:(literal)${path}`))),
+      // Pathspecs are literal for every git Kiln runs (GIT_LITERAL_PATHSPECS).
+      ...(options.paths === undefined ? [] : afterDoubleDash(...options.paths)),
     ],
     { maxStdoutBytes: options.maxBytes ?? DIFF_READ_BYTES, truncateStdout: true },
   );

@@ -122,7 +122,8 @@ function renderRows(
     const id = `step-${section?.key ?? 'log'}-L${number}`;
     const { text, left } = cutText(contentOf(window.rows[index] ?? ''), limits.lineChars);
     const markup = html`<tr><td class="kiln-ln" id="${id}"><a href="#${id}">${number}</a></td><td class="kiln-lc">${ansiToHtml(text)}${left > 0 ? cutMark(left, 'raw log') : null}</td></tr>`;
-    if (!budget.take(markup)) break;
+    if (rows.size === 0) budget.spend(markup);
+    else if (!budget.take(markup)) break;
     rows.set(row, markup);
     if (newestFirst) from = row;
     else to = row + 1;

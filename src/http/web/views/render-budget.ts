@@ -30,6 +30,15 @@ export class RenderBudget {
     if (also !== undefined) also.#used += size;
     return true;
   }
+
+  /**
+   * Spends the size of `markup` whatever is left: for the first row of a page of a log, which
+   * it shows even when larger than the budget so that its links always move on (the limits in
+   * use make a row, cut as it is, far smaller than a page).
+   */
+  spend(markup: Html): void {
+    this.#used += Buffer.byteLength(markup.value, 'utf8');
+  }
 }
 
 /**
