@@ -37,7 +37,7 @@ export const DEFAULT_DIFF_LIMITS: DiffLimits = { maxFiles: 300, maxLines: 5000 }
  * a larger diff is what the per-file pages and the raw `.diff` are for. A 16 MiB diff read whole
  * and decoded held the request thread for seconds.
  */
-export const DIFF_READ_BYTES = 4 * 1024 * 1024;
+export const DIFF_READ_BYTES = 2 * 1024 * 1024;
 
 /** The empty tree's id, which git knows without storing it, per hash length. */
 export const EMPTY_TREE: Readonly<Record<number, string>> = {

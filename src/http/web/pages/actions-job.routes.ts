@@ -81,6 +81,12 @@ export function registerActionsJobRoutes(
     const { repo } = visible;
     const page = jobUrl(repo, run, job.id);
     const rawUrl = `${page}/logs`;
+    const log = await jobLog(
+      job,
+      window,
+      { page, raw: rawUrl },
+      { newestFirst: from === undefined },
+    );
     const canCancel = mayWrite(visible.access);
     const content = (
       context: Parameters<typeof runHeader>[0],
@@ -91,7 +97,7 @@ export function registerActionsJobRoutes(
           <span class="f6 color-fg-muted text-normal">${statusLabel(job.status)} · ${icon('clock')} ${duration(job.startedAt, job.stoppedAt)}</span></h3>
         <a class="btn btn-sm" href="${rawUrl}">${icon('file')} Raw log</a>
       </div>
-      ${jobLog(job, window, { page, raw: rawUrl }, { newestFirst: from === undefined })}`;
+      ${log}`;
     return pages.send(request, reply, {
       title: `${job.name} · ${run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
       body: (context) => repoFrame(context, frame, content(context)),

@@ -16,6 +16,7 @@ import {
   loadDiffHref,
   loadedFiles,
   ONE_FILE_DIFF_LIMITS,
+  prepareDiff,
 } from '../views/diff.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { repoFrame } from '../views/repo-frame.ts';
@@ -110,6 +111,7 @@ export function registerHistoryRoutes(
           ? srcUrl(repo, commit.sha, file.newPath)
           : undefined;
       const here = commitUrl(repo, commit.sha);
+      const prepared = await prepareDiff(diff, only ? ONE_FILE_DIFF_LIMITS : DIFF_RENDER_LIMITS);
       const links = {
         view,
         raw: `${here}.diff`,
@@ -129,7 +131,7 @@ export function registerHistoryRoutes(
       </section>
       ${only ? html`<p class="mb-3"><a href="${here}">${icon('arrow-left')} All files of this commit</a></p>` : null}
       ${diffFileList(diff)}
-      ${diffFiles(diff, links, undefined, only ? ONE_FILE_DIFF_LIMITS : DIFF_RENDER_LIMITS)}`;
+      ${diffFiles(prepared, links)}`;
       return pages.send(request, reply, {
         title: `${title} · ${repo.owner.handle}/${repo.name}@${commit.sha.slice(0, 7)}`,
         body: (context) => repoFrame(context, frame, body),

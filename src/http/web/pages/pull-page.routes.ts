@@ -30,6 +30,7 @@ import {
   loadDiffHref,
   loadedFiles,
   ONE_FILE_DIFF_LIMITS,
+  prepareDiff,
 } from '../views/diff.ts';
 import { mergeabilityStatus } from '../views/mergeability.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
@@ -238,6 +239,15 @@ export function registerPullPageRoutes(
       const { base, pull } = found;
       const form = openForm(request.query);
       const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
+      const link = viewer
+        ? (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) =>
+            `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
+        : undefined;
+      const prepared = await prepareDiff(
+        diff,
+        only ? ONE_FILE_DIFF_LIMITS : DIFF_RENDER_LIMITS,
+        link ? { link } : {},
+      );
       return render(
         request,
         reply,
@@ -245,10 +255,6 @@ export function registerPullPageRoutes(
         'files',
         (context) => {
           const hooks = {
-            link: viewer
-              ? (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) =>
-                  `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
-              : undefined,
             after: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => {
               const here = threads.filter(
                 ({ first }) =>
@@ -278,14 +284,13 @@ export function registerPullPageRoutes(
               ? srcUrl(base.repo, pull.headSha, file.newPath)
               : undefined;
           return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(
-            diff,
+            prepared,
             {
               view,
               raw: `${url}.diff`,
               ...(only ? {} : { load: (file: DiffFile) => loadDiffHref(`${url}/files`, file) }),
             },
-            hooks,
-            only ? ONE_FILE_DIFF_LIMITS : DIFF_RENDER_LIMITS,
+            hooks.after,
           )}`;
         },
         { diff },

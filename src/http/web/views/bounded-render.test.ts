@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JobView } from '../../../domain/ci/run-query.service.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
-import { type DiffRenderLimits, diffFiles } from './diff.ts';
+import { type DiffRenderLimits, diffFiles, prepareDiff } from './diff.ts';
 import { jobLog, type LogPageLimits } from './job-log.ts';
 
 /** Text of random shape: characters that grow when escaped, multi-byte ones, pairs, plain. */
@@ -49,12 +49,12 @@ const diffFile = (lineChars: number) =>
     );
 
 describe('diffFiles', () => {
-  it('never renders more than its bounds, and marks everything it leaves out', () => {
-    fc.assert(
-      fc.property(
+  it('never renders more than its bounds, and marks everything it leaves out', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         diffLimits,
         fc.array(diffFile(20), { minLength: 1, maxLength: 6 }),
-        (limits, files) => {
+        async (limits, files) => {
           const diff: Diff = {
             fromSha: 'a'.repeat(40),
             toSha: 'b'.repeat(40),
@@ -64,12 +64,9 @@ describe('diffFiles', () => {
             totalDeletions: 0,
             truncated: false,
           };
-          const markup = diffFiles(
-            diff,
-            { view: () => undefined, load: () => '/load', raw: '/raw' },
-            undefined,
-            limits,
-          ).value;
+          const prepared = await prepareDiff(diff, limits);
+          const links = { view: () => undefined, load: () => '/load', raw: '/raw' };
+          const markup = diffFiles(prepared, links).value;
           expect(bytes(rowsOf(markup))).toBeLessThanOrEqual(limits.totalBytes);
           const sections = markup.split('<section').slice(1);
           expect(sections).toHaveLength(files.length);
@@ -116,17 +113,17 @@ describe('jobLog', () => {
       }),
     );
     fc.assert(
-      fc.property(
+      fc.asyncProperty(
         limits,
         fc.array(text(60), { minLength: 1, maxLength: 40 }),
         fc.nat(50),
         fc.boolean(),
-        (limits, contents, before, newestFirst) => {
+        async (limits, contents, before, newestFirst) => {
           const rows = contents.map((content) => `2026-01-01T00:00:00.000Z ${content}`);
           const total = before + rows.length + (newestFirst ? 0 : 7);
           const window = { from: before, total, rows };
           const links = { page: '/job', raw: '/job/logs' };
-          const markup = jobLog(job, window, links, { newestFirst, limits }).value;
+          const markup = (await jobLog(job, window, links, { newestFirst, limits })).value;
           const shown = rowsOf(markup);
           expect(bytes(shown)).toBeLessThanOrEqual(limits.htmlBytes);
           const numbers = shown.map((row) => Number(/-L(\d+)"/.exec(row)?.[1]));

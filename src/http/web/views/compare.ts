@@ -8,7 +8,7 @@ import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { compareUrl, repoUrl, srcUrl } from '../paths.ts';
 import { commitList } from './commit-list.ts';
-import { diffFileList, diffFiles, loadDiffHref, ONE_FILE_DIFF_LIMITS } from './diff.ts';
+import { diffFileList, diffFiles, loadDiffHref, type PreparedDiff } from './diff.ts';
 import { pullUrl } from './pull.ts';
 import { relativeTime } from './time.ts';
 import { commitTitle } from './tree.ts';
@@ -93,6 +93,8 @@ export function comparePage(
     readonly error?: string;
     /** The page shows one file's diff (its "load diff" link). */
     readonly onlyFiles?: boolean;
+    /** The comparison's diff, built (`prepareDiff`) when there is one. */
+    readonly prepared?: PreparedDiff;
   },
 ): Html {
   const { base, baseBranch, head, headBranch, headRef, outcome } = comparison;
@@ -123,11 +125,10 @@ export function comparePage(
     <h3 class="h4 mb-2">${commits.length} ${commits.length === 1 ? 'commit' : 'commits'}</h3>
     ${commitList(head, [...commits].reverse())}
     <h3 class="h4 my-2">Files changed</h3>
-    ${diffFileList(diff)}${
-      form.onlyFiles
-        ? diffFiles(diff, { view }, undefined, ONE_FILE_DIFF_LIMITS)
-        : diffFiles(diff, { view, load: (file) => loadDiffHref(here, file) })
-    }`;
+    ${diffFileList(diff)}${diffFiles(form.prepared ?? { diff, files: [] }, {
+      view,
+      ...(form.onlyFiles ? {} : { load: (file: DiffFile) => loadDiffHref(here, file) }),
+    })}`;
 }
 
 /** Gitea's "You pushed to …" above a repository's code: each recent branch without a pull. */

@@ -2,7 +2,7 @@ import type { Diff, DiffFile } from '../../../git/diff.ts';
 import { fieldValues } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
-import { cutMark, cutText, RenderBudget } from './render-budget.ts';
+import { cutMark, cutText, pacer, RenderBudget } from './render-budget.ts';
 
 const STATUS_LABEL: Record<DiffFile['status'], { text: string; css: string }> = {
   added: { text: 'added', css: 'Label--success' },
@@ -117,52 +117,92 @@ function lineRow(
   return html`<tr><td class="kiln-ln">${oldLine}</td>${lineNumber(file, 'RIGHT', newLine, hooks)}<td class="kiln-lc"><span class="kiln-mark"> </span>${text}${cut}</td></tr>`;
 }
 
+/** One built row of a diff, with what the review-comment rows after it need to know. */
+type BuiltRow = {
+  readonly markup: Html;
+  /** The line's mark (` `, `+`, `-`, `\\`), or `@` for a hunk's header. */
+  readonly mark: string;
+  readonly oldLine: number;
+  readonly newLine: number;
+};
+
+/** A file's rows as built within the limits; `cut` says some were left out. */
+type BuiltFile = {
+  readonly file: DiffFile;
+  readonly rows: readonly BuiltRow[];
+  readonly cut: boolean;
+};
+
+/**
+ * A diff whose rows are built and bounded (`prepareDiff`), ready for `diffFiles` to lay out with
+ * whatever rows a page hangs after lines.
+ */
+export type PreparedDiff = { readonly diff: Diff; readonly files: readonly BuiltFile[] };
+
 /** Review comments after a line: added or context lines on the new side, removed on the old. */
-function afterRows(
-  mark: string | undefined,
-  numbers: { oldLine: number; newLine: number },
-  file: DiffFile,
-  hooks: DiffLineHooks | undefined,
-): Html[] {
-  if (!hooks?.after || mark === '\\') return [];
-  if (mark === '+') return [hooks.after(file, 'RIGHT', numbers.newLine) ?? html``];
-  if (mark === '-') return [hooks.after(file, 'LEFT', numbers.oldLine) ?? html``];
-  return [
-    hooks.after(file, 'RIGHT', numbers.newLine) ?? html``,
-    hooks.after(file, 'LEFT', numbers.oldLine) ?? html``,
-  ];
+function afterRows(row: BuiltRow, file: DiffFile, after: DiffLineHooks['after']): Html[] {
+  if (!after || row.mark === '@' || row.mark === '\\') return [];
+  if (row.mark === '+') return [after(file, 'RIGHT', row.newLine) ?? html``];
+  if (row.mark === '-') return [after(file, 'LEFT', row.oldLine) ?? html``];
+  return [after(file, 'RIGHT', row.newLine) ?? html``, after(file, 'LEFT', row.oldLine) ?? html``];
 }
 
 /**
- * A file's hunks as table rows within the limits and what is left of the page's budget; `cut`
- * says some were left out. Each row is measured as built, so no row past the bound is ever
- * made into the page, and the work stops with the budget.
+ * A file's hunks as rows within the limits and what is left of the page's budget. Each row is
+ * measured as built, so no row past the bound is ever made into the page, and the work stops
+ * with the budget; it pauses every few milliseconds for what else waits on the event loop.
  */
-function boundedRows(
+async function buildFile(
   file: DiffFile,
   limits: DiffRenderLimits,
   page: RenderBudget,
+  pause: () => Promise<void> | undefined,
   hooks: DiffLineHooks | undefined,
-): { rows: Html[]; cut: boolean } {
+): Promise<BuiltFile> {
   const own = new RenderBudget(limits.fileBytes);
-  const rows: Html[] = [];
-  let lines = 0;
+  const rows: BuiltRow[] = [];
+  const done = (cut: boolean): BuiltFile => ({ file, rows, cut });
   for (const hunk of file.hunks) {
     const header = html`<tr class="kiln-hunk"><td class="kiln-ln" colspan="2"></td><td class="kiln-lc">@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@ ${cutText(hunk.section, limits.lineChars).text}</td></tr>`;
-    if (lines >= limits.fileLines || !page.take(header, own)) return { rows, cut: true };
-    rows.push(header);
-    lines++;
+    if (rows.length >= limits.fileLines || !page.take(header, own)) return done(true);
+    rows.push({ markup: header, mark: '@', oldLine: hunk.oldStart, newLine: hunk.newStart });
     const numbers = { oldLine: hunk.oldStart, newLine: hunk.newStart };
     for (const line of hunk.lines) {
-      const row = lineRow(line, numbers, file, limits.lineChars, hooks);
-      if (lines >= limits.fileLines || !page.take(row, own)) return { rows, cut: true };
-      rows.push(row, ...afterRows(line[0], numbers, file, hooks));
-      lines++;
-      if (line[0] !== '+' && line[0] !== '\\') numbers.oldLine += 1;
-      if (line[0] !== '-' && line[0] !== '\\') numbers.newLine += 1;
+      const markup = lineRow(line, numbers, file, limits.lineChars, hooks);
+      if (rows.length >= limits.fileLines || !page.take(markup, own)) return done(true);
+      const mark = line[0] ?? ' ';
+      rows.push({ markup, mark, ...numbers });
+      if (mark !== '+' && mark !== '\\') numbers.oldLine += 1;
+      if (mark !== '-' && mark !== '\\') numbers.newLine += 1;
+      const paused = pause();
+      if (paused) await paused;
     }
   }
-  return { rows, cut: false };
+  return done(false);
+}
+
+/**
+ * Builds the rows of every file of a diff within `limits`: the one way a page's diff is made
+ * (the commit page, a pull's files, a comparison), so every one of them is bounded alike.
+ * Invariant: the rows of all files together take at most `limits.totalBytes` of HTML, whatever
+ * git wrote, and each file within its own share; `diffFiles` says what was left out. `hooks.link`
+ * puts a link on each line number (the rows hung after lines are added by `diffFiles`).
+ */
+export async function prepareDiff(
+  diff: Diff,
+  limits: DiffRenderLimits = DIFF_RENDER_LIMITS,
+  hooks?: Pick<DiffLineHooks, 'link'>,
+): Promise<PreparedDiff> {
+  const page = new RenderBudget(limits.totalBytes);
+  const pause = pacer();
+  const files: BuiltFile[] = [];
+  for (const file of diff.files) {
+    const binary = file.binary || file.hunks.length === 0;
+    files.push(
+      binary ? { file, rows: [], cut: false } : await buildFile(file, limits, page, pause, hooks),
+    );
+  }
+  return { diff, files };
 }
 
 /** The note under a file cut short: the page of that file alone, and the raw diff. */
@@ -175,13 +215,8 @@ function cutNote(file: DiffFile, links: DiffLinks, shown: boolean): Html {
     ${load ? html`<a href="${load}">Load diff</a>` : null}${load && links.raw ? ' · ' : null}${links.raw ? html`<a href="${links.raw}">Raw diff</a>` : null}</div>`;
 }
 
-function fileBody(
-  file: DiffFile,
-  limits: DiffRenderLimits,
-  page: RenderBudget,
-  links: DiffLinks,
-  hooks?: DiffLineHooks,
-): Html {
+function fileBody(built: BuiltFile, links: DiffLinks, after: DiffLineHooks['after']): Html {
+  const { file, rows, cut } = built;
   if (file.binary) return html`<div class="Box-body color-fg-muted">Binary file not shown.</div>`;
   if (file.hunks.length === 0) {
     if (file.truncated) return cutNote(file, links, false);
@@ -193,9 +228,9 @@ function fileBody(
           : 'No changes to show.';
     return html`<div class="Box-body color-fg-muted">${why}</div>`;
   }
-  const { rows, cut } = boundedRows(file, limits, page, hooks);
   if (rows.length === 0) return cutNote(file, links, false);
-  return html`<div class="kiln-code kiln-diff"><table><tbody>${rows}</tbody></table></div>
+  const markup = rows.map((row) => [row.markup, ...afterRows(row, file, after)]);
+  return html`<div class="kiln-code kiln-diff"><table><tbody>${markup}</tbody></table></div>
     ${cut || file.truncated ? cutNote(file, links, true) : null}`;
 }
 
@@ -215,24 +250,22 @@ export function diffFileList(diff: Diff): Html {
 }
 
 /**
- * Every file of a diff with its hunks, within `limits`: the one way a page shows a diff (the
- * commit page, a pull's files, a comparison), so every one of them is bounded alike. Invariant:
- * the rows of all files together take at most `limits.totalBytes` of HTML, whatever git wrote,
- * and every file, line or list cut short says so, with the page of that file alone and the raw
- * diff to read the rest.
+ * Every file of a prepared diff (`prepareDiff`) with its rows, the rows `after` hangs after
+ * lines (a pull's review comments), and a note on everything left out: each file cut short
+ * links to the page of that file alone and to the raw diff.
  */
 export function diffFiles(
-  diff: Diff,
+  prepared: PreparedDiff,
   links: DiffLinks,
-  hooks?: DiffLineHooks,
-  limits: DiffRenderLimits = DIFF_RENDER_LIMITS,
+  after?: DiffLineHooks['after'],
 ): Html {
+  const { diff } = prepared;
   const hidden = diff.totalFiles - diff.files.length;
   const notice = diff.truncated
     ? html`<div class="flash flash-warn mb-3" role="status">This diff is large: ${hidden > 0 ? `${hidden} ${hidden === 1 ? 'file is' : 'files are'} not listed and ` : ''}some changes are not shown.${links.raw ? html` <a href="${links.raw}">Raw diff</a>.` : ' Clone the repository to see all of it.'}</div>`
     : null;
-  const page = new RenderBudget(limits.totalBytes);
-  const sections = diff.files.map((file, index) => {
+  const sections = prepared.files.map((built, index) => {
+    const { file } = built;
     const href = links.view(file);
     return html`<section class="Box mb-3" id="diff-${index}" aria-label="${fileName(file)}">
       <div class="Box-header d-flex flex-items-center flex-wrap kiln-gap py-2">
@@ -241,7 +274,7 @@ export function diffFiles(
         ${file.binary ? null : counts(file)}
         ${href ? html`<a class="btn btn-sm" href="${href}">View file</a>` : null}
       </div>
-      ${fileBody(file, limits, page, links, hooks)}
+      ${fileBody(built, links, after)}
     </section>`;
   });
   return html`${notice}${sections}`;

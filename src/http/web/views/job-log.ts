@@ -1,7 +1,7 @@
 import type { JobStep, JobView, LogTail } from '../../../domain/ci/run-query.service.ts';
 import { type Html, html } from '../html.ts';
 import { ansiToHtml } from './ansi.ts';
-import { cutMark, cutText, RenderBudget } from './render-budget.ts';
+import { cutMark, cutText, pacer, RenderBudget } from './render-budget.ts';
 import { duration, statusIcon } from './run-status.ts';
 
 /** One collapsible part of a job's log: a step, or the lines before or after the steps. */
@@ -75,7 +75,7 @@ function contentOf(row: string): string {
  */
 export const LOG_PAGE_LIMITS = {
   rows: 5000,
-  readBytes: 4 * 1024 * 1024,
+  readBytes: 2 * 1024 * 1024,
   htmlBytes: 1024 * 1024,
   lineChars: 4096,
 } as const;
@@ -103,13 +103,14 @@ function sectionFinder(sections: readonly LogSection[]): (row: number) => LogSec
  * The rows of `window` that fit in the budget as table rows, by row number: from its start
  * when `newestFirst` is false, else from its end (the page of a log's last lines keeps them).
  */
-function renderRows(
+async function renderRows(
   window: LogTail,
   sectionOf: (row: number) => LogSection | undefined,
   limits: LogPageLimits,
   newestFirst: boolean,
-): { rows: Map<number, Html>; from: number; to: number } {
+): Promise<{ rows: Map<number, Html>; from: number; to: number }> {
   const budget = new RenderBudget(limits.htmlBytes);
+  const pause = pacer();
   const rows = new Map<number, Html>();
   const count = window.rows.length;
   let from = newestFirst ? window.from + count : window.from;
@@ -127,6 +128,8 @@ function renderRows(
     rows.set(row, markup);
     if (newestFirst) from = row;
     else to = row + 1;
+    const paused = pause();
+    if (paused) await paused;
   }
   return newestFirst ? { rows, from, to: window.from + count } : { rows, from: window.from, to };
 }
@@ -184,22 +187,22 @@ function pageNav(shown: { from: number; to: number }, total: number, links: LogL
 
 /**
  * One page of a job's log, step by step, with line anchors (`#step-2-L14`) and ANSI colours as
- * classes. Invariant: the rows take at most `limits.htmlBytes` of HTML however long the log or
+ * classes, built in slices of a few milliseconds (`pacer`). Invariant: the rows take at most `limits.htmlBytes` of HTML however long the log or
  * its lines; a line longer than `limits.lineChars` is cut with a mark, and the rows not on the
  * page are reached by links (`?from=`, `?before=`) and in the raw log, streamed whole.
  * `newestFirst` keeps the window's last rows when not all fit (the page of the latest lines).
  */
-export function jobLog(
+export async function jobLog(
   job: JobView,
   window: LogTail,
   links: LogLinks,
   options: { readonly newestFirst: boolean; readonly limits?: LogPageLimits },
-): Html {
+): Promise<Html> {
   if (window.total === 0 && job.steps.length === 0) {
     return html`<p class="color-fg-muted">No log yet.</p>`;
   }
   const sections = logSections(job, window.total);
-  const shown = renderRows(
+  const shown = await renderRows(
     window,
     sectionFinder(sections),
     options.limits ?? LOG_PAGE_LIMITS,

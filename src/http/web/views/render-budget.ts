@@ -58,3 +58,26 @@ export function cutText(text: string, maxChars: number): { text: string; left: n
 export function cutMark(left: number, where: string): Html {
   return html`<span class="kiln-cut color-fg-muted" data-cut="${left}">… ${left.toLocaleString('en-US')} more characters, in the ${where}</span>`;
 }
+
+/** How long a page builds rows before it lets the event loop run what waits. */
+export const BUILD_SLICE_MS = 4;
+
+/**
+ * A pause for long builds: each call returns a promise once `sliceMs` have passed since the last
+ * pause (the caller awaits it, and the event loop runs what waited: an API call, a health check,
+ * another page's turn), and undefined otherwise, so rows are built in slices of a few
+ * milliseconds rather than one block of the whole page.
+ */
+export function pacer(sliceMs = BUILD_SLICE_MS): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    const now = performance.now();
+    if (now - since < sliceMs) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        since = performance.now();
+        resolve();
+      }),
+    );
+  };
+}
