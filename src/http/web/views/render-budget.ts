@@ -54,9 +54,13 @@ export function cutText(text: string, maxChars: number): { text: string; left: n
   return { text: text.slice(0, end), left: text.length - end };
 }
 
-/** The mark that ends a line shown cut: it says how much is not shown and where to find it. */
+/**
+ * The mark that ends a line shown cut, and where the rest is. `left` is what the page knows was
+ * left out (its attribute); the text names no count, since a line may have been cut before it
+ * reached the page (git's output is read only so far, and a diff line decoded only so far).
+ */
 export function cutMark(left: number, where: string): Html {
-  return html`<span class="kiln-cut color-fg-muted" data-cut="${left}">… ${left.toLocaleString('en-US')} more characters, in the ${where}</span>`;
+  return html`<span class="kiln-cut color-fg-muted" data-cut="${left}">… the rest of this line is in the ${where}</span>`;
 }
 
 /** How long a page builds rows before it lets the event loop run what waits. */
