@@ -91,7 +91,25 @@ export async function diffCommits(
     ],
     { maxStdoutBytes: options.maxBytes ?? DIFF_READ_BYTES, truncateStdout: true },
   );
-  return { fromSha, toSha: to.sha, ...parseDiff(stdout, limits, truncated) };
+  return { fromSha, toSha: to.sha, ...parsedOnce(stdout, limits, truncated) };
+}
+
+/**
+ * Parses of git's answers, by the answer: `runGitOnObjects` hands back the very buffer it keeps
+ * for a repeated diff of the same objects, so its parse (a few milliseconds of the request
+ * thread for a large diff) is made once and lives as long as the answer is kept.
+ */
+const parses = new WeakMap<Buffer, Map<string, ReturnType<typeof parseDiff>>>();
+
+function parsedOnce(stdout: Buffer, limits: DiffLimits, truncated: boolean) {
+  const key = `${limits.maxFiles} ${limits.maxLines} ${truncated}`;
+  const known = parses.get(stdout)?.get(key);
+  if (known) return known;
+  const parsed = parseDiff(stdout, limits, truncated);
+  const kept = parses.get(stdout) ?? new Map<string, ReturnType<typeof parseDiff>>();
+  kept.set(key, parsed);
+  parses.set(stdout, kept);
+  return parsed;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Diff, DiffFile } from '../../../git/diff.ts';
+import { SizedLru } from '../../../lib/sized-lru.ts';
 import { fieldValues } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
@@ -182,6 +183,15 @@ async function buildFile(
 }
 
 /**
+ * Rows built for a parse's files (the git layer hands back the same parse for the same objects
+ * while it keeps git's answer), 16 MiB of them at most, the least recently shown forgotten first.
+ */
+const builtRows = new SizedLru<
+  readonly DiffFile[],
+  { readonly limits: DiffRenderLimits; readonly files: BuiltFile[] }
+>(16 * 1024 * 1024);
+
+/**
  * Builds the rows of every file of a diff within `limits`: the one way a page's diff is made
  * (the commit page, a pull's files, a comparison), so every one of them is bounded alike.
  * Invariant: the rows of all files together take at most `limits.totalBytes` of HTML, whatever
@@ -193,6 +203,11 @@ export async function prepareDiff(
   limits: DiffRenderLimits = DIFF_RENDER_LIMITS,
   hooks?: Pick<DiffLineHooks, 'link'>,
 ): Promise<PreparedDiff> {
+  // Rows without per-viewer links are the same for every view of the same parse (the git layer
+  // keeps one per answer it keeps): built once, they are laid out again for free.
+  const shared = hooks?.link === undefined;
+  const known = shared ? builtRows.get(diff.files) : undefined;
+  if (known?.limits === limits) return { diff, files: known.files };
   const page = new RenderBudget(limits.totalBytes);
   const pause = pacer();
   const files: BuiltFile[] = [];
@@ -202,6 +217,7 @@ export async function prepareDiff(
       binary ? { file, rows: [], cut: false } : await buildFile(file, limits, page, pause, hooks),
     );
   }
+  if (shared) builtRows.set(diff.files, { limits, files }, page.used + 1024);
   return { diff, files };
 }
 
