@@ -146,28 +146,72 @@ function readNumstat(tokens: Tokens, entries: RawEntry[]): boolean {
   return true;
 }
 
-/** Splits the patch text into one block of lines per `diff --git` header. */
-function patchBlocks(patch: string): string[][] {
-  const blocks: string[][] = [];
-  for (const line of patch.split('\n')) {
-    if (line.startsWith('diff --git ')) blocks.push([]);
-    else blocks[blocks.length - 1]?.push(line);
+/** Where one `diff --git` block's lines start and end in git's output (byte offsets). */
+type Block = { readonly start: number; readonly end: number };
+
+const HEADER = Buffer.from('\ndiff --git ');
+const NEWLINE = 0x0a;
+
+/**
+ * Most bytes of one diff line decoded. No page shows more of a line than a few thousand
+ * characters, and decoding a line of megabytes to show its start was most of what parsing a
+ * large diff cost.
+ */
+export const MAX_LINE_BYTES = 64 * 1024;
+
+/**
+ * Finds the blocks of the patch, one per `diff --git` header, as byte positions in git's output:
+ * the bytes are only searched here, and lines are decoded one at a time and only while the line
+ * budget lasts, so the work a diff costs grows with what is shown, not with what git wrote.
+ */
+function patchBlocks(output: Buffer, from: number): Block[] {
+  const heads: number[] = [];
+  const first = output.indexOf(HEADER.subarray(1), from);
+  let at = first === from ? from : output.indexOf(HEADER, from);
+  while (at !== -1) {
+    const head = output[at] === NEWLINE ? at + 1 : at;
+    heads.push(head);
+    at = output.indexOf(HEADER, head);
   }
-  return blocks;
+  return heads.map((head, index) => {
+    const lineEnd = output.indexOf(NEWLINE, head);
+    const next = heads[index + 1];
+    return {
+      start: lineEnd === -1 ? output.length : lineEnd + 1,
+      end: next === undefined ? output.length : next - 1,
+    };
+  });
+}
+
+/** The line from `start` to `end` decoded, at most MAX_LINE_BYTES of it, never mid-character. */
+function decodeLine(output: Buffer, start: number, end: number): string {
+  let stop = Math.min(end, start + MAX_LINE_BYTES);
+  while (stop < end && stop > start && ((output[stop] ?? 0) & 0xc0) === 0x80) stop--;
+  return output.toString('utf8', start, stop);
 }
 
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$/;
+const AT = 0x40;
+/** ` `, `+`, `-` and `\`: the marks of a hunk's lines. */
+const LINE_MARKS = new Set([0x20, 0x2b, 0x2d, 0x5c]);
 
 /** The hunks of one block, within a line budget; reports lines used and whether any were cut. */
 function readHunks(
-  block: readonly string[],
+  output: Buffer,
+  block: Block,
   budget: number,
 ): { hunks: DiffHunk[]; used: number; cut: boolean } {
   const hunks: Array<DiffHunk & { lines: string[] }> = [];
   let used = 0;
   let cut = false;
-  for (const line of block) {
-    const header = HUNK_HEADER.exec(line);
+  let at = block.start;
+  while (at < block.end) {
+    const newline = output.indexOf(NEWLINE, at);
+    const end = newline === -1 || newline > block.end ? block.end : newline;
+    const first = output[at] ?? 0;
+    const start = at;
+    at = end + 1;
+    const header = first === AT ? HUNK_HEADER.exec(decodeLine(output, start, end)) : null;
     if (header) {
       if (used >= budget) {
         cut = true;
@@ -184,12 +228,12 @@ function readHunks(
       continue;
     }
     const hunk = hunks[hunks.length - 1];
-    if (!hunk || !/^[ +\-\\]/.test(line)) continue;
+    if (!hunk || !LINE_MARKS.has(first) || end === start) continue;
     if (used >= budget) {
       cut = true;
       break;
     }
-    hunk.lines.push(line);
+    hunk.lines.push(decodeLine(output, start, end));
     used++;
   }
   return { hunks, used, cut };
@@ -204,7 +248,7 @@ export function parseDiff(output: Buffer, limits: DiffLimits, outputCut = false)
   const entries = readRaw(tokens) ?? [];
   const countsComplete = readNumstat(tokens, entries);
   if (tokens.peekByte() === NUL) tokens.position++;
-  const blocks = patchBlocks(output.toString('utf8', tokens.position));
+  const blocks = patchBlocks(output, tokens.position);
 
   const files: DiffFile[] = [];
   let budget = limits.maxLines;
@@ -220,7 +264,7 @@ export function parseDiff(output: Buffer, limits: DiffLimits, outputCut = false)
     const hunks: DiffHunk[] = [];
     let cut = false;
     for (const block of ownBlocks) {
-      const read = readHunks(block, budget);
+      const read = readHunks(output, block, budget);
       hunks.push(...read.hunks);
       budget -= read.used;
       cut ||= read.cut;

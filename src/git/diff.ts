@@ -1,5 +1,5 @@
 import type { CatFilePool } from './cat-file-pool.ts';
-import { afterEndOfOptions } from './command.ts';
+import { afterDoubleDash, afterEndOfOptions } from './command.ts';
 import { type DiffLimits, type ParsedDiff, parseDiff } from './diff-parse.ts';
 import { runGitOnObjects } from './object-answers.ts';
 import { readCommit } from './read-objects.ts';
@@ -17,8 +17,10 @@ export interface DiffOptions extends Partial<DiffLimits> {
   to: string;
   /** Context lines around each change. Default 3. */
   contextLines?: number;
-  /** Cap on git's output; beyond it the diff is cut and marked truncated. Default 16 MiB. */
+  /** Cap on git's output; beyond it git is stopped, the diff cut and marked truncated. */
   maxBytes?: number;
+  /** Only these paths (both sides of a rename, to keep it one). */
+  paths?: readonly string[];
 }
 
 export interface Diff extends ParsedDiff {
@@ -29,8 +31,16 @@ export interface Diff extends ParsedDiff {
 
 export const DEFAULT_DIFF_LIMITS: DiffLimits = { maxFiles: 300, maxLines: 5000 };
 
+/**
+ * Most bytes of `git diff` output read for one diff. Pages show at most a megabyte of it
+ * (src/http/web/views/diff.ts), so reading more only costs: git is stopped here and the rest of
+ * a larger diff is what the per-file pages and the raw `.diff` are for. A 16 MiB diff read whole
+ * and decoded held the request thread for seconds.
+ */
+export const DIFF_READ_BYTES = 2 * 1024 * 1024;
+
 /** The empty tree's id, which git knows without storing it, per hash length. */
-const EMPTY_TREE: Record<number, string> = {
+export const EMPTY_TREE: Readonly<Record<number, string>> = {
   40: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
   64: '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321',
 };
@@ -76,10 +86,30 @@ export async function diffCommits(
       '--no-abbrev',
       `--unified=${context}`,
       ...afterEndOfOptions(oldSide, to.sha),
+      // Pathspecs are literal for every git Kiln runs (GIT_LITERAL_PATHSPECS).
+      ...(options.paths === undefined ? [] : afterDoubleDash(...options.paths)),
     ],
-    { maxStdoutBytes: options.maxBytes ?? 16 * 1024 * 1024, truncateStdout: true },
+    { maxStdoutBytes: options.maxBytes ?? DIFF_READ_BYTES, truncateStdout: true },
   );
-  return { fromSha, toSha: to.sha, ...parseDiff(stdout, limits, truncated) };
+  return { fromSha, toSha: to.sha, ...parsedOnce(stdout, limits, truncated) };
+}
+
+/**
+ * Parses of git's answers, by the answer: `runGitOnObjects` hands back the very buffer it keeps
+ * for a repeated diff of the same objects, so its parse (a few milliseconds of the request
+ * thread for a large diff) is made once and lives as long as the answer is kept.
+ */
+const parses = new WeakMap<Buffer, Map<string, ReturnType<typeof parseDiff>>>();
+
+function parsedOnce(stdout: Buffer, limits: DiffLimits, truncated: boolean) {
+  const key = `${limits.maxFiles} ${limits.maxLines} ${truncated}`;
+  const known = parses.get(stdout)?.get(key);
+  if (known) return known;
+  const parsed = parseDiff(stdout, limits, truncated);
+  const kept = parses.get(stdout) ?? new Map<string, ReturnType<typeof parseDiff>>();
+  kept.set(key, parsed);
+  parses.set(stdout, kept);
+  return parsed;
 }
 
 /**

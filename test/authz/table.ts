@@ -974,6 +974,12 @@ function webEntries(): Record<string, Entry> {
     'GET /repos/:owner/:name/commit/:sha': {
       probes: [page((c) => w(`/commit/${c.subject.sha}`)(c), 'read')],
     },
+    'GET /repos/:owner/:name/commit/:sha.diff': {
+      probes: [page((c) => w(`/commit/${c.subject.sha}.diff`)(c), 'read')],
+    },
+    'GET /repos/:owner/:name/commit/:sha.patch': {
+      probes: [page((c) => w(`/commit/${c.subject.sha}.patch`)(c), 'read')],
+    },
     'GET /repos/:owner/:name/branches': { probes: [page(w('/branches'), 'read')] },
     'GET /repos/:owner/:name/tags': { probes: [page(w('/tags'), 'read')] },
     'GET /repos/:owner/:name/pulls/:number.diff': {

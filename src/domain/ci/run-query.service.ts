@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
@@ -10,11 +11,8 @@ import type { RunFilter, WorkflowRunStore } from './workflow-run.store.ts';
 
 export type { CommitCheck, JobStep, JobView, RunFilter };
 
-/** The last rows of a job's log: rows `from` … `from + rows.length - 1` of `total`. */
+/** Rows of a job's log: rows `from` … `from + rows.length - 1` of `total`. */
 export type LogTail = { readonly from: number; readonly total: number; readonly rows: string[] };
-
-/** Most log rows one request returns as text. */
-const MAX_LOG_ROWS = 200_000;
 
 /**
  * Reading runs, jobs and logs of a repository the viewer may see (private ones are 404 to
@@ -103,36 +101,32 @@ export class RunQueryService {
     return { repo, run, job };
   }
 
-  /** A job's log rows `from` … `from + limit - 1`, as stored lines (time, space, content). */
-  async jobLog(
-    viewer: User | undefined,
-    owner: string,
-    name: string,
-    jobId: number,
-    window: { from?: number; limit?: number } = {},
-  ): Promise<string[]> {
-    await this.getJob(viewer, owner, name, jobId);
-    return this.#logs.readRows(
-      jobId,
-      window.from ?? 0,
-      Math.min(window.limit ?? MAX_LOG_ROWS, MAX_LOG_ROWS),
-    );
-  }
-
   /**
-   * The last `maxRows` rows of a job's log (all of it when shorter), so a page never holds more
-   * than a bounded number of lines however long the job ran.
+   * A window of a job's log for a page (`TaskLogStore.readWindow`): from row `from` forwards, or
+   * the rows before row `before`, the newest when neither is given; bounded in rows and bytes.
    */
-  async jobLogTail(
+  async jobLogWindow(
     viewer: User | undefined,
     owner: string,
     name: string,
     jobId: number,
-    maxRows: number,
+    at: { readonly from?: number; readonly before?: number },
+    bounds: { readonly maxRows: number; readonly maxBytes: number },
   ): Promise<LogTail> {
     await this.getJob(viewer, owner, name, jobId);
-    const total = await this.#logs.rowCount(jobId);
-    const from = Math.max(0, total - Math.min(maxRows, MAX_LOG_ROWS));
-    return { from, total, rows: await this.#logs.readRows(jobId, from, total - from) };
+    const where =
+      at.from !== undefined ? { from: at.from } : { before: at.before ?? Number.MAX_SAFE_INTEGER };
+    return this.#logs.readWindow(jobId, where, bounds.maxRows, bounds.maxBytes);
+  }
+
+  /** A job's whole log as stored lines (time, space, content), streamed from storage. */
+  async jobLogStream(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    jobId: number,
+  ): Promise<Readable> {
+    await this.getJob(viewer, owner, name, jobId);
+    return this.#logs.rawLog(jobId);
   }
 }

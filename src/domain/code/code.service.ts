@@ -1,4 +1,5 @@
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import { streamCommitChanges } from '../../git/commit-download.ts';
 import { diffCommits } from '../../git/diff.ts';
 import { log } from '../../git/log.ts';
 import { checkTreePath, readBlob, readCommit, readTree } from '../../git/read-objects.ts';
@@ -235,15 +236,32 @@ export class CodeService {
   /**
    * A commit with its diff against its first parent (all of it, for a root commit), within
    * COMMIT_DIFF_LIMITS: the commit is read through cat-file and the diff is one `git diff`.
+   * `paths` narrows the diff to those files (a page showing one file that the whole was too
+   * large to show).
    */
-  async commit(visible: VisibleRepo, id: string): Promise<CommitDetails> {
+  async commit(
+    visible: VisibleRepo,
+    id: string,
+    paths?: readonly string[],
+  ): Promise<CommitDetails> {
     if (!looksLikeSha(id)) throw missing('commit');
     const handle = this.#handle(visible);
     return this.#browse(async () => {
       const commit = await readCommit(this.#pool, handle, id);
-      const diff = await diffCommits(this.#pool, handle, { to: commit.sha, ...COMMIT_DIFF_LIMITS });
+      const diff = await diffCommits(this.#pool, handle, {
+        to: commit.sha,
+        ...COMMIT_DIFF_LIMITS,
+        ...(paths === undefined ? {} : { paths }),
+      });
       return { commit, diff };
     });
+  }
+
+  /** A commit's changes as git's plain diff or as a mailbox patch, streamed from git. */
+  async commitDownload(visible: VisibleRepo, id: string, kind: 'diff' | 'patch') {
+    if (!looksLikeSha(id)) throw missing('commit');
+    const handle = this.#handle(visible);
+    return this.#browse(() => streamCommitChanges(this.#pool, handle, id, kind));
   }
 
   /** Tip commits of some branches or tags (one cat-file round per ref, pipelined). */

@@ -70,7 +70,8 @@ export class CompareService {
 
   /**
    * Compares as `spec` says (`base...head`, `head`, heads as `owner:branch` or
-   * `owner/repo:branch`) in the repository `owner/name`.
+   * `owner/repo:branch`) in the repository `owner/name`; `paths` narrows the diff to those
+   * files.
    *
    * @throws NotFound when the repository or the head repository is missing or hidden.
    */
@@ -79,6 +80,7 @@ export class CompareService {
     owner: string,
     name: string,
     spec: string,
+    paths?: readonly string[],
   ): Promise<Comparison> {
     const { repos, pulls } = this.#deps;
     const base = await repos.get(viewer, owner, name);
@@ -107,7 +109,7 @@ export class CompareService {
         { ownerHandle: base.repo.owner.handle, name: base.repo.name },
         { ownerHandle: head.owner.handle, name: head.name, branch: headBranch },
       ),
-      outcome: await this.#outcome(base.repo, baseBranch, head, headBranch),
+      outcome: await this.#outcome(base.repo, baseBranch, head, headBranch, paths),
     };
   }
 
@@ -116,6 +118,7 @@ export class CompareService {
     baseBranch: string,
     head: Repository,
     headBranch: string,
+    paths: readonly string[] | undefined,
   ): Promise<CompareOutcome> {
     const { pulls, catFiles } = this.#deps;
     const [baseTip, headTip] = await Promise.all([
@@ -130,7 +133,11 @@ export class CompareService {
     const from = (await mergeBase(work, baseTip, headTip)) ?? baseTip;
     const [commits, diff, open] = await Promise.all([
       commitsBetween(catFiles, work, baseTip, headTip, MAX_COMMITS),
-      diffCommits(catFiles, work, { from, to: headTip }),
+      diffCommits(catFiles, work, {
+        from,
+        to: headTip,
+        ...(paths === undefined ? {} : { paths }),
+      }),
       this.#openPull(base, head, baseBranch, headBranch),
     ]);
     return { kind: 'compared', commits, diff, open };

@@ -385,12 +385,16 @@ export class PullService {
     );
   }
 
-  /** What the pull changes: its head against where it left the base. */
-  async diff(context: PullInContext): Promise<Diff> {
+  /** What the pull changes: its head against where it left the base (only `paths`, if given). */
+  async diff(context: PullInContext, paths?: readonly string[]): Promise<Diff> {
     const handle = this.#deps.repos.handle(context.base.repo);
     const { base, head } = await this.range(context);
     const from = (await mergeBase(handle, base, head)) ?? base;
-    return diffCommits(this.#deps.catFiles, handle, { from, to: head });
+    return diffCommits(this.#deps.catFiles, handle, {
+      from,
+      to: head,
+      ...(paths === undefined ? {} : { paths }),
+    });
   }
 
   /** The pull's changes as git's plain diff (`.diff`) or as mailbox patches (`.patch`). */

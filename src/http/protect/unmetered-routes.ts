@@ -84,10 +84,8 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/repos/:owner/:name/actions': 'the workflow runs list: database only, never git',
   '/repos/:owner/:name/actions/runs/:run':
     'one run and its jobs: database only; reloads itself every few seconds while running',
-  '/repos/:owner/:name/actions/runs/:run/jobs/:job':
-    "one job's log: two positioned reads of at most 10,000 lines, never git; reloads itself while running",
   '/repos/:owner/:name/actions/runs/:run/jobs/:job/logs':
-    "a job's raw log, like the REST API's twin which is never metered",
+    "a job's raw log, streamed from its file, never built in memory; like the REST API's twin",
   '/repos/:owner/:name/pulls/new': 'the pull request form: signed-in users only',
   '/repos/:owner/:name/settings': 'repository settings: owners only',
   '/repos/:owner/:name/settings/ci': 'repository CI settings: owners only',

@@ -1,6 +1,7 @@
 import { fstatSync, readSync, writeSync } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 
 /** A log line as the runner sends it. */
 export type LogRow = { readonly time: Date; readonly content: string };
@@ -277,6 +278,81 @@ export class TaskLogStore {
     }
   }
 
+  /**
+   * A window of rows for a page: from row `from` forwards, or ending just before row `before`
+   * (the newest rows when `before` is the row count), at most `maxRows` rows and `maxBytes` of
+   * stored text, and always at least one row when the log has any there. Only the window's
+   * offsets and bytes are read, so a page of a log of any size costs what its window holds.
+   */
+  async readWindow(
+    taskId: number,
+    at: { readonly from: number } | { readonly before: number },
+    maxRows: number,
+    maxBytes: number,
+  ): Promise<{ from: number; total: number; rows: string[] }> {
+    const total = await this.rowCount(taskId);
+    const clamp = (row: number) => Math.min(Math.max(0, Math.floor(row)), total);
+    const forward = 'from' in at;
+    const first = forward ? clamp(at.from) : Math.max(0, clamp(at.before) - maxRows);
+    const last = forward ? Math.min(total, first + maxRows) : clamp(at.before);
+    if (first >= last) return { from: first, total, rows: [] };
+    const paths = this.#paths(taskId);
+    const index = await open(paths.index, 'r');
+    let starts: number[];
+    let ends: number[];
+    try {
+      ({ starts, ends } = await readSpans(index, first, last));
+    } finally {
+      await index.close();
+    }
+    // Keep rows from the window's near end while they fit; the first one always does.
+    let keepFirst = 0;
+    let keepLast = ends.length;
+    if (forward) {
+      keepLast = 1;
+      while (keepLast < ends.length && (ends[keepLast] ?? 0) - (starts[0] ?? 0) <= maxBytes) {
+        keepLast++;
+      }
+    } else {
+      keepFirst = ends.length - 1;
+      const end = ends[ends.length - 1] ?? 0;
+      while (keepFirst > 0 && end - (starts[keepFirst - 1] ?? 0) <= maxBytes) keepFirst--;
+    }
+    const begin = starts[keepFirst] ?? 0;
+    const bytes = Buffer.alloc((ends[keepLast - 1] ?? 0) - begin);
+    const log = await open(paths.log, 'r');
+    try {
+      await log.read(bytes, 0, bytes.length, begin);
+    } finally {
+      await log.close();
+    }
+    const rows: string[] = [];
+    for (let row = keepFirst; row < keepLast; row++) {
+      rows.push(bytes.toString('utf8', (starts[row] ?? 0) - begin, (ends[row] ?? 0) - begin - 1));
+    }
+    return { from: first + keepFirst, total, rows };
+  }
+
+  /**
+   * The whole log as stored (`<time> <content>\n` per row), streamed from its file up to the
+   * last recorded row: never read into memory, whatever its size.
+   */
+  async rawLog(taskId: number): Promise<Readable> {
+    const total = await this.rowCount(taskId);
+    if (total === 0) return Readable.from([]);
+    const paths = this.#paths(taskId);
+    const index = await open(paths.index, 'r');
+    let end: number;
+    try {
+      end = await readEnd(index, total - 1);
+    } finally {
+      await index.close();
+    }
+    // Opened before it is streamed: a log removed meanwhile is an error here, not mid-answer.
+    const log = await open(paths.log, 'r');
+    return log.createReadStream({ start: 0, end: end - 1, autoClose: true });
+  }
+
   /** Deletes a task's log (retention). */
   async remove(taskId: number): Promise<void> {
     await this.close(taskId);
@@ -289,6 +365,23 @@ async function readEnd(index: FileHandle, row: number): Promise<number> {
   const entry = Buffer.alloc(ENTRY_BYTES);
   await index.read(entry, 0, ENTRY_BYTES, row * ENTRY_BYTES);
   return Number(entry.readBigUInt64BE(0));
+}
+
+/** The start and end offsets of rows `first` … `last - 1`, from one read of the offsets file. */
+async function readSpans(
+  index: FileHandle,
+  first: number,
+  last: number,
+): Promise<{ starts: number[]; ends: number[] }> {
+  const from = first === 0 ? 0 : first - 1;
+  const entries = Buffer.alloc((last - from) * ENTRY_BYTES);
+  await index.read(entries, 0, entries.length, from * ENTRY_BYTES);
+  const offsets = Array.from({ length: last - from }, (_, at) =>
+    Number(entries.readBigUInt64BE(at * ENTRY_BYTES)),
+  );
+  const ends = first === 0 ? offsets : offsets.slice(1);
+  const starts = first === 0 ? [0, ...offsets.slice(0, -1)] : offsets.slice(0, -1);
+  return { starts, ends };
 }
 
 function readEndSync(fd: number, row: number): number {

@@ -4,11 +4,13 @@ import { NotFound } from '../../../domain/errors.ts';
 import { mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
+import { field } from '../forms.ts';
 import { html } from '../html.ts';
 import { icon } from '../icons.ts';
+import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
 import { JobParams } from '../page-params.ts';
-import { jobLog } from '../views/job-log.ts';
+import { jobLog, LOG_PAGE_LIMITS } from '../views/job-log.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { jobUrl, refreshWhile, runHeader } from '../views/run-page.ts';
 import { duration, isUnfinished, statusIcon, statusLabel } from '../views/run-status.ts';
@@ -20,8 +22,11 @@ export type ActionsJobRouteDeps = RepoPageDeps & {
   readonly services: Pick<DomainServices, 'ciRunQueries'>;
 };
 
-/** Most log lines one job page renders; longer logs show their end and link the raw log. */
-export const MAX_PAGE_LOG_LINES = 10_000;
+/** A row number from the query (`?from=`, `?before=`), or undefined when absent or not one. */
+function rowOf(query: unknown, name: string): number | undefined {
+  const value = field(query, name, 20);
+  return /^\d{1,15}$/.test(value) ? Number(value) : undefined;
+}
 
 /** The job a page is about: it must belong to the run of the URL, else there is no such page. */
 async function jobOf(
@@ -56,17 +61,32 @@ export function registerActionsJobRoutes(
 
   const params = { schema: { params: JobParams } };
 
-  server.get(base, params, async (request, reply) => {
+  // A page of a log reads and builds up to a megabyte and reloads itself while the job runs:
+  // metered like the other pages whose cost grows with what users store.
+  server.get(base, { ...METERED, ...params }, async (request, reply) => {
     const { owner, name } = request.params;
     const viewer = viewerUser(request.viewer);
     const { run, job } = await jobOf(deps, request);
     const visible = await repos.get(viewer, owner, name);
-    const [tail, frame] = await Promise.all([
-      runs.jobLogTail(viewer, owner, name, job.id, MAX_PAGE_LOG_LINES),
+    const from = rowOf(request.query, 'from');
+    const before = from === undefined ? rowOf(request.query, 'before') : undefined;
+    const at = from !== undefined ? { from } : before !== undefined ? { before } : {};
+    const [window, frame] = await Promise.all([
+      runs.jobLogWindow(viewer, owner, name, job.id, at, {
+        maxRows: LOG_PAGE_LIMITS.rows,
+        maxBytes: LOG_PAGE_LIMITS.readBytes,
+      }),
       frameOf(deps, request, visible, 'actions'),
     ]);
     const { repo } = visible;
-    const rawUrl = `${jobUrl(repo, run, job.id)}/logs`;
+    const page = jobUrl(repo, run, job.id);
+    const rawUrl = `${page}/logs`;
+    const log = await jobLog(
+      job,
+      window,
+      { page, raw: rawUrl },
+      { newestFirst: from === undefined },
+    );
     const canCancel = mayWrite(visible.access);
     const content = (
       context: Parameters<typeof runHeader>[0],
@@ -77,20 +97,23 @@ export function registerActionsJobRoutes(
           <span class="f6 color-fg-muted text-normal">${statusLabel(job.status)} · ${icon('clock')} ${duration(job.startedAt, job.stoppedAt)}</span></h3>
         <a class="btn btn-sm" href="${rawUrl}">${icon('file')} Raw log</a>
       </div>
-      ${jobLog(job, tail, rawUrl)}`;
+      ${log}`;
     return pages.send(request, reply, {
       title: `${job.name} · ${run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
       body: (context) => repoFrame(context, frame, content(context)),
     });
   });
 
+  // The whole log, streamed from storage as it is stored: never held in memory, so its size
+  // costs the socket's time, not the request thread's.
   server.get(`${base}/logs`, params, async (request, reply) => {
     const { owner, name } = request.params;
     const { job } = await jobOf(deps, request);
-    const lines = await runs.jobLog(viewerUser(request.viewer), owner, name, job.id);
-    reply.header('Content-Disposition', `inline; filename="job-${job.id}.log"`);
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.type('text/plain; charset=utf-8');
-    return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+    const log = await runs.jobLogStream(viewerUser(request.viewer), owner, name, job.id);
+    return reply
+      .header('Content-Disposition', `inline; filename="job-${job.id}.log"`)
+      .header('X-Content-Type-Options', 'nosniff')
+      .type('text/plain; charset=utf-8')
+      .send(log);
   });
 }

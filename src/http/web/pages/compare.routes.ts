@@ -16,6 +16,12 @@ import {
   postedPullText,
   suggestedTitle,
 } from '../views/compare.ts';
+import {
+  DIFF_RENDER_LIMITS,
+  loadedFiles,
+  ONE_FILE_DIFF_LIMITS,
+  prepareDiff,
+} from '../views/diff.ts';
 import { pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { frameOf, type RepoPageDeps } from './repo-context.ts';
@@ -52,7 +58,13 @@ export function registerCompareRoutes(
   ) => {
     const { owner, name } = request.params;
     const viewer = viewerUser(request.viewer);
-    const comparison = await compares.compare(viewer, owner, name, spec);
+    const only = loadedFiles(request.query);
+    const comparison = await compares.compare(viewer, owner, name, spec, only);
+    const { outcome } = comparison;
+    const prepared =
+      outcome.kind === 'compared'
+        ? await prepareDiff(outcome.diff, only ? ONE_FILE_DIFF_LIMITS : DIFF_RENDER_LIMITS)
+        : undefined;
     const frame = await frameOf(deps, request, comparison.base, 'pulls');
     const values = form.values ?? { title: suggestedTitle(comparison), body: '' };
     const { base } = comparison;
@@ -66,6 +78,8 @@ export function registerCompareRoutes(
           comparePage(context, comparison, {
             signedIn: viewer !== undefined,
             values,
+            ...(only ? { onlyFiles: true } : {}),
+            ...(prepared ? { prepared } : {}),
             ...(form.error ? { error: form.error } : {}),
           }),
         ),

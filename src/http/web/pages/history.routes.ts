@@ -9,7 +9,15 @@ import type { Pages } from '../page.ts';
 import { CommitParams, type PageRequest, RepoRestParams } from '../page-params.ts';
 import { commitsUrl, commitUrl, srcUrl } from '../paths.ts';
 import { commitCheck, commitList } from '../views/commit-list.ts';
-import { diffFileList, diffFiles } from '../views/diff.ts';
+import {
+  DIFF_RENDER_LIMITS,
+  diffFileList,
+  diffFiles,
+  loadDiffHref,
+  loadedFiles,
+  ONE_FILE_DIFF_LIMITS,
+  prepareDiff,
+} from '../views/diff.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { fromEpochSeconds, relativeTime } from '../views/time.ts';
@@ -81,8 +89,9 @@ export function registerHistoryRoutes(
       const visible = await openRepo(deps, request);
       const { repo } = visible;
       const { sha } = request.params;
+      const only = loadedFiles(request.query);
       const [{ commit, diff }, frame] = await Promise.all([
-        code.commit(visible, sha),
+        code.commit(visible, sha, only),
         frameOf(deps, request, visible, 'code'),
       ]);
       const checks = await ciRunQueries.commitChecks(repo, [commit.sha]);
@@ -101,6 +110,13 @@ export function registerHistoryRoutes(
         file.newPath && file.status !== 'deleted'
           ? srcUrl(repo, commit.sha, file.newPath)
           : undefined;
+      const here = commitUrl(repo, commit.sha);
+      const prepared = await prepareDiff(diff, only ? ONE_FILE_DIFF_LIMITS : DIFF_RENDER_LIMITS);
+      const links = {
+        view,
+        raw: `${here}.diff`,
+        ...(only ? {} : { load: (file: DiffFile) => loadDiffHref(here, file) }),
+      };
       const body = html`<section class="Box mb-3" aria-labelledby="commit-title">
         <div class="Box-header d-flex flex-items-start flex-wrap kiln-gap">
           <h2 class="h4 flex-auto kiln-break" id="commit-title">${title} ${commitCheck(repo, checks.get(commit.sha))}</h2>
@@ -113,12 +129,36 @@ export function registerHistoryRoutes(
           <span>commit <code class="text-mono">${commit.sha}</code></span>
         </div>
       </section>
+      ${only ? html`<p class="mb-3"><a href="${here}">${icon('arrow-left')} All files of this commit</a></p>` : null}
       ${diffFileList(diff)}
-      ${diffFiles(diff, view)}`;
+      ${diffFiles(prepared, links)}`;
       return pages.send(request, reply, {
         title: `${title} · ${repo.owner.handle}/${repo.name}@${commit.sha.slice(0, 7)}`,
         body: (context) => repoFrame(context, frame, body),
       });
     },
   );
+
+  // The whole of a commit's changes, which its page shows only up to a bound: plain text streamed
+  // from git as it writes it, never rendered (so it cannot run in the page's origin) and never
+  // held whole. Metered like the commit page: each runs git over the whole commit.
+  for (const kind of ['diff', 'patch'] as const) {
+    server.get(
+      `/repos/:owner/:name/commit/:sha.${kind}`,
+      { ...METERED, schema: { params: CommitParams } },
+      async (request, reply) => {
+        const visible = await openRepo(deps, request);
+        const { sha } = request.params;
+        const stream = await code.commitDownload(visible, sha, kind);
+        return reply
+          .type('text/plain; charset=utf-8')
+          .header('X-Content-Type-Options', 'nosniff')
+          .header(
+            'Content-Disposition',
+            `inline; filename="${sha.replace(/[^0-9a-f]/gi, '')}.${kind}"`,
+          )
+          .send(stream);
+      },
+    );
+  }
 }

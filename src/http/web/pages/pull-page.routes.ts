@@ -25,7 +25,15 @@ import { srcUrl } from '../paths.ts';
 import { signedInPoster } from '../require-user.ts';
 import { approvalNotice } from '../views/approval-notice.ts';
 import { commitList } from '../views/commit-list.ts';
-import { diffFileList, diffFiles } from '../views/diff.ts';
+import {
+  DIFF_RENDER_LIMITS,
+  diffFileList,
+  diffFiles,
+  loadDiffHref,
+  loadedFiles,
+  ONE_FILE_DIFF_LIMITS,
+  prepareDiff,
+} from '../views/diff.ts';
 import { mergeabilityStatus } from '../views/mergeability.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
@@ -242,11 +250,21 @@ export function registerPullPageRoutes(
     '/repos/:owner/:name/pulls/:number/files',
     { ...METERED, schema: { params: PullParams } },
     async (request, reply) => {
-      const reviewed = await loadReviewed(request, (found) => pulls.diff(found));
+      const only = loadedFiles(request.query);
+      const reviewed = await loadReviewed(request, (found) => pulls.diff(found, only));
       const { found, viewer, threads, parts, url, loaded: diff, threadViewer } = reviewed;
       const { base, pull } = found;
       const form = openForm(request.query);
       const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
+      const link = viewer
+        ? (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) =>
+            `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
+        : undefined;
+      const prepared = await prepareDiff(
+        diff,
+        only ? ONE_FILE_DIFF_LIMITS : DIFF_RENDER_LIMITS,
+        link ? { link } : {},
+      );
       return render(
         request,
         reply,
@@ -254,10 +272,6 @@ export function registerPullPageRoutes(
         'files',
         (context) => {
           const hooks = {
-            link: viewer
-              ? (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) =>
-                  `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
-              : undefined,
             after: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => {
               const here = threads.filter(
                 ({ first }) =>
@@ -286,7 +300,15 @@ export function registerPullPageRoutes(
             file.newPath && file.status !== 'deleted'
               ? srcUrl(base.repo, pull.headSha, file.newPath)
               : undefined;
-          return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(diff, view, hooks)}`;
+          return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(
+            prepared,
+            {
+              view,
+              raw: `${url}.diff`,
+              ...(only ? {} : { load: (file: DiffFile) => loadDiffHref(`${url}/files`, file) }),
+            },
+            hooks.after,
+          )}`;
         },
         { diff },
       );

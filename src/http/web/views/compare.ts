@@ -1,13 +1,14 @@
 import type { Comparison } from '../../../domain/pulls/compare.service.ts';
 import type { RecentBranch } from '../../../domain/pulls/pull-suggestions.service.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
+import type { DiffFile } from '../../../git/diff.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { compareUrl, repoUrl, srcUrl } from '../paths.ts';
 import { commitList } from './commit-list.ts';
-import { diffFileList, diffFiles } from './diff.ts';
+import { diffFileList, diffFiles, loadDiffHref, type PreparedDiff } from './diff.ts';
 import { pullUrl } from './pull.ts';
 import { relativeTime } from './time.ts';
 import { commitTitle } from './tree.ts';
@@ -86,7 +87,15 @@ const notice = (text: Html | string) =>
 export function comparePage(
   context: PageContext,
   comparison: Comparison,
-  form: { readonly signedIn: boolean; readonly values: NewPullValues; readonly error?: string },
+  form: {
+    readonly signedIn: boolean;
+    readonly values: NewPullValues;
+    readonly error?: string;
+    /** The page shows one file's diff (its "load diff" link). */
+    readonly onlyFiles?: boolean;
+    /** The comparison's diff, built (`prepareDiff`) when there is one. */
+    readonly prepared?: PreparedDiff;
+  },
 ): Html {
   const { base, baseBranch, head, headBranch, headRef, outcome } = comparison;
   const here = compareUrl(base.repo, baseBranch, headRef);
@@ -110,13 +119,16 @@ export function comparePage(
     : form.signedIn
       ? newPullForm(context, here, form.values, form.error)
       : html`<p class="mb-3"><a href="/login?redirect=${encodeURIComponent(here)}">Sign in</a> to open a pull request.</p>`;
-  const view = (file: { newPath?: string | null; status: string }) =>
+  const view = (file: DiffFile) =>
     file.newPath && file.status !== 'deleted' ? srcUrl(head, headBranch, file.newPath) : undefined;
   return html`${top}${action}
     <h3 class="h4 mb-2">${commits.length} ${commits.length === 1 ? 'commit' : 'commits'}</h3>
     ${commitList(head, [...commits].reverse())}
     <h3 class="h4 my-2">Files changed</h3>
-    ${diffFileList(diff)}${diffFiles(diff, view)}`;
+    ${diffFileList(diff)}${diffFiles(form.prepared ?? { diff, files: [] }, {
+      view,
+      ...(form.onlyFiles ? {} : { load: (file: DiffFile) => loadDiffHref(here, file) }),
+    })}`;
 }
 
 /** Gitea's "You pushed to …" above a repository's code: each recent branch without a pull. */

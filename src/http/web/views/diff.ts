@@ -1,6 +1,17 @@
-import type { Diff, DiffFile, DiffHunk } from '../../../git/diff.ts';
+import type { Diff, DiffFile } from '../../../git/diff.ts';
+import { fieldValues } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
+import type { BuiltFile, BuiltRow, DiffLineHooks, PreparedDiff } from './diff-rows.ts';
+
+export {
+  DIFF_RENDER_LIMITS,
+  type DiffLineHooks,
+  type DiffRenderLimits,
+  ONE_FILE_DIFF_LIMITS,
+  type PreparedDiff,
+  prepareDiff,
+} from './diff-rows.ts';
 
 const STATUS_LABEL: Record<DiffFile['status'], { text: string; css: string }> = {
   added: { text: 'added', css: 'Label--success' },
@@ -22,85 +33,51 @@ function counts(file: { additions: number; deletions: number }): Html {
   return html`<span class="f6 text-mono"><span class="color-fg-success">+${file.additions}</span> <span class="color-fg-danger">−${file.deletions}</span></span>`;
 }
 
-/** A hunk range as git writes it: `12,3`, or just `12` for one line. */
-function range(start: number, lines: number): string {
-  return lines === 1 ? `${start}` : `${start},${lines}`;
-}
-
-/**
- * Hooks for pages that hang things off diff lines (a pull request's review comments): a link on
- * each line number, and rows to show after a line.
- */
-export type DiffLineHooks = {
-  readonly link?: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => string | undefined;
-  readonly after?: (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) => Html | null;
+/** Where a diff's readers go for what a page does not show. */
+export type DiffLinks = {
+  /** The file at the new side, when it has one. */
+  readonly view: (file: DiffFile) => string | undefined;
+  /** A page showing only this file; absent on that page itself. */
+  readonly load?: (file: DiffFile) => string;
+  /** The whole diff as plain text (`.diff`), when the page has one. */
+  readonly raw?: string;
 };
 
-function lineNumber(
-  file: DiffFile,
-  side: 'LEFT' | 'RIGHT',
-  line: number,
-  hooks: DiffLineHooks | undefined,
-): Html {
-  const href = hooks?.link?.(file, side, line);
-  return href
-    ? html`<td class="kiln-ln"><a href="${href}" aria-label="Comment on ${side === 'LEFT' ? 'old ' : ''}line ${line}">${line}</a></td>`
-    : html`<td class="kiln-ln">${line}</td>`;
+/** Review comments after a line: added or context lines on the new side, removed on the old. */
+function afterRows(row: BuiltRow, file: DiffFile, after: DiffLineHooks['after']): Html[] {
+  if (!after || row.mark === '@' || row.mark === '\\') return [];
+  if (row.mark === '+') return [after(file, 'RIGHT', row.newLine) ?? html``];
+  if (row.mark === '-') return [after(file, 'LEFT', row.oldLine) ?? html``];
+  return [after(file, 'RIGHT', row.newLine) ?? html``, after(file, 'LEFT', row.oldLine) ?? html``];
 }
 
-/** One hunk as table rows: the `@@` line, then each line with its old and new numbers. */
-function hunkRows(hunk: DiffHunk, file: DiffFile, hooks?: DiffLineHooks): Html[] {
-  const rows: Html[] = [
-    html`<tr class="kiln-hunk"><td class="kiln-ln" colspan="2"></td><td class="kiln-lc">@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@ ${hunk.section}</td></tr>`,
-  ];
-  let oldLine = hunk.oldStart;
-  let newLine = hunk.newStart;
-  for (const line of hunk.lines) {
-    const mark = line[0];
-    const text = line.slice(1);
-    if (mark === '+') {
-      rows.push(
-        html`<tr class="kiln-add"><td class="kiln-ln"></td>${lineNumber(file, 'RIGHT', newLine, hooks)}<td class="kiln-lc"><span class="kiln-mark" aria-label="added">+</span>${text}</td></tr>`,
-        hooks?.after?.(file, 'RIGHT', newLine) ?? html``,
-      );
-      newLine += 1;
-    } else if (mark === '-') {
-      rows.push(
-        html`<tr class="kiln-del">${lineNumber(file, 'LEFT', oldLine, hooks)}<td class="kiln-ln"></td><td class="kiln-lc"><span class="kiln-mark" aria-label="removed">−</span>${text}</td></tr>`,
-        hooks?.after?.(file, 'LEFT', oldLine) ?? html``,
-      );
-      oldLine += 1;
-    } else if (mark === '\\') {
-      rows.push(
-        html`<tr><td class="kiln-ln" colspan="2"></td><td class="kiln-lc color-fg-muted">${text.trim()}</td></tr>`,
-      );
-    } else {
-      rows.push(
-        html`<tr><td class="kiln-ln">${oldLine}</td>${lineNumber(file, 'RIGHT', newLine, hooks)}<td class="kiln-lc"><span class="kiln-mark"> </span>${text}</td></tr>`,
-        hooks?.after?.(file, 'RIGHT', newLine) ?? html``,
-        hooks?.after?.(file, 'LEFT', oldLine) ?? html``,
-      );
-      oldLine += 1;
-      newLine += 1;
-    }
-  }
-  return rows;
+/** The note under a file cut short: the page of that file alone, and the raw diff. */
+function cutNote(file: DiffFile, links: DiffLinks, shown: boolean): Html {
+  const load = links.load?.(file);
+  const what = shown
+    ? 'This diff is too large to show whole here.'
+    : 'This diff is not shown: the page already shows as much as it can.';
+  return html`<div class="Box-body color-fg-muted f6 border-top kiln-diff-cut">${what}
+    ${load ? html`<a href="${load}">Load diff</a>` : null}${load && links.raw ? ' · ' : null}${links.raw ? html`<a href="${links.raw}">Raw diff</a>` : null}</div>`;
 }
 
-function fileBody(file: DiffFile, hooks?: DiffLineHooks): Html {
+function fileBody(built: BuiltFile, links: DiffLinks, after: DiffLineHooks['after']): Html {
+  const { file, rows, cut } = built;
   if (file.binary) return html`<div class="Box-body color-fg-muted">Binary file not shown.</div>`;
   if (file.hunks.length === 0) {
-    const why = file.truncated
-      ? 'This change is not shown: the diff is too large.'
-      : file.status === 'renamed'
+    if (file.truncated) return cutNote(file, links, false);
+    const why =
+      file.status === 'renamed'
         ? 'File renamed without changes.'
         : file.oldMode !== file.newMode
           ? `File mode changed from ${file.oldMode} to ${file.newMode}.`
           : 'No changes to show.';
     return html`<div class="Box-body color-fg-muted">${why}</div>`;
   }
-  return html`<div class="kiln-code kiln-diff"><table><tbody>${file.hunks.map((hunk) => hunkRows(hunk, file, hooks))}</tbody></table></div>
-    ${file.truncated ? html`<div class="Box-body color-fg-muted f6 border-top">Some changes in this file are not shown.</div>` : null}`;
+  if (rows.length === 0) return cutNote(file, links, false);
+  const markup = rows.map((row) => [row.markup, ...afterRows(row, file, after)]);
+  return html`<div class="kiln-code kiln-diff"><table><tbody>${markup}</tbody></table></div>
+    ${cut || file.truncated ? cutNote(file, links, true) : null}`;
 }
 
 /** The file list of a diff: each file with its status and line counts, linking to its section. */
@@ -118,17 +95,24 @@ export function diffFileList(diff: Diff): Html {
   </details>`;
 }
 
-/** Every file of a diff with its hunks, and a notice when the diff was cut. */
+/**
+ * Every file of a prepared diff (`prepareDiff`) with its rows, the rows `after` hangs after
+ * lines (a pull's review comments), and a note on everything left out: each file cut short
+ * links to the page of that file alone and to the raw diff.
+ */
 export function diffFiles(
-  diff: Diff,
-  viewHref: (file: DiffFile) => string | undefined,
-  hooks?: DiffLineHooks,
+  prepared: PreparedDiff,
+  links: DiffLinks,
+  after?: DiffLineHooks['after'],
 ): Html {
+  const { diff } = prepared;
+  const hidden = diff.totalFiles - diff.files.length;
   const notice = diff.truncated
-    ? html`<div class="flash flash-warn mb-3" role="status">This diff is large: ${diff.totalFiles - diff.files.length > 0 ? `${diff.totalFiles - diff.files.length} files and ` : ''}some lines are not shown. Clone the repository to see all of it.</div>`
+    ? html`<div class="flash flash-warn mb-3" role="status">This diff is large: ${hidden > 0 ? `${hidden} ${hidden === 1 ? 'file is' : 'files are'} not listed and ` : ''}some changes are not shown.${links.raw ? html` <a href="${links.raw}">Raw diff</a>.` : ' Clone the repository to see all of it.'}</div>`
     : null;
-  const sections = diff.files.map((file, index) => {
-    const href = viewHref(file);
+  const sections = prepared.files.map((built, index) => {
+    const { file } = built;
+    const href = links.view(file);
     return html`<section class="Box mb-3" id="diff-${index}" aria-label="${fileName(file)}">
       <div class="Box-header d-flex flex-items-center flex-wrap kiln-gap py-2">
         <span class="Label ${STATUS_LABEL[file.status].css}">${STATUS_LABEL[file.status].text}</span>
@@ -136,8 +120,33 @@ export function diffFiles(
         ${file.binary ? null : counts(file)}
         ${href ? html`<a class="btn btn-sm" href="${href}">View file</a>` : null}
       </div>
-      ${fileBody(file, hooks)}
+      ${fileBody(built, links, after)}
     </section>`;
   });
   return html`${notice}${sections}`;
+}
+
+/**
+ * The `file` values of a "load diff" link: the file's new path, and its old one too when it was
+ * renamed or copied, so git still pairs the two sides.
+ */
+export function diffFilePaths(file: DiffFile): string[] {
+  return [...new Set([file.newPath, file.oldPath].filter((path): path is string => !!path))];
+}
+
+/** `base` with `file=` for each path of `file`: the address of its "load diff" page. */
+export function loadDiffHref(base: string, file: DiffFile): string {
+  const query = diffFilePaths(file)
+    .map((path) => `file=${encodeURIComponent(path)}`)
+    .join('&');
+  return `${base}${base.includes('?') ? '&' : '?'}${query}`;
+}
+
+/**
+ * The files a "load diff" link asks for (`?file=`, the new path and, for a rename, the old):
+ * the diff is then narrowed to them. Undefined when the page shows every file.
+ */
+export function loadedFiles(query: unknown): string[] | undefined {
+  const files = fieldValues(query, 'file', 4096).filter((path) => path !== '');
+  return files.length === 0 ? undefined : files.slice(0, 2);
 }

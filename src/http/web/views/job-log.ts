@@ -1,6 +1,7 @@
 import type { JobStep, JobView, LogTail } from '../../../domain/ci/run-query.service.ts';
 import { type Html, html } from '../html.ts';
 import { ansiToHtml } from './ansi.ts';
+import { cutMark, cutText, pacer, RenderBudget } from './render-budget.ts';
 import { duration, statusIcon } from './run-status.ts';
 
 /** One collapsible part of a job's log: a step, or the lines before or after the steps. */
@@ -67,46 +68,146 @@ function contentOf(row: string): string {
   return space === -1 ? row : row.slice(space + 1);
 }
 
-function sectionBox(section: LogSection, tail: LogTail): Html {
-  const from = Math.max(section.start, tail.from);
-  const to = Math.min(section.end, tail.from + tail.rows.length);
+/**
+ * Bounds of one page of a log: rows and stored bytes read, HTML bytes built, characters of one
+ * line shown. A runner may store rows of 64 KiB, and a row of `<` is four times that escaped:
+ * the page is bounded by what it builds, and what is not on it is one link away.
+ */
+export const LOG_PAGE_LIMITS = {
+  rows: 5000,
+  readBytes: 2 * 1024 * 1024,
+  htmlBytes: 1024 * 1024,
+  lineChars: 4096,
+} as const;
+
+/** The limits a log page renders within (tests pass smaller ones). */
+export type LogPageLimits = { readonly htmlBytes: number; readonly lineChars: number };
+
+/** Where the log's other pages are: `?from=ROW` forwards, `?before=ROW` backwards. */
+export type LogLinks = { readonly page: string; readonly raw: string };
+
+/** Which section each row belongs to, walking rows in order. */
+function sectionFinder(sections: readonly LogSection[]): (row: number) => LogSection | undefined {
+  const ordered = [...sections].sort((a, b) => a.start - b.start);
+  return (row) => {
+    let found: LogSection | undefined;
+    for (const section of ordered) {
+      if (section.start > row) break;
+      if (row < section.end) found = section;
+    }
+    return found;
+  };
+}
+
+/**
+ * The rows of `window` that fit in the budget as table rows, by row number: from its start
+ * when `newestFirst` is false, else from its end (the page of a log's last lines keeps them).
+ */
+async function renderRows(
+  window: LogTail,
+  sectionOf: (row: number) => LogSection | undefined,
+  limits: LogPageLimits,
+  newestFirst: boolean,
+): Promise<{ rows: Map<number, Html>; from: number; to: number }> {
+  const budget = new RenderBudget(limits.htmlBytes);
+  const pause = pacer();
+  const rows = new Map<number, Html>();
+  const count = window.rows.length;
+  let from = newestFirst ? window.from + count : window.from;
+  let to = from;
+  for (let at = 0; at < count; at++) {
+    const index = newestFirst ? count - 1 - at : at;
+    const row = window.from + index;
+    const section = sectionOf(row);
+    const number = row - (section?.start ?? 0) + 1;
+    const id = `step-${section?.key ?? 'log'}-L${number}`;
+    const { text, left } = cutText(contentOf(window.rows[index] ?? ''), limits.lineChars);
+    const markup = html`<tr><td class="kiln-ln" id="${id}"><a href="#${id}">${number}</a></td><td class="kiln-lc">${ansiToHtml(text)}${left > 0 ? cutMark(left, 'raw log') : null}</td></tr>`;
+    if (rows.size === 0) budget.spend(markup);
+    else if (!budget.take(markup)) break;
+    rows.set(row, markup);
+    if (newestFirst) from = row;
+    else to = row + 1;
+    const paused = pause();
+    if (paused) await paused;
+  }
+  return newestFirst ? { rows, from, to: window.from + count } : { rows, from: window.from, to };
+}
+
+function sectionBox(
+  section: LogSection,
+  rows: ReadonlyMap<number, Html>,
+  shown: { from: number; to: number },
+  links: LogLinks,
+): Html {
   const lines: Html[] = [];
-  for (let row = from; row < to; row++) {
-    const number = row - section.start + 1;
-    const id = `step-${section.key}-L${number}`;
-    lines.push(
-      html`<tr><td class="kiln-ln" id="${id}"><a href="#${id}">${number}</a></td><td class="kiln-lc">${ansiToHtml(contentOf(tail.rows[row - tail.from] ?? ''))}</td></tr>`,
-    );
+  for (
+    let row = Math.max(section.start, shown.from);
+    row < Math.min(section.end, shown.to);
+    row++
+  ) {
+    const line = rows.get(row);
+    if (line) lines.push(line);
   }
   const open = section.status === 'failure' || section.status === 'running';
   const step = section.step;
+  const elsewhere =
+    section.end > section.start
+      ? html`<p class="f6 color-fg-muted px-3 py-2 mb-0">The lines of this step are on <a href="${links.page}?from=${section.start}">another page</a>.</p>`
+      : html`<p class="f6 color-fg-muted px-3 py-2 mb-0">No output.</p>`;
   return html`<details class="Box mb-2 kiln-log-step" id="step-${section.key}" data-step-status="${section.status}" ${open ? html`open` : null}>
     <summary class="Box-header d-flex flex-items-center kiln-gap py-2">
       ${statusIcon(section.status as JobView['status'])}
       <span class="flex-auto text-bold kiln-break">${section.name}</span>
       ${step ? html`<span class="f6 color-fg-muted">${duration(step.startedAt, step.stoppedAt)}</span>` : null}
     </summary>
-    ${
-      lines.length > 0
-        ? html`<div class="kiln-code kiln-log"><table><tbody>${lines}</tbody></table></div>`
-        : html`<p class="f6 color-fg-muted px-3 py-2 mb-0">${section.end > section.start ? 'Earlier lines are only in the raw log.' : 'No output.'}</p>`
-    }
+    ${lines.length > 0 ? html`<div class="kiln-code kiln-log"><table><tbody>${lines}</tbody></table></div>` : elsewhere}
   </details>`;
 }
 
-/**
- * A job's log, step by step, with line anchors (`#step-2-L14`) and ANSI colours as classes.
- * Only the rows of `tail` are shown; when the log is longer a notice points to the raw log.
- */
-export function jobLog(job: JobView, tail: LogTail, rawUrl: string): Html {
-  const notice =
-    tail.from > 0
-      ? html`<div class="flash flash-warn mb-3">This log has ${tail.total.toLocaleString('en-US')} lines; the last ${tail.rows.length.toLocaleString('en-US')} are shown. <a href="${rawUrl}">Read the whole raw log</a>.</div>`
+/** Links to the lines before and after the page, and where the page stands in the log. */
+function pageNav(shown: { from: number; to: number }, total: number, links: LogLinks): Html | null {
+  if (shown.from === 0 && shown.to >= total) return null;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const older =
+    shown.from > 0
+      ? html`<a class="btn btn-sm" href="${links.page}?from=0">First lines</a>
+        <a class="btn btn-sm" rel="prev" href="${links.page}?before=${shown.from}">Older lines</a>`
       : null;
-  const sections = logSections(job, tail.total);
-  return html`${notice}${
-    tail.total === 0 && job.steps.length === 0
-      ? html`<p class="color-fg-muted">No log yet.</p>`
-      : sections.map((section) => sectionBox(section, tail))
-  }`;
+  const newer =
+    shown.to < total
+      ? html`<a class="btn btn-sm" rel="next" href="${links.page}?from=${shown.to}">Newer lines</a>
+        <a class="btn btn-sm" href="${links.page}">Latest lines</a>`
+      : null;
+  return html`<nav class="d-flex flex-items-center flex-wrap kiln-gap mb-3 kiln-log-pager" aria-label="Log pages">
+    <span class="flex-auto f6 color-fg-muted">Lines ${count(shown.from + 1)}–${count(shown.to)} of ${count(total)}; the whole log is in the <a href="${links.raw}">raw log</a>.</span>
+    ${older}${newer}
+  </nav>`;
+}
+
+/**
+ * One page of a job's log, step by step, with line anchors (`#step-2-L14`) and ANSI colours as
+ * classes, built in slices of a few milliseconds (`pacer`). Invariant: the rows take at most `limits.htmlBytes` of HTML however long the log or
+ * its lines; a line longer than `limits.lineChars` is cut with a mark, and the rows not on the
+ * page are reached by links (`?from=`, `?before=`) and in the raw log, streamed whole.
+ * `newestFirst` keeps the window's last rows when not all fit (the page of the latest lines).
+ */
+export async function jobLog(
+  job: JobView,
+  window: LogTail,
+  links: LogLinks,
+  options: { readonly newestFirst: boolean; readonly limits?: LogPageLimits },
+): Promise<Html> {
+  if (window.total === 0 && job.steps.length === 0) {
+    return html`<p class="color-fg-muted">No log yet.</p>`;
+  }
+  const sections = logSections(job, window.total);
+  const shown = await renderRows(
+    window,
+    sectionFinder(sections),
+    options.limits ?? LOG_PAGE_LIMITS,
+    options.newestFirst,
+  );
+  const nav = pageNav(shown, window.total, links);
+  return html`${nav}${sections.map((section) => sectionBox(section, shown.rows, shown, links))}${nav}`;
 }

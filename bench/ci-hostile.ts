@@ -1,0 +1,352 @@
+/**
+ * Hostile CI input against the request thread: `GET /api/v1/version` p99 while each of six
+ * inputs is tried in turn, against its p99 idle (targets ≤ 50 ms and ≤ 3 × idle):
+ *
+ * 1. anonymous 16 MiB protobuf bodies POSTed to FetchTask and UpdateLog;
+ * 2. a 24 KB gzip body that inflates about a thousandfold, on the same two calls;
+ * 3. a registered runner flooding UpdateLog (batches of 500 rows of 1 KB, back to back);
+ * 4. repeated GETs of a job log page whose log holds 10,000 rows of 64 KiB;
+ * 5. repeated GETs of a commit page whose diff is over 16 MiB;
+ * 6. pushes of a workflow whose matrix has 10,000 combinations (last: it leaves jobs behind).
+ *
+ *   node bench/ci-hostile.ts [--seconds 10]
+ *
+ * Kiln is a real `node src/main.ts serve` child process on SQLite (the hostile suites'
+ * harness), bot protection off so that every request does its work (metering would answer most
+ * of a single address's page requests with 429). Pages are requested by 4 keep-alive clients in
+ * a worker thread (bench/_page-clients.ts); the other inputs are sent from this thread with
+ * bodies made before the phase. The probe asks one request after another, 10 ms apart. The log
+ * is seeded through the store on the shared data directory (what 10,000 UpdateLog rows would
+ * write), the diff with real git.
+ */
+
+import { Agent, request } from 'node:http';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import {
+  FetchTaskRequestSchema,
+  FetchTaskResponseSchema,
+  LogRowSchema,
+  RegisterRequestSchema,
+  RegisterResponseSchema,
+  UpdateLogRequestSchema,
+  UpdateLogResponseSchema,
+} from '../src/gen/runner/v1/messages_pb.js';
+import { createDeployment } from '../test/replicas/kiln-process.ts';
+import { GitClient, repoUrl } from '../test/support/git.ts';
+import { giveUpAfter } from './_give-up.ts';
+import { unaryCaller } from './_kiln.ts';
+import { pageClients } from './_page-clients.ts';
+
+const { values: args } = parseArgs({
+  options: { seconds: { type: 'string', default: '10' }, phases: { type: 'string' } },
+});
+/** `--phases log-page,diff-page` runs only those phases (by key). */
+const ONLY = args.phases?.split(',');
+const PHASE_MS = Number(args.seconds) * 1000;
+const done = giveUpAfter('ci-hostile', 15);
+
+const quantile = (values: readonly number[], q: number) =>
+  [...values].sort((a, b) => a - b)[
+    Math.min(values.length - 1, Math.ceil(q * values.length) - 1)
+  ] ?? 0;
+
+/** `/api/v1/version` latencies (ms), one request at a time, until `ms` have passed. */
+async function probe(url: string, ms: number): Promise<number[]> {
+  const latencies: number[] = [];
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const started = performance.now();
+    await (await fetch(`${url}/api/v1/version`)).text();
+    latencies.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return latencies;
+}
+
+/** POSTs `body` to a runner procedure and resolves with the status (0 when the socket failed). */
+function post(url: string, procedure: string, body: Buffer, headers: Record<string, string>) {
+  return new Promise<number>((resolve) => {
+    const outgoing = request(
+      `${url}/api/actions/runner.v1.RunnerService/${procedure}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/proto', 'content-length': body.length, ...headers },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    outgoing.on('error', () => resolve(0));
+    outgoing.end(body);
+  });
+}
+
+/** Runs `send` back to back with `concurrency` in flight until `ms` have passed. */
+async function loop(ms: number, concurrency: number, send: () => Promise<unknown>) {
+  const end = Date.now() + ms;
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) {
+        await send();
+        sent++;
+      }
+    }),
+  );
+  return sent;
+}
+
+const logRows = (count: number, bytes: number) =>
+  Array.from({ length: count }, () =>
+    create(LogRowSchema, { time: timestampFromDate(new Date()), content: 'x'.repeat(bytes) }),
+  );
+
+const deployment = await createDeployment({
+  SERVICE_PROTECT_ENABLED: 'false',
+  SERVICE_SECRET_KEY: 'ci hostile bench secret key',
+});
+const git = await GitClient.create();
+try {
+  const { app, make } = await deployment.open();
+  const { OPERATOR } = await import('../src/domain/runners/runner.policy.ts');
+  const { user, token } = await make.userWithToken();
+  await app.services.repos.create(user, { name: 'ci', private: false });
+  const { token: registration } = await app.services.runnerAdmin.createToken(OPERATOR, {
+    kind: 'instance',
+  });
+  const kiln = await deployment.start();
+  const url = kiln.url;
+  const unary = unaryCaller(url, new Agent({ keepAlive: true }));
+  const origin = repoUrl(url, user.handle, 'ci', { token, as: 'password' });
+  const push = (dir: string) =>
+    git.ok(['push', '-q', origin, 'HEAD:refs/heads/main'], { cwd: dir, timeoutMs: 300_000 });
+
+  // A runner, two jobs for it (one to hold the big log, one to flood), and a big diff.
+  const { runner } = await unary(
+    'runner.v1.RunnerService/Register',
+    RegisterRequestSchema,
+    RegisterResponseSchema,
+    create(RegisterRequestSchema, {
+      name: 'bench',
+      token: registration,
+      version: 'v0.2.11',
+      labels: ['bench'],
+      ephemeral: false,
+    }),
+  );
+  if (!runner) throw new Error('no runner registered');
+  const runnerHeaders = { 'x-runner-uuid': runner.uuid, 'x-runner-token': runner.token };
+  const work = await git.init();
+  await git.commit(
+    work,
+    {
+      '.gitea/workflows/ci.yml':
+        'on: push\njobs:\n  big:\n    runs-on: bench\n    steps: [{run: a}]\n  flood:\n    runs-on: bench\n    steps: [{run: b}]\n',
+      'huge.txt': 'start\n',
+    },
+    'CI',
+  );
+  await push(work);
+  const tasks: bigint[] = [];
+  for (let tries = 0; tasks.length < 2 && tries < 200; tries++) {
+    const { task } = await unary(
+      'runner.v1.RunnerService/FetchTask',
+      FetchTaskRequestSchema,
+      FetchTaskResponseSchema,
+      create(FetchTaskRequestSchema, {}),
+      runnerHeaders,
+    );
+    if (task) tasks.push(task.id);
+    else await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const [logTask, floodTask] = tasks;
+  if (logTask === undefined || floodTask === undefined) throw new Error('the runner got no tasks');
+  const row = 'y<&'.repeat((64 * 1024) / 3);
+  for (let from = 0; from < 10_000; from += 100) {
+    const rows = Array.from({ length: 100 }, () => ({ time: new Date(), content: row }));
+    await app.services.ciLogs.append(Number(logTask), from, rows);
+  }
+  await app.services.ciLogs.closeAll();
+  const files: Record<string, string> = {};
+  const line = (n: number) => `line ${n} <tag attr="&amp;"> é€ ${'z'.repeat(60)}\n`;
+  for (let f = 0; f < 120; f++)
+    files[`many/f${f}.txt`] = Array.from({ length: 400 }, (_, n) => line(n)).join('');
+  files['long.txt'] = Array.from({ length: 12 }, (_, n) => `${n}${'<&'.repeat(100_000)}\n`).join(
+    '',
+  );
+  files['huge.txt'] = Array.from({ length: 100_000 }, (_, n) => line(n)).join('');
+  const big = await git.commit(work, files, 'a very large change');
+  await push(work);
+  const base = `/repos/${user.handle}/ci`;
+  const jobPage = `${base}/actions/runs/1/jobs/${logTask}`;
+  const commitPage = `${base}/commit/${big}`;
+
+  // Bodies made before their phase.
+  const huge = Buffer.from(
+    toBinary(
+      UpdateLogRequestSchema,
+      create(UpdateLogRequestSchema, {
+        taskId: floodTask,
+        index: 0n,
+        rows: logRows(256, 64 * 1024),
+      }),
+    ),
+  );
+  const inflated = 24 * 1024 * 1024;
+  const bomb = gzipSync(Buffer.alloc(inflated), { level: 9 });
+  const matrix = `on: push\njobs:\n  wide:\n    runs-on: nobody\n    strategy:\n      matrix:\n        a: [${Array.from({ length: 100 }, (_, i) => i).join(', ')}]\n        b: [${Array.from({ length: 100 }, (_, i) => i).join(', ')}]\n    steps: [{run: x}]\n`;
+  let floodIndex = 0n;
+
+  const phases: Array<{ key: string; name: string; run: (ms: number) => Promise<string> }> = [
+    {
+      key: 'big-body',
+      name: '(i) anonymous 16 MiB protobuf to FetchTask and UpdateLog',
+      run: async (ms) => {
+        let n = 0;
+        const sent = await loop(ms, 2, () =>
+          post(url, n++ % 2 ? 'UpdateLog' : 'FetchTask', huge, {}),
+        );
+        return `${sent} bodies of ${(huge.length / 2 ** 20).toFixed(1)} MiB`;
+      },
+    },
+    {
+      key: 'gzip-bomb',
+      name: `(ii) gzip body of ${(bomb.length / 1024).toFixed(0)} KB inflating to ${inflated / 2 ** 20} MiB`,
+      run: async (ms) => {
+        let n = 0;
+        const sent = await loop(ms, 2, () =>
+          post(url, n++ % 2 ? 'UpdateLog' : 'FetchTask', bomb, { 'content-encoding': 'gzip' }),
+        );
+        return `${sent} bodies`;
+      },
+    },
+    {
+      key: 'log-flood',
+      name: '(v) a registered runner flooding UpdateLog',
+      run: async (ms) => {
+        const body = () =>
+          Buffer.from(
+            toBinary(
+              UpdateLogRequestSchema,
+              create(UpdateLogRequestSchema, {
+                taskId: floodTask,
+                index: floodIndex,
+                rows: logRows(500, 1024),
+              }),
+            ),
+          );
+        let rows = 0;
+        await loop(ms, 1, async () => {
+          const answer = await unary(
+            'runner.v1.RunnerService/UpdateLog',
+            UpdateLogRequestSchema,
+            UpdateLogResponseSchema,
+            body(),
+            runnerHeaders,
+          ).catch(() => undefined);
+          if (answer) {
+            rows += Number(answer.ackIndex - floodIndex);
+            floodIndex = answer.ackIndex;
+          }
+        });
+        return `${rows} rows of 1 KB accepted`;
+      },
+    },
+    {
+      key: 'log-page',
+      name: '(iv) GETs of a job log page, 10,000 rows of 64 KiB',
+      run: async (ms) => {
+        const statuses = await pageClients({ url, pages: [jobPage], clients: 4, ms });
+        return [...statuses].map(([status, n]) => `${n} × ${status}`).join(', ');
+      },
+    },
+    {
+      key: 'diff-page',
+      name: '(vi) GETs of a commit page with a 16 MiB diff',
+      run: async (ms) => {
+        const statuses = await pageClients({ url, pages: [commitPage], clients: 4, ms });
+        return [...statuses].map(([status, n]) => `${n} × ${status}`).join(', ');
+      },
+    },
+    {
+      key: 'matrix-push',
+      name: '(iii) pushes of a workflow with a 10,000-combination matrix',
+      run: async (ms) => {
+        let pushes = 0;
+        await loop(ms, 1, async () => {
+          await git.commit(
+            work,
+            { '.gitea/workflows/wide.yml': `${matrix}# ${pushes}\n` },
+            `wide ${pushes}`,
+          );
+          await push(work);
+          pushes++;
+        });
+        return `${pushes} pushes`;
+      },
+    },
+  ];
+
+  await probe(url, 1000);
+  if (process.env.CI_HOSTILE_TIMES) {
+    for (const path of [jobPage, commitPage, jobPage, commitPage, jobPage, commitPage]) {
+      const started = performance.now();
+      const answer = await fetch(url + path);
+      const size = (await answer.arrayBuffer()).byteLength;
+      process.stdout.write(
+        `${path.slice(-20)} ${answer.status} ${size} B ${(performance.now() - started).toFixed(1)} ms\n`,
+      );
+    }
+  }
+  const idle = quantile(await probe(url, PHASE_MS), 0.99);
+  const lines = [
+    '',
+    `GET /api/v1/version p99, ${PHASE_MS / 1000} s per phase`,
+    `  idle  p99 ${idle.toFixed(1)} ms`,
+  ];
+  const figures = [
+    {
+      name: 'idle p99',
+      target: '≤ 50',
+      measured: Number(idle.toFixed(1)),
+      unit: 'ms',
+      pass: idle <= 50,
+    },
+  ];
+  for (const phase of phases.filter((p) => !ONLY || ONLY.includes(p.key))) {
+    const [what, latencies] = await Promise.all([phase.run(PHASE_MS), probe(url, PHASE_MS)]);
+    // Whatever the input left running is let finish before the next phase's probe.
+    await probe(url, 2000);
+    const p99 = quantile(latencies, 0.99);
+    const ratio = p99 / idle;
+    lines.push(
+      `  ${phase.name}: p99 ${p99.toFixed(1)} ms, median ${quantile(latencies, 0.5).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(0)} ms over ${latencies.length} probes, ÷ idle ${ratio.toFixed(2)}  (${what})`,
+    );
+    figures.push(
+      {
+        name: `${phase.name}: p99`,
+        target: '≤ 50',
+        measured: Number(p99.toFixed(1)),
+        unit: 'ms',
+        pass: p99 <= 50,
+      },
+      {
+        name: `${phase.name}: p99 ÷ idle`,
+        target: '≤ 3',
+        measured: Number(ratio.toFixed(2)),
+        unit: '×',
+        pass: ratio <= 3,
+      },
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(`${JSON.stringify({ figures })}\n`);
+} finally {
+  await git.dispose();
+  await deployment.dispose();
+  done();
+}
