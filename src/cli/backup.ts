@@ -76,6 +76,7 @@ function report(summary: DumpSummary, where: string): void {
 /** `kiln restore --input FILE`: into the configured data directory and database, both empty. */
 async function runRestore(config: Config, input: string): Promise<void> {
   const source = input === '-' ? process.stdin : createReadStream(input);
+  // The data directory is made 0700 and tightened by the restore itself, once it is known empty.
   const summary = await restoreDump(
     { databaseUrl: config.databaseUrl, dataDir: config.dataDir },
     source,
@@ -83,6 +84,14 @@ async function runRestore(config: Config, input: string): Promise<void> {
   process.stderr.write(
     `restored ${summary.rows} rows and ${summary.repositories} repositories from a dump of Kiln ${summary.manifest.kilnVersion} (${summary.manifest.engine}, ${summary.manifest.createdAt}) into ${config.databaseUrl ? 'PostgreSQL' : 'SQLite'} and ${config.dataDir}\n`,
   );
+  const { paths, count } = summary.skipped;
+  if (count === 0) return;
+  // Not an error: a dump of an older Kiln carries config and hooks, which are rewritten anyway.
+  process.stderr.write(
+    `skipped ${count} path(s) of the dump that are not data (objects, refs, HEAD) or not Kiln's to restore:\n`,
+  );
+  for (const skipped of paths) process.stderr.write(`  ${skipped.path}: ${skipped.reason}\n`);
+  if (paths.length < count) process.stderr.write(`  … and ${count - paths.length} more\n`);
 }
 
 /** `kiln doctor`: prints each finding with its fix; exit code 1 when there is any. */
@@ -92,6 +101,7 @@ async function runDoctor(config: Config): Promise<number> {
     const report = await runChecks({
       database,
       repos: new RepoStore(database.db),
+      dataDir: config.dataDir,
       repositoriesRoot: `${config.dataDir}/repositories`,
     });
     for (const finding of report.findings) {

@@ -61,6 +61,16 @@ async function makeRepository(dir: string, options: InitOptions): Promise<void> 
   await writeCreationMarker(dir);
 }
 
+/**
+ * Makes `dir` (new, or empty) a repository exactly as `initBare` makes one: Kiln's config and
+ * hooks and nothing else, with the creation marker in it until the caller clears it. A restore
+ * builds each repository this way and then adds only the archive's objects, refs and HEAD.
+ */
+export async function initRepositoryIn(dir: string, options: InitOptions): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeRepository(dir, options);
+}
+
 /** Builds a repository in a fresh temp directory, then renames it to `target`. */
 async function assemble(
   paths: RepoPaths,
