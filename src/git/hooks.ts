@@ -41,19 +41,20 @@ export async function writeHooks(gitDir: string): Promise<void> {
   const target = path.join(hooksDir, 'pre-receive');
   // Write beside and rename, so a receive-pack running right now never sees half a script.
   const staging = `${target}.${process.pid}.tmp`;
-  await writeFile(staging, PRE_RECEIVE_HOOK, { mode: 0o755 });
-  await chmod(staging, 0o755);
+  // The owner's alone, like everything in the data directory (lib/private-modes.ts).
+  await writeFile(staging, PRE_RECEIVE_HOOK, { mode: 0o700 });
+  await chmod(staging, 0o700);
   await rename(staging, target);
 }
 
-/** Whether the repository's hooks are Kiln's current ones, executable. */
+/** Whether the repository's hooks are Kiln's current ones, executable by their owner. */
 export async function hooksAreCurrent(gitDir: string): Promise<boolean> {
   const hook = path.join(gitDir, 'hooks', 'pre-receive');
   const [current, info] = await Promise.all([
     readFile(hook, 'utf8').catch(() => undefined),
     stat(hook).catch(() => undefined),
   ]);
-  return current === PRE_RECEIVE_HOOK && info !== undefined && (info.mode & 0o111) === 0o111;
+  return current === PRE_RECEIVE_HOOK && info !== undefined && (info.mode & 0o100) !== 0;
 }
 
 /**

@@ -6,9 +6,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { clearCreationMarker } from './creation-marker.ts';
 import { writeHooks } from './hooks.ts';
-import { objectsDir, writeAlternates } from './object-store.ts';
+import { objectsDir } from './object-store.ts';
 import { type RepoHandle, RepoPaths } from './repo-paths.ts';
-import { initRepositoryIn } from './repository.ts';
+import { initRepositoryIn, lendObjects } from './repository.ts';
 import {
   checkPackedRefsLine,
   type RestorableKind,
@@ -30,6 +30,9 @@ import {
 
 /** An archive entry the restorer is handed; the path is inside the repositories' root. */
 export type RepositoryEntry = {
+  /** The entry's own name in the archive, for the report. */
+  readonly name: string;
+  /** Its path inside the repositories' root. */
   readonly relative: string;
   readonly type: string;
   readonly content: AsyncIterable<Buffer>;
@@ -113,7 +116,7 @@ export class RepositoryRestorer {
     if (!handle) {
       handle = this.#repository(owner, repo);
       if (!handle) {
-        this.#skip(entry.relative, 'not a repository directory Kiln would name');
+        this.#skip(entry.name, 'not a repository directory Kiln would name');
         return;
       }
       await initRepositoryIn(handle.path, { defaultBranch: 'main' });
@@ -124,26 +127,23 @@ export class RepositoryRestorer {
     const inside = rest.join('/');
     if (entry.type === 'directory') return;
     if (entry.type !== 'file') {
-      this.#skip(entry.relative, `a ${entry.type}, not a regular file`);
+      this.#skip(entry.name, `a ${entry.type}, not a regular file`);
       return;
     }
     if (inside === 'objects/info/alternates') {
       const lenders = this.#lenders(handle, await readSmall(entry.content));
       if (lenders) this.#loans.set(dir, lenders);
       else
-        this.#skip(
-          entry.relative,
-          'alternates naming a store that is not a repository of this dump',
-        );
+        this.#skip(entry.name, 'alternates naming a store that is not a repository of this dump');
       return;
     }
     const kind = restorableKind(inside);
     if (!kind) {
-      this.#skip(entry.relative, skipReason(inside));
+      this.#skip(entry.name, skipReason(inside));
       return;
     }
     const problem = await this.#write(gitDir, inside, kind, entry.content);
-    if (problem) this.#skip(entry.relative, problem);
+    if (problem) this.#skip(entry.name, problem);
   }
 
   async #write(
@@ -187,8 +187,7 @@ export class RepositoryRestorer {
       const borrower = this.#made.get(dir)!;
       const restored = lenders.map((lender) => this.#made.get(lender));
       if (restored.every((lender) => lender !== undefined)) {
-        const stores = restored.map((lender) => objectsDir(lender.path));
-        await writeAlternates(objectsDir(borrower.path), stores);
+        await lendObjects(borrower, restored);
       } else {
         this.#skip(`${dir}/objects/info/alternates`, 'borrows from a repository the dump lacks');
       }

@@ -242,6 +242,18 @@ async function keepUnreachableObjects(repo: RepoHandle): Promise<void> {
   }
 }
 
+/**
+ * Makes `borrower` borrow `lenders`' objects as a fork made with `shareObjects` does: relative
+ * alternates, and lenders that never prune (a restore puts its forks' loans back this way).
+ */
+export async function lendObjects(borrower: RepoHandle, lenders: readonly RepoHandle[]) {
+  for (const lender of lenders) await keepUnreachableObjects(lender);
+  await writeAlternates(
+    objectsDir(borrower.path),
+    lenders.map((lender) => objectsDir(lender.path)),
+  );
+}
+
 /** Whether `repo` borrows objects from `from` through its alternates. */
 export async function borrowsFrom(repo: RepoHandle, from: RepoHandle): Promise<boolean> {
   const stores = await readAlternates(objectsDir(repo.path));

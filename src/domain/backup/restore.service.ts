@@ -160,7 +160,12 @@ async function restoreEntry(
     return false;
   }
   if (inRepos !== undefined) {
-    await restorer.add({ relative: inRepos, type: entry.type, content: entry.content });
+    await restorer.add({
+      name: entry.path,
+      relative: inRepos,
+      type: entry.type,
+      content: entry.content,
+    });
     return entry.type === 'file';
   }
   if (inFiles === undefined) {
