@@ -111,7 +111,8 @@ export async function* readTar(source: Chunks): AsyncGenerator<ReadEntry> {
       paxPath = pax.get('path');
       continue;
     }
-    if (type === 'g') {
+    if (type === 'g' || type === 'K') {
+      // A global pax header, or GNU tar's long link target: nothing a reader here follows.
       await reader.take(size + padding(size).length);
       continue;
     }

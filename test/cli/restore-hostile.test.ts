@@ -7,11 +7,22 @@
  * repositories still run nothing through pushes, fetches, merges, diffs and archives over HTTP.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readTar } from '../../src/lib/tar-reader.ts';
 import { runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
@@ -214,4 +225,31 @@ describe('kiln restore of a crafted dump', () => {
       examples: [[EVERYTHING]],
     });
   }, 600_000);
+});
+
+describe('the archive reader', () => {
+  it('names the links, devices and FIFOs GNU tar writes, long names included', async () => {
+    const dir = mkdtempSync(join(scratch, 'gnu-'));
+    const long = 'd'.repeat(120);
+    mkdirSync(join(dir, 'in', long), { recursive: true });
+    writeFileSync(join(dir, 'in', long, 'file'), 'data');
+    linkSync(join(dir, 'in', long, 'file'), join(dir, 'in', long, 'hard'));
+    symlinkSync(`/etc/${long}`, join(dir, 'in', 'soft'));
+    expect(spawnSync('mkfifo', [join(dir, 'in', 'fifo')]).status).toBe(0);
+    expect(spawnSync('mknod', [join(dir, 'in', 'null'), 'c', '1', '3']).status).toBe(0);
+    const archive = join(dir, 'gnu.tar');
+    expect(spawnSync('tar', ['--format=gnu', '-cf', archive, '-C', dir, 'in']).status).toBe(0);
+    const types = new Map<string, string>();
+    for await (const entry of readTar([readFileSync(archive)])) types.set(entry.path, entry.type);
+    expect(Object.fromEntries(types)).toEqual({
+      in: 'directory',
+      [`in/${long}`]: 'directory',
+      [`in/${long}/file`]: expect.stringMatching(/^(file|hardlink)$/),
+      [`in/${long}/hard`]: expect.stringMatching(/^(file|hardlink)$/),
+      'in/soft': 'symlink',
+      'in/fifo': 'fifo',
+      'in/null': 'device',
+    });
+    expect([...types.values()]).toContain('hardlink');
+  });
 });
