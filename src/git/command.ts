@@ -45,7 +45,7 @@ const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
  * command line (pinned-config.ts) would otherwise decide.
  */
 const PROGRAM_ENV =
-  /^GIT_(CONFIG|EXEC_PATH|EXTERNAL_DIFF|SSH|PAGER|EDITOR|SEQUENCE_EDITOR|PROXY_COMMAND|ALLOW_PROTOCOL|PROTOCOL_FROM_USER|TRACE|ATTR_SOURCE)/;
+  /^GIT_(CONFIG|EXEC_PATH|EXTERNAL_DIFF|SSH|PAGER|EDITOR|SEQUENCE_EDITOR|PROXY_COMMAND|ALLOW_PROTOCOL|PROTOCOL_FROM_USER|ATTR_SOURCE)/;
 
 export interface GitCommandOptions {
   /** The repository the command works on: becomes GIT_DIR and the working directory. */
