@@ -11,6 +11,7 @@ import { type RepoHandle, RepoPaths } from './repo-paths.ts';
 import { initRepositoryIn, lendObjects } from './repository.ts';
 import {
   checkPackedRefsLine,
+  clashOf,
   type RestorableKind,
   restorableKind,
   validRefContent,
@@ -142,7 +143,7 @@ export class RepositoryRestorer {
       this.#skip(entry.name, skipReason(inside));
       return;
     }
-    const problem = await this.#write(gitDir, inside, kind, entry.content);
+    const problem = await this.#write(gitDir, inside, kind, entry.content).catch(clashOf);
     if (problem) this.#skip(entry.name, problem);
   }
 

@@ -80,3 +80,15 @@ export function checkPackedRefsLine(
   if (match && restorableRefName(match[2]!)) return { keep: true };
   return { keep: false, ref: match?.[2] ?? line };
 }
+
+/**
+ * An archive that names one path twice, or a path and a directory of the same name (`refs/heads/a`
+ * and `refs/heads/a/b`): the first one written stands, and the other is reported.
+ */
+export function clashOf(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EEXIST' || code === 'EISDIR' || code === 'ENOTDIR') {
+    return 'clashes with a path restored before it';
+  }
+  throw error;
+}

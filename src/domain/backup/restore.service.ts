@@ -15,6 +15,7 @@ import {
 import { hasAnyTable } from '../../db/schema-facts.ts';
 import { type Row, writeSnapshot } from '../../db/table-dump.ts';
 import { RepositoryRestorer, type SkippedPath } from '../../git/repository-restore.ts';
+import { clashOf } from '../../git/restorable-files.ts';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tightenDataDir } from '../../lib/private-modes.ts';
 import type { Chunks } from '../../lib/tar-format.ts';
 import { type ReadEntry, readTar } from '../../lib/tar-reader.ts';
@@ -184,12 +185,13 @@ async function restoreEntry(
     return false;
   }
   const target = path.join(dataDir, ...inFiles.split('/'));
-  await mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
-  await pipeline(
-    entry.content,
-    createWriteStream(target, { flags: 'wx', mode: PRIVATE_FILE_MODE }),
-  );
-  return true;
+  const clash = await mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE })
+    .then(() =>
+      pipeline(entry.content, createWriteStream(target, { flags: 'wx', mode: PRIVATE_FILE_MODE })),
+    )
+    .then(() => undefined, clashOf);
+  if (clash) skip(entry.path, clash);
+  return clash === undefined;
 }
 
 /**
