@@ -147,7 +147,11 @@ export const backupCommands: readonly Command[] = [
         required: true,
       },
     },
-    notes: ['The configured database and data directory must be empty; either engine will do.'],
+    notes: [
+      'The configured database and data directory must be empty; either engine will do.',
+      "Repositories get Kiln's own config and hooks and only the dump's objects, refs and HEAD;",
+      'whatever else the dump holds is skipped and listed (docs/deployment.md).',
+    ],
     run: async ({ values, config }) => {
       startedUp();
       await runRestore(config(), requiredValue(values, 'input'));
@@ -157,7 +161,10 @@ export const backupCommands: readonly Command[] = [
     name: 'doctor',
     summary: 'Check the database and every repository, and say what to fix',
     options: {},
-    notes: ['Changes nothing. Exit code 1 when it finds a problem.'],
+    notes: [
+      'Changes nothing. Exit code 1 when it finds a problem, a data directory file or',
+      'directory that group or others may open among them.',
+    ],
     run: async ({ config }) => {
       process.exitCode = await runDoctor(config());
     },

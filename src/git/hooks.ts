@@ -37,7 +37,7 @@ export function protectedRefsEnv(refs: readonly string[]): Record<string, string
 /** Writes the hooks into a repository directory (used while it is still being assembled). */
 export async function writeHooks(gitDir: string): Promise<void> {
   const hooksDir = path.join(gitDir, 'hooks');
-  await mkdir(hooksDir, { recursive: true });
+  await mkdir(hooksDir, { recursive: true, mode: 0o700 });
   const target = path.join(hooksDir, 'pre-receive');
   // Write beside and rename, so a receive-pack running right now never sees half a script.
   const staging = `${target}.${process.pid}.tmp`;

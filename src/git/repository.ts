@@ -80,11 +80,11 @@ async function assemble(
   if (await repositoryExists(target)) {
     throw new Conflict('repository already exists', { details: { repository: target.key } });
   }
-  await mkdir(paths.tempRoot, { recursive: true });
+  await mkdir(paths.tempRoot, { recursive: true, mode: 0o700 });
   const dir = await mkdtemp(path.join(paths.tempRoot, 'new-'));
   try {
     await build(dir);
-    await mkdir(path.dirname(target.path), { recursive: true });
+    await mkdir(path.dirname(target.path), { recursive: true, mode: 0o700 });
     await rename(dir, target.path);
     noteRepositoryChange();
   } catch (error) {
@@ -118,7 +118,7 @@ export async function initBare(
  */
 export async function deleteRepository(paths: RepoPaths, repo: RepoHandle): Promise<void> {
   await requireRepository(repo);
-  await mkdir(paths.tempRoot, { recursive: true });
+  await mkdir(paths.tempRoot, { recursive: true, mode: 0o700 });
   const doomed = await mkdtemp(path.join(paths.tempRoot, 'delete-'));
   try {
     await rename(repo.path, path.join(doomed, 'repo.git'));
