@@ -124,7 +124,10 @@ export class RepositoryRestorer {
       this.#made.set(dir, handle);
     }
     const gitDir = handle.path;
-    if (rest.length === 0) return;
+    if (rest.length === 0) {
+      if (entry.type !== 'directory') this.#skip(entry.name, 'not a repository directory');
+      return;
+    }
     const inside = rest.join('/');
     if (entry.type === 'directory') return;
     if (entry.type !== 'file') {
