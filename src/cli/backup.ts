@@ -73,6 +73,17 @@ function report(summary: DumpSummary, where: string): void {
   );
 }
 
+/** A name from an archive, its control characters escaped so it cannot drive the terminal. */
+function printable(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    const control = code < 0x20 || (code >= 0x7f && code <= 0x9f);
+    out += control ? `\\x${code.toString(16).padStart(2, '0')}` : char;
+  }
+  return out;
+}
+
 /** `kiln restore --input FILE`: into the configured data directory and database, both empty. */
 async function runRestore(config: Config, input: string): Promise<void> {
   const source = input === '-' ? process.stdin : createReadStream(input);
@@ -90,7 +101,9 @@ async function runRestore(config: Config, input: string): Promise<void> {
   process.stderr.write(
     `skipped ${count} path(s) of the dump that are not data (objects, refs, HEAD) or not Kiln's to restore:\n`,
   );
-  for (const skipped of paths) process.stderr.write(`  ${skipped.path}: ${skipped.reason}\n`);
+  for (const skipped of paths) {
+    process.stderr.write(`  ${printable(skipped.path)}: ${printable(skipped.reason)}\n`);
+  }
   if (paths.length < count) process.stderr.write(`  … and ${count - paths.length} more\n`);
 }
 

@@ -75,7 +75,7 @@ async function writePackedRefs(content: AsyncIterable<Buffer>, target: string): 
       else dropped.push(verdict.ref);
     }
   }
-  await pipeline(Readable.from(kept()), createWriteStream(target, { mode: 0o600 }));
+  await pipeline(Readable.from(kept()), createWriteStream(target, { flags: 'wx', mode: 0o600 }));
   return dropped;
 }
 

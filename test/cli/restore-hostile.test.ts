@@ -104,6 +104,7 @@ function expectedReport(plan: HostilePlan): string[] {
     'files-into-repository': ['kiln-dump/files/repositories/alice/tools.git/hooks/post-receive:'],
     'pid-file': ['kiln-dump/files/kiln.pid: not a file a dump carries'],
     'bad-refs': [`${repo}/refs/heads/-evil: not a valid ref name`, '"refs/heads/bad..name"'],
+    'control-name': ['kiln-dump/files/\\x1b[31mred: an unsafe path'],
     'bad-head': [`${repo}/HEAD: HEAD names neither a branch nor an object id`],
   };
   for (const extra of plan.extras) lines.push(...byExtra[extra]!);
@@ -185,6 +186,8 @@ async function restoreAndUse(plan: HostilePlan): Promise<void> {
   const restore = await runCli(['restore', '-i', dumpFile], envFor(dataDir, database.url));
   expect(restore.code, restore.stderr).toBe(0);
   for (const line of expectedReport(plan)) expect(restore.stderr).toContain(line);
+  // Names from the archive are shown escaped: none of them drives the operator's terminal.
+  expect(restore.stderr).not.toContain('\u001b');
 
   // Only data came back: Kiln's config and hook, no loan outside, nothing escaped.
   const repo = join(dataDir, 'repositories', 'alice', 'tools.git');

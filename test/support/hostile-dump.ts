@@ -114,6 +114,7 @@ export const EXTRAS = [
   'pid-file',
   'bad-refs',
   'bad-head',
+  'control-name',
 ] as const;
 export type Extra = (typeof EXTRAS)[number];
 
@@ -271,6 +272,7 @@ export function craftDump(options: {
     writeFileSync(join(repo, 'refs', 'heads', '-evil'), `${'a'.repeat(40)}\n`);
     appendFileSync(join(repo, 'packed-refs'), `${'b'.repeat(40)} refs/heads/bad..name\n`);
   }
+  if (extra.has('control-name')) writeFileSync(join(files, '\u001b[31mred'), 'x');
   if (extra.has('bad-head')) writeFileSync(join(repo, 'HEAD'), 'ref: refs/heads/../../config\n');
   // The real dump's entries first, in order (manifest, then the database), then the rest.
   const order = options.order.map((entry) => entry.replace(/\/$/, ''));
