@@ -124,7 +124,7 @@ export type App = {
  */
 export async function createApp(config: Config): Promise<App> {
   const dataDir = resolve(config.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     listenUrl: config.databaseListenUrl,

@@ -78,9 +78,21 @@ function report(summary: DumpSummary, where: string): void {
   );
 }
 
+/** A name from an archive, its control characters escaped so it cannot drive the terminal. */
+function printable(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    const control = code < 0x20 || (code >= 0x7f && code <= 0x9f);
+    out += control ? `\\x${code.toString(16).padStart(2, '0')}` : char;
+  }
+  return out;
+}
+
 /** `kiln restore --input FILE`: into the configured data directory and database, both empty. */
 async function runRestore(config: Config, input: string): Promise<void> {
   const source = input === '-' ? process.stdin : createReadStream(input);
+  // The data directory is made 0700 and tightened by the restore itself, once it is known empty.
   const summary = await restoreDump(
     { databaseUrl: config.databaseUrl, dataDir: config.dataDir },
     source,
@@ -88,6 +100,16 @@ async function runRestore(config: Config, input: string): Promise<void> {
   process.stderr.write(
     `restored ${summary.rows} rows and ${summary.repositories} repositories from a dump of Kiln ${summary.manifest.kilnVersion} (${summary.manifest.engine}, ${summary.manifest.createdAt}) into ${config.databaseUrl ? 'PostgreSQL' : 'SQLite'} and ${config.dataDir}\n`,
   );
+  const { paths, count } = summary.skipped;
+  if (count === 0) return;
+  // Not an error: a dump of an older Kiln carries config and hooks, which are rewritten anyway.
+  process.stderr.write(
+    `skipped ${count} path(s) of the dump that are not data (objects, refs, HEAD) or not Kiln's to restore:\n`,
+  );
+  for (const skipped of paths) {
+    process.stderr.write(`  ${printable(skipped.path)}: ${printable(skipped.reason)}\n`);
+  }
+  if (paths.length < count) process.stderr.write(`  … and ${count - paths.length} more\n`);
 }
 
 /** `kiln doctor`: prints each finding with its fix; exit code 1 when there is any. */
@@ -99,6 +121,7 @@ async function runDoctor(config: Config): Promise<number> {
     const report = await runChecks({
       database,
       repos: new RepoStore(database.db),
+      dataDir: config.dataDir,
       repositoriesRoot: `${config.dataDir}/repositories`,
       accounts: {
         admins,
@@ -149,7 +172,11 @@ export const backupCommands: readonly Command[] = [
         required: true,
       },
     },
-    notes: ['The configured database and data directory must be empty; either engine will do.'],
+    notes: [
+      'The configured database and data directory must be empty; either engine will do.',
+      "Repositories get Kiln's own config and hooks and only the dump's objects, refs and HEAD;",
+      'whatever else the dump holds is skipped and listed (docs/deployment.md).',
+    ],
     run: async ({ values, config }) => {
       startedUp();
       await runRestore(config(), requiredValue(values, 'input'));
@@ -159,7 +186,10 @@ export const backupCommands: readonly Command[] = [
     name: 'doctor',
     summary: 'Check the database and every repository, and say what to fix',
     options: {},
-    notes: ['Changes nothing. Exit code 1 when it finds a problem.'],
+    notes: [
+      'Changes nothing. Exit code 1 when it finds a problem, a data directory file or',
+      'directory that group or others may open among them.',
+    ],
     run: async ({ config }) => {
       process.exitCode = await runDoctor(config());
     },

@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig, unknownEnvironmentWarnings } from '../config/load.ts';
 import { isDomainError } from '../domain/errors.ts';
+import { restrictUmask } from '../lib/private-modes.ts';
 import { actionsCommands } from './actions.ts';
 import { backupCommands } from './backup.ts';
 import { type Command, UsageError, warn } from './command.ts';
@@ -87,6 +88,9 @@ export async function runCommandLine(argv: readonly string[]): Promise<number> {
       process.stdout.write(commandHelp(invocation.command));
       return EXIT.ok;
     case 'run': {
+      // Everything a command creates (data directory, database, its journals, logs, keys, the
+      // serve lock, repositories) is private to Kiln's user: lib/private-modes.ts.
+      restrictUmask();
       const file = invocation.values.config;
       await invocation.command.run({
         values: invocation.values,

@@ -1,12 +1,12 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { App } from '../app.ts';
 import type { Config } from '../config/config.ts';
 import { startedUp } from '../start-up.js';
 import { type Command, say } from './command.ts';
+import { privateDataDir } from './data-dir.ts';
 
 async function serve(config: Config): Promise<void> {
+  await privateDataDir(config.dataDir);
   // Only `serve` locks a SQLite data dir; the other commands may run beside it.
   const { lockServe } = await import('../db/serve-lock.ts');
   process.once('exit', lockServe(config));
@@ -66,8 +66,7 @@ async function enforceObjectIsolation(app: App, log: FastifyBaseLogger): Promise
 /** Applies pending migrations only (no app, no repositories), and says how many it applied. */
 async function migrate(config: Config): Promise<void> {
   const { migrate: applyMigrations, openDatabase } = await import('../db/database.ts');
-  const dataDir = resolve(config.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  const dataDir = await privateDataDir(config.dataDir);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir });
   try {
     const result = await applyMigrations(database);

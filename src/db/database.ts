@@ -97,7 +97,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       },
     };
   }
-  mkdirSync(options.dataDir, { recursive: true });
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const path = join(options.dataDir, 'kiln.db');
   const changes = new SqliteChangeClock(path);
   const sqlite = openSqlite({ path, onWrite: (kind) => changes.noteWrite(kind) });

@@ -26,14 +26,14 @@ export function lockServe(options: {
 }): ReleaseLock {
   if (options.databaseUrl !== undefined) return () => {};
   const dataDir = resolve(options.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, SERVE_LOCK_FILE);
   const pid = options.pid ?? process.pid;
   // Two rounds: a stale file is removed once, then created again exclusively, so two starting
   // servers racing for a stale lock cannot both win.
   for (let round = 0; round < 2; round++) {
     try {
-      const fd = openSync(file, 'wx', 0o644);
+      const fd = openSync(file, 'wx', 0o600);
       writeSync(fd, `${pid}\n`);
       closeSync(fd);
       return () => {

@@ -3,6 +3,7 @@ import { PassThrough, Readable, type Writable } from 'node:stream';
 import { Invalid } from '../domain/errors.ts';
 import { type GitChild, type GitLaunch, spawnDirectly } from './git-child.ts';
 import { GitError, translateGitError } from './git-error.ts';
+import { pinnedConfigArgs } from './pinned-config.ts';
 import { noteRepositoryChange } from './repo-changes.ts';
 import { GitSpawner } from './spawner.ts';
 
@@ -20,7 +21,8 @@ const KILL_GRACE_MS = 2_000;
  * The environment every git process starts from. Nothing of the server's own environment leaks
  * in except PATH (git finds its helpers and hooks find `git`) and TMPDIR; no system or user
  * config is read, prompts are off, messages are in English so stderr patterns can be matched,
- * and pathspecs are literal so a user-supplied path is never pathspec magic.
+ * and pathspecs are literal so a user-supplied path is never pathspec magic. No system attributes
+ * either: they could select a driver (see pinned-config.ts for the config every git is given).
  */
 const PINNED_ENV: Readonly<Record<string, string>> = Object.freeze({
   LC_ALL: 'C',
@@ -33,9 +35,17 @@ const PINNED_ENV: Readonly<Record<string, string>> = Object.freeze({
   GIT_ASKPASS: '',
   GIT_LITERAL_PATHSPECS: '1',
   GIT_NO_REPLACE_OBJECTS: '1',
+  GIT_ATTR_NOSYSTEM: '1',
 });
 
 const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+/**
+ * Variables a caller may not set: each makes git read config, or run a program, that the pinned
+ * command line (pinned-config.ts) would otherwise decide.
+ */
+const PROGRAM_ENV =
+  /^GIT_(CONFIG|EXEC_PATH|EXTERNAL_DIFF|SSH|PAGER|EDITOR|SEQUENCE_EDITOR|PROXY_COMMAND|ALLOW_PROTOCOL|PROTOCOL_FROM_USER|ATTR_SOURCE)/;
 
 export interface GitCommandOptions {
   /** The repository the command works on: becomes GIT_DIR and the working directory. */
@@ -102,7 +112,13 @@ export function gitEnvironment(
   const env: NodeJS.ProcessEnv = { ...PINNED_ENV, PATH: process.env.PATH ?? '/usr/bin:/bin' };
   if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
   for (const [name, value] of Object.entries(extra)) {
-    if (!ENV_NAME.test(name) || name in PINNED_ENV || name === 'PATH' || name === 'GIT_DIR') {
+    if (
+      !ENV_NAME.test(name) ||
+      name in PINNED_ENV ||
+      PROGRAM_ENV.test(name) ||
+      name === 'PATH' ||
+      name === 'GIT_DIR'
+    ) {
       throw new Error(`git environment variable ${name} may not be set by callers`);
     }
     if (value.includes('\0')) throw new Invalid(`environment value for ${name} contains NUL`);
@@ -125,8 +141,9 @@ export function spawnGit(args: readonly string[], options: SpawnGitOptions = {})
   const okExitCodes = options.okExitCodes ?? [0];
   const maxStderr = options.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES;
   const env = gitEnvironment(options.env, options.gitDir);
+  // Enforced here, for every caller: hooks only from Kiln's directory, no configured programs.
   const child = startGit({
-    args,
+    args: [...pinnedConfigArgs(args), ...args],
     cwd: options.gitDir ?? options.cwd,
     env,
     stdoutTo: options.stdoutTo,

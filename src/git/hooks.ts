@@ -1,5 +1,6 @@
 import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { PRE_RECEIVE_HOOK } from './kiln-hooks.ts';
 import { checkFullRef } from './ref-names.ts';
 import { requireRepository } from './repo-exists.ts';
 import type { RepoHandle } from './repo-paths.ts';
@@ -15,65 +16,18 @@ import type { RepoHandle } from './repo-paths.ts';
 export const PROTECTED_REFS_ENV = 'KILN_PROTECTED_REFS';
 
 /**
- * The hook itself, POSIX sh. It reads every `<old> <new> <ref>` line, refuses deletion of a
- * protected ref and any update whose old tip is not an ancestor of the new one (in pre-receive the
- * pushed objects are reachable through git's quarantine, so `merge-base` sees them), and reports
- * every refused ref before failing, so one push shows all its problems at once. It also refuses
- * to create or move any ref with a part starting with `-` (`refs/heads/-x`): git allows them,
- * but Kiln never passes such a name to git (it could read as an option), so they could never be
- * shown, merged or archived; and a branch or tag named `HEAD`, which git itself will not create
- * as a branch. Deleting either stays possible. These are the rules of `pushRefusal`
- * (ref-names.ts); a test feeds both the same generated names.
+ * The hook itself, POSIX sh (kiln-hooks/pre-receive). It reads every `<old> <new> <ref>` line,
+ * refuses deletion of a protected ref and any update whose old tip is not an ancestor of the new
+ * one (in pre-receive the pushed objects are reachable through git's quarantine, so `merge-base`
+ * sees them), and reports every refused ref before failing, so one push shows all its problems at
+ * once. It also refuses to create or move any ref with a part starting with `-` (`refs/heads/-x`):
+ * git allows them, but Kiln never passes such a name to git (it could read as an option), so they
+ * could never be shown, merged or archived; and a branch or tag named `HEAD`, which git itself
+ * will not create as a branch. Deleting either stays possible. These are the rules of
+ * `pushRefusal` (ref-names.ts); a test feeds both the same generated names. Git runs it from
+ * Kiln's hooks directory (kiln-hooks.ts); the copy in each repository is for a git run by hand.
  */
-export const PRE_RECEIVE_HOOK = `#!/bin/sh
-# Kiln pre-receive hook: written when the repository is created and rewritten by the server
-# (ensureHooks), so edits here do not last. Protected refs come from ${PROTECTED_REFS_ENV}.
-nl='
-'
-status=0
-while read -r old new ref; do
-  case "$new" in
-    *[!0]*)
-      case "/$ref" in
-        */-*)
-          echo "kiln: refusing '$ref': no part of a ref name may start with '-'" >&2
-          status=1
-          continue
-          ;;
-      esac
-      case "$ref" in
-        refs/heads/HEAD|refs/tags/HEAD)
-          echo "kiln: refusing '$ref': 'HEAD' is not a valid branch or tag name" >&2
-          status=1
-          continue
-          ;;
-      esac
-      ;;
-  esac
-  case "$nl\${${PROTECTED_REFS_ENV}:-}$nl" in
-    *"$nl$ref$nl"*) ;;
-    *) continue ;;
-  esac
-  name=\${ref#refs/heads/}
-  case "$new" in
-    *[!0]*) ;;
-    *)
-      echo "kiln: refusing to delete protected branch '$name'" >&2
-      status=1
-      continue
-      ;;
-  esac
-  case "$old" in
-    *[!0]*) ;;
-    *) continue ;;
-  esac
-  if ! git merge-base --is-ancestor "$old" "$new" 2>/dev/null; then
-    echo "kiln: refusing to force-push protected branch '$name' (not a fast-forward)" >&2
-    status=1
-  fi
-done
-exit $status
-`;
+export { PRE_RECEIVE_HOOK };
 
 /** The environment for receive-pack that makes the hook protect `refs` (full names). */
 export function protectedRefsEnv(refs: readonly string[]): Record<string, string> {
@@ -83,23 +37,24 @@ export function protectedRefsEnv(refs: readonly string[]): Record<string, string
 /** Writes the hooks into a repository directory (used while it is still being assembled). */
 export async function writeHooks(gitDir: string): Promise<void> {
   const hooksDir = path.join(gitDir, 'hooks');
-  await mkdir(hooksDir, { recursive: true });
+  await mkdir(hooksDir, { recursive: true, mode: 0o700 });
   const target = path.join(hooksDir, 'pre-receive');
   // Write beside and rename, so a receive-pack running right now never sees half a script.
   const staging = `${target}.${process.pid}.tmp`;
-  await writeFile(staging, PRE_RECEIVE_HOOK, { mode: 0o755 });
-  await chmod(staging, 0o755);
+  // The owner's alone, like everything in the data directory (lib/private-modes.ts).
+  await writeFile(staging, PRE_RECEIVE_HOOK, { mode: 0o700 });
+  await chmod(staging, 0o700);
   await rename(staging, target);
 }
 
-/** Whether the repository's hooks are Kiln's current ones, executable. */
+/** Whether the repository's hooks are Kiln's current ones, executable by their owner. */
 export async function hooksAreCurrent(gitDir: string): Promise<boolean> {
   const hook = path.join(gitDir, 'hooks', 'pre-receive');
   const [current, info] = await Promise.all([
     readFile(hook, 'utf8').catch(() => undefined),
     stat(hook).catch(() => undefined),
   ]);
-  return current === PRE_RECEIVE_HOOK && info !== undefined && (info.mode & 0o111) === 0o111;
+  return current === PRE_RECEIVE_HOOK && info !== undefined && (info.mode & 0o100) !== 0;
 }
 
 /**

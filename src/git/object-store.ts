@@ -72,7 +72,7 @@ export async function writeAlternates(
   stores: readonly string[],
   at = objects,
 ): Promise<void> {
-  await mkdir(path.join(objects, 'info'), { recursive: true });
+  await mkdir(path.join(objects, 'info'), { recursive: true, mode: 0o700 });
   const lines = stores.map((store) => `${path.relative(at, store)}\n`).join('');
   await writeFile(alternatesFile(objects), lines);
 }
@@ -95,7 +95,7 @@ export async function linkObjectFiles(from: string, to: string): Promise<void> {
     // Not `tmp_obj_…` or `tmp_pack_…` files of a write still under way.
     const wanted = files.filter((file) => (dir === 'pack' ? PACK_FILE : LOOSE_OBJECT).test(file));
     if (wanted.length === 0) continue;
-    await mkdir(path.join(to, dir), { recursive: true });
+    await mkdir(path.join(to, dir), { recursive: true, mode: 0o700 });
     for (const file of wanted) {
       await linkOrCopy(path.join(from, dir, file), path.join(to, dir, file));
     }

@@ -1,9 +1,10 @@
 import type { Stats } from 'node:fs';
-import { lstat, mkdir, readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runGit } from './command.ts';
 import { hasRefFiles, readRefSnapshot } from './ref-snapshot.ts';
 import { checkRepoSegment } from './repo-paths.ts';
+import { restorableKind } from './restorable-files.ts';
 
 /**
  * Repositories as files for a dump, taken so that a push running meanwhile leaves either the old
@@ -24,18 +25,18 @@ export type RepositoryFile = {
 const MARKER = 'kiln-creating';
 
 /**
- * Not copied: the refs themselves (the snapshot replaces them), reflogs (they may name objects
- * written after the copy), lock files, and git's scratch space of pushes still under way.
+ * Copied: what a restore takes (restorable-files.ts), the object files and HEAD; the refs travel
+ * as the snapshot's `packed-refs`. So not the refs themselves, reflogs (they may name objects
+ * written after the copy), lock files, git's scratch space of pushes still under way, nor config,
+ * hooks and the rest, which a restore writes from Kiln's own templates. The one file more is a
+ * fork's alternates (repository-restore.ts).
  */
-function skipped(relative: string): boolean {
-  if (relative === 'packed-refs' || relative === MARKER) return true;
-  if (relative === 'refs' || relative.startsWith('refs/')) return true;
-  if (relative === 'logs' || relative.startsWith('logs/')) return true;
-  if (relative.endsWith('.lock')) return true;
-  const base = path.posix.basename(relative);
-  if (relative.startsWith('objects/') && (base.startsWith('tmp_') || base.startsWith('incoming-')))
-    return true;
-  return false;
+function copied(relative: string, directory: boolean): boolean {
+  if (directory) return relative === 'objects' || relative.startsWith('objects/');
+  // A fork's loan: a restore writes it again only between repositories of the same dump.
+  if (relative === 'objects/info/alternates') return true;
+  const kind = restorableKind(relative);
+  return kind === 'object' || kind === 'head';
 }
 
 /**
@@ -85,7 +86,7 @@ export async function snapshotRepositoryRefs(gitDir: string): Promise<string> {
   return lines.map((line) => `${line}\n`).join('');
 }
 
-/** The files of a repository that a dump copies, directories first; see `skipped`. */
+/** The files of a repository that a dump copies, directories first; see `copied`. */
 export async function* repositoryFiles(gitDir: string): AsyncGenerator<RepositoryFile> {
   async function* walk(relative: string): AsyncGenerator<RepositoryFile> {
     const entries = await readdir(path.join(gitDir, relative), { withFileTypes: true }).catch(
@@ -96,8 +97,8 @@ export async function* repositoryFiles(gitDir: string): AsyncGenerator<Repositor
     );
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (skipped(child)) continue;
       const absolute = path.join(gitDir, child);
+      if (!copied(child, entry.isDirectory())) continue;
       const stats = await lstat(absolute).catch(() => undefined);
       // Gone since the listing: a loose object packed away, a temporary file renamed.
       if (!stats) continue;
@@ -110,15 +111,6 @@ export async function* repositoryFiles(gitDir: string): AsyncGenerator<Repositor
     }
   }
   yield* walk('');
-}
-
-/**
- * Finishes a restored repository (its refs arrive as `packed-refs`): the directories git looks
- * for before it believes a directory is a repository.
- */
-export async function prepareRestoredRepository(gitDir: string): Promise<void> {
-  await mkdir(path.join(gitDir, 'refs', 'heads'), { recursive: true });
-  await mkdir(path.join(gitDir, 'refs', 'tags'), { recursive: true });
 }
 
 /** Whether git finds every object that every ref needs (`fsck --connectivity-only`). */

@@ -47,7 +47,8 @@ describe('initBare', () => {
     expect(await config(repo.path, 'core.logAllRefUpdates')).toBe('true');
     const hook = path.join(repo.path, 'hooks', 'pre-receive');
     expect(await readFile(hook, 'utf8')).toBe(PRE_RECEIVE_HOOK);
-    expect((await stat(hook)).mode & 0o111).toBe(0o111);
+    // Executable by its owner alone, like everything in the data directory.
+    expect((await stat(hook)).mode & 0o777).toBe(0o700);
     expect(await listRefs(repo)).toEqual({ branches: [], tags: [] });
   });
 

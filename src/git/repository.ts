@@ -61,6 +61,16 @@ async function makeRepository(dir: string, options: InitOptions): Promise<void> 
   await writeCreationMarker(dir);
 }
 
+/**
+ * Makes `dir` (new, or empty) a repository exactly as `initBare` makes one: Kiln's config and
+ * hooks and nothing else, with the creation marker in it until the caller clears it. A restore
+ * builds each repository this way and then adds only the archive's objects, refs and HEAD.
+ */
+export async function initRepositoryIn(dir: string, options: InitOptions): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeRepository(dir, options);
+}
+
 /** Builds a repository in a fresh temp directory, then renames it to `target`. */
 async function assemble(
   paths: RepoPaths,
@@ -70,11 +80,11 @@ async function assemble(
   if (await repositoryExists(target)) {
     throw new Conflict('repository already exists', { details: { repository: target.key } });
   }
-  await mkdir(paths.tempRoot, { recursive: true });
+  await mkdir(paths.tempRoot, { recursive: true, mode: 0o700 });
   const dir = await mkdtemp(path.join(paths.tempRoot, 'new-'));
   try {
     await build(dir);
-    await mkdir(path.dirname(target.path), { recursive: true });
+    await mkdir(path.dirname(target.path), { recursive: true, mode: 0o700 });
     await rename(dir, target.path);
     noteRepositoryChange();
   } catch (error) {
@@ -108,7 +118,7 @@ export async function initBare(
  */
 export async function deleteRepository(paths: RepoPaths, repo: RepoHandle): Promise<void> {
   await requireRepository(repo);
-  await mkdir(paths.tempRoot, { recursive: true });
+  await mkdir(paths.tempRoot, { recursive: true, mode: 0o700 });
   const doomed = await mkdtemp(path.join(paths.tempRoot, 'delete-'));
   try {
     await rename(repo.path, path.join(doomed, 'repo.git'));
@@ -230,6 +240,18 @@ async function keepUnreachableObjects(repo: RepoHandle): Promise<void> {
     });
     if (stdout.toString('utf8').trim() !== 'never') throw error;
   }
+}
+
+/**
+ * Makes `borrower` borrow `lenders`' objects as a fork made with `shareObjects` does: relative
+ * alternates, and lenders that never prune (a restore puts its forks' loans back this way).
+ */
+export async function lendObjects(borrower: RepoHandle, lenders: readonly RepoHandle[]) {
+  for (const lender of lenders) await keepUnreachableObjects(lender);
+  await writeAlternates(
+    objectsDir(borrower.path),
+    lenders.map((lender) => objectsDir(lender.path)),
+  );
 }
 
 /** Whether `repo` borrows objects from `from` through its alternates. */

@@ -73,13 +73,28 @@ class ByteReader {
   }
 }
 
+/** Entries that are neither a regular file nor a directory, by their tar type flag. */
+const SPECIAL_TYPES: Readonly<Record<string, ReadEntry['type']>> = {
+  '1': 'hardlink',
+  '2': 'symlink',
+  '3': 'device',
+  '4': 'device',
+  '6': 'fifo',
+  '7': 'file',
+};
+
+/** An entry as read: a file, a directory, or something else named for the caller to refuse. */
+export type ReadEntry = Omit<TarEntry, 'type'> & {
+  readonly type: TarEntry['type'] | 'symlink' | 'hardlink' | 'device' | 'fifo';
+  readonly content: AsyncIterable<Buffer>;
+};
+
 /**
  * Reads a tar stream entry by entry. The caller must consume each file's `content` before asking
- * for the next entry.
+ * for the next entry. Links, devices and FIFOs are yielded (with no content) for the caller to
+ * skip or refuse; nothing here creates anything.
  */
-export async function* readTar(
-  source: Chunks,
-): AsyncGenerator<TarEntry & { content: AsyncIterable<Buffer> }> {
+export async function* readTar(source: Chunks): AsyncGenerator<ReadEntry> {
   const reader = new ByteReader(source);
   let paxPath: string | undefined;
   for (;;) {
@@ -96,6 +111,17 @@ export async function* readTar(
       paxPath = pax.get('path');
       continue;
     }
+    if (type === 'g' || type === 'K') {
+      // A global pax header, or GNU tar's long link target: nothing a reader here follows.
+      await reader.take(size + padding(size).length);
+      continue;
+    }
+    if (type === 'L') {
+      // GNU tar's long name: the next header's path.
+      paxPath = (await reader.take(size)).toString('utf8').replace(/\0+$/, '');
+      await reader.take(padding(size).length);
+      continue;
+    }
     const prefix = readString(block, 345, 155);
     const name = readString(block, 0, 100);
     const path = (paxPath ?? (prefix ? `${prefix}/${name}` : name)).replace(/\/+$/, '');
@@ -107,7 +133,8 @@ export async function* readTar(
     };
     if (type === '5') {
       yield { ...entry, type: 'directory', size: 0, content: Readable.from([]) };
-    } else if (type === '0' || type === '\0') {
+    } else if (type === '0' || type === '\0' || SPECIAL_TYPES[type] !== undefined) {
+      const kind = SPECIAL_TYPES[type] ?? 'file';
       const state = { left: size };
       const content = (async function* () {
         while (state.left > 0) {
@@ -117,7 +144,7 @@ export async function* readTar(
           yield piece;
         }
       })();
-      yield { ...entry, type: 'file', size, content };
+      yield { ...entry, type: kind, size, content };
       // Whatever the caller left unread is skipped, so the next header is found where it is.
       while (state.left > 0) {
         const skipped = await reader.take(Math.min(state.left, 1 << 20));

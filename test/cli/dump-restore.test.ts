@@ -12,46 +12,13 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config/load.ts';
-import { buildServer } from '../../src/http/server.ts';
 import { TarWriter } from '../../src/lib/tar-writer.ts';
 import { LAUNCHER, runCli } from '../support/cli.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/database.ts';
 import { runScript, shellBlocks } from '../support/doc-blocks.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
+import { envFor, removeLeftovers, serveRestored } from '../support/restored.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-
-type Instance = { url: string; app: App; close(): Promise<void> };
-
-/** A Kiln serving an existing data directory and database (what a restore produced). */
-async function serveRestored(dataDir: string, databaseUrl: string | undefined): Promise<Instance> {
-  const file = join(dataDir, '..', 'empty.toml');
-  writeFileSync(file, '');
-  const config = loadConfig({
-    file,
-    env: {
-      SERVICE_DATA_DIR: dataDir,
-      SERVICE_HTTP_HOST: '127.0.0.1',
-      SERVICE_HTTP_PORT: '0',
-      SERVICE_LOG_LEVEL: 'silent',
-      ...(databaseUrl ? { SERVICE_DATABASE_URL: databaseUrl } : {}),
-    },
-  });
-  const app = await createApp(config);
-  const server = await buildServer(app);
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  if (typeof address !== 'object' || !address) throw new Error('not bound');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    app,
-    close: async () => {
-      await server.close();
-      await app.close();
-    },
-  };
-}
 
 /** A record without its `updated_at` fields, at any depth (pushes go on after the dump). */
 function withoutTimes(value: unknown): unknown {
@@ -64,14 +31,6 @@ function withoutTimes(value: unknown): unknown {
     );
   }
   return value;
-}
-
-function envFor(dataDir: string, databaseUrl: string | undefined): Record<string, string> {
-  return {
-    SERVICE_DATA_DIR: dataDir,
-    SERVICE_LOG_LEVEL: 'silent',
-    ...(databaseUrl ? { SERVICE_DATABASE_URL: databaseUrl } : {}),
-  };
 }
 
 let source: TestServer;
@@ -139,12 +98,7 @@ beforeAll(async () => {
   void bob;
 }, 120_000);
 
-afterAll(async () => {
-  await source?.close();
-  await git?.dispose();
-  for (const database of databases) await database.drop();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(() => removeLeftovers({ source, git, databases, scratch }));
 
 /** Pushes a new commit to alice/tools's `busy` branch again and again until stopped. */
 function keepPushing(): { stop(): Promise<string[]> } {

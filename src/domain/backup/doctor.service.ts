@@ -5,6 +5,7 @@ import { appliedMigrations } from '../../db/schema-facts.ts';
 import { hooksAreCurrent } from '../../git/hooks.ts';
 import { objectsDir, readAlternates } from '../../git/object-store.ts';
 import { checkConnectivity, listRepositoryDirs } from '../../git/repository-dump.ts';
+import { widerThanPrivate } from '../../lib/private-modes.ts';
 import { type ActionOwnerFacts, uncontrolledActionOwners } from '../admin/action-owners.ts';
 import type { RepoStore } from '../repos/repo.store.ts';
 
@@ -20,10 +21,33 @@ export type DoctorSources = {
   readonly database: Database;
   /** Where the database says repositories are. */
   readonly repos: Pick<RepoStore, 'listLocations'>;
+  readonly dataDir: string;
   readonly repositoriesRoot: string;
   /** Who the action owners and administrators are, and the accounts to check against them. */
   readonly accounts?: ActionOwnerFacts;
 };
+
+/** Wide paths reported one by one; past this many, one finding counts the rest. */
+const MODES_SHOWN = 20;
+
+/** Directories and files of the data directory that group or others may open (private-modes.ts). */
+async function checkModes(dataDir: string): Promise<Finding[]> {
+  const root = path.resolve(dataDir);
+  const wide = await widerThanPrivate(root, MODES_SHOWN + 1);
+  const findings: Finding[] = wide.slice(0, MODES_SHOWN).map((entry) => ({
+    subject: path.relative(root, entry.path) || root,
+    problem: `mode ${entry.mode.toString(8).padStart(4, '0')} lets group or others in (a Kiln ${entry.directory ? 'directory is 0700' : 'file is 0600'})`,
+    fix: `chmod go-rwx ${entry.path} (kiln serve, migrate and restore do it for the whole directory)`,
+  }));
+  if (wide.length > MODES_SHOWN) {
+    findings.push({
+      subject: root,
+      problem: 'more paths than these let group or others in',
+      fix: `chmod -R go-rwx ${root}`,
+    });
+  }
+  return findings;
+}
 
 async function checkMigrations(
   database: Database,
@@ -137,7 +161,8 @@ async function checkActionOwners(facts: ActionOwnerFacts): Promise<Finding[]> {
 /**
  * Checks an instance without changing it: the database's migrations, every repository on disk
  * against the database (a row for each, HEAD, hooks, the alternates invariant, git fsck's
- * connectivity check), and that administrators control every action owner already taken.
+ * connectivity check), the modes of the data directory's files (private to Kiln's user), and
+ * that administrators control every action owner already taken.
  */
 export async function runChecks(sources: DoctorSources): Promise<DoctorReport> {
   const migrations = await checkMigrations(sources.database);
@@ -146,6 +171,7 @@ export async function runChecks(sources: DoctorSources): Promise<DoctorReport> {
   if (sources.accounts && findings.length === 0) {
     findings.push(...(await checkActionOwners(sources.accounts)));
   }
+  findings.push(...(await checkModes(sources.dataDir)));
   const root = path.resolve(sources.repositoriesRoot);
   const rows = await repositoryRows(sources.repos);
   const dirs = await listRepositoryDirs(root);

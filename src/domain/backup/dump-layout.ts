@@ -1,3 +1,4 @@
+import { SERVE_LOCK_FILE } from '../../db/serve-lock.ts';
 import { Invalid } from '../errors.ts';
 
 /**
@@ -61,6 +62,29 @@ export function entryPathUnder(entry: string, prefix: string): string | undefine
     }
   }
   return relative;
+}
+
+/** Files at the top of the data directory that belong to a running instance, not to its data. */
+const INSTANCE_FILES = new Set([
+  'kiln.db',
+  'kiln.db-wal',
+  'kiln.db-shm',
+  'kiln.db-journal',
+  SERVE_LOCK_FILE,
+]);
+
+/**
+ * Whether a file of the data directory (`relative`, `/`-separated) travels in a dump's `files/`:
+ * not the database and its journals (the dump has the rows), not the serve lock (`kiln.pid`, it
+ * names a process of the old host), not lock files, sockets or hidden files, and nothing under
+ * `repositories/` (repositories travel as data only). A restore writes only these, too.
+ */
+export function isCarriedFile(relative: string): boolean {
+  const segments = relative.split('/');
+  if (segments[0] === 'repositories') return false;
+  if (segments.some((segment) => segment.startsWith('.') || segment.endsWith('.lock')))
+    return false;
+  return !(segments.length === 1 && INSTANCE_FILES.has(segments[0]!));
 }
 
 /** Parses and checks a manifest. */

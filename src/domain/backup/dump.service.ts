@@ -18,6 +18,7 @@ import {
   DUMP_FORMAT,
   type DumpManifest,
   FILES,
+  isCarriedFile,
   MANIFEST,
   REPOSITORIES,
   ROOT,
@@ -40,9 +41,6 @@ export type DumpSummary = {
   readonly files: number;
   readonly bytes: number;
 };
-
-/** Files of the data directory that are not copied as files: the database and its journals. */
-const DATABASE_FILES = /^kiln\.db(?:-wal|-shm|-journal)?$/;
 
 /** How many repositories' refs are read at once (each read is one short git process). */
 const REF_READERS = 4;
@@ -167,7 +165,10 @@ async function writeRepositories(
   return { repositories: dirs.length, files };
 }
 
-/** Every other file of the data directory (what later features keep there), as it is now. */
+/**
+ * Every other file of the data directory (what later features keep there), as it is now: those
+ * `isCarriedFile` names, so never the database files, the serve lock or a repository's file.
+ */
 async function writeOtherFiles(tar: TarWriter, dataDir: string, skip: string): Promise<number> {
   let files = 0;
   async function walk(relative: string): Promise<void> {
@@ -175,8 +176,7 @@ async function writeOtherFiles(tar: TarWriter, dataDir: string, skip: string): P
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const child = relative ? `${relative}/${entry.name}` : entry.name;
       const absolute = path.join(dataDir, child);
-      if (absolute === skip || entry.name.startsWith('.') || entry.name.endsWith('.lock')) continue;
-      if (!relative && DATABASE_FILES.test(entry.name)) continue;
+      if (absolute === skip || !isCarriedFile(child)) continue;
       const stats = await lstat(absolute).catch(() => undefined);
       if (stats?.isDirectory()) {
         await tar.directory(`${FILES}/${child}`, stats.mtimeMs);

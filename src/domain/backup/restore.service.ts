@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { access, chmod, mkdir, readdir } from 'node:fs/promises';
+import { access, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
@@ -14,11 +14,11 @@ import {
 } from '../../db/database.ts';
 import { hasAnyTable } from '../../db/schema-facts.ts';
 import { type Row, writeSnapshot } from '../../db/table-dump.ts';
-import { ensureHooks } from '../../git/hooks.ts';
-import { RepoPaths } from '../../git/repo-paths.ts';
-import { prepareRestoredRepository } from '../../git/repository-dump.ts';
-import type { Chunks, TarEntry } from '../../lib/tar-format.ts';
-import { readTar } from '../../lib/tar-reader.ts';
+import { RepositoryRestorer, type SkippedPath } from '../../git/repository-restore.ts';
+import { clashOf } from '../../git/restorable-files.ts';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tightenDataDir } from '../../lib/private-modes.ts';
+import type { Chunks } from '../../lib/tar-format.ts';
+import { type ReadEntry, readTar } from '../../lib/tar-reader.ts';
 import { Conflict, Invalid } from '../errors.ts';
 import {
   DATABASE_FACTS,
@@ -26,6 +26,7 @@ import {
   type DumpManifest,
   entryPathUnder,
   FILES,
+  isCarriedFile,
   MANIFEST,
   parseManifest,
   REPOSITORIES,
@@ -43,9 +44,11 @@ export type RestoreSummary = {
   readonly rows: number;
   readonly repositories: number;
   readonly files: number;
+  /** What the archive held that was not restored: the first paths, and how many in all. */
+  readonly skipped: { readonly paths: readonly SkippedPath[]; readonly count: number };
 };
 
-type Entry = TarEntry & { content: AsyncIterable<Buffer> };
+type Entry = ReadEntry;
 
 async function isEmptyDir(dir: string): Promise<boolean> {
   const entries = await readdir(dir).catch((error: unknown) => {
@@ -84,7 +87,7 @@ async function* parseRows(content: AsyncIterable<Buffer>, table: string): AsyncG
   }
 }
 
-/** Reads the entries of the archive one at a time, skipping directories. */
+/** Reads the entries of the archive one at a time: the files only, or every entry. */
 class EntryReader {
   readonly #entries: AsyncIterator<Entry>;
 
@@ -94,10 +97,14 @@ class EntryReader {
 
   async next(): Promise<Entry | undefined> {
     for (;;) {
-      const next = await this.#entries.next();
-      if (next.done) return undefined;
-      if (next.value.type === 'file') return next.value;
+      const next = await this.nextAny();
+      if (next === undefined || next.type === 'file') return next;
     }
+  }
+
+  async nextAny(): Promise<Entry | undefined> {
+    const next = await this.#entries.next();
+    return next.done ? undefined : next.value;
   }
 }
 
@@ -131,20 +138,69 @@ async function restoreDatabase(
     }
     return facts.sequences;
   });
-  return { rows, next: await reader.next() };
+  return { rows, next: await reader.nextAny() };
 }
 
-async function writeEntry(entry: Entry, target: string): Promise<void> {
-  await mkdir(path.dirname(target), { recursive: true });
-  await pipeline(entry.content, createWriteStream(target, { flags: 'wx' }));
-  await chmod(target, entry.mode & 0o777);
+/**
+ * One entry of the archive after the database: a repository's file (to the restorer), a file of
+ * the data directory (written if it is one a dump carries, 0600 in 0700 directories), or skipped.
+ */
+async function restoreEntry(
+  entry: Entry,
+  dataDir: string,
+  restorer: RepositoryRestorer,
+  skip: (path: string, reason: string) => void,
+): Promise<boolean> {
+  let inRepos: string | undefined;
+  let inFiles: string | undefined;
+  try {
+    inRepos = entryPathUnder(entry.path, REPOSITORIES);
+    inFiles = inRepos === undefined ? entryPathUnder(entry.path, FILES) : undefined;
+  } catch (error) {
+    skip(entry.path, error instanceof Invalid ? 'an unsafe path' : String(error));
+    return false;
+  }
+  if (inRepos !== undefined) {
+    await restorer.add({
+      name: entry.path,
+      relative: inRepos,
+      type: entry.type,
+      content: entry.content,
+    });
+    return entry.type === 'file';
+  }
+  if (inFiles === undefined) {
+    if (entry.type !== 'directory' || (entry.path !== REPOSITORIES && entry.path !== FILES)) {
+      skip(entry.path, 'outside the places of a Kiln dump');
+    }
+    return false;
+  }
+  if (entry.type === 'directory') return false;
+  if (entry.type !== 'file') {
+    skip(entry.path, `a ${entry.type}, not a regular file`);
+    return false;
+  }
+  if (!isCarriedFile(inFiles)) {
+    skip(entry.path, 'not a file a dump carries (the database, the lock, repositories)');
+    return false;
+  }
+  const target = path.join(dataDir, ...inFiles.split('/'));
+  const clash = await mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE })
+    .then(() =>
+      pipeline(entry.content, createWriteStream(target, { flags: 'wx', mode: PRIVATE_FILE_MODE })),
+    )
+    .then(() => undefined, clashOf);
+  if (clash) skip(entry.path, clash);
+  return clash === undefined;
 }
 
 /**
  * Restores a dump (see dump-layout.ts) into a new instance: an empty data directory and an empty
  * database, on either engine whatever engine the dump came from. The schema is rebuilt to the
  * dump's migration, the rows go in in one transaction, then the schema is migrated to this
- * version's latest; repositories get this version's hooks.
+ * version's latest. Only data comes back: each repository is made afresh with Kiln's config and
+ * hooks and given the archive's objects, refs and HEAD alone (repository-restore.ts); what else
+ * the archive holds, in a repository or not, is skipped and reported in the summary.
  */
 export async function restoreDump(target: RestoreTarget, source: Chunks): Promise<RestoreSummary> {
   const dataDir = path.resolve(target.dataDir);
@@ -171,30 +227,25 @@ export async function restoreDump(target: RestoreTarget, source: Chunks): Promis
     );
     const { rows, next } = await restoreDatabase(database, reader, manifest);
     await migrate(database);
-    const root = path.join(dataDir, 'repositories');
-    const repositories = new Set<string>();
+    const restorer = new RepositoryRestorer(path.join(dataDir, 'repositories'));
+    const skippedHere: SkippedPath[] = [];
+    let skippedCount = 0;
+    const skip = (entryPath: string, reason: string) => {
+      skippedCount += 1;
+      if (skippedHere.length < 100) skippedHere.push({ path: entryPath, reason });
+    };
     let files = 0;
-    for (let entry = next; entry; entry = await reader.next()) {
-      const inRepos = entryPathUnder(entry.path, REPOSITORIES);
-      if (inRepos !== undefined) {
-        const [owner, name] = inRepos.split('/');
-        if (!owner || !name?.endsWith('.git')) throw new Invalid(`unexpected entry ${entry.path}`);
-        repositories.add(`${owner}/${name}`);
-        await writeEntry(entry, path.join(root, inRepos));
-      } else {
-        const inFiles = entryPathUnder(entry.path, FILES);
-        if (inFiles === undefined) throw new Invalid(`unexpected entry ${entry.path}`);
-        await writeEntry(entry, path.join(dataDir, inFiles));
-      }
-      files += 1;
+    for (let entry = next; entry; entry = await reader.nextAny()) {
+      if (await restoreEntry(entry, dataDir, restorer, skip)) files += 1;
     }
-    const paths = new RepoPaths(root);
-    for (const dir of repositories) {
-      const [owner, name] = dir.split('/') as [string, string];
-      await prepareRestoredRepository(path.join(root, dir));
-      await ensureHooks(paths.resolve({ owner, name: name.slice(0, -'.git'.length) }));
-    }
-    return { manifest, rows, repositories: repositories.size, files };
+    await restorer.finish();
+    // Anything the directory held before (or a wider directory made by hand) made private too.
+    await tightenDataDir(dataDir);
+    const skipped = {
+      paths: [...skippedHere, ...restorer.skipped.paths],
+      count: skippedCount + restorer.skipped.count,
+    };
+    return { manifest, rows, repositories: restorer.repositories.length, files, skipped };
   } finally {
     await database.close();
   }

@@ -84,7 +84,7 @@ export function writeCommit(repo: RepoHandle, commit: NewCommit): string {
   const algorithm = commit.tree.length === 64 ? 'sha256' : 'sha1';
   const sha = createHash(algorithm).update(object).digest('hex');
   const dir = path.join(repo.path, 'objects', sha.slice(0, 2));
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const temporary = path.join(dir, `tmp_obj_${randomBytes(8).toString('hex')}`);
   try {
     writeFileSync(temporary, deflateSync(object), { flag: 'wx', mode: 0o444 });
