@@ -73,6 +73,17 @@ export function mustAskApproval(facts: ApprovalFacts): boolean {
   return !acceptedByWriter && !trusted(facts.author);
 }
 
+/**
+ * The `concurrency` group a run or job really joins. A run of a pull request from a fork runs a
+ * stranger's workflow: its groups are its pull's own, so that, approved or not, it can neither
+ * cancel (`cancel-in-progress`) nor hold up (queueing) a run of the base's branches or of
+ * another pull that names the same group. Runs of one pull still share groups, so
+ * cancel-in-progress keeps working between them. Pure.
+ */
+export function groupOf(run: { forkPull?: boolean; pullId?: string }, group: string): string {
+  return run.forkPull === true && run.pullId !== undefined ? `pull ${run.pullId}: ${group}` : group;
+}
+
 /** What the gate reads: accounts, live access, and the approvals a pull request holds. */
 export type ForkGateDeps = {
   readonly userById: (id: string) => Promise<User | undefined>;
