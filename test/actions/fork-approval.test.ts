@@ -223,6 +223,39 @@ describe('approving', () => {
     expect(needless.body.message).toMatch(/no approval/);
   });
 
+  it('is refused to a token without write:repository and to a job’s task token', async () => {
+    const context = await baseWithWorkflow({ private: false, org: false });
+    const { owner, base, runner } = context;
+    // A pull from a branch of the base itself: its job holds a task token that may write.
+    const ownerUrl = repoUrl(kiln.url, base.owner, base.name, {
+      token: owner.token,
+      as: 'password',
+    });
+    await git.commit(base.dir, { 'inside.txt': 'inside' });
+    await git.ok(['push', '-q', ownerUrl, 'HEAD:refs/heads/inside'], { cwd: base.dir });
+    await kiln.app.services.pulls.create(owner.user, base.owner, base.name, {
+      title: 'Inside',
+      head: 'inside',
+      base: 'main',
+    });
+    const inside = await runner.next();
+    const taskToken = inside.secrets.GITHUB_TOKEN ?? '';
+    await git.ok(['checkout', '-q', 'HEAD~1'], { cwd: base.dir });
+    await openForkPull(kiln, git, base, await author('stranger', context));
+    expect(await eventually(async () => (await runsOf(base, owner.token)).length === 2)).toBe(true);
+    const [waiting] = await runsOf(base, owner.token);
+    expect(waiting?.conclusion).toBe('action_required');
+    const readOnly = await kiln.make.token(owner.user, undefined, {
+      scopes: ['read:repository'],
+    });
+    expect((await approve(base, waiting?.id, readOnly)).status).toBe(403);
+    expect((await approve(base, waiting?.id, taskToken)).status).toBe(403);
+    expect(await receivesNothing(runner)).toBe(true);
+    await runner.run(inside);
+    expect((await approve(base, waiting?.id, owner.token)).status).toBe(200);
+    await runner.run(await runner.next());
+  });
+
   it('reads the author’s access when the run is made, and asks again on another pull', async () => {
     const context = await baseWithWorkflow({ private: false, org: false });
     const { owner, base, runner } = context;
