@@ -83,6 +83,7 @@ import { TokenService } from './domain/tokens/token.service.ts';
 import { TokenStore } from './domain/tokens/token.store.ts';
 import { UserService } from './domain/users/user.service.ts';
 import { UserStore } from './domain/users/user.store.ts';
+import { isUser } from './domain/users/user.types.ts';
 import { DeliveryStore } from './domain/webhooks/delivery.store.ts';
 import { DeliveryWorker } from './domain/webhooks/delivery-worker.ts';
 import { WebhookService } from './domain/webhooks/webhook.service.ts';
@@ -227,6 +228,10 @@ export async function createApp(config: Config): Promise<App> {
     versions: tasksVersions,
     lifecycle: ciRuns,
     forkGate: new ForkPullGate({
+      userById: async (id) => {
+        const account = await users.findById(id);
+        return account && isUser(account) ? account : undefined;
+      },
       accessOf: (user, repo) => repos.accessOf(user, repo),
       isApproved: (pullId, actorId) => ciStores.approvals.isApproved(pullId, actorId),
     }),

@@ -1,7 +1,7 @@
 /**
  * The approval rule under any sequence of pull request changes: pull requests from a stranger's
  * fork are opened, pushed to (by their author, or by another stranger the fork lets push),
- * closed and reopened, and approved by the owner, a reader or a stranger. After every step a
+ * closed and reopened (by their author or the owner), and approved by the owner, a reader or a stranger. After every step a
  * runner takes every job it is offered: no job of a run still waiting for approval ever
  * reaches it, every other run is handed out and finished, and the runs' approval state is the
  * one a model of the rule predicts (one approval per pull request, covering the people whose
@@ -24,7 +24,7 @@ type Step =
   | { readonly kind: 'open' }
   | { readonly kind: 'push'; readonly pull: number; readonly by: 'author' | 'other' }
   | { readonly kind: 'approve'; readonly pull: number; readonly by: Approver }
-  | { readonly kind: 'reopen'; readonly pull: number };
+  | { readonly kind: 'reopen'; readonly pull: number; readonly by: 'author' | 'writer' };
 
 /** What the rule predicts of one run: whether it had to wait, and whether it was approved. */
 type ModelRun = { readonly actorId: string; readonly waits: boolean; stamped: boolean };
@@ -97,16 +97,24 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     pull: fc.nat(),
     by: fc.constantFrom('writer' as const, 'reader' as const, 'stranger' as const),
   }),
-  fc.record({ kind: fc.constant('reopen' as const), pull: fc.nat() }),
+  fc.record({
+    kind: fc.constant('reopen' as const),
+    pull: fc.nat(),
+    by: fc.constantFrom('author' as const, 'writer' as const),
+  }),
 );
 
 let branches = 0;
 
-/** Records the run a pull request change makes, as the rule predicts it. */
+/**
+ * Records the run a pull request change makes, as the rule predicts it: it waits unless both
+ * its actor and the pull's author (always a stranger here) are the owner or approved for it.
+ */
 function expectRun(pull: ModelPull, actor: Person): void {
+  const trusted = (person: Person) => person === people.owner || pull.approved.has(person.user.id);
   pull.runs.push({
     actorId: actor.user.id,
-    waits: !pull.approved.has(actor.user.id),
+    waits: !trusted(actor) || !trusted(people.author),
     stamped: false,
   });
 }
@@ -150,11 +158,13 @@ async function apply(pulls: ModelPull[], s: Step): Promise<void> {
     await pushTo(pull, s.by);
     expectRun(pull, people[s.by]);
   } else if (s.kind === 'reopen') {
-    // Closing starts nothing (the workflow takes the default types); reopening does.
+    // Closing starts nothing (the workflow takes the default types); reopening does. The
+    // owner's reopen is no review of the stranger's code.
     const { pulls: service } = kiln.app.services;
-    await service.update(author.user, base.owner, base.name, pull.number, { state: 'closed' });
-    await service.update(author.user, base.owner, base.name, pull.number, { state: 'open' });
-    expectRun(pull, author);
+    const by = s.by === 'writer' ? owner : author;
+    await service.update(by.user, base.owner, base.name, pull.number, { state: 'closed' });
+    await service.update(by.user, base.owner, base.name, pull.number, { state: 'open' });
+    expectRun(pull, by);
   } else if (s.kind === 'approve') {
     await settled(pulls);
     const number = (await runsOfPull(pull.id)).at(-1)?.number;
@@ -170,6 +180,7 @@ async function apply(pulls: ModelPull[], s: Step): Promise<void> {
         run.stamped = true;
         pull.approved.add(run.actorId);
       }
+      pull.approved.add(author.user.id);
     } else {
       expect(answer.status).toBe(409);
     }

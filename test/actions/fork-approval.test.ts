@@ -55,7 +55,13 @@ const ASKS: Record<Role, boolean> = {
 };
 
 /** A base repository with an `on: pull_request` workflow for a label of its own, and a runner. */
-async function baseWithWorkflow(options: { private: boolean; org: boolean; workflows?: number }) {
+async function baseWithWorkflow(options: {
+  private: boolean;
+  org: boolean;
+  workflows?: number;
+  /** What the workflow's `on:` says; `pull_request` (its default types) without it. */
+  on?: string;
+}) {
   const owner = await kiln.make.userWithToken();
   const org = options.org ? await kiln.make.org(owner.user) : undefined;
   const { owner: ownerHandle, name } = await makeRepo(kiln, owner.user, {
@@ -64,7 +70,7 @@ async function baseWithWorkflow(options: { private: boolean; org: boolean; workf
   });
   const label = `fork-${randomBytes(4).toString('hex')}`;
   const dir = await git.init();
-  const workflow = `on: pull_request\njobs:\n  check:\n    runs-on: ${label}\n    steps: [{run: make check}]\n`;
+  const workflow = `on: ${options.on ?? 'pull_request'}\njobs:\n  check:\n    runs-on: ${label}\n    steps: [{run: make check}]\n`;
   const files = Array.from({ length: options.workflows ?? 1 }, (_, at) => [
     `.gitea/workflows/pr${at}.yml`,
     workflow,
@@ -217,6 +223,39 @@ describe('approving', () => {
     expect(needless.body.message).toMatch(/no approval/);
   });
 
+  it('is refused to a token without write:repository and to a job’s task token', async () => {
+    const context = await baseWithWorkflow({ private: false, org: false });
+    const { owner, base, runner } = context;
+    // A pull from a branch of the base itself: its job holds a task token that may write.
+    const ownerUrl = repoUrl(kiln.url, base.owner, base.name, {
+      token: owner.token,
+      as: 'password',
+    });
+    await git.commit(base.dir, { 'inside.txt': 'inside' });
+    await git.ok(['push', '-q', ownerUrl, 'HEAD:refs/heads/inside'], { cwd: base.dir });
+    await kiln.app.services.pulls.create(owner.user, base.owner, base.name, {
+      title: 'Inside',
+      head: 'inside',
+      base: 'main',
+    });
+    const inside = await runner.next();
+    const taskToken = inside.secrets.GITHUB_TOKEN ?? '';
+    await git.ok(['checkout', '-q', 'HEAD~1'], { cwd: base.dir });
+    await openForkPull(kiln, git, base, await author('stranger', context));
+    expect(await eventually(async () => (await runsOf(base, owner.token)).length === 2)).toBe(true);
+    const [waiting] = await runsOf(base, owner.token);
+    expect(waiting?.conclusion).toBe('action_required');
+    const readOnly = await kiln.make.token(owner.user, undefined, {
+      scopes: ['read:repository'],
+    });
+    expect((await approve(base, waiting?.id, readOnly)).status).toBe(403);
+    expect((await approve(base, waiting?.id, taskToken)).status).toBe(403);
+    expect(await receivesNothing(runner)).toBe(true);
+    await runner.run(inside);
+    expect((await approve(base, waiting?.id, owner.token)).status).toBe(200);
+    await runner.run(await runner.next());
+  });
+
   it('reads the author’s access when the run is made, and asks again on another pull', async () => {
     const context = await baseWithWorkflow({ private: false, org: false });
     const { owner, base, runner } = context;
@@ -324,6 +363,35 @@ describe('approving', () => {
     const [pushed] = await runsOf(base, owner.token);
     expect(pushed).toMatchObject({ conclusion: 'action_required' });
     expect(await receivesNothing(runner)).toBe(true);
+  });
+
+  it('asks when a writer closes or reopens a stranger’s pull: that is no review of its code', async () => {
+    const on = '{pull_request: {types: [opened, synchronize, reopened, closed]}}';
+    const context = await baseWithWorkflow({ private: false, org: false, on });
+    const { owner, base, runner } = context;
+    await openForkPull(kiln, git, base, await author('stranger', context));
+    const opened = await oneRun(base, owner.token);
+    const { pulls } = kiln.app.services;
+    const number = 1;
+    await pulls.update(owner.user, base.owner, base.name, number, { state: 'closed' });
+    await pulls.update(owner.user, base.owner, base.name, number, { state: 'open' });
+    expect(await eventually(async () => (await runsOf(base, owner.token)).length === 3)).toBe(true);
+    // Each change supersedes the run before it; the newest waits like the first did.
+    const runs = await runsOf(base, owner.token);
+    expect(runs.map((run) => run.conclusion)).toEqual([
+      'action_required',
+      'cancelled',
+      'cancelled',
+    ]);
+    expect(opened.conclusion).toBe('action_required');
+    expect(await receivesNothing(runner)).toBe(true);
+    // One approval of the pull trusts its author: the owner's next close runs at once.
+    expect((await approve(base, runs[0]?.id, owner.token)).status).toBe(200);
+    await runner.run(await runner.next());
+    await pulls.update(owner.user, base.owner, base.name, number, { state: 'closed' });
+    expect(await eventually(async () => (await runsOf(base, owner.token)).length === 4)).toBe(true);
+    expect((await runsOf(base, owner.token))[0]?.conclusion).toBeNull();
+    await runner.run(await runner.next());
   });
 
   it('lets cancel stop a waiting run, and a re-run of it waits until approved', async () => {

@@ -1,29 +1,41 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ACCESS_LEVELS } from '../repos/repo.types.ts';
-import { ACTIONS_BOT_HANDLE, ACTIONS_BOT_ID } from '../users/actions-bot.ts';
-import type { User } from '../users/user.types.ts';
-import { awaitsApproval, mustAskApproval } from './fork-approval.ts';
+import { ACCESS_LEVELS, atLeast } from '../repos/repo.types.ts';
+import { awaitsApproval, mustAskApproval, type Standing } from './fork-approval.ts';
 
-const person = { id: 'u1', handle: 'ada' } as User;
-const bot = { id: ACTIONS_BOT_ID, handle: ACTIONS_BOT_HANDLE } as User;
+const standing: fc.Arbitrary<Standing> = fc.record({
+  access: fc.constantFrom(...ACCESS_LEVELS),
+  approved: fc.boolean(),
+});
+
+const trusted = (person: Standing) => atLeast(person.access, 'write') || person.approved;
 
 describe('mustAskApproval', () => {
-  it('asks exactly for a fork run by someone below write who was not approved for the pull', () => {
+  it('asks for a fork run unless both its actor and the pull’s author are trusted', () => {
     fc.assert(
       fc.property(
         fc.boolean(),
         fc.boolean(),
-        fc.constantFrom(...ACCESS_LEVELS),
+        standing,
+        standing,
         fc.boolean(),
-        (fromFork, byBot, access, approvedBefore) => {
-          const actor = byBot ? bot : person;
-          const asks = mustAskApproval({ fromFork, actor, access, approvedBefore });
-          const below = access === 'none' || access === 'read';
-          expect(asks).toBe(fromFork && !byBot && below && !approvedBefore);
+        (fromFork, byBot, actor, author, merged) => {
+          const asks = mustAskApproval({ fromFork, byBot, actor, author, merged });
+          const writerMerge = merged && atLeast(actor.access, 'write');
+          const vouched = trusted(actor) && (writerMerge || trusted(author));
+          expect(asks).toBe(fromFork && !byBot && !vouched);
         },
       ),
     );
+  });
+
+  it('asks when a writer closes or reopens a stranger’s pull, not when a writer merges it', () => {
+    const writer = { access: 'write', approved: false } as const;
+    const stranger = { access: 'none', approved: false } as const;
+    const facts = { fromFork: true, byBot: false, actor: writer, author: stranger };
+    expect(mustAskApproval({ ...facts, merged: false })).toBe(true);
+    expect(mustAskApproval({ ...facts, merged: true })).toBe(false);
+    expect(mustAskApproval({ ...facts, actor: stranger, merged: true })).toBe(true);
   });
 });
 

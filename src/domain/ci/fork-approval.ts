@@ -9,16 +9,24 @@ import type { PullTrigger } from './pull-trigger.ts';
  * INVARIANT: a workflow run for a pull request from a fork whose author cannot write to the base
  * repository reaches no runner until someone with write access to the base approves it.
  *
- * - "Author" is whoever's action made the run: the opener on `opened`, the pusher of the head on
- *   `synchronize`, whoever reopened or closed it. Their access to the base is read when the run
- *   is made (never remembered), so a collaborator removed yesterday asks today.
- * - An approval belongs to one pull request and covers the people whose waiting runs it let go:
- *   their later runs of that pull (new pushes, a reopen) do not ask again. A run of the same pull
- *   made by someone else who cannot write (another person pushing to the fork's branch) asks
- *   again, so nobody rides on an approval given for someone else's code; another pull request
- *   of an approved author asks again too.
- * - Branches of the base itself, forks whose author may write (collaborators with write or
- *   admin, the owner, organisation owners, site administrators) and the actions bot never ask.
+ * - Two people vouch for the code a run would execute, and both must be trusted: whoever's action
+ *   made the run (the opener on `opened`, the pusher of the head on `synchronize`, whoever
+ *   reopened or closed it) and the pull request's author. So a writer who closes or reopens a
+ *   stranger's pull, or pushes onto it, does not thereby run the stranger's code: closing spam
+ *   is no review. The one exception is a writer's merge (`closed`, merged): the code is the
+ *   base's own from then on, and its pushes run it anyway.
+ * - Trusted is: may write to the base (collaborators with write or admin, the owner,
+ *   organisation owners, site administrators), read when the run is made, never remembered, so
+ *   a collaborator removed yesterday asks today; or approved for this very pull request.
+ * - An approval belongs to one pull request and covers its author and the people whose waiting
+ *   runs it let go: their later runs of that pull (new pushes, a reopen) do not ask again, as
+ *   in Gitea. It covers commits the approver never saw, pushed after the page was read or after
+ *   the approval: approving trusts the people, not one commit. A run of the same pull made by
+ *   someone else who cannot write (another person pushing to the fork's branch) asks again, so
+ *   nobody rides on an approval given for someone else; another pull request asks again too.
+ * - Branches of the base itself and the actions bot never ask (the bot starts no pull runs).
+ * - Approval only lets jobs reach a runner: a run from a fork gets no secrets and a read-only
+ *   task token whether or not it was approved (task-dispatch.service.ts).
  *
  * Where it is enforced: such a run is created with `needs_approval` and every job blocked
  * (workflow-run.store.ts); settling keeps them blocked while it waits (run-lifecycle.ts); and,
@@ -31,25 +39,54 @@ export function awaitsApproval(run: Pick<WorkflowRun, 'needsApproval' | 'approve
   return run.needsApproval && run.approvedAt === null;
 }
 
+/** How far one person is trusted with a pull request's code, read when a run is made. */
+export type Standing = {
+  /** Their access to the base repository, now ('none' for an account that is gone). */
+  readonly access: AccessLevel;
+  /** A writer already approved this person's runs of this pull request. */
+  readonly approved: boolean;
+};
+
 /** What the rule looks at, read when a run is made. */
 export type ApprovalFacts = {
   /** The head branch lives in another repository than the base. */
   readonly fromFork: boolean;
-  readonly actor: User;
-  /** The actor's access to the base repository, now. */
-  readonly access: AccessLevel;
-  /** A writer already approved this actor's runs of this pull request. */
-  readonly approvedBefore: boolean;
+  /** The change was made by the actions bot. */
+  readonly byBot: boolean;
+  /** Whoever's action made the run. */
+  readonly actor: Standing;
+  /** The pull request's author. */
+  readonly author: Standing;
+  /** The change is the pull request being merged. */
+  readonly merged: boolean;
 };
+
+function trusted(person: Standing): boolean {
+  return atLeast(person.access, 'write') || person.approved;
+}
 
 /** Whether a run of a pull request must wait for approval (see the invariant above). Pure. */
 export function mustAskApproval(facts: ApprovalFacts): boolean {
-  if (!facts.fromFork || isActionsBot(facts.actor)) return false;
-  return !atLeast(facts.access, 'write') && !facts.approvedBefore;
+  if (!facts.fromFork || facts.byBot) return false;
+  if (!trusted(facts.actor)) return true;
+  const acceptedByWriter = facts.merged && atLeast(facts.actor.access, 'write');
+  return !acceptedByWriter && !trusted(facts.author);
 }
 
-/** What the gate reads: live access, and the approvals a pull request holds. */
+/**
+ * The `concurrency` group a run or job really joins. A run of a pull request from a fork runs a
+ * stranger's workflow: its groups are its pull's own, so that, approved or not, it can neither
+ * cancel (`cancel-in-progress`) nor hold up (queueing) a run of the base's branches or of
+ * another pull that names the same group. Runs of one pull still share groups, so
+ * cancel-in-progress keeps working between them. Pure.
+ */
+export function groupOf(run: { forkPull?: boolean; pullId?: string }, group: string): string {
+  return run.forkPull === true && run.pullId !== undefined ? `pull ${run.pullId}: ${group}` : group;
+}
+
+/** What the gate reads: accounts, live access, and the approvals a pull request holds. */
 export type ForkGateDeps = {
+  readonly userById: (id: string) => Promise<User | undefined>;
   readonly accessOf: (user: User, repo: Repository) => Promise<AccessLevel>;
   readonly isApproved: (pullId: string, actorId: string) => Promise<boolean>;
 };
@@ -63,12 +100,28 @@ export class ForkPullGate {
   }
 
   async mustAsk(trigger: PullTrigger): Promise<boolean> {
-    const fromFork = trigger.head.id !== trigger.base.id;
-    if (!fromFork || isActionsBot(trigger.actor)) return false;
-    const [access, approvedBefore] = await Promise.all([
-      this.#deps.accessOf(trigger.actor, trigger.base),
-      this.#deps.isApproved(trigger.pull.id, trigger.actor.id),
+    const { actor, pull, base } = trigger;
+    const fromFork = trigger.head.id !== base.id;
+    if (!fromFork || isActionsBot(actor)) return false;
+    const standing = async (user: User | undefined, id: string): Promise<Standing> => {
+      const [access, approved] = await Promise.all([
+        user === undefined ? ('none' as const) : this.#deps.accessOf(user, base),
+        this.#deps.isApproved(pull.id, id),
+      ]);
+      return { access, approved };
+    };
+    const [actorStanding, authorStanding] = await Promise.all([
+      standing(actor, actor.id),
+      pull.authorId === actor.id
+        ? undefined
+        : this.#deps.userById(pull.authorId).then((author) => standing(author, pull.authorId)),
     ]);
-    return mustAskApproval({ fromFork, actor: trigger.actor, access, approvedBefore });
+    return mustAskApproval({
+      fromFork,
+      byBot: false,
+      actor: actorStanding,
+      author: authorStanding ?? actorStanding,
+      merged: trigger.type === 'closed' && pull.merged,
+    });
   }
 }

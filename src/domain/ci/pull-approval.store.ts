@@ -44,8 +44,8 @@ export class PullApprovalStore {
 
   /**
    * Approves a pull request: every run of it still unapproved (finished ones too, so a later
-   * re-run does not ask) is stamped with who and when, and the people who made them are
-   * recorded as approved for this pull. Conditional on `approved_at` being null, so of two
+   * re-run does not ask) is stamped with who and when, and the pull's author and the people
+   * who made those runs are recorded as approved for this pull. Conditional on `approved_at` being null, so of two
    * approvals racing each run is stamped once. Returns the ids of the unfinished runs it
    * stamped (the ones whose jobs may go now).
    */
@@ -58,7 +58,13 @@ export class PullApprovalStore {
       .where('approved_at', 'is', null)
       .returning(['id', 'triggered_by', 'status'])
       .execute();
+    const pull = await this.#db
+      .selectFrom('pull_requests')
+      .select('author_id')
+      .where('id', '=', pullId)
+      .executeTakeFirst();
     const actors = new Set(stamped.flatMap((run) => (run.triggered_by ? [run.triggered_by] : [])));
+    if (pull !== undefined && stamped.length > 0) actors.add(pull.author_id);
     for (const actorId of actors) {
       await this.#db
         .insertInto('ci_pull_approvals')

@@ -1,5 +1,6 @@
-import { Conflict } from '../errors.ts';
+import { Conflict, Forbidden } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
+import { isActionsBot } from '../users/actions-bot.ts';
 import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import type { CiStores } from './ci-stores.ts';
@@ -16,7 +17,7 @@ export type RunApprovalDeps = {
 
 /**
  * Approving the runs of a pull request from a fork (fork-approval.ts). Only people who may write
- * to the base repository approve; readers are refused (Forbidden), and a run that does not exist
+ * to the base repository approve; readers and task tokens are refused (Forbidden), and a run that does not exist
  * or that the person may not see is NotFound. An approval is for the whole pull request: every
  * run of it still waiting goes at once, and the people who made them are not asked again for
  * this pull.
@@ -40,6 +41,9 @@ export class RunApprovalService {
     const { repos, queries, stores, lifecycle } = this.#deps;
     const { run } = await queries.getRun(user, owner, name, number);
     await repos.require(user, owner, name, 'write');
+    // An approval is a person's judgment of a stranger's code: a job's task token, even one that
+    // may write, never gives it, so no workflow can approve another (or a fork's) run.
+    if (isActionsBot(user)) throw new Forbidden('a task token cannot approve workflow runs');
     if (!run.needsApproval || run.pullId === null) {
       throw new Conflict('this run needs no approval: it is not from a fork awaiting one');
     }

@@ -11,7 +11,7 @@ import { isActionsBot } from '../users/actions-bot.ts';
 import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import { fileName, githubContext } from './event-payloads.ts';
-import type { ForkPullGate } from './fork-approval.ts';
+import { type ForkPullGate, groupOf } from './fork-approval.ts';
 import type { PullTrigger } from './pull-trigger.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import type { ScheduleService } from './schedule.service.ts';
@@ -345,7 +345,15 @@ export class RunTriggerService {
       const workflow = parseWorkflow(fileName(file), file.content);
       if (!matches(workflow.triggers)) return undefined;
       const contexts = { github, vars, inputs };
-      const jobs = planJobs(workflow, contexts);
+      // Groups of a run from a fork are its pull's own (`groupOf`, fork-approval.ts).
+      const jobs = planJobs(workflow, contexts).map((job) =>
+        job.concurrency === undefined
+          ? job
+          : {
+              ...job,
+              concurrency: { ...job.concurrency, group: groupOf(base, job.concurrency.group) },
+            },
+      );
       if (jobs.length > budget.left) {
         throw new WorkflowError(
           `the event would start more than the ${MAX_JOBS_PER_PUSH} jobs one push may start; ` +
@@ -353,10 +361,12 @@ export class RunTriggerService {
         );
       }
       budget.left -= jobs.length;
-      const concurrency =
+      const written =
         workflow.concurrency === undefined
           ? undefined
           : concurrencyOf(workflow.concurrency, contexts);
+      const concurrency =
+        written === undefined ? undefined : { ...written, group: groupOf(base, written.group) };
       plan = {
         run: { ...base, workflowName: workflow.name, concurrencyGroup: concurrency?.group },
         jobs,

@@ -13,8 +13,6 @@ import type { DomainServices } from '../../../domain/services.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
 import { viewerUser } from '../../auth/viewer.ts';
-import { askToConfirm, isConfirmed } from '../confirmation.ts';
-import { formAction } from '../form-action.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
@@ -22,8 +20,7 @@ import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, PullParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
-import { signedInPoster } from '../require-user.ts';
-import { approvalNotice } from '../views/approval-notice.ts';
+import { pullApprovalNotice } from '../views/approval-notice.ts';
 import { commitList } from '../views/commit-list.ts';
 import {
   DIFF_RENDER_LIMITS,
@@ -38,6 +35,7 @@ import { mergeabilityStatus } from '../views/mergeability.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { reviewThreadView, type ThreadTab, type ThreadViewer } from '../views/review-thread.ts';
+import { PULL_CONFIRMATIONS, pullNumberOf, registerPullStateRoutes } from './pull-state.routes.ts';
 import { frameOf, type RepoPageDeps } from './repo-context.ts';
 import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
 
@@ -49,11 +47,6 @@ export type PullPageRouteDeps = RepoPageDeps & {
   >;
 };
 
-function numberOf(request: { readonly params: Pick<PullParams, 'number'> }): number {
-  const { number } = request.params;
-  return /^\d{1,15}$/.test(number) ? Number(number) : 0;
-}
-
 /** Where a new comment form is open: `?path=…&side=RIGHT&line=12` (links on line numbers). */
 function openForm(
   query: unknown,
@@ -63,20 +56,6 @@ function openForm(
     return undefined;
   return { path, side: side === 'LEFT' ? 'LEFT' : 'RIGHT', line: Number(line) };
 }
-
-/** What the second step of merging and closing asks, and says will happen. */
-const confirmations = {
-  merge: {
-    title: 'Merge this pull request?',
-    consequence: ({ pull }: PullInContext) =>
-      `A merge commit of ${pull.headBranch} is made on ${pull.baseBranch}, and the pull request is closed as merged.`,
-  },
-  close: {
-    title: 'Close this pull request?',
-    consequence: ({ pull }: PullInContext) =>
-      `Pull request #${pull.number} is closed without merging; it can be reopened later.`,
-  },
-} as const;
 
 /** One pull request: conversation, commits and files tabs, and the forms that act on it. */
 export function registerPullPageRoutes(
@@ -89,7 +68,7 @@ export function registerPullPageRoutes(
 
   const load = async (request: PageRequest<PullParams>) => {
     const { owner, name } = request.params;
-    return pulls.get(viewerUser(request.viewer), owner, name, numberOf(request));
+    return pulls.get(viewerUser(request.viewer), owner, name, pullNumberOf(request));
   };
 
   /**
@@ -115,20 +94,6 @@ export function registerPullPageRoutes(
       mayChange: (comment) => mayChangeReviewComment(viewer, base.access, comment),
     });
     return { found, viewer, threads: reviewThreads(comments), loaded, parts, url, threadViewer };
-  };
-
-  /**
-   * What every form posted to a pull starts with: a signed-in user (else the redirect is sent and
-   * nothing is returned), a valid CSRF token, and the pull's address.
-   */
-  const startPost = async (request: PageRequest<PullParams>, reply: FastifyReply) => {
-    const user = signedInPoster(request, reply);
-    if (!user) return undefined;
-    const { owner, name } = request.params;
-    const number = numberOf(request);
-    const found = await load(request);
-    const url = pullUrl(found.base.repo, number);
-    return { user, owner, name, number, url, found };
   };
 
   const render = async (
@@ -178,24 +143,12 @@ export function registerPullPageRoutes(
         deps.services.mergeability.knownFor(found),
         deps.services.ciRunApprovals.waitingOf(pull.id),
       ]);
-      // Runs from a fork waiting for a writer: one notice, one approval for the whole pull.
-      const [firstWaiting] = waiting;
-      const approval = (context: PageContext) =>
-        firstWaiting === undefined
-          ? null
-          : approvalNotice(context, {
-              repo: base.repo,
-              run: firstWaiting,
-              canApprove: mayWrite(base.access),
-              back: 'pull',
-              waiting: waiting.length,
-            });
       const conflicted = mergeable?.state === 'conflict';
       const actions = (context: PageContext) => {
         if (!viewer)
           return html`<p class="color-fg-muted"><a href="/login?redirect=${encodeURIComponent(url)}">Sign in</a> to take part.</p>`;
         const form = (action: string, label: string, cls: string, disabled = false) =>
-          html`<form method="post" action="${url}/${action}" class="d-inline"${action === 'reopen' ? '' : html` data-confirm="${confirmations[action === 'merge' ? 'merge' : 'close'].title}"`}><input type="hidden" name="_csrf" value="${context.csrf}"><button class="btn ${cls}" type="submit" ${action === 'merge' ? html`data-merge-button` : null} ${disabled ? html`disabled` : null}>${label}</button></form>`;
+          html`<form method="post" action="${url}/${action}" class="d-inline"${action === 'reopen' ? '' : html` data-confirm="${PULL_CONFIRMATIONS[action === 'merge' ? 'merge' : 'close'].title}"`}><input type="hidden" name="_csrf" value="${context.csrf}"><button class="btn ${cls}" type="submit" ${action === 'merge' ? html`data-merge-button` : null} ${disabled ? html`disabled` : null}>${label}</button></form>`;
         if (pull.merged)
           return html`<div class="Box p-3 color-fg-done">${icon('git-merge')} Merged into <span class="branch-name">${pull.baseBranch}</span>${pull.mergeCommitSha ? html` as <code>${pull.mergeCommitSha.slice(0, 7)}</code>` : null}.</div>`;
         if (pull.state === 'closed')
@@ -217,7 +170,7 @@ export function registerPullPageRoutes(
           context,
         ) => html`<div class="Box mb-3"><div class="Box-body markdown-body">${bodyHtml}</div></div>
       ${threads.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${threads.map((thread) => reviewThreadView(thread, parts, threadViewer(context, 'conversation'), { hunk: true }))}` : null}
-      ${approval(context)}${actions(context)}`,
+      ${pullApprovalNotice(context, { repo: base.repo, waiting, canApprove: mayWrite(base.access) })}${actions(context)}`,
       );
     },
   );
@@ -315,51 +268,5 @@ export function registerPullPageRoutes(
     },
   );
 
-  const act = (action: 'merge' | 'close' | 'reopen') =>
-    server.post(
-      `/repos/:owner/:name/pulls/:number/${action}`,
-      { schema: { params: PullParams } },
-      async (request, reply) => {
-        const started = await startPost(request, reply);
-        if (!started) return reply;
-        const { user, owner, name, number, url, found } = started;
-        // Merging and closing take a second step; reopening undoes a close and does not.
-        if (action !== 'reopen' && !isConfirmed(request.body)) {
-          const { title, consequence } = confirmations[action];
-          return askToConfirm(pages, request, reply, {
-            title,
-            consequence: consequence(found),
-            action: `${url}/${action}`,
-            button: action === 'merge' ? 'Confirm merge' : 'Close pull request',
-            cancel: url,
-          });
-        }
-        return formAction(
-          pages,
-          request,
-          reply,
-          async () => {
-            if (action === 'merge') {
-              await deps.services.pullMerges.merge(user, owner, name, number);
-              return { to: url, flash: 'Pull request merged.' };
-            }
-            await pulls.update(user, owner, name, number, {
-              state: action === 'close' ? 'closed' : 'open',
-            });
-            return { to: url };
-          },
-          {
-            passOn: ['not_found'],
-            back: url,
-            message: (error) =>
-              error.code === 'conflict' && action === 'merge'
-                ? `This pull request cannot be merged: ${error.message}. Resolve the conflicts on the head branch and push again.`
-                : error.message,
-          },
-        );
-      },
-    );
-  act('merge');
-  act('close');
-  act('reopen');
+  registerPullStateRoutes(parent, deps, pages);
 }

@@ -39,3 +39,23 @@ export function approvalNotice(
     }
   </div>`;
 }
+
+/**
+ * The pull request page's notice: one for all the pull's runs waiting for approval (the oldest
+ * named, since one approval lets them all go), or nothing when none waits.
+ */
+export function pullApprovalNotice(
+  context: PageContext,
+  view: { repo: Repository; waiting: readonly WorkflowRun[]; canApprove: boolean },
+): Html | null {
+  const [first] = view.waiting;
+  if (first === undefined) return null;
+  const { repo, canApprove } = view;
+  return approvalNotice(context, {
+    repo,
+    run: first,
+    canApprove,
+    back: 'pull',
+    waiting: view.waiting.length,
+  });
+}
