@@ -14,7 +14,7 @@ import type { OrgService } from '../orgs/org.service.ts';
 import type { Account, User } from '../users/user.types.ts';
 import { type HousekeepingStore, withLease } from './housekeeping.store.ts';
 import { type IsolationRepair, ObjectIsolation } from './object-isolation.ts';
-import { mayAdministerOrg, mayCreateRepos } from './repo.policy.ts';
+import { mayAdministerOrg, mayCreateOwnRepos, mayCreateRepos } from './repo.policy.ts';
 import type { RepoStore } from './repo.store.ts';
 import type { Repository, VisibleRepo } from './repo.types.ts';
 import type { RepoAccessService } from './repo-access.service.ts';
@@ -103,7 +103,7 @@ export class RepoLifecycleService {
     const defaultBranch = input.defaultBranch?.trim() || 'main';
     if (!isValidRefName(`refs/heads/${defaultBranch}`))
       throw new Invalid(`"${defaultBranch}" is not a valid branch name`);
-    const owner = input.orgName ? await this.#orgForCreation(actor, input.orgName) : actor;
+    const owner = await this.#ownerForCreation(actor, input.orgName);
     if (await this.#deps.store.findByName(owner.handle, input.name)) {
       throw new Conflict('The repository with the same name already exists.');
     }
@@ -153,7 +153,7 @@ export class RepoLifecycleService {
   ): Promise<VisibleRepo> {
     refuseRepoCreation(actor);
     const { repo: source } = await this.#deps.access.get(actor, owner, name);
-    const forkOwner = input.orgName ? await this.#orgForCreation(actor, input.orgName) : actor;
+    const forkOwner = await this.#ownerForCreation(actor, input.orgName);
     const forkName = input.name || source.name;
     assertValidRepoName(forkName);
     if (forkOwner.id === source.owner.id && forkName.toLowerCase() === source.name.toLowerCase()) {
@@ -285,6 +285,16 @@ export class RepoLifecycleService {
    */
   async #enforceIsolation(withdrawn: readonly RepoHandle[]): Promise<IsolationRepair[]> {
     return this.#isolation.enforce(withdrawn);
+  }
+
+  /** Where `actor` creates a repository: the organisation named, or its own account. */
+  async #ownerForCreation(actor: User, orgName: string | undefined): Promise<Account> {
+    if (orgName) return this.#orgForCreation(actor, orgName);
+    const { admins } = this.#deps;
+    if (!mayCreateOwnRepos(admins.isAdmin(actor), admins.isActionOwner(actor.handle))) {
+      throw new Forbidden(`only administrators create repositories under "${actor.handle}"`);
+    }
+    return actor;
   }
 
   async #orgForCreation(actor: User, orgName: string): Promise<Account> {
