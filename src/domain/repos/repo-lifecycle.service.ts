@@ -11,10 +11,11 @@ import { Listeners } from '../../lib/listeners.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
-import type { Account, User } from '../users/user.types.ts';
+import type { User } from '../users/user.types.ts';
+import { ownerForCreation } from './creation-owner.ts';
 import { type HousekeepingStore, withLease } from './housekeeping.store.ts';
 import { type IsolationRepair, ObjectIsolation } from './object-isolation.ts';
-import { mayAdministerOrg, mayCreateRepos } from './repo.policy.ts';
+import { mayCreateRepos } from './repo.policy.ts';
 import type { RepoStore } from './repo.store.ts';
 import type { Repository, VisibleRepo } from './repo.types.ts';
 import type { RepoAccessService } from './repo-access.service.ts';
@@ -103,7 +104,7 @@ export class RepoLifecycleService {
     const defaultBranch = input.defaultBranch?.trim() || 'main';
     if (!isValidRefName(`refs/heads/${defaultBranch}`))
       throw new Invalid(`"${defaultBranch}" is not a valid branch name`);
-    const owner = input.orgName ? await this.#orgForCreation(actor, input.orgName) : actor;
+    const owner = await ownerForCreation(this.#deps, actor, input.orgName);
     if (await this.#deps.store.findByName(owner.handle, input.name)) {
       throw new Conflict('The repository with the same name already exists.');
     }
@@ -153,7 +154,7 @@ export class RepoLifecycleService {
   ): Promise<VisibleRepo> {
     refuseRepoCreation(actor);
     const { repo: source } = await this.#deps.access.get(actor, owner, name);
-    const forkOwner = input.orgName ? await this.#orgForCreation(actor, input.orgName) : actor;
+    const forkOwner = await ownerForCreation(this.#deps, actor, input.orgName);
     const forkName = input.name || source.name;
     assertValidRepoName(forkName);
     if (forkOwner.id === source.owner.id && forkName.toLowerCase() === source.name.toLowerCase()) {
@@ -285,16 +286,5 @@ export class RepoLifecycleService {
    */
   async #enforceIsolation(withdrawn: readonly RepoHandle[]): Promise<IsolationRepair[]> {
     return this.#isolation.enforce(withdrawn);
-  }
-
-  async #orgForCreation(actor: User, orgName: string): Promise<Account> {
-    const org = await this.#deps.orgs.getOrg(orgName);
-    const role = await this.#deps.orgs.roleOf(org.id, actor.id);
-    const { admins } = this.#deps;
-    if (!mayAdministerOrg(role, admins.isAdmin(actor), admins.isActionOwner(org.handle))) {
-      if (role === undefined) throw new NotFound(`org does not exist [name: ${orgName}]`);
-      throw new Forbidden('Given user is not owner of organization.');
-    }
-    return org;
   }
 }

@@ -114,6 +114,16 @@ export function mayCreateRepos(actor: User): boolean {
   return !isActionsBot(actor);
 }
 
+/**
+ * Whether a person may create repositories (new ones and forks) in their own account. A person
+ * who holds an action owner's name and is not an administrator may not: `accessLevel`'s
+ * invariant, which caps them at read in what that account already holds, would otherwise be
+ * side-stepped by forking someone's action into it or creating it anew.
+ */
+export function mayCreateOwnRepos(isSiteAdmin: boolean, actionOwner: boolean): boolean {
+  return isSiteAdmin || !actionOwner;
+}
+
 /** Whether the caller administers the repository: settings, protections, CI secrets. */
 export function mayAdministerRepo(access: RepoAccess): boolean {
   return access.level === 'admin';

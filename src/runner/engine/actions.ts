@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { condition, interpolate } from './expressions.ts';
 import type { JobState } from './job-state.ts';
+import { insideCache, remoteAction } from './remote-action.ts';
 import { shellCommand, which } from './shell.ts';
 import type { StepRun } from './step.ts';
 import { execute, type StepExecution } from './step-exec.ts';
@@ -46,47 +47,16 @@ async function git(
   return end.exitCode === 0;
 }
 
-/** Where a remote `uses:` comes from: the git URL, the cache entry and what the log calls it. */
-type RemoteAction = {
-  readonly url: string;
-  readonly source: string;
-  readonly cacheDir: string;
-  readonly sub: string;
-  readonly ref: string;
-};
-
-/**
- * `owner/repo[/path]@ref` from the task's actions source, or `https://host/owner/repo[/path]@ref`
- * (also `http://`) from that host, as Gitea's runner reads them: a workflow that means a
- * repository elsewhere than the actions source names it in full.
- */
-export function remoteAction(uses: string, actionsUrl: string): RemoteAction {
-  const full = /^(https?:\/\/[^/@]+)\/([^/@]+)\/([^/@]+)(\/[^@]*)?@(.+)$/.exec(uses);
-  const short = full ? undefined : /^([^/@:]+)\/([^/@]+)(\/[^@]*)?@(.+)$/.exec(uses);
-  const parts = full ? full.slice(1) : short ? [actionsUrl, ...short.slice(1)] : undefined;
-  if (!parts) {
-    throw new Error(
-      `cannot read "uses: ${uses}" (expected owner/repo[/path]@ref or https://host/owner/repo[/path]@ref)`,
-    );
-  }
-  const [source = '', owner = '', repo = '', sub = '', ref = ''] = parts;
-  // Actions of the same name from different sources must not share a cache entry.
-  const origin = full ? source.replace(/^https?:\/\//, '').replaceAll(':', '_') : '';
-  const refDir = `${repo}@${ref.replaceAll('/', '-')}`;
-  return {
-    url: `${source}/${owner}/${repo}`,
-    source,
-    cacheDir: join(...(origin ? ['+', origin] : []), owner, refDir),
-    sub,
-    ref,
-  };
-}
-
 /** A remote action fetched into the cache (once per source and ref); answers its directory. */
 async function fetchRemote(job: JobState, uses: string, signal: AbortSignal): Promise<string> {
   const action = remoteAction(uses, job.actionsUrl);
   const { url, ref } = action;
   const cached = join(job.dirs.actions, action.cacheDir);
+  // remoteAction keeps every part a plain name; this states the invariant where it matters.
+  const dir = join(cached, action.sub);
+  if (!insideCache(job.dirs.actions, cached) || !insideCache(cached, dir)) {
+    throw new Error(`"uses: ${uses}" names a directory outside the actions cache`);
+  }
   if (!existsSync(cached)) {
     job.log(`fetching ${url.slice(action.source.length + 1)}@${ref} from ${action.source}`);
     const temporary = `${cached}.${randomUUID()}`;
@@ -101,7 +71,7 @@ async function fetchRemote(job: JobState, uses: string, signal: AbortSignal): Pr
     }
     await rename(temporary, cached).catch(() => rm(temporary, { recursive: true, force: true }));
   }
-  return join(cached, action.sub);
+  return dir;
 }
 
 async function readAction(dir: string): Promise<Loose> {
