@@ -72,16 +72,37 @@ export class KilnWorld {
     return file;
   }
 
-  /** Starts `kiln runner daemon` on a registration file. */
-  daemon(file: string, extra: string[] = []): Daemon {
-    const child = spawn(
-      process.execPath,
-      [MAIN, 'runner', 'daemon', '--file', file, '--workdir', join(this.dir, 'work'), ...extra],
-      {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
+  /**
+   * Starts `kiln runner daemon` on a registration file: unisolated unless `extra` names an
+   * `--isolation`, so that steps may write where the suite looks; `as` runs it under another
+   * account (with `setpriv`), `workdir` puts its work elsewhere than the world's directory.
+   */
+  daemon(
+    file: string,
+    extra: string[] = [],
+    how: { as?: { uid: number; gid: number }; workdir?: string } = {},
+  ): Daemon {
+    const isolation = extra.includes('--isolation') ? [] : ['--isolation', 'none'];
+    const args = [
+      MAIN,
+      'runner',
+      'daemon',
+      '--file',
+      file,
+      '--workdir',
+      how.workdir ?? join(this.dir, 'work'),
+      ...isolation,
+      ...extra,
+    ];
+    const as = how.as;
+    const command = as
+      ? ['setpriv', `--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', process.execPath]
+      : [process.execPath];
+    const [program = '', ...prefix] = command;
+    const child = spawn(program, [...prefix, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr?.on('data', (chunk) => {
       stderr += chunk;
