@@ -176,14 +176,21 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
           ...(options.reporting ? { timing: options.reporting } : {}),
           ...(refused ? { refusal: forkPullRefusal(isolation.unisolated ?? '') } : {}),
         });
-        running.add(task);
-        void task.done.finally(async () => {
-          if (account !== undefined && running.size === 1) {
-            sweeping = sweepAccount(account, log);
-            await sweeping;
-          }
-          running.delete(task);
-        });
+        // Done once the job account is swept too (and the task is off the running set), so the
+        // capacity wait above never sees a finished task still counted.
+        const tracked: RunningTask = {
+          cancel: () => task.cancel(),
+          done: task.done
+            .then(async (result) => {
+              if (account !== undefined && running.size === 1) {
+                sweeping = sweepAccount(account, log);
+                await sweeping;
+              }
+              return result;
+            })
+            .finally(() => running.delete(tracked)),
+        };
+        running.add(tracked);
       }
     } catch (error) {
       const e = ConnectError.from(error);

@@ -11,7 +11,7 @@
  * before the daemon takes a job, so a sandbox that cannot start here is found at start.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { confine, handOver, within } from './engine/confinement.ts';
@@ -77,7 +77,10 @@ function jobAccount(requested: string | undefined): JobAccount {
  * and the read-only binds that give back the runner's Node and the host PATH from under them —
  * none that is or holds a hidden secret or lies in the work root.
  */
-export function sandboxView(options: IsolationOptions): { hidden: string[]; tools: string[] } {
+export function sandboxView(
+  options: IsolationOptions,
+  account?: JobAccount,
+): { hidden: string[]; tools: string[] } {
   const secrets = [dirname(resolve(options.registrationFile)), resolve(options.workRoot)];
   const hidden = [secrets[0] ?? '/', options.hostEnv.HOME, options.hostEnv.XDG_RUNTIME_DIR]
     .filter((dir): dir is string => dir !== undefined && isAbsolute(dir) && dir !== '/')
@@ -89,15 +92,44 @@ export function sandboxView(options: IsolationOptions): { hidden: string[]; tool
       isAbsolute(dir) &&
       covered.some((hide) => within(dir, hide)) &&
       !within(dir, secrets[1] ?? '/') &&
-      !secrets.some((secret) => within(secret, dir)),
+      !secrets.some((secret) => within(secret, dir)) &&
+      mayEnter(dir, account),
   );
   return { hidden: [...new Set(hidden)], tools };
 }
 
+/**
+ * Whether steps could enter `dir` (bwrap cannot bind what its user cannot reach): as the
+ * runner, or else as `account`, judged by the mode bits of each directory on the way.
+ */
+function mayEnter(dir: string, account: JobAccount | undefined): boolean {
+  try {
+    if (account === undefined) {
+      accessSync(dir, constants.X_OK);
+      return true;
+    }
+    let path = dir;
+    for (;;) {
+      const { mode, uid, gid } = statSync(path);
+      const bit = uid === account.uid ? 0o100 : gid === account.gid ? 0o010 : 0o001;
+      if ((mode & bit) === 0) return false;
+      if (path === dirname(path)) return true;
+      path = dirname(path);
+    }
+  } catch {
+    return false;
+  }
+}
+
 /** Starts Node the way a step would be started; undefined when it ran, else why not. */
 async function tryOut(confinement: JobConfinement, workRoot: string): Promise<string | undefined> {
-  await mkdir(workRoot, { recursive: true });
-  const root = await mkdtemp(join(workRoot, 'probe-'));
+  let root: string;
+  try {
+    await mkdir(workRoot, { recursive: true });
+    root = await mkdtemp(join(workRoot, 'probe-'));
+  } catch (error) {
+    throw new IsolationError(`cannot work in ${workRoot}: ${(error as Error).message}`);
+  }
   try {
     await handOver(confinement, root);
     const spec = confine(
@@ -140,7 +172,7 @@ export async function chooseIsolation(options: IsolationOptions): Promise<Isolat
   if (mode === 'user' && !root)
     throw new IsolationError('--isolation user needs the daemon to start as root');
   const account = root ? jobAccount(options.jobUser) : undefined;
-  const base = { ...(account ? { account } : {}), ...sandboxView(options) };
+  const base = { ...(account ? { account } : {}), ...sandboxView(options, account) };
   const bwrap = which('bwrap', options.hostEnv.PATH ?? '/usr/bin:/bin');
   let sandboxFailure = 'bwrap is not installed (Debian: apt-get install bubblewrap)';
   if (mode !== 'user' && bwrap !== undefined) {

@@ -49,11 +49,10 @@ export class KilnWorld {
   }
 
   /** Registers an instance runner with `label` through `kiln runner register`; its file. */
-  async register(label: string): Promise<string> {
+  async register(label: string, file = join(this.dir, `${label}.runner`)): Promise<string> {
     const registration = await this.kiln.app.services.runnerAdmin.createToken(OPERATOR, {
       kind: 'instance',
     });
-    const file = join(this.dir, `${label}.runner`);
     const result = await runCli([
       'runner',
       'register',
