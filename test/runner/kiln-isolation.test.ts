@@ -4,9 +4,9 @@
  * bwrap sandbox (`auto`), as an unprivileged account in a sandbox (`bwrap`). A job searching
  * every file and every process it can see finds neither the token nor (outside `user`, where the
  * daemon's command line stays visible) the registration file's path, while a real workflow
- * (a checkout action fetching with the task token, GITHUB_ENV, GITHUB_OUTPUT) still works and a
- * cancelled step is stopped. Unisolated (`none`) the same search finds the token — the search
- * can fail — and such a daemon refuses the job of a pull request from a fork.
+ * (a checkout action fetching with the task token, GITHUB_ENV, GITHUB_OUTPUT, a local composite
+ * action) still works and a cancelled step is stopped. Unisolated (`none`) the same search finds
+ * the token: the search can fail. (kiln-fork-pulls.test.ts: what such a runner refuses.)
  */
 import { chmod, chown, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -124,6 +124,7 @@ jobs:
       - run: |
           echo "greeting: $GREETING, answer: \${{ steps.first.outputs.answer }}"
           echo "the file says $(cat hello.txt)"
+      - uses: ./greet
 `;
 }
 
@@ -142,6 +143,12 @@ async function searchAndWork(mode: Mode, label: string) {
   const sha = await world.push(full, token, {
     '.gitea/workflows/ci.yml': workflow,
     'hello.txt': 'checked out',
+    'greet/action.yml': `runs:
+  using: composite
+  steps:
+    - run: echo "a composite step says hi"
+      shell: bash
+`,
   });
   const run = await completedRun(full, token, daemon.stderr);
   const logs = await jobLogs(full, token, run);
@@ -173,6 +180,7 @@ describe('a job looking for the credentials of the runner that runs it', () => {
       expect(works.log).toContain(`checked out ${sha}`);
       expect(works.log).toContain('greeting: hello from GITHUB_ENV, answer: 42');
       expect(works.log).toContain('the file says checked out');
+      expect(works.log).toContain('a composite step says hi');
       expect(works.log).toMatch(new RegExp(`running as uid ${mode.jobUid} with home /.*/home`));
     }, 240_000);
   }
