@@ -3,6 +3,9 @@
  * request from a fork — even one from a person who may write to the base, whose pull reaches
  * runners without approval — while it runs the base repository's own jobs as before.
  */
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openForkPull } from '../actions/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
@@ -70,4 +73,32 @@ describe('an unisolated runner', () => {
     expect(refusals[0]).toContain('runs jobs unisolated (--isolation none)');
     expect(refusals[0]).toContain('apt-get install bubblewrap');
   }, 150_000);
+});
+
+describe('a runner that can isolate nothing', () => {
+  it('says so when it starts: not root, no bubblewrap', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'kiln-unisolated-'));
+    try {
+      const file = await world.register('no-sandbox', join(base, '.runner'));
+      await chown(base, 4242, 4242);
+      await chown(file, 4242, 4242);
+      const daemon = world.daemon(file, ['--isolation', 'auto'], {
+        as: { uid: 4242, gid: 4242 },
+        workdir: join(base, 'work'),
+        path: '/nowhere',
+      });
+      const said = await eventually(
+        async () => daemon.stderr().includes('declared runner'),
+        30_000,
+      );
+      expect(said, daemon.stderr()).toBe(true);
+      expect(daemon.stderr()).toContain(
+        'jobs run unisolated: not started as root and bwrap is not installed (Debian: apt-get install bubblewrap); pull requests from forks are refused',
+      );
+      daemon.child.kill('SIGTERM');
+      await daemon.exit;
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -74,12 +74,13 @@ export class KilnWorld {
   /**
    * Starts `kiln runner daemon` on a registration file: unisolated unless `extra` names an
    * `--isolation`, so that steps may write where the suite looks; `as` runs it under another
-   * account (with `setpriv`), `workdir` puts its work elsewhere than the world's directory.
+   * account (with `setpriv`), `workdir` puts its work elsewhere than the world's directory, `path`
+   * replaces its PATH.
    */
   daemon(
     file: string,
     extra: string[] = [],
-    how: { as?: { uid: number; gid: number }; workdir?: string } = {},
+    how: { as?: { uid: number; gid: number }; workdir?: string; path?: string } = {},
   ): Daemon {
     const isolation = extra.includes('--isolation') ? [] : ['--isolation', 'none'];
     const args = [
@@ -95,11 +96,17 @@ export class KilnWorld {
     ];
     const as = how.as;
     const command = as
-      ? ['setpriv', `--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', process.execPath]
+      ? [
+          '/usr/bin/setpriv',
+          `--reuid=${as.uid}`,
+          `--regid=${as.gid}`,
+          '--clear-groups',
+          process.execPath,
+        ]
       : [process.execPath];
     const [program = '', ...prefix] = command;
     const child = spawn(program, [...prefix, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      env: { PATH: how.path ?? process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
