@@ -175,7 +175,10 @@ export async function chooseIsolation(options: IsolationOptions): Promise<Isolat
   const base = { ...(account ? { account } : {}), ...sandboxView(options, account) };
   const bwrap = which('bwrap', options.hostEnv.PATH ?? '/usr/bin:/bin');
   let sandboxFailure = 'bwrap is not installed (Debian: apt-get install bubblewrap)';
-  if (mode !== 'user' && bwrap !== undefined) {
+  // The sandbox hides the file's directory; `/` cannot be hidden.
+  const inRoot = dirname(resolve(options.registrationFile)) === '/';
+  if (inRoot) sandboxFailure = 'the registration file is in /: move it into a directory of its own';
+  if (mode !== 'user' && bwrap !== undefined && !inRoot) {
     const sandboxed = { ...base, bwrap };
     const failure = await tryOut(sandboxed, options.workRoot);
     if (failure === undefined) return { confinement: sandboxed, description: describe(sandboxed) };
