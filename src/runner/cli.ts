@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runDaemon } from './daemon.ts';
+import { ISOLATION_MODES, type IsolationMode } from './isolation.ts';
 import { parseLabels } from './labels.ts';
 import { RegisterError, register } from './register.ts';
 import { StateFileError } from './state-file.ts';
@@ -14,13 +15,19 @@ import { StateFileError } from './state-file.ts';
 const USAGE = `Usage:
   kiln runner register --instance URL --token TOKEN [--name NAME] [--labels a,b] [--ephemeral] [--file PATH]
   kiln runner daemon [--file PATH] [--capacity N] [--labels a,b] [--workdir DIR] [--grace SECONDS]
-                     [--once]
+                     [--once] [--isolation auto|user|bwrap|none] [--job-user NAME]
 
 register  registers this host as a runner and saves the registration in --file (default ./.runner)
 daemon    polls the server for jobs and runs them on this host, --capacity at a time (default 1);
           on SIGTERM or SIGINT it stops polling, lets running jobs finish for --grace seconds
           (default 30), then cancels them; with --once it takes one task, runs it and exits 0
           (exit 1 if it cannot declare itself or reach the server)
+
+Isolation keeps jobs from the runner's token. Started as root, the daemon runs every step as
+--job-user (default kiln-runner-job if that account exists, else nobody) and, where bubblewrap
+works, in a sandbox; otherwise in a sandbox where bubblewrap works; otherwise unisolated, and
+then it refuses jobs of pull requests from forks. --isolation forces one way (default auto);
+the start-up line says which is used. As root, --workdir defaults to /var/lib/kiln-runner.
 `;
 
 /** A mistake on the command line: printed with the usage, exit code 2. */
@@ -36,6 +43,19 @@ function positiveNumber(value: string | undefined, name: string, fallback: numbe
   if (!Number.isFinite(number) || number < 0)
     throw new RunnerUsageError(`--${name} must be a number`);
   return number;
+}
+
+function isIsolationMode(value: string): value is IsolationMode {
+  return (ISOLATION_MODES as readonly string[]).includes(value);
+}
+
+/**
+ * Root's home is closed to the job account, so a root daemon keeps its work where that account
+ * can reach its own task directories.
+ */
+function defaultWorkRoot(): string {
+  if (process.getuid?.() === 0) return '/var/lib/kiln-runner';
+  return join(homedir(), '.cache', 'kiln-runner');
 }
 
 async function registerCommand(args: string[]): Promise<number> {
@@ -75,9 +95,14 @@ async function daemonCommand(args: string[]): Promise<number> {
       workdir: { type: 'string' },
       grace: { type: 'string' },
       once: { type: 'boolean' },
+      isolation: { type: 'string' },
+      'job-user': { type: 'string' },
     },
     strict: true,
   });
+  const isolation = values.isolation ?? 'auto';
+  if (!isIsolationMode(isolation))
+    throw new RunnerUsageError(`--isolation must be one of ${ISOLATION_MODES.join(', ')}`);
   const capacity = Math.max(1, Math.floor(positiveNumber(values.capacity, 'capacity', 1)));
   const stopper = new AbortController();
   const stop = (signal: string) => {
@@ -92,11 +117,13 @@ async function daemonCommand(args: string[]): Promise<number> {
     capacity,
     graceMs: positiveNumber(values.grace, 'grace', 30) * 1000,
     ...(values.labels ? { labels: parseLabels(values.labels) } : {}),
-    workRoot: values.workdir ?? join(homedir(), '.cache', 'kiln-runner'),
+    workRoot: values.workdir ?? defaultWorkRoot(),
     hostEnv: process.env,
     killGraceMs: 3000,
     stop: stopper.signal,
     once: values.once === true,
+    isolation,
+    ...(values['job-user'] !== undefined ? { jobUser: values['job-user'] } : {}),
     log,
   });
 }

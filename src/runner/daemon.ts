@@ -5,10 +5,18 @@
  * `capacity` tasks at once. Stops polling on `unauthenticated` or when asked to stop, lets
  * running tasks finish within a grace period, then cancels what is left.
  */
-import { unlink } from 'node:fs/promises';
+import { chmod, unlink } from 'node:fs/promises';
 import { Code, ConnectError } from '@connectrpc/connect';
+import { killAccountProcesses } from './account-sweep.ts';
 import { runnerClients } from './client.ts';
-import type { HostInput } from './engine/task-input.ts';
+import type { HostInput, JobAccount } from './engine/task-input.ts';
+import { forkPullRefusal, isForkPull } from './fork-pulls.ts';
+import {
+  chooseIsolation,
+  type Isolation,
+  IsolationError,
+  type IsolationMode,
+} from './isolation.ts';
 import { labelNames } from './labels.ts';
 import type { ReporterTiming } from './reporter.ts';
 import { readState, writeState } from './state-file.ts';
@@ -48,6 +56,10 @@ export type DaemonOptions = {
    * cannot reach the server ends the daemon with a failure instead of being retried.
    */
   readonly once?: boolean;
+  /** How jobs are kept from the runner's credentials (isolation.ts); default `auto`. */
+  readonly isolation?: IsolationMode;
+  /** The account jobs run as when the daemon runs as root. */
+  readonly jobUser?: string;
 };
 
 /** The message by which Gitea (and Kiln) say the runner's registration is gone. */
@@ -78,6 +90,22 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     state = { ...state, labels: [...options.labels] };
     await writeState(options.file, state);
   }
+  let isolation: Isolation;
+  try {
+    isolation = await chooseIsolation({
+      mode: options.isolation ?? 'auto',
+      ...(options.jobUser !== undefined ? { jobUser: options.jobUser } : {}),
+      registrationFile: options.file,
+      workRoot: options.workRoot,
+      hostEnv: options.hostEnv,
+    });
+  } catch (error) {
+    if (!(error instanceof IsolationError)) throw error;
+    log(`cannot isolate jobs: ${error.message}`);
+    return 1;
+  }
+  // Jobs run as another account: the file is the runner's alone, whatever was done to it since.
+  if (isolation.confinement?.account) await chmod(options.file, 0o600);
   const { runner } = runnerClients(state.address, state);
   try {
     const declared = await runner.declare({
@@ -87,7 +115,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     });
     const r = declared.runner;
     log(
-      `declared runner "${r?.name ?? state.name}" version ${r?.version ?? RUNNER_VERSION} labels ${(r?.labels ?? []).join(',')}`,
+      `declared runner "${r?.name ?? state.name}" version ${r?.version ?? RUNNER_VERSION} labels ${(r?.labels ?? []).join(',')}; ${isolation.description}`,
     );
   } catch (error) {
     const e = ConnectError.from(error);
@@ -104,7 +132,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     instance: state.address,
     hostEnv: options.hostEnv,
     killGraceMs: options.killGraceMs,
+    ...(isolation.confinement ? { confinement: isolation.confinement } : {}),
   };
+  const account = isolation.confinement?.account;
+  let sweeping = Promise.resolve();
   const poll = options.poll ?? DEFAULT_POLL;
   const running = new Set<RunningTask>();
   let version = 0n;
@@ -133,15 +164,33 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         tookOne = true;
         // A task was handed out: the next poll asks for a real lookup again.
         version = 0n;
+        const context = (answer.task.context ?? {}) as Record<string, unknown>;
+        const refused = isolation.unisolated !== undefined && isForkPull(context);
+        // No job starts while the processes of the last one are being killed.
+        await sweeping;
         const task = startTask({
           client: runner,
           task: answer.task,
           host,
           log,
           ...(options.reporting ? { timing: options.reporting } : {}),
+          ...(refused ? { refusal: forkPullRefusal(isolation.unisolated ?? '') } : {}),
         });
-        running.add(task);
-        void task.done.finally(() => running.delete(task));
+        // Done once the job account is swept too (and the task is off the running set), so the
+        // capacity wait above never sees a finished task still counted.
+        const tracked: RunningTask = {
+          cancel: () => task.cancel(),
+          done: task.done
+            .then(async (result) => {
+              if (account !== undefined && running.size === 1) {
+                sweeping = sweepAccount(account, log);
+                await sweeping;
+              }
+              return result;
+            })
+            .finally(() => running.delete(tracked)),
+        };
+        running.add(tracked);
       }
     } catch (error) {
       const e = ConnectError.from(error);
@@ -173,6 +222,11 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   if (unreachable) return 1;
   log('runner stopped');
   return 0;
+}
+
+async function sweepAccount(account: JobAccount, log: (message: string) => void): Promise<void> {
+  const killed = await killAccountProcesses(account.uid);
+  if (killed > 0) log(`killed ${killed} process(es) of ${account.name} left behind by a job`);
 }
 
 /** Waits for running tasks; after a stop request, cancels those still going after the grace. */

@@ -52,6 +52,8 @@ export function startTask(options: {
   host: HostInput;
   log: (message: string) => void;
   timing?: ReporterTiming;
+  /** Run nothing of the task: report it failed with this line (the runner cannot take it). */
+  refusal?: string;
 }): RunningTask {
   const controller = new AbortController();
   const input = taskInput(options.task);
@@ -68,6 +70,12 @@ export function startTask(options: {
     reporter.start();
     let result: Conclusion = 'failure';
     try {
+      if (options.refusal !== undefined) {
+        reporter.line(`::error::${options.refusal}`);
+        options.log(`task ${input.id}: refused: ${options.refusal}`);
+        await reporter.finish('failure');
+        return 'failure';
+      }
       const outcome = await runJob(input, options.host, reporter, controller.signal);
       result = outcome.result;
       reporter.setOutputs(outcome.outputs);

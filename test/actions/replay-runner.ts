@@ -53,7 +53,8 @@ export class ReplayRunner {
     const client = createClient(RunnerService, runnerTransport(kiln));
     const labels = options.labels ?? ['ubuntu-latest'];
     const { runner } = await client.register({
-      name: 'replay',
+      // A name of its own: registering again under one name replaces the earlier runner.
+      name: `replay-${crypto.randomUUID().slice(0, 8)}`,
       token,
       version: 'v0.2.11',
       labels,

@@ -103,7 +103,17 @@ describe('kiln runner with Kiln', () => {
     expect(register.code, register.stderr).toBe(0);
     daemon = spawn(
       process.execPath,
-      [MAIN, 'runner', 'daemon', '--file', file, '--workdir', join(dir, 'work')],
+      [
+        MAIN,
+        'runner',
+        'daemon',
+        '--file',
+        file,
+        '--workdir',
+        join(dir, 'work'),
+        '--isolation',
+        'none',
+      ],
       {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
         stdio: ['ignore', 'ignore', 'pipe'],

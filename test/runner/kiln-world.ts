@@ -69,11 +69,10 @@ export class KilnWorld {
   }
 
   /** Registers an instance runner with `label` through `kiln runner register`; its file. */
-  async register(label: string): Promise<string> {
+  async register(label: string, file = join(this.dir, `${label}.runner`)): Promise<string> {
     const registration = await this.kiln.app.services.runnerAdmin.createToken(OPERATOR, {
       kind: 'instance',
     });
-    const file = join(this.dir, `${label}.runner`);
     const result = await runCli([
       'runner',
       'register',
@@ -92,16 +91,44 @@ export class KilnWorld {
     return file;
   }
 
-  /** Starts `kiln runner daemon` on a registration file. */
-  daemon(file: string, extra: string[] = []): Daemon {
-    const child = spawn(
-      process.execPath,
-      [MAIN, 'runner', 'daemon', '--file', file, '--workdir', join(this.dir, 'work'), ...extra],
-      {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
+  /**
+   * Starts `kiln runner daemon` on a registration file: unisolated unless `extra` names an
+   * `--isolation`, so that steps may write where the suite looks; `as` runs it under another
+   * account (with `setpriv`), `workdir` puts its work elsewhere than the world's directory, `path`
+   * replaces its PATH.
+   */
+  daemon(
+    file: string,
+    extra: string[] = [],
+    how: { as?: { uid: number; gid: number }; workdir?: string; path?: string } = {},
+  ): Daemon {
+    const isolation = extra.includes('--isolation') ? [] : ['--isolation', 'none'];
+    const args = [
+      MAIN,
+      'runner',
+      'daemon',
+      '--file',
+      file,
+      '--workdir',
+      how.workdir ?? join(this.dir, 'work'),
+      ...isolation,
+      ...extra,
+    ];
+    const as = how.as;
+    const command = as
+      ? [
+          '/usr/bin/setpriv',
+          `--reuid=${as.uid}`,
+          `--regid=${as.gid}`,
+          '--clear-groups',
+          process.execPath,
+        ]
+      : [process.execPath];
+    const [program = '', ...prefix] = command;
+    const child = spawn(program, [...prefix, ...args], {
+      env: { PATH: how.path ?? process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr?.on('data', (chunk) => {
       stderr += chunk;

@@ -30,7 +30,18 @@ type Daemon = { child: ChildProcess; stderr: () => string; exit: Promise<number 
 function daemon(file: string, extra: string[] = []): Daemon {
   const child = spawn(
     process.execPath,
-    [MAIN, 'runner', 'daemon', '--file', file, '--workdir', join(dir, 'work'), ...extra],
+    [
+      MAIN,
+      'runner',
+      'daemon',
+      '--file',
+      file,
+      '--workdir',
+      join(dir, 'work'),
+      '--isolation',
+      'none',
+      ...extra,
+    ],
     {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -88,6 +88,13 @@ export class RunnerRegistryService {
    * Creates a runner in the scope of the registration token and returns it with its new secret.
    * Throws `Unauthenticated` for an unknown or deleted token, `Invalid` for an empty name or
    * absurd labels.
+   *
+   * Invariant: registering again replaces. A runner registered with the name of an earlier one
+   * in the same scope (instance, organisation or repository) deletes it, so credentials taken
+   * from the earlier registration stop working at once (its next call is `unauthenticated`) and
+   * its running task is left to fail as a deleted runner's is. Only the latest registration of
+   * a name in a scope authenticates. Ephemeral runners neither replace nor are replaced: a fleet
+   * of them may share a name.
    */
   async register(input: RegisterInput): Promise<{ runner: Runner; token: string }> {
     const found = input.token === '' ? undefined : await this.#token(sha256Hex(input.token));
@@ -117,6 +124,8 @@ export class RunnerRegistryService {
     // leaves the new row unkept.
     const stamp = this.#rowChanges.stamp();
     await this.#runners.insert(stored);
+    // After the insert, so that of two registrations racing one another exactly one stays.
+    if (!stored.ephemeral) await this.#runners.deleteReplaced(stored);
     // The starting runner declares itself next: its row is known without reading it back.
     this.#rows.set(stored.uuid, stamp, stored);
     return { runner: toRunner(stored, now), token: secret };

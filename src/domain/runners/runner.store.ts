@@ -236,6 +236,42 @@ export class RunnerStore {
     return tasks;
   }
 
+  /**
+   * Deletes the runners `runner` replaces: those registered earlier (by creation time, then id,
+   * so that of two registrations in one millisecond exactly one stays) with its name in its
+   * scope, ephemeral ones aside. Answers how many.
+   */
+  async deleteReplaced(runner: StoredRunner): Promise<number> {
+    const columns = scopeColumns(runner.scope);
+    // Looked up first: a delete that finds nothing would still tell the change clock that rows
+    // may have changed, and every runner's remembered row would be read again.
+    const replaced = await this.#db
+      .selectFrom('runners')
+      .select('id')
+      .where('name', '=', runner.name)
+      .where('ephemeral', '=', false)
+      .where('scope_kind', '=', columns.scope_kind)
+      .where((eb) =>
+        eb.and([
+          columns.scope_repo_id === null
+            ? eb('scope_repo_id', 'is', null)
+            : eb('scope_repo_id', '=', columns.scope_repo_id),
+          columns.scope_org_id === null
+            ? eb('scope_org_id', 'is', null)
+            : eb('scope_org_id', '=', columns.scope_org_id),
+          eb.or([
+            eb('created_at', '<', runner.createdAt),
+            eb.and([eb('created_at', '=', runner.createdAt), eb('id', '<', runner.id)]),
+          ]),
+        ]),
+      )
+      .execute();
+    if (replaced.length === 0) return 0;
+    const ids = replaced.map((row) => row.id);
+    const result = await this.#db.deleteFrom('runners').where('id', 'in', ids).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Deletes a runner; true when it existed. Its tasks keep their history with no runner. */
   async delete(id: string): Promise<boolean> {
     const result = await this.#db.deleteFrom('runners').where('id', '=', id).executeTakeFirst();

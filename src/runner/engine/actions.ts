@@ -5,11 +5,13 @@
  * `./path` names an action in the workspace. Docker actions are refused with a clear message.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync, realpathSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { handOver } from './confinement.ts';
 import { condition, interpolate } from './expressions.ts';
+import { readJobFile } from './job-files.ts';
 import type { JobState } from './job-state.ts';
 import { insideCache, remoteAction } from './remote-action.ts';
 import { shellCommand, which } from './shell.ts';
@@ -74,10 +76,12 @@ async function fetchRemote(job: JobState, uses: string, signal: AbortSignal): Pr
   return dir;
 }
 
-async function readAction(dir: string): Promise<Loose> {
+async function readAction(job: JobState, dir: string): Promise<Loose> {
+  // Roots are real paths: the work root may sit behind a link (/tmp on some systems).
+  const roots = [job.dirs.workspace, job.dirs.actions].map((root) => realpathSync(root));
   for (const name of ['action.yml', 'action.yaml']) {
     const file = join(dir, name);
-    if (existsSync(file)) return object(parse(await readFile(file, 'utf8')));
+    if (existsSync(file)) return object(parse(await readJobFile(file, roots)));
   }
   throw new Error(`no action.yml in ${dir}`);
 }
@@ -171,7 +175,8 @@ async function runComposite(
       );
     const shell = typeof step.shell === 'string' ? step.shell : 'bash';
     const file = join(job.dirs.temp, `${randomUUID()}.sh`);
-    await writeFile(file, interpolate(step.run, contexts(), status), { mode: 0o700 });
+    await writeFile(file, interpolate(step.run, contexts(), status), { mode: 0o700, flag: 'wx' });
+    await handOver(job.host.confinement, file);
     const command = shellCommand(shell, file, job.path());
     const cwd =
       typeof step['working-directory'] === 'string'
@@ -218,7 +223,7 @@ export async function runAction(run: StepRun): Promise<StepExecution> {
   const dir = uses.startsWith('./')
     ? resolve(run.job.dirs.workspace, uses)
     : await fetchRemote(run.job, uses, run.signal);
-  const action = await readAction(dir);
+  const action = await readAction(run.job, dir);
   const runs = object(action.runs);
   const using = String(runs.using ?? '');
   const values = inputs(run, action);

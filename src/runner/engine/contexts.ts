@@ -7,7 +7,11 @@ import type { HostInput, TaskInput } from './task-input.ts';
 
 /** Directories of one task. */
 export type TaskDirs = {
+  /** The task's own directory, holding the others but the caches; removed after the job. */
+  readonly root: string;
   readonly workspace: string;
+  /** HOME of a confined job: its own, empty at the start, never the runner's. */
+  readonly home: string;
   readonly temp: string;
   readonly toolCache: string;
   readonly eventPath: string;
@@ -62,6 +66,16 @@ export function baseEnv(task: TaskInput, host: HostInput, dirs: TaskDirs): Recor
   for (const key of INHERITED) {
     const value = host.hostEnv[key];
     if (value !== undefined) env[key] = value;
+  }
+  const account = host.confinement?.account;
+  if (host.confinement !== undefined) {
+    // The runner's own home and temp directory may hold what a confined job must not see.
+    env.HOME = dirs.home;
+    delete env.TMPDIR;
+  }
+  if (account !== undefined) {
+    env.USER = account.name;
+    env.LOGNAME = account.name;
   }
   const github = githubContext(task, dirs);
   const g = (key: string) => text(github[key]);

@@ -3,8 +3,9 @@
  * `name=value`, or `name<<DELIMITER` … `DELIMITER` for values spanning lines), `GITHUB_PATH` (one
  * directory a line) and `GITHUB_STEP_SUMMARY` (Markdown).
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants } from 'node:fs';
+import { type FileHandle, mkdir, open, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 
 /** A value file that does not follow the format: the step fails with this message. */
 export class EnvFileError extends Error {}
@@ -76,16 +77,42 @@ export async function createStepFiles(dir: string, id: string): Promise<StepFile
     summary: join(dir, `step_summary_${id}`),
     state: join(dir, `save_state_${id}`),
   };
-  await Promise.all(Object.values(files).map((file) => writeFile(file, '', { mode: 0o600 })));
+  await Promise.all(
+    Object.values(files).map((file) => writeFile(file, '', { mode: 0o600, flag: 'wx' })),
+  );
   return files;
+}
+
+/**
+ * One step file as the step left it. The step owns the directory, so it may have put a link to
+ * something only the runner can read (the registration file) in the file's place: the file is
+ * read only if it is still a regular file with one name, and never through a symbolic link.
+ */
+async function readStepFile(path: string): Promise<string> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw new EnvFileError(`${basename(path)} was replaced by something the runner does not read`);
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.nlink !== 1) {
+      throw new EnvFileError(
+        `${basename(path)} was replaced by something the runner does not read`,
+      );
+    }
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Reads back what the step wrote. */
 export async function readStepFiles(files: StepFiles): Promise<StepFileValues> {
   const [env, output, path, summary, state] = await Promise.all(
-    [files.env, files.output, files.path, files.summary, files.state].map((file) =>
-      readFile(file, 'utf8').catch(() => ''),
-    ),
+    [files.env, files.output, files.path, files.summary, files.state].map(readStepFile),
   );
   return {
     env: parseKeyValueFile(env ?? ''),

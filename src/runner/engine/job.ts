@@ -4,8 +4,9 @@
  * `cancelled()` to run after a failure or cancellation), `continue-on-error`, and timeouts for
  * steps and for the job. Progress goes to a JobSink; the job's outputs are evaluated at the end.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { handOver } from './confinement.ts';
 import type { TaskDirs } from './contexts.ts';
 import { condition, type JobStatus } from './expressions.ts';
 import { JobState, timeoutMs } from './job-state.ts';
@@ -16,12 +17,19 @@ import { parseWorkflow, WorkflowError } from './workflow.ts';
 /** GitHub's default job timeout: six hours. */
 const DEFAULT_JOB_MINUTES = 360;
 
-async function makeDirs(task: TaskInput, host: HostInput): Promise<TaskDirs & { root: string }> {
+/**
+ * A fresh directory for the task under the work root. A confined job gets its task directory,
+ * workspace, temp, home and the tool cache as its own; the work root itself only to pass through
+ * (0711: other tasks' directories cannot be listed), and the action cache to read.
+ */
+async function makeDirs(task: TaskInput, host: HostInput): Promise<TaskDirs> {
   await mkdir(host.workRoot, { recursive: true });
+  if (host.confinement?.account) await chmod(host.workRoot, 0o711);
   const root = await mkdtemp(join(host.workRoot, `task-${task.id}-`));
   const dirs = {
     root,
     workspace: join(root, 'workspace'),
+    home: join(root, 'home'),
     temp: join(root, 'temp'),
     toolCache: join(host.workRoot, 'tool-cache'),
     eventPath: join(root, 'temp', 'event.json'),
@@ -29,9 +37,13 @@ async function makeDirs(task: TaskInput, host: HostInput): Promise<TaskDirs & { 
     actions: join(host.workRoot, 'actions'),
   };
   await Promise.all(
-    [dirs.workspace, dirs.fileCommands, dirs.toolCache].map((d) => mkdir(d, { recursive: true })),
+    [dirs.workspace, dirs.home, dirs.fileCommands, dirs.toolCache, dirs.actions].map((d) =>
+      mkdir(d, { recursive: true, mode: 0o755 }),
+    ),
   );
   await writeFile(dirs.eventPath, JSON.stringify(task.context.event ?? {}), { mode: 0o600 });
+  const mine = [root, dirs.workspace, dirs.home, dirs.temp, dirs.eventPath, dirs.toolCache];
+  await handOver(host.confinement, ...mine);
   return dirs;
 }
 

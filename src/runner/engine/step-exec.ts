@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { confine, handOver } from './confinement.ts';
 import { createStepFiles, EnvFileError, readStepFiles } from './env-files.ts';
 import type { JobState } from './job-state.ts';
 import { type ProcessEnd, runProcess } from './step-process.ts';
@@ -32,6 +33,8 @@ export type StepExecution = ProcessEnd & {
 /** Runs the process; logs its masked output; applies GITHUB_ENV and GITHUB_PATH to the job. */
 export async function execute(job: JobState, proc: StepProcess): Promise<StepExecution> {
   const files = await createStepFiles(job.dirs.fileCommands, randomUUID());
+  const confinement = job.host.confinement;
+  await handOver(confinement, ...Object.values(files));
   const outputs: Record<string, string> = {};
   const saved: Record<string, string> = {};
   let stopToken: string | undefined;
@@ -77,21 +80,33 @@ export async function execute(job: JobState, proc: StepProcess): Promise<StepExe
   const stateEnv = Object.fromEntries(
     Object.entries(proc.state ?? {}).map(([key, value]) => [`STATE_${key}`, value]),
   );
-  const end = await runProcess({
-    program: proc.program,
-    args: proc.args,
-    cwd: proc.cwd,
-    env: {
-      ...job.base,
-      ...job.env(proc.env),
-      ...stateEnv,
-      PATH: job.path(),
-      GITHUB_ENV: files.env,
-      GITHUB_OUTPUT: files.output,
-      GITHUB_PATH: files.path,
-      GITHUB_STEP_SUMMARY: files.summary,
-      GITHUB_STATE: files.state,
+  const spawned = confine(
+    confinement,
+    {
+      program: proc.program,
+      args: proc.args,
+      cwd: proc.cwd,
+      env: {
+        ...job.base,
+        ...job.env(proc.env),
+        ...stateEnv,
+        PATH: job.path(),
+        GITHUB_ENV: files.env,
+        GITHUB_OUTPUT: files.output,
+        GITHUB_PATH: files.path,
+        GITHUB_STEP_SUMMARY: files.summary,
+        GITHUB_STATE: files.state,
+      },
     },
+    {
+      root: job.dirs.root,
+      workRoot: job.host.workRoot,
+      toolCache: job.dirs.toolCache,
+      actions: job.dirs.actions,
+    },
+  );
+  const end = await runProcess({
+    ...spawned,
     onLines,
     pipeDir: join(job.host.workRoot, 'pipes'),
     signal: proc.signal,

@@ -32,6 +32,9 @@ export type ProcessOptions = {
   readonly timeoutMs?: number;
   /** Time between SIGTERM and SIGKILL. */
   readonly killGraceMs: number;
+  /** The account to run as (a runner started as root runs steps under another). */
+  readonly uid?: number;
+  readonly gid?: number;
 };
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -55,6 +58,9 @@ export async function runProcess(options: ProcessOptions): Promise<ProcessEnd> {
       env: options.env,
       stdio: ['ignore', out?.writer ?? 'pipe', err?.writer ?? 'pipe'],
       detached: true,
+      // With uid and gid set, the child also drops the runner's supplementary groups (libuv).
+      ...(options.uid !== undefined ? { uid: options.uid } : {}),
+      ...(options.gid !== undefined ? { gid: options.gid } : {}),
     });
   } catch (error) {
     for (const fifo of fifos ?? []) closeSync(fifo.reader);

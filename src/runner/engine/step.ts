@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { runAction } from './actions.ts';
+import { handOver } from './confinement.ts';
 import { condition, interpolate } from './expressions.ts';
 import { type JobState, timeoutMs } from './job-state.ts';
 import { scriptExtension, shellCommand, which } from './shell.ts';
@@ -38,7 +39,8 @@ async function runScript(run: StepRun): Promise<StepExecution> {
   const shell = spec.shell ?? job.job.defaults.shell ?? (which('bash', path) ? 'bash' : 'sh');
   const script = interpolate(spec.run ?? '', job.contexts(job.env(run.env)), job.status);
   const file = join(job.dirs.temp, `${randomUUID()}${scriptExtension(shell)}`);
-  await writeFile(file, script, { mode: 0o700 });
+  await writeFile(file, script, { mode: 0o700, flag: 'wx' });
+  await handOver(job.host.confinement, file);
   const command = shellCommand(shell, file, path);
   return execute(job, {
     program: command.program,

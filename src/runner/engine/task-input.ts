@@ -28,6 +28,23 @@ export type HostInput = {
   readonly hostEnv: Record<string, string | undefined>;
   /** Between SIGTERM and SIGKILL when stopping a step. */
   readonly killGraceMs: number;
+  /** How steps are kept from the runner's credentials; undefined: they run as the runner. */
+  readonly confinement?: JobConfinement;
+};
+
+/** An unprivileged account steps run as. */
+export type JobAccount = { readonly name: string; readonly uid: number; readonly gid: number };
+
+/** How steps are confined (see confinement.ts); chosen once when the daemon starts. */
+export type JobConfinement = {
+  /** The account steps run as (the daemon runs as root); undefined: the daemon's own. */
+  readonly account?: JobAccount;
+  /** The `bwrap` program when each step runs in a sandbox; undefined: no sandbox. */
+  readonly bwrap?: string;
+  /** Directories a sandboxed step finds empty: the registration file's, the runner's home. */
+  readonly hidden: readonly string[];
+  /** Directories under hidden ones given back read-only: the runner's Node and host PATH. */
+  readonly tools: readonly string[];
 };
 
 /** Receives what the job does; the reporter implements it. */
