@@ -96,7 +96,11 @@ async function jobLogs(full: string, token: string, run: Json): Promise<Record<s
   return logs;
 }
 
-function searchWorkflow(label: string, needles: { token: string; path: string }, owner: string) {
+function searchWorkflow(
+  label: string,
+  needles: { token: string; path: string },
+  actionsAt: string,
+) {
   const script = SEARCH_JS.replaceAll('\n', '\n          ');
   return `on: push
 jobs:
@@ -115,7 +119,7 @@ jobs:
     needs: search
     if: always()
     steps:
-      - uses: ${owner}/checkout-like@v1
+      - uses: ${actionsAt}/checkout-like@v1
       - id: first
         run: |
           echo "GREETING=hello from GITHUB_ENV" >> "$GITHUB_ENV"
@@ -139,7 +143,11 @@ async function searchAndWork(mode: Mode, label: string) {
   );
   const runner = await runnerFor(mode, label);
   const daemon = start(mode, runner);
-  const workflow = searchWorkflow(label, { token: runner.token, path: runner.file }, user.handle);
+  const workflow = searchWorkflow(
+    label,
+    { token: runner.token, path: runner.file },
+    `${world.kiln.url}/${user.handle}`,
+  );
   const sha = await world.push(full, token, {
     '.gitea/workflows/ci.yml': workflow,
     'hello.txt': 'checked out',
