@@ -34,6 +34,8 @@ type ModelPull = {
   readonly branch: string;
   readonly approved: Set<string>;
   readonly runs: ModelRun[];
+  /** Who last pushed the head branch: a run other than a push's own executes their head. */
+  lastPusher: Person;
 };
 
 const LABEL = `fork-property-${Math.random().toString(36).slice(2, 8)}`;
@@ -107,14 +109,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 let branches = 0;
 
 /**
- * Records the run a pull request change makes, as the rule predicts it: it waits unless both
- * its actor and the pull's author (always a stranger here) are the owner or approved for it.
+ * Records the run a pull request change makes, as the rule predicts it: it waits unless its
+ * actor, the pull's author (always a stranger here) and, for a run that is not a push's own,
+ * whoever last pushed the head are the owner or approved for it.
  */
-function expectRun(pull: ModelPull, actor: Person): void {
+function expectRun(pull: ModelPull, actor: Person, kind: 'push' | 'other' = 'other'): void {
   const trusted = (person: Person) => person === people.owner || pull.approved.has(person.user.id);
+  const pusherTrusted = kind === 'push' || trusted(pull.lastPusher);
   pull.runs.push({
     actorId: actor.user.id,
-    waits: !trusted(actor) || !trusted(people.author),
+    waits: !trusted(actor) || !trusted(people.author) || !pusherTrusted,
     stamped: false,
   });
 }
@@ -149,6 +153,7 @@ async function apply(pulls: ModelPull[], s: Step): Promise<void> {
       branch,
       approved: new Set<string>(),
       runs: [],
+      lastPusher: author,
     };
     expectRun(opened, author);
     pulls.push(opened);
@@ -156,7 +161,8 @@ async function apply(pulls: ModelPull[], s: Step): Promise<void> {
   }
   if (s.kind === 'push') {
     await pushTo(pull, s.by);
-    expectRun(pull, people[s.by]);
+    pull.lastPusher = people[s.by];
+    expectRun(pull, people[s.by], 'push');
   } else if (s.kind === 'reopen') {
     // Closing starts nothing (the workflow takes the default types); reopening does. The
     // owner's reopen is no review of the stranger's code.
@@ -181,6 +187,7 @@ async function apply(pulls: ModelPull[], s: Step): Promise<void> {
         pull.approved.add(run.actorId);
       }
       pull.approved.add(author.user.id);
+      pull.approved.add(pull.lastPusher.user.id);
     } else {
       expect(answer.status).toBe(409);
     }
