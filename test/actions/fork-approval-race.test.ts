@@ -16,6 +16,7 @@ import { type GitClient, repoUrl } from '../support/git.ts';
 import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { useWorld } from '../support/world.ts';
+import { forkSharedWith } from './fixtures.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 type Person = { readonly user: User; readonly token: string };
@@ -41,23 +42,16 @@ useWorld({ people: ['owner', 'author', 'other'], timeoutMs: 60_000 }, (world) =>
  */
 async function approvedForkPull() {
   const { owner, author, other } = people;
-  const { repos, collaborators, pulls } = kiln.app.services;
+  const { repos, pulls } = kiln.app.services;
   const base = await makeRepo(kiln, owner.user);
   const dir = await git.init();
   const root = await git.commit(dir, { '.gitea/workflows/pr.yml': WORKFLOW });
   const url = repoUrl(kiln.url, base.owner, base.name, { token: owner.token, as: 'password' });
   await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: dir });
   runner ??= await ReplayRunner.register(kiln, { labels: [LABEL] });
-  const fork = await repos.fork(author.user, base.owner, base.name, {});
-  await collaborators.put(
-    author.user,
-    author.user.handle,
-    fork.repo.name,
-    other.user.handle,
-    'write',
-  );
+  const fork = await forkSharedWith(kiln, base, author.user, other.user);
   const branch = `topic-${++opened}`;
-  await commitFiles(repos.handle(fork.repo).path, {
+  await commitFiles(repos.handle(fork).path, {
     branch,
     parents: [root],
     files: { 'topic.txt': `opened ${opened}\n` },
@@ -73,7 +67,7 @@ async function approvedForkPull() {
     200,
   );
   await runner.run(await runner.next());
-  return { base, fork: fork.repo, branch, pull };
+  return { base, fork, branch, pull };
 }
 
 /** The pull's runs once there are `count` of them, oldest first. */

@@ -16,6 +16,7 @@ import { type GitClient, repoUrl } from '../support/git.ts';
 import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { useWorld } from '../support/world.ts';
+import { forkSharedWith } from './fixtures.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 type Person = { readonly user: User; readonly token: string };
@@ -69,16 +70,9 @@ useWorld(
     });
     await git.ok(['push', '-q', ownerUrl, 'HEAD:refs/heads/main'], { cwd: dir });
     // The author's fork, to which a second stranger may push too.
-    const fork = await repos.fork(author.user, made.owner, made.name, {});
-    await collaborators.put(
-      author.user,
-      author.user.handle,
-      fork.repo.name,
-      other.user.handle,
-      'write',
-    );
+    const fork = await forkSharedWith(kiln, made, author.user, other.user);
     const urlAs = (person: Person) =>
-      repoUrl(kiln.url, author.user.handle, fork.repo.name, {
+      repoUrl(kiln.url, author.user.handle, fork.name, {
         token: person.token,
         as: 'password',
       });
