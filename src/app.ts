@@ -221,6 +221,7 @@ export async function createApp(config: Config): Promise<App> {
     repos,
     logs: ciLogs,
   });
+  const branchPushes = new BranchPushStore(db);
   const ciTriggers = new RunTriggerService({
     runs: ciStores.runs,
     repos,
@@ -234,6 +235,7 @@ export async function createApp(config: Config): Promise<App> {
       },
       accessOf: (user, repo) => repos.accessOf(user, repo),
       isApproved: (pullId, actorId) => ciStores.approvals.isApproved(pullId, actorId),
+      lastPusherOf: async (repo, branch) => (await branchPushes.find(repo.id, branch))?.pusherId,
     }),
     schedules: ciSchedules,
     variables: ciVariables,
@@ -269,13 +271,15 @@ export async function createApp(config: Config): Promise<App> {
   });
   // What reacts to a push, each subscribing from its own folder; this is the order they hear
   // of it (PushEvents hands a push to one listener after the other).
-  subscribePullsToPushes(pushes, pulls);
   const pullSuggestions = new PullSuggestionService({
     repos,
     pulls: pullStore,
-    pushes: new BranchPushStore(db),
+    pushes: branchPushes,
   });
+  // Who pushed a branch is known before its pulls move: a run of a pull's head asks for its
+  // pusher's approval (fork-approval.ts), and must not read the pusher of the head before.
   pushes.subscribe((push) => pullSuggestions.record(push));
+  subscribePullsToPushes(pushes, pulls);
   subscribeCiToPushes(pushes, ciTriggers);
   if (federation) subscribeFederationToPushes(pushes, federation);
   subscribeHousekeepingToPushes(pushes, housekeeping);

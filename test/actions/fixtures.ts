@@ -136,3 +136,16 @@ export async function approveWaitingRuns(
   }
   return approved;
 }
+
+/** Forks `base` for `author` and lets `other` push to the fork too; answers the fork. */
+export async function forkSharedWith(
+  kiln: TestServer,
+  base: { owner: string; name: string },
+  author: User,
+  other: User,
+) {
+  const { repos, collaborators } = kiln.app.services;
+  const fork = await repos.fork(author, base.owner, base.name, {});
+  await collaborators.put(author, author.handle, fork.repo.name, other.handle, 'write');
+  return fork.repo;
+}

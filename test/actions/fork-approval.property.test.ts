@@ -16,6 +16,7 @@ import { type GitClient, repoUrl } from '../support/git.ts';
 import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { useWorld } from '../support/world.ts';
+import { forkSharedWith } from './fixtures.ts';
 import { ReplayRunner } from './replay-runner.ts';
 
 type Person = { readonly user: User; readonly token: string };
@@ -34,6 +35,8 @@ type ModelPull = {
   readonly branch: string;
   readonly approved: Set<string>;
   readonly runs: ModelRun[];
+  /** Who last pushed the head branch: a run other than a push's own executes their head. */
+  lastPusher: Person;
 };
 
 const LABEL = `fork-property-${Math.random().toString(36).slice(2, 8)}`;
@@ -67,16 +70,9 @@ useWorld(
     });
     await git.ok(['push', '-q', ownerUrl, 'HEAD:refs/heads/main'], { cwd: dir });
     // The author's fork, to which a second stranger may push too.
-    const fork = await repos.fork(author.user, made.owner, made.name, {});
-    await collaborators.put(
-      author.user,
-      author.user.handle,
-      fork.repo.name,
-      other.user.handle,
-      'write',
-    );
+    const fork = await forkSharedWith(kiln, made, author.user, other.user);
     const urlAs = (person: Person) =>
-      repoUrl(kiln.url, author.user.handle, fork.repo.name, {
+      repoUrl(kiln.url, author.user.handle, fork.name, {
         token: person.token,
         as: 'password',
       });
@@ -107,14 +103,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 let branches = 0;
 
 /**
- * Records the run a pull request change makes, as the rule predicts it: it waits unless both
- * its actor and the pull's author (always a stranger here) are the owner or approved for it.
+ * Records the run a pull request change makes, as the rule predicts it: it waits unless its
+ * actor, the pull's author (always a stranger here) and, for a run that is not a push's own,
+ * whoever last pushed the head are the owner or approved for it.
  */
-function expectRun(pull: ModelPull, actor: Person): void {
+function expectRun(pull: ModelPull, actor: Person, kind: 'push' | 'other' = 'other'): void {
   const trusted = (person: Person) => person === people.owner || pull.approved.has(person.user.id);
+  const pusherTrusted = kind === 'push' || trusted(pull.lastPusher);
   pull.runs.push({
     actorId: actor.user.id,
-    waits: !trusted(actor) || !trusted(people.author),
+    waits: !trusted(actor) || !trusted(people.author) || !pusherTrusted,
     stamped: false,
   });
 }
@@ -149,6 +147,7 @@ async function apply(pulls: ModelPull[], s: Step): Promise<void> {
       branch,
       approved: new Set<string>(),
       runs: [],
+      lastPusher: author,
     };
     expectRun(opened, author);
     pulls.push(opened);
@@ -156,7 +155,8 @@ async function apply(pulls: ModelPull[], s: Step): Promise<void> {
   }
   if (s.kind === 'push') {
     await pushTo(pull, s.by);
-    expectRun(pull, people[s.by]);
+    pull.lastPusher = people[s.by];
+    expectRun(pull, people[s.by], 'push');
   } else if (s.kind === 'reopen') {
     // Closing starts nothing (the workflow takes the default types); reopening does. The
     // owner's reopen is no review of the stranger's code.
@@ -181,6 +181,7 @@ async function apply(pulls: ModelPull[], s: Step): Promise<void> {
         pull.approved.add(run.actorId);
       }
       pull.approved.add(author.user.id);
+      pull.approved.add(pull.lastPusher.user.id);
     } else {
       expect(answer.status).toBe(409);
     }

@@ -104,7 +104,7 @@ describe('mergeability of a pull', () => {
       message: 'Merge main and resolve',
     });
     // What a push of the branch brings about (commitTo writes without one).
-    await kiln.app.services.pulls.onBranchPushed(repo, 'fixed', resolved);
+    await kiln.app.services.pulls.onBranchPushed(repo, 'fixed', resolved, owner);
     expect(await mergeabilityOf(number)).toEqual({ state: 'clean' });
     const api = await apiCall(kiln.url, `/repos/${owner.handle}/merges/pulls/${number}`, {
       token,

@@ -29,6 +29,24 @@ describe('mustAskApproval', () => {
     );
   });
 
+  it('asks, unless a writer merges, when the head’s pusher is not trusted', () => {
+    fc.assert(
+      fc.property(standing, standing, standing, fc.boolean(), (actor, author, pusher, merged) => {
+        const asks = mustAskApproval({
+          fromFork: true,
+          byBot: false,
+          actor,
+          author,
+          headPusher: pusher,
+          merged,
+        });
+        const writerMerge = merged && atLeast(actor.access, 'write');
+        const vouched = trusted(actor) && (writerMerge || (trusted(author) && trusted(pusher)));
+        expect(asks).toBe(!vouched);
+      }),
+    );
+  });
+
   it('asks when a writer closes or reopens a stranger’s pull, not when a writer merges it', () => {
     const writer = { access: 'write', approved: false } as const;
     const stranger = { access: 'none', approved: false } as const;

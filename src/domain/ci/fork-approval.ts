@@ -15,11 +15,16 @@ import type { PullTrigger } from './pull-trigger.ts';
  *   stranger's pull, or pushes onto it, does not thereby run the stranger's code: closing spam
  *   is no review. The one exception is a writer's merge (`closed`, merged): the code is the
  *   base's own from then on, and its pushes run it anyway.
+ * - A run executes the pull's head, so whoever pushed that head vouches too. On `synchronize`
+ *   they are the actor (each push is announced once, by its pusher: `PullService.
+ *   onBranchPushed`); on any other run the last recorded pusher of the head branch must be
+ *   trusted as well. So a trusted person's reopen does not run a head someone else pushed and
+ *   nobody approved, even if that push's own run was never made.
  * - Trusted is: may write to the base (collaborators with write or admin, the owner,
  *   organisation owners, site administrators), read when the run is made, never remembered, so
  *   a collaborator removed yesterday asks today; or approved for this very pull request.
- * - An approval belongs to one pull request and covers its author and the people whose waiting
- *   runs it let go: their later runs of that pull (new pushes, a reopen) do not ask again, as
+ * - An approval belongs to one pull request and covers its author, the people whose waiting
+ *   runs it let go and the last pusher of its head branch: their later runs of that pull (new pushes, a reopen) do not ask again, as
  *   in Gitea. It covers commits the approver never saw, pushed after the page was read or after
  *   the approval: approving trusts the people, not one commit. A run of the same pull made by
  *   someone else who cannot write (another person pushing to the fork's branch) asks again, so
@@ -57,6 +62,11 @@ export type ApprovalFacts = {
   readonly actor: Standing;
   /** The pull request's author. */
   readonly author: Standing;
+  /**
+   * Whoever last pushed the head branch, when that is someone other than the actor and the
+   * author and the run is not their push's own (`synchronize`, where they are the actor).
+   */
+  readonly headPusher?: Standing;
   /** The change is the pull request being merged. */
   readonly merged: boolean;
 };
@@ -70,7 +80,8 @@ export function mustAskApproval(facts: ApprovalFacts): boolean {
   if (!facts.fromFork || facts.byBot) return false;
   if (!trusted(facts.actor)) return true;
   const acceptedByWriter = facts.merged && atLeast(facts.actor.access, 'write');
-  return !acceptedByWriter && !trusted(facts.author);
+  if (acceptedByWriter) return false;
+  return !trusted(facts.author) || (facts.headPusher !== undefined && !trusted(facts.headPusher));
 }
 
 /**
@@ -89,6 +100,8 @@ export type ForkGateDeps = {
   readonly userById: (id: string) => Promise<User | undefined>;
   readonly accessOf: (user: User, repo: Repository) => Promise<AccessLevel>;
   readonly isApproved: (pullId: string, actorId: string) => Promise<boolean>;
+  /** Who last pushed `branch` of `repo`, if a push of it was recorded. */
+  readonly lastPusherOf: (repo: Repository, branch: string) => Promise<string | undefined>;
 };
 
 /** Decides, when a pull request change makes runs, whether they wait for approval. */
@@ -110,17 +123,25 @@ export class ForkPullGate {
       ]);
       return { access, approved };
     };
-    const [actorStanding, authorStanding] = await Promise.all([
-      standing(actor, actor.id),
-      pull.authorId === actor.id
+    const ofId = (id: string) => this.#deps.userById(id).then((person) => standing(person, id));
+    // A push's own run has its pusher as actor; any other runs the head someone pushed before.
+    const pusherId =
+      trigger.type === 'synchronize'
         ? undefined
-        : this.#deps.userById(pull.authorId).then((author) => standing(author, pull.authorId)),
+        : await this.#deps.lastPusherOf(trigger.head, pull.headBranch);
+    const [actorStanding, authorStanding, pusherStanding] = await Promise.all([
+      standing(actor, actor.id),
+      pull.authorId === actor.id ? undefined : ofId(pull.authorId),
+      pusherId === undefined || pusherId === actor.id || pusherId === pull.authorId
+        ? undefined
+        : ofId(pusherId),
     ]);
     return mustAskApproval({
       fromFork,
       byBot: false,
       actor: actorStanding,
       author: authorStanding ?? actorStanding,
+      ...(pusherStanding ? { headPusher: pusherStanding } : {}),
       merged: trigger.type === 'closed' && pull.merged,
     });
   }

@@ -44,8 +44,9 @@ export class PullApprovalStore {
 
   /**
    * Approves a pull request: every run of it still unapproved (finished ones too, so a later
-   * re-run does not ask) is stamped with who and when, and the pull's author and the people
-   * who made those runs are recorded as approved for this pull. Conditional on `approved_at` being null, so of two
+   * re-run does not ask) is stamped with who and when, and the pull's author, the people
+   * who made those runs and the last pusher of its head branch are recorded as approved for
+   * this pull. Conditional on `approved_at` being null, so of two
    * approvals racing each run is stamped once. Returns the ids of the unfinished runs it
    * stamped (the ones whose jobs may go now).
    */
@@ -58,13 +59,23 @@ export class PullApprovalStore {
       .where('approved_at', 'is', null)
       .returning(['id', 'triggered_by', 'status'])
       .execute();
+    // The last pusher of the head branch too: a run that is not a push's own waits for them
+    // (fork-approval.ts), and approving it is approving the head they pushed.
     const pull = await this.#db
       .selectFrom('pull_requests')
-      .select('author_id')
-      .where('id', '=', pullId)
+      .leftJoin('branch_pushes', (join) =>
+        join
+          .onRef('branch_pushes.repo_id', '=', 'pull_requests.head_repo_id')
+          .onRef('branch_pushes.branch', '=', 'pull_requests.head_branch'),
+      )
+      .select(['pull_requests.author_id', 'branch_pushes.pusher_id'])
+      .where('pull_requests.id', '=', pullId)
       .executeTakeFirst();
     const actors = new Set(stamped.flatMap((run) => (run.triggered_by ? [run.triggered_by] : [])));
-    if (pull !== undefined && stamped.length > 0) actors.add(pull.author_id);
+    if (pull !== undefined && stamped.length > 0) {
+      actors.add(pull.author_id);
+      if (pull.pusher_id) actors.add(pull.pusher_id);
+    }
     for (const actorId of actors) {
       await this.#db
         .insertInto('ci_pull_approvals')

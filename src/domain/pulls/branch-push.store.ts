@@ -7,7 +7,10 @@ export type BranchPush = {
   readonly pushedAt: number;
 };
 
-/** The `branch_pushes` rows: the last push of each branch, for the pull suggestions. */
+/**
+ * The `branch_pushes` rows: the last push of each branch, for the pull suggestions and for the
+ * approval of runs from forks (who pushed the head a run would execute).
+ */
 export class BranchPushStore {
   readonly #db: Db;
 
@@ -31,6 +34,17 @@ export class BranchPushStore {
           .doUpdateSet({ pusher_id: push.pusherId, pushed_at: push.pushedAt }),
       )
       .execute();
+  }
+
+  /** The last push of `branch`, if one was recorded since the branch was last created. */
+  async find(repoId: string, branch: string): Promise<BranchPush | undefined> {
+    const row = await this.#db
+      .selectFrom('branch_pushes')
+      .select(['branch', 'pusher_id', 'pushed_at'])
+      .where('repo_id', '=', repoId)
+      .where('branch', '=', branch)
+      .executeTakeFirst();
+    return row && { branch: row.branch, pusherId: row.pusher_id, pushedAt: Number(row.pushed_at) };
   }
 
   /** Forgets a deleted branch. */

@@ -74,9 +74,10 @@ export class PullMergeService {
     if (pull.merged) throw new NotAllowed('pull request has already been merged');
     if (pull.state !== 'open') throw new NotAllowed('pull request is closed');
 
-    if (head && tip && tip !== pull.headSha)
-      await this.#pulls.onBranchPushed(head, pull.headBranch, tip);
-    const headSha = tip ?? pull.headSha;
+    // The tip's commits are brought into the base, but the pull's head is not stored here: a
+    // push not yet announced stays the push use case's to announce (`onBranchPushed`), should
+    // this merge fail and the pull stay open.
+    const headSha = tip ? await this.#pulls.currentHead({ base, head, pull }) : pull.headSha;
     const headLabel =
       head && head.id !== base.repo.id
         ? `${head.owner.handle}/${head.name}:${pull.headBranch}`
@@ -103,6 +104,7 @@ export class PullMergeService {
     }
     const recorded = await this.#store.markMerged(pull.id, {
       sha: mergeSha,
+      headSha,
       byId: actor.id,
       at: Date.now(),
     });

@@ -337,8 +337,9 @@ export class PullService {
 
   /**
    * The pull's head as it is now: the head branch tip while the pull is open and the branch
-   * exists (brought into `refs/pull/N/head` first when a push has not been recorded yet), else
-   * the recorded head.
+   * exists (its commits brought into `refs/pull/N/head` first when a push has not been recorded
+   * yet), else the recorded head. A reader: it never stores the pull's head (see
+   * `onBranchPushed`), so a push it notices first is still announced, by its pusher.
    */
   async currentHead(context: PullInContext): Promise<string> {
     const { pull, head } = context;
@@ -351,7 +352,7 @@ export class PullService {
         pullHeadRef(pull.number),
       )
     )?.sha;
-    if (recorded !== tip) await this.onBranchPushed(head, pull.headBranch, tip);
+    if (recorded !== tip) await this.#recordHead(context.base.repo, head, pull.number, tip);
     return tip;
   }
 
@@ -415,29 +416,44 @@ export class PullService {
     return this.#deps.store.countReviewComments(pulls.map((pull) => pull.id));
   }
 
-  /** Keeps `refs/pull/N/head` of every open pull of a pushed branch at the branch's new tip. */
+  /**
+   * The push use case: brings every open pull of a pushed branch to the branch's new tip and
+   * announces the move as `synchronized`, by whoever pushed.
+   *
+   * INVARIANT: every move of a pull's head is announced exactly once, as `synchronized` by the
+   * person who pushed it, whichever path notices it first. Only this method moves the stored
+   * head (`pull_requests.head_sha`) of an open pull, and only by a compare-and-set from the head
+   * it read: whoever wins announces, and a loser reads again. Readers that see a newer branch
+   * tip (pages, the API, review comments, a merge) may bring its commits into
+   * `refs/pull/N/head` but never store it, since they do not know who pushed it; a run is made
+   * only from an announcement, never from that ref moving.
+   */
   async onBranchPushed(
     headRepo: Repository,
     branch: string,
     newSha: string,
-    pusher?: User,
+    pusher: User,
   ): Promise<void> {
-    for (const pull of await this.#deps.store.listOpenByHead(headRepo.id, branch)) {
+    for (const listed of await this.#deps.store.listOpenByHead(headRepo.id, branch)) {
       const base =
-        pull.repoId === headRepo.id ? headRepo : await this.#deps.repos.findById(pull.repoId);
+        listed.repoId === headRepo.id ? headRepo : await this.#deps.repos.findById(listed.repoId);
       // A head hidden from the base's readers feeds it no more; it resumes if that changes.
       if (!base || !headFeedsBase(base, headRepo)) continue;
-      await this.#recordHead(base, headRepo, pull.number, newSha);
-      await this.#deps.store.update(pull.id, { headSha: newSha });
+      await this.#recordHead(base, headRepo, listed.number, newSha);
+      let pull: Pull | undefined = listed;
       // A pull opened on this very tip (while the push was still being announced) has
-      // already been announced as opened.
-      if (pusher !== undefined && pull.headSha !== newSha) {
-        await this.#announce({
-          action: 'synchronized',
-          context: { base, head: headRepo, pull: { ...pull, headSha: newSha } },
-          actor: pusher,
-          merged: false,
-        });
+      // already been announced as opened; a lost race re-reads the head that won it.
+      while (pull && pull.state === 'open' && pull.headSha !== newSha) {
+        if (await this.#deps.store.advanceHead(pull.id, pull.headSha, newSha)) {
+          await this.#announce({
+            action: 'synchronized',
+            context: { base, head: headRepo, pull: { ...pull, headSha: newSha } },
+            actor: pusher,
+            merged: false,
+          });
+          break;
+        }
+        pull = await this.#deps.store.findByNumber(base.id, pull.number);
       }
     }
   }

@@ -291,10 +291,28 @@ export class PullStore {
   }
 
   /**
+   * Moves an open pull's recorded head from `from` to `to` only if it is still `from`: true for
+   * the one caller that moved it (see `PullService.onBranchPushed`).
+   */
+  async advanceHead(id: string, from: string, to: string): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('pull_requests')
+      .set({ head_sha: to, updated_at: Date.now() })
+      .where('id', '=', id)
+      .where('state', '=', 'open')
+      .where('head_sha', '=', from)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /**
    * Records a merge only if the pull is still open and unmerged; false when someone else closed
    * or merged it first.
    */
-  async markMerged(id: string, merge: { sha: string; byId: string; at: number }): Promise<boolean> {
+  async markMerged(
+    id: string,
+    merge: { sha: string; headSha: string; byId: string; at: number },
+  ): Promise<boolean> {
     const result = await this.#db
       .updateTable('pull_requests')
       .set({
@@ -303,6 +321,7 @@ export class PullStore {
         merged_at: merge.at,
         merge_commit_sha: merge.sha,
         merged_by_id: merge.byId,
+        head_sha: merge.headSha,
         closed_at: merge.at,
         updated_at: merge.at,
       })
