@@ -1,6 +1,6 @@
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import { fieldValues } from '../forms.ts';
-import { type Html, html } from '../html.ts';
+import { encoded, type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { BuiltFile, BuiltRow, DiffLineHooks, PreparedDiff } from './diff-rows.ts';
 
@@ -75,9 +75,27 @@ function fileBody(built: BuiltFile, links: DiffLinks, after: DiffLineHooks['afte
     return html`<div class="Box-body color-fg-muted">${why}</div>`;
   }
   if (rows.length === 0) return cutNote(file, links, false);
-  const markup = rows.map((row) => [row.markup, ...afterRows(row, file, after)]);
-  return html`<div class="kiln-code kiln-diff"><table><tbody>${markup}</tbody></table></div>
+  return html`<div class="kiln-code kiln-diff"><table><tbody>${tableRows(built, after)}</tbody></table></div>
     ${cut || file.truncated ? cutNote(file, links, true) : null}`;
+}
+
+/**
+ * A built file's rows kept as UTF-8 while the built file is kept (`prepareDiff` keeps it with
+ * git's answer): a view of a commit seen before copies these bytes into its answer instead of
+ * joining and encoding up to a megabyte of rows again on the request thread.
+ */
+const encodedRows = new WeakMap<BuiltFile, Html>();
+
+function tableRows(built: BuiltFile, after: DiffLineHooks['after']): Html {
+  const { file, rows } = built;
+  // Rows hung after lines (review comments) differ from view to view: built each time.
+  if (after) return html`${rows.map((row) => [row.markup, ...afterRows(row, file, after)])}`;
+  let kept = encodedRows.get(built);
+  if (kept === undefined) {
+    kept = encoded(html`${rows.map((row) => row.markup)}`);
+    encodedRows.set(built, kept);
+  }
+  return kept;
 }
 
 /** The file list of a diff: each file with its status and line counts, linking to its section. */
