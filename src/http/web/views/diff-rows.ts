@@ -165,7 +165,8 @@ export async function prepareDiff(
 ): Promise<PreparedDiff> {
   // Rows without per-viewer links are the same for every view of the same parse (the git layer
   // keeps one per answer it keeps): built once, they are laid out again for free. Their size
-  // counts twice: `diffFiles` keeps their bytes beside them while they are kept.
+  // counts three times: `diffFiles` keeps their bytes, and `keptDiffFiles` a page of them, beside
+  // them while they are kept.
   const shared = hooks?.link === undefined;
   const known = shared ? builtRows.get(diff.files) : undefined;
   if (known?.limits === limits) return { diff, files: known.files };
@@ -178,6 +179,6 @@ export async function prepareDiff(
       binary ? { file, rows: [], cut: false } : await buildFile(file, limits, page, pause, hooks),
     );
   }
-  if (shared) builtRows.set(diff.files, { limits, files }, 2 * page.used + 1024);
+  if (shared) builtRows.set(diff.files, { limits, files }, 3 * page.used + 1024);
   return { diff, files };
 }

@@ -144,6 +144,23 @@ export function diffFiles(
   return html`${notice}${sections}`;
 }
 
+/** Laid-out files of kept diffs, encoded, by the links they were laid out with. */
+const keptLayouts = new WeakMap<readonly BuiltFile[], { key: string; markup: Html }>();
+
+/**
+ * `diffFiles` without review rows, kept encoded while the prepared diff's rows are kept
+ * (`prepareDiff` keeps them with git's answer): every view of a commit seen before sends the
+ * same bytes instead of laying out, escaping and encoding its hundred files again on the request
+ * thread. `key` names the links (the same key must mean the same links).
+ */
+export function keptDiffFiles(prepared: PreparedDiff, links: DiffLinks, key: string): Html {
+  const kept = keptLayouts.get(prepared.files);
+  if (kept?.key === key) return kept.markup;
+  const markup = encoded(diffFiles(prepared, links));
+  keptLayouts.set(prepared.files, { key, markup });
+  return markup;
+}
+
 /**
  * The `file` values of a "load diff" link: the file's new path, and its old one too when it was
  * renamed or copied, so git still pairs the two sides.
