@@ -1,7 +1,54 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encoded, encodedBytes, html, toBytes, trusted } from './html.ts';
+import { encoded, encodedBytes, escapeHtml, html, toBytes, trusted } from './html.ts';
+
+/** Every character that must not reach a page as written, by what it becomes. */
+const expectedEscape = (text: string) =>
+  text.replace(/[&<>"'`\u0080-\u00bf\u2000-\u2bff]/g, (c) =>
+    c === '&'
+      ? '&amp;'
+      : c === '<'
+        ? '&lt;'
+        : c === '>'
+          ? '&gt;'
+          : c === '"'
+            ? '&quot;'
+            : c === "'"
+              ? '&#39;'
+              : c === '`'
+                ? '&#96;'
+                : `&#x${(c.codePointAt(0) ?? 0).toString(16)};`,
+  );
 
 describe('html', () => {
+  it('escapes every markup character and typography of any text, long runs of them included', () => {
+    const piece = fc.oneof(
+      fc.constantFrom(
+        '&',
+        '<',
+        '>',
+        '"',
+        "'",
+        '`',
+        '…',
+        '·',
+        '\u0080',
+        '\u2bff',
+        '\u2c00',
+        'é',
+        'y',
+      ),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 200 }), (pieces) => {
+        const text = pieces.join('');
+        expect(escapeHtml(text)).toBe(expectedEscape(text));
+      }),
+    );
+    expect(escapeHtml('y<&'.repeat(3000))).toBe('y&lt;&amp;'.repeat(3000));
+  });
+
   it('escapes interpolated text', () => {
     const name = '<script>alert("x")</script>';
     expect(html`<p>${name}</p>`.value).toBe(

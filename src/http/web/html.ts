@@ -29,6 +29,12 @@ const ESCAPES: Record<string, string> = {
   '`': '&#96;',
 };
 
+/** ESCAPES by character code, for the loop of `escapeHtml`. */
+const ASCII_ESCAPES: readonly (string | undefined)[] = Array.from(
+  { length: 128 },
+  (_, code) => ESCAPES[String.fromCharCode(code)],
+);
+
 /**
  * Punctuation and symbols outside ASCII (U+0080–U+00BF, U+2000–U+2BFF: `·`, `…`, `→`, `—`, `’`)
  * become character references; letters of every script stay as written. One such character
@@ -39,8 +45,29 @@ const ESCAPES: Record<string, string> = {
 const ESCAPED = /[&<>"'`\u0080-\u00bf\u2000-\u2bff]/g;
 const reference = (c: string) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`;
 
+/** Kiln's own typography: the only characters that need the callback below. */
+const TYPOGRAPHY = /[\u0080-\u00bf\u2000-\u2bff]/;
+const ASCII_ESCAPED = /[&<>"'`]/;
+
+/**
+ * `text` with every character of ESCAPED as a reference. A replace with a callback per match
+ * costs a call for each `<` of a line of them (a log page of `<&` rows spent most of its time
+ * there): text without typography is copied in runs between the six ASCII characters instead,
+ * about three times faster on such a line, and text with none of them is returned as it is.
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(ESCAPED, (c) => ESCAPES[c] ?? reference(c));
+  if (TYPOGRAPHY.test(text)) return text.replace(ESCAPED, (c) => ESCAPES[c] ?? reference(c));
+  if (!ASCII_ESCAPED.test(text)) return text;
+  let out = '';
+  let last = 0;
+  for (let at = 0; at < text.length; at++) {
+    const escaped = ASCII_ESCAPES[text.charCodeAt(at)];
+    if (escaped === undefined) continue;
+    if (at > last) out += text.slice(last, at);
+    out += escaped;
+    last = at + 1;
+  }
+  return out + text.slice(last);
 }
 
 /**

@@ -12,7 +12,7 @@ import { commitCheck, commitList } from '../views/commit-list.ts';
 import {
   DIFF_RENDER_LIMITS,
   diffFileList,
-  diffFiles,
+  keptDiffFiles,
   loadDiffHref,
   loadedFiles,
   ONE_FILE_DIFF_LIMITS,
@@ -131,7 +131,7 @@ export function registerHistoryRoutes(
       </section>
       ${only ? html`<p class="mb-3"><a href="${here}">${icon('arrow-left')} All files of this commit</a></p>` : null}
       ${diffFileList(diff)}
-      ${diffFiles(prepared, links)}`;
+      ${keptDiffFiles(prepared, links, `${here} ${only ? 'one file' : 'all files'}`)}`;
       return pages.send(request, reply, {
         title: `${title} · ${repo.owner.handle}/${repo.name}@${commit.sha.slice(0, 7)}`,
         body: (context) => repoFrame(context, frame, body),

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JobView } from '../../../domain/ci/run-query.service.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
+import { toBytes } from '../html.ts';
 import { type DiffRenderLimits, diffFiles, prepareDiff } from './diff.ts';
 import { jobLog, type LogPageLimits } from './job-log.ts';
 
@@ -66,7 +67,7 @@ describe('diffFiles', () => {
           };
           const prepared = await prepareDiff(diff, limits);
           const links = { view: () => undefined, load: () => '/load', raw: '/raw' };
-          const markup = diffFiles(prepared, links).value;
+          const markup = toBytes(diffFiles(prepared, links)).toString('utf8');
           expect(bytes(rowsOf(markup))).toBeLessThanOrEqual(limits.totalBytes);
           const sections = markup.split('<section').slice(1);
           expect(sections).toHaveLength(files.length);

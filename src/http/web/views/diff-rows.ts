@@ -164,7 +164,9 @@ export async function prepareDiff(
   hooks?: Pick<DiffLineHooks, 'link'>,
 ): Promise<PreparedDiff> {
   // Rows without per-viewer links are the same for every view of the same parse (the git layer
-  // keeps one per answer it keeps): built once, they are laid out again for free.
+  // keeps one per answer it keeps): built once, they are laid out again for free. Their size
+  // counts three times: `diffFiles` keeps their bytes, and `keptDiffFiles` a page of them, beside
+  // them while they are kept.
   const shared = hooks?.link === undefined;
   const known = shared ? builtRows.get(diff.files) : undefined;
   if (known?.limits === limits) return { diff, files: known.files };
@@ -177,6 +179,6 @@ export async function prepareDiff(
       binary ? { file, rows: [], cut: false } : await buildFile(file, limits, page, pause, hooks),
     );
   }
-  if (shared) builtRows.set(diff.files, { limits, files }, page.used + 1024);
+  if (shared) builtRows.set(diff.files, { limits, files }, 3 * page.used + 1024);
   return { diff, files };
 }

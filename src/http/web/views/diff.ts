@@ -1,6 +1,6 @@
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import { fieldValues } from '../forms.ts';
-import { type Html, html } from '../html.ts';
+import { encoded, type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { BuiltFile, BuiltRow, DiffLineHooks, PreparedDiff } from './diff-rows.ts';
 
@@ -75,9 +75,27 @@ function fileBody(built: BuiltFile, links: DiffLinks, after: DiffLineHooks['afte
     return html`<div class="Box-body color-fg-muted">${why}</div>`;
   }
   if (rows.length === 0) return cutNote(file, links, false);
-  const markup = rows.map((row) => [row.markup, ...afterRows(row, file, after)]);
-  return html`<div class="kiln-code kiln-diff"><table><tbody>${markup}</tbody></table></div>
+  return html`<div class="kiln-code kiln-diff"><table><tbody>${tableRows(built, after)}</tbody></table></div>
     ${cut || file.truncated ? cutNote(file, links, true) : null}`;
+}
+
+/**
+ * A built file's rows kept as UTF-8 while the built file is kept (`prepareDiff` keeps it with
+ * git's answer): a view of a commit seen before copies these bytes into its answer instead of
+ * joining and encoding up to a megabyte of rows again on the request thread.
+ */
+const encodedRows = new WeakMap<BuiltFile, Html>();
+
+function tableRows(built: BuiltFile, after: DiffLineHooks['after']): Html {
+  const { file, rows } = built;
+  // Rows hung after lines (review comments) differ from view to view: built each time.
+  if (after) return html`${rows.map((row) => [row.markup, ...afterRows(row, file, after)])}`;
+  let kept = encodedRows.get(built);
+  if (kept === undefined) {
+    kept = encoded(html`${rows.map((row) => row.markup)}`);
+    encodedRows.set(built, kept);
+  }
+  return kept;
 }
 
 /** The file list of a diff: each file with its status and line counts, linking to its section. */
@@ -124,6 +142,23 @@ export function diffFiles(
     </section>`;
   });
   return html`${notice}${sections}`;
+}
+
+/** Laid-out files of kept diffs, encoded, by the links they were laid out with. */
+const keptLayouts = new WeakMap<readonly BuiltFile[], { key: string; markup: Html }>();
+
+/**
+ * `diffFiles` without review rows, kept encoded while the prepared diff's rows are kept
+ * (`prepareDiff` keeps them with git's answer): every view of a commit seen before sends the
+ * same bytes instead of laying out, escaping and encoding its hundred files again on the request
+ * thread. `key` names the links (the same key must mean the same links).
+ */
+export function keptDiffFiles(prepared: PreparedDiff, links: DiffLinks, key: string): Html {
+  const kept = keptLayouts.get(prepared.files);
+  if (kept?.key === key) return kept.markup;
+  const markup = encoded(diffFiles(prepared, links));
+  keptLayouts.set(prepared.files, { key, markup });
+  return markup;
 }
 
 /**

@@ -66,22 +66,47 @@ export function cutMark(left: number, where: string): Html {
 /** How long a page builds rows before it lets the event loop run what waits. */
 export const BUILD_SLICE_MS = 4;
 
+/** Builds waiting for their next slice, oldest first. */
+const waiting: Array<() => void> = [];
+let releasing = false;
+
+/**
+ * Lets the oldest waiting build run its next slice, then, if more wait, does so again on the
+ * next turn of the event loop: an immediate queued while immediates run waits for the loop's
+ * next turn, so what arrived on sockets meanwhile (an API call, a health check) runs between two
+ * slices, however many pages are being built.
+ */
+function releaseNext(): void {
+  releasing = false;
+  waiting.shift()?.();
+  if (waiting.length > 0) scheduleRelease();
+}
+
+function scheduleRelease(): void {
+  if (releasing) return;
+  releasing = true;
+  setImmediate(releaseNext);
+}
+
 /**
  * A pause for long builds: each call returns a promise once `sliceMs` have passed since the last
  * pause (the caller awaits it, and the event loop runs what waited: an API call, a health check,
  * another page's turn), and undefined otherwise, so rows are built in slices of a few
- * milliseconds rather than one block of the whole page.
+ * milliseconds rather than one block of the whole page. Invariant: one turn of the event loop
+ * resumes one slice of one build, so four pages built at once hold the loop for one slice
+ * between two reads of the sockets, not four (each resumed in the same immediate phase did).
  */
 export function pacer(sliceMs = BUILD_SLICE_MS): () => Promise<void> | undefined {
   let since = performance.now();
   return () => {
     const now = performance.now();
     if (now - since < sliceMs) return undefined;
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
+    return new Promise<void>((resolve) => {
+      waiting.push(() => {
         since = performance.now();
         resolve();
-      }),
-    );
+      });
+      scheduleRelease();
+    });
   };
 }
