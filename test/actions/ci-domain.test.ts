@@ -32,12 +32,15 @@ async function repository() {
   return { user, repo: await insertRepository(kiln, user) };
 }
 
+/** Registering again under a name replaces that runner, so each runner here has its own. */
+let runnersMade = 0;
+
 async function registeredRunner(options: { scope?: RunnerScope; ephemeral?: boolean } = {}) {
   const { runnerAdmin, runners } = kiln.app.services;
   const { token } = await runnerAdmin.createToken(OPERATOR, options.scope ?? { kind: 'instance' });
   const registered = await runners.register({
     token,
-    name: 'box',
+    name: `box-${++runnersMade}`,
     version: 'v1',
     labels: ['ubuntu-latest'],
     ephemeral: options.ephemeral ?? false,
