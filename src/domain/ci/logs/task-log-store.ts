@@ -19,8 +19,11 @@ const ENTRY_BYTES = 8;
 
 /** The encoding buffer of a store: a batch of 100 typical rows fits many times over. */
 const SCRATCH_BYTES = 64 * 1024;
-/** A larger encoding buffer, grown for one batch of long rows, is let go after it. */
-const MAX_SCRATCH_BYTES = 1024 * 1024;
+/**
+ * A larger encoding buffer, grown for one batch of long rows, is let go after it. Above the
+ * largest batch UpdateLog accepts (2 MiB of rows), so a runner's batches reuse one buffer.
+ */
+const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;
 
 /** Tasks whose log files stay open between appends (runners report every few seconds). */
 const MAX_OPEN_WRITERS = 64;
@@ -159,8 +162,11 @@ export class TaskLogStore {
       text += `${stamp(row.time)} ${cut(row.content)}\n`;
       ends[at] = text.length;
     }
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    if (text.length * 3 > this.#scratch.length) this.#scratch = grow(text.length * 3);
+    // Sized by the batch's exact encoded length, not the most UTF-8 could take (3 bytes per
+    // UTF-16 unit): that bound passed the kept size for a batch of 500 rows of 1 KB, and a
+    // buffer made and dropped per batch kept the collector busy under a flood of them.
+    const needed = Buffer.byteLength(text, 'utf8');
+    if (needed > this.#scratch.length) this.#scratch = grow(needed);
     const bytes = this.#scratch;
     const length = bytes.write(text, 0, 'utf8');
     const offsets = Buffer.allocUnsafe(rows.length * ENTRY_BYTES);
@@ -400,7 +406,8 @@ function writeAll(fd: number, bytes: Buffer, length: number, position: number): 
 
 /** An encoding buffer for a batch that needs `needed` bytes at most. */
 function grow(needed: number): Buffer {
-  return Buffer.allocUnsafeSlow(Math.max(needed, SCRATCH_BYTES));
+  // A power of two, so that batches a little larger than the last one reuse it.
+  return Buffer.allocUnsafeSlow(Math.max(2 ** Math.ceil(Math.log2(needed)), SCRATCH_BYTES));
 }
 
 /**
