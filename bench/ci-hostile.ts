@@ -207,10 +207,14 @@ try {
       name: '(i) anonymous 16 MiB protobuf to FetchTask and UpdateLog',
       run: async (ms) => {
         let n = 0;
-        const sent = await loop(ms, 2, () =>
-          post(url, n++ % 2 ? 'UpdateLog' : 'FetchTask', huge, {}),
-        );
-        return `${sent} bodies of ${(huge.length / 2 ** 20).toFixed(1)} MiB`;
+        const statuses = new Map<number, number>();
+        const sent = await loop(ms, 2, async () => {
+          const status = await post(url, n++ % 2 ? 'UpdateLog' : 'FetchTask', huge, {});
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        });
+        // Status 0: the socket failed before an answer was read.
+        const answers = [...statuses].map(([status, count]) => `${count} × ${status}`).join(', ');
+        return `${sent} bodies of ${(huge.length / 2 ** 20).toFixed(1)} MiB: ${answers}`;
       },
     },
     {

@@ -19,8 +19,11 @@ const ENTRY_BYTES = 8;
 
 /** The encoding buffer of a store: a batch of 100 typical rows fits many times over. */
 const SCRATCH_BYTES = 64 * 1024;
-/** A larger encoding buffer, grown for one batch of long rows, is let go after it. */
-const MAX_SCRATCH_BYTES = 1024 * 1024;
+/**
+ * A larger encoding buffer, grown for one batch of long rows, is let go after it. Above the
+ * largest batch UpdateLog accepts (2 MiB of rows), so a runner's batches reuse one buffer.
+ */
+const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;
 
 /** Tasks whose log files stay open between appends (runners report every few seconds). */
 const MAX_OPEN_WRITERS = 64;
@@ -146,39 +149,42 @@ export class TaskLogStore {
 
   #write(open: Writer, from: number, rows: readonly LogRow[], limit: AppendLimit): number {
     if (from !== open.count || rows.length === 0) return open.count;
-    // The batch is joined and encoded into the scratch buffer with one call. Each row's end
-    // offset is then its end in the joined text when the encoding took one byte per UTF-16
-    // unit, which is when every line was ASCII (most build output); otherwise each line is
-    // measured. Measuring every line and encoding the batch again had cost as much as both file
-    // writes, and a native call per line was most of what an append still cost.
+    // Each line is encoded straight into the scratch buffer, not joined into one string first:
+    // under a flood of batches the joined text (as large as the batch) was garbage the
+    // collector spent its time on. Each row's end offset is where its line's bytes end.
     const stamp = timestamper();
     const ends: number[] = new Array(rows.length);
-    let text = '';
+    let bytes = this.#scratch;
+    let length = 0;
     for (let at = 0; at < rows.length; at++) {
       const row = rows[at] as LogRow;
-      text += `${stamp(row.time)} ${cut(row.content)}\n`;
-      ends[at] = text.length;
+      const time = stamp(row.time);
+      const content = cut(row.content);
+      // UTF-8 takes at most 3 bytes per UTF-16 unit; the stamp and separators are ASCII.
+      const most = length + time.length + content.length * 3 + 2;
+      if (most > bytes.length) {
+        const larger = grow(most);
+        bytes.copy(larger, 0, 0, length);
+        bytes = larger;
+      }
+      length += bytes.write(time, length, 'latin1');
+      bytes[length++] = 0x20;
+      length += bytes.write(content, length, 'utf8');
+      bytes[length++] = 0x0a;
+      ends[at] = length;
     }
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    if (text.length * 3 > this.#scratch.length) this.#scratch = grow(text.length * 3);
-    const bytes = this.#scratch;
-    const length = bytes.write(text, 0, 'utf8');
+    this.#scratch = bytes;
     const offsets = Buffer.allocUnsafe(rows.length * ENTRY_BYTES);
     // Rows are kept while the log stays within the limit; the first that would pass it and every
     // row after it are left out.
     const fitting = Math.max(0, Math.min(rows.length, limit.rows - open.count));
     let kept = 0;
-    let start = 0;
     let offset = open.end;
     for (let at = 0; at < fitting; at++) {
-      const end = ends[at] as number;
-      const next =
-        offset +
-        (length === text.length ? end - start : Buffer.byteLength(text.slice(start, end), 'utf8'));
+      const next = open.end + (ends[at] as number);
       if (next > limit.bytes) break;
       offset = next;
       writeOffset(offsets, offset, at * ENTRY_BYTES);
-      start = end;
       kept++;
     }
     // Positioned writes: bytes a crash left past the last recorded offset are overwritten.
@@ -400,7 +406,8 @@ function writeAll(fd: number, bytes: Buffer, length: number, position: number): 
 
 /** An encoding buffer for a batch that needs `needed` bytes at most. */
 function grow(needed: number): Buffer {
-  return Buffer.allocUnsafeSlow(Math.max(needed, SCRATCH_BYTES));
+  // A power of two, so that batches a little larger than the last one reuse it.
+  return Buffer.allocUnsafeSlow(Math.max(2 ** Math.ceil(Math.log2(needed)), SCRATCH_BYTES));
 }
 
 /**
