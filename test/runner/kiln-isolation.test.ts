@@ -8,10 +8,9 @@
  * action) still works and a cancelled step is stopped. Unisolated (`none`) the same search finds
  * the token: the search can fail. (kiln-fork-pulls.test.ts: what such a runner refuses.)
  */
-import { realpathSync, statSync } from 'node:fs';
 import { chmod, chown, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo } from '../git/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
@@ -19,22 +18,10 @@ import { Browser, type Json } from '../support/http.ts';
 import { ACTION_YML, INDEX_JS } from './checkout-like.ts';
 import { findings, SEARCH_JS } from './credential-search.ts';
 import { KilnWorld } from './kiln-world.ts';
+import { OTHER_ACCOUNTS_REACH_US } from './other-accounts.ts';
 
-/** Whether an account that is neither owner nor group may reach `path`: `o+x` on the way. */
-function othersReach(path: string): boolean {
-  for (let at = realpathSync(path); ; at = dirname(at)) {
-    if ((statSync(at).mode & 0o001) === 0) return false;
-    if (at === dirname(at)) return true;
-  }
-}
-
-/**
- * Isolated jobs run under other accounts, which must reach this checkout (the daemon runs from
- * it) and its Node: a checkout in a private directory (a home of mode 0700, `mktemp -d`) cannot
- * be tested this way, and the daemon itself refuses to start there with a line saying why.
- */
-const CAN_ISOLATE =
-  process.getuid?.() === 0 && othersReach(process.execPath) && othersReach(process.cwd());
+/** Isolation needs root here (one mode starts the daemon as another account). */
+const CAN_ISOLATE = process.getuid?.() === 0 && OTHER_ACCOUNTS_REACH_US;
 
 /** The unprivileged account the `bwrap` daemon runs as (no passwd entry needed). */
 const DAEMON_ACCOUNT = { uid: 4242, gid: 4242 };
