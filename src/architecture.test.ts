@@ -37,7 +37,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   config: ['lib'],
   db: ['lib', 'config', 'domain/errors'],
   git: ['lib', 'config', 'domain/errors'],
-  domain: ['lib', 'config', 'db', 'git'],
+  domain: ['lib', 'config', 'db', 'git', 'outbound'],
+  // The one way the server reaches other servers, with the one guard against request forgery.
+  outbound: ['lib'],
   gen: [],
   // Gitea's wire shapes, the pure converters to them and the loaders that gather their facts:
   // below both edges, so that REST and MCP answer in the same records from the same code.

@@ -75,34 +75,66 @@ const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
-/** Not reachable from the internet: Gitea's `private` plus what no webhook should ever reach. */
-const PRIVATE = new BlockList();
+/**
+ * Not reachable from the internet, or not meant to be: Gitea's `private` (RFC 1918, unique local,
+ * link-local) plus shared, reserved, documentation, benchmarking, relay, multicast and transition
+ * ranges (RFC 6890's special-purpose registries), none of which is a webhook receiver or a
+ * federated server.
+ */
+const PRIVATE_V4 = new BlockList();
 for (const [net, bits] of [
-  ['10.0.0.0', 8],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['169.254.0.0', 16],
-  ['100.64.0.0', 10],
   ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 3],
 ] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv4');
+  PRIVATE_V4.addSubnet(net, bits, 'ipv4');
 }
+/** Kept apart from the IPv4 list: a BlockList checks IPv4 addresses against IPv6 rules too. */
+const PRIVATE_V6 = new BlockList();
 for (const [net, bits] of [
+  // The unspecified, IPv4-compatible and most other forms that embed an IPv4 address
+  // (::ffff:a.b.c.d is judged by the address it embeds, below).
+  ['::', 16],
+  ['100::', 64],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['64:ff9b:1::', 48],
   ['fc00::', 7],
   ['fe80::', 10],
-  ['::', 128],
+  ['ff00::', 8],
 ] as const) {
-  PRIVATE.addSubnet(net, bits, 'ipv6');
+  PRIVATE_V6.addSubnet(net, bits, 'ipv6');
 }
 
-/** Where an address lies: loopback, private (site or link local), or external. */
+/** The IPv4 address inside an IPv4-mapped (`::ffff:…`) or NAT64 (`64:ff9b::…`) IPv6 address. */
+function embeddedIPv4(address: string): string | undefined {
+  const match =
+    /^(?:::ffff:|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(
+      address,
+    );
+  if (!match) return undefined;
+  if (match[1]) return match[1];
+  const high = Number.parseInt(match[2] as string, 16);
+  const low = Number.parseInt(match[3] as string, 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
+/** Where an address lies: loopback, private (not globally reachable), or external. */
 export function addressKind(address: string): 'loopback' | 'private' | 'external' {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  const plain = mapped ? (mapped[1] as string) : address;
+  const plain = embeddedIPv4(address) ?? address;
   const type = isIP(plain) === 6 ? 'ipv6' : 'ipv4';
   if (LOOPBACK.check(plain, type)) return 'loopback';
-  if (PRIVATE.check(plain, type)) return 'private';
-  // Multicast and reserved blocks are no webhook receiver either.
-  if (type === 'ipv4' && Number(plain.split('.')[0]) >= 224) return 'private';
+  if ((type === 'ipv4' ? PRIVATE_V4 : PRIVATE_V6).check(plain, type)) return 'private';
   return 'external';
 }

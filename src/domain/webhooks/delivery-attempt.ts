@@ -1,7 +1,7 @@
+import { type OutboundOptions, sendOutbound } from '../../outbound/outbound-request.ts';
 import type { AttemptRecord, ClaimedDelivery } from './delivery.store.ts';
 import type { StoredHook } from './webhook.store.ts';
 import { buildHookRequest, recordableHeaders } from './webhook-request.ts';
-import { sendWebhookRequest, type TransportOptions } from './webhook-transport.ts';
 
 /** One attempt's record and what it means: whether it succeeded, and whether to try again. */
 export type AttemptResult = {
@@ -15,7 +15,7 @@ export type AttemptResult = {
 export type AttemptContext = {
   readonly credentials: { readonly secret: string; readonly authorization: string };
   readonly userAgent: string;
-  readonly transport: TransportOptions;
+  readonly transport: OutboundOptions;
 };
 
 /**
@@ -47,15 +47,18 @@ export async function attemptDelivery(
     requestBody: request.body,
   };
   try {
-    const answer = await sendWebhookRequest(request, context.transport);
+    const answer = await sendOutbound(
+      { ...request, body: Buffer.from(request.body, 'utf8') },
+      context.transport,
+    );
     return {
       succeeded: answer.status >= 200 && answer.status < 300,
       retryable: answer.status >= 500 || answer.status === 429,
       record: {
         ...base,
         responseStatus: answer.status,
-        responseHeaders: answer.headers,
-        responseBody: answer.body,
+        responseHeaders: headerRecord(answer.headers),
+        responseBody: answer.body.toString('utf8'),
         error: null,
         durationMs: Math.round(performance.now() - started),
       },
@@ -74,4 +77,13 @@ export async function attemptDelivery(
       },
     };
   }
+}
+
+/** Header lines as the delivery log shows them: one entry per name, repeated values joined. */
+function headerRecord(lines: ReadonlyArray<readonly [string, string]>): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const [name, value] of lines) {
+    record[name] = name in record ? `${record[name]}, ${value}` : value;
+  }
+  return record;
 }

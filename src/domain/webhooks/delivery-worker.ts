@@ -1,7 +1,6 @@
-import https from 'node:https';
 import type { Config } from '../../config/config.ts';
 import { HostAllowlist } from '../../lib/host-allowlist.ts';
-import { type HttpAgent, http } from '../../lib/node-http.ts';
+import { type ConnectionPools, createConnectionPools } from '../../outbound/connection-pools.ts';
 import type { ClaimedDelivery, DeliveryStore, RecordEntry } from './delivery.store.ts';
 import { attemptDelivery } from './delivery-attempt.ts';
 import type { WebhookService } from './webhook.service.ts';
@@ -39,7 +38,7 @@ const HOOKS_KEPT = 1000;
 export class DeliveryWorker {
   readonly #deps: DeliveryWorkerDeps;
   readonly #allowlist: HostAllowlist;
-  readonly #agents: { readonly http: HttpAgent; readonly https: https.Agent };
+  readonly #pools: ConnectionPools;
   /** Hook rows by id, each with when it was read (see `#hookOf`). */
   readonly #hooks = new Map<
     string,
@@ -61,8 +60,7 @@ export class DeliveryWorker {
   constructor(deps: DeliveryWorkerDeps) {
     this.#deps = deps;
     this.#allowlist = new HostAllowlist(deps.settings.allowedHosts);
-    const pool = { keepAlive: true, maxSockets: deps.settings.concurrency, timeout: 30_000 };
-    this.#agents = { http: new http.Agent(pool), https: new https.Agent(pool) };
+    this.#pools = createConnectionPools(deps.settings.concurrency);
   }
 
   start(): void {
@@ -100,8 +98,7 @@ export class DeliveryWorker {
     while (this.#running || this.#inFlight.size > 0) {
       await Promise.race([...this.#inFlight, new Promise((resolve) => setTimeout(resolve, 20))]);
     }
-    this.#agents.http.destroy();
-    this.#agents.https.destroy();
+    this.#pools.destroy();
   }
 
   async #drain(): Promise<void> {
@@ -167,10 +164,12 @@ export class DeliveryWorker {
       credentials,
       userAgent: this.#deps.userAgent,
       transport: {
-        allowlist: this.#allowlist,
-        agents: this.#agents,
+        policy: this.#allowlist,
+        pools: this.#pools,
         timeoutMs: settings.timeoutMs,
         maxBodyBytes: KEPT_BODY_BYTES,
+        overflow: 'keep-first',
+        purpose: 'webhook',
       },
     });
     const attempts = delivery.attempts + 1;

@@ -1,6 +1,13 @@
 import { createHmac } from 'node:crypto';
 import type { HookType } from './webhook.types.ts';
-import type { OutgoingRequest } from './webhook-transport.ts';
+
+/** A request to one receiver, fully built and signed. */
+export type OutgoingRequest = {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+};
 
 /** What a request is built from: the hook's settings and one delivery. */
 export type RequestParts = {
