@@ -37,9 +37,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   config: ['lib'],
   db: ['lib', 'config', 'domain/errors'],
   git: ['lib', 'config', 'domain/errors'],
-  domain: ['lib', 'config', 'db', 'git', 'outbound'],
+  domain: ['lib', 'config', 'db', 'git', 'outbound', 'hashing'],
   // The one way the server reaches other servers, with the one guard against request forgery.
   outbound: ['lib'],
+  // Password hashing on worker threads of their own, off the event loop.
+  hashing: ['lib'],
   gen: [],
   // Gitea's wire shapes, the pure converters to them and the loaders that gather their facts:
   // below both edges, so that REST and MCP answer in the same records from the same code.

@@ -1,5 +1,5 @@
 /**
- * A password-hashing thread (see password.ts): scrypt runs here, synchronously, at a lower
+ * A password-hashing thread (see scrypt-pool.ts): scrypt runs here, synchronously, at a lower
  * priority than the thread that answers requests, one job at a time.
  */
 import { scryptSync } from 'node:crypto';
