@@ -93,6 +93,7 @@ import type { GitContext } from './git/git-context.ts';
 import { RefUpdatePool } from './git/ref-update-pool.ts';
 import { RepoPaths } from './git/repo-paths.ts';
 import { sweepTempDirs } from './git/repository.ts';
+import { probeReadWrite } from './lib/directory-probe.ts';
 import { WebhookNotifier } from './notify/webhook-notifier.ts';
 import { WebhookRecords } from './notify/webhook-records.ts';
 import { KILN_VERSION } from './version.ts';
@@ -326,7 +327,7 @@ export async function createApp(config: Config): Promise<App> {
     loginThrottle: new LoginThrottle(new LoginThrottleStore(db), config.auth.login),
     orgs,
     admins,
-    health: new HealthService(database, dataDir),
+    health: new HealthService(database, () => probeReadWrite(dataDir)),
     repos,
     collaborators: new CollaboratorService(repos, collaboratorStore, users),
     protectedBranches,

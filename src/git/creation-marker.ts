@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { RepoHandle } from './repo-paths.ts';
@@ -36,4 +36,10 @@ export async function isAbandonedCreation(repo: RepoHandle): Promise<boolean> {
     // EPERM: the process exists under another user, so it is alive.
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
+}
+
+/** When a repository's directory last changed, in epoch milliseconds; undefined when there is none. */
+export async function directoryChangedAt(repo: RepoHandle): Promise<number | undefined> {
+  const info = await stat(repo.path).catch(() => undefined);
+  return info?.mtimeMs;
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { probeReadWrite } from '../../lib/directory-probe.ts';
 import { HealthService } from './health.service.ts';
 
 const dirs: string[] = [];
@@ -19,7 +20,11 @@ function setup() {
       if (!databaseUp) throw new Error('database down');
     },
   };
-  const health = new HealthService(database, dataDir, () => now);
+  const health = new HealthService(
+    database,
+    () => probeReadWrite(dataDir),
+    () => now,
+  );
   return {
     health,
     dataDir,

@@ -1,5 +1,3 @@
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
 import type { Database } from '../../db/database.ts';
 
 /**
@@ -12,13 +10,18 @@ const DATA_DIR_FRESH_MS = 1000;
 /** Whether this process can serve: what `/healthz` asks, without knowing how it is stored. */
 export class HealthService {
   readonly #database: Pick<Database, 'ping'>;
-  readonly #dataDir: string;
+  readonly #probeDataDir: () => Promise<void>;
   readonly #now: () => number;
   #dataDirFoundAt = Number.NEGATIVE_INFINITY;
 
-  constructor(database: Pick<Database, 'ping'>, dataDir: string, now: () => number = Date.now) {
+  /** `probeDataDir` resolves when the data dir is readable and writable. */
+  constructor(
+    database: Pick<Database, 'ping'>,
+    probeDataDir: () => Promise<void>,
+    now: () => number = Date.now,
+  ) {
     this.#database = database;
-    this.#dataDir = dataDir;
+    this.#probeDataDir = probeDataDir;
     this.#now = now;
   }
 
@@ -29,7 +32,7 @@ export class HealthService {
   async check(): Promise<void> {
     await this.#database.ping();
     if (this.#now() - this.#dataDirFoundAt < DATA_DIR_FRESH_MS) return;
-    await access(this.#dataDir, constants.R_OK | constants.W_OK);
+    await this.#probeDataDir();
     this.#dataDirFoundAt = this.#now();
   }
 }

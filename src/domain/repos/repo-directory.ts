@@ -1,5 +1,4 @@
-import { stat } from 'node:fs/promises';
-import { isAbandonedCreation } from '../../git/creation-marker.ts';
+import { directoryChangedAt, isAbandonedCreation } from '../../git/creation-marker.ts';
 import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
 import { deleteRepository } from '../../git/repository.ts';
 import { Conflict } from '../errors.ts';
@@ -25,10 +24,10 @@ export async function makeRepoDirectory(
     await make();
   } catch (error) {
     if (!(error instanceof Conflict)) throw error;
-    const info = await stat(handle.path).catch(() => undefined);
+    const changedAt = await directoryChangedAt(handle);
     const row = await deps.store.findByName(repo.owner.handle, repo.name);
-    const young = info !== undefined && Date.now() - info.mtimeMs < ORPHAN_AGE_MS;
-    if (row || !info || (young && !(await isAbandonedCreation(handle)))) {
+    const young = changedAt !== undefined && Date.now() - changedAt < ORPHAN_AGE_MS;
+    if (row || changedAt === undefined || (young && !(await isAbandonedCreation(handle)))) {
       throw new Conflict('The repository with the same name already exists.');
     }
     await deleteRepository(deps.paths, handle);
