@@ -1,6 +1,6 @@
-import type { Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { type WalkedFile, walkFiles } from '../lib/file-walk.ts';
 import { runGit } from './command.ts';
 import { hasRefFiles, readRefSnapshot } from './ref-snapshot.ts';
 import { checkRepoSegment } from './repo-paths.ts';
@@ -14,13 +14,8 @@ import { restorableKind } from './restorable-files.ts';
  * after. Whatever the copied refs name was on disk before the copy began.
  */
 
-/** A file of a repository as the dump stores it. */
-export type RepositoryFile = {
-  /** Path inside the repository directory, with `/` separators. */
-  readonly relative: string;
-  readonly absolute: string;
-  readonly stats: Stats;
-};
+/** A file of a repository as the dump stores it (its path inside the repository directory). */
+export type RepositoryFile = WalkedFile;
 
 const MARKER = 'kiln-creating';
 
@@ -87,30 +82,8 @@ export async function snapshotRepositoryRefs(gitDir: string): Promise<string> {
 }
 
 /** The files of a repository that a dump copies, directories first; see `copied`. */
-export async function* repositoryFiles(gitDir: string): AsyncGenerator<RepositoryFile> {
-  async function* walk(relative: string): AsyncGenerator<RepositoryFile> {
-    const entries = await readdir(path.join(gitDir, relative), { withFileTypes: true }).catch(
-      (error: unknown) => {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-        throw error;
-      },
-    );
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      const absolute = path.join(gitDir, child);
-      if (!copied(child, entry.isDirectory())) continue;
-      const stats = await lstat(absolute).catch(() => undefined);
-      // Gone since the listing: a loose object packed away, a temporary file renamed.
-      if (!stats) continue;
-      if (stats.isDirectory()) {
-        yield { relative: child, absolute, stats };
-        yield* walk(child);
-      } else if (stats.isFile()) {
-        yield { relative: child, absolute, stats };
-      }
-    }
-  }
-  yield* walk('');
+export function repositoryFiles(gitDir: string): AsyncGenerator<RepositoryFile> {
+  return walkFiles(gitDir, copied);
 }
 
 /** Whether git finds every object that every ref needs (`fsck --connectivity-only`). */

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Database, knownMigrations } from '../../db/database.ts';
 import { appliedMigrations } from '../../db/schema-facts.ts';
+import { readHeadFile } from '../../git/head-file.ts';
 import { hooksAreCurrent } from '../../git/hooks.ts';
 import { objectsDir, readAlternates } from '../../git/object-store.ts';
 import { checkConnectivity, listRepositoryDirs } from '../../git/repository-dump.ts';
@@ -87,8 +87,12 @@ async function repositoryRows(repos: DoctorSources['repos']): Promise<Map<string
 }
 
 async function checkHead(gitDir: string): Promise<string | undefined> {
-  const head = await readFile(path.join(gitDir, 'HEAD'), 'utf8').catch(() => undefined);
-  if (head === undefined) return 'has no HEAD file';
+  let head: string;
+  try {
+    head = readHeadFile(gitDir);
+  } catch {
+    return 'has no HEAD file';
+  }
   if (!/^ref: refs\/heads\/[^\s]+\n?$/.test(head)) return 'HEAD does not name a branch';
   return undefined;
 }

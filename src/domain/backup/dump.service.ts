@@ -1,5 +1,3 @@
-import type { Stats } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { Database } from '../../db/database.ts';
@@ -10,6 +8,7 @@ import {
   repositoryFiles,
   snapshotRepositoryRefs,
 } from '../../git/repository-dump.ts';
+import { type WalkedFile, walkFiles } from '../../lib/file-walk.ts';
 import { type TarSink, TarWriter } from '../../lib/tar-writer.ts';
 import { type HousekeepingStore, takeLease } from '../repos/housekeeping.store.ts';
 import {
@@ -105,8 +104,8 @@ async function writeDatabase(
   return { rows: total.rows, tables: facts.tables.length };
 }
 
-function copyFile(tar: TarWriter, entry: string, absolute: string, stats: Stats) {
-  return tar.fileFromDisk(entry, absolute, stats.size, stats.mode, stats.mtimeMs);
+function copyFile(tar: TarWriter, entry: string, file: WalkedFile) {
+  return tar.fileFromDisk(entry, file.absolute, file.size, file.mode, file.mtimeMs);
 }
 
 /** Longest a dump holds one repository, and waits for a run to finish there. */
@@ -147,12 +146,12 @@ async function writeRepositories(
       await tar.file(`${prefix}/packed-refs`, refs.get(dir)!);
       for await (const file of repositoryFiles(path.join(root, dir))) {
         const entry = `${prefix}/${file.relative}`;
-        if (file.stats.isDirectory()) {
-          await tar.directory(entry, file.stats.mtimeMs);
-        } else if (file.stats.size === 0) {
-          await tar.file(entry, Buffer.alloc(0), file.stats.mode);
+        if (file.isDirectory) {
+          await tar.directory(entry, file.mtimeMs);
+        } else if (file.size === 0) {
+          await tar.file(entry, Buffer.alloc(0), file.mode);
         } else {
-          await copyFile(tar, entry, file.absolute, file.stats);
+          await copyFile(tar, entry, file);
         }
         files += 1;
       }
@@ -171,24 +170,18 @@ async function writeRepositories(
  */
 async function writeOtherFiles(tar: TarWriter, dataDir: string, skip: string): Promise<number> {
   let files = 0;
-  async function walk(relative: string): Promise<void> {
-    const entries = await readdir(path.join(dataDir, relative), { withFileTypes: true });
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      const absolute = path.join(dataDir, child);
-      if (absolute === skip || !isCarriedFile(child)) continue;
-      const stats = await lstat(absolute).catch(() => undefined);
-      if (stats?.isDirectory()) {
-        await tar.directory(`${FILES}/${child}`, stats.mtimeMs);
-        await walk(child);
-      } else if (stats?.isFile()) {
-        if (stats.size === 0) await tar.file(`${FILES}/${child}`, Buffer.alloc(0), stats.mode);
-        else await copyFile(tar, `${FILES}/${child}`, absolute, stats);
-        files += 1;
-      }
+  const carried = (relative: string) =>
+    path.join(dataDir, relative) !== skip && isCarriedFile(relative);
+  for await (const file of walkFiles(dataDir, carried)) {
+    const entry = `${FILES}/${file.relative}`;
+    if (file.isDirectory) {
+      await tar.directory(entry, file.mtimeMs);
+      continue;
     }
+    if (file.size === 0) await tar.file(entry, Buffer.alloc(0), file.mode);
+    else await copyFile(tar, entry, file);
+    files += 1;
   }
-  await walk('');
   return files;
 }
 

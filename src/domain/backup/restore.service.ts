@@ -1,10 +1,7 @@
-import { createWriteStream } from 'node:fs';
-import { access, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import { pipeline } from 'node:stream/promises';
 import {
   type Database,
   knownMigrations,
@@ -16,7 +13,8 @@ import { hasAnyTable } from '../../db/schema-facts.ts';
 import { type Row, writeSnapshot } from '../../db/table-dump.ts';
 import { RepositoryRestorer, type SkippedPath } from '../../git/repository-restore.ts';
 import { clashOf } from '../../git/restorable-files.ts';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tightenDataDir } from '../../lib/private-modes.ts';
+import { isEmptyDirectory, pathExists, writeNewPrivateFile } from '../../lib/new-files.ts';
+import { tightenDataDir } from '../../lib/private-modes.ts';
 import type { Chunks } from '../../lib/tar-format.ts';
 import { type ReadEntry, readTar } from '../../lib/tar-reader.ts';
 import { Conflict, Invalid } from '../errors.ts';
@@ -50,21 +48,13 @@ export type RestoreSummary = {
 
 type Entry = ReadEntry;
 
-async function isEmptyDir(dir: string): Promise<boolean> {
-  const entries = await readdir(dir).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  });
-  return entries.length === 0;
-}
-
 /** A restore writes only into a new instance: it never merges into, or replaces, a live one. */
 async function requireEmptyTarget(target: RestoreTarget, database: Database): Promise<void> {
   if (await hasAnyTable(database)) {
     throw new Conflict('the database is not empty: restore into a new, empty database');
   }
   const repositories = path.join(target.dataDir, 'repositories');
-  if (!(await isEmptyDir(repositories))) {
+  if (!(await isEmptyDirectory(repositories))) {
     throw new Conflict(`${repositories} is not empty: restore into a new, empty data directory`);
   }
 }
@@ -185,11 +175,7 @@ async function restoreEntry(
     return false;
   }
   const target = path.join(dataDir, ...inFiles.split('/'));
-  const clash = await mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE })
-    .then(() =>
-      pipeline(entry.content, createWriteStream(target, { flags: 'wx', mode: PRIVATE_FILE_MODE })),
-    )
-    .then(() => undefined, clashOf);
+  const clash = await writeNewPrivateFile(target, entry.content).then(() => undefined, clashOf);
   if (clash) skip(entry.path, clash);
   return clash === undefined;
 }
@@ -206,12 +192,7 @@ export async function restoreDump(target: RestoreTarget, source: Chunks): Promis
   const dataDir = path.resolve(target.dataDir);
   if (!target.databaseUrl) {
     const file = path.join(dataDir, 'kiln.db');
-    if (
-      await access(file).then(
-        () => true,
-        () => false,
-      )
-    ) {
+    if (await pathExists(file)) {
       throw new Conflict(`${file} exists: restore into a new, empty data directory`);
     }
   }
