@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Page } from '../domain/repos/repo.store.ts';
+import type { Page } from '../domain/paging.ts';
 import type { DomainServices } from '../domain/services.ts';
 import type { TokenHolder } from '../domain/tokens/token.service.ts';
 import { requireScopes, type ScopeCategory } from '../domain/tokens/token-scopes.ts';

@@ -4,7 +4,7 @@ import { uniqueOrConflict } from '../../db/errors.ts';
 import { KeptTexts } from '../../db/kept-texts.ts';
 import type { PullRequestsTable } from '../../db/tables.ts';
 import { contentHash } from '../../lib/content-hash.ts';
-import type { Page } from '../repos/repo.store.ts';
+import type { Page } from '../paging.ts';
 import type { Pull, PullSort, PullStateFilter } from './pull.types.ts';
 
 /** Every column but the body, which `KeptTexts` reads only when it does not hold it. */

@@ -1,8 +1,8 @@
 import { foldId, newId } from '../../lib/ids.ts';
 import { Listeners } from '../../lib/listeners.ts';
 import { Conflict, Invalid, NotFound } from '../errors.ts';
+import type { Page } from '../paging.ts';
 import type { RepoService } from '../repos/repo.service.ts';
-import type { Page } from '../repos/repo.store.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { ReleaseStore } from './release.store.ts';

@@ -4,7 +4,7 @@ import { uniqueOrConflict } from '../../db/errors.ts';
 import { KeptTexts } from '../../db/kept-texts.ts';
 import type { ReleasesTable } from '../../db/tables.ts';
 import { contentHash } from '../../lib/content-hash.ts';
-import type { Page } from '../repos/repo.store.ts';
+import type { Page } from '../paging.ts';
 import type { Release, ReleaseFilter } from './release.types.ts';
 
 const AUTHOR_COLUMNS = [

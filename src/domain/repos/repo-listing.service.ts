@@ -1,9 +1,10 @@
 import type { ChangeClock } from '../../db/change-clock.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
 import { NotFound } from '../errors.ts';
+import type { Page } from '../paging.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { Account, User } from '../users/user.types.ts';
-import type { Page, RepoStore } from './repo.store.ts';
+import type { RepoStore } from './repo.store.ts';
 import type { Repository, VisibleRepo } from './repo.types.ts';
 import { type RepoAccessService, sharedLookup } from './repo-access.service.ts';
 

@@ -4,6 +4,7 @@ import { uniqueOrConflict } from '../../db/errors.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { RepositoriesTable, Tables } from '../../db/tables.ts';
 import { likePattern } from '../../lib/like.ts';
+import type { Page } from '../paging.ts';
 import type { Repository } from './repo.types.ts';
 
 const OWNER_COLUMNS = [
@@ -96,8 +97,6 @@ function visibleTo(scope: VisibilityScope) {
     ]);
   };
 }
-
-export type Page = { readonly limit: number; readonly offset: number };
 
 /** Wider than both the handle and the repository name rules: a cheap first filter for lookups. */
 /** Repositories joined to their owners: what every list of repositories reads from. */

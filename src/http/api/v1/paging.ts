@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Page } from '../../../domain/repos/repo.store.ts';
+import type { Page } from '../../../domain/paging.ts';
 import { BoundedMap } from '../../../lib/bounded-map.ts';
 import { Type } from '../../../present/schemas/type.ts';
 
