@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
+import type { Config } from '../config/config.ts';
 import { uncontrolledActionOwners } from '../domain/admin/action-owners.ts';
 import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
+import type { DomainServices } from '../domain/services.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { apiV1Plugin } from './api/v1/api.plugin.ts';
 import { registerApiDocs } from './api/v1/docs.ts';
@@ -35,11 +36,22 @@ export type ServerOptions = {
   logStream?: NodeJS.WritableStream;
 };
 
+/** What the server is built from: Kiln's services and settings, and its background work. */
+export type ServedKiln = {
+  readonly config: Config;
+  readonly services: DomainServices;
+  /** Starts the timers and workers of a serving process, once the server is ready. */
+  startBackgroundWork(): void;
+};
+
 /**
  * Builds the Fastify instance with every surface registered explicitly: health and metrics, the
  * REST API, and the pages. Nothing listens here; `main.ts` (or a test) does.
  */
-export async function buildServer(app: App, options: ServerOptions = {}): Promise<FastifyInstance> {
+export async function buildServer(
+  app: ServedKiln,
+  options: ServerOptions = {},
+): Promise<FastifyInstance> {
   const { config } = app;
   const server = Fastify({
     logger: {

@@ -10,7 +10,8 @@ import { mayChangeReviewComment, mayCommentOnPull, mayResolveReviewThread } from
 import type { PullInContext, PullService } from './pull.service.ts';
 import type { PullStore } from './pull.store.ts';
 import { anchorInDiff, fileInDiff, type Side } from './review-anchor.ts';
-import type { ReviewComment, ReviewCommentStore } from './review-comment.store.ts';
+import type { ReviewCommentStore } from './review-comment.store.ts';
+import type { ReviewComment } from './review-comment.types.ts';
 import { threadOf } from './review-threads.ts';
 
 export type { ReviewComment };

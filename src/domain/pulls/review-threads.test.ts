@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ReviewComment } from './review-comment.store.ts';
+import type { ReviewComment } from './review-comment.types.ts';
 import { lineOf, reviewThreads, threadOf } from './review-threads.ts';
 
 /** A comment on one of a few files, sides and lines, so threads really form. */

@@ -1,4 +1,4 @@
-import type { ReviewComment } from './review-comment.store.ts';
+import type { ReviewComment } from './review-comment.types.ts';
 
 /**
  * The comments on one line of one side of one file of a pull, oldest first. The first comment

@@ -13,7 +13,8 @@ import { listLoans } from '../../git/object-loans.ts';
 import { repositoryExists } from '../../git/repo-exists.ts';
 import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
 import { newId } from '../../lib/ids.ts';
-import type { HousekeepingRun, HousekeepingStore } from './housekeeping.store.ts';
+import type { HousekeepingStore } from './housekeeping.store.ts';
+import type { HousekeepingRun } from './housekeeping.types.ts';
 import type { Repository } from './repo.types.ts';
 
 /** When and how repositories are maintained (`service.housekeeping.*`). */

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { OrgSettingKind } from '../../../domain/ci/ci-org-setting.store.ts';
+import type { CiSettingKind as OrgSettingKind } from '../../../domain/ci/ci-names.ts';
 import type { OrgSettingInfo } from '../../../domain/ci/ci-org-settings.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { toApiOrgVariable, toApiSecret } from '../../../present/action-setting.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
-import type { HousekeepingRun } from '../../../domain/repos/housekeeping.store.ts';
+import type { HousekeepingRun } from '../../../domain/repos/housekeeping.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { ObjectCounts } from '../../../git/housekeeping.ts';
 import { viewerUser } from '../../auth/viewer.ts';

@@ -1,4 +1,4 @@
-import type { ReviewComment } from '../../../domain/pulls/review-comment.store.ts';
+import type { ReviewComment } from '../../../domain/pulls/review-comment.types.ts';
 import type { ReviewThread } from '../../../domain/pulls/review-threads.ts';
 import { foldId } from '../../../lib/ids.ts';
 import { type Html, html } from '../html.ts';
