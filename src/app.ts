@@ -19,7 +19,6 @@ import { CiStores } from './domain/ci/ci-stores.ts';
 import { CiTaskService } from './domain/ci/ci-task.service.ts';
 import { CiVariableService } from './domain/ci/ci-variable.service.ts';
 import { ForkPullGate } from './domain/ci/fork-approval.ts';
-import { TaskLogStore } from './domain/ci/logs/task-log-store.ts';
 import { RunApprovalService } from './domain/ci/run-approval.service.ts';
 import { RunCancelService } from './domain/ci/run-cancel.service.ts';
 import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
@@ -96,6 +95,7 @@ import { sweepTempDirs } from './git/repository.ts';
 import { probeReadWrite } from './lib/directory-probe.ts';
 import { WebhookNotifier } from './notify/webhook-notifier.ts';
 import { WebhookRecords } from './notify/webhook-records.ts';
+import { TaskLogFiles } from './storage/task-log-files.ts';
 import { KILN_VERSION } from './version.ts';
 
 export type { GitContext };
@@ -214,7 +214,7 @@ export async function createApp(config: Config): Promise<App> {
   });
   const ciSecrets = new CiSecretService(ciSettings, config.secretKey, ciOrgSettings);
   const ciVariables = new CiVariableService(ciSettings, ciOrgSettings);
-  const ciLogs = new TaskLogStore(join(dataDir, 'ci-logs'));
+  const ciLogs = new TaskLogFiles(join(dataDir, 'ci-logs'));
   const ciSchedules = new ScheduleService(new ScheduleStore(db));
   const ciRunQueries = new RunQueryService({
     runs: ciStores.runs,

@@ -7,7 +7,7 @@ import type { CiOrgSettingsService } from './ci/ci-org-settings.service.ts';
 import type { CiSecretService } from './ci/ci-secret.service.ts';
 import type { CiTaskService } from './ci/ci-task.service.ts';
 import type { CiVariableService } from './ci/ci-variable.service.ts';
-import type { TaskLogStore } from './ci/logs/task-log-store.ts';
+import type { TaskLogs } from './ci/logs/task-logs.ts';
 import type { RunApprovalService } from './ci/run-approval.service.ts';
 import type { RunCancelService } from './ci/run-cancel.service.ts';
 import type { RunLifecycle } from './ci/run-lifecycle.ts';
@@ -101,7 +101,7 @@ export type DomainServices = {
   /** UpdateTask, UpdateLog. */
   readonly ciReports: TaskReportService;
   /** Task log files. */
-  readonly ciLogs: TaskLogStore;
+  readonly ciLogs: TaskLogs;
   /** Reading runs, jobs and logs (REST, pages). */
   readonly ciRunQueries: RunQueryService;
   /** Cancelling a run on a writer's request (the web's Cancel button). */

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogRow } from '../../src/domain/ci/logs/task-log-store.ts';
+import type { LogRow } from '../../src/domain/ci/logs/task-logs.ts';
 import type { User } from '../../src/domain/users/user.types.ts';
 import type { Task } from '../../src/gen/runner/v1/messages_pb.js';
 import { ReplayRunner } from '../actions/replay-runner.ts';

@@ -6,7 +6,7 @@ import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import type { CiJobStore, JobStep, JobView } from './ci-job.store.ts';
 import { type CommitCheck, commitChecks } from './commit-checks.ts';
-import type { TaskLogStore } from './logs/task-log-store.ts';
+import type { TaskLogs } from './logs/task-logs.ts';
 import type { RunFilter, WorkflowRunStore } from './workflow-run.store.ts';
 
 export type { CommitCheck, JobStep, JobView, RunFilter };
@@ -22,13 +22,13 @@ export class RunQueryService {
   readonly #runs: WorkflowRunStore;
   readonly #jobs: CiJobStore;
   readonly #repos: RepoService;
-  readonly #logs: TaskLogStore;
+  readonly #logs: TaskLogs;
 
   constructor(deps: {
     runs: WorkflowRunStore;
     jobs: CiJobStore;
     repos: RepoService;
-    logs: TaskLogStore;
+    logs: TaskLogs;
   }) {
     this.#runs = deps.runs;
     this.#jobs = deps.jobs;
@@ -102,7 +102,7 @@ export class RunQueryService {
   }
 
   /**
-   * A window of a job's log for a page (`TaskLogStore.readWindow`): from row `from` forwards, or
+   * A window of a job's log for a page (`TaskLogs.readWindow`): from row `from` forwards, or
    * the rows before row `before`, the newest when neither is given; bounded in rows and bytes.
    */
   async jobLogWindow(

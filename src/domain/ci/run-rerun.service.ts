@@ -4,7 +4,7 @@ import type { User } from '../users/user.types.ts';
 import type { CiTask, WorkflowRun } from './ci.types.ts';
 import type { CiStores } from './ci-stores.ts';
 import { awaitsApproval } from './fork-approval.ts';
-import type { TaskLogStore } from './logs/task-log-store.ts';
+import type { TaskLogs } from './logs/task-logs.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import type { RunQueryService } from './run-query.service.ts';
 
@@ -28,7 +28,7 @@ export type RunRerunDeps = {
   readonly queries: RunQueryService;
   readonly stores: CiStores;
   readonly lifecycle: RunLifecycle;
-  readonly logs: TaskLogStore;
+  readonly logs: TaskLogs;
 };
 
 export class RunRerunService {

@@ -7,7 +7,7 @@ import type { CiStores } from './ci-stores.ts';
 import type { CiTaskService } from './ci-task.service.ts';
 import { LogCaps } from './logs/log-caps.ts';
 import { type LogLimits, MAX_ROWS_PER_CALL } from './logs/log-limits.ts';
-import type { LogRow, TaskLogStore } from './logs/task-log-store.ts';
+import type { LogRow, TaskLogs } from './logs/task-logs.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import { storeOutputs } from './task-outputs.ts';
 import type { HeldTask } from './task-report.store.ts';
@@ -46,7 +46,7 @@ export class TaskReportService {
   readonly #stores: CiStores;
   readonly #tasks: CiTaskService;
   readonly #lifecycle: RunLifecycle;
-  readonly #logs: TaskLogStore;
+  readonly #logs: TaskLogs;
   readonly #secrets: CiSecretService;
   readonly #logRetentionMs: number;
   readonly #caps: LogCaps;
@@ -57,7 +57,7 @@ export class TaskReportService {
     stores: CiStores;
     tasks: CiTaskService;
     lifecycle: RunLifecycle;
-    logs: TaskLogStore;
+    logs: TaskLogs;
     secrets: CiSecretService;
     /** How long logs of finished tasks are kept (SERVICE_CI_LOG_RETENTION). */
     logRetentionMs?: number;

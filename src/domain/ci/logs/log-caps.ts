@@ -1,6 +1,6 @@
 import type { TaskReportStore } from '../task-report.store.ts';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from './log-limits.ts';
-import type { AppendLimit, TaskLogStore } from './task-log-store.ts';
+import type { AppendLimit, TaskLogs } from './task-logs.ts';
 
 /** Room kept under the task cap for the row that says the log was truncated. */
 const MARKER_BYTES = 512;
@@ -27,14 +27,14 @@ export type TruncationReason = 'task' | 'repository';
  */
 export class LogCaps {
   readonly #limits: LogLimits;
-  readonly #logs: TaskLogStore;
+  readonly #logs: TaskLogs;
   readonly #reports: TaskReportStore;
   /** Task → its log's bytes at the last repository check. */
   readonly #checked = new Map<number, number>();
   /** Truncated task → the highest `ack_index` answered for it. */
   readonly #dropping = new Map<number, number>();
 
-  constructor(logs: TaskLogStore, reports: TaskReportStore, limits = DEFAULT_LOG_LIMITS) {
+  constructor(logs: TaskLogs, reports: TaskReportStore, limits = DEFAULT_LOG_LIMITS) {
     this.#logs = logs;
     this.#reports = reports;
     this.#limits = limits;

@@ -3,11 +3,11 @@ import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 
-/** A log line as the runner sends it. */
-export type LogRow = { readonly time: Date; readonly content: string };
+/** A log line as the runner sends it (the domain's `LogRow`). */
+type LogRow = { readonly time: Date; readonly content: string };
 
 /** How far one append may take a task's log: its stored bytes and rows after the append. */
-export type AppendLimit = { readonly bytes: number; readonly rows: number };
+type AppendLimit = { readonly bytes: number; readonly rows: number };
 
 const NO_LIMIT: AppendLimit = { bytes: Number.MAX_SAFE_INTEGER, rows: Number.MAX_SAFE_INTEGER };
 
@@ -43,7 +43,7 @@ async function openFile(path: string): Promise<FileHandle> {
 }
 
 /**
- * Task logs on disk, one pair of files per task under `root/<id % 256 as 2 hex>/`:
+ * Task logs on disk (the domain's `TaskLogs`), one pair of files per task under `root/<id % 256 as 2 hex>/`:
  * `<id>.log` holds the rows (`<RFC 3339 time> <content>\n`), `<id>.idx` the end offset of each
  * row. The row count is the offsets file's size over 8, and any page of rows is two positioned
  * reads (its offsets, then its bytes), so the last page of a 100,000-line log costs what the
@@ -61,7 +61,7 @@ async function openFile(path: string): Promise<FileHandle> {
  * reading pages and removing stay asynchronous. An append to an open task that nothing is queued
  * behind runs at once, being synchronous throughout; the queue orders the rest.
  */
-export class TaskLogStore {
+export class TaskLogFiles {
   readonly #root: string;
   readonly #queues = new Map<number, Promise<unknown>>();
   readonly #writers = new Map<number, Writer>();

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TaskLogStore } from './task-log-store.ts';
+import { TaskLogFiles } from './task-log-files.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'kiln-log-window-'));
-const store = new TaskLogStore(root);
+const store = new TaskLogFiles(root);
 afterAll(async () => {
   await store.closeAll();
   rmSync(root, { recursive: true, force: true });

@@ -3,18 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_ROW_BYTES, TaskLogStore } from './task-log-store.ts';
+import { MAX_ROW_BYTES, TaskLogFiles } from './task-log-files.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'kiln-logs-'));
 /** Every store a test made, so that the files they keep open are closed, as a server does. */
-const stores: TaskLogStore[] = [];
+const stores: TaskLogFiles[] = [];
 afterAll(async () => {
   for (const store of stores) await store.closeAll();
   rmSync(root, { recursive: true, force: true });
 });
 
-function newStore(): TaskLogStore {
-  const store = new TaskLogStore(root);
+function newStore(): TaskLogFiles {
+  const store = new TaskLogFiles(root);
   stores.push(store);
   return store;
 }
