@@ -14,13 +14,14 @@
  * Kiln is a real `node src/main.ts serve` child process on SQLite (the hostile suites'
  * harness), bot protection off so that every request does its work (metering would answer most
  * of a single address's page requests with 429). Pages are requested by 4 keep-alive clients in
- * a worker thread (bench/_page-clients.ts); the other inputs are sent from this thread with
- * bodies made before the phase. The probe asks one request after another, 10 ms apart. The log
+ * a worker thread (bench/_page-clients.ts), runner-protocol bodies by clients in another
+ * (bench/_runner-clients.ts), so that building and sending the load never delays the probe.
+ * The probe asks one request after another, 10 ms apart. The log
  * is seeded through the store on the shared data directory (what 10,000 UpdateLog rows would
  * write), the diff with real git.
  */
 
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { create, toBinary } from '@bufbuild/protobuf';
@@ -32,13 +33,13 @@ import {
   RegisterRequestSchema,
   RegisterResponseSchema,
   UpdateLogRequestSchema,
-  UpdateLogResponseSchema,
 } from '../src/gen/runner/v1/messages_pb.js';
 import { createDeployment } from '../test/replicas/kiln-process.ts';
 import { GitClient, repoUrl } from '../test/support/git.ts';
 import { giveUpAfter } from './_give-up.ts';
 import { unaryCaller } from './_kiln.ts';
 import { pageClients } from './_page-clients.ts';
+import { runnerClients } from './_runner-clients.ts';
 
 const { values: args } = parseArgs({
   options: { seconds: { type: 'string', default: '10' }, phases: { type: 'string' } },
@@ -64,25 +65,6 @@ async function probe(url: string, ms: number): Promise<number[]> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return latencies;
-}
-
-/** POSTs `body` to a runner procedure and resolves with the status (0 when the socket failed). */
-function post(url: string, procedure: string, body: Buffer, headers: Record<string, string>) {
-  return new Promise<number>((resolve) => {
-    const outgoing = request(
-      `${url}/api/actions/runner.v1.RunnerService/${procedure}`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/proto', 'content-length': body.length, ...headers },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-      },
-    );
-    outgoing.on('error', () => resolve(0));
-    outgoing.end(body);
-  });
 }
 
 /** Runs `send` back to back with `concurrency` in flight until `ms` have passed. */
@@ -200,20 +182,21 @@ try {
   const bomb = gzipSync(Buffer.alloc(inflated), { level: 9 });
   const matrix = `on: push\njobs:\n  wide:\n    runs-on: nobody\n    strategy:\n      matrix:\n        a: [${Array.from({ length: 100 }, (_, i) => i).join(', ')}]\n        b: [${Array.from({ length: 100 }, (_, i) => i).join(', ')}]\n    steps: [{run: x}]\n`;
   let floodIndex = 0n;
+  const procedures = ['FetchTask', 'UpdateLog'];
 
   const phases: Array<{ key: string; name: string; run: (ms: number) => Promise<string> }> = [
     {
       key: 'big-body',
       name: '(i) anonymous 16 MiB protobuf to FetchTask and UpdateLog',
       run: async (ms) => {
-        let n = 0;
-        const statuses = new Map<number, number>();
-        const sent = await loop(ms, 2, async () => {
-          const status = await post(url, n++ % 2 ? 'UpdateLog' : 'FetchTask', huge, {});
-          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        const { statuses } = await runnerClients({
+          url,
+          ms,
+          load: { kind: 'bodies', procedures, body: huge, concurrency: 2, headers: {} },
         });
         // Status 0: the socket failed before an answer was read.
-        const answers = [...statuses].map(([status, count]) => `${count} × ${status}`).join(', ');
+        const sent = statuses.reduce((sum, [, count]) => sum + count, 0);
+        const answers = statuses.map(([status, count]) => `${count} × ${status}`).join(', ');
         return `${sent} bodies of ${(huge.length / 2 ** 20).toFixed(1)} MiB: ${answers}`;
       },
     },
@@ -221,43 +204,39 @@ try {
       key: 'gzip-bomb',
       name: `(ii) gzip body of ${(bomb.length / 1024).toFixed(0)} KB inflating to ${inflated / 2 ** 20} MiB`,
       run: async (ms) => {
-        let n = 0;
-        const sent = await loop(ms, 2, () =>
-          post(url, n++ % 2 ? 'UpdateLog' : 'FetchTask', bomb, { 'content-encoding': 'gzip' }),
-        );
-        return `${sent} bodies`;
+        const { statuses } = await runnerClients({
+          url,
+          ms,
+          load: {
+            kind: 'bodies',
+            procedures,
+            body: bomb,
+            concurrency: 2,
+            headers: { 'content-encoding': 'gzip' },
+          },
+        });
+        return `${statuses.reduce((sum, [, count]) => sum + count, 0)} bodies`;
       },
     },
     {
       key: 'log-flood',
       name: '(v) a registered runner flooding UpdateLog',
       run: async (ms) => {
-        const body = () =>
-          Buffer.from(
-            toBinary(
-              UpdateLogRequestSchema,
-              create(UpdateLogRequestSchema, {
-                taskId: floodTask,
-                index: floodIndex,
-                rows: logRows(500, 1024),
-              }),
-            ),
-          );
-        let rows = 0;
-        await loop(ms, 1, async () => {
-          const answer = await unary(
-            'runner.v1.RunnerService/UpdateLog',
-            UpdateLogRequestSchema,
-            UpdateLogResponseSchema,
-            body(),
-            runnerHeaders,
-          ).catch(() => undefined);
-          if (answer) {
-            rows += Number(answer.ackIndex - floodIndex);
-            floodIndex = answer.ackIndex;
-          }
+        const from = floodIndex;
+        const { index } = await runnerClients({
+          url,
+          ms,
+          load: {
+            kind: 'log-flood',
+            taskId: floodTask,
+            from,
+            rows: 500,
+            rowBytes: 1024,
+            headers: runnerHeaders,
+          },
         });
-        return `${rows} rows of 1 KB accepted`;
+        floodIndex = index;
+        return `${index - from} rows of 1 KB accepted`;
       },
     },
     {
