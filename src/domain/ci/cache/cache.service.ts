@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Conflict, Invalid, NotFound, TooLarge, Unauthenticated } from '../../errors.ts';
 import type { RepoService } from '../../repos/repo.service.ts';
+import type { Page } from '../../repos/repo.store.ts';
 import type { User } from '../../users/user.types.ts';
 import type { CacheEntry, CacheFilter, CacheStore } from './cache.store.ts';
 import type { ByteRange, CacheBlobs } from './cache-blobs.ts';
@@ -148,7 +149,7 @@ export class CiCacheService {
   async #evict(repoId: string, keep: number): Promise<void> {
     let total = await this.#deps.store.totalSize(repoId);
     if (total <= this.#deps.sizeLimit) return;
-    const oldestFirst = (await this.#deps.store.list(repoId)).reverse();
+    const oldestFirst = await this.#deps.store.leastRecentlyUsed(repoId, 1000);
     const doomed: number[] = [];
     for (const entry of oldestFirst) {
       if (total <= this.#deps.sizeLimit) break;
@@ -159,10 +160,14 @@ export class CiCacheService {
     await this.#remove(doomed);
   }
 
-  async #remove(ids: readonly number[]): Promise<number> {
+  async #removeIds(ids: readonly number[]): Promise<number[]> {
     const removed = await this.#deps.store.remove(ids);
     for (const id of removed) await this.#deps.blobs.remove(id);
-    return removed.length;
+    return removed;
+  }
+
+  async #remove(ids: readonly number[]): Promise<number> {
+    return (await this.#removeIds(ids)).length;
   }
 
   /**
@@ -178,22 +183,27 @@ export class CiCacheService {
     return { size: entry.size, open: (range?: ByteRange) => blobs.read(entry.id, range) };
   }
 
-  /** A repository's entries, for its writers. */
-  async list(user: User, owner: string, name: string, filter: CacheFilter) {
+  /** A page of a repository's entries, most recently used first, and their count; for writers. */
+  async list(user: User, owner: string, name: string, filter: CacheFilter, page: Page) {
     const { repo } = await this.#deps.repos.require(user, owner, name, 'write');
-    return this.#deps.store.list(repo.id, filter);
+    const { store } = this.#deps;
+    const [entries, total] = await Promise.all([
+      store.list(repo.id, filter, page),
+      store.count(repo.id, filter),
+    ]);
+    return { entries, total };
   }
 
-  /** Deletes a repository's entries of `key` (and of `scope`, when given); how many went. */
+  /** Deletes a repository's entries of `key` (and of `scope`, when given); the entries gone. */
   async deleteByKey(user: User, owner: string, name: string, key: string, scope?: string) {
     const { repo } = await this.#deps.repos.require(user, owner, name, 'write');
-    const entries = await this.#deps.store.list(repo.id, { scope });
     const lower = key.toLowerCase();
-    const count = await this.#remove(
-      entries.filter((entry) => entry.key.toLowerCase() === lower).map((entry) => entry.id),
+    const entries = (await this.#deps.store.list(repo.id, { scope, keyPrefix: key })).filter(
+      (entry) => entry.key.toLowerCase() === lower,
     );
-    if (count === 0) throw new NotFound('no cache has this key');
-    return count;
+    const gone = new Set(await this.#removeIds(entries.map((entry) => entry.id)));
+    if (gone.size === 0) throw new NotFound('no cache has this key');
+    return entries.filter((entry) => gone.has(entry.id));
   }
 
   /** Deletes one entry of a repository. */

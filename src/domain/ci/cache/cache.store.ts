@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { uniqueOrConflict } from '../../../db/errors.ts';
 import type { CiCachesTable, Tables } from '../../../db/tables.ts';
+import type { Page } from '../../repos/repo.store.ts';
 
 /** An entry of a repository's CI cache. */
 export type CacheEntry = {
@@ -126,11 +127,9 @@ export class CacheStore {
       .execute();
   }
 
-  /** A repository's ready entries, most recently used first. */
-  async list(repoId: string, filter: CacheFilter = {}): Promise<CacheEntry[]> {
+  #filtered(repoId: string, filter: CacheFilter) {
     let query = this.#db
       .selectFrom('ci_caches')
-      .selectAll()
       .where('repo_id', '=', repoId)
       .where('status', '=', 'ready');
     if (filter.scope !== undefined) query = query.where('scope', '=', filter.scope);
@@ -138,7 +137,35 @@ export class CacheStore {
       const prefix = filter.keyPrefix.toLowerCase();
       query = query.where(sql`substr(key_lower, 1, ${prefix.length})`, '=', prefix);
     }
-    const rows = await query.orderBy('last_accessed_at', 'desc').orderBy('id', 'desc').execute();
+    return query;
+  }
+
+  /** A repository's ready entries, most recently used first; a page of them when asked. */
+  async list(repoId: string, filter: CacheFilter = {}, page?: Page): Promise<CacheEntry[]> {
+    let query = this.#filtered(repoId, filter)
+      .selectAll()
+      .orderBy('last_accessed_at', 'desc')
+      .orderBy('id', 'desc');
+    if (page) query = query.limit(page.limit).offset(page.offset);
+    return (await query.execute()).map(entryOf);
+  }
+
+  /** How many ready entries `list` would answer without a page. */
+  async count(repoId: string, filter: CacheFilter = {}): Promise<number> {
+    const row = await this.#filtered(repoId, filter)
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** The least recently used ready entries of a repository, at most `limit`. */
+  async leastRecentlyUsed(repoId: string, limit: number): Promise<CacheEntry[]> {
+    const rows = await this.#filtered(repoId, {})
+      .selectAll()
+      .orderBy('last_accessed_at', 'asc')
+      .orderBy('id', 'asc')
+      .limit(limit)
+      .execute();
     return rows.map(entryOf);
   }
 
