@@ -78,6 +78,7 @@ const QUICK: Record<string, string[]> = {
   'big-repo': ['--commits', '20000', '--files', '5000', '--runs', '5'],
   webhooks: ['--rounds', '3', '--deliveries', '1000'],
   'matrix-expansion': ['--repetitions', '5'],
+  cache: ['--rounds', '3'],
 };
 
 /** What each section says besides its figures: how it is measured and why the figures hold. */

@@ -28,8 +28,10 @@ useWorld({ people: ['owner'] }, async (world) => {
 
 const saved = { ...process.env };
 beforeAll(async () => {
-  await mkdir(workspace, { recursive: true });
+  await mkdir(join(workspace, '.temp'), { recursive: true });
   process.env.GITHUB_WORKSPACE = workspace;
+  // Where the client keeps its archives; a runner sets it for every step.
+  process.env.RUNNER_TEMP = join(workspace, '.temp');
   delete process.env.ACTIONS_CACHE_SERVICE_V2;
   delete process.env.GITHUB_SERVER_URL;
 });
