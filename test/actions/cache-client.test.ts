@@ -8,6 +8,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { restoreCache, saveCache } from '@actions/cache';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { makeRepo } from '../git/fixtures.ts';
@@ -138,5 +139,58 @@ describe('actions/cache against the cache service', () => {
       expect(answer.status, path).toBe(400);
       expect(((await answer.json()) as { message: string }).message).not.toBe('');
     }
+  });
+
+  it('answers generated hostile requests with a 4xx, never a 5xx', async () => {
+    const { token } = await runningTask(kiln, repoId, { ref: 'refs/heads/hostile' });
+    const base = `${kiln.url}/api/actions_cache/_apis/artifactcache`;
+    const reserved = await fetch(`${base}/caches`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'hostile', version: 'v1', cacheSize: 10 }),
+    });
+    const { cacheId } = (await reserved.json()) as { cacheId: number };
+    const request = fc.oneof(
+      fc.record({
+        method: fc.constant('GET'),
+        path: fc
+          .tuple(fc.string(), fc.string())
+          .map(
+            ([keys, version]) =>
+              `/cache?keys=${encodeURIComponent(keys)}&version=${encodeURIComponent(version)}`,
+          ),
+        headers: fc.constant({}),
+        body: fc.constant(undefined),
+      }),
+      fc.record({
+        method: fc.constantFrom('POST'),
+        path: fc.constantFrom('/caches', `/caches/${cacheId}`, '/caches/0', '/caches/99999999'),
+        headers: fc.constant({ 'content-type': 'application/json' }),
+        body: fc.oneof(fc.string(), fc.json()),
+      }),
+      fc.record({
+        method: fc.constant('PATCH'),
+        path: fc.constantFrom(`/caches/${cacheId}`, '/caches/-1', '/caches/abc'),
+        headers: fc
+          .oneof(
+            fc.string(),
+            fc.tuple(fc.nat(), fc.nat()).map(([a, b]) => `bytes ${a}-${b}/*`),
+          )
+          .map((range) => ({ 'content-range': range, 'content-type': 'application/octet-stream' })),
+        body: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(request, async ({ method, path, headers, body }) => {
+        const answer = await fetch(`${base}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...headers },
+          ...(body === undefined ? {} : { body }),
+        });
+        await answer.arrayBuffer();
+        expect(answer.status, `${method} ${path}`).toBeLessThan(500);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

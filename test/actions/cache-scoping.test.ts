@@ -175,4 +175,42 @@ describe('cache scoping', () => {
     const missingKey = await apiCall(kiln.url, path, { method: 'DELETE', token: owner.token });
     expect(missingKey.status).toBe(422);
   });
+
+  it('sweeps abandoned uploads and entries idle for a week', async () => {
+    const repo = await freshRepo();
+    const main = { ref: 'refs/heads/main' };
+    const caches = kiln.app.services.ciCaches;
+    await save(repo.id, main, 'idle', Buffer.from('idle'));
+    await save(repo.id, main, 'fresh', Buffer.from('fresh'));
+    const { taskId } = await runningTask(kiln, repo.id, main);
+    const abandoned = await caches.reserve(taskId, 'abandoned', VERSION, 10);
+    await caches.upload(
+      taskId,
+      abandoned,
+      { start: 0, end: 4 },
+      Readable.from([Buffer.from('half ')]),
+    );
+    const db = kiln.app.database.db;
+    const longAgo = Date.now() - 8 * 86_400_000;
+    await db
+      .updateTable('ci_caches')
+      .set({ updated_at: longAgo })
+      .where('id', '=', abandoned)
+      .execute();
+    await db
+      .updateTable('ci_caches')
+      .set({ last_accessed_at: longAgo })
+      .where('cache_key', '=', 'idle')
+      .where('repo_id', '=', repo.id)
+      .execute();
+    await caches.sweep();
+    const left = await db
+      .selectFrom('ci_caches')
+      .select('cache_key')
+      .where('repo_id', '=', repo.id)
+      .execute();
+    expect(left.map((row) => row.cache_key)).toEqual(['fresh']);
+    // The abandoned upload cannot be finished any more.
+    await expect(caches.commit(taskId, abandoned, 5)).rejects.toThrow(/no such cache/);
+  });
 });
