@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -42,9 +42,12 @@ export class CacheBlobFiles {
     this.#root = root;
   }
 
+  #shardDir(shard: number): string {
+    return join(this.#root, shard.toString(16).padStart(2, '0'));
+  }
+
   #path(id: number): string {
-    const shard = (id % 256).toString(16).padStart(2, '0');
-    return join(this.#root, shard, `${id}.tar`);
+    return join(this.#shardDir(id % 256), `${id}.tar`);
   }
 
   /** Writes `length` bytes of `source` at `offset`; rejects when it carries more or fewer. */
@@ -81,5 +84,20 @@ export class CacheBlobFiles {
   /** Deletes the archive, if any. */
   async remove(id: number): Promise<void> {
     await rm(this.#path(id), { force: true });
+  }
+
+  /** The ids of the archives in one shard's folder. */
+  async idsInShard(shard: number): Promise<number[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.#shardDir(shard));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    return names.flatMap((name) => {
+      const match = /^(\d{1,15})\.tar$/.exec(name);
+      return match ? [Number(match[1])] : [];
+    });
   }
 }

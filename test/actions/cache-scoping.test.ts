@@ -5,6 +5,8 @@
  * the reader is that pull request. Then the size limit (least recently used go first) and the
  * REST list and deletions, writers only.
  */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -212,5 +214,19 @@ describe('cache scoping', () => {
     expect(left.map((row) => row.cache_key)).toEqual(['fresh']);
     // The abandoned upload cannot be finished any more.
     await expect(caches.commit(taskId, abandoned, 5)).rejects.toThrow(/no such cache/);
+  });
+
+  it('removes the archives of a deleted repository’s entries', async () => {
+    const repo = await freshRepo();
+    await save(repo.id, { ref: 'refs/heads/main' }, 'gone', Buffer.from('soon gone'));
+    const root = join(kiln.app.dataDir, 'ci-caches');
+    const files = async () =>
+      (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.tar'));
+    const before = await files();
+    await kiln.app.services.repos.delete(owner.user, owner.user.handle, repo.name);
+    // Each sweep checks one of the 256 shards in turn.
+    for (let i = 0; i < 256; i++) await kiln.app.services.ciCaches.sweep();
+    const after = await files();
+    expect(before.length - after.length).toBe(1);
   });
 });

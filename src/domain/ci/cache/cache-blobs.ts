@@ -22,4 +22,6 @@ export interface CacheBlobs {
   read(id: number, range?: ByteRange): Readable;
   /** Deletes the archive; nothing when it is already gone. */
   remove(id: number): Promise<void>;
+  /** The ids of the archives kept in shard `shard` (0–255: the id modulo 256). */
+  idsInShard(shard: number): Promise<number[]>;
 }

@@ -52,6 +52,8 @@ function checkVersion(version: string): string {
 export class CiCacheService {
   readonly #deps: CacheServiceDeps;
   readonly #now: () => number;
+  /** The shard of archives the next sweep checks for strays. */
+  #nextShard = 0;
 
   constructor(deps: CacheServiceDeps) {
     this.#deps = deps;
@@ -216,11 +218,25 @@ export class CiCacheService {
     await this.#remove([id]);
   }
 
-  /** Housekeeping: abandoned reservations and entries idle for a week go; how many. */
+  /**
+   * Housekeeping: abandoned reservations and entries idle for a week go, and so do the archives
+   * of one shard (in turn) whose entry is gone — a deleted repository's entries go with it in
+   * the database, while their files stay until this finds them. How many entries went.
+   */
   async sweep(): Promise<number> {
     const now = this.#now();
-    return this.#remove(
-      await this.#deps.store.stale(now - ABANDONED_UPLOAD_MS, now - IDLE_ENTRY_MS),
+    const { store, blobs } = this.#deps;
+    const removed = await this.#remove(
+      await store.stale(now - ABANDONED_UPLOAD_MS, now - IDLE_ENTRY_MS),
     );
+    const shard = this.#nextShard;
+    this.#nextShard = (shard + 1) % 256;
+    const ids = await blobs.idsInShard(shard);
+    for (let start = 0; start < ids.length; start += 500) {
+      const batch = ids.slice(start, start + 500);
+      const kept = await store.existing(batch);
+      for (const id of batch) if (!kept.has(id)) await blobs.remove(id);
+    }
+    return removed;
   }
 }

@@ -214,6 +214,17 @@ export class CacheStore {
     };
   }
 
+  /** Which of `ids` still have an entry. */
+  async existing(ids: readonly number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.#db
+      .selectFrom('ci_caches')
+      .select('id')
+      .where('id', 'in', ids)
+      .execute();
+    return new Set(rows.map((row) => Number(row.id)));
+  }
+
   /** Reservations not written to since `before`, and ready entries not read since `idleBefore`. */
   async stale(before: number, idleBefore: number): Promise<number[]> {
     const rows = await this.#db
