@@ -57,7 +57,16 @@ export class CacheBlobFiles {
     // Created without truncating, so that parallel first parts never erase each other.
     await (await open(path, 'a', 0o600)).close();
     const guard = new LengthGuard(length);
-    await pipeline(source, guard, createWriteStream(path, { flags: 'r+', start: offset }));
+    try {
+      await pipeline(source, guard, createWriteStream(path, { flags: 'r+', start: offset }));
+    } catch (error) {
+      // A client that goes away mid-part is the client's failure, not the server's.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ECONNRESET' || code === 'ABORT_ERR') {
+        throw new Invalid('the upload ended before its range did', { cause: error });
+      }
+      throw error;
+    }
     if (guard.seen !== length) {
       throw new Invalid(`the body holds ${guard.seen} bytes where its range names ${length}`);
     }
