@@ -109,7 +109,8 @@ export async function registerBenchRunner(services: BenchApp['services']) {
 
 /**
  * A run of one job for runners labelled `bench` in the repository, written straight to the
- * tables, and the bench's runner holding its task: the runner's credentials and the task id.
+ * tables, and the bench's runner holding its task: the runner's credentials, the task id and
+ * the task's token (what its steps present to the cache service).
  */
 export async function benchRunnerWithTask(app: BenchApp, url: string, repoId: string) {
   const { createRun } = await import('../src/domain/ci/workflow-run.store.ts');
@@ -130,5 +131,10 @@ export async function benchRunnerWithTask(app: BenchApp, url: string, repoId: st
   const registered = await registerBenchRunner(app.services);
   const fetched = await app.services.ciDispatch.fetchTask(registered.runner, 0, url);
   if (fetched.task === undefined) throw new Error('no task for the bench runner');
-  return { uuid: registered.runner.uuid, token: registered.token, taskId: fetched.task.id };
+  return {
+    uuid: registered.runner.uuid,
+    token: registered.token,
+    taskId: fetched.task.id,
+    taskToken: fetched.task.secrets.GITHUB_TOKEN ?? '',
+  };
 }

@@ -9,6 +9,8 @@ import { SiteAdminService } from './domain/admin/site-admin.service.ts';
 import { BranchService } from './domain/branches/branch.service.ts';
 import { CommitAuthorStore } from './domain/branches/commit-author.store.ts';
 import { CommitStatusService } from './domain/branches/commit-status.service.ts';
+import { CiCacheService } from './domain/ci/cache/cache.service.ts';
+import { CacheStore } from './domain/ci/cache/cache.store.ts';
 import { CiOrgSettingStore } from './domain/ci/ci-org-setting.store.ts';
 import { CiOrgSettingsService } from './domain/ci/ci-org-settings.service.ts';
 import { subscribeCiToPulls } from './domain/ci/ci-pulls.ts';
@@ -95,6 +97,7 @@ import { sweepTempDirs } from './git/repository.ts';
 import { probeReadWrite } from './lib/directory-probe.ts';
 import { WebhookNotifier } from './notify/webhook-notifier.ts';
 import { WebhookRecords } from './notify/webhook-records.ts';
+import { CacheBlobFiles } from './storage/cache-blob-files.ts';
 import { TaskLogFiles } from './storage/task-log-files.ts';
 import { KILN_VERSION } from './version.ts';
 
@@ -392,6 +395,12 @@ export async function createApp(config: Config): Promise<App> {
     }),
     ciLogs,
     ciTaskTokens: new CiTaskTokens(new TaskTokenStore(db)),
+    ciCaches: new CiCacheService({
+      store: new CacheStore(db),
+      blobs: new CacheBlobFiles(join(dataDir, 'ci-caches')),
+      repos,
+      sizeLimit: config.ci.cacheSizeBytes,
+    }),
     ciSchedules,
     ciRunQueries,
     ciRunCancels: new RunCancelService({ repos, queries: ciRunQueries, lifecycle: ciRuns }),
@@ -467,7 +476,10 @@ function startBackgroundWork(parts: BackgroundParts): { stop(): Promise<void> } 
     (error) => {
       process.stderr.write(`kiln: CI zombie sweep failed: ${String(error)}\n`);
     },
-    () => services.ciReports.expireLogs(),
+    async () => {
+      await services.ciReports.expireLogs();
+      await services.ciCaches.sweep();
+    },
   );
   // Every 15 s, so each minute is claimed early in it by whichever replica ticks first.
   const scheduleTimer = setInterval(() => {

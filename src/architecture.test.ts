@@ -49,7 +49,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   http: ['lib', 'config', 'domain', 'git', 'gen', 'present', 'app', 'version'],
   mcp: ['lib', 'config', 'domain', 'present', 'version'],
   app: ['lib', 'config', 'db', 'domain', 'git', 'notify', 'storage', 'version'],
-  // Bytes kept under the data directory (CI logs) behind ports the domain defines: the
+  // Bytes kept under the data directory (CI logs, cache archives) behind ports the domain
+  // defines: the
   // composition root hands them to the domain, which never builds one.
   storage: ['lib', 'config', 'domain/errors'],
   // Turns domain events into outgoing notifications (webhooks) in the presenters' wire shapes;

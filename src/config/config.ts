@@ -81,6 +81,8 @@ export type Config = {
       readonly maxRowsPerTask: number;
       readonly maxBytesPerRepo: number;
     };
+    /** Largest total of one repository's CI cache entries, in bytes (least recently used go). */
+    readonly cacheSizeBytes: number;
     readonly actionsUrl: URL | undefined;
     /** Owners whose repositories the instance serves as its actions source; admin-only. */
     readonly actionOwners: readonly string[];
@@ -207,6 +209,7 @@ export function toConfig(values: ConfigValues): Config {
         maxRowsPerTask: values['service.ci.log-max-rows-per-task'],
         maxBytesPerRepo: values['service.ci.log-max-bytes-per-repo'],
       }),
+      cacheSizeBytes: values['service.ci.cache-size'],
       actionsUrl: values['service.ci.actions-url'],
       actionOwners: values['service.ci.action-owners'],
     }),

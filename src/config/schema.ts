@@ -374,6 +374,13 @@ export const configSchema = {
     description:
       'Largest total of the CI logs one repository keeps, in bytes. Once reached, the logs of its running tasks are truncated and new tasks store only that line, until `service.ci.log-retention` removes old logs; nothing already stored is deleted to make room.',
   }),
+  'service.ci.cache-size': integerField({
+    default: 10 * 1024 * 1024 * 1024,
+    min: 1024 * 1024,
+    max: 2 ** 50,
+    description:
+      'Largest total of one repository’s CI cache entries (`actions/cache`), in bytes. Saving an entry past it removes the entries used least recently; an entry larger than this is refused.',
+  }),
   'service.ci.actions-url': urlField({
     protocols: ['http:', 'https:'],
     description:

@@ -222,6 +222,24 @@ export type WorkflowRunsTable = {
   approved_at: number | null;
 };
 
+/** An entry of a repository's CI cache (migration 0030). */
+export type CiCachesTable = {
+  id: Generated<number>;
+  repo_id: string;
+  /** The ref whose runs wrote it (`refs/heads/main`, `refs/pull/3/head`). */
+  scope: string;
+  cache_key: string;
+  key_lower: string;
+  version: string;
+  status: 'reserved' | 'ready';
+  size: Generated<number>;
+  /** Key of the HMAC that signs this entry's download links (hex). */
+  link_secret: string;
+  created_at: number;
+  updated_at: number;
+  last_accessed_at: number;
+};
+
 /** Per pull request, the people whose runs of it a writer approved (fork-approval.ts). */
 export type CiPullApprovalsTable = {
   pull_id: string;
@@ -489,6 +507,7 @@ export type Tables = {
   workflow_runs: WorkflowRunsTable;
   ci_run_counters: CiRunCountersTable;
   ci_pull_approvals: CiPullApprovalsTable;
+  ci_caches: CiCachesTable;
   ci_tasks: CiTasksTable;
   ci_task_steps: CiTaskStepsTable;
   ci_task_outputs: CiTaskOutputsTable;

@@ -3,6 +3,7 @@ import type { HealthService } from './admin/health.service.ts';
 import type { SiteAdminService } from './admin/site-admin.service.ts';
 import type { BranchService } from './branches/branch.service.ts';
 import type { CommitStatusService } from './branches/commit-status.service.ts';
+import type { CiCacheService } from './ci/cache/cache.service.ts';
 import type { CiOrgSettingsService } from './ci/ci-org-settings.service.ts';
 import type { CiSecretService } from './ci/ci-secret.service.ts';
 import type { CiTaskService } from './ci/ci-task.service.ts';
@@ -113,6 +114,8 @@ export type DomainServices = {
   readonly ciSchedules: ScheduleService;
   /** CI task tokens as git credentials. */
   readonly ciTaskTokens: CiTaskTokens;
+  /** The CI cache of `actions/cache`. */
+  readonly ciCaches: CiCacheService;
   /** Reading code for pages: trees, files, history, commits. */
   /** Source archives, at most a few built at once. */
   readonly archives: ArchiveService;

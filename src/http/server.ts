@@ -7,6 +7,7 @@ import { uncontrolledActionOwners } from '../domain/admin/action-owners.ts';
 import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
 import type { DomainServices } from '../domain/services.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
+import { registerCacheRoutes } from './actions/cache/cache.routes.ts';
 import { apiV1Plugin } from './api/v1/api.plugin.ts';
 import { registerApiDocs } from './api/v1/docs.ts';
 import { ANONYMOUS, type Viewer } from './auth/viewer.ts';
@@ -174,6 +175,11 @@ export async function buildServer(
       updateLog: (runner, taskId, index, rows, noMore) =>
         ciReports.updateLog(runner, taskId, index, rows, noMore),
     },
+    baseUrl: (request) => baseUrlOf(request, app.config),
+  });
+  registerCacheRoutes(server, {
+    caches: app.services.ciCaches,
+    taskOfBearer: async (token) => (await app.services.ciTaskTokens.authenticate(token))?.taskId,
     baseUrl: (request) => baseUrlOf(request, app.config),
   });
   await registerFederation(server, {

@@ -186,3 +186,46 @@ describe('repository CI settings without SERVICE_SECRET_KEY', () => {
     expect(await refused.text()).toContain('SERVICE_SECRET_KEY');
   });
 });
+
+describe('the caches on the CI settings page', () => {
+  let kiln: TestServer;
+  beforeAll(async () => {
+    kiln = await startTestServer();
+  });
+  afterAll(async () => {
+    await kiln?.close();
+  });
+
+  it('lists the repository’s caches and deletes one for its admins only', async () => {
+    const owner = await signIn(kiln);
+    const repo = await insertRepository(kiln, owner.user);
+    const path = `/repos/${owner.user.handle}/${repo.name}/settings/ci`;
+    const now = Date.now();
+    const row = await kiln.app.database.db
+      .insertInto('ci_caches')
+      .values({
+        repo_id: repo.id,
+        scope: 'refs/heads/main',
+        cache_key: 'npm-linux-<b>',
+        key_lower: 'npm-linux-<b>',
+        version: 'v1',
+        status: 'ready',
+        size: 3 * 1024 * 1024,
+        link_secret: '00'.repeat(32),
+        created_at: now,
+        updated_at: now,
+        last_accessed_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const page = await (await owner.browser.get(path)).text();
+    expect(page).toContain('npm-linux-&lt;b&gt;');
+    expect(page).toContain('3.0 MB');
+    const stranger = await signIn(kiln);
+    const deletion = `${path}/caches/${row.id}/delete`;
+    expect((await stranger.browser.post(deletion, {})).status).toBe(404);
+    expect((await owner.browser.post(deletion, {})).status).toBe(303);
+    expect(await (await owner.browser.get(path)).text()).toContain('No caches.');
+    expect((await owner.browser.post(deletion, {})).status).toBe(404);
+  });
+});

@@ -160,6 +160,9 @@ const anyoneProbe = (path: string, ok = [200]): Probe => ({
 });
 const anyone = (path: string, ok = [200]): Entry => ({ probes: [anyoneProbe(path, ok)] });
 const actions = { skip: 'runner protocol: runners authenticate, not people (test/actions)' };
+const cacheProtocol = {
+  skip: 'cache protocol: running tasks and signed links, not people (test/actions/cache-client.test.ts)',
+};
 
 const hookBody = {
   type: 'gitea',
@@ -489,6 +492,15 @@ export const TABLE: Record<string, Entry> = {
   'POST /api/v1/repos/:owner/:name/actions/runs/:run/approve': {
     skip: 'needs a run from a fork; writers, readers, outsiders and unknown runs in test/actions/fork-approval.test.ts',
   },
+  'GET /api/v1/repos/:owner/:name/actions/caches': {
+    probes: [api('GET', r('/actions/caches'), 'write', [200])],
+  },
+  'DELETE /api/v1/repos/:owner/:name/actions/caches': {
+    skip: 'needs a saved cache; writers and readers in test/actions/cache-scoping.test.ts',
+  },
+  'DELETE /api/v1/repos/:owner/:name/actions/caches/:cache': {
+    skip: 'needs a saved cache; writers and unknown ids in test/actions/cache-scoping.test.ts',
+  },
   'GET /api/v1/repos/:owner/:name/statuses/:sha': {
     probes: [api('GET', (c) => r(`/statuses/${c.subject.sha}`)(c), 'read', [200])],
   },
@@ -556,6 +568,11 @@ export const TABLE: Record<string, Entry> = {
     ],
   },
   'GET /api/actions/ping.v1.PingService/Ping': actions,
+  'GET /api/actions_cache/_apis/artifactcache/cache': cacheProtocol,
+  'POST /api/actions_cache/_apis/artifactcache/caches': cacheProtocol,
+  'PATCH /api/actions_cache/_apis/artifactcache/caches/:id': cacheProtocol,
+  'POST /api/actions_cache/_apis/artifactcache/caches/:id': cacheProtocol,
+  'GET /api/actions_cache/_apis/artifactcache/artifacts/:id': cacheProtocol,
   ...webEntries(),
 };
 
@@ -1167,6 +1184,9 @@ function webEntries(): Record<string, Entry> {
           measure: countOf('ci_secrets'),
         }),
       ],
+    },
+    'POST /repos/:owner/:name/settings/ci/caches/:id/delete': {
+      skip: 'needs a saved cache; admins and strangers in test/actions/ci-settings.test.ts',
     },
     'POST /repos/:owner/:name/settings/ci/secrets/:secret/delete': {
       probes: [

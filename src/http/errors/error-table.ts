@@ -1,7 +1,7 @@
 import type { DomainErrorCode } from '../../domain/errors.ts';
 
 /** The HTTP edges that answer domain errors, each in a body format of its own. */
-export type ErrorEdge = 'api' | 'page' | 'git' | 'federation';
+export type ErrorEdge = 'api' | 'page' | 'git' | 'federation' | 'cache';
 
 /**
  * The Connect codes the runner protocol answers domain errors with, by their names on the wire
@@ -48,13 +48,15 @@ const TABLE: Readonly<Record<DomainErrorCode, ErrorRow>> = {
 /**
  * Where an edge must answer differently. Git prints the line it is given and knows no 422:
  * input it cannot use is a plain 400 there, as Gitea's smart HTTP answers. ActivityPub servers
- * treat any 4xx alike and expect 400 for an activity or query they sent wrong.
+ * treat any 4xx alike and expect 400 for an activity or query they sent wrong. The cache
+ * protocol (`actions/cache`) answers a request it cannot use with 400, as GitHub's service does.
  */
 const OVERRIDES: Readonly<Record<ErrorEdge, Partial<Record<DomainErrorCode, number>>>> = {
   api: {},
   page: {},
   git: { invalid: 400 },
   federation: { invalid: 400 },
+  cache: { invalid: 400 },
 };
 
 /**

@@ -115,6 +115,8 @@ export function baseEnv(task: TaskInput, host: HostInput, dirs: TaskDirs): Recor
     ACTIONS_RUNTIME_URL: `${host.instance.replace(/\/+$/, '')}/api/actions_pipeline/`,
     ACTIONS_RESULTS_URL: host.instance.replace(/\/+$/, ''),
     ACTIONS_RUNTIME_TOKEN: g('gitea_runtime_token') || token,
+    // The instance's cache service (`actions/cache`); the client appends `_apis/…` to it.
+    ACTIONS_CACHE_URL: `${host.instance.replace(/\/+$/, '')}/api/actions_cache/`,
   };
   for (const [key, value] of Object.entries(vars)) {
     env[key] = value;

@@ -11,6 +11,7 @@ import { refuseNul } from '../../plugins/nul-guard.ts';
 import { parseTrustedProxies } from '../../protect/client-ip.ts';
 import { requestClientIp } from '../../protect/metering.plugin.ts';
 import { registerActionApprovalRoutes } from './action-approval.routes.ts';
+import { registerActionCacheRoutes } from './action-caches.routes.ts';
 import { registerActionRoutes } from './actions.routes.ts';
 import { type ArchiveSender, registerArchiveRoutes } from './archive.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
@@ -130,4 +131,5 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
     approvals: services.ciRunApprovals,
     config,
   });
+  registerActionCacheRoutes(server, { caches: services.ciCaches, config });
 }

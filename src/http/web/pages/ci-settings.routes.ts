@@ -7,6 +7,7 @@ import { mayAdministerRepo } from '../../../domain/repos/repo.policy.ts';
 import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
 import type { RunnerScope } from '../../../domain/runners/runner.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
+import type { User } from '../../../domain/users/user.types.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { type Confirmation, unlessConfirmed } from '../confirmation.ts';
 import { assertCsrf } from '../csrf.ts';
@@ -27,12 +28,17 @@ import { ciSettingsPage } from './ci-settings.view.ts';
 
 /** What the CI settings of a repository use. */
 export type CiSettingsRouteDeps = {
-  readonly services: Pick<DomainServices, 'runnerAdmin' | 'ciSecrets' | 'ciVariables' | 'repos'>;
+  readonly services: Pick<
+    DomainServices,
+    'runnerAdmin' | 'ciSecrets' | 'ciVariables' | 'ciCaches' | 'repos'
+  >;
   readonly config: Pick<Config, 'baseUrl' | 'http'>;
 };
 
 const BASE = '/repos/:owner/:name/settings/ci';
 const TITLE = 'CI settings';
+/** Cache entries the page lists; the REST list pages through the rest. */
+const CACHE_PAGE = { limit: 100, offset: 0 };
 const SETTING_LABELS = { secret: 'Secret', variable: 'Variable' } as const;
 
 /** Everything one request to the page works with, after the access check. */
@@ -40,6 +46,7 @@ type Settings = {
   readonly owner: string;
   readonly name: string;
   readonly path: string;
+  readonly user: User;
   readonly actor: RunnerActor;
   readonly scope: RunnerScope;
   readonly access: RepoCiAccess;
@@ -55,7 +62,7 @@ export function registerCiSettingsRoutes(
   deps: CiSettingsRouteDeps,
   pages: Pages,
 ): void {
-  const { runnerAdmin, ciSecrets, ciVariables, repos } = deps.services;
+  const { runnerAdmin, ciSecrets, ciVariables, ciCaches, repos } = deps.services;
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const grants = { isRepoAdmin: true } as const;
   const repoParams = { schema: { params: RepoParams } };
@@ -75,6 +82,7 @@ export function registerCiSettingsRoutes(
       owner,
       name: repo.name,
       path: `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo.name)}/settings/ci`,
+      user,
       actor: { kind: 'user', user },
       scope: { kind: 'repository', repoId: repo.id },
       access: { repoId: repo.id, isRepoAdmin: true },
@@ -87,11 +95,12 @@ export function registerCiSettingsRoutes(
     settings: Settings,
     extra: { status?: number; fresh?: FreshToken; error?: string } = {},
   ) => {
-    const [runners, tokens, secrets, variables] = await Promise.all([
+    const [runners, tokens, secrets, variables, caches] = await Promise.all([
       runnerAdmin.listRunners(settings.actor, settings.scope, grants),
       runnerAdmin.listTokens(settings.actor, settings.scope, grants),
       ciSecrets.list(settings.access),
       ciVariables.list(settings.access),
+      ciCaches.list(settings.user, settings.owner, settings.name, {}, CACHE_PAGE),
     ]);
     const data = {
       ...settings,
@@ -99,6 +108,8 @@ export function registerCiSettingsRoutes(
       tokens,
       secrets,
       variables,
+      caches: caches.entries,
+      cacheCount: caches.total,
       secretsEnabled: ciSecrets.enabled,
       fresh: extra.fresh,
       error: extra.error,
@@ -224,6 +235,17 @@ export function registerCiSettingsRoutes(
         field(body, 'value', 100_000),
       );
       return `Variable ${saved.name} saved.`;
+    }),
+  );
+
+  server.post(
+    `${BASE}/caches/:id/delete`,
+    { schema: { params: RepoIdParams } },
+    act(async (request, settings) => {
+      const id = Number(request.params.id);
+      if (!Number.isSafeInteger(id) || id < 1) throw new NotFound('no such cache');
+      await ciCaches.deleteById(settings.user, settings.owner, settings.name, id);
+      return 'Cache deleted.';
     }),
   );
 

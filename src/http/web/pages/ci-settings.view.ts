@@ -1,3 +1,4 @@
+import type { CacheEntry } from '../../../domain/ci/cache/cache.types.ts';
 import type { CiSecretInfo } from '../../../domain/ci/ci-secret.service.ts';
 import type { CiVariable } from '../../../domain/ci/ci-variable.service.ts';
 import type {
@@ -7,6 +8,7 @@ import type {
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import { csrfField, type FreshToken, runnerSections, when } from './admin-runner-tables.view.ts';
+import { cachesBox } from './ci-caches.view.ts';
 
 export type CiSettingsData = {
   readonly owner: string;
@@ -17,6 +19,9 @@ export type CiSettingsData = {
   readonly tokens: readonly ListedRegistrationToken[];
   readonly secrets: readonly CiSecretInfo[];
   readonly variables: readonly CiVariable[];
+  /** The most recently used cache entries, and how many there are. */
+  readonly caches: readonly CacheEntry[];
+  readonly cacheCount: number;
   /** False when SERVICE_SECRET_KEY is unset: secrets can be neither created nor delivered. */
   readonly secretsEnabled: boolean;
   readonly fresh?: FreshToken | undefined;
@@ -97,5 +102,6 @@ export function ciSettingsPage(context: PageContext, data: CiSettingsData): Html
       more: true,
     })}
     ${secretsBox(context, data)}
-    ${variablesBox(context, data)}`;
+    ${variablesBox(context, data)}
+    ${cachesBox(context, { path: data.path, caches: data.caches, total: data.cacheCount })}`;
 }

@@ -1,0 +1,112 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Invalid } from '../domain/errors.ts';
+
+/** A byte range of a stored archive, both ends included. */
+type ByteRange = { readonly start: number; readonly end: number };
+
+/** Fails a stream that carries more than `length` bytes, and counts what it carried. */
+class LengthGuard extends Transform {
+  seen = 0;
+  readonly #length: number;
+
+  constructor(length: number) {
+    super();
+    this.#length = length;
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (e?: Error) => void) {
+    this.seen += chunk.length;
+    if (this.seen > this.#length) {
+      done(new Invalid(`the body holds more than the ${this.#length} bytes its range names`));
+      return;
+    }
+    done(undefined);
+    this.push(chunk);
+  }
+}
+
+/**
+ * Cache archives as files under `root/<id % 256 as 2 hex>/<id>.tar` (a few hundred entries per
+ * folder even with a hundred thousand entries). The data directory is shared by replicas, so
+ * any of them may receive any part of an upload: each part is a positioned write into the one
+ * file, and parts may arrive in any order and at once.
+ */
+export class CacheBlobFiles {
+  readonly #root: string;
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  #shardDir(shard: number): string {
+    return join(this.#root, shard.toString(16).padStart(2, '0'));
+  }
+
+  #path(id: number): string {
+    return join(this.#shardDir(id % 256), `${id}.tar`);
+  }
+
+  /** Writes `length` bytes of `source` at `offset`; rejects when it carries more or fewer. */
+  async write(id: number, offset: number, length: number, source: Readable): Promise<void> {
+    const path = this.#path(id);
+    await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+    // Created without truncating, so that parallel first parts never erase each other.
+    await (await open(path, 'a', 0o600)).close();
+    const guard = new LengthGuard(length);
+    try {
+      await pipeline(source, guard, createWriteStream(path, { flags: 'r+', start: offset }));
+    } catch (error) {
+      // A client that goes away mid-part is the client's failure, not the server's.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ECONNRESET' || code === 'ABORT_ERR') {
+        throw new Invalid('the upload ended before its range did', { cause: error });
+      }
+      throw error;
+    }
+    if (guard.seen !== length) {
+      throw new Invalid(`the body holds ${guard.seen} bytes where its range names ${length}`);
+    }
+  }
+
+  /** Bytes written so far (0 when none). */
+  async size(id: number): Promise<number> {
+    try {
+      return (await stat(this.#path(id))).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+  }
+
+  /** A stream of the archive or of a range of it. */
+  read(id: number, range?: ByteRange): Readable {
+    return createReadStream(this.#path(id), {
+      ...(range ? { start: range.start, end: range.end } : {}),
+      highWaterMark: 1024 * 1024,
+    });
+  }
+
+  /** Deletes the archive, if any. */
+  async remove(id: number): Promise<void> {
+    await rm(this.#path(id), { force: true });
+  }
+
+  /** The ids of the archives in one shard's folder. */
+  async idsInShard(shard: number): Promise<number[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.#shardDir(shard));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    return names.flatMap((name) => {
+      const match = /^(\d{1,15})\.tar$/.exec(name);
+      return match ? [Number(match[1])] : [];
+    });
+  }
+}
