@@ -406,6 +406,40 @@ export const TABLE: Record<string, Entry> = {
   'GET /api/v1/repos/:owner/:name/branches*': {
     probes: [api('GET', r('/branches/main'), 'read', [200])],
   },
+  'GET /api/v1/repos/:owner/:name/actions/secrets': {
+    probes: [api('GET', r('/actions/secrets'), 'admin', [200])],
+  },
+  'PUT /api/v1/repos/:owner/:name/actions/secrets/:secretname': {
+    probes: [
+      api('PUT', r('/actions/secrets/PROBE'), 'admin', [201, 204], {
+        body: () => ({ data: 'probe' }),
+      }),
+    ],
+  },
+  'DELETE /api/v1/repos/:owner/:name/actions/secrets/:secretname': {
+    probes: [api('DELETE', r('/actions/secrets/NONE'), 'admin', [404])],
+  },
+  'GET /api/v1/repos/:owner/:name/actions/variables': {
+    probes: [api('GET', r('/actions/variables'), 'admin', [200])],
+  },
+  'GET /api/v1/repos/:owner/:name/actions/variables/:variablename': {
+    probes: [api('GET', r('/actions/variables/NONE'), 'admin', [404])],
+  },
+  'POST /api/v1/repos/:owner/:name/actions/variables/:variablename': {
+    probes: [
+      api('POST', r('/actions/variables/PROBE'), 'admin', [201, 409], {
+        body: () => ({ value: 'probe' }),
+      }),
+    ],
+  },
+  'PUT /api/v1/repos/:owner/:name/actions/variables/:variablename': {
+    probes: [
+      api('PUT', r('/actions/variables/NONE'), 'admin', [404], { body: () => ({ value: 'x' }) }),
+    ],
+  },
+  'DELETE /api/v1/repos/:owner/:name/actions/variables/:variablename': {
+    probes: [api('DELETE', r('/actions/variables/NONE'), 'admin', [404])],
+  },
   'GET /api/v1/repos/:owner/:name/branch_protections': {
     probes: [api('GET', r('/branch_protections'), 'admin', [200])],
   },

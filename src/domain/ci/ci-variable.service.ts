@@ -1,4 +1,11 @@
-import { assertCiValue, assertRepoCiAdmin, ciName, type RepoCiAccess } from './ci-names.ts';
+import { Conflict, NotFound } from '../errors.ts';
+import {
+  assertCiValue,
+  assertRepoCiAdmin,
+  ciName,
+  type RepoCiAccess,
+  storedCiName,
+} from './ci-names.ts';
 import type { CiSettingStore, StoredVariable } from './ci-setting.store.ts';
 import { deleteRepoCiSetting } from './ci-setting-deletion.ts';
 
@@ -22,6 +29,45 @@ export class CiVariableService {
     assertCiValue('variable', value);
     const now = Date.now();
     return this.#store.putVariable(access.repoId, stored, value, now);
+  }
+
+  /** Creates a variable. Throws `Conflict` when one of that name exists (Gitea's 409). */
+  async create(access: RepoCiAccess, name: string, value: string): Promise<void> {
+    assertRepoCiAdmin(access, 'variable');
+    const stored = ciName('variable', name);
+    assertCiValue('variable', value);
+    if (!(await this.#store.insertVariable(access.repoId, stored, value, Date.now()))) {
+      throw new Conflict('variable name already exists');
+    }
+  }
+
+  /**
+   * Changes a variable's value, and its name when `rename` is given. Throws `NotFound` when
+   * there is none of that name, `Conflict` when the new name is taken.
+   */
+  async update(
+    access: RepoCiAccess,
+    name: string,
+    change: { readonly value: string; readonly rename?: string },
+  ): Promise<void> {
+    assertRepoCiAdmin(access, 'variable');
+    const next = { name: ciName('variable', change.rename || name), value: change.value };
+    assertCiValue('variable', change.value);
+    const current = storedCiName(name);
+    if (next.name !== current && (await this.#store.getVariable(access.repoId, next.name))) {
+      throw new Conflict('variable name already exists');
+    }
+    if (!(await this.#store.updateVariable(access.repoId, current, next, Date.now()))) {
+      throw new NotFound('variable does not exist');
+    }
+  }
+
+  /** One variable with its value. Throws `NotFound` when there is none of that name. */
+  async get(access: RepoCiAccess, name: string): Promise<CiVariable> {
+    assertRepoCiAdmin(access, 'variable');
+    const found = await this.#store.getVariable(access.repoId, storedCiName(name));
+    if (found === undefined) throw new NotFound('variable does not exist');
+    return found;
   }
 
   async list(access: RepoCiAccess): Promise<CiVariable[]> {
