@@ -453,6 +453,13 @@ export const TABLE: Record<string, Entry> = {
   'GET /api/v1/repos/:owner/:name/branch_protections*': {
     probes: [api('GET', r('/branch_protections/stable'), 'admin', [200])],
   },
+  'PATCH /api/v1/repos/:owner/:name/branch_protections*': {
+    probes: [
+      api('PATCH', r('/branch_protections/stable'), 'admin', [200], {
+        body: () => ({ enable_status_check: false }),
+      }),
+    ],
+  },
   'DELETE /api/v1/repos/:owner/:name/branch_protections*': {
     probes: [api('DELETE', r('/branch_protections/stable'), 'admin', [204], { fresh: true })],
   },
