@@ -98,6 +98,12 @@ describe('required checks', () => {
       enable_status_check: true,
       status_check_contexts: ['CI / *'],
     });
+    const branch = await api('/branches/main');
+    expect(branch.body).toMatchObject({
+      protected: true,
+      enable_status_check: true,
+      status_check_contexts: ['CI / *'],
+    });
     const runner = await ReplayRunner.register(kiln, { labels: ['gate-box'] });
     const { number, sha } = await openPull('feature');
     const run = await ciRunOf(sha);

@@ -30,6 +30,11 @@ export class ProtectedBranchService {
     return this.#store.listNames(repo.id);
   }
 
+  /** Every protection of a repository the caller has already found visible, by name. */
+  async records(repo: Repository): Promise<ProtectedBranchRecord[]> {
+    return this.#store.listRecords(repo.id);
+  }
+
   /** Full ref names for the hook (`refs/heads/main`). */
   async refs(repo: Repository): Promise<string[]> {
     return (await this.names(repo)).map((branch) => `refs/heads/${branch}`);
