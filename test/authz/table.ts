@@ -1071,6 +1071,15 @@ function webEntries(): Record<string, Entry> {
     'POST /repos/:owner/:name/settings/branches': {
       probes: [form(w('/settings/branches'), 'admin', (c) => ({ branch: c.unique('keep') }))],
     },
+    'POST /repos/:owner/:name/settings/branches/checks': {
+      probes: [
+        form(w('/settings/branches/checks'), 'admin', () => ({
+          branch: 'stable',
+          enable_status_check: 'on',
+          status_check_contexts: 'CI / *',
+        })),
+      ],
+    },
     'POST /repos/:owner/:name/settings/branches/delete': {
       probes: [
         form(w('/settings/branches/delete'), 'admin', () => ({ branch: 'stable' }), {

@@ -198,4 +198,39 @@ describe('required checks', () => {
     ]);
     expect((await api('/branch_protections/other')).status).toBe(404);
   });
+
+  it('are set on the settings page, one pattern a line', async () => {
+    const { kiln, people } = world;
+    const browser = await signedIn(kiln, people.owner.user.handle, people.owner.password);
+    const settings = `/repos/${people.owner.user.handle}/gated/settings`;
+    const saved = await browser.post(`${settings}/branches/checks`, {
+      branch: 'main',
+      enable_status_check: 'on',
+      status_check_contexts: 'CI / test (*)\r\n\r\n  Lint / *  \r\n',
+    });
+    expect(saved.status).toBe(303);
+    const rule = (await api('/branch_protections/main')).body;
+    expect(rule).toMatchObject({
+      enable_status_check: true,
+      status_check_contexts: ['CI / test (*)', 'Lint / *'],
+    });
+    const shown = await page(browser, settings);
+    expect(shown).toContain('Required checks (2)');
+    expect(shown).toContain('CI / test (*)\nLint / *</textarea>');
+
+    await browser.post(`${settings}/branches/checks`, {
+      branch: 'main',
+      status_check_contexts: 'CI / {open',
+    });
+    expect(await page(browser, settings)).toContain('not a valid pattern');
+    expect((await api('/branch_protections/main')).body).toEqual(rule);
+    await browser.post(`${settings}/branches/checks`, {
+      branch: 'main',
+      status_check_contexts: '',
+    });
+    expect((await api('/branch_protections/main')).body).toMatchObject({
+      enable_status_check: false,
+      status_check_contexts: [],
+    });
+  });
 });
