@@ -8,6 +8,7 @@ import {
 } from './ci-names.ts';
 import type { CiSettingStore, StoredVariable } from './ci-setting.store.ts';
 import { deleteRepoCiSetting } from './ci-setting-deletion.ts';
+import { type CiVariableChange, changeCiVariable } from './ci-variable-change.ts';
 
 export type CiVariable = StoredVariable;
 
@@ -41,25 +42,18 @@ export class CiVariableService {
     }
   }
 
-  /**
-   * Changes a variable's value, and its name when `rename` is given. Throws `NotFound` when
-   * there is none of that name, `Conflict` when the new name is taken.
-   */
-  async update(
-    access: RepoCiAccess,
-    name: string,
-    change: { readonly value: string; readonly rename?: string },
-  ): Promise<void> {
+  /** Changes a variable's value, and its name when `rename` is given (`changeCiVariable`). */
+  async update(access: RepoCiAccess, name: string, change: CiVariableChange): Promise<void> {
     assertRepoCiAdmin(access, 'variable');
-    const next = { name: ciName('variable', change.rename || name), value: change.value };
-    assertCiValue('variable', change.value);
-    const current = storedCiName(name);
-    if (next.name !== current && (await this.#store.getVariable(access.repoId, next.name))) {
-      throw new Conflict('variable name already exists');
-    }
-    if (!(await this.#store.updateVariable(access.repoId, current, next, Date.now()))) {
-      throw new NotFound('variable does not exist');
-    }
+    const { repoId } = access;
+    await changeCiVariable(
+      {
+        exists: async (next) => (await this.#store.getVariable(repoId, next)) !== undefined,
+        update: (current, next) => this.#store.updateVariable(repoId, current, next, Date.now()),
+      },
+      name,
+      change,
+    );
   }
 
   /** One variable with its value. Throws `NotFound` when there is none of that name. */

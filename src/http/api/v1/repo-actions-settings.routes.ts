@@ -15,7 +15,7 @@ import { errorResponses } from '../../../present/schemas/common.ts';
 import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
-import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { PagingQuerySchema, pageOfList } from './paging.ts';
 import { RepoParams, repoParamsWith } from './params.ts';
 
 export type RepoActionSettingsRouteDeps = {
@@ -51,11 +51,8 @@ export function registerRepoActionSettingsRoutes(
     return { repoId: repo.id, isRepoAdmin: mayAdministerRepo(access) } satisfies RepoCiAccess;
   };
   /** One page of a list (they are short), with Gitea's paging headers. */
-  const page = <T>(request: FastifyRequest, reply: FastifyReply, all: readonly T[]) => {
-    const paging = readPaging(request.query);
-    setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, all.length);
-    return all.slice(paging.offset, paging.offset + paging.limit);
-  };
+  const page = <T>(request: FastifyRequest, reply: FastifyReply, all: readonly T[]) =>
+    pageOfList(request, reply, baseUrlOf(request, deps.config), all);
   const secrets = '/repos/:owner/:name/actions/secrets';
   const variables = '/repos/:owner/:name/actions/variables';
 
