@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { MergeGate } from '../../../domain/pulls/merge-gate.service.ts';
 import {
   mayChangeReviewComment,
   mayCommentOnPull,
@@ -39,6 +40,9 @@ import { reviewThreadView, type ThreadTab, type ThreadViewer } from '../views/re
 import { PULL_CONFIRMATIONS, pullNumberOf, registerPullStateRoutes } from './pull-state.routes.ts';
 import { frameOf, type RepoPageDeps } from './repo-context.ts';
 import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
+
+/** What a page that shows no merge button assumes of CI. */
+const OPEN_GATE: MergeGate = { enforced: false, checks: [], passed: true };
 
 /** What the page of one pull request and its forms use. */
 export type PullPageRouteDeps = RepoPageDeps & {
@@ -149,7 +153,10 @@ export function registerPullPageRoutes(
       const [mergeable, waiting, gate] = await Promise.all([
         deps.services.mergeability.knownFor(found),
         deps.services.ciRunApprovals.waitingOf(pull.id),
-        deps.services.mergeGates.gateOf(base.repo, pull.baseBranch, pull.headSha),
+        // Shown above the merge button only: open pulls, to people signed in.
+        viewer && pull.state === 'open'
+          ? deps.services.mergeGates.gateOf(base.repo, pull.baseBranch, pull.headSha)
+          : OPEN_GATE,
       ]);
       const held = mergeable?.state === 'conflict' || !gate.passed;
       const actions = (context: PageContext) => {
