@@ -2,13 +2,16 @@
  * A repository's CI secrets and variables through Gitea's REST routes
  * (`/repos/{owner}/{repo}/actions/secrets|variables`), driven by gitea-js as stock clients call
  * them: admins manage them with Gitea's statuses, writers and readers are refused with 403,
- * outsiders of a private repository see 404, and names follow the settings page's rules.
+ * outsiders of a private repository see 404, names follow the settings page's rules, and what
+ * is set reaches the repository's jobs.
  */
 import fc from 'fast-check';
 import { giteaApi } from 'gitea-js';
 import { describe, expect, it } from 'vitest';
+import { ReplayRunner } from '../actions/replay-runner.ts';
 import { apiCall } from '../support/http.ts';
 import { useWorld, type World } from '../support/world.ts';
+import { commitTo } from '../web/fixtures.ts';
 
 type Who = 'owner' | 'writer' | 'reader' | 'outsider';
 let world: World<Who, 'open' | 'hidden'>;
@@ -75,16 +78,39 @@ describe('repository secrets', () => {
     expect((await repos.repoListActionsSecrets(owner, 'open')).data).toEqual([]);
   });
 
-  it('reach the jobs of the repository (the page and the API share one store)', async () => {
-    const { services } = world.kiln.app;
+  it('reach the jobs of the repository, with its variables', async () => {
+    const { kiln } = world;
     const owner = world.people.owner.user;
-    expect((await call('owner', 'PUT', 'open', 'secrets/SHARED', { data: 'via api' })).status).toBe(
+    await commitTo(kiln, world.repos.open, {
+      branch: 'main',
+      files: {
+        '.gitea/workflows/deploy.yml': `on: workflow_dispatch
+jobs:
+  deploy:
+    runs-on: settings-box
+    steps: [{run: ./deploy}]
+`,
+      },
+    });
+    const runner = await ReplayRunner.register(kiln, { labels: ['settings-box'] });
+    expect(
+      (await call('owner', 'PUT', 'open', 'secrets/deploy_key', { data: 'via api' })).status,
+    ).toBe(201);
+    expect((await call('owner', 'POST', 'open', 'variables/region', { value: 'eu' })).status).toBe(
       201,
     );
-    const { repo } = await services.repos.get(owner, owner.handle, 'open');
-    const listed = await services.ciSecrets.list({ repoId: repo.id, isRepoAdmin: true });
-    expect(listed.map((secret) => secret.name)).toContain('SHARED');
-    expect((await call('owner', 'DELETE', 'open', 'secrets/SHARED')).status).toBe(204);
+    const dispatched = await apiCall(
+      kiln.url,
+      `/repos/${owner.handle}/open/actions/workflows/deploy.yml/dispatches`,
+      { method: 'POST', token: world.people.owner.token, body: { ref: 'main' } },
+    );
+    expect(dispatched.status).toBe(204);
+    const task = await runner.next();
+    expect(task.secrets.DEPLOY_KEY).toBe('via api');
+    expect(task.vars.REGION).toBe('eu');
+    await runner.run(task);
+    expect((await call('owner', 'DELETE', 'open', 'secrets/DEPLOY_KEY')).status).toBe(204);
+    expect((await call('owner', 'DELETE', 'open', 'variables/REGION')).status).toBe(204);
   });
 });
 
