@@ -11,6 +11,10 @@ const STATES: Readonly<Record<CheckState, { icon: string; label: string; color: 
   pending: { icon: 'dot-fill', label: 'Pending', color: 'color-fg-attention' },
 };
 
+const SEVERITY: Readonly<Record<CheckState, number>> = { failure: 0, pending: 1, success: 2 };
+/** Jobs listed under one pattern; a pattern such as `*` may match hundreds. */
+const MAX_SHOWN = 20;
+
 /**
  * The base branch's required checks above a pull's merge button: each pattern with its state
  * and the jobs it matched, linked; one that matched nothing says it waits for such a check.
@@ -31,11 +35,20 @@ function requiredCheckRow(repo: Repository, check: RequiredCheck): Html {
   const matches =
     check.matches.length === 0
       ? html`<span class="color-fg-muted">no such check has reported yet</span>`
-      : check.matches.map((match) => {
-          const look = STATES[match.state];
-          const href = `${runUrl(repo, match.runNumber)}/jobs/${match.jobId}`;
-          return html`<a class="mr-2 ${look.color}" href="${href}" data-check-state="${match.state}">${match.context}</a>`;
-        });
+      : [
+          // Worst first, so what holds the merge is among those shown.
+          ...[...check.matches]
+            .sort((a, b) => SEVERITY[a.state] - SEVERITY[b.state])
+            .slice(0, MAX_SHOWN)
+            .map((match) => {
+              const look = STATES[match.state];
+              const href = `${runUrl(repo, match.runNumber)}/jobs/${match.jobId}`;
+              return html`<a class="mr-2 ${look.color}" href="${href}" data-check-state="${match.state}">${match.context}</a>`;
+            }),
+          check.matches.length > MAX_SHOWN
+            ? html`<span class="color-fg-muted">and ${check.matches.length - MAX_SHOWN} more</span>`
+            : null,
+        ];
   return html`<li class="${state.color}" data-required-check="${check.pattern}" data-check-state="${check.state}">
     ${icon(state.icon)} <code>${check.pattern}</code> ${state.label}: ${matches}
   </li>`;
