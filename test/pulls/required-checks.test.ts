@@ -5,6 +5,7 @@
  * succeeded. A check that has not reported is pending, a posted commit status opens nothing,
  * and the page shows each required check with its state and a link to its job.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Result } from '../../src/gen/runner/v1/messages_pb.js';
 import { ReplayRunner } from '../actions/replay-runner.ts';
@@ -233,4 +234,77 @@ describe('required checks', () => {
       status_check_contexts: [],
     });
   });
+
+  it('match check names by generated patterns as Gitea reads its globs', async () => {
+    const { kiln, people } = world;
+    const { number, sha } = await openPull('third');
+    await ciRunOf(sha);
+    const runner = await ReplayRunner.register(kiln, { labels: ['gate-box'] });
+    await runner.run(await runner.next(), { steps: [{ lines: ['ok'], result: Result.SUCCESS }] });
+    const passed = 'CI / test (pull_request)';
+    const waiting = 'Lint / test (pull_request)';
+    const browser = await signedIn(kiln, people.owner.user.handle, people.owner.password);
+    const pullPath = `/repos/${people.owner.user.handle}/gated/pulls/${number}`;
+    const seen = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(globOverContexts([passed, waiting]), async ({ glob, regex }) => {
+        const set = await api('/branch_protections/main', {
+          method: 'PATCH',
+          body: { enable_status_check: true, status_check_contexts: [glob] },
+        });
+        expect(set.status).toBe(200);
+        // Matching the passed check alone succeeds; matching the waiting one, or none, waits.
+        const expected = regex.test(passed) && !regex.test(waiting) ? 'success' : 'pending';
+        seen.add(expected);
+        const shown = await page(browser, pullPath);
+        expect(shown).toContain(`data-required-check="${glob}" data-check-state="${expected}"`);
+        expect(shown.includes('All required checks have succeeded')).toBe(expected === 'success');
+      }),
+      {
+        numRuns: 25,
+        // Both answers every time, whatever else is generated.
+        examples: [
+          [{ glob: 'CI / *', regex: /^CI \/ [\s\S]*$/u }],
+          [{ glob: '* / test (*)', regex: /^[\s\S]* \/ test \([\s\S]*\)$/u }],
+        ],
+      },
+    );
+    expect([...seen].sort()).toEqual(['pending', 'success']);
+  });
 });
+
+/**
+ * Patterns over the given contexts with an independent reading of each as a regular
+ * expression: a context with parts replaced by `*`, `?`, sets and alternatives, or a free mix.
+ */
+function globOverContexts(contexts: readonly string[]) {
+  type Part = { glob: string; regex: string };
+  const literal = (text: string): Part => ({
+    glob: text,
+    regex: text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'),
+  });
+  const special = fc.constantFrom<Part>(
+    { glob: '*', regex: '[\\s\\S]*' },
+    { glob: '?', regex: '[\\s\\S]' },
+    { glob: '[CL]', regex: '[CL]' },
+    { glob: '[!L]', regex: '[^L]' },
+    { glob: '{CI,Lint}', regex: '(?:CI|Lint)' },
+    { glob: '(pull_request)', regex: '\\(pull_request\\)' },
+  );
+  const words = fc.constantFrom('CI', 'Lint', ' / ', 'test', ' ', 'push').map(literal);
+  const mix = fc.array(fc.oneof(special, words), { minLength: 1, maxLength: 6 });
+  const mutated = fc
+    .tuple(fc.constantFrom(...contexts), fc.nat(), fc.nat({ max: 6 }), special)
+    .map(([context, at, length, part]): Part[] => {
+      const start = at % context.length;
+      return [
+        literal(context.slice(0, start)),
+        part,
+        literal(context.slice(Math.min(context.length, start + length))),
+      ];
+    });
+  return fc.oneof(mix, mutated).map((parts) => ({
+    glob: parts.map((p) => p.glob).join(''),
+    regex: new RegExp(`^(?:${parts.map((p) => p.regex).join('')})$`, 'u'),
+  }));
+}
