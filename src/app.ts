@@ -20,6 +20,7 @@ import { CiSettingStore } from './domain/ci/ci-setting.store.ts';
 import { CiStores } from './domain/ci/ci-stores.ts';
 import { CiTaskService } from './domain/ci/ci-task.service.ts';
 import { CiVariableService } from './domain/ci/ci-variable.service.ts';
+import { CommitCheckStore } from './domain/ci/commit-check.store.ts';
 import { ForkPullGate } from './domain/ci/fork-approval.ts';
 import { RunApprovalService } from './domain/ci/run-approval.service.ts';
 import { RunCancelService } from './domain/ci/run-cancel.service.ts';
@@ -44,6 +45,7 @@ import { OrgService } from './domain/orgs/org.service.ts';
 import { OrgStore } from './domain/orgs/org.store.ts';
 import { BranchPushStore } from './domain/pulls/branch-push.store.ts';
 import { CompareService } from './domain/pulls/compare.service.ts';
+import { MergeGateService } from './domain/pulls/merge-gate.service.ts';
 import { MergeabilityService } from './domain/pulls/mergeability.service.ts';
 import { PullService } from './domain/pulls/pull.service.ts';
 import { PullStore } from './domain/pulls/pull.store.ts';
@@ -320,8 +322,10 @@ export async function createApp(config: Config): Promise<App> {
     orgs,
   });
   const pushHandling = new PushService({ repos, events: pushes });
+  const mergeGates = new MergeGateService(protectedBranches, new CommitCheckStore(db));
   const pullMerges = new PullMergeService(pulls, pullStore, repos, git, {
     onError: (error) => process.stderr.write(`kiln: announcing a merge failed: ${String(error)}\n`),
+    gate: mergeGates,
   });
   const services: Services = {
     users,
@@ -340,6 +344,7 @@ export async function createApp(config: Config): Promise<App> {
     pulls,
     pullEvents,
     pullMerges,
+    mergeGates,
     compares: new CompareService({ repos, pulls, store: pullStore, catFiles: git.catFiles }),
     pullSuggestions,
     mergeability: new MergeabilityService({

@@ -135,6 +135,10 @@ export type ProtectedBranchesTable = {
   repo_id: string;
   branch: string;
   created_at: number;
+  /** Merging into the branch waits until its required checks have succeeded. */
+  enable_status_check: Generated<boolean | number>;
+  /** JSON array of the required checks' glob patterns (Gitea's `status_check_contexts`). */
+  status_check_contexts: Generated<string>;
 };
 
 /** Where a registration token or a runner may serve: the whole instance, one repository or org. */

@@ -24,6 +24,7 @@ import type { CodeService } from './code/code.service.ts';
 import type { Federation } from './federation/federation.ts';
 import type { OrgService } from './orgs/org.service.ts';
 import type { CompareService } from './pulls/compare.service.ts';
+import type { MergeGateService } from './pulls/merge-gate.service.ts';
 import type { MergeabilityService } from './pulls/mergeability.service.ts';
 import type { PullService } from './pulls/pull.service.ts';
 import type { PullEvents } from './pulls/pull-events.ts';
@@ -73,6 +74,8 @@ export type DomainServices = {
   /** Where reactions to pull request changes subscribe (in the composition root). */
   readonly pullEvents: PullEvents;
   readonly pullMerges: PullMergeService;
+  /** What CI says about merging a pull (required checks of protected branches). */
+  readonly mergeGates: MergeGateService;
   /** Branches compared before a pull is opened (the compare page). */
   readonly compares: CompareService;
   /** Pulls suggested after pushes: `git push`'s hint and the repository page's offer. */

@@ -19,3 +19,17 @@ export function toApiOrgVariable(variable: {
     data: variable.value,
   };
 }
+
+/** A repository's variable as Gitea shows it (`owner_id` 0: not an organisation's). */
+export function toApiRepoVariable(variable: {
+  readonly repoId: string;
+  readonly name: string;
+  readonly value: string;
+}) {
+  return {
+    owner_id: 0,
+    repo_id: foldId(variable.repoId),
+    name: variable.name,
+    data: variable.value,
+  };
+}

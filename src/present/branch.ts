@@ -10,8 +10,10 @@ export function repoPathOf(repo: Repository): string {
 }
 
 /**
- * Gitea's Branch. Kiln's protection refuses force pushes and deletion only, so whoever may write
- * may push and merge; the rule's name (the branch's own) is shown to admins, as Gitea does.
+ * Gitea's Branch. Kiln's protection refuses force pushes and deletion and may require checks
+ * before a merge; whoever may write may push, and merge once the checks pass (`user_can_merge`
+ * is about the person, not the pull). The rule's name (the branch's own) is shown to admins, as
+ * Gitea does.
  */
 export function toApiBranch(
   branch: BranchInfo,
@@ -26,8 +28,8 @@ export function toApiBranch(
     commit: toApiPayloadCommit(branch.commit, repoPathOf(repo), handles, context),
     protected: branch.protected,
     required_approvals: 0,
-    enable_status_check: false,
-    status_check_contexts: [],
+    enable_status_check: branch.checks?.enableStatusCheck ?? false,
+    status_check_contexts: [...(branch.checks?.statusCheckContexts ?? [])],
     user_can_push: canWrite,
     user_can_merge: canWrite,
     effective_branch_protection_name: branch.protected && access === 'admin' ? branch.name : '',

@@ -409,6 +409,40 @@ export const TABLE: Record<string, Entry> = {
   'GET /api/v1/repos/:owner/:name/branches*': {
     probes: [api('GET', r('/branches/main'), 'read', [200])],
   },
+  'GET /api/v1/repos/:owner/:name/actions/secrets': {
+    probes: [api('GET', r('/actions/secrets'), 'admin', [200])],
+  },
+  'PUT /api/v1/repos/:owner/:name/actions/secrets/:secretname': {
+    probes: [
+      api('PUT', r('/actions/secrets/PROBE'), 'admin', [201, 204], {
+        body: () => ({ data: 'probe' }),
+      }),
+    ],
+  },
+  'DELETE /api/v1/repos/:owner/:name/actions/secrets/:secretname': {
+    probes: [api('DELETE', r('/actions/secrets/NONE'), 'admin', [404])],
+  },
+  'GET /api/v1/repos/:owner/:name/actions/variables': {
+    probes: [api('GET', r('/actions/variables'), 'admin', [200])],
+  },
+  'GET /api/v1/repos/:owner/:name/actions/variables/:variablename': {
+    probes: [api('GET', r('/actions/variables/NONE'), 'admin', [404])],
+  },
+  'POST /api/v1/repos/:owner/:name/actions/variables/:variablename': {
+    probes: [
+      api('POST', r('/actions/variables/PROBE'), 'admin', [201, 409], {
+        body: () => ({ value: 'probe' }),
+      }),
+    ],
+  },
+  'PUT /api/v1/repos/:owner/:name/actions/variables/:variablename': {
+    probes: [
+      api('PUT', r('/actions/variables/NONE'), 'admin', [404], { body: () => ({ value: 'x' }) }),
+    ],
+  },
+  'DELETE /api/v1/repos/:owner/:name/actions/variables/:variablename': {
+    probes: [api('DELETE', r('/actions/variables/NONE'), 'admin', [404])],
+  },
   'GET /api/v1/repos/:owner/:name/branch_protections': {
     probes: [api('GET', r('/branch_protections'), 'admin', [200])],
   },
@@ -421,6 +455,13 @@ export const TABLE: Record<string, Entry> = {
   },
   'GET /api/v1/repos/:owner/:name/branch_protections*': {
     probes: [api('GET', r('/branch_protections/stable'), 'admin', [200])],
+  },
+  'PATCH /api/v1/repos/:owner/:name/branch_protections*': {
+    probes: [
+      api('PATCH', r('/branch_protections/stable'), 'admin', [200], {
+        body: () => ({ enable_status_check: false }),
+      }),
+    ],
   },
   'DELETE /api/v1/repos/:owner/:name/branch_protections*': {
     probes: [api('DELETE', r('/branch_protections/stable'), 'admin', [204], { fresh: true })],
@@ -1046,6 +1087,15 @@ function webEntries(): Record<string, Entry> {
     },
     'POST /repos/:owner/:name/settings/branches': {
       probes: [form(w('/settings/branches'), 'admin', (c) => ({ branch: c.unique('keep') }))],
+    },
+    'POST /repos/:owner/:name/settings/branches/checks': {
+      probes: [
+        form(w('/settings/branches/checks'), 'admin', () => ({
+          branch: 'stable',
+          enable_status_check: 'on',
+          status_check_contexts: 'CI / *',
+        })),
+      ],
     },
     'POST /repos/:owner/:name/settings/branches/delete': {
       probes: [

@@ -50,6 +50,10 @@ const FIELDS = [
   'comments',
   'event',
   'commit_id',
+  'enable_status_check',
+  'status_check_contexts',
+  'data',
+  'value',
 ];
 
 let world: HostileWorld;

@@ -28,6 +28,7 @@ import { bodyHashesMigration } from './0026-body-hashes.ts';
 import { forkPullApprovalMigration } from './0027-fork-pull-approval.ts';
 import { ciLogCapsMigration } from './0028-ci-log-caps.ts';
 import { ciCachesMigration } from './0030-ci-caches.ts';
+import { requiredChecksMigration } from './0031-required-checks.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -60,4 +61,5 @@ export const migrations: readonly Migration[] = [
   forkPullApprovalMigration,
   ciLogCapsMigration,
   ciCachesMigration,
+  requiredChecksMigration,
 ];

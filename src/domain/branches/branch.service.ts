@@ -6,6 +6,7 @@ import { NotFound } from '../errors.ts';
 import type { Page } from '../paging.ts';
 import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
 import type { RepoService } from '../repos/repo.service.ts';
+import type { ProtectedBranchRecord } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { BranchInfo, BranchListing } from './branch.types.ts';
 import type { CommitAuthorStore } from './commit-author.store.ts';
@@ -53,20 +54,17 @@ export class BranchService {
   ): Promise<BranchListing> {
     const visible = await this.#deps.repos.get(viewer, owner, name);
     const handle = this.#deps.repos.handle(visible.repo);
-    const [{ branches }, protectedNames] = await Promise.all([
+    const [{ branches }, protections] = await Promise.all([
       listRefs(handle),
-      this.#deps.protectedBranches.names(visible.repo),
+      this.#deps.protectedBranches.records(visible.repo),
     ]);
     const shown = branches.slice(page.offset, page.offset + page.limit);
     const commits = await Promise.all(
       shown.map((branch) => readCommit(this.#deps.catFiles, handle, branch.sha)),
     );
-    const isProtected = new Set(protectedNames);
-    const items: BranchInfo[] = shown.map((branch, index) => ({
-      name: branch.name,
-      commit: commits[index] as Commit,
-      protected: isProtected.has(branch.name),
-    }));
+    const items: BranchInfo[] = shown.map((branch, index) =>
+      branchInfo(branch.name, commits[index] as Commit, protections),
+    );
     return {
       visible,
       branches: items,
@@ -87,13 +85,13 @@ export class BranchService {
     const handle = this.#deps.repos.handle(visible.repo);
     const sha = await findBranch(handle, branch);
     if (sha === undefined) throw branchNotFound(branch);
-    const [commit, protectedNames] = await Promise.all([
+    const [commit, protections] = await Promise.all([
       readCommit(this.#deps.catFiles, handle, sha),
-      this.#deps.protectedBranches.names(visible.repo),
+      this.#deps.protectedBranches.records(visible.repo),
     ]);
     return {
       visible,
-      branches: [{ name: branch, commit, protected: protectedNames.includes(branch) }],
+      branches: [branchInfo(branch, commit, protections)],
       total: 1,
       handles: await this.#handles([commit]),
     };
@@ -104,4 +102,16 @@ export class BranchService {
       commits.flatMap((commit) => [commit.author.email, commit.committer.email]),
     );
   }
+}
+
+/** A branch with its protection's rule, when it has one. */
+function branchInfo(
+  name: string,
+  commit: Commit,
+  protections: readonly ProtectedBranchRecord[],
+): BranchInfo {
+  const rule = protections.find((record) => record.branch === name);
+  if (!rule) return { name, commit, protected: false };
+  const { enableStatusCheck, statusCheckContexts } = rule;
+  return { name, commit, protected: true, checks: { enableStatusCheck, statusCheckContexts } };
 }

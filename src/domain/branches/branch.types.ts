@@ -1,5 +1,5 @@
 import type { Commit } from '../../git/read-objects.ts';
-import type { VisibleRepo } from '../repos/repo.types.ts';
+import type { RequiredCheckRule, VisibleRepo } from '../repos/repo.types.ts';
 
 /** A branch with its tip commit, as the caller sees it. */
 export type BranchInfo = {
@@ -7,6 +7,8 @@ export type BranchInfo = {
   readonly commit: Commit;
   /** Refuses force pushes and deletion. */
   readonly protected: boolean;
+  /** The protection's required checks; none on a branch that is not protected. */
+  readonly checks?: RequiredCheckRule;
 };
 
 /** Branches of one repository plus what showing them needs. */

@@ -8,6 +8,7 @@ import type {
   OrgSettingKind,
   StoredOrgSetting,
 } from './ci-org-setting.store.ts';
+import { type CiVariableChange, changeCiVariable } from './ci-variable-change.ts';
 import { deriveSecretKey, openSecret, SecretBoxError, sealSecret } from './secret-box.ts';
 
 /** An organisation whose CI settings the caller may manage (`CiOrgSettingsService.owned`). */
@@ -84,21 +85,17 @@ export class CiOrgSettingsService {
     }
   }
 
-  /** Changes a variable's value, and its name when `rename` is given. */
-  async updateVariable(
-    access: OrgCiAccess,
-    name: string,
-    change: { readonly value: string; readonly rename?: string },
-  ): Promise<void> {
-    const next = { name: ciName('variable', change.rename || name), value: change.value };
-    assertCiValue('variable', change.value);
-    const current = storedCiName(name);
-    if (next.name !== current && (await this.#store.get('variable', access.orgId, next.name))) {
-      throw new Conflict('variable name already exists');
-    }
-    if (!(await this.#store.update('variable', access.orgId, current, next, Date.now()))) {
-      throw new NotFound('variable does not exist');
-    }
+  /** Changes a variable's value, and its name when `rename` is given (`changeCiVariable`). */
+  async updateVariable(access: OrgCiAccess, name: string, change: CiVariableChange): Promise<void> {
+    const { orgId } = access;
+    await changeCiVariable(
+      {
+        exists: async (next) => (await this.#store.get('variable', orgId, next)) !== undefined,
+        update: (current, next) => this.#store.update('variable', orgId, current, next, Date.now()),
+      },
+      name,
+      change,
+    );
   }
 
   /** One variable with its value. */

@@ -44,8 +44,15 @@ export class CiSecretService {
     return this.#key !== undefined;
   }
 
-  /** Creates or replaces a secret. Throws `Invalid` when SERVICE_SECRET_KEY is not set. */
-  async put(access: RepoCiAccess, name: string, value: string): Promise<CiSecretInfo> {
+  /**
+   * Creates or replaces a secret, saying which it did. Throws `Invalid` when SERVICE_SECRET_KEY
+   * is not set.
+   */
+  async put(
+    access: RepoCiAccess,
+    name: string,
+    value: string,
+  ): Promise<CiSecretInfo & { readonly created: boolean }> {
     assertRepoCiAdmin(access, 'secret');
     const key = this.#key;
     if (key === undefined) {
@@ -55,8 +62,8 @@ export class CiSecretService {
     assertCiValue('secret', value);
     const now = Date.now();
     const sealed = sealSecret(key, value, sealContext(access.repoId, stored));
-    const row = await this.#store.putSecret(access.repoId, stored, sealed, now);
-    return toInfo(row);
+    const { secret, created } = await this.#store.putSecret(access.repoId, stored, sealed, now);
+    return { ...toInfo(secret), created };
   }
 
   /** Names and times of the repository's secrets, by name. Values are never returned. */

@@ -35,9 +35,13 @@ export class CiSettingStore {
     this.#db = db;
   }
 
-  /** Inserts or replaces a secret; `createdAt` stays that of the first write. */
+  /**
+   * Inserts or replaces a secret; `createdAt` stays that of the first write. `created` tells the
+   * two apart (Gitea answers 201 or 204): the insert is tried first, so of two writers racing on
+   * a new name exactly one hears that it created it.
+   */
   async putSecret(repoId: string, name: string, sealedValue: string, now: number) {
-    const row = await this.#db
+    const inserted = await this.#db
       .insertInto('ci_secrets')
       .values({
         repo_id: repoId,
@@ -46,14 +50,18 @@ export class CiSettingStore {
         created_at: now,
         updated_at: now,
       })
-      .onConflict((oc) =>
-        oc
-          .columns(['repo_id', 'name'])
-          .doUpdateSet({ encrypted_value: sealedValue, updated_at: now }),
-      )
+      .onConflict((oc) => oc.columns(['repo_id', 'name']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return { secret: toSecret(inserted), created: true };
+    const row = await this.#db
+      .updateTable('ci_secrets')
+      .set({ encrypted_value: sealedValue, updated_at: now })
+      .where('repo_id', '=', repoId)
+      .where('name', '=', name)
       .returningAll()
       .executeTakeFirstOrThrow();
-    return toSecret(row);
+    return { secret: toSecret(row), created: false };
   }
 
   async listSecrets(repoId: string): Promise<StoredSecret[]> {
@@ -107,6 +115,43 @@ export class CiSettingStore {
       .orderBy('name')
       .execute();
     return rows.map(toVariable);
+  }
+
+  /** Inserts a variable unless one of that name exists; answers whether it did. */
+  async insertVariable(repoId: string, name: string, value: string, now: number) {
+    const row = await this.#db
+      .insertInto('ci_variables')
+      .values({ repo_id: repoId, name, value, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.columns(['repo_id', 'name']).doNothing())
+      .returning('name')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async getVariable(repoId: string, name: string): Promise<StoredVariable | undefined> {
+    const row = await this.#db
+      .selectFrom('ci_variables')
+      .selectAll()
+      .where('repo_id', '=', repoId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row && toVariable(row);
+  }
+
+  /** Sets a variable's name and value; answers whether there was one named `current`. */
+  async updateVariable(
+    repoId: string,
+    current: string,
+    next: { readonly name: string; readonly value: string },
+    now: number,
+  ): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('ci_variables')
+      .set({ name: next.name, value: next.value, updated_at: now })
+      .where('repo_id', '=', repoId)
+      .where('name', '=', current)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   /** The variables of the repository a task's run belongs to. */

@@ -1,6 +1,14 @@
-import { assertCiValue, assertRepoCiAdmin, ciName, type RepoCiAccess } from './ci-names.ts';
+import { Conflict, NotFound } from '../errors.ts';
+import {
+  assertCiValue,
+  assertRepoCiAdmin,
+  ciName,
+  type RepoCiAccess,
+  storedCiName,
+} from './ci-names.ts';
 import type { CiSettingStore, StoredVariable } from './ci-setting.store.ts';
 import { deleteRepoCiSetting } from './ci-setting-deletion.ts';
+import { type CiVariableChange, changeCiVariable } from './ci-variable-change.ts';
 
 export type CiVariable = StoredVariable;
 
@@ -22,6 +30,38 @@ export class CiVariableService {
     assertCiValue('variable', value);
     const now = Date.now();
     return this.#store.putVariable(access.repoId, stored, value, now);
+  }
+
+  /** Creates a variable. Throws `Conflict` when one of that name exists (Gitea's 409). */
+  async create(access: RepoCiAccess, name: string, value: string): Promise<void> {
+    assertRepoCiAdmin(access, 'variable');
+    const stored = ciName('variable', name);
+    assertCiValue('variable', value);
+    if (!(await this.#store.insertVariable(access.repoId, stored, value, Date.now()))) {
+      throw new Conflict('variable name already exists');
+    }
+  }
+
+  /** Changes a variable's value, and its name when `rename` is given (`changeCiVariable`). */
+  async update(access: RepoCiAccess, name: string, change: CiVariableChange): Promise<void> {
+    assertRepoCiAdmin(access, 'variable');
+    const { repoId } = access;
+    await changeCiVariable(
+      {
+        exists: async (next) => (await this.#store.getVariable(repoId, next)) !== undefined,
+        update: (current, next) => this.#store.updateVariable(repoId, current, next, Date.now()),
+      },
+      name,
+      change,
+    );
+  }
+
+  /** One variable with its value. Throws `NotFound` when there is none of that name. */
+  async get(access: RepoCiAccess, name: string): Promise<CiVariable> {
+    assertRepoCiAdmin(access, 'variable');
+    const found = await this.#store.getVariable(access.repoId, storedCiName(name));
+    if (found === undefined) throw new NotFound('variable does not exist');
+    return found;
   }
 
   async list(access: RepoCiAccess): Promise<CiVariable[]> {

@@ -3,12 +3,19 @@ import { KeyedMutex } from '../../lib/keyed-mutex.ts';
 import { Forbidden, NotAllowed } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { User } from '../users/user.types.ts';
+import type { MergeGateService } from './merge-gate.service.ts';
 import { mayMergePull } from './pull.policy.ts';
 import type { PullService } from './pull.service.ts';
 import type { PullStore } from './pull.store.ts';
 
-/** Where a failure after the answer goes (nobody waits on it any more). */
-export type PullMergeOptions = { readonly onError: (error: unknown) => void };
+/**
+ * `onError`: where a failure after the answer goes (nobody waits on it any more); `gate`: what
+ * CI says about the merge (merge-gate.service.ts).
+ */
+export type PullMergeOptions = {
+  readonly onError: (error: unknown) => void;
+  readonly gate: Pick<MergeGateService, 'assertOpen'>;
+};
 
 /**
  * Merges a pull request for real, without a work tree: git computes the merge, the base branch
@@ -29,6 +36,7 @@ export class PullMergeService {
 
   readonly #processes: MergeProcesses;
   readonly #onError: (error: unknown) => void;
+  readonly #gate: PullMergeOptions['gate'];
   /** The last announcement handed over; each one starts when the one before has settled. */
   #announcing: Promise<void> = Promise.resolve();
 
@@ -44,6 +52,7 @@ export class PullMergeService {
     this.#repos = repos;
     this.#processes = processes;
     this.#onError = options.onError;
+    this.#gate = options.gate;
   }
 
   /** Resolves once every merge recorded so far has been announced to all listeners. */
@@ -78,6 +87,8 @@ export class PullMergeService {
     // push not yet announced stays the push use case's to announce (`onBranchPushed`), should
     // this merge fail and the pull stay open.
     const headSha = tip ? await this.#pulls.currentHead({ base, head, pull }) : pull.headSha;
+    // The commit that would be merged is the one whose checks decide, read inside the lock.
+    await this.#gate.assertOpen(base.repo, pull.baseBranch, headSha);
     const headLabel =
       head && head.id !== base.repo.id
         ? `${head.owner.handle}/${head.name}:${pull.headBranch}`

@@ -1,10 +1,17 @@
 import { isValidRefName } from '../../git/ref-names.ts';
+import { CheckGlobError, compileCheckGlob } from '../ci/check-glob.ts';
 import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.ts';
 import type { User } from '../users/user.types.ts';
 import type { ProtectedBranchStore } from './protected-branch.store.ts';
 import { mayAdministerRepo } from './repo.policy.ts';
 import type { RepoService } from './repo.service.ts';
-import type { ProtectedBranchRecord, Repository } from './repo.types.ts';
+import type { ProtectedBranchRecord, Repository, RequiredCheckRule } from './repo.types.ts';
+
+/** Most required-check patterns one protection may hold. */
+export const MAX_REQUIRED_CHECKS = 100;
+
+/** A change to a protection's required checks; what is left out stays as it is. */
+export type RequiredCheckChange = Partial<RequiredCheckRule>;
 
 /**
  * Branches that refuse force pushes and deletion. The list is handed to git's pre-receive hook
@@ -21,6 +28,11 @@ export class ProtectedBranchService {
 
   async names(repo: Repository): Promise<string[]> {
     return this.#store.listNames(repo.id);
+  }
+
+  /** Every protection of a repository the caller has already found visible, by name. */
+  async records(repo: Repository): Promise<ProtectedBranchRecord[]> {
+    return this.#store.listRecords(repo.id);
   }
 
   /** Full ref names for the hook (`refs/heads/main`). */
@@ -54,13 +66,49 @@ export class ProtectedBranchService {
    * Protects a branch (which need not exist yet). A second protection of the same branch is
    * refused with Forbidden: Gitea answers 403 here, not 409.
    */
-  async create(viewer: User | undefined, owner: string, name: string, branch: string) {
+  async create(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    branch: string,
+    checks: RequiredCheckChange = {},
+  ) {
     const repo = await this.#adminRepo(viewer, owner, name);
     const clean = checkBranch(branch);
-    if (!(await this.#store.add(repo.id, clean))) {
+    const rule = {
+      enableStatusCheck: checks.enableStatusCheck ?? false,
+      statusCheckContexts: checkPatterns(checks.statusCheckContexts ?? []),
+    };
+    if (!(await this.#store.add(repo.id, clean, rule))) {
       throw new Forbidden('Branch protection already exist');
     }
     return this.#find(repo, clean);
+  }
+
+  /**
+   * Changes a protection's required checks (Gitea's PATCH); NotFound when the branch is not
+   * protected, Invalid for a pattern that does not compile.
+   */
+  async edit(
+    viewer: User | undefined,
+    owner: string,
+    name: string,
+    branch: string,
+    change: RequiredCheckChange,
+  ): Promise<ProtectedBranchRecord> {
+    const repo = await this.#adminRepo(viewer, owner, name);
+    const current = await this.#find(repo, branch);
+    const rule = {
+      enableStatusCheck: change.enableStatusCheck ?? current.enableStatusCheck,
+      statusCheckContexts: checkPatterns(change.statusCheckContexts ?? current.statusCheckContexts),
+    };
+    if (!(await this.#store.setRule(repo.id, current.branch, rule))) throw notProtected(branch);
+    return this.#find(repo, current.branch);
+  }
+
+  /** The required checks of merging into `branch`; undefined when it is not protected. */
+  ruleOf(repo: Repository, branch: string): Promise<RequiredCheckRule | undefined> {
+    return this.#store.ruleOf(repo.id, branch);
   }
 
   /** Lifts a protection; NotFound when the branch was not protected. */
@@ -100,4 +148,26 @@ function checkBranch(branch: string): string {
 
 function notProtected(branch: string): NotFound {
   return new NotFound(`branch protection does not exist [name: ${branch}]`);
+}
+
+/**
+ * Required-check patterns as stored: empty ones dropped, each once, each one that compiles as
+ * Gitea's globs do. Throws `Invalid` naming the first that does not, or when there are too many.
+ */
+function checkPatterns(patterns: readonly string[]): string[] {
+  const kept = [...new Set(patterns.filter((pattern) => pattern.trim() !== ''))];
+  if (kept.length > MAX_REQUIRED_CHECKS) {
+    throw new Invalid(`at most ${MAX_REQUIRED_CHECKS} status check contexts`);
+  }
+  for (const pattern of kept) {
+    try {
+      compileCheckGlob(pattern);
+    } catch (error) {
+      if (!(error instanceof CheckGlobError)) throw error;
+      throw new Invalid(
+        `status check context "${pattern}" is not a valid pattern: ${error.message}`,
+      );
+    }
+  }
+  return kept;
 }

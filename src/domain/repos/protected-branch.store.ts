@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import type { ProtectedBranchRecord } from './repo.types.ts';
+import type { ProtectedBranchRecord, RequiredCheckRule } from './repo.types.ts';
 
 /** The `protected_branches` rows: branch names, per repository, that refuse force and deletion. */
 export class ProtectedBranchStore {
@@ -19,22 +19,59 @@ export class ProtectedBranchStore {
     return rows.map((row) => row.branch);
   }
 
-  /** Protected branches with the time each was protected, by name. */
+  /** Protected branches with the time each was protected and its required checks, by name. */
   async listRecords(repoId: string): Promise<ProtectedBranchRecord[]> {
     const rows = await this.#db
       .selectFrom('protected_branches')
-      .select(['branch', 'created_at'])
+      .select(['branch', 'created_at', 'enable_status_check', 'status_check_contexts'])
       .where('repo_id', '=', repoId)
       .orderBy('branch')
       .execute();
-    return rows.map((row) => ({ branch: row.branch, createdAt: new Date(Number(row.created_at)) }));
+    return rows.map((row) => ({
+      branch: row.branch,
+      createdAt: new Date(Number(row.created_at)),
+      ...ruleOf(row),
+    }));
+  }
+
+  /** The required checks of one branch's protection; undefined when it is not protected. */
+  async ruleOf(repoId: string, branch: string): Promise<RequiredCheckRule | undefined> {
+    const row = await this.#db
+      .selectFrom('protected_branches')
+      .select(['enable_status_check', 'status_check_contexts'])
+      .where('repo_id', '=', repoId)
+      .where('branch', '=', branch)
+      .executeTakeFirst();
+    return row && ruleOf(row);
+  }
+
+  /** Sets a protection's required checks; answers whether the branch is protected. */
+  async setRule(repoId: string, branch: string, rule: RequiredCheckRule): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('protected_branches')
+      .set({
+        enable_status_check: rule.enableStatusCheck,
+        status_check_contexts: JSON.stringify(rule.statusCheckContexts),
+      })
+      .where('repo_id', '=', repoId)
+      .where('branch', '=', branch)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   /** Whether the branch was newly protected (false when it already was). */
-  async add(repoId: string, branch: string): Promise<boolean> {
+  async add(repoId: string, branch: string, rule?: RequiredCheckRule): Promise<boolean> {
     const result = await this.#db
       .insertInto('protected_branches')
-      .values({ repo_id: repoId, branch, created_at: Date.now() })
+      .values({
+        repo_id: repoId,
+        branch,
+        created_at: Date.now(),
+        ...(rule && {
+          enable_status_check: rule.enableStatusCheck,
+          status_check_contexts: JSON.stringify(rule.statusCheckContexts),
+        }),
+      })
       .onConflict((oc) => oc.columns(['repo_id', 'branch']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
@@ -48,5 +85,25 @@ export class ProtectedBranchStore {
       .where('branch', '=', branch)
       .executeTakeFirst();
     return result.numDeletedRows > 0n;
+  }
+}
+
+function ruleOf(row: {
+  enable_status_check: boolean | number;
+  status_check_contexts: string;
+}): RequiredCheckRule {
+  return {
+    enableStatusCheck: Boolean(row.enable_status_check),
+    statusCheckContexts: contextsOf(row.status_check_contexts),
+  };
+}
+
+/** The stored JSON array of patterns; anything else (never written) reads as none. */
+function contextsOf(stored: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    return Array.isArray(parsed) ? parsed.filter((p): p is string => typeof p === 'string') : [];
+  } catch {
+    return [];
   }
 }

@@ -38,4 +38,13 @@ export type VisibleRepo = {
 export type ProtectedBranchRecord = {
   readonly branch: string;
   readonly createdAt: Date;
+} & RequiredCheckRule;
+
+/**
+ * Whether merging into a protected branch waits for CI, and for which checks: glob patterns
+ * over check names (`{workflow} / {job} ({event})`); none means every check of the head commit.
+ */
+export type RequiredCheckRule = {
+  readonly enableStatusCheck: boolean;
+  readonly statusCheckContexts: readonly string[];
 };

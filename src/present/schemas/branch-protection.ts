@@ -35,15 +35,32 @@ export const ApiBranchProtectionSchema = Type.Object({
 export type ApiBranchProtection = Static<typeof ApiBranchProtectionSchema>;
 
 /**
- * Gitea's CreateBranchProtectionOption. Kiln reads only the name (`rule_name`, or the deprecated
- * `branch_name`); the other options are accepted, so stock clients that send them all work, and
- * ignored: a protected branch always refuses force pushes and deletion, and nothing else.
+ * Gitea's CreateBranchProtectionOption. Kiln reads the name (`rule_name`, or the deprecated
+ * `branch_name`) and the required checks (`enable_status_check`, `status_check_contexts`); the
+ * other options are accepted, so stock clients that send them all work, and ignored: a
+ * protected branch always refuses force pushes and deletion, and nothing else.
  */
 export const CreateBranchProtectionOptionSchema = Type.Object(
   {
     rule_name: Type.Optional(Type.String({ maxLength: 255 })),
     branch_name: Type.Optional(Type.String({ maxLength: 255 })),
+    enable_status_check: Type.Optional(Type.Boolean()),
+    status_check_contexts: Type.Optional(StatusCheckContexts()),
   },
   { additionalProperties: true },
 );
 export type ApiCreateBranchProtectionOption = Static<typeof CreateBranchProtectionOptionSchema>;
+
+/** Gitea's EditBranchProtectionOption, read as the create option is; absent keys stay. */
+export const EditBranchProtectionOptionSchema = Type.Object(
+  {
+    enable_status_check: Type.Optional(Type.Boolean()),
+    status_check_contexts: Type.Optional(StatusCheckContexts()),
+  },
+  { additionalProperties: true },
+);
+
+/** Glob patterns of required checks; `null` (Go's empty slice) reads as none. */
+function StatusCheckContexts() {
+  return Type.Union([Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }), Type.Null()]);
+}

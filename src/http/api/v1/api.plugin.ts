@@ -25,6 +25,7 @@ import { registerOrgActionRoutes } from './org-actions.routes.ts';
 import { registerOrgRoutes } from './orgs.routes.ts';
 import { registerPullRoutes } from './pulls.routes.ts';
 import { registerReleaseRoutes } from './releases.routes.ts';
+import { registerRepoActionSettingsRoutes } from './repo-actions-settings.routes.ts';
 import { RepoAnswers } from './repo-answers.ts';
 import { registerRepoRoutes } from './repos.routes.ts';
 import { registerReviewCommentRoutes } from './review-comments.routes.ts';
@@ -52,6 +53,8 @@ type ApiServices = Pick<
   | 'reviewComments'
   | 'ciRunQueries'
   | 'ciTriggers'
+  | 'ciSecrets'
+  | 'ciVariables'
 > &
   Parameters<typeof viewerFromAuthorization>[0] &
   Parameters<typeof viewerFromPasswordOrToken>[0];
@@ -114,6 +117,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerLabelRoutes(server, deps);
   registerHookRoutes(server, deps);
   registerOrgActionRoutes(server, deps);
+  registerRepoActionSettingsRoutes(server, deps);
   registerOrgRoutes(server, deps);
   registerStatusRoutes(server, { ...deps, views });
   registerBranchProtectionRoutes(server, deps);

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Invalid } from '../../../domain/errors.ts';
+import type { RequiredCheckChange } from '../../../domain/repos/protected-branch.service.ts';
 import type { ProtectedBranchRecord } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { rfc3339 } from '../../../lib/time.ts';
@@ -8,6 +9,7 @@ import {
   type ApiBranchProtection,
   ApiBranchProtectionSchema,
   CreateBranchProtectionOptionSchema,
+  EditBranchProtectionOptionSchema,
 } from '../../../present/schemas/branch-protection.ts';
 import { errorResponses } from '../../../present/schemas/common.ts';
 import { Type } from '../../../present/schemas/type.ts';
@@ -23,8 +25,9 @@ const adminErrors = errorResponses;
 
 /**
  * Gitea's BranchProtection for a Kiln protected branch: pushes allowed to everyone with write
- * access (`enable_push` with no allow-list), never a force push or a deletion; Kiln has no
- * approvals, status checks, file patterns or signing rules, so those are their zero values.
+ * access (`enable_push` with no allow-list), never a force push or a deletion, merges waiting
+ * for the required checks; Kiln has no approvals, file patterns or signing rules, so those are
+ * their zero values.
  */
 export function toApiBranchProtection(record: ProtectedBranchRecord): ApiBranchProtection {
   const at = rfc3339(record.createdAt);
@@ -39,8 +42,8 @@ export function toApiBranchProtection(record: ProtectedBranchRecord): ApiBranchP
     enable_merge_whitelist: false,
     merge_whitelist_usernames: [],
     merge_whitelist_teams: [],
-    enable_status_check: false,
-    status_check_contexts: [],
+    enable_status_check: record.enableStatusCheck,
+    status_check_contexts: [...record.statusCheckContexts],
     required_approvals: 0,
     enable_approvals_whitelist: false,
     approvals_whitelist_username: [],
@@ -63,7 +66,7 @@ export type BranchProtectionRouteDeps = {
   readonly services: Pick<DomainServices, 'protectedBranches'>;
 };
 
-/** Branch protections, Gitea-compatible: list, create, get and delete; repository admins only. */
+/** Branch protections, Gitea-compatible: list, create, get, edit and delete; repository admins only. */
 export function registerBranchProtectionRoutes(
   parent: FastifyInstance,
   deps: BranchProtectionRouteDeps,
@@ -105,7 +108,13 @@ export function registerBranchProtectionRoutes(
       const { body } = request;
       const rule = body.rule_name || body.branch_name;
       if (!rule) throw new Invalid('both rule_name and branch_name are empty');
-      const record = await protectedBranches.create(viewerUser(request.viewer), owner, name, rule);
+      const record = await protectedBranches.create(
+        viewerUser(request.viewer),
+        owner,
+        name,
+        rule,
+        checksOf(body),
+      );
       return reply.status(201).send(toApiBranchProtection(record));
     },
   );
@@ -128,6 +137,30 @@ export function registerBranchProtectionRoutes(
     },
   );
 
+  server.patch(
+    `${base}/*`,
+    {
+      schema: {
+        summary: "Change a branch protection's required checks",
+        tags,
+        params: RuleParams,
+        body: EditBranchProtectionOptionSchema,
+        response: { 200: ApiBranchProtectionSchema, ...adminErrors },
+      },
+    },
+    async (request) => {
+      const { owner, name, '*': rule } = request.params;
+      const record = await protectedBranches.edit(
+        viewerUser(request.viewer),
+        owner,
+        name,
+        rule,
+        checksOf(request.body),
+      );
+      return toApiBranchProtection(record);
+    },
+  );
+
   server.delete(
     `${base}/*`,
     {
@@ -144,4 +177,18 @@ export function registerBranchProtectionRoutes(
       return reply.status(204).send(null);
     },
   );
+}
+
+/** The required checks a create or edit option sets; what it leaves out is left as it is. */
+function checksOf(body: {
+  readonly enable_status_check?: boolean | undefined;
+  readonly status_check_contexts?: readonly string[] | null | undefined;
+}): RequiredCheckChange {
+  const contexts = body.status_check_contexts;
+  return {
+    ...(body.enable_status_check === undefined
+      ? {}
+      : { enableStatusCheck: body.enable_status_check }),
+    ...(contexts === undefined ? {} : { statusCheckContexts: contexts ?? [] }),
+  };
 }

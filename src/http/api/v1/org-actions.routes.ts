@@ -14,7 +14,7 @@ import { errorResponses } from '../../../present/schemas/common.ts';
 import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type BaseUrlConfig, baseUrlOf } from '../../base-url.ts';
-import { PagingQuerySchema, readPaging, setPagingHeaders } from './paging.ts';
+import { PagingQuerySchema, pageOfList } from './paging.ts';
 
 export type OrgActionRouteDeps = {
   readonly services: Pick<DomainServices, 'ciOrgSettings'>;
@@ -44,11 +44,8 @@ export function registerOrgActionRoutes(parent: FastifyInstance, deps: OrgAction
   const owned = (request: Pick<FastifyRequest, 'viewer'> & { params: { org: string } }) =>
     settings.owned(viewerUser(request.viewer), request.params.org);
   /** One page of a list (they are short), with Gitea's paging headers. */
-  const page = <T>(request: FastifyRequest, reply: FastifyReply, all: readonly T[]) => {
-    const paging = readPaging(request.query);
-    setPagingHeaders(request, reply, baseUrlOf(request, deps.config), paging, all.length);
-    return all.slice(paging.offset, paging.offset + paging.limit);
-  };
+  const page = <T>(request: FastifyRequest, reply: FastifyReply, all: readonly T[]) =>
+    pageOfList(request, reply, baseUrlOf(request, deps.config), all);
 
   /**
    * Gitea answers both deletions alike: 204, or 404 when there is no setting of that name. The

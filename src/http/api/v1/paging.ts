@@ -75,3 +75,18 @@ function linkHeader(requestUrl: string, baseUrl: string, paging: Paging, total: 
     links.push(link(1, 'first'), link(Math.min(paging.page - 1, lastPage), 'prev'));
   return links.join(', ');
 }
+
+/**
+ * One page of a list already read whole (a short one: CI secrets, variables), with the paging
+ * headers set for its full length.
+ */
+export function pageOfList<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  baseUrl: string,
+  all: readonly T[],
+): T[] {
+  const paging = readPaging(request.query);
+  setPagingHeaders(request, reply, baseUrl, paging, all.length);
+  return all.slice(paging.offset, paging.offset + paging.limit);
+}

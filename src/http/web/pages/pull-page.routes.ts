@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { MergeGate } from '../../../domain/pulls/merge-gate.service.ts';
 import {
   mayChangeReviewComment,
   mayCommentOnPull,
@@ -34,16 +35,26 @@ import {
 import { mergeabilityStatus } from '../views/mergeability.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
 import { repoFrame } from '../views/repo-frame.ts';
+import { requiredChecksBox } from '../views/required-checks.ts';
 import { reviewThreadView, type ThreadTab, type ThreadViewer } from '../views/review-thread.ts';
 import { PULL_CONFIRMATIONS, pullNumberOf, registerPullStateRoutes } from './pull-state.routes.ts';
 import { frameOf, type RepoPageDeps } from './repo-context.ts';
 import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
 
+/** What a page that shows no merge button assumes of CI. */
+const OPEN_GATE: MergeGate = { enforced: false, checks: [], passed: true };
+
 /** What the page of one pull request and its forms use. */
 export type PullPageRouteDeps = RepoPageDeps & {
   readonly services: Pick<
     DomainServices,
-    'pulls' | 'pullMerges' | 'reviewComments' | 'ciRunQueries' | 'mergeability' | 'ciRunApprovals'
+    | 'pulls'
+    | 'pullMerges'
+    | 'reviewComments'
+    | 'ciRunQueries'
+    | 'mergeability'
+    | 'ciRunApprovals'
+    | 'mergeGates'
   >;
 };
 
@@ -139,11 +150,15 @@ export function registerPullPageRoutes(
       const { base, pull } = found;
       const may = pullPermissions(viewer, base.access, pull);
       // What is known now; an unknown answer is checked in the background, never waited for.
-      const [mergeable, waiting] = await Promise.all([
+      const [mergeable, waiting, gate] = await Promise.all([
         deps.services.mergeability.knownFor(found),
         deps.services.ciRunApprovals.waitingOf(pull.id),
+        // Shown above the merge button only: open pulls, to people signed in.
+        viewer && pull.state === 'open'
+          ? deps.services.mergeGates.gateOf(base.repo, pull.baseBranch, pull.headSha)
+          : OPEN_GATE,
       ]);
-      const conflicted = mergeable?.state === 'conflict';
+      const held = mergeable?.state === 'conflict' || !gate.passed;
       const actions = (context: PageContext) => {
         if (!viewer)
           return html`<p class="color-fg-muted"><a href="/login?redirect=${encodeURIComponent(url)}">Sign in</a> to take part.</p>`;
@@ -155,10 +170,10 @@ export function registerPullPageRoutes(
           return may.toggle
             ? html`<div class="Box p-3">This pull request is closed. ${form('reopen', 'Reopen pull request', 'btn-sm')}</div>`
             : null;
-        return html`<div class="Box p-3">${mergeabilityStatus(url, mergeable)}<div class="d-flex flex-items-center flex-wrap kiln-gap">
+        return html`<div class="Box p-3">${mergeabilityStatus(url, mergeable)}${requiredChecksBox(base.repo, gate)}<div class="d-flex flex-items-center flex-wrap kiln-gap">
         <span class="flex-auto">${may.merge ? 'Merging makes a merge commit on the base branch.' : 'Only people who can write to this repository can merge.'}</span>
         ${may.toggle ? form('close', 'Close pull request', 'btn-sm') : null}
-        ${may.merge ? form('merge', 'Merge pull request', 'btn-primary', conflicted) : null}
+        ${may.merge ? form('merge', 'Merge pull request', 'btn-primary', held) : null}
       </div></div>`;
       };
       return render(

@@ -39,11 +39,11 @@ export function registerRepoSettingsRoutes(
     const { owner, name } = request.params;
     const visible = await repos.require(user, owner, name, 'admin');
     const { repo } = visible;
-    const [refs, defaultBranch, people, protectedNames, frame] = await Promise.all([
+    const [refs, defaultBranch, people, protections, frame] = await Promise.all([
       code.refs(visible),
       code.defaultBranch(visible),
       collaborators.list(user, owner, name),
-      protectedBranches.names(repo),
+      protectedBranches.records(repo),
       frameOf(deps, request, visible, 'settings'),
     ]);
     reply.header('Cache-Control', 'no-store');
@@ -58,7 +58,7 @@ export function registerRepoSettingsRoutes(
             defaultBranch,
             branches: refs.branches.map((branch) => branch.name),
             collaborators: people,
-            protectedBranches: protectedNames,
+            protectedBranches: protections,
           }),
         ),
     });
@@ -127,6 +127,22 @@ export function registerRepoSettingsRoutes(
       const branch = field(body, 'branch', 300).trim();
       await protectedBranches.protect(user, owner, name, branch);
       return `${branch} is protected.`;
+    }),
+  );
+
+  server.post(
+    '/repos/:owner/:name/settings/branches/checks',
+    params,
+    action('branches', async (user, { owner, name }, body) => {
+      const branch = field(body, 'branch', 300);
+      await protectedBranches.edit(user, owner, name, branch, {
+        enableStatusCheck: field(body, 'enable_status_check') === 'on',
+        // One pattern a line, as Gitea's settings form takes them.
+        statusCheckContexts: field(body, 'status_check_contexts', 100 * 256)
+          .split(/\r?\n/)
+          .map((line) => line.trim()),
+      });
+      return `Required checks of ${branch} saved.`;
     }),
   );
 

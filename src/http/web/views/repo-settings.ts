@@ -1,4 +1,8 @@
-import type { CollaboratorPermission, Repository } from '../../../domain/repos/repo.types.ts';
+import type {
+  CollaboratorPermission,
+  ProtectedBranchRecord,
+  Repository,
+} from '../../../domain/repos/repo.types.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
@@ -10,7 +14,7 @@ export type RepoSettingsData = {
   readonly defaultBranch: string;
   readonly branches: readonly string[];
   readonly collaborators: ReadonlyArray<{ user: User; permission: CollaboratorPermission }>;
-  readonly protectedBranches: readonly string[];
+  readonly protectedBranches: readonly ProtectedBranchRecord[];
 };
 
 const PERMISSIONS: readonly CollaboratorPermission[] = ['read', 'write', 'admin'];
@@ -82,18 +86,21 @@ function collaborators(context: PageContext, data: RepoSettingsData, base: strin
 
 function protectedBranches(context: PageContext, data: RepoSettingsData, base: string): Html {
   const rows = data.protectedBranches.map(
-    (branch) => html`<li class="Box-row d-flex flex-items-center kiln-gap">
-      ${icon('shield-lock')}<span class="branch-name flex-auto">${branch}</span>
-      <form method="post" action="${base}/branches/delete">
-        ${csrfField(context)}
-        <input type="hidden" name="branch" value="${branch}">
-        <button class="btn btn-sm" type="submit" aria-label="Unprotect ${branch}">Unprotect</button>
-      </form>
+    (rule) => html`<li class="Box-row">
+      <div class="d-flex flex-items-center kiln-gap">
+        ${icon('shield-lock')}<span class="branch-name flex-auto">${rule.branch}</span>
+        <form method="post" action="${base}/branches/delete">
+          ${csrfField(context)}
+          <input type="hidden" name="branch" value="${rule.branch}">
+          <button class="btn btn-sm" type="submit" aria-label="Unprotect ${rule.branch}">Unprotect</button>
+        </form>
+      </div>
+      ${requiredChecksForm(context, rule, base)}
     </li>`,
   );
   return html`<section class="mb-5" aria-labelledby="branches">
     <h2 class="h3 pb-2 mb-3 border-bottom" id="branches">Protected branches</h2>
-    <p class="color-fg-muted">Protected branches refuse force pushes and deletion, whoever pushes.</p>
+    <p class="color-fg-muted">Protected branches refuse force pushes and deletion, whoever pushes, and can make merges wait for CI.</p>
     ${rows.length > 0 ? html`<ul class="Box kiln-list mb-3">${rows}</ul>` : html`<p class="color-fg-muted">No protected branches.</p>`}
     <form method="post" action="${base}/branches" class="d-flex flex-wrap flex-items-end kiln-gap">
       ${csrfField(context)}
@@ -103,6 +110,22 @@ function protectedBranches(context: PageContext, data: RepoSettingsData, base: s
       <button class="btn" type="submit">Protect branch</button>
     </form>
   </section>`;
+}
+
+/** A protection's required checks: on or off, and their patterns one to a line. */
+function requiredChecksForm(context: PageContext, rule: ProtectedBranchRecord, base: string): Html {
+  const id = `checks-${encodeURIComponent(rule.branch)}`;
+  return html`<details class="mt-2"${rule.enableStatusCheck ? html` open` : null}>
+    <summary>Required checks${rule.enableStatusCheck ? html` (${rule.statusCheckContexts.length || 'all'})` : html` (off)`}</summary>
+    <form method="post" action="${base}/branches/checks" class="mt-2">
+      ${csrfField(context)}
+      <input type="hidden" name="branch" value="${rule.branch}">
+      <div class="form-checkbox my-0"><label><input type="checkbox" name="enable_status_check" value="on"${rule.enableStatusCheck ? html` checked` : null}> Merging waits until these checks have succeeded</label></div>
+      <div class="form-group my-2"><div class="form-group-header"><label for="${id}">Check name patterns, one per line (empty: every check of the head commit)</label></div>
+        <div class="form-group-body"><textarea class="form-control width-full" id="${id}" name="status_check_contexts" rows="3" placeholder="CI / test (*)">${rule.statusCheckContexts.join('\n')}</textarea></div></div>
+      <button class="btn btn-sm" type="submit">Save required checks</button>
+    </form>
+  </details>`;
 }
 
 function dangerZone(context: PageContext, data: RepoSettingsData, base: string): Html {
