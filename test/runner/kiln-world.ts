@@ -95,12 +95,17 @@ export class KilnWorld {
    * Starts `kiln runner daemon` on a registration file: unisolated unless `extra` names an
    * `--isolation`, so that steps may write where the suite looks; `as` runs it under another
    * account (with `setpriv`), `workdir` puts its work elsewhere than the world's directory, `path`
-   * replaces its PATH.
+   * replaces its PATH, `env` adds variables.
    */
   daemon(
     file: string,
     extra: string[] = [],
-    how: { as?: { uid: number; gid: number }; workdir?: string; path?: string } = {},
+    how: {
+      as?: { uid: number; gid: number };
+      workdir?: string;
+      path?: string;
+      env?: Record<string, string>;
+    } = {},
   ): Daemon {
     const isolation = extra.includes('--isolation') ? [] : ['--isolation', 'none'];
     const args = [
@@ -126,7 +131,11 @@ export class KilnWorld {
       : [process.execPath];
     const [program = '', ...prefix] = command;
     const child = spawn(program, [...prefix, ...args], {
-      env: { PATH: how.path ?? process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      env: {
+        PATH: how.path ?? process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        ...how.env,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
