@@ -140,6 +140,56 @@ jobs:
     expect(text).not.toMatch(/fatal|Username/);
   });
 
+  it("runs the actions a composite action uses, with the composite's inputs, once evaluated", async () => {
+    await publish('acme', 'inner', {
+      'action.yml':
+        'inputs:\n  word: { default: none }\noutputs:\n  echoed: {}\nruns:\n  using: node20\n  main: main.js\n  post: post.js\n',
+      'main.js':
+        'console.log("inner got " + process.env.INPUT_WORD + " as " + process.env.GITHUB_ACTION_REPOSITORY); require("fs").appendFileSync(process.env.GITHUB_OUTPUT, "echoed=" + process.env.INPUT_WORD + "\\n")',
+      'post.js': 'console.log("inner post")',
+    });
+    await publish('acme', 'outer', {
+      'action.yml': [
+        'inputs:',
+        '  word: { default: plain }',
+        'outputs:',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: workflow expressions, not JavaScript
+        '  result: { value: "${{ steps.in.outputs.echoed }}" }',
+        'runs:',
+        '  using: composite',
+        '  steps:',
+        '    - id: in',
+        '      uses: acme/inner@v1',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: workflow expressions, not JavaScript
+        '      with: { word: "${{ inputs.word }}" }',
+        '    - run: echo "outer path $GITHUB_ACTION_REPOSITORY"',
+        '      shell: bash',
+        '',
+      ].join('\n'),
+    });
+    const context = { gitea_default_actions_url: `file://${join(root, 'source')}` };
+    const { result, text } = await run(
+      `
+jobs:
+  a:
+    steps:
+      - id: o
+        uses: acme/outer@v1
+        with: { word: "\${{ '\${{ github.token }}' }}" }
+      - run: echo 'outer said \${{ steps.o.outputs.result }}'
+      - run: echo last step
+`,
+      context,
+    );
+    expect(result, text).toBe('success');
+    // The value is an expression's text, passed on as text and never evaluated again.
+    const literal = `\${{ github.token }}`;
+    expect(text).toContain(`inner got ${literal} as acme/inner`);
+    expect(text).toContain('outer path acme/outer');
+    expect(text).toContain(`outer said ${literal}`);
+    expect(text.indexOf('inner post')).toBeGreaterThan(text.indexOf('last step'));
+  });
+
   it('runs a composite action fetched with git from the actions source, cached per ref', async () => {
     await publish('acme', 'tools', {
       'action.yml':

@@ -83,13 +83,10 @@ function phaseEnv(
   spec: StepSpec,
   action: ResolvedAction,
   stepEnv: Record<string, string>,
+  around: Contexts = {},
 ) {
-  const values = inputValues(
-    action.manifest,
-    spec.with,
-    job.contexts(job.env(stepEnv)),
-    job.status,
-  );
+  const contexts = job.contexts(job.env(stepEnv), around);
+  const values = inputValues(action.manifest, spec.with, contexts, job.status);
   return { env: { ...stepEnv, ...inputEnv(values) }, values };
 }
 
@@ -154,12 +151,12 @@ export async function runPreSteps(job: JobState, signal: AbortSignal): Promise<v
 
 async function runNode(run: StepRun, action: ResolvedAction, runs: Loose): Promise<StepExecution> {
   const { job, spec } = run;
-  if (typeof runs.pre === 'string' && spec.uses?.startsWith('./')) {
+  if (typeof runs.pre === 'string' && (spec.uses?.startsWith('./') || run.index < 0)) {
     job.log(
-      `::warning::the pre step of ${spec.uses} is not run: an action in the workspace has none`,
+      `::warning::the pre step of ${spec.uses} is not run: an action in the workspace or inside a composite action has none`,
     );
   }
-  const { env } = phaseEnv(job, spec, action, run.env);
+  const { env } = phaseEnv(job, spec, action, run.env, run.contexts);
   const before = job.actionState.get(run.index) ?? {};
   const main = await nodePhase(
     job,
@@ -198,9 +195,9 @@ export async function runAction(run: StepRun): Promise<StepExecution> {
     resolveAction(job, run.index, uses, run.signal));
   job.action = action.identity;
   const runs = object(action.manifest.runs);
-  const using = String(runs.using ?? '');
+  const using = String(runs.using ?? '').toLowerCase();
   if (NODE_RUNTIMES.has(using)) return runNode(run, action, runs);
-  if (using === 'composite') return runComposite(run, action, runs);
+  if (using === 'composite') return runComposite(run, action, runs, runAction);
   if (using === 'docker') refuseDocker(uses);
   throw new Error(`"uses: ${uses}": unknown runs.using "${using}"`);
 }

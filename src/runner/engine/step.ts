@@ -11,7 +11,7 @@ import { NO_ACTION } from './action-identity.ts';
 import { evaluateEnv } from './action-manifest.ts';
 import { runAction } from './actions.ts';
 import { handOver } from './confinement.ts';
-import { condition, interpolate } from './expressions.ts';
+import { type Contexts, condition, interpolate } from './expressions.ts';
 import { type JobState, timeoutMs } from './job-state.ts';
 import { scriptExtension, shellCommand, which } from './shell.ts';
 import { execute, type StepExecution } from './step-exec.ts';
@@ -21,12 +21,16 @@ import type { StepSpec } from './workflow.ts';
 /** Arguments shared by the ways a step runs. */
 export type StepRun = {
   readonly job: JobState;
-  /** The step's place in `steps:`. */
+  /** The step's place in `steps:`; -1 for a step of a composite action. */
   readonly index: number;
   readonly spec: StepSpec;
   readonly env: Record<string, string>;
   readonly signal: AbortSignal;
   readonly timeoutMs?: number;
+  /** For a step of a composite action: that action's `inputs` and `steps` contexts. */
+  readonly contexts?: Contexts;
+  /** How many composite actions the step is inside. */
+  readonly depth?: number;
 };
 
 /** The directory a step runs in: its own, the defaults', or the workspace. */
