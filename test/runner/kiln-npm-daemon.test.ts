@@ -8,8 +8,6 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/eventually.ts';
-import type { Json } from '../support/http.ts';
 import { KilnWorld } from './kiln-world.ts';
 
 const ANNOTATION =
@@ -48,14 +46,7 @@ jobs:
       env: { npm_command: 'exec', npm_config_cache: join(world.dir, 'npm-cache'), INIT_CWD: '/' },
     });
     await world.push(full, token, { '.gitea/workflows/ci.yml': workflow });
-    let run: Json;
-    const completed = await eventually(async () => {
-      run = await world.latestRun(full, token);
-      return run?.status === 'completed';
-    }, 90_000);
-    expect(completed, `the run did not complete; the runner said: ${daemon.stderr()}`).toBe(true);
-    const jobs = JSON.parse((await world.api(full, token, `/actions/runs/${run.id}/jobs`)).text);
-    const log = (await world.api(full, token, `/actions/jobs/${jobs.jobs[0].id}/logs`)).text;
+    const { run, log } = await world.finishedRun(full, token, daemon);
     expect(run.conclusion, log).toBe('failure');
     // This suite may itself run under npx: the host's PATH is what is left without npm's part.
     const hostPath = (process.env.PATH ?? '')
