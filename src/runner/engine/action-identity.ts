@@ -17,8 +17,8 @@ export type ActionIdentity = {
 /** No step running: between steps and while the job's own expressions are evaluated. */
 export const NO_ACTION: ActionIdentity = { name: '', path: '', repository: '', ref: '' };
 
-function generatedName(step: StepSpec): string {
-  const uses = step.uses;
+/** The name GitHub gives a step without an `id` that runs `uses` (a script when undefined). */
+export function generatedName(uses: string | undefined): string {
   if (uses === undefined) return '__run';
   if (uses.startsWith('./')) return '__self';
   const at = uses.lastIndexOf('@');
@@ -32,7 +32,7 @@ export function actionNames(steps: readonly StepSpec[]): string[] {
   const seen = new Map<string, number>();
   return steps.map((step) => {
     if (step.id !== undefined) return step.id;
-    const base = generatedName(step);
+    const base = generatedName(step.uses);
     const count = (seen.get(base) ?? 0) + 1;
     seen.set(base, count);
     return count === 1 ? base : `${base}_${count}`;

@@ -145,7 +145,7 @@ jobs:
       'action.yml':
         'inputs:\n  word: { default: none }\noutputs:\n  echoed: {}\nruns:\n  using: node20\n  main: main.js\n  post: post.js\n',
       'main.js':
-        'console.log("inner got " + process.env.INPUT_WORD + " as " + process.env.GITHUB_ACTION_REPOSITORY); require("fs").appendFileSync(process.env.GITHUB_OUTPUT, "echoed=" + process.env.INPUT_WORD + "\\n")',
+        'console.log("inner got " + process.env.INPUT_WORD + " as " + process.env.GITHUB_ACTION_REPOSITORY + " named " + process.env.GITHUB_ACTION); require("fs").appendFileSync(process.env.GITHUB_OUTPUT, "echoed=" + process.env.INPUT_WORD + "\\n")',
       'post.js': 'console.log("inner post")',
     });
     await publish('acme', 'outer', {
@@ -184,7 +184,7 @@ jobs:
     expect(result, text).toBe('success');
     // The value is an expression's text, passed on as text and never evaluated again.
     const literal = `\${{ github.token }}`;
-    expect(text).toContain(`inner got ${literal} as acme/inner`);
+    expect(text).toContain(`inner got ${literal} as acme/inner named __acme_inner`);
     expect(text).toContain('outer path acme/outer');
     expect(text).toContain(`outer said ${literal}`);
     expect(text.indexOf('inner post')).toBeGreaterThan(text.indexOf('last step'));

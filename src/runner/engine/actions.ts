@@ -9,7 +9,7 @@
  * Docker actions are refused with a clear message.
  */
 import { resolve } from 'node:path';
-import { type ActionIdentity, NO_ACTION } from './action-identity.ts';
+import { type ActionIdentity, generatedName, NO_ACTION } from './action-identity.ts';
 import {
   evaluateEnv,
   inputEnv,
@@ -48,12 +48,14 @@ async function resolveAction(
   signal: AbortSignal,
 ): Promise<ResolvedAction> {
   if (uses.startsWith('docker://')) refuseDocker(uses);
-  const name = job.actionNames[index] ?? '';
+  // A step of a composite action is named as GitHub names steps without an id.
+  const name = job.actionNames[index] ?? generatedName(uses);
   const fetched = uses.startsWith('./')
     ? { dir: resolve(job.dirs.workspace, uses), repository: '', ref: '' }
     : await fetchRemote(job, uses, signal);
   const manifest = await readManifest(job, fetched.dir);
-  return { dir: fetched.dir, manifest, identity: { name, path: fetched.dir, ...fetched } };
+  const { dir, repository, ref } = fetched;
+  return { dir, manifest, identity: { name, path: dir, repository, ref } };
 }
 
 /** One phase (`pre`, `main`, `post`) of a JavaScript action as a process. */
