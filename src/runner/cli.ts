@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runDaemon } from './daemon.ts';
+import { hostEnvironment } from './host-env.ts';
 import { ISOLATION_MODES, type IsolationMode } from './isolation.ts';
 import { parseLabels } from './labels.ts';
 import { RegisterError, register } from './register.ts';
@@ -118,7 +119,7 @@ async function daemonCommand(args: string[]): Promise<number> {
     graceMs: positiveNumber(values.grace, 'grace', 30) * 1000,
     ...(values.labels ? { labels: parseLabels(values.labels) } : {}),
     workRoot: values.workdir ?? defaultWorkRoot(),
-    hostEnv: process.env,
+    hostEnv: hostEnvironment(process.env),
     killGraceMs: 3000,
     stop: stopper.signal,
     once: values.once === true,

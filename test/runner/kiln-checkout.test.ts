@@ -9,8 +9,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo } from '../git/fixtures.ts';
-import { eventually } from '../support/eventually.ts';
-import type { Json } from '../support/http.ts';
 import { ACTION_YML, INDEX_JS } from './checkout-like.ts';
 import { KilnWorld } from './kiln-world.ts';
 
@@ -70,14 +68,7 @@ jobs:
     });
     expect(full).not.toBe(target);
 
-    let run: Json;
-    const completed = await eventually(async () => {
-      run = await world.latestRun(target, token);
-      return run?.status === 'completed';
-    }, 90_000);
-    expect(completed, `the run did not complete; the runner said: ${daemon.stderr()}`).toBe(true);
-    const jobs = JSON.parse((await world.api(target, token, `/actions/runs/${run.id}/jobs`)).text);
-    const log = (await world.api(target, token, `/actions/jobs/${jobs.jobs[0].id}/logs`)).text;
+    const { run, log } = await world.finishedRun(target, token, daemon);
     expect(run.conclusion, log).toBe('success');
     expect(log).toContain(`checked out ${sha}`);
     expect(log).toContain('the file says checked out by the action');

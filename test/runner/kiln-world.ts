@@ -12,6 +12,7 @@ import { OPERATOR } from '../../src/domain/runners/runner.policy.ts';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { makeRepo } from '../git/fixtures.ts';
 import { MAIN, runCli } from '../support/cli.ts';
+import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
 import type { Json } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -95,12 +96,17 @@ export class KilnWorld {
    * Starts `kiln runner daemon` on a registration file: unisolated unless `extra` names an
    * `--isolation`, so that steps may write where the suite looks; `as` runs it under another
    * account (with `setpriv`), `workdir` puts its work elsewhere than the world's directory, `path`
-   * replaces its PATH.
+   * replaces its PATH, `env` adds variables.
    */
   daemon(
     file: string,
     extra: string[] = [],
-    how: { as?: { uid: number; gid: number }; workdir?: string; path?: string } = {},
+    how: {
+      as?: { uid: number; gid: number };
+      workdir?: string;
+      path?: string;
+      env?: Record<string, string>;
+    } = {},
   ): Daemon {
     const isolation = extra.includes('--isolation') ? [] : ['--isolation', 'none'];
     const args = [
@@ -126,7 +132,11 @@ export class KilnWorld {
       : [process.execPath];
     const [program = '', ...prefix] = command;
     const child = spawn(program, [...prefix, ...args], {
-      env: { PATH: how.path ?? process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      env: {
+        PATH: how.path ?? process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        ...how.env,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -180,6 +190,26 @@ export class KilnWorld {
       workflow_runs: Json[];
     };
     return runs.workflow_runs[0];
+  }
+
+  /**
+   * Waits (up to 90 s) for the repository's newest run to complete; it and its first job's log.
+   * Fails with what the daemon said when the run does not complete.
+   */
+  async finishedRun(
+    full: string,
+    token: string,
+    daemon: Daemon,
+  ): Promise<{ run: Json; log: string }> {
+    let run: Json | undefined;
+    const completed = await eventually(async () => {
+      run = await this.latestRun(full, token);
+      return run?.status === 'completed';
+    }, 90_000);
+    expect(completed, `the run did not complete; the runner said: ${daemon.stderr()}`).toBe(true);
+    const jobs = JSON.parse((await this.api(full, token, `/actions/runs/${run?.id}/jobs`)).text);
+    const log = (await this.api(full, token, `/actions/jobs/${jobs.jobs[0].id}/logs`)).text;
+    return { run: run as Json, log };
   }
 
   async close(): Promise<void> {

@@ -80,6 +80,7 @@ export function baseEnv(task: TaskInput, host: HostInput, dirs: TaskDirs): Recor
   const github = githubContext(task, dirs);
   const g = (key: string) => text(github[key]);
   const token = task.secrets.GITHUB_TOKEN ?? g('token');
+  const server = (g('server_url') || host.instance).replace(/\/+$/, '');
   const vars: Record<string, string> = {
     CI: 'true',
     GITHUB_ACTIONS: 'true',
@@ -94,8 +95,9 @@ export function baseEnv(task: TaskInput, host: HostInput, dirs: TaskDirs): Recor
     GITHUB_REPOSITORY: g('repository'),
     GITHUB_REPOSITORY_OWNER: g('repository_owner'),
     GITHUB_SERVER_URL: g('server_url'),
-    GITHUB_API_URL: g('api_url'),
-    GITHUB_GRAPHQL_URL: g('graphql_url'),
+    // Never empty: the toolkit's clients fall back to api.github.com, sending the token there.
+    GITHUB_API_URL: g('api_url') || `${server}/api/v1`,
+    GITHUB_GRAPHQL_URL: g('graphql_url') || `${server}/api/graphql`,
     GITHUB_RUN_ID: g('run_id'),
     GITHUB_RUN_NUMBER: g('run_number'),
     GITHUB_RUN_ATTEMPT: g('run_attempt') || '1',

@@ -2,6 +2,8 @@
  * What a running job knows between steps: its status, the environment steps added, the outputs
  * of earlier steps, the values to mask, and the post steps still to run.
  */
+import { type ActionIdentity, actionNames, identityContext, NO_ACTION } from './action-identity.ts';
+import type { ResolvedAction } from './actions.ts';
 import {
   actionsUrl,
   baseEnv,
@@ -33,6 +35,14 @@ export class JobState {
   readonly steps: Record<string, StepRecord> = {};
   /** Post steps of actions, run in reverse order once the main steps are done. */
   readonly posts: Array<() => Promise<void>> = [];
+  /** The step and action running now (`GITHUB_ACTION*`, `github.action*`). */
+  action: ActionIdentity = NO_ACTION;
+  /** `GITHUB_ACTION` of each step. */
+  readonly actionNames: readonly string[];
+  /** Actions fetched and read before the first step (for their `pre`), by step index. */
+  readonly resolved = new Map<number, Promise<ResolvedAction>>();
+  /** State an action's `pre` saved for its `main`, by step index. */
+  readonly actionState = new Map<number, Record<string, string>>();
   /** Workflow and job `env:` once evaluated. */
   jobEnv: Record<string, string> = {};
   readonly base: Record<string, string>;
@@ -57,6 +67,12 @@ export class JobState {
     this.debug =
       task.secrets.ACTIONS_STEP_DEBUG === 'true' || task.vars.ACTIONS_STEP_DEBUG === 'true';
     this.actionsUrl = actionsUrl(task, host);
+    this.actionNames = actionNames(job.steps);
+  }
+
+  /** Marks the job failed, unless it is already failed or cancelled. */
+  fail(): void {
+    if (this.status === 'success') this.status = 'failure';
   }
 
   /** Logs a line after masking it. */
@@ -89,7 +105,7 @@ export class JobState {
 
   /** The contexts an expression may use, with `env` as given. */
   contexts(env: Record<string, string> = this.env(), extra: Contexts = {}): Contexts {
-    const github = githubContext(this.task, this.dirs);
+    const github = { ...githubContext(this.task, this.dirs), ...identityContext(this.action) };
     return {
       github,
       gitea: github,
@@ -102,7 +118,7 @@ export class JobState {
       strategy: {},
       inputs: inputsOf(this.task.context),
       job: { status: this.status, container: {}, services: {} },
-      runner: runnerContext(this.host, this.dirs),
+      runner: { ...runnerContext(this.host, this.dirs), ...(this.debug ? { debug: '1' } : {}) },
       ...extra,
     };
   }

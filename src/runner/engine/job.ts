@@ -6,6 +6,7 @@
  */
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { runPreSteps } from './actions.ts';
 import { handOver } from './confinement.ts';
 import type { TaskDirs } from './contexts.ts';
 import { condition, type JobStatus } from './expressions.ts';
@@ -109,6 +110,7 @@ async function runSteps(state: JobState, signal: AbortSignal): Promise<JobResult
   }
   const timedOut = AbortSignal.timeout(jobTimeout);
   const jobSignal = AbortSignal.any([signal, timedOut]);
+  await runPreSteps(state, jobSignal);
   for (const [index, step] of job.steps.entries()) {
     if (jobSignal.aborted && state.status !== 'cancelled') {
       state.status = 'cancelled';

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { identityEnv } from './action-identity.ts';
 import { confine, handOver } from './confinement.ts';
 import { createStepFiles, EnvFileError, readStepFiles } from './env-files.ts';
 import type { JobState } from './job-state.ts';
@@ -89,6 +90,8 @@ export async function execute(job: JobState, proc: StepProcess): Promise<StepExe
       env: {
         ...job.base,
         ...job.env(proc.env),
+        ...identityEnv(job.action),
+        ...(job.debug ? { RUNNER_DEBUG: '1' } : {}),
         ...stateEnv,
         PATH: job.path(),
         GITHUB_ENV: files.env,

@@ -7,9 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import { NO_ACTION } from './action-identity.ts';
+import { evaluateEnv } from './action-manifest.ts';
 import { runAction } from './actions.ts';
 import { handOver } from './confinement.ts';
-import { condition, interpolate } from './expressions.ts';
+import { type Contexts, condition, interpolate } from './expressions.ts';
 import { type JobState, timeoutMs } from './job-state.ts';
 import { scriptExtension, shellCommand, which } from './shell.ts';
 import { execute, type StepExecution } from './step-exec.ts';
@@ -19,10 +21,16 @@ import type { StepSpec } from './workflow.ts';
 /** Arguments shared by the ways a step runs. */
 export type StepRun = {
   readonly job: JobState;
+  /** The step's place in `steps:`; -1 for a step of a composite action. */
+  readonly index: number;
   readonly spec: StepSpec;
   readonly env: Record<string, string>;
   readonly signal: AbortSignal;
   readonly timeoutMs?: number;
+  /** For a step of a composite action: that action's `inputs` and `steps` contexts. */
+  readonly contexts?: Contexts;
+  /** How many composite actions the step is inside. */
+  readonly depth?: number;
 };
 
 /** The directory a step runs in: its own, the defaults', or the workspace. */
@@ -52,15 +60,6 @@ async function runScript(run: StepRun): Promise<StepExecution> {
   });
 }
 
-function evaluatedEnv(job: JobState, spec: StepSpec): Record<string, string> {
-  const env: Record<string, string> = {};
-  const contexts = job.contexts();
-  for (const [key, value] of Object.entries(spec.env)) {
-    env[key] = interpolate(value, contexts, job.status);
-  }
-  return env;
-}
-
 /** A step that is not running anything: a signal that never aborts. */
 const NEVER = new AbortController().signal;
 
@@ -75,6 +74,7 @@ export async function runStep(
   let outcome: Conclusion = 'failure';
   let outputs: Record<string, string> = {};
   let started = false;
+  job.action = { ...NO_ACTION, name: job.actionNames[index] ?? id };
   try {
     if (!condition(spec.if, job.contexts(), job.status)) {
       job.steps[id] = { outputs: {}, outcome: 'skipped', conclusion: 'skipped' };
@@ -83,12 +83,13 @@ export async function runStep(
     }
     job.sink.stepStarted(index);
     started = true;
-    const env = evaluatedEnv(job, spec);
+    const env = evaluateEnv(job, spec.env);
     const stepTimeout = timeoutMs(spec.timeoutMinutes, job);
     // A step that runs after cancellation (always(), cancelled()) must not be stopped at once.
     const signal = jobSignal.aborted ? NEVER : jobSignal;
     const run: StepRun = {
       job,
+      index,
       spec,
       env,
       signal,
@@ -101,6 +102,8 @@ export async function runStep(
     if (!started) job.sink.stepStarted(index);
     job.log(`::error::${(error as Error).message}`);
     outcome = 'failure';
+  } finally {
+    job.action = NO_ACTION;
   }
   let conclusion = outcome;
   if (outcome === 'failure' && safeFlag(job, spec.continueOnError)) conclusion = 'success';

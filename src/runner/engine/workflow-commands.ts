@@ -2,6 +2,21 @@
  * Workflow commands a step prints on its own line (`::name key=value,…::message`). Only the ones
  * that change what the runner does are interpreted; the rest stay in the log, where Gitea's log
  * view renders groups and annotations from the same text.
+ *
+ * Annotations travel as log rows, as with act_runner and the Forgejo runner: the server finds
+ * them in the rows it stores, so the runner sends each `::error`, `::warning` and `::notice`
+ * line as the step printed it (after masking, which only replaces secrets with `***`), one row
+ * per line, never rewritten, joined or split. A row is an annotation when its content, after
+ * leading white space, reads
+ *
+ *     ::error|warning|notice[ key=value[,key=value…]]::message
+ *
+ * with the command's name in any case, the keys `file`, `line`, `endLine`, `col`, `endColumn`
+ * and `title`, and the toolkit's escapes: `%25` `%0D` `%0A` in the message and, in values, also
+ * `%3A` (`:`) and `%2C` (`,`). The runner's own failures (a step's exit code, timeout,
+ * cancellation, an action that cannot be fetched) are rows of the same form without keys. Rows
+ * between `::stop-commands::TOKEN` and `::TOKEN::` are plain text and must not be read as
+ * commands; the runner passes them on unchanged too.
  */
 
 /** One parsed command. */

@@ -55,11 +55,20 @@ function optionalString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : String(value);
 }
 
+/**
+ * A YAML value as the text a step sees, as GitHub's runner has it: `null` (or nothing) is empty,
+ * booleans and numbers are written out (`true`, `1`), mappings and lists as JSON.
+ */
+export function scalarText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
 function stringMap(value: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, entry] of Object.entries(object(value))) {
-    out[key] = typeof entry === 'string' ? entry : JSON.stringify(entry ?? '');
-  }
+  for (const [key, entry] of Object.entries(object(value))) out[key] = scalarText(entry);
   return out;
 }
 
