@@ -107,11 +107,14 @@ export class TaskReportService {
   ): Promise<TaskReportAnswer> {
     const task = await this.#owned(runner, report.taskId);
     const refused = await storeOutputs(this.#stores.reports, report.taskId, report.outputs);
-    if (task.status !== 'running' && report.result !== undefined) {
-      // The last report after a cancel or a sweep: an ephemeral runner's one task is over.
-      await this.#tasks.retireEphemeral(runner.id);
-    } else if (task.status === 'running') {
-      await this.#storeSteps(report.taskId, report.steps);
+    if (task.status !== 'running') {
+      // A report after a cancel or a sweep: the job's result stays, but its steps are as far as
+      // the runner got (a step cut short shows as cancelled, with the rows it wrote).
+      await this.#storeSteps(report.taskId, report.steps, true);
+      // The last report: an ephemeral runner's one task is over.
+      if (report.result !== undefined) await this.#tasks.retireEphemeral(runner.id);
+    } else {
+      await this.#storeSteps(report.taskId, report.steps, report.result !== undefined);
       if (report.result === undefined) {
         await this.#stores.reports.heartbeat(report.taskId, now);
       } else {
@@ -129,10 +132,16 @@ export class TaskReportService {
     return { status: stored?.status ?? 'cancelled', sentOutputs: [...sentOutputs, ...refused] };
   }
 
-  async #storeSteps(taskId: number, steps: readonly StepReport[]) {
+  /**
+   * Stores the steps as reported. Once the job is over (`over`), a step without a result never
+   * got one: it was cut short if it had started, else it never ran.
+   */
+  async #storeSteps(taskId: number, steps: readonly StepReport[], over: boolean) {
     for (const step of steps) {
+      const started = step.startedAt !== undefined;
       const status: CiTaskStatus =
-        step.result ?? (step.startedAt === undefined ? 'pending' : 'running');
+        step.result ??
+        (over ? (started ? 'cancelled' : 'skipped') : started ? 'running' : 'pending');
       await this.#stores.reports.updateStep(taskId, {
         index: step.id,
         status,

@@ -17,6 +17,21 @@ export type LogSection = {
 };
 
 /**
+ * Where a step's rows end. A runner may report a step's length only when the step ends, so a
+ * step still running, or cut short by a cancel, owns the rows from its start up to the next
+ * started step (or the end of the log) rather than none.
+ */
+function stepEnd(step: JobStep, steps: readonly JobStep[], total: number): number {
+  const reported = step.logIndex + step.logLength;
+  const open = step.status === 'running' || step.status === 'cancelled';
+  if (step.logLength > 0 || !open || step.startedAt === null) return reported;
+  const next = steps
+    .filter((other) => other.startedAt !== null && other.logIndex > step.logIndex)
+    .reduce((least, other) => Math.min(least, other.logIndex), total);
+  return Math.max(reported, next);
+}
+
+/**
  * Cuts a job's log into sections by its steps' rows (`log_index`, `log_length`). Rows a runner
  * writes before the first step and after the last (setting up and completing the job) get
  * sections of their own, so no row is lost; a job without steps is one section.
@@ -27,8 +42,9 @@ export function logSections(job: JobView, total: number): LogSection[] {
     return [{ key: 'log', name: 'Log', status: job.status, step: undefined, start: 0, end: total }];
   }
   const sections: LogSection[] = [];
+  const ends = new Map(steps.map((step) => [step.index, stepEnd(step, steps, total)]));
   const first = Math.min(...steps.map((step) => step.logIndex));
-  const last = Math.max(...steps.map((step) => step.logIndex + step.logLength));
+  const last = Math.max(...steps.map((step) => ends.get(step.index) ?? 0));
   if (first > 0) {
     sections.push({
       key: 'setup',
@@ -46,7 +62,7 @@ export function logSections(job: JobView, total: number): LogSection[] {
       status: step.status,
       step,
       start: step.logIndex,
-      end: step.logIndex + step.logLength,
+      end: ends.get(step.index) ?? step.logIndex + step.logLength,
     });
   }
   if (total > last) {
