@@ -1,5 +1,6 @@
 import type { CiTaskStatus } from '../../db/tables.ts';
 import { Conflict, Forbidden } from '../errors.ts';
+import { AnnotationCollector } from './annotations/annotation-collector.ts';
 import type { CiTaskResult } from './ci.types.ts';
 import { secretLogForms } from './ci-names.ts';
 import type { CiSecretService } from './ci-secret.service.ts';
@@ -50,6 +51,7 @@ export class TaskReportService {
   readonly #secrets: CiSecretService;
   readonly #logRetentionMs: number;
   readonly #caps: LogCaps;
+  readonly #annotations: AnnotationCollector;
   /** Secret values to mask, per running task; rebuilt after a restart or on another replica. */
   readonly #masks = new Map<number, string[]>();
 
@@ -66,6 +68,7 @@ export class TaskReportService {
   }) {
     this.#logRetentionMs = deps.logRetentionMs ?? 90 * 86_400_000;
     this.#caps = new LogCaps(deps.logs, deps.stores.reports, deps.logLimits);
+    this.#annotations = new AnnotationCollector(deps.stores.annotations);
     this.#stores = deps.stores;
     this.#tasks = deps.tasks;
     this.#lifecycle = deps.lifecycle;
@@ -201,6 +204,8 @@ export class TaskReportService {
           ? unseen
           : unseen.map((row) => ({ time: row.time, content: mask(row.content) }));
       const stored = await this.#logs.append(taskId, ack, masked, this.#caps.taskLimit);
+      // Annotations come from the rows as stored: masked, and only those kept under the caps.
+      await this.#annotations.collect(taskId, ack, masked.slice(0, Math.max(0, stored - ack)));
       if (stored < ack + masked.length) {
         return this.#truncate(taskId, stored, 'task', index + rows.length, noMore);
       }
@@ -230,6 +235,7 @@ export class TaskReportService {
     this.#masks.delete(taskId);
     this.#holders.delete(taskId);
     this.#caps.forget(taskId);
+    this.#annotations.forget(taskId);
     await this.#logs.close(taskId);
   }
 

@@ -1,5 +1,7 @@
+import { parseAnnotationCommand } from '../../../domain/ci/annotations/annotation-command.ts';
 import type { JobStep, JobView, LogTail } from '../../../domain/ci/run-query.service.ts';
 import { type Html, html } from '../html.ts';
+import { annotationLogLine } from './annotations.ts';
 import { ansiToHtml } from './ansi.ts';
 import { cutMark, cutText, pacer, RenderBudget } from './render-budget.ts';
 import { duration, statusIcon } from './run-status.ts';
@@ -137,8 +139,12 @@ async function renderRows(
     const section = sectionOf(row);
     const number = row - (section?.start ?? 0) + 1;
     const id = `step-${section?.key ?? 'log'}-L${number}`;
-    const { text, left } = cutText(contentOf(window.rows[index] ?? ''), limits.lineChars);
-    const markup = html`<tr><td class="kiln-ln" id="${id}"><a href="#${id}">${number}</a></td><td class="kiln-lc">${ansiToHtml(text)}${left > 0 ? cutMark(left, 'raw log') : null}</td></tr>`;
+    const content = contentOf(window.rows[index] ?? '');
+    // A workflow command for an annotation reads as what it says, not as the command.
+    const command = content.includes('::') ? parseAnnotationCommand(content) : undefined;
+    const { text, left } = cutText(command?.message ?? content, limits.lineChars);
+    const line = command ? annotationLogLine({ ...command, message: text }) : ansiToHtml(text);
+    const markup = html`<tr><td class="kiln-ln" id="${id}"><a href="#${id}">${number}</a></td><td class="kiln-lc">${line}${left > 0 ? cutMark(left, 'raw log') : null}</td></tr>`;
     if (rows.size === 0) budget.spend(markup);
     else if (!budget.take(markup)) break;
     rows.set(row, markup);
