@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RunAnnotation } from '../domain/ci/run-query.service.ts';
 import { toApiWorkflowJob, toApiWorkflowRun } from '../present/action.ts';
 import { addListTool, addTool, recordResult, repoArgs, type ToolKit } from './tool-kit.ts';
 
@@ -19,6 +20,22 @@ function withoutUrls<Shape extends object>(record: Shape): Shape {
     key === 'url' || key.endsWith('_url') ? null : value,
   ]);
   return Object.fromEntries(entries) as Shape;
+}
+
+/** An annotation in the shape of GitHub's check-run annotations, with its job's id and name. */
+function annotationRecord(annotation: RunAnnotation) {
+  return {
+    job_id: annotation.taskId,
+    job_name: annotation.jobName,
+    annotation_level: annotation.level === 'error' ? 'failure' : annotation.level,
+    title: annotation.title,
+    message: annotation.message,
+    path: annotation.file,
+    start_line: annotation.line,
+    end_line: annotation.endLine ?? annotation.line,
+    start_column: annotation.col,
+    end_column: annotation.endCol,
+  };
 }
 
 /** A stored log row is `<RFC 3339 time> <content>`; the tail gives the content. */
@@ -47,9 +64,11 @@ export function registerRunTools(
     number: number,
   ) => {
     const { repo: found, run, jobs } = await queries.listJobs(user, owner, repo, number);
+    const annotations = await queries.runAnnotations(run);
     return recordResult({
       ...withoutUrls(toApiWorkflowRun(run, found, '')),
       jobs: jobs.map((job) => withoutUrls(toApiWorkflowJob(job, run, found, ''))),
+      annotations: annotations.map(annotationRecord),
     });
   };
 
@@ -82,7 +101,9 @@ export function registerRunTools(
       description:
         'One run as a Gitea ActionWorkflowRun record, with `jobs`: each job with its `id` ' +
         '(for `get_job_log_tail`), `name`, `status`, `conclusion`, `run_attempt` and `steps` ' +
-        '(`name`, `number`, `status`, `conclusion`).',
+        "(`name`, `number`, `status`, `conclusion`); and `annotations`, what the jobs' logs " +
+        'flagged with `::error`/`::warning`/`::notice` (`job_name`, `annotation_level`, ' +
+        '`title`, `message`, `path`, `start_line`, `end_line`).',
       input: z.strictObject({ ...repoArgs, run: runArg }),
       effect: 'read',
     },

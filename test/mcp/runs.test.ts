@@ -41,10 +41,11 @@ async function runJobs(count: number, lines: string[]): Promise<void> {
   for (let i = 0; i < count; i++) {
     const task = await runner.next();
     const failing = (task.context as { job: string }).job === 'test';
+    const printed = failing
+      ? [...lines, '::error file=src/sum.ts,line=7::expected 2, got 3']
+      : ['ok'];
     await runner.run(task, {
-      steps: [
-        { lines: failing ? lines : ['ok'], result: failing ? Result.FAILURE : Result.SUCCESS },
-      ],
+      steps: [{ lines: printed, result: failing ? Result.FAILURE : Result.SUCCESS }],
     });
   }
 }
@@ -86,6 +87,16 @@ describe('workflow runs over MCP', () => {
     expect(run.structured).toMatchObject({ id: 1, conclusion: 'failure', url: null });
     const jobs = await rest(`/repos/${alice.handle}/ci/actions/runs/1/jobs`);
     expect(run.structured.jobs).toEqual(withNullUrls(jobs.jobs, kiln.url));
+    expect(run.structured.annotations).toEqual([
+      expect.objectContaining({
+        job_name: 'test',
+        annotation_level: 'failure',
+        message: 'expected 2, got 3',
+        path: 'src/sum.ts',
+        start_line: 7,
+        end_line: 7,
+      }),
+    ]);
   });
 
   it("reads the bounded tail of a job's log", async () => {
@@ -93,12 +104,13 @@ describe('workflow runs over MCP', () => {
     const failed = (run.structured.jobs as { id: number; name: string }[]).find(
       (job) => job.name === 'test',
     );
-    const tail = await callTool(mcp, 'get_job_log_tail', { ...repo, job: failed?.id, lines: 4 });
+    const tail = await callTool(mcp, 'get_job_log_tail', { ...repo, job: failed?.id, lines: 5 });
     expect(tail.isError).toBe(false);
     const lines = tail.structured.lines as string[];
     // The runner's last row is an empty one, sent with the end of the log.
-    expect(lines).toHaveLength(4);
-    expect(lines[3]).toBe('');
+    expect(lines).toHaveLength(5);
+    expect(lines[3]).toBe('::error file=src/sum.ts,line=7::expected 2, got 3');
+    expect(lines[4]).toBe('');
     expect(lines[0]).toBe('test line 300');
     expect(lines[1]?.length).toBeLessThan(2100);
     expect(lines[1]).toContain('(line cut)');
