@@ -304,10 +304,9 @@ export type CiTaskStepsTable = {
   stopped_at: number | null;
 };
 
-/** An `::error`/`::warning`/`::notice` line of a job's log; `seq` counts from 0 per task. */
+/** An `::error`/`::warning`/`::notice` line of a job's log, keyed by its row. */
 export type CiAnnotationsTable = {
   task_id: number;
-  seq: number;
   level: 'error' | 'warning' | 'notice';
   message: string;
   title: string | null;
@@ -316,7 +315,7 @@ export type CiAnnotationsTable = {
   end_line: number | null;
   col: number | null;
   end_col: number | null;
-  /** The log row the command was printed on. */
+  /** The log row the command was printed on (0-based). */
   log_row: number;
 };
 

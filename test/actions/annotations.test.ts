@@ -47,6 +47,10 @@ describe('annotations from a job log', () => {
             '::notice::lint done <b>bold</b>',
             ...flood,
           ],
+        },
+        // Another batch of rows: the cap counts what the job already has.
+        {
+          lines: ['::warning::one warning too many', '::error::and another error'],
           result: Result.FAILURE,
         },
       ],
@@ -62,7 +66,8 @@ describe('annotations from a job log', () => {
     // What a log says is text, never markup.
     expect(box).toContain('lint done &lt;b&gt;bold&lt;/b&gt;');
     expect(box?.match(/data-annotation="warning"/g)).toHaveLength(50);
-    expect(box?.match(/data-annotation="error"/g)).toHaveLength(1);
+    expect(box?.match(/data-annotation="error"/g)).toHaveLength(2);
+    expect(box).not.toContain('one warning too many');
     expect(box?.match(/data-annotation="notice"/g)).toHaveLength(1);
     // In the log the command reads as its message, not as the command.
     expect(body).toContain('data-annotation-line="error"');

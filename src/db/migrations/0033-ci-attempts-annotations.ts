@@ -31,7 +31,6 @@ export const ciAttemptsAnnotationsMigration: Migration = {
       .addColumn('task_id', taskId, (c) =>
         c.notNull().references('ci_tasks.id').onDelete('cascade'),
       )
-      .addColumn('seq', 'integer', (c) => c.notNull())
       .addColumn('level', 'text', (c) => c.notNull())
       .addColumn('message', 'text', (c) => c.notNull())
       .addColumn('title', 'text')
@@ -40,8 +39,10 @@ export const ciAttemptsAnnotationsMigration: Migration = {
       .addColumn('end_line', 'integer')
       .addColumn('col', 'integer')
       .addColumn('end_col', 'integer')
+      // One command per log row: the row keys the annotation, so a batch sent again, or rows of
+      // one log stored through different replicas, never make two of one line.
       .addColumn('log_row', 'bigint', (c) => c.notNull())
-      .addPrimaryKeyConstraint('ci_annotations_pk', ['task_id', 'seq'])
+      .addPrimaryKeyConstraint('ci_annotations_pk', ['task_id', 'log_row'])
       .execute();
   },
 };

@@ -235,7 +235,6 @@ export class TaskReportService {
     this.#masks.delete(taskId);
     this.#holders.delete(taskId);
     this.#caps.forget(taskId);
-    this.#annotations.forget(taskId);
     await this.#logs.close(taskId);
   }
 

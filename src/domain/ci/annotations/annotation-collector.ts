@@ -1,23 +1,21 @@
 import type { LogRow } from '../logs/task-log-store.ts';
 import type { Annotation, AnnotationStore } from './annotation.store.ts';
-import { type AnnotationLevel, parseAnnotationCommand } from './annotation-command.ts';
+import { type AnnotationCommand, parseAnnotationCommand } from './annotation-command.ts';
 
-/** Annotations kept per level and job, as GitHub keeps them per step. */
+/** Annotations kept per level and job (GitHub keeps a bounded number too). */
 export const MAX_ANNOTATIONS_PER_LEVEL = 50;
-
-type Tally = { levels: Map<AnnotationLevel, number>; next: number };
 
 /**
  * Turns the `::error`/`::warning`/`::notice` lines of a job's log into annotations as its rows
  * are stored. Invariant: a job gets at most MAX_ANNOTATIONS_PER_LEVEL annotations of each level,
- * and each row costs one scan for `::` (parseAnnotationCommand is linear and bounded), so a log
- * of nothing but commands costs what its bytes cost, never a query per line. The counts of a job
- * being written live in memory (read once from the database, e.g. after a restart or on another
- * replica), and are forgotten when its log is sealed.
+ * and a batch of rows costs one scan of each row for `::` (parseAnnotationCommand is linear and
+ * bounded) plus, only when the batch holds commands, one count and one insert: a log of nothing
+ * but commands costs queries per batch, never per line. The counts are read from the database
+ * for each such batch, so they hold across replicas and re-runs; a row keys its annotation, so a
+ * batch sent again stores nothing twice.
  */
 export class AnnotationCollector {
   readonly #store: AnnotationStore;
-  readonly #tallies = new Map<number, Tally>();
 
   constructor(store: AnnotationStore) {
     this.#store = store;
@@ -25,35 +23,22 @@ export class AnnotationCollector {
 
   /** Stores the annotations asked for by `rows`, the job's rows from row `first` on. */
   async collect(taskId: number, first: number, rows: readonly LogRow[]): Promise<void> {
-    let found: Annotation[] | undefined;
-    let tally: Tally | undefined;
+    const commands: { command: AnnotationCommand; row: number }[] = [];
     for (const [offset, row] of rows.entries()) {
       // Most rows are not commands: one search before any parsing.
       if (!row.content.includes('::')) continue;
       const command = parseAnnotationCommand(row.content);
-      if (command === undefined) continue;
-      tally ??= await this.#tally(taskId);
-      const count = tally.levels.get(command.level) ?? 0;
+      if (command !== undefined) commands.push({ command, row: first + offset });
+    }
+    if (commands.length === 0) return;
+    const counts = await this.#store.countsOf(taskId);
+    const kept: Annotation[] = [];
+    for (const { command, row } of commands) {
+      const count = counts.get(command.level) ?? 0;
       if (count >= MAX_ANNOTATIONS_PER_LEVEL) continue;
-      tally.levels.set(command.level, count + 1);
-      found ??= [];
-      found.push({ ...command, taskId, seq: tally.next++, logRow: first + offset });
+      counts.set(command.level, count + 1);
+      kept.push({ ...command, taskId, logRow: row });
     }
-    if (found !== undefined) await this.#store.add(found);
-  }
-
-  /** The job's log is sealed: no more rows will come. */
-  forget(taskId: number): void {
-    this.#tallies.delete(taskId);
-  }
-
-  async #tally(taskId: number): Promise<Tally> {
-    let tally = this.#tallies.get(taskId);
-    if (tally === undefined) {
-      tally = await this.#store.countsOf(taskId);
-      if (this.#tallies.size > 10_000) this.#tallies.clear();
-      this.#tallies.set(taskId, tally);
-    }
-    return tally;
+    await this.#store.add(kept);
   }
 }

@@ -5,7 +5,6 @@ import type { AnnotationCommand, AnnotationLevel } from './annotation-command.ts
 /** A stored annotation of a job, with where in its log it was printed. */
 export type Annotation = AnnotationCommand & {
   readonly taskId: number;
-  readonly seq: number;
   readonly logRow: number;
 };
 
@@ -16,7 +15,6 @@ function toAnnotation(row: Selectable<CiAnnotationsTable>): Annotation {
   const position = (value: number | null) => (value === null ? null : Number(value));
   return {
     taskId: Number(row.task_id),
-    seq: Number(row.seq),
     logRow: Number(row.log_row),
     level: row.level,
     message: row.message,
@@ -37,21 +35,18 @@ export class AnnotationStore {
     this.#db = db;
   }
 
-  /** How many annotations of each level the job has, and the next `seq` to use. */
-  async countsOf(taskId: number): Promise<{ levels: Map<AnnotationLevel, number>; next: number }> {
+  /** How many annotations of each level the job has. */
+  async countsOf(taskId: number): Promise<Map<AnnotationLevel, number>> {
     const rows = await this.#db
       .selectFrom('ci_annotations')
       .select(['level', (eb) => eb.fn.countAll<number | string>().as('count')])
-      .select((eb) => eb.fn.max('seq').as('last'))
       .where('task_id', '=', taskId)
       .groupBy('level')
       .execute();
-    const levels = new Map(rows.map((row) => [row.level, Number(row.count)]));
-    const next = rows.reduce((most, row) => Math.max(most, Number(row.last) + 1), 0);
-    return { levels, next };
+    return new Map(rows.map((row) => [row.level, Number(row.count)]));
   }
 
-  /** Stores annotations; one already stored at a `seq` (a resent batch) is kept. */
+  /** Stores annotations; one already stored for its log row (a resent batch) is kept. */
   async add(annotations: readonly Annotation[]): Promise<void> {
     if (annotations.length === 0) return;
     await this.#db
@@ -59,7 +54,6 @@ export class AnnotationStore {
       .values(
         annotations.map((a) => ({
           task_id: a.taskId,
-          seq: a.seq,
           level: a.level,
           message: a.message,
           title: a.title,
@@ -71,7 +65,7 @@ export class AnnotationStore {
           log_row: a.logRow,
         })),
       )
-      .onConflict((oc) => oc.columns(['task_id', 'seq']).doNothing())
+      .onConflict((oc) => oc.columns(['task_id', 'log_row']).doNothing())
       .execute();
   }
 
@@ -81,7 +75,7 @@ export class AnnotationStore {
       .selectFrom('ci_annotations')
       .selectAll()
       .where('task_id', '=', taskId)
-      .orderBy('seq')
+      .orderBy('log_row')
       .execute();
     return rows.map(toAnnotation);
   }
@@ -96,7 +90,7 @@ export class AnnotationStore {
       .select('t.name as job_name')
       .where('t.run_id', 'in', [...runIds])
       .orderBy('a.task_id')
-      .orderBy('a.seq')
+      .orderBy('a.log_row')
       .limit(limit)
       .execute();
     return rows.map((row) => ({ ...toAnnotation(row), jobName: row.job_name }));
