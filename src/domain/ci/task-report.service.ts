@@ -12,16 +12,9 @@ import type { LogRow, TaskLogStore } from './logs/task-log-store.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import { storeOutputs } from './task-outputs.ts';
 import type { HeldTask } from './task-report.store.ts';
+import { type StepReport, storeSteps } from './task-steps.ts';
 
-/** A step as the runner reports it; `id` is the step's 0-based index. */
-export type StepReport = {
-  readonly id: number;
-  readonly result: CiTaskResult | undefined;
-  readonly startedAt: Date | undefined;
-  readonly stoppedAt: Date | undefined;
-  readonly logIndex: number;
-  readonly logLength: number;
-};
+export type { StepReport };
 
 export type TaskReport = {
   readonly taskId: number;
@@ -113,11 +106,16 @@ export class TaskReportService {
     if (task.status !== 'running') {
       // A report after a cancel or a sweep: the job's result stays, but its steps are as far as
       // the runner got (a step cut short shows as cancelled, with the rows it wrote).
-      await this.#storeSteps(report.taskId, report.steps, true);
+      await storeSteps(this.#stores.reports, report.taskId, report.steps, true);
       // The last report: an ephemeral runner's one task is over.
       if (report.result !== undefined) await this.#tasks.retireEphemeral(runner.id);
     } else {
-      await this.#storeSteps(report.taskId, report.steps, report.result !== undefined);
+      await storeSteps(
+        this.#stores.reports,
+        report.taskId,
+        report.steps,
+        report.result !== undefined,
+      );
       if (report.result === undefined) {
         await this.#stores.reports.heartbeat(report.taskId, now);
       } else {
@@ -133,27 +131,6 @@ export class TaskReportService {
     const stored = await this.#stores.reports.findHeld(report.taskId);
     const sentOutputs = await this.#stores.reports.listOutputNames(report.taskId);
     return { status: stored?.status ?? 'cancelled', sentOutputs: [...sentOutputs, ...refused] };
-  }
-
-  /**
-   * Stores the steps as reported. Once the job is over (`over`), a step without a result never
-   * got one: it was cut short if it had started, else it never ran.
-   */
-  async #storeSteps(taskId: number, steps: readonly StepReport[], over: boolean) {
-    for (const step of steps) {
-      const started = step.startedAt !== undefined;
-      const status: CiTaskStatus =
-        step.result ??
-        (over ? (started ? 'cancelled' : 'skipped') : started ? 'running' : 'pending');
-      await this.#stores.reports.updateStep(taskId, {
-        index: step.id,
-        status,
-        logIndex: step.logIndex,
-        logLength: step.logLength,
-        startedAt: step.startedAt?.getTime() ?? null,
-        stoppedAt: step.stoppedAt?.getTime() ?? null,
-      });
-    }
   }
 
   /**
