@@ -163,11 +163,14 @@ describe('re-running the failed jobs of a run', () => {
     const nameOf = async (taskId: bigint) =>
       (await jobs()).find((job) => job.id === Number(taskId))?.name ?? '';
     const ranNames: string[] = [];
+    // `github.run_attempt` as each job sees it.
+    const attempts: string[] = [];
     const runAll = async (count: number) => {
       for (let i = 0; i < count; i++) {
         const task = await runner.next();
         const jobName = await nameOf(task.id);
         ranNames.push(jobName);
+        attempts.push((task.context as { run_attempt: string }).run_attempt);
         const fails = jobName.includes('omega');
         await runner.run(task, {
           steps: [{ lines: ['x'], result: fails ? Result.FAILURE : Result.SUCCESS }],
@@ -191,7 +194,9 @@ describe('re-running the failed jobs of a run', () => {
       expect(again.status).toBe(201);
       expect(again.body).toMatchObject({ run_attempt: attempt });
       ranNames.length = 0;
+      attempts.length = 0;
       await runAll(2);
+      expect(attempts).toEqual([String(attempt), String(attempt)]);
       expect(await runner.poll()).toBeUndefined();
       // The failed leg and the job that needs the matrix; the leg that passed is left alone.
       expect(ranNames.filter((job) => job.startsWith('build'))).toHaveLength(1);
