@@ -180,14 +180,31 @@ export class CiTaskStore {
       .execute();
   }
 
-  /** Fails running tasks past their deadline or silent since `silentBefore`; what it failed. */
+  /**
+   * Fails running tasks past their deadline or silent since `silentBefore`; what it failed. The
+   * step that was running fails with its job, and those after it never ran.
+   */
   async failZombies(now: number, silentBefore: number) {
     const failed = await this.#db
       .updateTable('ci_tasks')
       .set({ status: 'failure', stopped_at: now, updated_at: now, token_hash: null })
       .where(isZombie(now, silentBefore))
-      .returning(['runner_id', 'run_id'])
+      .returning(['id', 'runner_id', 'run_id'])
       .execute();
+    const ids = failed.map((task) => Number(task.id));
+    if (ids.length > 0) {
+      for (const [from, to] of [
+        ['running', 'failure'],
+        ['pending', 'skipped'],
+      ] as const) {
+        await this.#db
+          .updateTable('ci_task_steps')
+          .set({ status: to })
+          .where('task_id', 'in', ids)
+          .where('status', '=', from)
+          .execute();
+      }
+    }
     return failed.map((task) => ({ runnerId: task.runner_id, runId: task.run_id }));
   }
 
