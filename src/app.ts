@@ -226,6 +226,7 @@ export async function createApp(config: Config): Promise<App> {
     jobs: ciStores.jobs,
     repos,
     logs: ciLogs,
+    annotations: ciStores.annotations,
   });
   const branchPushes = new BranchPushStore(db);
   const ciTriggers = new RunTriggerService({

@@ -224,6 +224,8 @@ export type WorkflowRunsTable = {
   /** Who approved it (a user id) and when; null while it waits or when it never had to. */
   approved_by: string | null;
   approved_at: number | null;
+  /** 1, then one more per re-run. */
+  attempt: Generated<number>;
 };
 
 /** An entry of a repository's CI cache (migration 0030). */
@@ -288,7 +290,7 @@ export type CiTasksTable = {
   created_at: number;
   started_at: number | null;
   stopped_at: number | null;
-  /** How many times the job was handed to a runner. */
+  /** The run attempt the job last ran in; 0 until the job is first re-run (read as 1). */
   attempt: Generated<number>;
   /** The job has an `if:`: it runs (the runner decides) even when a job it needs failed. */
   has_if: Generated<boolean | number>;
@@ -322,6 +324,21 @@ export type CiTaskStepsTable = {
   log_length: number;
   started_at: number | null;
   stopped_at: number | null;
+};
+
+/** An `::error`/`::warning`/`::notice` line of a job's log, keyed by its row. */
+export type CiAnnotationsTable = {
+  task_id: number;
+  level: 'error' | 'warning' | 'notice';
+  message: string;
+  title: string | null;
+  file: string | null;
+  line: number | null;
+  end_line: number | null;
+  col: number | null;
+  end_col: number | null;
+  /** The log row the command was printed on (0-based). */
+  log_row: number;
 };
 
 export type CiTaskOutputsTable = {
@@ -515,6 +532,7 @@ export type Tables = {
   ci_tasks: CiTasksTable;
   ci_task_steps: CiTaskStepsTable;
   ci_task_outputs: CiTaskOutputsTable;
+  ci_annotations: CiAnnotationsTable;
   ci_tasks_versions: CiTasksVersionsTable;
   ci_schedules: CiSchedulesTable;
   ci_schedule_ticks: CiScheduleTicksTable;

@@ -10,6 +10,7 @@ import { registerPullTools } from './pull.tools.ts';
 import { registerReleaseTools } from './release.tools.ts';
 import { registerRepoTools } from './repo.tools.ts';
 import { registerReviewCommentTools } from './review-comment.tools.ts';
+import { registerRunTools } from './run.tools.ts';
 import { registerSearchTools } from './search.tools.ts';
 import type { ToolKit } from './tool-kit.ts';
 
@@ -26,6 +27,9 @@ export type McpServices = Pick<
   | 'reviewComments'
   | 'releases'
   | 'federation'
+  | 'ciRunQueries'
+  | 'ciRunReruns'
+  | 'ciRunCancels'
 >;
 
 /** What the MCP server is built from. */
@@ -35,7 +39,8 @@ const INSTRUCTIONS =
   'Kiln is a self-hosted git forge. These tools act as one Kiln account (see whoami) with its ' +
   'permissions; what it may not see is reported as not found. Records have the shape of the ' +
   "forge's Gitea-compatible REST API, except that URL fields are null. Repositories are " +
-  'addressed by owner and repo, pull requests by their per-repository number, releases by tag.';
+  'addressed by owner and repo, pull requests by their per-repository number, releases by tag, ' +
+  'workflow runs by their per-repository number and jobs by id.';
 
 /**
  * The MCP server with every tool registered, acting as whoever `caller` names. Records come from the same view
@@ -68,5 +73,6 @@ export function buildMcpServer(
   registerReviewCommentTools(kit);
   registerReleaseTools(kit);
   registerSearchTools(kit);
+  registerRunTools(kit);
   return server;
 }

@@ -56,7 +56,7 @@ export function toApiWorkflowRun(
     display_title: run.title,
     path: `${run.workflowFile}@${run.ref}`,
     event: run.event,
-    run_attempt: 1,
+    run_attempt: run.attempt,
     run_number: run.number,
     run_started_at: date(run.startedAt),
     head_branch: branchOf(run.ref),

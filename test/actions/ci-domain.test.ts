@@ -243,6 +243,39 @@ describe('claiming and the zombie sweep', () => {
     expect(await ciTasks.sweepZombies()).toBe(0);
   });
 
+  it('fails the step a swept job was running; the steps after it never ran', async () => {
+    const { repo } = await repository();
+    const runner = await registeredRunner();
+    const { tasks } = await run(repo.id, 1);
+    const id = tasks[0]?.id ?? 0;
+    await kiln.app.services.ciTasks.claimTask(id, runner.id, 0);
+    const { db } = kiln.app.database;
+    await db.deleteFrom('ci_task_steps').where('task_id', '=', id).execute();
+    await db
+      .insertInto('ci_task_steps')
+      .values(
+        (['success', 'running', 'pending'] as const).map((status, index) => ({
+          task_id: id,
+          step_index: index,
+          name: `step ${index}`,
+          status,
+          log_index: 0,
+          log_length: 0,
+          started_at: null,
+          stopped_at: null,
+        })),
+      )
+      .execute();
+    await kiln.app.services.ciTasks.sweepZombies();
+    const steps = await db
+      .selectFrom('ci_task_steps')
+      .select('status')
+      .where('task_id', '=', id)
+      .orderBy('step_index')
+      .execute();
+    expect(steps.map((step) => step.status)).toEqual(['success', 'failure', 'skipped']);
+  });
+
   it('brings an offline runner back to idle when it calls again', async () => {
     const { repo } = await repository();
     const runner = await registeredRunner();

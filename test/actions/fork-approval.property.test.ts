@@ -246,7 +246,8 @@ async function check(pulls: readonly ModelPull[]): Promise<void> {
         .selectFrom('ci_tasks')
         .select('id')
         .where('run_id', '=', row.id)
-        .where('attempt', '>', 0)
+        // A claim gives the job a runner, which only a re-run takes away again.
+        .where((eb) => eb.or([eb('runner_id', 'is not', null), eb('started_at', 'is not', null)]))
         .execute();
       if (waiting) expect(claimed, label).toEqual([]);
     }

@@ -66,6 +66,7 @@ async function runState(): Promise<string> {
 const API_CALLS: readonly (readonly [string, Record<string, unknown> | undefined])[] = [
   ['/runs/1/rerun', undefined],
   ['/runs/1/rerun-failed-jobs', undefined],
+  ['/runs/1/cancel', undefined],
   ['/runs/1/jobs/JOB/rerun', undefined],
   ['/workflows/ci.yml/dispatches', { ref: 'main' }],
 ];

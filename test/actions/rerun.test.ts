@@ -135,3 +135,79 @@ describe('re-running a run', () => {
     expect(missing.status).toBe(404);
   });
 });
+
+const MATRIX = `on: push
+jobs:
+  build:
+    runs-on: rerun-matrix
+    strategy: {matrix: {leg: [alpha, omega]}}
+    steps: [{run: make}]
+  ship:
+    needs: build
+    if: always()
+    runs-on: rerun-matrix
+    steps: [{run: make ship}]
+`;
+
+describe('re-running the failed jobs of a run', () => {
+  it('starts only the failed matrix leg (and what needs it) over, in the next run attempt', async () => {
+    const runner = await ReplayRunner.register(kiln, { labels: ['rerun-matrix'] });
+    const { owner, name } = await pushedRepoWithReader(kiln, git, {
+      '.gitea/workflows/ci.yml': MATRIX,
+    });
+    const { token } = owner;
+    const runPath = `/repos/${owner.user.handle}/${name}/actions/runs/1`;
+    type Job = { id: number; name: string; conclusion: string | null; run_attempt: number };
+    const jobs = async () =>
+      ((await apiCall(kiln.url, `${runPath}/jobs`, { token })).body as { jobs: Job[] }).jobs;
+    const nameOf = async (taskId: bigint) =>
+      (await jobs()).find((job) => job.id === Number(taskId))?.name ?? '';
+    const ranNames: string[] = [];
+    // `github.run_attempt` as each job sees it.
+    const attempts: string[] = [];
+    const runAll = async (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const task = await runner.next();
+        const jobName = await nameOf(task.id);
+        ranNames.push(jobName);
+        attempts.push((task.context as { run_attempt: string }).run_attempt);
+        const fails = jobName.includes('omega');
+        await runner.run(task, {
+          steps: [{ lines: ['x'], result: fails ? Result.FAILURE : Result.SUCCESS }],
+        });
+      }
+    };
+    await runAll(3);
+    expect((await jobs()).map((job) => job.conclusion).sort()).toEqual([
+      'failure',
+      'success',
+      'success',
+    ]);
+    const first = await apiCall(kiln.url, runPath, { token });
+    expect(first.body).toMatchObject({ run_attempt: 1, conclusion: 'failure' });
+
+    for (const attempt of [2, 3]) {
+      const again = await apiCall(kiln.url, `${runPath}/rerun-failed-jobs`, {
+        method: 'POST',
+        token,
+      });
+      expect(again.status).toBe(201);
+      expect(again.body).toMatchObject({ run_attempt: attempt });
+      ranNames.length = 0;
+      attempts.length = 0;
+      await runAll(2);
+      expect(attempts).toEqual([String(attempt), String(attempt)]);
+      expect(await runner.poll()).toBeUndefined();
+      // The failed leg and the job that needs the matrix; the leg that passed is left alone.
+      expect(ranNames.filter((job) => job.startsWith('build'))).toHaveLength(1);
+      expect(ranNames.some((job) => job.startsWith('ship'))).toBe(true);
+      const now = await jobs();
+      const passedLeg = now.find((job) => job.name.includes('alpha'));
+      const failedLeg = now.find((job) => job.name.includes('omega'));
+      expect(passedLeg).toMatchObject({ run_attempt: 1, conclusion: 'success' });
+      expect(failedLeg).toMatchObject({ run_attempt: attempt, conclusion: 'failure' });
+      const run = await apiCall(kiln.url, runPath, { token });
+      expect(run.body).toMatchObject({ run_attempt: attempt, status: 'completed' });
+    }
+  });
+});

@@ -530,6 +530,9 @@ export const TABLE: Record<string, Entry> = {
   'POST /api/v1/repos/:owner/:name/actions/runs/:run/jobs/:job/rerun': {
     skip: 'needs a finished job; writers and readers in test/actions/rerun.test.ts',
   },
+  'POST /api/v1/repos/:owner/:name/actions/runs/:run/cancel': {
+    skip: 'needs a workflow run; writers, readers and outsiders in test/actions/run-cancel.test.ts and test/actions/outsiders.test.ts',
+  },
   'POST /api/v1/repos/:owner/:name/actions/runs/:run/approve': {
     skip: 'needs a run from a fork; writers, readers, outsiders and unknown runs in test/actions/fork-approval.test.ts',
   },

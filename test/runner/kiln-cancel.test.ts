@@ -1,7 +1,8 @@
 /**
  * Cancelling a run from the web while `kiln runner daemon --once` runs one of its steps: the
  * step's processes are stopped within a few seconds (not left to a sleep of a minute), the
- * runner reports the task cancelled, and `--once` then exits with success.
+ * runner reports the task cancelled, `--once` then exits with success, and the job's page shows
+ * the step as cancelled with the lines it printed.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -72,5 +73,21 @@ jobs:
     expect(await daemon.exit).toBe(0);
     const after = await world.latestRun(full, token);
     expect(after).toMatchObject({ status: 'completed', conclusion: 'cancelled' });
+
+    // The job's page shows the step that was cut short as cancelled, with what it printed.
+    const jobs = JSON.parse(
+      (await world.api(full, token, `/actions/runs/${run.run_number}/jobs`)).text,
+    ) as { jobs: { id: number }[] };
+    const response = await browser.get(
+      `/repos/${full}/actions/runs/${run.run_number}/jobs/${jobs.jobs[0]?.id}`,
+    );
+    const body = await response.text();
+    const steps = [
+      ...body.matchAll(/<details[^>]*data-step-status="([a-z]+)"[\s\S]*?<\/details>/g),
+    ];
+    const cut = steps.find((step) => step[0].includes('sleeping'));
+    expect(cut?.[1], body.slice(0, 3000)).toBe('cancelled');
+    expect(cut?.[0]).not.toContain('No output');
+    expect(steps.some((step) => step[1] === 'running')).toBe(false);
   }, 120_000);
 });

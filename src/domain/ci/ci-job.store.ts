@@ -65,12 +65,17 @@ export class CiJobStore {
 
   /** Cancels every unfinished job of a run; a running job's token dies now. */
   async cancelUnfinishedOfRun(runId: string, now: number): Promise<void> {
-    await this.#db
+    const jobs = await this.#db
       .updateTable('ci_tasks')
       .set({ status: 'cancelled', stopped_at: now, updated_at: now, token_hash: null })
       .where('run_id', '=', runId)
       .where('status', 'in', UNFINISHED)
+      .returning('id')
       .execute();
+    await this.#closeSteps(
+      jobs.map((job) => Number(job.id)),
+      now,
+    );
   }
 
   /** Cancels one job if it is unfinished; returns its run then, else undefined. */
@@ -82,15 +87,40 @@ export class CiJobStore {
       .where('status', 'in', UNFINISHED)
       .returning('run_id')
       .executeTakeFirst();
+    if (job !== undefined) await this.#closeSteps([taskId], now);
     return job?.run_id;
   }
 
   /**
-   * Starts jobs over as a new attempt: each gets the status given (pending, or blocked behind its
-   * needs), no runner, token, times, steps, outputs or log rows. Only finished jobs change, so a
-   * job a runner still holds is never taken from it.
+   * The steps of cancelled jobs: the one running was cut short, those still waiting never ran.
+   * The runner's last report may still say more (how far the step's output went).
    */
-  async restart(jobs: ReadonlyMap<number, 'pending' | 'blocked'>, now: number): Promise<number[]> {
+  async #closeSteps(taskIds: readonly number[], now: number): Promise<void> {
+    if (taskIds.length === 0) return;
+    await this.#db
+      .updateTable('ci_task_steps')
+      .set({ status: 'cancelled', stopped_at: now })
+      .where('task_id', 'in', [...taskIds])
+      .where('status', '=', 'running')
+      .execute();
+    await this.#db
+      .updateTable('ci_task_steps')
+      .set({ status: 'skipped' })
+      .where('task_id', 'in', [...taskIds])
+      .where('status', '=', 'pending')
+      .execute();
+  }
+
+  /**
+   * Starts jobs over in run attempt `attempt`: each gets the status given (pending, or blocked
+   * behind its needs), no runner, token, times, steps, outputs, annotations or log rows. Only
+   * finished jobs change, so a job a runner still holds is never taken from it.
+   */
+  async restart(
+    jobs: ReadonlyMap<number, 'pending' | 'blocked'>,
+    attempt: number,
+    now: number,
+  ): Promise<number[]> {
     const restarted: number[] = [];
     for (const [taskId, status] of jobs) {
       const row = await this.#db
@@ -107,6 +137,7 @@ export class CiJobStore {
           log_sealed: false,
           concurrency_queued: false,
           updated_at: now,
+          attempt,
         })
         .where('id', '=', taskId)
         .where('status', 'not in', UNFINISHED)
@@ -117,6 +148,7 @@ export class CiJobStore {
     if (restarted.length > 0) {
       await this.#db.deleteFrom('ci_task_steps').where('task_id', 'in', restarted).execute();
       await this.#db.deleteFrom('ci_task_outputs').where('task_id', 'in', restarted).execute();
+      await this.#db.deleteFrom('ci_annotations').where('task_id', 'in', restarted).execute();
     }
     return restarted;
   }

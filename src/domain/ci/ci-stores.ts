@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.ts';
+import { AnnotationStore } from './annotations/annotation.store.ts';
 import { CiJobStore } from './ci-job.store.ts';
 import { CiTaskStore } from './ci-task.store.ts';
 import { JobGroupStore } from './job-group.store.ts';
@@ -22,6 +23,7 @@ export class CiStores {
   readonly versions: TasksVersionStore;
   readonly groups: JobGroupStore;
   readonly approvals: PullApprovalStore;
+  readonly annotations: AnnotationStore;
   readonly #db: Kysely<Tables>;
 
   constructor(db: Kysely<Tables>) {
@@ -33,6 +35,7 @@ export class CiStores {
     this.versions = new TasksVersionStore(db);
     this.groups = new JobGroupStore(db);
     this.approvals = new PullApprovalStore(db);
+    this.annotations = new AnnotationStore(db);
   }
 
   /** Runs `work` in a transaction; inside one already, in that one. */

@@ -69,13 +69,13 @@ export class CiTaskStore {
   }
 
   /**
-   * Gives a pending, unheld task to the runner (its attempt counts up); undefined if taken, or
+   * Gives a pending, unheld task to the runner; undefined if taken, or
    * if another job of its `concurrency` group runs.
    */
   async claim(taskId: number, runnerId: string, claim: Claim): Promise<CiTask | undefined> {
     const row = await this.#db
       .updateTable('ci_tasks')
-      .set((eb) => ({
+      .set({
         status: 'running',
         runner_id: runnerId,
         started_at: claim.now,
@@ -83,8 +83,7 @@ export class CiTaskStore {
         heartbeat_at: claim.now,
         updated_at: claim.now,
         token_hash: claim.tokenHash,
-        attempt: eb('attempt', '+', 1),
-      }))
+      })
       .where('id', '=', taskId)
       .where('status', '=', 'pending')
       .where('runner_id', 'is', null)
@@ -127,15 +126,14 @@ export class CiTaskStore {
   async release(taskId: number, runnerId: string): Promise<boolean> {
     const released = await this.#db
       .updateTable('ci_tasks')
-      .set((eb) => ({
+      .set({
         status: 'pending',
         runner_id: null,
         token_hash: null,
         started_at: null,
         deadline_at: null,
         heartbeat_at: null,
-        attempt: eb('attempt', '-', 1),
-      }))
+      })
       .where('id', '=', taskId)
       .where('runner_id', '=', runnerId)
       .where('status', '=', 'running')
@@ -182,14 +180,31 @@ export class CiTaskStore {
       .execute();
   }
 
-  /** Fails running tasks past their deadline or silent since `silentBefore`; what it failed. */
+  /**
+   * Fails running tasks past their deadline or silent since `silentBefore`; what it failed. The
+   * step that was running fails with its job, and those after it never ran.
+   */
   async failZombies(now: number, silentBefore: number) {
     const failed = await this.#db
       .updateTable('ci_tasks')
       .set({ status: 'failure', stopped_at: now, updated_at: now, token_hash: null })
       .where(isZombie(now, silentBefore))
-      .returning(['runner_id', 'run_id'])
+      .returning(['id', 'runner_id', 'run_id'])
       .execute();
+    const ids = failed.map((task) => Number(task.id));
+    if (ids.length > 0) {
+      for (const [from, to] of [
+        ['running', 'failure'],
+        ['pending', 'skipped'],
+      ] as const) {
+        await this.#db
+          .updateTable('ci_task_steps')
+          .set({ status: to })
+          .where('task_id', 'in', ids)
+          .where('status', '=', from)
+          .execute();
+      }
+    }
     return failed.map((task) => ({ runnerId: task.runner_id, runId: task.run_id }));
   }
 

@@ -43,6 +43,8 @@ export type WorkflowRun = {
   /** The id of who approved it, and when. */
   readonly approvedBy: string | null;
   readonly approvedAt: Date | null;
+  /** 1, then one more per re-run (GitHub's `run_attempt`). */
+  readonly attempt: number;
 };
 
 export type CiTask = {
@@ -62,7 +64,7 @@ export type CiTask = {
   readonly stoppedAt: Date | null;
   /** The single-job workflow document handed to the runner. */
   readonly payload: string;
-  /** How many times the job was handed to a runner. */
+  /** The run attempt the job last ran in (0 before its first re-run, read as 1). */
   readonly attempt: number;
   readonly hasIf: boolean;
   readonly stepNames: readonly string[];

@@ -1,3 +1,4 @@
+import { Conflict } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { User } from '../users/user.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
@@ -34,4 +35,24 @@ export class RunCancelService {
     await this.#lifecycle.cancelRun(run.id);
     return run;
   }
+
+  /**
+   * Cancels run `number`, refusing one that has already finished (GitHub answers that with a
+   * conflict, and a client asking to stop a finished run learns it did nothing).
+   * @throws NotFound, Forbidden as `cancel`; Conflict when the run had already finished.
+   */
+  async cancelUnfinished(
+    user: User,
+    owner: string,
+    name: string,
+    number: number,
+  ): Promise<WorkflowRun> {
+    const before = await this.cancel(user, owner, name, number);
+    if (!UNFINISHED.has(before.status)) {
+      throw new Conflict(`workflow run ${number} has already completed`);
+    }
+    return before;
+  }
 }
+
+const UNFINISHED = new Set<WorkflowRun['status']>(['PENDING', 'BLOCKED', 'RUNNING']);

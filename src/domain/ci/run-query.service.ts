@@ -3,13 +3,18 @@ import { NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
+import type { AnnotationStore } from './annotations/annotation.store.ts';
+import type { Annotation, RunAnnotation } from './annotations/annotation.types.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import type { CiJobStore, JobStep, JobView } from './ci-job.store.ts';
 import { type CommitCheck, commitChecks } from './commit-checks.ts';
 import type { TaskLogs } from './logs/task-logs.ts';
 import type { RunFilter, WorkflowRunStore } from './workflow-run.store.ts';
 
-export type { CommitCheck, JobStep, JobView, RunFilter };
+export type { Annotation, CommitCheck, JobStep, JobView, RunAnnotation, RunFilter };
+
+/** The most annotations a run's or a commit's page lists (a job keeps at most 150). */
+const MAX_LISTED_ANNOTATIONS = 300;
 
 /** Rows of a job's log: rows `from` … `from + rows.length - 1` of `total`. */
 export type LogTail = { readonly from: number; readonly total: number; readonly rows: string[] };
@@ -23,13 +28,16 @@ export class RunQueryService {
   readonly #jobs: CiJobStore;
   readonly #repos: RepoService;
   readonly #logs: TaskLogs;
+  readonly #annotations: AnnotationStore;
 
   constructor(deps: {
     runs: WorkflowRunStore;
     jobs: CiJobStore;
     repos: RepoService;
     logs: TaskLogs;
+    annotations: AnnotationStore;
   }) {
+    this.#annotations = deps.annotations;
     this.#runs = deps.runs;
     this.#jobs = deps.jobs;
     this.#repos = deps.repos;
@@ -89,6 +97,28 @@ export class RunQueryService {
   async listJobs(viewer: User | undefined, owner: string, name: string, number: number) {
     const { repo, run } = await this.getRun(viewer, owner, name, number);
     return { repo, run, jobs: await this.#jobs.listViews(run.id) };
+  }
+
+  /** The annotations of a job the caller has already found visible, as printed. */
+  async jobAnnotations(job: { readonly id: number }): Promise<Annotation[]> {
+    return this.#annotations.listOfTask(job.id);
+  }
+
+  /** The annotations of the jobs of a run the caller has already found visible (bounded). */
+  async runAnnotations(run: { readonly id: string }): Promise<RunAnnotation[]> {
+    return this.#annotations.listOfRuns([run.id], MAX_LISTED_ANNOTATIONS);
+  }
+
+  /**
+   * The annotations of the runs of a commit, for a page about a repository the caller has
+   * already found visible (a pull request's files at its head): bounded.
+   */
+  async commitAnnotations(repo: Repository, sha: string): Promise<RunAnnotation[]> {
+    const runs = await this.#runs.listForShas(repo.id, [sha]);
+    return this.#annotations.listOfRuns(
+      runs.map((run) => run.id),
+      MAX_LISTED_ANNOTATIONS,
+    );
   }
 
   /** One job of the repository, by its id. @throws NotFound */

@@ -73,8 +73,8 @@ export class RunRerunService {
             : ('pending' as const),
         ]),
       );
-      const ids = await tx.jobs.restart(statuses, now);
-      await tx.runs.restart(run.id, now);
+      const attempt = await tx.runs.restart(run.id, now);
+      const ids = await tx.jobs.restart(statuses, attempt, now);
       await lifecycle.reopened(tx, run.id, now);
       return ids;
     });
@@ -83,6 +83,10 @@ export class RunRerunService {
   }
 }
 
+/**
+ * The jobs the target names. Failed means failed or cancelled: the legs of a matrix share their
+ * job key, so the choice is by job, never by key, and a leg that passed keeps its result.
+ */
 function chosenJobs(jobs: readonly CiTask[], target: RerunTarget): CiTask[] {
   if (target.kind === 'run') return [...jobs];
   if (target.kind === 'failed') return jobs.filter((job) => FAILED.has(job.status));
@@ -91,18 +95,24 @@ function chosenJobs(jobs: readonly CiTask[], target: RerunTarget): CiTask[] {
   return [job];
 }
 
-/** The chosen jobs and every job that needs one of them, directly or through others. */
+/**
+ * The chosen jobs and every job that needs one of them, directly or through others. A job needs
+ * every leg of a matrix by its key, so a dependent is found by key; the chosen jobs themselves
+ * are kept by id (their passed matrix siblings stay as they are).
+ */
 function withDependents(jobs: readonly CiTask[], chosen: readonly CiTask[]): CiTask[] {
+  const ids = new Set(chosen.map((job) => job.id));
   const keys = new Set(chosen.map((job) => job.jobKey));
   let grew = true;
   while (grew) {
     grew = false;
     for (const job of jobs) {
-      if (!keys.has(job.jobKey) && job.needs.some((need) => keys.has(need))) {
+      if (!ids.has(job.id) && job.needs.some((need) => keys.has(need))) {
+        ids.add(job.id);
         keys.add(job.jobKey);
         grew = true;
       }
     }
   }
-  return jobs.filter((job) => keys.has(job.jobKey));
+  return jobs.filter((job) => ids.has(job.id));
 }

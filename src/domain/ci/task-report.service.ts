@@ -1,5 +1,6 @@
 import type { CiTaskStatus } from '../../db/tables.ts';
 import { Conflict, Forbidden } from '../errors.ts';
+import { AnnotationCollector } from './annotations/annotation-collector.ts';
 import type { CiTaskResult } from './ci.types.ts';
 import { secretLogForms } from './ci-names.ts';
 import type { CiSecretService } from './ci-secret.service.ts';
@@ -11,16 +12,9 @@ import type { LogRow, TaskLogs } from './logs/task-logs.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import { storeOutputs } from './task-outputs.ts';
 import type { HeldTask } from './task-report.store.ts';
+import { type StepReport, storeSteps } from './task-steps.ts';
 
-/** A step as the runner reports it; `id` is the step's 0-based index. */
-export type StepReport = {
-  readonly id: number;
-  readonly result: CiTaskResult | undefined;
-  readonly startedAt: Date | undefined;
-  readonly stoppedAt: Date | undefined;
-  readonly logIndex: number;
-  readonly logLength: number;
-};
+export type { StepReport };
 
 export type TaskReport = {
   readonly taskId: number;
@@ -50,6 +44,7 @@ export class TaskReportService {
   readonly #secrets: CiSecretService;
   readonly #logRetentionMs: number;
   readonly #caps: LogCaps;
+  readonly #annotations: AnnotationCollector;
   /** Secret values to mask, per running task; rebuilt after a restart or on another replica. */
   readonly #masks = new Map<number, string[]>();
 
@@ -66,6 +61,7 @@ export class TaskReportService {
   }) {
     this.#logRetentionMs = deps.logRetentionMs ?? 90 * 86_400_000;
     this.#caps = new LogCaps(deps.logs, deps.stores.reports, deps.logLimits);
+    this.#annotations = new AnnotationCollector(deps.stores.annotations);
     this.#stores = deps.stores;
     this.#tasks = deps.tasks;
     this.#lifecycle = deps.lifecycle;
@@ -107,11 +103,19 @@ export class TaskReportService {
   ): Promise<TaskReportAnswer> {
     const task = await this.#owned(runner, report.taskId);
     const refused = await storeOutputs(this.#stores.reports, report.taskId, report.outputs);
-    if (task.status !== 'running' && report.result !== undefined) {
-      // The last report after a cancel or a sweep: an ephemeral runner's one task is over.
-      await this.#tasks.retireEphemeral(runner.id);
-    } else if (task.status === 'running') {
-      await this.#storeSteps(report.taskId, report.steps);
+    if (task.status !== 'running') {
+      // A report after a cancel or a sweep: the job's result stays, but its steps are as far as
+      // the runner got (a step cut short shows as cancelled, with the rows it wrote).
+      await storeSteps(this.#stores.reports, report.taskId, report.steps, true);
+      // The last report: an ephemeral runner's one task is over.
+      if (report.result !== undefined) await this.#tasks.retireEphemeral(runner.id);
+    } else {
+      await storeSteps(
+        this.#stores.reports,
+        report.taskId,
+        report.steps,
+        report.result !== undefined,
+      );
       if (report.result === undefined) {
         await this.#stores.reports.heartbeat(report.taskId, now);
       } else {
@@ -127,21 +131,6 @@ export class TaskReportService {
     const stored = await this.#stores.reports.findHeld(report.taskId);
     const sentOutputs = await this.#stores.reports.listOutputNames(report.taskId);
     return { status: stored?.status ?? 'cancelled', sentOutputs: [...sentOutputs, ...refused] };
-  }
-
-  async #storeSteps(taskId: number, steps: readonly StepReport[]) {
-    for (const step of steps) {
-      const status: CiTaskStatus =
-        step.result ?? (step.startedAt === undefined ? 'pending' : 'running');
-      await this.#stores.reports.updateStep(taskId, {
-        index: step.id,
-        status,
-        logIndex: step.logIndex,
-        logLength: step.logLength,
-        startedAt: step.startedAt?.getTime() ?? null,
-        stoppedAt: step.stoppedAt?.getTime() ?? null,
-      });
-    }
   }
 
   /**
@@ -192,6 +181,8 @@ export class TaskReportService {
           ? unseen
           : unseen.map((row) => ({ time: row.time, content: mask(row.content) }));
       const stored = await this.#logs.append(taskId, ack, masked, this.#caps.taskLimit);
+      // Annotations come from the rows as stored: masked, and only those kept under the caps.
+      await this.#annotations.collect(taskId, ack, masked.slice(0, Math.max(0, stored - ack)));
       if (stored < ack + masked.length) {
         return this.#truncate(taskId, stored, 'task', index + rows.length, noMore);
       }

@@ -299,13 +299,24 @@ export class WorkflowRunStore {
       .execute();
   }
 
-  /** A finished run starts over: waiting again, with no start or stop time. */
-  async restart(runId: string, now: number): Promise<void> {
-    await this.#db
+  /**
+   * A finished run starts over as its next attempt: waiting again, with no start or stop time.
+   * Returns the new attempt's number.
+   */
+  async restart(runId: string, now: number): Promise<number> {
+    const row = await this.#db
       .updateTable('workflow_runs')
-      .set({ status: 'PENDING', started_at: null, stopped_at: null, updated_at: now })
+      .set((eb) => ({
+        status: 'PENDING',
+        started_at: null,
+        stopped_at: null,
+        updated_at: now,
+        attempt: eb('attempt', '+', 1),
+      }))
       .where('id', '=', runId)
-      .execute();
+      .returning('attempt')
+      .executeTakeFirstOrThrow();
+    return Number(row.attempt);
   }
 
   /** A waiting run becomes running when its first job is claimed. */

@@ -12,6 +12,7 @@ import { parseTrustedProxies } from '../../protect/client-ip.ts';
 import { requestClientIp } from '../../protect/metering.plugin.ts';
 import { registerActionApprovalRoutes } from './action-approval.routes.ts';
 import { registerActionCacheRoutes } from './action-caches.routes.ts';
+import { registerActionCancelRoutes } from './action-cancel.routes.ts';
 import { registerActionRoutes } from './actions.routes.ts';
 import { type ArchiveSender, registerArchiveRoutes } from './archive.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
@@ -130,6 +131,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
     reruns: services.ciRunReruns,
     config,
   });
+  registerActionCancelRoutes(server, { cancels: services.ciRunCancels });
   registerActionApprovalRoutes(server, {
     runs: services.ciRunQueries,
     approvals: services.ciRunApprovals,

@@ -10,6 +10,7 @@ import { icon } from '../icons.ts';
 import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
 import { JobParams } from '../page-params.ts';
+import { annotationBox } from '../views/annotations.ts';
 import { jobLog, LOG_PAGE_LIMITS } from '../views/job-log.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { jobUrl, refreshWhile, runHeader } from '../views/run-page.ts';
@@ -71,12 +72,13 @@ export function registerActionsJobRoutes(
     const from = rowOf(request.query, 'from');
     const before = from === undefined ? rowOf(request.query, 'before') : undefined;
     const at = from !== undefined ? { from } : before !== undefined ? { before } : {};
-    const [window, frame] = await Promise.all([
+    const [window, frame, annotations] = await Promise.all([
       runs.jobLogWindow(viewer, owner, name, job.id, at, {
         maxRows: LOG_PAGE_LIMITS.rows,
         maxBytes: LOG_PAGE_LIMITS.readBytes,
       }),
       frameOf(deps, request, visible, 'actions'),
+      runs.jobAnnotations(job),
     ]);
     const { repo } = visible;
     const page = jobUrl(repo, run, job.id);
@@ -97,6 +99,7 @@ export function registerActionsJobRoutes(
           <span class="f6 color-fg-muted text-normal">${statusLabel(job.status)} · ${icon('clock')} ${duration(job.startedAt, job.stoppedAt)}</span></h3>
         <a class="btn btn-sm" href="${rawUrl}">${icon('file')} Raw log</a>
       </div>
+      ${annotationBox(annotations)}
       ${log}`;
     return pages.send(request, reply, {
       title: `${job.name} · ${run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,

@@ -138,10 +138,11 @@ export function registerActionsRoutes(
         run.approvedBy === null
           ? undefined
           : (await deps.services.users.findById(run.approvedBy))?.handle;
+      const annotations = await runs.runAnnotations(run);
+      const view = { repo, run, jobs, canCancel, approvedBy, annotations };
       return pages.send(request, reply, {
         title: `${run.title || run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
-        body: (context) =>
-          repoFrame(context, frame, runPage(context, { repo, run, jobs, canCancel, approvedBy })),
+        body: (context) => repoFrame(context, frame, runPage(context, view)),
       });
     },
   );

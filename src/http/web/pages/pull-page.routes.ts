@@ -21,6 +21,7 @@ import { METERED } from '../metered.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, PullParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
+import { diffAnnotations } from '../views/annotations.ts';
 import { pullApprovalNotice } from '../views/approval-notice.ts';
 import { commitList } from '../views/commit-list.ts';
 import {
@@ -228,6 +229,8 @@ export function registerPullPageRoutes(
         ? (file: DiffFile, side: 'LEFT' | 'RIGHT', line: number) =>
             `${url}/files?${new URLSearchParams({ path: pathOf(file), side, line: String(line) })}#new-comment`
         : undefined;
+      // What CI said about lines of the head commit, shown next to those lines.
+      const noted = diffAnnotations(await ciRunQueries.commitAnnotations(base.repo, pull.headSha));
       const prepared = await prepareDiff(
         diff,
         only ? ONE_FILE_DIFF_LIMITS : DIFF_RENDER_LIMITS,
@@ -247,8 +250,9 @@ export function registerPullPageRoutes(
               );
               const formHere =
                 form && form.path === pathOf(file) && form.side === side && form.line === line;
-              if (here.length === 0 && !formHere) return null;
-              return html`<tr class="kiln-comment-row"><td colspan="3">
+              const notes = noted(pathOf(file), side, line);
+              if (here.length === 0 && !formHere) return notes;
+              return html`${notes}<tr class="kiln-comment-row"><td colspan="3">
             ${here.map((thread) => reviewThreadView(thread, parts, threadViewer(context, 'files')))}
             ${
               formHere

@@ -1,5 +1,7 @@
+import { parseAnnotationCommand } from '../../../domain/ci/annotations/annotation-command.ts';
 import type { JobStep, JobView, LogTail } from '../../../domain/ci/run-query.service.ts';
 import { type Html, html } from '../html.ts';
+import { annotationLogLine } from './annotations.ts';
 import { ansiToHtml } from './ansi.ts';
 import { cutMark, cutText, pacer, RenderBudget } from './render-budget.ts';
 import { duration, statusIcon } from './run-status.ts';
@@ -17,6 +19,21 @@ export type LogSection = {
 };
 
 /**
+ * Where a step's rows end. A runner may report a step's length only when the step ends, so a
+ * step still running, or cut short by a cancel, owns the rows from its start up to the next
+ * started step (or the end of the log) rather than none.
+ */
+function stepEnd(step: JobStep, steps: readonly JobStep[], total: number): number {
+  const reported = step.logIndex + step.logLength;
+  const open = step.status === 'running' || step.status === 'cancelled';
+  if (step.logLength > 0 || !open || step.startedAt === null) return reported;
+  const next = steps
+    .filter((other) => other.startedAt !== null && other.logIndex > step.logIndex)
+    .reduce((least, other) => Math.min(least, other.logIndex), total);
+  return Math.max(reported, next);
+}
+
+/**
  * Cuts a job's log into sections by its steps' rows (`log_index`, `log_length`). Rows a runner
  * writes before the first step and after the last (setting up and completing the job) get
  * sections of their own, so no row is lost; a job without steps is one section.
@@ -27,8 +44,9 @@ export function logSections(job: JobView, total: number): LogSection[] {
     return [{ key: 'log', name: 'Log', status: job.status, step: undefined, start: 0, end: total }];
   }
   const sections: LogSection[] = [];
+  const ends = new Map(steps.map((step) => [step.index, stepEnd(step, steps, total)]));
   const first = Math.min(...steps.map((step) => step.logIndex));
-  const last = Math.max(...steps.map((step) => step.logIndex + step.logLength));
+  const last = Math.max(...steps.map((step) => ends.get(step.index) ?? 0));
   if (first > 0) {
     sections.push({
       key: 'setup',
@@ -46,7 +64,7 @@ export function logSections(job: JobView, total: number): LogSection[] {
       status: step.status,
       step,
       start: step.logIndex,
-      end: step.logIndex + step.logLength,
+      end: ends.get(step.index) ?? step.logIndex + step.logLength,
     });
   }
   if (total > last) {
@@ -121,8 +139,12 @@ async function renderRows(
     const section = sectionOf(row);
     const number = row - (section?.start ?? 0) + 1;
     const id = `step-${section?.key ?? 'log'}-L${number}`;
-    const { text, left } = cutText(contentOf(window.rows[index] ?? ''), limits.lineChars);
-    const markup = html`<tr><td class="kiln-ln" id="${id}"><a href="#${id}">${number}</a></td><td class="kiln-lc">${ansiToHtml(text)}${left > 0 ? cutMark(left, 'raw log') : null}</td></tr>`;
+    const content = contentOf(window.rows[index] ?? '');
+    // A workflow command for an annotation reads as what it says, not as the command.
+    const command = content.includes('::') ? parseAnnotationCommand(content) : undefined;
+    const { text, left } = cutText(command?.message ?? content, limits.lineChars);
+    const line = command ? annotationLogLine({ ...command, message: text }) : ansiToHtml(text);
+    const markup = html`<tr><td class="kiln-ln" id="${id}"><a href="#${id}">${number}</a></td><td class="kiln-lc">${line}${left > 0 ? cutMark(left, 'raw log') : null}</td></tr>`;
     if (rows.size === 0) budget.spend(markup);
     else if (!budget.take(markup)) break;
     rows.set(row, markup);

@@ -1,11 +1,12 @@
 import type { WorkflowRun } from '../../../domain/ci/ci.types.ts';
 import { awaitsApproval } from '../../../domain/ci/fork-approval.ts';
-import type { JobView } from '../../../domain/ci/run-query.service.ts';
+import type { JobView, RunAnnotation } from '../../../domain/ci/run-query.service.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { accountUrl, commitUrl, repoUrl } from '../paths.ts';
+import { annotationBox } from './annotations.ts';
 import { approvalNotice } from './approval-notice.ts';
 import { duration, isUnfinished, statusIcon, statusLabel } from './run-status.ts';
 import { runUrl } from './runs-list.ts';
@@ -113,6 +114,8 @@ export function runPage(
     canCancel: boolean;
     /** The handle of whoever approved the run, when it needed approval. */
     approvedBy?: string;
+    /** What its jobs' logs annotated. */
+    annotations?: readonly RunAnnotation[];
   },
 ): Html {
   const { repo, run, jobs } = view;
@@ -131,5 +134,6 @@ export function runPage(
       jobs.length > 0
         ? html`<ul class="Box" aria-label="Jobs">${jobs.map((job) => jobRow(repo, run, job))}</ul>`
         : html`<p class="color-fg-muted">This run has no jobs.</p>`
-    }`;
+    }
+    ${annotationBox(view.annotations ?? [])}`;
 }

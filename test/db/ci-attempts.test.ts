@@ -1,0 +1,102 @@
+/**
+ * Migration 0033 on the configured engine: a run re-run before runs counted their attempts
+ * starts from the highest attempt of its jobs; a run never re-run, or whose jobs never ran, is
+ * attempt 1. Annotations then have a table to go to.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, migrate } from '../../src/db/database.ts';
+import {
+  insertOwner,
+  insertRepos,
+  migrateBefore,
+  scratchDatabase,
+} from '../support/migrate-before.ts';
+
+let database: Database;
+let dispose: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ database, dispose } = await scratchDatabase('kiln-ci-attempts-'));
+});
+
+afterAll(async () => {
+  await dispose?.();
+});
+
+/** Per run, its jobs' attempts as stored before, and the run's attempt after. */
+const RUNS = [
+  { jobs: [1, 3, 2], attempt: 3 },
+  { jobs: [1], attempt: 1 },
+  { jobs: [0, 0], attempt: 1 },
+  { jobs: [], attempt: 1 },
+] as const;
+
+describe('runs stored before migration 0033', () => {
+  it('take the highest attempt of their jobs', async () => {
+    await migrateBefore(database, '0033-ci-attempts-annotations');
+    const owner = await insertOwner(database, 'ada');
+    const [repo = ''] = await insertRepos(database, owner, ['ci']);
+    for (const [index, run] of RUNS.entries()) {
+      const runId = `run-${index}`;
+      await database.db
+        .insertInto('workflow_runs')
+        .values({
+          id: runId,
+          repo_id: repo,
+          number: index + 1,
+          workflow_name: 'ci',
+          workflow_file: 'ci.yml',
+          event: 'push',
+          ref: 'refs/heads/main',
+          sha: 'b'.repeat(40),
+          triggered_by: owner,
+          status: 'SUCCESS',
+          created_at: index,
+          started_at: null,
+          stopped_at: null,
+          updated_at: index,
+          error: null,
+          concurrency_group: null,
+          pull_id: null,
+          approved_by: null,
+          approved_at: null,
+        })
+        .execute();
+      for (const attempt of run.jobs) {
+        await database.db
+          .insertInto('ci_tasks')
+          .values({
+            run_id: runId,
+            name: 'build',
+            runs_on: '[]',
+            needs: '[]',
+            outputs: '{}',
+            job_key: 'build',
+            payload: '{}',
+            runner_id: null,
+            status: 'success',
+            log_rows: 0,
+            deadline_at: null,
+            created_at: index,
+            started_at: null,
+            stopped_at: null,
+            token_hash: null,
+            heartbeat_at: null,
+            attempt,
+          })
+          .execute();
+      }
+    }
+
+    await migrate(database);
+
+    const rows = await database.db
+      .selectFrom('workflow_runs')
+      .select(['attempt'])
+      .orderBy('number')
+      .execute();
+    expect(rows.map((row) => Number(row.attempt))).toEqual(RUNS.map((run) => run.attempt));
+    const none = await database.db.selectFrom('ci_annotations').selectAll().execute();
+    expect(none).toEqual([]);
+  });
+});
