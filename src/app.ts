@@ -239,6 +239,7 @@ export async function createApp(config: Config): Promise<App> {
     }),
     schedules: ciSchedules,
     variables: ciVariables,
+    findRepoByName: (owner, name) => repoStore.findByName(owner, name),
   });
   ciSchedules.startRunsWith((repoId, file) => ciTriggers.onSchedule(repoId, file));
   // What reacts to a pull request change, in the order it hears of it: CI, then webhooks

@@ -220,6 +220,8 @@ export type WorkflowRunsTable = {
   /** Who approved it (a user id) and when; null while it waits or when it never had to. */
   approved_by: string | null;
   approved_at: number | null;
+  /** JSON object of the workflow calls its jobs were expanded from (call-frames.ts). */
+  calls: Generated<string>;
 };
 
 /** Per pull request, the people whose runs of it a writer approved (fork-approval.ts). */
@@ -289,6 +291,8 @@ export type CiTasksTable = {
   concurrency_cancel: Generated<boolean | number>;
   /** Blocked waiting for its `concurrency` group to free up (not for its `needs`). */
   concurrency_queued: Generated<boolean | number>;
+  /** JSON object of the job's token permissions (permissions.ts); null is `write-all`. */
+  permissions: Generated<string | null>;
 };
 
 export type CiTaskStepsTable = {

@@ -33,6 +33,7 @@ export function toRun(row: Selectable<WorkflowRunsTable>): WorkflowRun {
     needsApproval: Boolean(row.needs_approval),
     approvedBy: row.approved_by,
     approvedAt: row.approved_at === null ? null : new Date(Number(row.approved_at)),
+    calls: parseJson(row.calls),
   };
 }
 

@@ -43,6 +43,8 @@ export type WorkflowRun = {
   /** The id of who approved it, and when. */
   readonly approvedBy: string | null;
   readonly approvedAt: Date | null;
+  /** The workflow calls its jobs were expanded from, as stored (call-frames.ts reads them). */
+  readonly calls: unknown;
 };
 
 export type CiTask = {

@@ -4,17 +4,10 @@ import type { TaskScope } from '../users/actions-bot.ts';
 import type { TaskTokenStore } from './task-token.store.ts';
 
 /**
- * The scopes a task token is held to, as a personal access token would be: repositories
- * (code, releases, tags, branches, pulls, statuses) and issues (labels) — never `user`,
- * `organization` or `admin`, so every endpoint of those categories is refused.
+ * What a task token grants while its task runs: a level on its one repository and the token
+ * scopes it is held to, both narrowed by its job's `permissions:` (permissions.ts).
  */
-export const TASK_TOKEN_SCOPES: TokenScopes = new Map([
-  ['issue', 'write'],
-  ['repository', 'write'],
-]);
-
-/** What a task token grants while its task runs: a level on its one repository. */
-export type TaskGrant = TaskScope;
+export type TaskGrant = TaskScope & { readonly scopes: TokenScopes };
 
 /**
  * Task tokens (`GITHUB_TOKEN`, `GITEA_TOKEN`, `github.token`): 40 hex characters made when a
@@ -24,6 +17,12 @@ export type TaskGrant = TaskScope;
  * repository as a writer without admin does (push, releases, tags, branches, pulls, statuses)
  * — only reads when the run is for a pull request from a fork — and reads elsewhere only what
  * anyone may; repo.policy.ts judges that.
+ *
+ * INVARIANT: a task token never does more than its job's `permissions:` allow. The grant made
+ * here is the only way a task token becomes a viewer, on every edge (REST and git over HTTP go
+ * through `viewerFromAuthorization`): its level is what repo.policy.ts answers for the task's
+ * repository, its scopes what the token-scope check holds it to — at most `repository` and
+ * `issue`, never `user`, `organization` or `admin`.
  */
 export class CiTaskTokens {
   readonly #store: TaskTokenStore;

@@ -26,6 +26,8 @@ export type NewRun = Pick<
   readonly pullId?: string;
   /** Waits for a writer's approval (fork-approval.ts): every job starts blocked. */
   readonly needsApproval?: boolean;
+  /** The workflow calls its jobs were expanded from (call-frames.ts). */
+  readonly calls?: Readonly<Record<string, unknown>>;
 };
 
 export type NewTask = {
@@ -38,6 +40,8 @@ export type NewTask = {
   readonly stepNames?: readonly string[];
   /** Job-level `concurrency`: the job starts blocked and is admitted to its group by a settle. */
   readonly concurrency?: { readonly group: string; readonly cancelInProgress: boolean };
+  /** The job's token permissions, encoded (permissions.ts); absent is `write-all`. */
+  readonly permissions?: string;
 };
 
 /**
@@ -101,6 +105,7 @@ export async function createRun(
         concurrency_queued: queued,
         pull_id: run.pullId ?? null,
         needs_approval: run.needsApproval ?? false,
+        calls: JSON.stringify(run.calls ?? {}),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -128,6 +133,7 @@ export async function createRun(
           updated_at: now,
           concurrency_group: task.concurrency?.group ?? null,
           concurrency_cancel: task.concurrency?.cancelInProgress ?? false,
+          permissions: task.permissions ?? null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
