@@ -75,7 +75,10 @@ export function callScope(
 function callInputs(frame: CallFrame, scope: ExpressionContexts): Record<string, unknown> {
   const inputs: Record<string, unknown> = {};
   for (const [name, input] of Object.entries(frame.inputs)) {
-    const value = inputValue(input, interpolateValue(frame.with[name], scope));
+    const value = inputValue(
+      input,
+      safely(() => interpolateValue(frame.with[name], scope)),
+    );
     if (value !== undefined) inputs[name] = value;
   }
   return inputs;
@@ -89,10 +92,23 @@ function passedSecrets(
   if (frame.secrets === 'inherit') return secrets;
   const passed: Record<string, string> = {};
   for (const [name, expression] of Object.entries(frame.secrets)) {
-    const value = interpolate(expression, { ...scope, secrets });
+    const value = safely(() => interpolate(expression, { ...scope, secrets })) ?? '';
     if (value !== '') passed[name] = value;
   }
   return passed;
+}
+
+/**
+ * What `evaluate` answers, or undefined when it throws: what a job left behind is evaluated here
+ * when another is handed out (`fromJSON` of an output that is not JSON), and a failure must not
+ * keep the job from ever reaching a runner — the value is empty, as an unset one would be.
+ */
+function safely<T>(evaluate: () => T): T | undefined {
+  try {
+    return evaluate();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The run's jobs and calls, answering what a job or a call left behind. */
@@ -131,7 +147,7 @@ class RunFacts {
     );
     const outputs: Record<string, string> = {};
     for (const [name, expression] of Object.entries(frame.outputs)) {
-      outputs[name] = interpolate(expression, { jobs: jobsContext });
+      outputs[name] = safely(() => interpolate(expression, { jobs: jobsContext })) ?? '';
     }
     return { outputs, result: aggregateStatus(members.map((job) => job.status)) };
   }

@@ -98,11 +98,6 @@ export async function expandRun(
     rootNeeds: [],
     chain: [{ identity: origin.identity, label: origin.label }],
   });
-  if (run.jobs.length > MAX_JOBS_PER_RUN) {
-    throw new WorkflowError(
-      `the workflow makes ${run.jobs.length} jobs, more than the ${MAX_JOBS_PER_RUN} a run may have`,
-    );
-  }
   return run;
 }
 
@@ -126,6 +121,7 @@ async function expandLevel(run: ExpandedRun, load: WorkflowLoader, level: Level)
     const [id, job] = ready;
     pending.delete(id);
     leaves.set(id, await expandCall(run, load, level, id, job, own, leaves));
+    checkSize(run);
   }
   const waitFor = (job: Record<string, unknown>) => {
     const needs = needsOf(job);
@@ -147,6 +143,19 @@ async function expandLevel(run: ExpandedRun, load: WorkflowLoader, level: Level)
       needs: waitFor(written),
       permissions: encodePermissions(permissions),
     });
+  }
+  checkSize(run);
+}
+
+/**
+ * Refuses a run past MAX_JOBS_PER_RUN as soon as it gets there: every call expands into one job
+ * at least, so wide and deep calls stop after a few hundred files read, never after all of them.
+ */
+function checkSize(run: ExpandedRun): void {
+  if (run.jobs.length > MAX_JOBS_PER_RUN) {
+    throw new WorkflowError(
+      `the workflow makes more than the ${MAX_JOBS_PER_RUN} jobs a run may have`,
+    );
   }
 }
 
