@@ -391,7 +391,11 @@ export async function createApp(config: Config): Promise<App> {
       logLimits: config.ci.logLimits,
     }),
     ciLogs,
-    ciTaskTokens: new CiTaskTokens(new TaskTokenStore(db)),
+    ciTaskTokens: new CiTaskTokens(new TaskTokenStore(db), async (actorId, repoId) => {
+      const [actor, repo] = await Promise.all([users.findById(actorId), repos.findById(repoId)]);
+      if (actor !== undefined && !isUser(actor)) return undefined;
+      return actor === undefined || repo === undefined ? 'none' : repos.accessOf(actor, repo);
+    }),
     ciSchedules,
     ciRunQueries,
     ciRunCancels: new RunCancelService({ repos, queries: ciRunQueries, lifecycle: ciRuns }),

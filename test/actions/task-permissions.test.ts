@@ -152,6 +152,39 @@ jobs:
   }, 60_000);
 });
 
+describe("the run's actor", () => {
+  it('bounds the token: a writer made a reader while the job runs takes its pushes along', async () => {
+    const { user: owner } = await kiln.make.userWithToken();
+    const writer = await kiln.make.userWithToken();
+    const { name } = await makeRepo(kiln, owner, { private: true });
+    const { collaborators } = kiln.app.services;
+    await collaborators.put(owner, owner.handle, name, writer.user.handle, 'write');
+    const dir = await git.init();
+    await git.commit(dir, {
+      '.gitea/workflows/w.yml':
+        'on: push\njobs:\n  a:\n    runs-on: actor-box\n    steps: [{run: a}]\n',
+    });
+    const url = repoUrl(kiln.url, owner.handle, name, { token: writer.token, as: 'password' });
+    await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: dir });
+    const runner = await ReplayRunner.register(kiln, { labels: ['actor-box'] });
+    const task = await runner.next();
+    const asTask = repoUrl(kiln.url, owner.handle, name, {
+      token: task.secrets.GITHUB_TOKEN ?? '',
+      as: 'password',
+    });
+    const pushAs = (branch: string) =>
+      git.run(['push', '-q', asTask, `HEAD:refs/heads/${branch}`], { cwd: dir });
+    expect((await pushAs('while-writer')).code).toBe(0);
+    await collaborators.put(owner, owner.handle, name, writer.user.handle, 'read');
+    const refused = await pushAs('after-read');
+    expect(refused.code).not.toBe(0);
+    expect((await git.run(['ls-remote', asTask], { cwd: dir })).code).toBe(0);
+    await collaborators.remove(owner, owner.handle, name, writer.user.handle);
+    expect((await git.run(['ls-remote', asTask], { cwd: dir })).code).not.toBe(0);
+    await runner.run(task);
+  }, 60_000);
+});
+
 describe('calls to another repository', () => {
   it('reach public workflows and the same owner’s private ones, and nothing else', async () => {
     const { user: me, token } = await kiln.make.userWithToken();

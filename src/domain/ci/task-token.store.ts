@@ -1,7 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.ts';
-import type { TaskGrant } from './task-token.ts';
-import { decodePermissions, tokenBoundsOf } from './workflow/permissions.ts';
+import { decodePermissions, type Permissions } from './workflow/permissions.ts';
+
+/** A running task as its token is judged: where it runs, for whom, and what its job allows. */
+export type RunningTask = {
+  readonly taskId: number;
+  readonly repoId: string;
+  readonly permissions: Permissions;
+  /** The run is for a pull request from a fork. */
+  readonly forkPull: boolean;
+  /** Who triggered the run (an account id), when known. */
+  readonly actorId: string | null;
+};
 
 /** Queries behind task tokens: the hash lives on the task row while the task runs. */
 export class TaskTokenStore {
@@ -11,12 +21,8 @@ export class TaskTokenStore {
     this.#db = db;
   }
 
-  /**
-   * The running task whose token hashes to `tokenHash`, with its repository, level and scopes:
-   * what its job's `permissions:` allow, and at most read for a pull request from a fork, whose
-   * code nobody with write access has vetted (`tokenBoundsOf`).
-   */
-  async findRunningGrant(tokenHash: string): Promise<TaskGrant | undefined> {
+  /** The running task whose token hashes to `tokenHash`. */
+  async findRunning(tokenHash: string): Promise<RunningTask | undefined> {
     const row = await this.#db
       .selectFrom('ci_tasks')
       .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
@@ -25,15 +31,18 @@ export class TaskTokenStore {
         'ci_tasks.permissions',
         'workflow_runs.repo_id',
         'workflow_runs.fork_pull',
+        'workflow_runs.triggered_by',
       ])
       .where('ci_tasks.token_hash', '=', tokenHash)
       .where('ci_tasks.status', '=', 'running')
       .executeTakeFirst();
     if (row === undefined) return undefined;
-    const { level, scopes } = tokenBoundsOf(
-      decodePermissions(row.permissions),
-      Boolean(row.fork_pull),
-    );
-    return { taskId: Number(row.id), repoId: row.repo_id, level, scopes };
+    return {
+      taskId: Number(row.id),
+      repoId: row.repo_id,
+      permissions: decodePermissions(row.permissions),
+      forkPull: Boolean(row.fork_pull),
+      actorId: row.triggered_by,
+    };
   }
 }

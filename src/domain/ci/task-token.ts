@@ -2,6 +2,13 @@ import { sha256Hex } from '../../lib/crypto.ts';
 import type { TokenScopes } from '../tokens/token-scopes.ts';
 import type { TaskScope } from '../users/actions-bot.ts';
 import type { TaskTokenStore } from './task-token.store.ts';
+import { type PermissionLevel, tokenBoundsOf } from './workflow/permissions.ts';
+
+/**
+ * The most a run's actor may do on a repository now (`read`, `write`…), or undefined when the
+ * actor is no person (an organisation's own scheduled run): the token is held below it.
+ */
+export type ActorBound = (actorId: string, repoId: string) => Promise<string | undefined>;
 
 /**
  * What a task token grants while its task runs: a level on its one repository and the token
@@ -26,14 +33,30 @@ export type TaskGrant = TaskScope & { readonly scopes: TokenScopes };
  */
 export class CiTaskTokens {
   readonly #store: TaskTokenStore;
+  readonly #actorBound: ActorBound | undefined;
 
-  constructor(store: TaskTokenStore) {
+  constructor(store: TaskTokenStore, actorBound?: ActorBound) {
     this.#store = store;
+    this.#actorBound = actorBound;
   }
 
-  /** The grant of a live task token, or undefined for anything else. */
+  /**
+   * The grant of a live task token, or undefined for anything else: what its job's
+   * `permissions:` allow (permissions.ts), at most read for a pull request from a fork, whose
+   * code nobody with write access has vetted, and never more than the run's actor may do on the
+   * repository now — a writer removed while their run goes on takes the token's writes along.
+   */
   async authenticate(token: string): Promise<TaskGrant | undefined> {
     if (!/^[0-9a-f]{40}$/.test(token)) return undefined;
-    return this.#store.findRunningGrant(sha256Hex(token));
+    const task = await this.#store.findRunning(sha256Hex(token));
+    if (task === undefined) return undefined;
+    let cap: PermissionLevel = task.forkPull ? 'read' : 'write';
+    if (this.#actorBound !== undefined && task.actorId !== null) {
+      const actor = await this.#actorBound(task.actorId, task.repoId);
+      if (actor === 'none') cap = 'none';
+      else if (actor === 'read') cap = 'read';
+    }
+    const { level, scopes } = tokenBoundsOf(task.permissions, cap);
+    return { taskId: task.taskId, repoId: task.repoId, level, scopes };
   }
 }

@@ -73,10 +73,13 @@ describe('permissions', () => {
     );
   });
 
-  it('gives a token no push without contents: write, nothing for {}, and only reads for a fork', () => {
+  it('gives a token no push without contents: write, nothing for {}, and never more than its cap', () => {
     fc.assert(
-      fc.property(permissions, fc.boolean(), (granted, fork) => {
-        const bounds = tokenBoundsOf(granted, fork);
+      fc.property(permissions, fc.boolean(), level, (granted, fork, actor) => {
+        const cap = fork ? (actor === 'none' ? 'none' : 'read') : actor;
+        const bounds = tokenBoundsOf(granted, cap);
+        if (cap !== 'write') expect(bounds.level).not.toBe('write');
+        if (cap === 'none') expect(bounds.level).toBe('none');
         if (granted.contents !== 'write' || fork) expect(bounds.level).not.toBe('write');
         if (fork) expect([...bounds.scopes.values()]).not.toContain('write');
         if (bounds.level === 'none') expect(bounds.scopes.size).toBe(0);
@@ -86,7 +89,7 @@ describe('permissions', () => {
         }
         // Raising any one scope never lowers what the token holds (the mapping is monotone).
         for (const scope of PERMISSION_SCOPES) {
-          const raised = tokenBoundsOf({ ...granted, [scope]: 'write' }, fork);
+          const raised = tokenBoundsOf({ ...granted, [scope]: 'write' }, cap);
           expect(atMost(bounds.level, raised.level)).toBe(true);
           for (const [category, held] of bounds.scopes) {
             expect(atMost(held, raised.scopes.get(category))).toBe(true);
@@ -94,9 +97,9 @@ describe('permissions', () => {
         }
       }),
     );
-    expect(tokenBoundsOf(NO_PERMISSIONS, false)).toEqual({ level: 'none', scopes: new Map() });
-    expect(tokenBoundsOf(WRITE_ALL, true).level).toBe('read');
-    expect(tokenBoundsOf(WRITE_ALL, false).scopes.get('repository')).toBe('write');
+    expect(tokenBoundsOf(NO_PERMISSIONS, 'write')).toEqual({ level: 'none', scopes: new Map() });
+    expect(tokenBoundsOf(WRITE_ALL, 'read').level).toBe('read');
+    expect(tokenBoundsOf(WRITE_ALL, 'write').scopes.get('repository')).toBe('write');
   });
 
   it('stores and reads back every set of permissions; what cannot be read grants nothing', () => {

@@ -115,13 +115,14 @@ export type TokenBounds = {
  *   `contents: none` still reads the repository (GitHub's `metadata: read`), and `{}` is `none`;
  * - the `repository` token scope is write when one of the repository scopes is write, the
  *   `issue` scope follows `issues` and `pull-requests` (pull comments are issue comments);
- * - `readOnly` (a pull request from a fork) caps everything at read, whatever was asked.
+ * - `cap` holds everything at or below it, whatever was asked: read for a pull request from a
+ *   fork, or what the run's actor may still do.
  */
-export function tokenBoundsOf(permissions: Permissions, readOnly: boolean): TokenBounds {
-  const cap: PermissionLevel = readOnly ? 'read' : 'write';
+export function tokenBoundsOf(permissions: Permissions, cap: PermissionLevel): TokenBounds {
   const granted = PERMISSION_SCOPES.some((scope) => permissions[scope] !== 'none');
   const contents = lower(permissions.contents, cap);
   const level: PermissionLevel = contents === 'none' && granted ? lower('read', cap) : contents;
+  if (level === 'none') return { level, scopes: new Map() };
   const repository = REPOSITORY_WRITERS.reduce<PermissionLevel>(
     (best, scope) => (RANK[permissions[scope]] > RANK[best] ? permissions[scope] : best),
     level,
@@ -131,8 +132,8 @@ export function tokenBoundsOf(permissions: Permissions, readOnly: boolean): Toke
       ? permissions.issues
       : permissions['pull-requests'];
   const scopes = new Map<'repository' | 'issue', 'read' | 'write'>();
-  const repositoryLevel = level === 'none' ? 'none' : lower(repository, cap);
-  const issueLevel = level === 'none' ? 'none' : lower(issue, cap);
+  const repositoryLevel = lower(repository, cap);
+  const issueLevel = lower(issue, cap);
   if (repositoryLevel !== 'none') scopes.set('repository', repositoryLevel);
   if (issueLevel !== 'none') scopes.set('issue', issueLevel);
   return { level, scopes };
