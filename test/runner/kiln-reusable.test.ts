@@ -179,7 +179,7 @@ describe('reusable workflows', () => {
         error:
           '.gitea/workflows/deep.yml: job "next": workflow calls nest deeper than 4 levels ' +
           '(.gitea/workflows/deep.yml → .gitea/workflows/l1.yml → .gitea/workflows/l2.yml → ' +
-          '.gitea/workflows/l3.yml → ./.gitea/workflows/l4.yml)',
+          '.gitea/workflows/l3.yml → .gitea/workflows/l4.yml)',
       },
       {
         workflow_file: 'loop.yml',

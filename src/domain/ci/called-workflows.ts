@@ -6,6 +6,7 @@ import { visibleToAnyone } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { LoadedWorkflow, WorkflowLoader } from './workflow/call-expansion.ts';
+import { callLabel } from './workflow/workflow-call.ts';
 import { WorkflowError } from './workflow/workflow-error.ts';
 
 /** Where a workflow's `./` calls resolve: its repository at the commit it was read at. */
@@ -36,7 +37,7 @@ export function calledWorkflowLoader(deps: CalledWorkflowDeps): WorkflowLoader {
   return async (ref, origin): Promise<LoadedWorkflow> => {
     const from = origin as CallOrigin;
     if (ref.kind === 'local') {
-      const content = await readFile(deps, from, ref.path, `./${ref.path}`);
+      const content = await readFile(deps, from, ref.path, ref.path);
       return {
         content,
         identity: `${from.repo.id}:${ref.path}@${from.sha}`,
@@ -44,7 +45,7 @@ export function calledWorkflowLoader(deps: CalledWorkflowDeps): WorkflowLoader {
         origin: from,
       };
     }
-    const label = `${ref.owner}/${ref.repo}/${ref.path}@${ref.ref}`;
+    const label = callLabel(ref);
     const target = await deps.findRepoByName(ref.owner, ref.repo);
     if (
       target === undefined ||

@@ -11,6 +11,7 @@ import {
   type CallRef,
   callDeclarations,
   callFrame,
+  callLabel,
   inputValue,
   parseCallRef,
 } from './workflow-call.ts';
@@ -173,7 +174,7 @@ async function expandCall(
   if (level.chain.length >= MAX_CALL_DEPTH) {
     throw new WorkflowError(
       `job "${id}": workflow calls nest deeper than ${MAX_CALL_DEPTH} levels ` +
-        `(${[...level.chain.map((c) => c.label), job.uses].join(' → ')})`,
+        `(${[...level.chain.map((c) => c.label), callLabel(ref)].join(' → ')})`,
     );
   }
   const loaded = await load(ref, level.origin);

@@ -39,6 +39,11 @@ export function parseCallRef(jobId: string, uses: string): CallRef {
   );
 }
 
+/** How messages name a call: the path of a local one, `owner/repo/path@ref` of another. */
+export function callLabel(ref: CallRef): string {
+  return ref.kind === 'local' ? ref.path : `${ref.owner}/${ref.repo}/${ref.path}@${ref.ref}`;
+}
+
 /** An input `workflow_call` declares. */
 export type CallInput = {
   readonly type: 'string' | 'boolean' | 'number';
