@@ -106,6 +106,9 @@ jobs:
     await expect(
       expand(`on: push\njobs:\n  c:\n    uses: actions/checkout@v4\n`, files),
     ).rejects.toThrow('job "c": uses must name a workflow file');
+    await expect(
+      expand('on: push\njobs:\n  c/j: {runs-on: x, steps: [{run: a}]}\n', files),
+    ).rejects.toThrow('job id "c/j" may not contain "/"');
   });
 
   it('stops a wide call tree at the job cap after reading a bounded number of files', async () => {

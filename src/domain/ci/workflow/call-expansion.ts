@@ -105,6 +105,9 @@ export async function expandRun(
 /** Expands one workflow of the chain; answers, per job id of it, the run keys it stands for. */
 async function expandLevel(run: ExpandedRun, load: WorkflowLoader, level: Level) {
   const { workflow, prefix } = level;
+  // Run keys join job ids with `/`: an id holding one could pass for a called workflow's job.
+  const slashed = Object.keys(workflow.jobs).find((id) => id.includes('/'));
+  if (slashed !== undefined) throw new WorkflowError(`job id "${slashed}" may not contain "/"`);
   const own = readPermissions(workflow.permissions, workflow.name);
   const calling = Object.entries(workflow.jobs).filter(([, job]) => job.uses !== undefined);
   const leaves = new Map<string, readonly string[]>();
