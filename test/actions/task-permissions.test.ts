@@ -2,8 +2,7 @@
  * What a task token may do follows its job's `permissions:`, generated over the lattice and
  * checked on every edge a job reaches (git push, REST reads and writes); a pull request from a
  * fork keeps a read-only token and no secrets whatever its workflow asks, through a workflow
- * call with `secrets: inherit` too; and a workflow of another repository is callable only when
- * anyone may read it or it has the caller's owner.
+ * call with `secrets: inherit` too; and the run's actor bounds the token while it runs.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -182,64 +181,5 @@ describe("the run's actor", () => {
     await collaborators.remove(owner, owner.handle, name, writer.user.handle);
     expect((await git.run(['ls-remote', asTask], { cwd: dir })).code).not.toBe(0);
     await runner.run(task);
-  }, 60_000);
-});
-
-describe('calls to another repository', () => {
-  it('reach public workflows and the same owner’s private ones, and nothing else', async () => {
-    const { user: me, token } = await kiln.make.userWithToken();
-    const { user: other, token: otherToken } = await kiln.make.userWithToken();
-    const lib = `on: workflow_call\njobs:\n  shared:\n    runs-on: remote-box\n    steps: [{run: x}]\n`;
-    const publish = async (user: typeof me, userToken: string, isPrivate: boolean) => {
-      const { name } = await makeRepo(kiln, user, { private: isPrivate });
-      const work = await git.init();
-      await git.commit(work, { '.github/workflows/lib.yml': lib });
-      const url = repoUrl(kiln.url, user.handle, name, { token: userToken, as: 'password' });
-      await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: work });
-      return `${user.handle}/${name}/.github/workflows/lib.yml@main`;
-    };
-    const mine = await publish(me, token, true);
-    const theirsPublic = await publish(other, otherToken, false);
-    const theirsPrivate = await publish(other, otherToken, true);
-    const { name } = await makeRepo(kiln, me);
-    const work = await git.init();
-    const call = (uses: string) => `on: push\njobs:\n  lib:\n    uses: ${uses}\n`;
-    await git.commit(work, {
-      '.gitea/workflows/mine.yml': call(mine),
-      '.gitea/workflows/public.yml': call(theirsPublic),
-      '.gitea/workflows/private.yml': call(theirsPrivate),
-      '.gitea/workflows/missing.yml': call(`${me.handle}/nothing/.gitea/workflows/x.yml@main`),
-    });
-    const url = repoUrl(kiln.url, me.handle, name, { token, as: 'password' });
-    await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: work });
-    const repoId = await repoIdOf(me, name);
-    const runs = () =>
-      kiln.app.database.db
-        .selectFrom('workflow_runs')
-        .leftJoin('ci_tasks', 'ci_tasks.run_id', 'workflow_runs.id')
-        .select(['workflow_runs.workflow_file', 'workflow_runs.error', 'ci_tasks.name'])
-        .where('workflow_runs.repo_id', '=', repoId)
-        .orderBy('workflow_runs.workflow_file')
-        .execute();
-    expect(await eventually(async () => (await runs()).length === 4)).toBe(true);
-    expect(await runs()).toEqual([
-      {
-        workflow_file: 'mine.yml',
-        error: null,
-        name: 'lib / shared',
-      },
-      {
-        workflow_file: 'missing.yml',
-        error: `.gitea/workflows/missing.yml: called workflow ${me.handle}/nothing/.gitea/workflows/x.yml@main not found`,
-        name: null,
-      },
-      {
-        workflow_file: 'private.yml',
-        // The same answer as for what does not exist: a call tells nobody what exists.
-        error: `.gitea/workflows/private.yml: called workflow ${theirsPrivate} not found`,
-        name: null,
-      },
-      { workflow_file: 'public.yml', error: null, name: 'lib / shared' },
-    ]);
   }, 60_000);
 });

@@ -9,6 +9,7 @@ import type { CiTaskStore } from './ci-task.store.ts';
 import type { CiVariableService } from './ci-variable.service.ts';
 import { ACTIONS_SOURCE_PATH, taskContext } from './task-context.ts';
 import { type TasksVersions, versionScopeOf } from './tasks-version.ts';
+import { substituteInputs } from './workflow/inputs-substitution.ts';
 import type { JobStatus } from './workflow/job-status.ts';
 import type { WorkflowRunStore } from './workflow-run.store.ts';
 
@@ -128,7 +129,8 @@ export class TaskDispatchService {
     const scope = await this.#scope(run, task, { github: context, vars }, stored);
     return {
       id: task.id,
-      workflowPayload: task.payload,
+      workflowPayload:
+        scope.inputs === undefined ? task.payload : substituteInputs(task.payload, scope.inputs),
       // A called workflow's job sees its own id and the inputs its caller handed it.
       context:
         scope.inputs === undefined
