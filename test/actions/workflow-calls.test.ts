@@ -23,12 +23,20 @@ async function repoIdOf(owner: User, name: string): Promise<string> {
   return (await kiln.app.services.repos.get(owner, owner.handle, name)).repo.id;
 }
 
+/** A fresh user's repository with `files` pushed as `main`. */
+async function pushedRepo(files: Record<string, string>): Promise<{ user: User; name: string }> {
+  const { user, token } = await kiln.make.userWithToken();
+  const { name } = await makeRepo(kiln, user);
+  const work = await git.init();
+  await git.commit(work, files);
+  const url = repoUrl(kiln.url, user.handle, name, { token, as: 'password' });
+  await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: work });
+  return { user, name };
+}
+
 describe('a called job', () => {
   it('is handed its inputs in its document and its context', async () => {
-    const { user, token } = await kiln.make.userWithToken();
-    const { name } = await makeRepo(kiln, user);
-    const work = await git.init();
-    await git.commit(work, {
+    await pushedRepo({
       '.gitea/workflows/main.yml': `on: push
 jobs:
   pre:
@@ -51,8 +59,6 @@ jobs:
       - run: echo "\${{ inputs.target }} \${{ inputs.fast }} \${{ github.sha }}"
 `,
     });
-    const url = repoUrl(kiln.url, user.handle, name, { token, as: 'password' });
-    await git.ok(['push', '-q', url, 'HEAD:refs/heads/main'], { cwd: work });
     const runner = await ReplayRunner.register(kiln, { labels: ['calls-box'] });
     await runner.run(await runner.next(), { outputs: { os: 'plan9' } });
     const inner = await runner.next();
@@ -62,6 +68,49 @@ jobs:
     expect(context.job).toBe('inner');
     expect(context.event.inputs).toEqual({ target: 'plan9', fast: true });
     await runner.run(inner);
+  });
+});
+
+describe('a calling job whose if: is false', () => {
+  it('leaves its called jobs and the jobs that need it skipped, and the rest runs', async () => {
+    const { user, name } = await pushedRepo({
+      '.gitea/workflows/main.yml': `on: push
+jobs:
+  call:
+    if: github.ref == 'refs/heads/release'
+    uses: ./.gitea/workflows/lib.yml
+  after:
+    needs: call
+    runs-on: skip-box
+    steps: [{run: a}]
+  other:
+    runs-on: skip-box
+    steps: [{run: b}]
+`,
+      '.gitea/workflows/lib.yml':
+        'on: workflow_call\njobs:\n  inner: {runs-on: skip-box, steps: [{run: c}]}\n',
+    });
+    const runner = await ReplayRunner.register(kiln, { labels: ['skip-box'] });
+    const task = await runner.next();
+    expect(Object.keys(payloadOf(task).jobs)).toEqual(['other']);
+    await runner.run(task);
+    const repoId = await repoIdOf(user, name);
+    const jobs = () =>
+      kiln.app.database.db
+        .selectFrom('ci_tasks')
+        .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
+        .select(['ci_tasks.name', 'ci_tasks.status', 'workflow_runs.status as run'])
+        .where('workflow_runs.repo_id', '=', repoId)
+        .orderBy('ci_tasks.name')
+        .execute();
+    expect(await eventually(async () => (await jobs()).every((job) => job.run === 'SUCCESS'))).toBe(
+      true,
+    );
+    expect((await jobs()).map((job) => [job.name, job.status])).toEqual([
+      ['after', 'skipped'],
+      ['call / inner', 'skipped'],
+      ['other', 'success'],
+    ]);
   });
 });
 

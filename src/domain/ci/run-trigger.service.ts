@@ -420,12 +420,16 @@ export class RunTriggerService {
         stepNames: job.stepNames,
         concurrency: job.concurrency,
         permissions: job.permissions,
+        skipped: job.skipped,
       })),
       scopes,
     );
     versions.forget(scopes);
-    // Jobs with a `concurrency` of their own start blocked: settling admits them to their group.
-    if (plan.jobs.some((job) => job.concurrency !== undefined)) await lifecycle.settleNow(run.id);
+    // Jobs with a `concurrency` of their own start blocked: settling admits them to their group;
+    // jobs that need only skipped ones are skipped by it too.
+    if (plan.jobs.some((job) => job.concurrency !== undefined || job.skipped)) {
+      await lifecycle.settleNow(run.id);
+    }
     if (queued && group !== undefined) await lifecycle.recheckGroup(repo.id, group);
     return run;
   }

@@ -42,6 +42,8 @@ export type NewTask = {
   readonly concurrency?: { readonly group: string; readonly cancelInProgress: boolean };
   /** The job's token permissions, encoded (permissions.ts); absent is `write-all`. */
   readonly permissions?: string;
+  /** Made skipped (a called workflow whose calling job's `if:` was false). */
+  readonly skipped?: boolean;
 };
 
 /**
@@ -72,9 +74,11 @@ export async function createRun(
     const queued = run.concurrencyQueued === true;
     const held = queued || run.needsApproval === true;
     const statuses = tasks.map((task) =>
-      held || (task.needs ?? []).length > 0 || task.concurrency !== undefined
-        ? 'blocked'
-        : 'pending',
+      task.skipped === true
+        ? 'skipped'
+        : held || (task.needs ?? []).length > 0 || task.concurrency !== undefined
+          ? 'blocked'
+          : 'pending',
     );
     const failed = run.error !== undefined;
     const row = await trx

@@ -75,6 +75,22 @@ jobs:
     expect(run.calls.lib).toMatchObject({ needs: ['first'], secrets: {} });
   });
 
+  it('skips a call whose if: is false when the run is made, and refuses one it cannot decide', async () => {
+    const files = { '.gitea/workflows/lib.yml': LIB };
+    const call = (condition: string) =>
+      `on: push\njobs:\n  c:\n    if: ${condition}\n    uses: ./.gitea/workflows/lib.yml\n`;
+    const skipped = async (condition: string) =>
+      (await expand(call(condition), files)).jobs.map((job) => job.skipped);
+    expect(await skipped("github.ref == 'refs/heads/main'")).toEqual([false, false]);
+    expect(await skipped(`\${{ github.ref != 'refs/heads/main' }}`)).toEqual([true, true]);
+    expect(await skipped('false')).toEqual([true, true]);
+    for (const condition of ['success()', "needs.a.result == 'success'", 'always()']) {
+      await expect(expand(call(condition), files)).rejects.toThrow(
+        'job "c": the if: of a job that calls a workflow may read only github, vars and inputs',
+      );
+    }
+  });
+
   it('refuses what the called workflow does not declare or requires', async () => {
     const lib = `on:\n  workflow_call:\n    inputs: {a: {required: true}}\n    secrets: {s: {required: true}}\njobs:\n  j: {runs-on: x, steps: [{run: a}]}\n`;
     const files = { '.gitea/workflows/lib.yml': lib };

@@ -12,6 +12,7 @@ import {
   callDeclarations,
   callFrame,
   callLabel,
+  callRuns,
   inputValue,
   parseCallRef,
 } from './workflow-call.ts';
@@ -50,6 +51,8 @@ export type ExpandedJob = PlannedJob & {
   readonly needs: readonly string[];
   /** Encoded (permissions.ts). */
   readonly permissions: string;
+  /** In a call whose `if:` was false: made skipped, as GitHub shows it. */
+  readonly skipped: boolean;
 };
 
 export type ExpandedRun = {
@@ -71,6 +74,8 @@ type Level = {
   readonly rootNeeds: readonly string[];
   /** Identities of the workflows above, this one last. */
   readonly chain: readonly { identity: string; label: string }[];
+  /** A calling job above had an `if:` that was false. */
+  readonly skipped: boolean;
 };
 
 /**
@@ -98,6 +103,7 @@ export async function expandRun(
     bound: WRITE_ALL,
     rootNeeds: [],
     chain: [{ identity: origin.identity, label: origin.label }],
+    skipped: false,
   });
   return run;
 }
@@ -146,6 +152,7 @@ async function expandLevel(run: ExpandedRun, load: WorkflowLoader, level: Level)
       name: `${level.names}${job.name}`,
       needs: waitFor(written),
       permissions: encodePermissions(permissions),
+      skipped: level.skipped,
     });
   }
   checkSize(run);
@@ -218,6 +225,9 @@ async function expandCall(
     rootNeeds:
       needs.length === 0 ? level.rootNeeds : needs.flatMap((need) => leaves.get(need) ?? []),
     chain: [...level.chain, { identity: loaded.identity, label: loaded.label }],
+    skipped:
+      level.skipped ||
+      !callRuns(id, job.if, (expression) => interpolateValue(expression, level.contexts)),
   });
   return run.jobs.slice(before).map((expanded) => expanded.jobKey);
 }

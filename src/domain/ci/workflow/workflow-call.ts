@@ -114,7 +114,7 @@ export function callFrame(
   needs: readonly string[],
 ): CallFrame {
   const where = `job "${jobId}"`;
-  for (const key of ['steps', 'runs-on', 'strategy', 'if', 'container', 'services']) {
+  for (const key of ['steps', 'runs-on', 'strategy', 'container', 'services']) {
     if (job[key] !== undefined) {
       throw new WorkflowError(`${where} calls a workflow and cannot have "${key}"`);
     }
@@ -165,6 +165,34 @@ export function inputValue(input: CallInput, given: unknown): unknown {
     return Number.isFinite(number) ? number : 0;
   }
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * Whether a calling job's `if:` lets it run, evaluated when the run is made with what the server
+ * knows (`github`, `vars`, `inputs`): a calling job has no runner to evaluate it later. An `if:`
+ * reading anything else (`needs`, `success()`…) is refused naming the job.
+ */
+export function callRuns(
+  jobId: string,
+  condition: unknown,
+  evaluate: (expression: string) => unknown,
+): boolean {
+  if (condition === undefined || condition === null) return true;
+  if (typeof condition === 'boolean') return condition;
+  const source = String(condition).trim();
+  const inner = /^\$\{\{([\s\S]*)\}\}$/.exec(source)?.[1] ?? source;
+  let value: unknown;
+  try {
+    value = evaluate(`\${{ ${inner} }}`);
+  } catch {
+    value = undefined;
+  }
+  if (value === undefined || (typeof value === 'string' && value.includes('${{'))) {
+    throw new WorkflowError(
+      `job "${jobId}": the if: of a job that calls a workflow may read only github, vars and inputs`,
+    );
+  }
+  return value !== false && value !== null && value !== 0 && value !== '';
 }
 
 /** Reads a stored `workflow_runs.calls` back; anything malformed is left out. */
