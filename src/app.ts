@@ -246,6 +246,7 @@ export async function createApp(config: Config): Promise<App> {
     }),
     schedules: ciSchedules,
     variables: ciVariables,
+    findRepoByName: (owner, name) => repoStore.findByName(owner, name),
   });
   ciSchedules.startRunsWith((repoId, file) => ciTriggers.onSchedule(repoId, file));
   // What reacts to a pull request change, in the order it hears of it: CI, then webhooks
@@ -400,7 +401,11 @@ export async function createApp(config: Config): Promise<App> {
       logLimits: config.ci.logLimits,
     }),
     ciLogs,
-    ciTaskTokens: new CiTaskTokens(new TaskTokenStore(db)),
+    ciTaskTokens: new CiTaskTokens(new TaskTokenStore(db), async (actorId, repoId) => {
+      const [actor, repo] = await Promise.all([users.findById(actorId), repos.findById(repoId)]);
+      if (actor !== undefined && !isUser(actor)) return undefined;
+      return actor === undefined || repo === undefined ? 'none' : repos.accessOf(actor, repo);
+    }),
     ciCaches: new CiCacheService({
       store: new CacheStore(db),
       blobs: new CacheBlobFiles(join(dataDir, 'ci-caches')),

@@ -226,6 +226,8 @@ export type WorkflowRunsTable = {
   approved_at: number | null;
   /** 1, then one more per re-run. */
   attempt: Generated<number>;
+  /** JSON object of the workflow calls its jobs were expanded from (call-frames.ts). */
+  calls: Generated<string>;
 };
 
 /** An entry of a repository's CI cache (migration 0030). */
@@ -313,6 +315,8 @@ export type CiTasksTable = {
   concurrency_cancel: Generated<boolean | number>;
   /** Blocked waiting for its `concurrency` group to free up (not for its `needs`). */
   concurrency_queued: Generated<boolean | number>;
+  /** JSON object of the job's token permissions (permissions.ts); null is `write-all`. */
+  permissions: Generated<string | null>;
 };
 
 export type CiTaskStepsTable = {

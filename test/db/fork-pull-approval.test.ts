@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, migrate } from '../../src/db/database.ts';
 import { CiStores } from '../../src/domain/ci/ci-stores.ts';
 import {
+  insertJob,
   insertOwner,
   insertRepos,
   migrateBefore,
@@ -96,27 +97,10 @@ describe('runs stored before migration 0027', () => {
           concurrency_group: null,
         })
         .execute();
-      await database.db
-        .insertInto('ci_tasks')
-        .values({
-          run_id: runId,
-          name: 'build',
-          runs_on: '[]',
-          needs: '[]',
-          outputs: '{}',
-          job_key: 'build',
-          payload: '{}',
-          runner_id: null,
-          status: run.status === 'SUCCESS' ? 'success' : 'pending',
-          log_rows: 0,
-          deadline_at: null,
-          created_at: index,
-          started_at: null,
-          stopped_at: null,
-          token_hash: null,
-          heartbeat_at: null,
-        })
-        .execute();
+      await insertJob(database, runId, {
+        status: run.status === 'SUCCESS' ? 'success' : 'pending',
+        at: index,
+      });
     }
 
     await migrate(database);

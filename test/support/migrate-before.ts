@@ -82,3 +82,37 @@ export async function insertRepos(
   await database.db.insertInto('repositories').values(rows).execute();
   return rows.map((row) => row.id);
 }
+
+/** A job row of `runId` with the columns the first CI migrations made, and `facts` over them. */
+export async function insertJob(
+  database: Database,
+  runId: string,
+  facts: {
+    readonly status: 'blocked' | 'pending' | 'running' | 'success';
+    readonly at: number;
+    readonly tokenHash?: string;
+  },
+): Promise<void> {
+  const running = facts.status === 'running';
+  await database.db
+    .insertInto('ci_tasks')
+    .values({
+      run_id: runId,
+      name: 'build',
+      runs_on: '[]',
+      needs: '[]',
+      outputs: '{}',
+      job_key: 'build',
+      payload: '{}',
+      runner_id: null,
+      status: facts.status,
+      log_rows: 0,
+      deadline_at: null,
+      created_at: facts.at,
+      started_at: running ? facts.at : null,
+      stopped_at: null,
+      token_hash: facts.tokenHash ?? null,
+      heartbeat_at: running ? facts.at : null,
+    })
+    .execute();
+}

@@ -29,6 +29,7 @@ import { forkPullApprovalMigration } from './0027-fork-pull-approval.ts';
 import { ciLogCapsMigration } from './0028-ci-log-caps.ts';
 import { ciCachesMigration } from './0030-ci-caches.ts';
 import { requiredChecksMigration } from './0031-required-checks.ts';
+import { ciWorkflowCallsMigration } from './0032-ci-workflow-calls.ts';
 import { ciAttemptsAnnotationsMigration } from './0033-ci-attempts-annotations.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
@@ -63,5 +64,6 @@ export const migrations: readonly Migration[] = [
   ciLogCapsMigration,
   ciCachesMigration,
   requiredChecksMigration,
+  ciWorkflowCallsMigration,
   ciAttemptsAnnotationsMigration,
 ];

@@ -34,6 +34,7 @@ export function toRun(row: Selectable<WorkflowRunsTable>): WorkflowRun {
     approvedBy: row.approved_by,
     approvedAt: row.approved_at === null ? null : new Date(Number(row.approved_at)),
     attempt: Math.max(1, Number(row.attempt)),
+    calls: parseJson(row.calls),
   };
 }
 

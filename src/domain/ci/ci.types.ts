@@ -45,6 +45,8 @@ export type WorkflowRun = {
   readonly approvedAt: Date | null;
   /** 1, then one more per re-run (GitHub's `run_attempt`). */
   readonly attempt: number;
+  /** The workflow calls its jobs were expanded from, as stored (call-frames.ts reads them). */
+  readonly calls: unknown;
 };
 
 export type CiTask = {

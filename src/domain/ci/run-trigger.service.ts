@@ -9,6 +9,7 @@ import type { RepoService } from '../repos/repo.service.ts';
 import { atLeast, type Repository } from '../repos/repo.types.ts';
 import { isActionsBot } from '../users/actions-bot.ts';
 import type { User } from '../users/user.types.ts';
+import { calledWorkflowLoader } from './called-workflows.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import { fileName, githubContext } from './event-payloads.ts';
 import { type ForkPullGate, groupOf } from './fork-approval.ts';
@@ -17,13 +18,9 @@ import type { RunLifecycle } from './run-lifecycle.ts';
 import type { ScheduleService } from './schedule.service.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { pullTriggered, pushTriggered, type Triggered } from './trigger-events.ts';
+import { type ExpandedJob, expandRun } from './workflow/call-expansion.ts';
 import { type DispatchInput, dispatchInputs, type Triggers } from './workflow/triggers.ts';
-import {
-  concurrencyOf,
-  parseWorkflow,
-  planJobs,
-  WorkflowError,
-} from './workflow/workflow-parse.ts';
+import { concurrencyOf, parseWorkflow, WorkflowError } from './workflow/workflow-parse.ts';
 import type { NewRun, WorkflowRunStore } from './workflow-run.store.ts';
 
 export type RunTriggerDeps = {
@@ -40,6 +37,8 @@ export type RunTriggerDeps = {
   readonly variables?: {
     variablesForRepo(repoId: string, ownerId: string): Promise<Record<string, string>>;
   };
+  /** A repository by owner and name, for `uses: owner/repo/…@ref` (called-workflows.ts). */
+  readonly findRepoByName?: (owner: string, name: string) => Promise<Repository | undefined>;
 };
 
 /**
@@ -338,15 +337,25 @@ export class RunTriggerService {
     budget: JobBudget,
     inputs: Readonly<Record<string, string>> = {},
   ): Promise<WorkflowRun | undefined> {
-    const { runs, versions, lifecycle, variables } = this.#deps;
-    let plan: { run: NewRun; jobs: ReturnType<typeof planJobs>; cancelGroup: boolean };
+    const { runs, versions, lifecycle, variables, repos, catFiles } = this.#deps;
+    let plan: { run: NewRun; jobs: ExpandedJob[]; cancelGroup: boolean };
     const vars = (await variables?.variablesForRepo(repo.id, repo.owner.id)) ?? {};
     try {
       const workflow = parseWorkflow(fileName(file), file.content);
       if (!matches(workflow.triggers)) return undefined;
       const contexts = { github, vars, inputs };
+      const load = calledWorkflowLoader({
+        repos,
+        catFiles,
+        findRepoByName: this.#deps.findRepoByName ?? (async () => undefined),
+      });
+      const expanded = await expandRun(workflow, contexts, load, {
+        value: { repo, sha: base.sha },
+        identity: `${repo.id}:${file.path}@${base.sha}`,
+        label: file.path,
+      });
       // Groups of a run from a fork are its pull's own (`groupOf`, fork-approval.ts).
-      const jobs = planJobs(workflow, contexts).map((job) =>
+      const jobs = expanded.jobs.map((job) =>
         job.concurrency === undefined
           ? job
           : {
@@ -368,12 +377,18 @@ export class RunTriggerService {
       const concurrency =
         written === undefined ? undefined : { ...written, group: groupOf(base, written.group) };
       plan = {
-        run: { ...base, workflowName: workflow.name, concurrencyGroup: concurrency?.group },
+        run: {
+          ...base,
+          workflowName: workflow.name,
+          concurrencyGroup: concurrency?.group,
+          calls: expanded.calls,
+        },
         jobs,
         cancelGroup: concurrency?.cancelInProgress === true,
       };
     } catch (error) {
-      // Parsing and planning are pure: whatever they throw is a problem of the file itself.
+      // Parsing and planning read nothing but workflow files: what they throw is a problem of the
+      // file itself or of one it calls, shown on the run.
       if (!(error instanceof Error)) throw error;
       const { run } = await runs.create({ ...base, error: `${file.path}: ${error.message}` }, []);
       return run;
@@ -397,19 +412,24 @@ export class RunTriggerService {
       { ...plan.run, concurrencyQueued: queued },
       plan.jobs.map((job) => ({
         name: job.name,
-        jobKey: job.jobId,
+        jobKey: job.jobKey,
         runsOn: job.runsOn,
         needs: job.needs,
         payload: job.payload,
         hasIf: job.hasIf,
         stepNames: job.stepNames,
         concurrency: job.concurrency,
+        permissions: job.permissions,
+        skipped: job.skipped,
       })),
       scopes,
     );
     versions.forget(scopes);
-    // Jobs with a `concurrency` of their own start blocked: settling admits them to their group.
-    if (plan.jobs.some((job) => job.concurrency !== undefined)) await lifecycle.settleNow(run.id);
+    // Jobs with a `concurrency` of their own start blocked: settling admits them to their group;
+    // jobs that need only skipped ones are skipped by it too.
+    if (plan.jobs.some((job) => job.concurrency !== undefined || job.skipped)) {
+      await lifecycle.settleNow(run.id);
+    }
     if (queued && group !== undefined) await lifecycle.recheckGroup(repo.id, group);
     return run;
   }

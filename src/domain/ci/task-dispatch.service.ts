@@ -1,5 +1,6 @@
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import type { RunnerScope } from '../runners/runner.types.ts';
+import { type CallScope, callScope, type NeededJob } from './call-context.ts';
 import type { CiTask, WorkflowRun } from './ci.types.ts';
 import type { CiJobStore } from './ci-job.store.ts';
 import type { CiSecretService } from './ci-secret.service.ts';
@@ -8,14 +9,11 @@ import type { CiTaskStore } from './ci-task.store.ts';
 import type { CiVariableService } from './ci-variable.service.ts';
 import { ACTIONS_SOURCE_PATH, taskContext } from './task-context.ts';
 import { type TasksVersions, versionScopeOf } from './tasks-version.ts';
-import { aggregateStatus, type JobStatus } from './workflow/job-status.ts';
+import { substituteInputs } from './workflow/inputs-substitution.ts';
+import type { JobStatus } from './workflow/job-status.ts';
 import type { WorkflowRunStore } from './workflow-run.store.ts';
 
-/** What a job it needs left behind: its outputs and result (a matrix aggregated). */
-export type NeededJob = {
-  readonly outputs: Readonly<Record<string, string>>;
-  readonly result: JobStatus;
-};
+export type { NeededJob };
 
 /** A task handed to a runner, in domain terms; the edge turns it into `runner.v1.Task`. */
 export type TaskAssignment = {
@@ -117,48 +115,75 @@ export class TaskDispatchService {
     if (run === undefined) throw new Error(`task ${task.id} has no run`);
     const repo = await stores.runs.getRepoName(run.repoId);
     const stored = run.forkPull ? {} : await secrets.secretsForTask(task.id);
+    const context = taskContext({
+      run,
+      task,
+      owner: repo.owner,
+      repoName: repo.name,
+      token,
+      baseUrl,
+      actionsUrl: this.#deps.actionsUrl ?? `${baseUrl}${ACTIONS_SOURCE_PATH}`,
+      retentionDays: this.#deps.logRetentionDays,
+    });
+    const vars = await variables.variablesForTask(task.id);
+    const scope = await this.#scope(run, task, { github: context, vars }, stored);
     return {
       id: task.id,
-      workflowPayload: task.payload,
-      context: taskContext({
-        run,
-        task,
-        owner: repo.owner,
-        repoName: repo.name,
-        token,
-        baseUrl,
-        actionsUrl: this.#deps.actionsUrl ?? `${baseUrl}${ACTIONS_SOURCE_PATH}`,
-        retentionDays: this.#deps.logRetentionDays,
-      }),
+      workflowPayload:
+        scope.inputs === undefined ? task.payload : substituteInputs(task.payload, scope.inputs),
+      // A called workflow's job sees its own id and the inputs its caller handed it.
+      context:
+        scope.inputs === undefined
+          ? context
+          : {
+              ...context,
+              job: task.jobKey.slice(task.jobKey.lastIndexOf('/') + 1),
+              event: {
+                ...(isObject(run.eventPayload) ? run.eventPayload : {}),
+                inputs: scope.inputs,
+              },
+            },
       // The task token last, so a stored secret can never shadow it.
-      secrets: { ...stored, GITHUB_TOKEN: token, GITEA_TOKEN: token },
-      vars: await variables.variablesForTask(task.id),
-      needs: await this.#needs(run, task),
+      secrets: { ...scope.secrets, GITHUB_TOKEN: token, GITEA_TOKEN: token },
+      vars,
+      needs: scope.needs,
     };
   }
 
-  /** `needs.<id>`: per needed job id, its result over all its matrix jobs and merged outputs. */
-  async #needs(run: WorkflowRun, task: CiTask): Promise<Record<string, NeededJob>> {
-    if (task.needs.length === 0) return {};
+  /**
+   * `needs`, `inputs` and `secrets` of the task (call-context.ts): only a task that sits in a
+   * called workflow or needs a job of one reads every job of its run; others read their needs.
+   */
+  async #scope(
+    run: WorkflowRun,
+    task: CiTask,
+    contexts: { github: Record<string, unknown>; vars: Record<string, string> },
+    stored: Record<string, string>,
+  ): Promise<CallScope> {
     const { jobs: jobStore } = this.#deps.stores;
-    const jobs = await jobStore.listByKeys(run.id, task.needs);
+    const inCall = task.jobKey.includes('/') || task.needs.some((key) => key.includes('/'));
+    if (!inCall && task.needs.length === 0)
+      return { needs: {}, inputs: undefined, secrets: stored };
+    const jobs = inCall
+      ? await jobStore.listOfRun(run.id)
+      : await jobStore.listByKeys(run.id, task.needs);
     const outputs = await jobStore.listOutputs(jobs.map((job) => job.id));
-    const needs: Record<string, NeededJob> = {};
-    for (const jobId of task.needs) {
-      const matrix = jobs.filter((job) => job.jobKey === jobId);
-      const ids = new Set(matrix.map((job) => job.id));
-      const merged: Record<string, string> = {};
-      for (const output of outputs) {
-        // Across a matrix the non-empty value wins.
-        if (ids.has(output.taskId) && (merged[output.name] ?? '') === '') {
-          merged[output.name] = output.value;
-        }
-      }
-      needs[jobId] = {
-        outputs: merged,
-        result: aggregateStatus(matrix.map((job) => job.status as JobStatus)),
-      };
-    }
-    return needs;
+    const facts = jobs.map((job) => ({
+      jobKey: job.jobKey,
+      status: job.status as JobStatus,
+      outputs: Object.fromEntries(
+        outputs.filter((output) => output.taskId === job.id).map((o) => [o.name, o.value]),
+      ),
+    }));
+    const event = contexts.github.event;
+    const inputs = isObject(event) ? (event.inputs ?? {}) : {};
+    return callScope(task, run.calls, facts, {
+      contexts: { ...contexts, inputs },
+      secrets: stored,
+    });
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.ts';
-import type { TaskGrant } from './task-token.ts';
+import { decodePermissions, type Permissions } from './workflow/permissions.ts';
+
+/** A running task as its token is judged: where it runs, for whom, and what its job allows. */
+export type RunningTask = {
+  readonly taskId: number;
+  readonly repoId: string;
+  readonly permissions: Permissions;
+  /** The run is for a pull request from a fork. */
+  readonly forkPull: boolean;
+  /** Who triggered the run (an account id), when known. */
+  readonly actorId: string | null;
+};
 
 /** Queries behind task tokens: the hash lives on the task row while the task runs. */
 export class TaskTokenStore {
@@ -10,20 +21,28 @@ export class TaskTokenStore {
     this.#db = db;
   }
 
-  /**
-   * The running task whose token hashes to `tokenHash`, with its repository and level: read
-   * only for a pull request from a fork, whose code nobody with write access has vetted.
-   */
-  async findRunningGrant(tokenHash: string): Promise<TaskGrant | undefined> {
+  /** The running task whose token hashes to `tokenHash`. */
+  async findRunning(tokenHash: string): Promise<RunningTask | undefined> {
     const row = await this.#db
       .selectFrom('ci_tasks')
       .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
-      .select(['ci_tasks.id', 'workflow_runs.repo_id', 'workflow_runs.fork_pull'])
+      .select([
+        'ci_tasks.id',
+        'ci_tasks.permissions',
+        'workflow_runs.repo_id',
+        'workflow_runs.fork_pull',
+        'workflow_runs.triggered_by',
+      ])
       .where('ci_tasks.token_hash', '=', tokenHash)
       .where('ci_tasks.status', '=', 'running')
       .executeTakeFirst();
     if (row === undefined) return undefined;
-    const level = row.fork_pull ? 'read' : 'write';
-    return { taskId: Number(row.id), repoId: row.repo_id, level };
+    return {
+      taskId: Number(row.id),
+      repoId: row.repo_id,
+      permissions: decodePermissions(row.permissions),
+      forkPull: Boolean(row.fork_pull),
+      actorId: row.triggered_by,
+    };
   }
 }

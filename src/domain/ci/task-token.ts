@@ -2,19 +2,19 @@ import { sha256Hex } from '../../lib/crypto.ts';
 import type { TokenScopes } from '../tokens/token-scopes.ts';
 import type { TaskScope } from '../users/actions-bot.ts';
 import type { TaskTokenStore } from './task-token.store.ts';
+import { type PermissionLevel, tokenBoundsOf } from './workflow/permissions.ts';
 
 /**
- * The scopes a task token is held to, as a personal access token would be: repositories
- * (code, releases, tags, branches, pulls, statuses) and issues (labels) — never `user`,
- * `organization` or `admin`, so every endpoint of those categories is refused.
+ * The most a run's actor may do on a repository now (`read`, `write`…), or undefined when the
+ * actor is no person (an organisation's own scheduled run): the token is held below it.
  */
-export const TASK_TOKEN_SCOPES: TokenScopes = new Map([
-  ['issue', 'write'],
-  ['repository', 'write'],
-]);
+export type ActorBound = (actorId: string, repoId: string) => Promise<string | undefined>;
 
-/** What a task token grants while its task runs: a level on its one repository. */
-export type TaskGrant = TaskScope;
+/**
+ * What a task token grants while its task runs: a level on its one repository and the token
+ * scopes it is held to, both narrowed by its job's `permissions:` (permissions.ts).
+ */
+export type TaskGrant = TaskScope & { readonly scopes: TokenScopes };
 
 /**
  * Task tokens (`GITHUB_TOKEN`, `GITEA_TOKEN`, `github.token`): 40 hex characters made when a
@@ -24,17 +24,39 @@ export type TaskGrant = TaskScope;
  * repository as a writer without admin does (push, releases, tags, branches, pulls, statuses)
  * — only reads when the run is for a pull request from a fork — and reads elsewhere only what
  * anyone may; repo.policy.ts judges that.
+ *
+ * INVARIANT: a task token never does more than its job's `permissions:` allow. The grant made
+ * here is the only way a task token becomes a viewer, on every edge (REST and git over HTTP go
+ * through `viewerFromAuthorization`): its level is what repo.policy.ts answers for the task's
+ * repository, its scopes what the token-scope check holds it to — at most `repository` and
+ * `issue`, never `user`, `organization` or `admin`.
  */
 export class CiTaskTokens {
   readonly #store: TaskTokenStore;
+  readonly #actorBound: ActorBound | undefined;
 
-  constructor(store: TaskTokenStore) {
+  constructor(store: TaskTokenStore, actorBound?: ActorBound) {
     this.#store = store;
+    this.#actorBound = actorBound;
   }
 
-  /** The grant of a live task token, or undefined for anything else. */
+  /**
+   * The grant of a live task token, or undefined for anything else: what its job's
+   * `permissions:` allow (permissions.ts), at most read for a pull request from a fork, whose
+   * code nobody with write access has vetted, and never more than the run's actor may do on the
+   * repository now — a writer removed while their run goes on takes the token's writes along.
+   */
   async authenticate(token: string): Promise<TaskGrant | undefined> {
     if (!/^[0-9a-f]{40}$/.test(token)) return undefined;
-    return this.#store.findRunningGrant(sha256Hex(token));
+    const task = await this.#store.findRunning(sha256Hex(token));
+    if (task === undefined) return undefined;
+    let cap: PermissionLevel = task.forkPull ? 'read' : 'write';
+    if (this.#actorBound !== undefined && task.actorId !== null) {
+      const actor = await this.#actorBound(task.actorId, task.repoId);
+      if (actor === 'none') cap = 'none';
+      else if (actor === 'read') cap = 'read';
+    }
+    const { level, scopes } = tokenBoundsOf(task.permissions, cap);
+    return { taskId: task.taskId, repoId: task.repoId, level, scopes };
   }
 }

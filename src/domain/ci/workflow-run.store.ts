@@ -26,6 +26,8 @@ export type NewRun = Pick<
   readonly pullId?: string;
   /** Waits for a writer's approval (fork-approval.ts): every job starts blocked. */
   readonly needsApproval?: boolean;
+  /** The workflow calls its jobs were expanded from (call-frames.ts). */
+  readonly calls?: Readonly<Record<string, unknown>>;
 };
 
 export type NewTask = {
@@ -38,6 +40,10 @@ export type NewTask = {
   readonly stepNames?: readonly string[];
   /** Job-level `concurrency`: the job starts blocked and is admitted to its group by a settle. */
   readonly concurrency?: { readonly group: string; readonly cancelInProgress: boolean };
+  /** The job's token permissions, encoded (permissions.ts); absent is `write-all`. */
+  readonly permissions?: string;
+  /** Made skipped (a called workflow whose calling job's `if:` was false). */
+  readonly skipped?: boolean;
 };
 
 /**
@@ -68,9 +74,11 @@ export async function createRun(
     const queued = run.concurrencyQueued === true;
     const held = queued || run.needsApproval === true;
     const statuses = tasks.map((task) =>
-      held || (task.needs ?? []).length > 0 || task.concurrency !== undefined
-        ? 'blocked'
-        : 'pending',
+      task.skipped === true
+        ? 'skipped'
+        : held || (task.needs ?? []).length > 0 || task.concurrency !== undefined
+          ? 'blocked'
+          : 'pending',
     );
     const failed = run.error !== undefined;
     const row = await trx
@@ -101,6 +109,7 @@ export async function createRun(
         concurrency_queued: queued,
         pull_id: run.pullId ?? null,
         needs_approval: run.needsApproval ?? false,
+        calls: JSON.stringify(run.calls ?? {}),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -128,6 +137,7 @@ export async function createRun(
           updated_at: now,
           concurrency_group: task.concurrency?.group ?? null,
           concurrency_cancel: task.concurrency?.cancelInProgress ?? false,
+          permissions: task.permissions ?? null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();

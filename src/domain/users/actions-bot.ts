@@ -13,12 +13,13 @@ export const ACTIONS_BOT_NAME = 'Kiln Actions';
 
 /**
  * What one task token grants: a level on one repository, for as long as its task runs. A pull
- * request from a fork runs with `read`, as GitHub's token does there; every other run `write`.
+ * request from a fork runs with at most `read`, as GitHub's token does there; every other run
+ * with what its job's `permissions:` allow (ci/workflow/permissions.ts), `write` by default.
  */
 export type TaskScope = {
   readonly taskId: number;
   readonly repoId: string;
-  readonly level: 'read' | 'write';
+  readonly level: 'none' | 'read' | 'write';
 };
 
 /** The actions bot acting for one task: its access comes from `task` and from nothing else. */

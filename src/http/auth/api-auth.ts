@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import { TASK_TOKEN_SCOPES } from '../../domain/ci/task-token.ts';
 import { Unauthenticated } from '../../domain/errors.ts';
 import type { DomainServices } from '../../domain/services.ts';
 import type { TokenHolder } from '../../domain/tokens/token.service.ts';
@@ -26,7 +25,8 @@ export async function viewerFromAuthorization(
   if (holder) return tokenViewer(holder);
   const grant = await services.ciTaskTokens.authenticate(credentials.token);
   if (grant) {
-    return { kind: 'user', user: actionsBotFor(grant), via: 'token', scopes: TASK_TOKEN_SCOPES };
+    const { scopes, ...scope } = grant;
+    return { kind: 'user', user: actionsBotFor(scope), via: 'token', scopes };
   }
   throw new Unauthenticated('invalid or revoked access token');
 }

@@ -27,6 +27,8 @@ export type ParsedWorkflow = {
   readonly concurrency: Concurrency | undefined;
   readonly document: Document;
   readonly jobs: Readonly<Record<string, Record<string, unknown>>>;
+  /** `permissions:` of the workflow as written (permissions.ts reads it). */
+  readonly permissions?: unknown;
 };
 
 /**
@@ -67,6 +69,7 @@ export function parseWorkflow(fileName: string, content: string): ParsedWorkflow
     concurrency,
     document,
     jobs,
+    permissions: root.permissions,
   };
 }
 
