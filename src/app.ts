@@ -9,6 +9,9 @@ import { SiteAdminService } from './domain/admin/site-admin.service.ts';
 import { BranchService } from './domain/branches/branch.service.ts';
 import { CommitAuthorStore } from './domain/branches/commit-author.store.ts';
 import { CommitStatusService } from './domain/branches/commit-status.service.ts';
+import { ArtifactStore } from './domain/ci/artifacts/artifact.store.ts';
+import { ArtifactQueryService } from './domain/ci/artifacts/artifact-query.service.ts';
+import { PipelineArtifactService } from './domain/ci/artifacts/pipeline-artifact.service.ts';
 import { CiOrgSettingStore } from './domain/ci/ci-org-setting.store.ts';
 import { CiOrgSettingsService } from './domain/ci/ci-org-settings.service.ts';
 import { subscribeCiToPulls } from './domain/ci/ci-pulls.ts';
@@ -93,6 +96,7 @@ import type { GitContext } from './git/git-context.ts';
 import { RefUpdatePool } from './git/ref-update-pool.ts';
 import { RepoPaths } from './git/repo-paths.ts';
 import { sweepTempDirs } from './git/repository.ts';
+import { BlobDirectory } from './lib/blob-directory.ts';
 import { WebhookNotifier } from './notify/webhook-notifier.ts';
 import { WebhookRecords } from './notify/webhook-records.ts';
 import { KILN_VERSION } from './version.ts';
@@ -215,6 +219,10 @@ export async function createApp(config: Config): Promise<App> {
   const ciVariables = new CiVariableService(ciSettings, ciOrgSettings);
   const ciLogs = new TaskLogStore(join(dataDir, 'ci-logs'));
   const ciSchedules = new ScheduleService(new ScheduleStore(db));
+  const ciTaskTokens = new CiTaskTokens(new TaskTokenStore(db));
+  // Artifacts' bytes sit beside the repositories, in the data directory replicas share.
+  const artifactStore = new ArtifactStore(db);
+  const artifactBytes = new BlobDirectory(join(dataDir, 'artifacts'));
   const ciRunQueries = new RunQueryService({
     runs: ciStores.runs,
     jobs: ciStores.jobs,
@@ -390,7 +398,21 @@ export async function createApp(config: Config): Promise<App> {
       logLimits: config.ci.logLimits,
     }),
     ciLogs,
-    ciTaskTokens: new CiTaskTokens(new TaskTokenStore(db)),
+    ciTaskTokens,
+    ciArtifacts: new PipelineArtifactService({
+      store: artifactStore,
+      bytes: artifactBytes,
+      authenticate: (token) => ciTaskTokens.authenticate(token),
+      retentionMs: config.ci.artifactRetentionMs,
+      maxBytesPerRepo: config.ci.artifactMaxBytesPerRepo,
+    }),
+    ciArtifactQueries: new ArtifactQueryService({
+      store: artifactStore,
+      bytes: artifactBytes,
+      repos,
+      runs: ciRunQueries,
+      runRows: ciStores.runs,
+    }),
     ciSchedules,
     ciRunQueries,
     ciRunCancels: new RunCancelService({ repos, queries: ciRunQueries, lifecycle: ciRuns }),
@@ -466,7 +488,10 @@ function startBackgroundWork(parts: BackgroundParts): { stop(): Promise<void> } 
     (error) => {
       process.stderr.write(`kiln: CI zombie sweep failed: ${String(error)}\n`);
     },
-    () => services.ciReports.expireLogs(),
+    async () => {
+      await services.ciReports.expireLogs();
+      await services.ciArtifacts.expire();
+    },
   );
   // Every 15 s, so each minute is claimed early in it by whichever replica ticks first.
   const scheduleTimer = setInterval(() => {

@@ -81,6 +81,9 @@ export type Config = {
       readonly maxRowsPerTask: number;
       readonly maxBytesPerRepo: number;
     };
+    /** Longest an artifact is kept, and the bytes of artifacts one repository may keep. */
+    readonly artifactRetentionMs: number;
+    readonly artifactMaxBytesPerRepo: number;
     readonly actionsUrl: URL | undefined;
     /** Owners whose repositories the instance serves as its actions source; admin-only. */
     readonly actionOwners: readonly string[];
@@ -207,6 +210,8 @@ export function toConfig(values: ConfigValues): Config {
         maxRowsPerTask: values['service.ci.log-max-rows-per-task'],
         maxBytesPerRepo: values['service.ci.log-max-bytes-per-repo'],
       }),
+      artifactRetentionMs: values['service.ci.artifact-retention'],
+      artifactMaxBytesPerRepo: values['service.ci.artifact-max-bytes-per-repo'],
       actionsUrl: values['service.ci.actions-url'],
       actionOwners: values['service.ci.action-owners'],
     }),

@@ -3,6 +3,8 @@ import type { HealthService } from './admin/health.service.ts';
 import type { SiteAdminService } from './admin/site-admin.service.ts';
 import type { BranchService } from './branches/branch.service.ts';
 import type { CommitStatusService } from './branches/commit-status.service.ts';
+import type { ArtifactQueryService } from './ci/artifacts/artifact-query.service.ts';
+import type { PipelineArtifactService } from './ci/artifacts/pipeline-artifact.service.ts';
 import type { CiOrgSettingsService } from './ci/ci-org-settings.service.ts';
 import type { CiSecretService } from './ci/ci-secret.service.ts';
 import type { CiTaskService } from './ci/ci-task.service.ts';
@@ -113,6 +115,10 @@ export type DomainServices = {
   readonly ciSchedules: ScheduleService;
   /** CI task tokens as git credentials. */
   readonly ciTaskTokens: CiTaskTokens;
+  /** Artifacts as running tasks write and read them (the pipeline protocol). */
+  readonly ciArtifacts: PipelineArtifactService;
+  /** Artifacts as people list, download and delete them (REST, pages). */
+  readonly ciArtifactQueries: ArtifactQueryService;
   /** Reading code for pages: trees, files, history, commits. */
   /** Source archives, at most a few built at once. */
   readonly archives: ArchiveService;

@@ -27,6 +27,7 @@ import { concurrencyGroupsLowerCaseMigration } from './0025-concurrency-groups-l
 import { bodyHashesMigration } from './0026-body-hashes.ts';
 import { forkPullApprovalMigration } from './0027-fork-pull-approval.ts';
 import { ciLogCapsMigration } from './0028-ci-log-caps.ts';
+import { ciArtifactsMigration } from './0029-ci-artifacts.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -58,4 +59,5 @@ export const migrations: readonly Migration[] = [
   bodyHashesMigration,
   forkPullApprovalMigration,
   ciLogCapsMigration,
+  ciArtifactsMigration,
 ];

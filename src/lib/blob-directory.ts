@@ -1,0 +1,80 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+
+/** A blob's place: path segments of lower-case letters, digits and dashes only. */
+export type BlobKey = readonly string[];
+
+const SEGMENT = /^[0-9a-z-]{1,64}$/;
+
+/**
+ * Files under one root, named by keys the caller builds from ids and hashes, never from what a
+ * client sent: a key segment is checked to be `[0-9a-z-]`, so no key reaches outside the root.
+ * Writes are positioned (a chunk lands at its offset, whatever order chunks arrive in) and stream
+ * straight to the file; reads stream from it. Nothing here holds a whole blob in memory.
+ */
+export class BlobDirectory {
+  readonly #root: string;
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  #path(key: BlobKey): string {
+    if (key.length === 0 || !key.every((segment) => SEGMENT.test(segment))) {
+      throw new Error(`invalid blob key ${key.join('/')}`);
+    }
+    return join(this.#root, ...key);
+  }
+
+  /**
+   * Writes `source` at `offset` of the blob at `key` (created when missing), at most `length`
+   * bytes: it stops reading at the first chunk that would pass them. Returns the bytes
+   * received, so a caller learns of a body longer (more than `length`) or shorter than it said.
+   */
+  async writeAt(
+    key: BlobKey,
+    offset: number,
+    length: number,
+    source: AsyncIterable<Uint8Array>,
+  ): Promise<number> {
+    const path = this.#path(key);
+    await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+    const file = await open(path, 'a+').then(async (probe) => {
+      await probe.close();
+      return open(path, 'r+');
+    });
+    try {
+      let written = 0;
+      for await (const chunk of source) {
+        if (written + chunk.byteLength > length) return written + chunk.byteLength;
+        await file.write(chunk, 0, chunk.byteLength, offset + written);
+        written += chunk.byteLength;
+      }
+      return written;
+    } finally {
+      await file.close();
+    }
+  }
+
+  /** The size of the blob at `key`, or undefined when there is none. */
+  async size(key: BlobKey): Promise<number | undefined> {
+    try {
+      return (await stat(this.#path(key))).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  /** A stream of the blob at `key` (an `ENOENT` error on the stream when it is missing). */
+  read(key: BlobKey): Readable {
+    return createReadStream(this.#path(key), { highWaterMark: 1024 * 1024 });
+  }
+
+  /** Removes the blob or folder at `key`, if any. */
+  async remove(key: BlobKey): Promise<void> {
+    await rm(this.#path(key), { recursive: true, force: true });
+  }
+}
