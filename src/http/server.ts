@@ -6,6 +6,7 @@ import type { App } from '../app.ts';
 import { uncontrolledActionOwners } from '../domain/admin/action-owners.ts';
 import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
+import { registerPipelineArtifactRoutes } from './actions/artifact-pipeline.routes.ts';
 import { apiV1Plugin } from './api/v1/api.plugin.ts';
 import { registerApiDocs } from './api/v1/docs.ts';
 import { ANONYMOUS, type Viewer } from './auth/viewer.ts';
@@ -162,6 +163,10 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
       updateLog: (runner, taskId, index, rows, noMore) =>
         ciReports.updateLog(runner, taskId, index, rows, noMore),
     },
+    baseUrl: (request) => baseUrlOf(request, app.config),
+  });
+  registerPipelineArtifactRoutes(server, {
+    artifacts: app.services.ciArtifacts,
     baseUrl: (request) => baseUrlOf(request, app.config),
   });
   await registerFederation(server, {
