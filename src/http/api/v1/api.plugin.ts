@@ -13,6 +13,7 @@ import { requestClientIp } from '../../protect/metering.plugin.ts';
 import { registerActionApprovalRoutes } from './action-approval.routes.ts';
 import { registerActionRoutes } from './actions.routes.ts';
 import { type ArchiveSender, registerArchiveRoutes } from './archive.routes.ts';
+import { registerArtifactRoutes } from './artifacts.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
 import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
@@ -125,6 +126,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
     reruns: services.ciRunReruns,
     config,
   });
+  registerArtifactRoutes(server, { artifacts: services.ciArtifactQueries, config });
   registerActionApprovalRoutes(server, {
     runs: services.ciRunQueries,
     approvals: services.ciRunApprovals,
