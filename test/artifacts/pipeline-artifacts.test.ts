@@ -85,6 +85,19 @@ describe('the pipeline artifact protocol', () => {
       expect((await readFile(join(dir, 'unzipped', path))).equals(bytes), path).toBe(true);
     }
 
+    // The run page lists it with its size and a link to the same zip.
+    const page = await (await fetch(`${kiln.url}/repos/${claimed.repo}/actions/runs/1`)).text();
+    const link = `/repos/${claimed.repo}/actions/runs/1/artifacts/${artifact.id}`;
+    expect(page).toContain(`href="${link}"`);
+    expect(page).toMatch(/build-output<\/a>[\s\S]*?[0-9.]+ MB/);
+    const fromPage = await fetch(`${kiln.url}${link}`);
+    expect(fromPage.status).toBe(200);
+    expect((await fromPage.arrayBuffer()).byteLength).toBeGreaterThan(10 * 1024 * 1024);
+    expect(
+      (await fetch(`${kiln.url}/repos/${claimed.repo}/actions/runs/2/artifacts/${artifact.id}`))
+        .status,
+    ).toBe(404);
+
     // Deleting is for writers; afterwards it is gone from the run.
     const { token: stranger } = await kiln.make.userWithToken();
     const refused = await apiCall(kiln.url, new URL(artifact.url).pathname.slice(7), {
@@ -124,7 +137,12 @@ describe('the pipeline artifact protocol', () => {
       containerId: number;
       fileContainerResourceUrl: string;
     };
-    const put = (token: string, range: string, body: Uint8Array<ArrayBuffer>, path = 'secret-build/a.txt') =>
+    const put = (
+      token: string,
+      range: string,
+      body: Uint8Array<ArrayBuffer>,
+      path = 'secret-build/a.txt',
+    ) =>
       call(token, `${fileContainerResourceUrl}?itemPath=${encodeURIComponent(path)}`, {
         method: 'PUT',
         headers: { 'content-type': 'application/octet-stream', 'content-range': range },

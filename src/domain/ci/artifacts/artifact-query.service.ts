@@ -102,7 +102,7 @@ export class ArtifactQueryService {
     if (artifact.protocol === 'v4') {
       const [file] = files;
       if (file === undefined) throw new NotFound('artifact has no content');
-      return { artifact, bytes: this.#bytes.read(fileBlobKey(artifact.id, file.path)) };
+      return { view, bytes: this.#bytes.read(fileBlobKey(artifact.id, file.path)) };
     }
     const entries = files.map((file) => ({
       // Inside the zip, paths are relative to the artifact, as the client uploaded them.
@@ -115,7 +115,7 @@ export class ArtifactQueryService {
         return stored.pipe(inflated);
       },
     }));
-    return { artifact, bytes: writeZip(entries) };
+    return { view, bytes: writeZip(entries) };
   }
 
   async #views(artifacts: readonly Artifact[]): Promise<ArtifactView[]> {

@@ -149,7 +149,7 @@ export function registerArtifactRoutes(parent: FastifyInstance, deps: ArtifactRo
     },
     async (request, reply) => {
       const { params } = request;
-      const { artifact, bytes } = await artifacts.zip(
+      const { view, bytes } = await artifacts.zip(
         viewerUser(request.viewer),
         params.owner,
         params.name,
@@ -161,7 +161,7 @@ export function registerArtifactRoutes(parent: FastifyInstance, deps: ArtifactRo
         .type('application/zip')
         .header(
           'content-disposition',
-          `attachment; filename*=UTF-8''${encodeURIComponent(artifact.name)}.zip`,
+          `attachment; filename*=UTF-8''${encodeURIComponent(view.artifact.name)}.zip`,
         )
         .send(bytes instanceof Readable ? bytes : Readable.from(bytes));
     },

@@ -26,7 +26,12 @@ import { frameOf, type RepoPageDeps } from './repo-context.ts';
 export type ActionsRouteDeps = RepoPageDeps & {
   readonly services: Pick<
     DomainServices,
-    'ciRunQueries' | 'ciRunCancels' | 'ciRunReruns' | 'ciTriggers' | 'ciRunApprovals'
+    | 'ciRunQueries'
+    | 'ciRunCancels'
+    | 'ciRunReruns'
+    | 'ciTriggers'
+    | 'ciRunApprovals'
+    | 'ciArtifactQueries'
   >;
 };
 
@@ -138,10 +143,15 @@ export function registerActionsRoutes(
         run.approvedBy === null
           ? undefined
           : (await deps.services.users.findById(run.approvedBy))?.handle;
+      const artifacts = await deps.services.ciArtifactQueries.ofRun(run);
       return pages.send(request, reply, {
         title: `${run.title || run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
         body: (context) =>
-          repoFrame(context, frame, runPage(context, { repo, run, jobs, canCancel, approvedBy })),
+          repoFrame(
+            context,
+            frame,
+            runPage(context, { repo, run, jobs, canCancel, approvedBy, artifacts }),
+          ),
       });
     },
   );

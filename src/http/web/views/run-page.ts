@@ -1,3 +1,4 @@
+import type { ArtifactView } from '../../../domain/ci/artifacts/artifact-query.service.ts';
 import type { WorkflowRun } from '../../../domain/ci/ci.types.ts';
 import { awaitsApproval } from '../../../domain/ci/fork-approval.ts';
 import type { JobView } from '../../../domain/ci/run-query.service.ts';
@@ -7,6 +8,7 @@ import { icon } from '../icons.ts';
 import type { PageContext } from '../layout.ts';
 import { accountUrl, commitUrl, repoUrl } from '../paths.ts';
 import { approvalNotice } from './approval-notice.ts';
+import { runArtifacts } from './run-artifacts.ts';
 import { duration, isUnfinished, statusIcon, statusLabel } from './run-status.ts';
 import { runUrl } from './runs-list.ts';
 import { relativeTime } from './time.ts';
@@ -113,6 +115,7 @@ export function runPage(
     canCancel: boolean;
     /** The handle of whoever approved the run, when it needed approval. */
     approvedBy?: string;
+    artifacts?: readonly ArtifactView[];
   },
 ): Html {
   const { repo, run, jobs } = view;
@@ -131,5 +134,6 @@ export function runPage(
       jobs.length > 0
         ? html`<ul class="Box" aria-label="Jobs">${jobs.map((job) => jobRow(repo, run, job))}</ul>`
         : html`<p class="color-fg-muted">This run has no jobs.</p>`
-    }`;
+    }
+    ${runArtifacts(repo, view.artifacts ?? [])}`;
 }
