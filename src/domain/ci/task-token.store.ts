@@ -15,11 +15,23 @@ export class TaskTokenStore {
    * only for a pull request from a fork, whose code nobody with write access has vetted.
    */
   async findRunningGrant(tokenHash: string): Promise<TaskGrant | undefined> {
+    return this.#runningGrant('ci_tasks.token_hash', tokenHash);
+  }
+
+  /** The same, for a task named by its id (a verified runtime token names one). */
+  async findRunningGrantOfTask(taskId: number): Promise<TaskGrant | undefined> {
+    return this.#runningGrant('ci_tasks.id', taskId);
+  }
+
+  async #runningGrant(
+    column: 'ci_tasks.token_hash' | 'ci_tasks.id',
+    value: string | number,
+  ): Promise<TaskGrant | undefined> {
     const row = await this.#db
       .selectFrom('ci_tasks')
       .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
       .select(['ci_tasks.id', 'workflow_runs.repo_id', 'workflow_runs.fork_pull'])
-      .where('ci_tasks.token_hash', '=', tokenHash)
+      .where(column, '=', value)
       .where('ci_tasks.status', '=', 'running')
       .executeTakeFirst();
     if (row === undefined) return undefined;

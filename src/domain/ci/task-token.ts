@@ -1,6 +1,7 @@
 import { sha256Hex } from '../../lib/crypto.ts';
 import type { TokenScopes } from '../tokens/token-scopes.ts';
 import type { TaskScope } from '../users/actions-bot.ts';
+import type { RuntimeTokens } from './runtime-token.ts';
 import type { TaskTokenStore } from './task-token.store.ts';
 
 /**
@@ -27,9 +28,22 @@ export type TaskGrant = TaskScope;
  */
 export class CiTaskTokens {
   readonly #store: TaskTokenStore;
+  readonly #runtime: RuntimeTokens | undefined;
 
-  constructor(store: TaskTokenStore) {
+  constructor(store: TaskTokenStore, runtime?: RuntimeTokens) {
     this.#store = store;
+    this.#runtime = runtime;
+  }
+
+  /**
+   * The grant behind an `ACTIONS_RUNTIME_TOKEN`, for the services steps reach with it
+   * (artifacts, cache): the task's runtime JWT, or the plain task token, which runners that
+   * receive no runtime token pass instead. Either only while the task runs.
+   */
+  async authenticateRuntime(token: string): Promise<TaskGrant | undefined> {
+    const claims = this.#runtime?.verify(token);
+    if (claims !== undefined) return this.#store.findRunningGrantOfTask(claims.taskId);
+    return this.authenticate(token);
   }
 
   /** The grant of a live task token, or undefined for anything else. */
