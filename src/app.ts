@@ -12,6 +12,7 @@ import { CommitStatusService } from './domain/branches/commit-status.service.ts'
 import { ArtifactStore } from './domain/ci/artifacts/artifact.store.ts';
 import { ArtifactQueryService } from './domain/ci/artifacts/artifact-query.service.ts';
 import { PipelineArtifactService } from './domain/ci/artifacts/pipeline-artifact.service.ts';
+import { V4ArtifactService } from './domain/ci/artifacts/v4-artifact.service.ts';
 import { CiOrgSettingStore } from './domain/ci/ci-org-setting.store.ts';
 import { CiOrgSettingsService } from './domain/ci/ci-org-settings.service.ts';
 import { subscribeCiToPulls } from './domain/ci/ci-pulls.ts';
@@ -29,6 +30,7 @@ import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
 import { RunQueryService } from './domain/ci/run-query.service.ts';
 import { RunRerunService } from './domain/ci/run-rerun.service.ts';
 import { RunTriggerService } from './domain/ci/run-trigger.service.ts';
+import { RuntimeTokens } from './domain/ci/runtime-token.ts';
 import { ScheduleService } from './domain/ci/schedule.service.ts';
 import { ScheduleStore } from './domain/ci/schedule.store.ts';
 import { TaskDispatchService } from './domain/ci/task-dispatch.service.ts';
@@ -219,7 +221,8 @@ export async function createApp(config: Config): Promise<App> {
   const ciVariables = new CiVariableService(ciSettings, ciOrgSettings);
   const ciLogs = new TaskLogStore(join(dataDir, 'ci-logs'));
   const ciSchedules = new ScheduleService(new ScheduleStore(db));
-  const ciTaskTokens = new CiTaskTokens(new TaskTokenStore(db));
+  const runtimeTokens = new RuntimeTokens(config.secretKey);
+  const ciTaskTokens = new CiTaskTokens(new TaskTokenStore(db), runtimeTokens);
   // Artifacts' bytes sit beside the repositories, in the data directory replicas share.
   const artifactStore = new ArtifactStore(db);
   const artifactBytes = new BlobDirectory(join(dataDir, 'artifacts'));
@@ -387,6 +390,10 @@ export async function createApp(config: Config): Promise<App> {
       variables: ciVariables,
       actionsUrl: config.ci.actionsUrl?.href.replace(/\/+$/, ''),
       logRetentionDays: Math.round(config.ci.logRetentionMs / 86_400_000),
+      runtimeTokens: {
+        mint: (claims, expiresAt) => runtimeTokens.mint(claims, expiresAt),
+        lifetimeMs: config.ci.taskTimeoutMs,
+      },
     }),
     ciReports: new TaskReportService({
       stores: ciStores,
@@ -402,7 +409,15 @@ export async function createApp(config: Config): Promise<App> {
     ciArtifacts: new PipelineArtifactService({
       store: artifactStore,
       bytes: artifactBytes,
-      authenticate: (token) => ciTaskTokens.authenticate(token),
+      authenticate: (token) => ciTaskTokens.authenticateRuntime(token),
+      retentionMs: config.ci.artifactRetentionMs,
+      maxBytesPerRepo: config.ci.artifactMaxBytesPerRepo,
+    }),
+    ciArtifactsV4: new V4ArtifactService({
+      store: artifactStore,
+      bytes: artifactBytes,
+      authenticate: (token) => ciTaskTokens.authenticateRuntime(token),
+      signer: runtimeTokens,
       retentionMs: config.ci.artifactRetentionMs,
       maxBytesPerRepo: config.ci.artifactMaxBytesPerRepo,
     }),

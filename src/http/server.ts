@@ -7,6 +7,7 @@ import { uncontrolledActionOwners } from '../domain/admin/action-owners.ts';
 import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { registerPipelineArtifactRoutes } from './actions/artifact-pipeline.routes.ts';
+import { registerV4ArtifactRoutes } from './actions/artifact-v4.routes.ts';
 import { apiV1Plugin } from './api/v1/api.plugin.ts';
 import { registerApiDocs } from './api/v1/docs.ts';
 import { ANONYMOUS, type Viewer } from './auth/viewer.ts';
@@ -167,6 +168,10 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   });
   registerPipelineArtifactRoutes(server, {
     artifacts: app.services.ciArtifacts,
+    baseUrl: (request) => baseUrlOf(request, app.config),
+  });
+  registerV4ArtifactRoutes(server, {
+    artifacts: app.services.ciArtifactsV4,
     baseUrl: (request) => baseUrlOf(request, app.config),
   });
   await registerFederation(server, {

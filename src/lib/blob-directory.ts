@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename as renameFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -71,6 +71,13 @@ export class BlobDirectory {
   /** A stream of the blob at `key` (an `ENOENT` error on the stream when it is missing). */
   read(key: BlobKey): Readable {
     return createReadStream(this.#path(key), { highWaterMark: 1024 * 1024 });
+  }
+
+  /** Moves the blob at `from` to `to`, replacing any there. */
+  async rename(from: BlobKey, to: BlobKey): Promise<void> {
+    const target = this.#path(to);
+    await mkdir(join(target, '..'), { recursive: true, mode: 0o700 });
+    await renameFile(this.#path(from), target);
   }
 
   /** Removes the blob or folder at `key`, if any. */

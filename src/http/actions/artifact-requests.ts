@@ -44,6 +44,16 @@ export function sendArtifactError(
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
+  const { status, message } = artifactFailure(error, request, reply);
+  return reply.status(status).send({ message });
+}
+
+/** The status and message of a failure (see `sendArtifactError`), for edges with other bodies. */
+export function artifactFailure(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): { status: number; message: string } {
   const status = isDomainError(error)
     ? statusOf(error.code, 'api')
     : error.statusCode !== undefined && error.statusCode < 500
@@ -51,6 +61,5 @@ export function sendArtifactError(
       : 500;
   if (status === 500) request.log.error({ err: error }, 'artifact request failed');
   if (!request.raw.readableEnded) reply.header('connection', 'close');
-  const message = status === 500 ? 'internal server error' : error.message;
-  return reply.status(status).send({ message });
+  return { status, message: status === 500 ? 'internal server error' : error.message };
 }

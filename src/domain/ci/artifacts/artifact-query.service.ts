@@ -100,9 +100,13 @@ export class ArtifactQueryService {
     if (artifact.expiresAt.getTime() <= Date.now()) throw new NotFound('artifact has expired');
     const files = await this.#store.listFiles(artifact.id);
     if (artifact.protocol === 'v4') {
-      const [file] = files;
-      if (file === undefined) throw new NotFound('artifact has no content');
-      return { view, bytes: this.#bytes.read(fileBlobKey(artifact.id, file.path)) };
+      // The zip its client uploaded, in the parts its blocks were committed as.
+      const parts = files.filter((file) => file.path.startsWith('part/'));
+      const bytes = this.#bytes;
+      async function* blob() {
+        for (const part of parts) yield* bytes.read(fileBlobKey(artifact.id, part.path));
+      }
+      return { view, bytes: blob() };
     }
     const entries = files.map((file) => ({
       // Inside the zip, paths are relative to the artifact, as the client uploaded them.

@@ -2,7 +2,10 @@ import type { Kysely, Selectable } from 'kysely';
 import type { CiArtifactsTable, Tables } from '../../../db/tables.ts';
 import type { Artifact, ArtifactFile, ArtifactTask } from './artifact.types.ts';
 
-type NewArtifact = Omit<Artifact, 'id' | 'size' | 'state'>;
+/** A new artifact: the task making it, its name, protocol and times. */
+type NewArtifact = Pick<Artifact, 'name' | 'protocol' | 'createdAt' | 'expiresAt'> & {
+  readonly task: ArtifactTask;
+};
 
 function toArtifact(row: Selectable<CiArtifactsTable>): Artifact {
   return {
@@ -76,10 +79,10 @@ export class ArtifactStore {
     const row = await this.#db
       .insertInto('ci_artifacts')
       .values({
-        repo_id: artifact.repoId,
-        run_id: artifact.runId,
-        task_id: artifact.taskId,
-        job_name: artifact.jobName,
+        repo_id: artifact.task.repoId,
+        run_id: artifact.task.runId,
+        task_id: artifact.task.taskId,
+        job_name: artifact.task.jobName,
         name: artifact.name,
         protocol: artifact.protocol,
         state: 'uploading',
@@ -103,6 +106,16 @@ export class ArtifactStore {
       .insertInto('ci_artifact_files')
       .values({ artifact_id: artifactId, path: file.path, ...values })
       .onConflict((c) => c.columns(['artifact_id', 'path']).doUpdateSet(values))
+      .execute();
+  }
+
+  /** Moves a file's row to another path (a staged block becoming a part of the blob). */
+  async renameFile(artifactId: number, from: string, to: string): Promise<void> {
+    await this.#db
+      .updateTable('ci_artifact_files')
+      .set({ path: to })
+      .where('artifact_id', '=', artifactId)
+      .where('path', '=', from)
       .execute();
   }
 

@@ -18,6 +18,7 @@ export type ArtifactBytes = {
   size(key: ArtifactBlobKey): Promise<number | undefined>;
   read(key: ArtifactBlobKey): Readable;
   remove(key: ArtifactBlobKey): Promise<void>;
+  rename(from: ArtifactBlobKey, to: ArtifactBlobKey): Promise<void>;
 };
 
 /** An artifact as the domain speaks of it. */

@@ -60,10 +60,7 @@ export class PipelineArtifactService {
     const now = Date.now();
     const expiresAt = artifactExpiry(now, retentionDays, this.#deps.retentionMs);
     const made = await this.#deps.store.create({
-      repoId: task.repoId,
-      runId: task.runId,
-      taskId: task.taskId,
-      jobName: task.jobName,
+      task,
       name: checked,
       protocol: 'pipeline',
       createdAt: new Date(now),
