@@ -1,7 +1,8 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, rename as renameFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 /** A blob's place: path segments of lower-case letters, digits and dashes only. */
 export type BlobKey = readonly string[];
@@ -41,21 +42,20 @@ export class BlobDirectory {
   ): Promise<number> {
     const path = this.#path(key);
     await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
-    const file = await open(path, 'a+').then(async (probe) => {
-      await probe.close();
-      return open(path, 'r+');
-    });
-    try {
-      let written = 0;
+    await (await open(path, 'a')).close();
+    let received = 0;
+    async function* limited() {
       for await (const chunk of source) {
-        if (written + chunk.byteLength > length) return written + chunk.byteLength;
-        await file.write(chunk, 0, chunk.byteLength, offset + written);
-        written += chunk.byteLength;
+        received += chunk.byteLength;
+        if (received > length) return;
+        yield chunk;
       }
-      return written;
-    } finally {
-      await file.close();
     }
+    // A write stream queues what arrives while a write is under way and writes it in one
+    // `writev`: far fewer calls than one positioned write per network chunk.
+    const sink = createWriteStream(path, { flags: 'r+', start: offset, highWaterMark: 4 << 20 });
+    await pipeline(limited(), sink);
+    return received;
   }
 
   /** The size of the blob at `key`, or undefined when there is none. */

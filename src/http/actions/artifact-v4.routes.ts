@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Artifact } from '../../domain/ci/artifacts/artifact.types.ts';
 import type {
@@ -177,10 +176,7 @@ export function registerV4ArtifactRoutes(fastify: FastifyInstance, deps: V4Artif
       });
       scope.get<{ Querystring: Query }>('/kiln/artifacts/:blob', async (request, reply) => {
         const blob = await artifacts.readBlob(request.query);
-        return reply
-          .type('application/zip')
-          .header('content-length', blob.size)
-          .send(Readable.from(blob.stream()));
+        return reply.type('application/zip').header('content-length', blob.size).send(blob.stream);
       });
     },
     { prefix: ARTIFACT_BLOB_PREFIX },
