@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -197,6 +197,20 @@ describe('the pipeline artifact protocol', () => {
 
     await mine.runner.run(mine.task, { steps: [{ lines: ['ok'], result: Result.SUCCESS }] });
     expect((await call(mine.taskToken, pipelineUrl(1))).status).toBe(401);
+
+    // Past its retention the sweep removes it, bytes first.
+    const folder = join(
+      kiln.app.dataDir,
+      'artifacts',
+      (containerId % 256).toString(16).padStart(2, '0'),
+      String(containerId),
+    );
+    expect((await readdir(folder)).length).toBe(1);
+    expect(
+      await kiln.app.services.ciArtifacts.expire(Date.now() + 91 * 86_400_000),
+    ).toBeGreaterThan(0);
+    await expect(readdir(folder)).rejects.toThrow(/ENOENT/);
+    expect((await apiCall(kiln.url, path, { token: mine.token })).status).toBe(404);
     await theirs.runner.run(theirs.task, { steps: [{ lines: ['ok'], result: Result.SUCCESS }] });
   });
 });
