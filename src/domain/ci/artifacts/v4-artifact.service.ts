@@ -139,6 +139,7 @@ export class V4ArtifactService {
   /** Orders the staged blocks of `blockIds` into the blob. */
   async commitBlocks(query: Record<string, string | undefined>, blockIds: readonly string[]) {
     const artifact = await this.#signed(query, 'upload');
+    if (artifact.state !== 'uploading') throw new Conflict('artifact is already finalised');
     for (const [index, blockId] of blockIds.entries()) {
       const from = `block:${blockId}`;
       if ((await this.#deps.store.findFile(artifact.id, from)) === undefined) {
