@@ -9,6 +9,10 @@ import { SiteAdminService } from './domain/admin/site-admin.service.ts';
 import { BranchService } from './domain/branches/branch.service.ts';
 import { CommitAuthorStore } from './domain/branches/commit-author.store.ts';
 import { CommitStatusService } from './domain/branches/commit-status.service.ts';
+import { ArtifactStore } from './domain/ci/artifacts/artifact.store.ts';
+import { ArtifactQueryService } from './domain/ci/artifacts/artifact-query.service.ts';
+import { PipelineArtifactService } from './domain/ci/artifacts/pipeline-artifact.service.ts';
+import { V4ArtifactService } from './domain/ci/artifacts/v4-artifact.service.ts';
 import { CiCacheService } from './domain/ci/cache/cache.service.ts';
 import { CacheStore } from './domain/ci/cache/cache.store.ts';
 import { CiOrgSettingStore } from './domain/ci/ci-org-setting.store.ts';
@@ -28,6 +32,7 @@ import { RunLifecycle } from './domain/ci/run-lifecycle.ts';
 import { RunQueryService } from './domain/ci/run-query.service.ts';
 import { RunRerunService } from './domain/ci/run-rerun.service.ts';
 import { RunTriggerService } from './domain/ci/run-trigger.service.ts';
+import { RuntimeTokens } from './domain/ci/runtime-token.ts';
 import { ScheduleService } from './domain/ci/schedule.service.ts';
 import { ScheduleStore } from './domain/ci/schedule.store.ts';
 import { TaskDispatchService } from './domain/ci/task-dispatch.service.ts';
@@ -96,6 +101,7 @@ import type { GitContext } from './git/git-context.ts';
 import { RefUpdatePool } from './git/ref-update-pool.ts';
 import { RepoPaths } from './git/repo-paths.ts';
 import { sweepTempDirs } from './git/repository.ts';
+import { BlobDirectory } from './lib/blob-directory.ts';
 import { probeReadWrite } from './lib/directory-probe.ts';
 import { WebhookNotifier } from './notify/webhook-notifier.ts';
 import { WebhookRecords } from './notify/webhook-records.ts';
@@ -221,6 +227,19 @@ export async function createApp(config: Config): Promise<App> {
   const ciVariables = new CiVariableService(ciSettings, ciOrgSettings);
   const ciLogs = new TaskLogFiles(join(dataDir, 'ci-logs'));
   const ciSchedules = new ScheduleService(new ScheduleStore(db));
+  const runtimeTokens = new RuntimeTokens(config.secretKey);
+  const ciTaskTokens = new CiTaskTokens(new TaskTokenStore(db), {
+    runtime: runtimeTokens,
+    // The most the run's actor may do on the repository now: the token is held below it.
+    actorBound: async (actorId, repoId) => {
+      const [actor, repo] = await Promise.all([users.findById(actorId), repos.findById(repoId)]);
+      if (actor !== undefined && !isUser(actor)) return undefined;
+      return actor === undefined || repo === undefined ? 'none' : repos.accessOf(actor, repo);
+    },
+  });
+  // Artifacts' bytes sit beside the repositories, in the data directory replicas share.
+  const artifactStore = new ArtifactStore(db);
+  const artifactBytes = new BlobDirectory(join(dataDir, 'artifacts'));
   const ciRunQueries = new RunQueryService({
     runs: ciStores.runs,
     jobs: ciStores.jobs,
@@ -390,6 +409,10 @@ export async function createApp(config: Config): Promise<App> {
       variables: ciVariables,
       actionsUrl: config.ci.actionsUrl?.href.replace(/\/+$/, ''),
       logRetentionDays: Math.round(config.ci.logRetentionMs / 86_400_000),
+      runtimeTokens: {
+        mint: (claims, expiresAt) => runtimeTokens.mint(claims, expiresAt),
+        lifetimeMs: config.ci.taskTimeoutMs,
+      },
     }),
     ciReports: new TaskReportService({
       stores: ciStores,
@@ -401,16 +424,34 @@ export async function createApp(config: Config): Promise<App> {
       logLimits: config.ci.logLimits,
     }),
     ciLogs,
-    ciTaskTokens: new CiTaskTokens(new TaskTokenStore(db), async (actorId, repoId) => {
-      const [actor, repo] = await Promise.all([users.findById(actorId), repos.findById(repoId)]);
-      if (actor !== undefined && !isUser(actor)) return undefined;
-      return actor === undefined || repo === undefined ? 'none' : repos.accessOf(actor, repo);
-    }),
+    ciTaskTokens,
     ciCaches: new CiCacheService({
       store: new CacheStore(db),
       blobs: new CacheBlobFiles(join(dataDir, 'ci-caches')),
       repos,
       sizeLimit: config.ci.cacheSizeBytes,
+    }),
+    ciArtifacts: new PipelineArtifactService({
+      store: artifactStore,
+      bytes: artifactBytes,
+      authenticate: (token) => ciTaskTokens.authenticateRuntime(token),
+      retentionMs: config.ci.artifactRetentionMs,
+      maxBytesPerRepo: config.ci.artifactMaxBytesPerRepo,
+    }),
+    ciArtifactsV4: new V4ArtifactService({
+      store: artifactStore,
+      bytes: artifactBytes,
+      authenticate: (token) => ciTaskTokens.authenticateRuntime(token),
+      signer: runtimeTokens,
+      retentionMs: config.ci.artifactRetentionMs,
+      maxBytesPerRepo: config.ci.artifactMaxBytesPerRepo,
+    }),
+    ciArtifactQueries: new ArtifactQueryService({
+      store: artifactStore,
+      bytes: artifactBytes,
+      repos,
+      runs: ciRunQueries,
+      runRows: ciStores.runs,
     }),
     ciSchedules,
     ciRunQueries,
@@ -490,6 +531,7 @@ function startBackgroundWork(parts: BackgroundParts): { stop(): Promise<void> } 
     async () => {
       await services.ciReports.expireLogs();
       await services.ciCaches.sweep();
+      await services.ciArtifacts.expire();
     },
   );
   // Every 15 s, so each minute is claimed early in it by whichever replica ticks first.

@@ -83,6 +83,9 @@ export type Config = {
     };
     /** Largest total of one repository's CI cache entries, in bytes (least recently used go). */
     readonly cacheSizeBytes: number;
+    /** Longest an artifact is kept, and the bytes of artifacts one repository may keep. */
+    readonly artifactRetentionMs: number;
+    readonly artifactMaxBytesPerRepo: number;
     readonly actionsUrl: URL | undefined;
     /** Owners whose repositories the instance serves as its actions source; admin-only. */
     readonly actionOwners: readonly string[];
@@ -210,6 +213,8 @@ export function toConfig(values: ConfigValues): Config {
         maxBytesPerRepo: values['service.ci.log-max-bytes-per-repo'],
       }),
       cacheSizeBytes: values['service.ci.cache-size'],
+      artifactRetentionMs: values['service.ci.artifact-retention'],
+      artifactMaxBytesPerRepo: values['service.ci.artifact-max-bytes-per-repo'],
       actionsUrl: values['service.ci.actions-url'],
       actionOwners: values['service.ci.action-owners'],
     }),

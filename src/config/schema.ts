@@ -381,6 +381,19 @@ export const configSchema = {
     description:
       'Largest total of one repository’s CI cache entries (`actions/cache`), in bytes. Saving an entry past it removes the entries used least recently; an entry larger than this is refused.',
   }),
+  'service.ci.artifact-retention': durationField({
+    default: 90 * 86_400_000,
+    minMs: 86_400_000,
+    description:
+      'Longest time a CI artifact is kept. A workflow’s `retention-days` may ask for less, never more; expired artifacts are removed by the periodic CI sweep.',
+  }),
+  'service.ci.artifact-max-bytes-per-repo': integerField({
+    default: 5 * 1024 * 1024 * 1024,
+    min: 1024 * 1024,
+    max: 2 ** 50,
+    description:
+      'Largest total of the unexpired CI artifacts one repository keeps, in bytes. An upload that would pass it is refused with 413 until artifacts expire or are deleted.',
+  }),
   'service.ci.actions-url': urlField({
     protocols: ['http:', 'https:'],
     description:

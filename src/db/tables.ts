@@ -345,6 +345,38 @@ export type CiAnnotationsTable = {
   log_row: number;
 };
 
+/** How an artifact was uploaded: the pipeline protocol (many files) or v4 (one zip). */
+export type CiArtifactProtocol = 'pipeline' | 'v4';
+/** `uploading` until its client finalises it; only `confirmed` ones are listed or served. */
+export type CiArtifactState = 'uploading' | 'confirmed';
+
+export type CiArtifactsTable = {
+  /** Autoincrementing int64; never reused. */
+  id: Generated<number>;
+  repo_id: string;
+  run_id: string;
+  /** The task that created it (a task writes only its own run's artifacts). */
+  task_id: number;
+  job_name: string;
+  name: string;
+  protocol: CiArtifactProtocol;
+  state: CiArtifactState;
+  /** Stored bytes of all its files (gzip-encoded ones as stored). */
+  size: Generated<number>;
+  created_at: number;
+  expires_at: number;
+};
+
+export type CiArtifactFilesTable = {
+  artifact_id: number;
+  /** The path inside the artifact, as the client named it (`name/dir/file`). */
+  path: string;
+  size: number;
+  original_size: number;
+  /** `gzip` when stored gzip-encoded, as the client sent it; otherwise empty. */
+  encoding: string;
+};
+
 export type CiTaskOutputsTable = {
   task_id: number;
   name: string;
@@ -537,6 +569,8 @@ export type Tables = {
   ci_task_steps: CiTaskStepsTable;
   ci_task_outputs: CiTaskOutputsTable;
   ci_annotations: CiAnnotationsTable;
+  ci_artifacts: CiArtifactsTable;
+  ci_artifact_files: CiArtifactFilesTable;
   ci_tasks_versions: CiTasksVersionsTable;
   ci_schedules: CiSchedulesTable;
   ci_schedule_ticks: CiScheduleTicksTable;

@@ -3,6 +3,9 @@ import type { HealthService } from './admin/health.service.ts';
 import type { SiteAdminService } from './admin/site-admin.service.ts';
 import type { BranchService } from './branches/branch.service.ts';
 import type { CommitStatusService } from './branches/commit-status.service.ts';
+import type { ArtifactQueryService } from './ci/artifacts/artifact-query.service.ts';
+import type { PipelineArtifactService } from './ci/artifacts/pipeline-artifact.service.ts';
+import type { V4ArtifactService } from './ci/artifacts/v4-artifact.service.ts';
 import type { CiCacheService } from './ci/cache/cache.service.ts';
 import type { CiOrgSettingsService } from './ci/ci-org-settings.service.ts';
 import type { CiSecretService } from './ci/ci-secret.service.ts';
@@ -119,6 +122,12 @@ export type DomainServices = {
   readonly ciTaskTokens: CiTaskTokens;
   /** The CI cache of `actions/cache`. */
   readonly ciCaches: CiCacheService;
+  /** Artifacts as running tasks write and read them (the pipeline protocol). */
+  readonly ciArtifacts: PipelineArtifactService;
+  /** Artifacts through the v4 protocol (Twirp and signed blob URLs). */
+  readonly ciArtifactsV4: V4ArtifactService;
+  /** Artifacts as people list, download and delete them (REST, pages). */
+  readonly ciArtifactQueries: ArtifactQueryService;
   /** Reading code for pages: trees, files, history, commits. */
   /** Source archives, at most a few built at once. */
   readonly archives: ArchiveService;

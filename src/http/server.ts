@@ -7,6 +7,8 @@ import { uncontrolledActionOwners } from '../domain/admin/action-owners.ts';
 import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
 import type { DomainServices } from '../domain/services.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
+import { registerPipelineArtifactRoutes } from './actions/artifact-pipeline.routes.ts';
+import { registerV4ArtifactRoutes } from './actions/artifact-v4.routes.ts';
 import { registerCacheRoutes } from './actions/cache/cache.routes.ts';
 import { apiV1Plugin } from './api/v1/api.plugin.ts';
 import { registerApiDocs } from './api/v1/docs.ts';
@@ -179,7 +181,16 @@ export async function buildServer(
   });
   registerCacheRoutes(server, {
     caches: app.services.ciCaches,
-    taskOfBearer: async (token) => (await app.services.ciTaskTokens.authenticate(token))?.taskId,
+    taskOfBearer: async (token) =>
+      (await app.services.ciTaskTokens.authenticateRuntime(token))?.taskId,
+    baseUrl: (request) => baseUrlOf(request, app.config),
+  });
+  registerPipelineArtifactRoutes(server, {
+    artifacts: app.services.ciArtifacts,
+    baseUrl: (request) => baseUrlOf(request, app.config),
+  });
+  registerV4ArtifactRoutes(server, {
+    artifacts: app.services.ciArtifactsV4,
     baseUrl: (request) => baseUrlOf(request, app.config),
   });
   await registerFederation(server, {

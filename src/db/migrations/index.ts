@@ -27,6 +27,7 @@ import { concurrencyGroupsLowerCaseMigration } from './0025-concurrency-groups-l
 import { bodyHashesMigration } from './0026-body-hashes.ts';
 import { forkPullApprovalMigration } from './0027-fork-pull-approval.ts';
 import { ciLogCapsMigration } from './0028-ci-log-caps.ts';
+import { ciArtifactsMigration } from './0029-ci-artifacts.ts';
 import { ciCachesMigration } from './0030-ci-caches.ts';
 import { requiredChecksMigration } from './0031-required-checks.ts';
 import { ciWorkflowCallsMigration } from './0032-ci-workflow-calls.ts';
@@ -62,6 +63,7 @@ export const migrations: readonly Migration[] = [
   bodyHashesMigration,
   forkPullApprovalMigration,
   ciLogCapsMigration,
+  ciArtifactsMigration,
   ciCachesMigration,
   requiredChecksMigration,
   ciWorkflowCallsMigration,

@@ -18,6 +18,8 @@ export type TaskContextInput = {
   readonly baseUrl: string;
   readonly actionsUrl: string;
   readonly retentionDays: number;
+  /** `ACTIONS_RUNTIME_TOKEN` (runtime-token.ts); runners fall back to the task token. */
+  readonly runtimeToken?: string;
 };
 
 /**
@@ -67,6 +69,8 @@ export function taskContext(input: TaskContextInput): Record<string, unknown> {
     workflow: run.workflowFile,
     workflow_ref: `${repository}/.gitea/workflows/${run.workflowFile}@${ref}`,
     workspace: '',
+    gitea_runtime_token: input.runtimeToken ?? '',
+    forgejo_runtime_token: input.runtimeToken ?? '',
     gitea_default_actions_url: input.actionsUrl,
     forgejo_default_actions_url: input.actionsUrl,
   };

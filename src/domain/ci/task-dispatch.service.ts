@@ -7,6 +7,7 @@ import type { CiSecretService } from './ci-secret.service.ts';
 import type { CiTaskService } from './ci-task.service.ts';
 import type { CiTaskStore } from './ci-task.store.ts';
 import type { CiVariableService } from './ci-variable.service.ts';
+import type { RuntimeTokens } from './runtime-token.ts';
 import { ACTIONS_SOURCE_PATH, taskContext } from './task-context.ts';
 import { type TasksVersions, versionScopeOf } from './tasks-version.ts';
 import { substituteInputs } from './workflow/inputs-substitution.ts';
@@ -44,6 +45,8 @@ export type TaskDispatchDeps = {
   /** Where bare `uses: org/action` resolves; default the instance's actions source. */
   readonly actionsUrl: string | undefined;
   readonly logRetentionDays: number;
+  /** Mints each task's `ACTIONS_RUNTIME_TOKEN`, valid as long as a task may run. */
+  readonly runtimeTokens?: { mint: RuntimeTokens['mint']; lifetimeMs: number };
 };
 
 /** How many pending jobs one poll looks at for a label match. */
@@ -124,6 +127,10 @@ export class TaskDispatchService {
       baseUrl,
       actionsUrl: this.#deps.actionsUrl ?? `${baseUrl}${ACTIONS_SOURCE_PATH}`,
       retentionDays: this.#deps.logRetentionDays,
+      runtimeToken: this.#deps.runtimeTokens?.mint(
+        { taskId: task.id, runBackendId: run.id, jobBackendId: String(task.id) },
+        Date.now() + this.#deps.runtimeTokens.lifetimeMs,
+      ),
     });
     const vars = await variables.variablesForTask(task.id);
     const scope = await this.#scope(run, task, { github: context, vars }, stored);

@@ -22,7 +22,19 @@ export class TaskTokenStore {
   }
 
   /** The running task whose token hashes to `tokenHash`. */
-  async findRunning(tokenHash: string): Promise<RunningTask | undefined> {
+  findRunning(tokenHash: string): Promise<RunningTask | undefined> {
+    return this.#running('ci_tasks.token_hash', tokenHash);
+  }
+
+  /** The same, for a task named by its id (a verified runtime token names one). */
+  findRunningTask(taskId: number): Promise<RunningTask | undefined> {
+    return this.#running('ci_tasks.id', taskId);
+  }
+
+  async #running(
+    column: 'ci_tasks.token_hash' | 'ci_tasks.id',
+    value: string | number,
+  ): Promise<RunningTask | undefined> {
     const row = await this.#db
       .selectFrom('ci_tasks')
       .innerJoin('workflow_runs', 'workflow_runs.id', 'ci_tasks.run_id')
@@ -33,7 +45,7 @@ export class TaskTokenStore {
         'workflow_runs.fork_pull',
         'workflow_runs.triggered_by',
       ])
-      .where('ci_tasks.token_hash', '=', tokenHash)
+      .where(column, '=', value)
       .where('ci_tasks.status', '=', 'running')
       .executeTakeFirst();
     if (row === undefined) return undefined;

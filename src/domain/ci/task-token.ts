@@ -1,7 +1,8 @@
 import { sha256Hex } from '../../lib/crypto.ts';
 import type { TokenScopes } from '../tokens/token-scopes.ts';
 import type { TaskScope } from '../users/actions-bot.ts';
-import type { TaskTokenStore } from './task-token.store.ts';
+import type { RuntimeTokens } from './runtime-token.ts';
+import type { RunningTask, TaskTokenStore } from './task-token.store.ts';
 import { type PermissionLevel, tokenBoundsOf } from './workflow/permissions.ts';
 
 /**
@@ -34,10 +35,27 @@ export type TaskGrant = TaskScope & { readonly scopes: TokenScopes };
 export class CiTaskTokens {
   readonly #store: TaskTokenStore;
   readonly #actorBound: ActorBound | undefined;
+  readonly #runtime: RuntimeTokens | undefined;
 
-  constructor(store: TaskTokenStore, actorBound?: ActorBound) {
+  constructor(
+    store: TaskTokenStore,
+    options: { readonly actorBound?: ActorBound; readonly runtime?: RuntimeTokens } = {},
+  ) {
     this.#store = store;
-    this.#actorBound = actorBound;
+    this.#actorBound = options.actorBound;
+    this.#runtime = options.runtime;
+  }
+
+  /**
+   * The grant behind an `ACTIONS_RUNTIME_TOKEN`, for the services steps reach with it
+   * (artifacts, cache): the task's runtime JWT, or the plain task token, which runners that
+   * receive no runtime token pass instead. Either only while the task runs, and bounded as
+   * `authenticate` bounds the task token.
+   */
+  async authenticateRuntime(token: string): Promise<TaskGrant | undefined> {
+    const claims = this.#runtime?.verify(token);
+    if (claims !== undefined) return this.#grant(await this.#store.findRunningTask(claims.taskId));
+    return this.authenticate(token);
   }
 
   /**
@@ -48,7 +66,10 @@ export class CiTaskTokens {
    */
   async authenticate(token: string): Promise<TaskGrant | undefined> {
     if (!/^[0-9a-f]{40}$/.test(token)) return undefined;
-    const task = await this.#store.findRunning(sha256Hex(token));
+    return this.#grant(await this.#store.findRunning(sha256Hex(token)));
+  }
+
+  async #grant(task: RunningTask | undefined): Promise<TaskGrant | undefined> {
     if (task === undefined) return undefined;
     let cap: PermissionLevel = task.forkPull ? 'read' : 'write';
     if (this.#actorBound !== undefined && task.actorId !== null) {

@@ -53,3 +53,11 @@ export function bodyLimitOf(url: string, json: boolean, ceiling: number): BodyLi
     decodedBytes: Math.min(limit.decodedBytes, most),
   };
 }
+
+/**
+ * The artifact protocols' caps. Their JSON bodies name an artifact and a size (a few hundred
+ * bytes); their chunks are streamed to disk as they arrive, never held, and are held to their
+ * `Content-Range` length, which may not pass `ARTIFACT_CHUNK_BYTES` (the clients send 8 MiB).
+ */
+export const ARTIFACT_JSON_BYTES = 16 * KIB;
+export const ARTIFACT_CHUNK_BYTES = 64 * MIB;

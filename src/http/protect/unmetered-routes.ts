@@ -11,6 +11,12 @@
 export const UNMETERED_PREFIXES: ReadonlyArray<readonly [prefix: string, reason: string]> = [
   ['/api/v1/', 'the REST API is never metered (SPEC.md); clients authenticate with tokens'],
   ['/api/actions/', 'the runner protocol is never metered (SPEC.md)'],
+  ['/api/actions_cache/', "the CI cache of running jobs: a task's token or a signed link"],
+  [
+    '/api/actions_pipeline/',
+    "the artifacts of running jobs (upload-artifact v1-v3): a task's token",
+  ],
+  ['/api/actions_artifacts/', 'signed artifact links of running jobs (upload-artifact v4)'],
   ['/api/swagger', 'the API description, one static document'],
 ];
 
@@ -86,6 +92,8 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
     'one run and its jobs: database only; reloads itself every few seconds while running',
   '/repos/:owner/:name/actions/runs/:run/jobs/:job/logs':
     "a job's raw log, streamed from its file, never built in memory; like the REST API's twin",
+  '/repos/:owner/:name/actions/runs/:run/artifacts/:artifact':
+    "a run's artifact, streamed from its files as a zip, never built in memory",
   '/repos/:owner/:name/pulls/new': 'the pull request form: signed-in users only',
   '/repos/:owner/:name/settings': 'repository settings: owners only',
   '/repos/:owner/:name/settings/ci': 'repository CI settings: owners only',

@@ -2,6 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Pages } from './page.ts';
 import { type ActionsRouteDeps, registerActionsRoutes } from './pages/actions.routes.ts';
 import { type ActionsJobRouteDeps, registerActionsJobRoutes } from './pages/actions-job.routes.ts';
+import {
+  type ArtifactDownloadRouteDeps,
+  registerArtifactDownloadRoutes,
+} from './pages/artifact-download.routes.ts';
 import { type CodeRouteDeps, registerCodeRoutes } from './pages/code.routes.ts';
 import { type CompareRouteDeps, registerCompareRoutes } from './pages/compare.routes.ts';
 import { type GiteaPathRouteDeps, registerGiteaPathRoutes } from './pages/gitea-paths.routes.ts';
@@ -59,6 +63,7 @@ export type ForgePagesDeps = PeopleRouteDeps &
   MergeabilityRouteDeps &
   ActionsRouteDeps &
   ActionsJobRouteDeps &
+  ArtifactDownloadRouteDeps &
   ReleaseRouteDeps &
   ReleaseFormRouteDeps &
   RepoSettingsRouteDeps &
@@ -91,6 +96,7 @@ export function registerForgePages(
   registerMergeabilityRoutes(server, deps);
   registerActionsRoutes(server, deps, pages);
   registerActionsJobRoutes(server, deps, pages);
+  registerArtifactDownloadRoutes(server, deps);
   registerReleaseRoutes(server, deps, pages);
   registerReleaseFormRoutes(server, deps, pages);
   registerRepoSettingsRoutes(server, deps, pages);

@@ -15,6 +15,7 @@ import { registerActionCacheRoutes } from './action-caches.routes.ts';
 import { registerActionCancelRoutes } from './action-cancel.routes.ts';
 import { registerActionRoutes } from './actions.routes.ts';
 import { type ArchiveSender, registerArchiveRoutes } from './archive.routes.ts';
+import { registerArtifactRoutes } from './artifacts.routes.ts';
 import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
 import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
@@ -132,6 +133,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
     config,
   });
   registerActionCancelRoutes(server, { cancels: services.ciRunCancels });
+  registerArtifactRoutes(server, { artifacts: services.ciArtifactQueries, config });
   registerActionApprovalRoutes(server, {
     runs: services.ciRunQueries,
     approvals: services.ciRunApprovals,

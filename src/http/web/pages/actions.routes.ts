@@ -26,7 +26,12 @@ import { frameOf, type RepoPageDeps } from './repo-context.ts';
 export type ActionsRouteDeps = RepoPageDeps & {
   readonly services: Pick<
     DomainServices,
-    'ciRunQueries' | 'ciRunCancels' | 'ciRunReruns' | 'ciTriggers' | 'ciRunApprovals'
+    | 'ciRunQueries'
+    | 'ciRunCancels'
+    | 'ciRunReruns'
+    | 'ciTriggers'
+    | 'ciRunApprovals'
+    | 'ciArtifactQueries'
   >;
 };
 
@@ -139,7 +144,8 @@ export function registerActionsRoutes(
           ? undefined
           : (await deps.services.users.findById(run.approvedBy))?.handle;
       const annotations = await runs.runAnnotations(run);
-      const view = { repo, run, jobs, canCancel, approvedBy, annotations };
+      const artifacts = await deps.services.ciArtifactQueries.ofRun(run);
+      const view = { repo, run, jobs, canCancel, approvedBy, annotations, artifacts };
       return pages.send(request, reply, {
         title: `${run.title || run.workflowName} #${run.number} · ${repo.owner.handle}/${repo.name}`,
         body: (context) => repoFrame(context, frame, runPage(context, view)),

@@ -1,3 +1,4 @@
+import type { ArtifactView } from '../../../domain/ci/artifacts/artifact-query.service.ts';
 import type { WorkflowRun } from '../../../domain/ci/ci.types.ts';
 import { awaitsApproval } from '../../../domain/ci/fork-approval.ts';
 import type { JobView, RunAnnotation } from '../../../domain/ci/run-query.service.ts';
@@ -8,6 +9,7 @@ import type { PageContext } from '../layout.ts';
 import { accountUrl, commitUrl, repoUrl } from '../paths.ts';
 import { annotationBox } from './annotations.ts';
 import { approvalNotice } from './approval-notice.ts';
+import { runArtifacts } from './run-artifacts.ts';
 import { duration, isUnfinished, statusIcon, statusLabel } from './run-status.ts';
 import { runUrl } from './runs-list.ts';
 import { relativeTime } from './time.ts';
@@ -116,6 +118,7 @@ export function runPage(
     approvedBy?: string;
     /** What its jobs' logs annotated. */
     annotations?: readonly RunAnnotation[];
+    artifacts?: readonly ArtifactView[];
   },
 ): Html {
   const { repo, run, jobs } = view;
@@ -135,5 +138,6 @@ export function runPage(
         ? html`<ul class="Box" aria-label="Jobs">${jobs.map((job) => jobRow(repo, run, job))}</ul>`
         : html`<p class="color-fg-muted">This run has no jobs.</p>`
     }
-    ${annotationBox(view.annotations ?? [])}`;
+    ${annotationBox(view.annotations ?? [])}
+    ${runArtifacts(repo, view.artifacts ?? [])}`;
 }
