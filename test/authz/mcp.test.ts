@@ -62,6 +62,19 @@ const TOOLS: Record<string, Tool> = {
     args: (s, unique) => ({ ...at(s), tag_name: unique('mcp'), target_commitish: 'main' }),
     need: 'write',
   },
+  list_workflow_runs: { args: at, need: 'read' },
+  get_workflow_run: { args: (s) => ({ ...at(s), run: s.runs.failed }), need: 'read' },
+  get_job_log_tail: { args: (s) => ({ ...at(s), job: s.runs.failedJob }), need: 'read' },
+  rerun_workflow_run: {
+    args: (s) => ({ ...at(s), run: s.runs.failed, failed_only: true }),
+    need: 'write',
+    fresh: true,
+  },
+  cancel_workflow_run: {
+    args: (s) => ({ ...at(s), run: s.runs.running }),
+    need: 'write',
+    fresh: true,
+  },
   list_review_comments: { args: (s) => ({ ...at(s), number: s.pull }), need: 'read' },
   create_review_comment: {
     args: (s) => ({ ...at(s), number: s.pull, body: 'from mcp', path: 'b.txt', line: 1 }),

@@ -160,6 +160,9 @@ const anyoneProbe = (path: string, ok = [200]): Probe => ({
 });
 const anyone = (path: string, ok = [200]): Entry => ({ probes: [anyoneProbe(path, ok)] });
 const actions = { skip: 'runner protocol: runners authenticate, not people (test/actions)' };
+const artifactProtocol = {
+  skip: 'artifact protocols: running tasks and signed links, not people (test/artifacts)',
+};
 const cacheProtocol = {
   skip: 'cache protocol: running tasks and signed links, not people (test/actions/cache-client.test.ts)',
 };
@@ -510,10 +513,27 @@ export const TABLE: Record<string, Entry> = {
     probes: [api('GET', r('/actions/runs'), 'read', [200])],
   },
   'GET /api/v1/repos/:owner/:name/actions/runs/:run': {
-    skip: 'needs a workflow run; readers and outsiders in test/actions/actions-api.test.ts',
+    probes: [api('GET', (c) => r(`/actions/runs/${c.subject.runs.failed}`)(c), 'read', [200])],
   },
   'GET /api/v1/repos/:owner/:name/actions/runs/:run/jobs': {
-    skip: 'needs a workflow run; readers and outsiders in test/actions/actions-api.test.ts',
+    probes: [api('GET', (c) => r(`/actions/runs/${c.subject.runs.failed}/jobs`)(c), 'read', [200])],
+  },
+  'GET /api/v1/repos/:owner/:name/actions/runs/:run/artifacts': {
+    probes: [
+      api('GET', (c) => r(`/actions/runs/${c.subject.runs.failed}/artifacts`)(c), 'read', [200]),
+    ],
+  },
+  'GET /api/v1/repos/:owner/:name/actions/artifacts': {
+    probes: [api('GET', r('/actions/artifacts'), 'read', [200])],
+  },
+  'GET /api/v1/repos/:owner/:name/actions/artifacts/:artifact': {
+    skip: 'needs an uploaded artifact; readers and outsiders of private repositories in test/artifacts/pipeline-artifacts.test.ts',
+  },
+  'DELETE /api/v1/repos/:owner/:name/actions/artifacts/:artifact': {
+    skip: 'needs an uploaded artifact; writers and readers in test/artifacts/pipeline-artifacts.test.ts',
+  },
+  'GET /api/v1/repos/:owner/:name/actions/artifacts/:artifact/zip': {
+    skip: 'needs an uploaded artifact; readers and outsiders in test/artifacts/pipeline-artifacts.test.ts',
   },
   'POST /api/v1/repos/:owner/:name/actions/workflows/:workflow/dispatches': {
     skip: 'needs a workflow file; writers, readers and outsiders in test/actions/actions-api.test.ts',
@@ -617,6 +637,16 @@ export const TABLE: Record<string, Entry> = {
   'PATCH /api/actions_cache/_apis/artifactcache/caches/:id': cacheProtocol,
   'POST /api/actions_cache/_apis/artifactcache/caches/:id': cacheProtocol,
   'GET /api/actions_cache/_apis/artifactcache/artifacts/:id': cacheProtocol,
+  'POST /api/actions_pipeline/_apis/pipelines/workflows/:run/artifacts': artifactProtocol,
+  'PATCH /api/actions_pipeline/_apis/pipelines/workflows/:run/artifacts': artifactProtocol,
+  'GET /api/actions_pipeline/_apis/pipelines/workflows/:run/artifacts': artifactProtocol,
+  'PUT /api/actions_pipeline/_apis/pipelines/workflows/:run/artifacts/:id/files': artifactProtocol,
+  'GET /api/actions_pipeline/_apis/pipelines/workflows/:run/artifacts/:id/files': artifactProtocol,
+  'GET /api/actions_pipeline/_apis/pipelines/workflows/:run/artifacts/:id/download':
+    artifactProtocol,
+  'PUT /api/actions_artifacts/kiln/artifacts/:blob': artifactProtocol,
+  'GET /api/actions_artifacts/kiln/artifacts/:blob': artifactProtocol,
+  'POST /twirp/github.actions.results.api.v1.ArtifactService/:method': artifactProtocol,
   ...webEntries(),
 };
 
@@ -995,6 +1025,9 @@ function webEntries(): Record<string, Entry> {
     },
     'GET /repos/:owner/:name/actions/runs/:run/jobs/:job/logs': {
       skip: 'needs a job; readers and outsiders in test/actions/actions-web.test.ts',
+    },
+    'GET /repos/:owner/:name/actions/runs/:run/artifacts/:artifact': {
+      skip: 'needs an uploaded artifact; readers and outsiders in test/artifacts/pipeline-artifacts.test.ts',
     },
     'GET /repos/:owner/:name/releases': { probes: [page(w('/releases'), 'read')] },
     'GET /repos/:owner/:name/releases*': {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * The people and repositories of the authorization matrix. Seven principals: nobody signed in,
  * a stranger, a read and a write collaborator, the owner, the owner of an organisation and a
@@ -51,6 +52,8 @@ export type Subject = {
   readonly sha: string;
   readonly ciTokenId: string;
   readonly runnerId: string;
+  /** Workflow runs by number: one that failed (with its job) and one still running. */
+  readonly runs: { readonly failed: number; readonly running: number; readonly failedJob: number };
   /** A repository hook's number and one delivery of it, for the webhook pages. */
   readonly hookId: number;
   readonly deliveryId: string;
@@ -162,9 +165,73 @@ export async function makeSubject(
     sha: main,
     ciTokenId: record.id,
     runnerId: runner.id,
+    runs: await seedRuns(kiln, repo.id, main),
     hookId: hook.wireId,
     deliveryId: delivery?.id ?? '',
   };
+}
+
+/**
+ * Two workflow runs of the repository, written straight to the tables (these suites ask who may
+ * see and change a run, not how one starts): run 1 failed with one job, run 2 is running.
+ */
+async function seedRuns(kiln: TestServer, repoId: string, sha: string) {
+  const { db } = kiln.app.database;
+  const now = Date.now();
+  const jobs: number[] = [];
+  for (const [number, status] of [
+    [1, 'failed'],
+    [2, 'running'],
+  ] as const) {
+    const runId = randomUUID();
+    await db
+      .insertInto('workflow_runs')
+      .values({
+        id: runId,
+        repo_id: repoId,
+        number,
+        workflow_name: 'ci',
+        workflow_file: 'ci.yml',
+        event: 'push',
+        ref: 'refs/heads/main',
+        sha,
+        triggered_by: null,
+        status: status === 'failed' ? 'FAILURE' : 'RUNNING',
+        base_ref: '',
+        fork_pull: false,
+        created_at: now,
+        started_at: now,
+        stopped_at: status === 'failed' ? now : null,
+        updated_at: now,
+        error: null,
+        concurrency_group: null,
+      })
+      .execute();
+    const row = await db
+      .insertInto('ci_tasks')
+      .values({
+        run_id: runId,
+        name: 'build',
+        runs_on: '["nowhere"]',
+        needs: '[]',
+        outputs: '{}',
+        job_key: 'build',
+        payload: '{}',
+        runner_id: null,
+        status: status === 'failed' ? 'failure' : 'running',
+        log_rows: 0,
+        deadline_at: null,
+        created_at: now,
+        started_at: now,
+        stopped_at: status === 'failed' ? now : null,
+        token_hash: null,
+        heartbeat_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    jobs.push(Number(row.id));
+  }
+  return { failed: 1, running: 2, failedJob: jobs[0] as number };
 }
 
 /** The access a principal has to a subject made for it (`orgOwner` acts on org subjects). */
