@@ -303,8 +303,14 @@ function globOverContexts(contexts: readonly string[]) {
         literal(context.slice(Math.min(context.length, start + length))),
       ];
     });
-  return fc.oneof(mix, mutated).map((parts) => ({
-    glob: parts.map((p) => p.glob).join(''),
-    regex: new RegExp(`^(?:${parts.map((p) => p.regex).join('')})$`, 'u'),
-  }));
+  return (
+    fc
+      .oneof(mix, mutated)
+      .map((parts) => ({
+        glob: parts.map((p) => p.glob).join(''),
+        regex: new RegExp(`^(?:${parts.map((p) => p.regex).join('')})$`, 'u'),
+      }))
+      // A blank pattern is dropped when the rule is saved, as Gitea drops blank lines.
+      .filter(({ glob }) => glob.trim() !== '')
+  );
 }
