@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename as renameFile, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename as renameFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -78,6 +78,16 @@ export class BlobDirectory {
     const target = this.#path(to);
     await mkdir(join(target, '..'), { recursive: true, mode: 0o700 });
     await renameFile(this.#path(from), target);
+  }
+
+  /** The names in the folder at `key` (none when there is no such folder). */
+  async list(key: BlobKey): Promise<string[]> {
+    try {
+      return await readdir(this.#path(key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
   }
 
   /** Removes the blob or folder at `key`, if any. */

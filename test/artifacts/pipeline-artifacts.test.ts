@@ -206,6 +206,14 @@ describe('the pipeline artifact protocol', () => {
       String(containerId),
     );
     expect((await readdir(folder)).length).toBe(1);
+    // Bytes whose artifact is no longer recorded (a deleted repository's) go within 256 sweeps;
+    // a recorded artifact's stay.
+    const stray = join(folder, '..', String(containerId + 256 * 1000));
+    await mkdir(stray, { recursive: true });
+    await writeFile(join(stray, 'left-behind'), 'x');
+    for (let sweep = 0; sweep < 256; sweep++) await kiln.app.services.ciArtifacts.expire();
+    await expect(readdir(stray)).rejects.toThrow(/ENOENT/);
+    expect((await readdir(folder)).length).toBe(1);
     expect(
       await kiln.app.services.ciArtifacts.expire(Date.now() + 91 * 86_400_000),
     ).toBeGreaterThan(0);

@@ -209,6 +209,17 @@ export class ArtifactStore {
     await this.#db.deleteFrom('ci_artifacts').where('id', '=', id).execute();
   }
 
+  /** Which of `ids` are artifacts still recorded. */
+  async existing(ids: readonly number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.#db
+      .selectFrom('ci_artifacts')
+      .select('id')
+      .where('id', 'in', [...ids])
+      .execute();
+    return new Set(rows.map((row) => Number(row.id)));
+  }
+
   /** Ids of up to `batch` artifacts that expired before `now`. */
   async listExpired(now: number, batch: number): Promise<number[]> {
     const rows = await this.#db

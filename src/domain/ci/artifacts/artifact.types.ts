@@ -18,6 +18,8 @@ export type ArtifactBytes = {
   size(key: ArtifactBlobKey): Promise<number | undefined>;
   read(key: ArtifactBlobKey): Readable;
   remove(key: ArtifactBlobKey): Promise<void>;
+  /** The names in the folder at `key`, none when it does not exist. */
+  list(key: ArtifactBlobKey): Promise<string[]>;
   rename(from: ArtifactBlobKey, to: ArtifactBlobKey): Promise<void>;
 };
 

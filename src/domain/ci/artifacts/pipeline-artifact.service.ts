@@ -37,6 +37,8 @@ export type ArtifactServiceDeps = {
  */
 export class PipelineArtifactService {
   readonly #deps: ArtifactServiceDeps;
+  /** The folder of bytes the next sweep checks for artifacts no longer recorded. */
+  #nextShard = 0;
 
   constructor(deps: ArtifactServiceDeps) {
     this.#deps = deps;
@@ -157,13 +159,35 @@ export class PipelineArtifactService {
     return { file, stream: this.#deps.bytes.read(fileBlobKey(artifactId, path)) };
   }
 
-  /** Removes up to `batch` expired artifacts, their bytes first; how many. */
+  /**
+   * Removes up to `batch` expired artifacts, their bytes first, and the bytes of one folder's
+   * artifacts that are no longer recorded; how many expired.
+   */
   async expire(now = Date.now(), batch = 200): Promise<number> {
     const ids = await this.#deps.store.listExpired(now, batch);
     for (const id of ids) {
       await this.#deps.bytes.remove(artifactFolder(id));
       await this.#deps.store.delete(id);
     }
+    await this.#sweepShard();
     return ids.length;
+  }
+
+  /**
+   * Removes, in one of the 256 folders per call, the bytes of artifacts no longer recorded: a
+   * deleted repository or run takes its artifacts' rows with it, and their bytes are found here
+   * on a later sweep. A folder exists only once its row does, so none being written is taken.
+   */
+  async #sweepShard(): Promise<void> {
+    const shard = this.#nextShard;
+    this.#nextShard = (shard + 1) % 256;
+    const [folder] = artifactFolder(shard);
+    const names = await this.#deps.bytes.list([folder as string]);
+    const ids = names.filter((name) => /^\d{1,15}$/.test(name)).map(Number);
+    for (let start = 0; start < ids.length; start += 500) {
+      const slice = ids.slice(start, start + 500);
+      const kept = await this.#deps.store.existing(slice);
+      for (const id of slice) if (!kept.has(id)) await this.#deps.bytes.remove(artifactFolder(id));
+    }
   }
 }
