@@ -4,8 +4,8 @@ import type { Readable } from 'node:stream';
 export type ArtifactBlobKey = readonly string[];
 
 /**
- * The port to the bytes of artifacts, kept outside the domain (lib/blob-directory.ts under the
- * data directory): positioned streaming writes, streaming reads, removal.
+ * The port to the bytes of artifacts, kept outside the domain (storage/artifact-blob-files.ts
+ * under the data directory): positioned streaming writes, streaming reads, removal.
  */
 export type ArtifactBytes = {
   /** Writes up to `length` bytes of `source` at `offset`; the bytes received (more: too long). */
