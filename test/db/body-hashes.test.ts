@@ -5,7 +5,7 @@
  * every body as it was last written, whatever each of them keeps in memory.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Database, migrate } from '../../src/db/database.ts';
 import { PullStore } from '../../src/domain/pulls/pull.store.ts';
 import { ReleaseStore } from '../../src/domain/releases/release.store.ts';
@@ -14,7 +14,7 @@ import {
   insertOwner,
   insertRepos,
   migrateBefore,
-  scratchDatabase,
+  useScratchDatabase,
 } from '../support/migrate-before.ts';
 
 let database: Database;
@@ -26,14 +26,8 @@ const TEXTS = ['', 'notes', 'Ünïcødé 🎉 notes', `# Big\n\n${'word '.repeat
 /** More rows than the migration hashes in one batch. */
 const OLD_ROWS = 130;
 
-let dispose: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, dispose } = await scratchDatabase('kiln-body-hashes-'));
-});
-
-afterAll(async () => {
-  await dispose?.();
+useScratchDatabase('kiln-body-hashes-', (opened) => {
+  database = opened;
 });
 
 /** Rows as an installation made before the hashes holds them: no `body_hash` column yet. */

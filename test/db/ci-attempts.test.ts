@@ -3,24 +3,18 @@
  * starts from the highest attempt of its jobs; a run never re-run, or whose jobs never ran, is
  * attempt 1. Annotations then have a table to go to.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Database, migrate } from '../../src/db/database.ts';
 import {
   insertOwner,
   insertRepos,
   migrateBefore,
-  scratchDatabase,
+  useScratchDatabase,
 } from '../support/migrate-before.ts';
 
 let database: Database;
-let dispose: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, dispose } = await scratchDatabase('kiln-ci-attempts-'));
-});
-
-afterAll(async () => {
-  await dispose?.();
+useScratchDatabase('kiln-ci-attempts-', (opened) => {
+  database = opened;
 });
 
 /** Per run, its jobs' attempts as stored before, and the run's attempt after. */

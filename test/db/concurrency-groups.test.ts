@@ -3,24 +3,18 @@
  * by JavaScript's rule, as new ones are, so a run queued under `Deploy` meets the new runs of
  * `deploy`; rows without a group keep none.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Database, migrate } from '../../src/db/database.ts';
 import {
   insertOwner,
   insertRepos,
   migrateBefore,
-  scratchDatabase,
+  useScratchDatabase,
 } from '../support/migrate-before.ts';
 
 let database: Database;
-let dispose: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, dispose } = await scratchDatabase('kiln-groups-'));
-});
-
-afterAll(async () => {
-  await dispose?.();
+useScratchDatabase('kiln-groups-', (opened) => {
+  database = opened;
 });
 
 /** Groups as written before: cases, characters beyond ASCII whose lower case differs by engine. */

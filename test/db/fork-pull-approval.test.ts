@@ -4,7 +4,7 @@
  * and every run of a pull request learns which pull it belongs to; finished runs, runs of the
  * base's own branches and pushes are left as they were.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Database, migrate } from '../../src/db/database.ts';
 import { CiStores } from '../../src/domain/ci/ci-stores.ts';
 import {
@@ -12,18 +12,12 @@ import {
   insertOwner,
   insertRepos,
   migrateBefore,
-  scratchDatabase,
+  useScratchDatabase,
 } from '../support/migrate-before.ts';
 
 let database: Database;
-let dispose: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, dispose } = await scratchDatabase('kiln-fork-approval-'));
-});
-
-afterAll(async () => {
-  await dispose?.();
+useScratchDatabase('kiln-fork-approval-', (opened) => {
+  database = opened;
 });
 
 /** The runs stored before: what each is, and what the migration must make of it. */

@@ -4,13 +4,13 @@
  * the migration runs, then kept by the database through inserts, deletes, cascades and a change
  * of owner, whichever code (or none) makes them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Database, migrate } from '../../src/db/database.ts';
 import {
   insertOwner,
   insertRepos,
   migrateBefore,
-  scratchDatabase,
+  useScratchDatabase,
 } from '../support/migrate-before.ts';
 
 const COUNTS_MIGRATION = '0007-owner-repo-counts';
@@ -36,14 +36,8 @@ async function actual(): Promise<Record<string, number>> {
 const nonZero = (all: Record<string, number>) =>
   Object.fromEntries(Object.entries(all).filter(([, n]) => n !== 0));
 
-let dispose: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, dispose } = await scratchDatabase('kiln-counts-'));
-});
-
-afterAll(async () => {
-  await dispose?.();
+useScratchDatabase('kiln-counts-', (opened) => {
+  database = opened;
 });
 
 describe('owner repository counts', () => {

@@ -3,7 +3,7 @@
  * token it had — `write-all` on its repository, read for a pull from a fork — and a run made
  * before it has no workflow calls.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Database, migrate } from '../../src/db/database.ts';
 import { TaskTokenStore } from '../../src/domain/ci/task-token.store.ts';
 import { CiTaskTokens } from '../../src/domain/ci/task-token.ts';
@@ -13,18 +13,12 @@ import {
   insertOwner,
   insertRepos,
   migrateBefore,
-  scratchDatabase,
+  useScratchDatabase,
 } from '../support/migrate-before.ts';
 
 let database: Database;
-let dispose: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ database, dispose } = await scratchDatabase('kiln-workflow-calls-'));
-});
-
-afterAll(async () => {
-  await dispose?.();
+useScratchDatabase('kiln-workflow-calls-', (opened) => {
+  database = opened;
 });
 
 describe('jobs running across migration 0032', () => {

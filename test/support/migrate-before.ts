@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { type Database, knownMigrations, migrateTo, openDatabase } from '../../src/db/database.ts';
 import { createTestDatabase } from './database.ts';
 
@@ -33,6 +34,22 @@ export async function scratchDatabase(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A scratch database for the file's tests, made before them and removed after: `ready` receives
+ * it once it is open.
+ */
+export function useScratchDatabase(prefix: string, ready: (database: Database) => void): void {
+  let dispose: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const scratch = await scratchDatabase(prefix);
+    dispose = scratch.dispose;
+    ready(scratch.database);
+  });
+  afterAll(async () => {
+    await dispose?.();
+  });
 }
 
 /** An account row with the columns the first migrations made (later ones add defaults). */
