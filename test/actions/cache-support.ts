@@ -1,5 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../src/lib/crypto.ts';
+import { insertRunWithJob } from '../support/ci-rows.ts';
 import type { TestServer } from '../support/server.ts';
 
 /** The run a cache caller belongs to. */
@@ -18,55 +19,19 @@ export async function runningTask(
   shape: RunShape,
 ): Promise<{ taskId: number; token: string }> {
   const token = randomBytes(20).toString('hex');
-  const runId = randomUUID();
-  const now = Date.now();
-  const pull = shape.ref.startsWith('refs/pull/');
-  await kiln.app.database.db
-    .insertInto('workflow_runs')
-    .values({
-      id: runId,
-      repo_id: repoId,
+  const { taskId } = await insertRunWithJob(
+    kiln.app.database.db,
+    {
+      repoId,
       number: runNumber++,
-      workflow_name: 'ci',
-      workflow_file: 'ci.yml',
-      event: pull ? 'pull_request' : 'push',
-      ref: shape.ref,
-      sha: 'a'.repeat(40),
-      triggered_by: null,
       status: 'RUNNING',
-      base_ref: shape.baseRef ?? '',
-      fork_pull: shape.fork === true,
-      created_at: now,
-      started_at: now,
-      stopped_at: null,
-      updated_at: now,
-      error: null,
-      concurrency_group: null,
-    })
-    .execute();
-  const row = await kiln.app.database.db
-    .insertInto('ci_tasks')
-    .values({
-      run_id: runId,
-      name: 'build',
-      runs_on: '[]',
-      needs: '[]',
-      outputs: '{}',
-      job_key: 'build',
-      payload: '{}',
-      runner_id: null,
-      status: 'running',
-      log_rows: 0,
-      deadline_at: null,
-      created_at: now,
-      started_at: now,
-      stopped_at: null,
-      token_hash: sha256Hex(token),
-      heartbeat_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { taskId: Number(row.id), token };
+      ref: shape.ref,
+      baseRef: shape.baseRef,
+      forkPull: shape.fork,
+    },
+    { status: 'running', tokenHash: sha256Hex(token) },
+  );
+  return { taskId, token };
 }
 
 /** Ends a task as the server does when it finishes: its token dies with it. */

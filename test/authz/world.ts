@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 /**
  * The people and repositories of the authorization matrix. Seven principals: nobody signed in,
  * a stranger, a read and a write collaborator, the owner, the owner of an organisation and a
@@ -12,6 +11,7 @@ import type { User } from '../../src/domain/users/user.types.ts';
 import { commitFiles } from '../../src/git/test-support.ts';
 import { foldId } from '../../src/lib/ids.ts';
 import { signIn } from '../replicas/support.ts';
+import { insertRunWithJob } from '../support/ci-rows.ts';
 import { Browser } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { useWorld } from '../support/world.ts';
@@ -177,61 +177,13 @@ export async function makeSubject(
  */
 async function seedRuns(kiln: TestServer, repoId: string, sha: string) {
   const { db } = kiln.app.database;
-  const now = Date.now();
-  const jobs: number[] = [];
-  for (const [number, status] of [
-    [1, 'failed'],
-    [2, 'running'],
-  ] as const) {
-    const runId = randomUUID();
-    await db
-      .insertInto('workflow_runs')
-      .values({
-        id: runId,
-        repo_id: repoId,
-        number,
-        workflow_name: 'ci',
-        workflow_file: 'ci.yml',
-        event: 'push',
-        ref: 'refs/heads/main',
-        sha,
-        triggered_by: null,
-        status: status === 'failed' ? 'FAILURE' : 'RUNNING',
-        base_ref: '',
-        fork_pull: false,
-        created_at: now,
-        started_at: now,
-        stopped_at: status === 'failed' ? now : null,
-        updated_at: now,
-        error: null,
-        concurrency_group: null,
-      })
-      .execute();
-    const row = await db
-      .insertInto('ci_tasks')
-      .values({
-        run_id: runId,
-        name: 'build',
-        runs_on: '["nowhere"]',
-        needs: '[]',
-        outputs: '{}',
-        job_key: 'build',
-        payload: '{}',
-        runner_id: null,
-        status: status === 'failed' ? 'failure' : 'running',
-        log_rows: 0,
-        deadline_at: null,
-        created_at: now,
-        started_at: now,
-        stopped_at: status === 'failed' ? now : null,
-        token_hash: null,
-        heartbeat_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    jobs.push(Number(row.id));
-  }
-  return { failed: 1, running: 2, failedJob: jobs[0] as number };
+  const failed = await insertRunWithJob(
+    db,
+    { repoId, number: 1, status: 'FAILURE', sha },
+    { status: 'failure' },
+  );
+  await insertRunWithJob(db, { repoId, number: 2, status: 'RUNNING', sha }, { status: 'running' });
+  return { failed: 1, running: 2, failedJob: failed.taskId };
 }
 
 /** The access a principal has to a subject made for it (`orgOwner` acts on org subjects). */
