@@ -44,11 +44,50 @@ export async function startBenchKiln(options: {
 }
 
 /**
+ * POSTs an encoded body to a runner procedure (`runner.v1.RunnerService/FetchTask`) and reads the
+ * whole answer; status 0 when the connection failed before one came.
+ */
+export function postProto(
+  baseUrl: string,
+  procedure: string,
+  body: Uint8Array,
+  headers: Record<string, string> = {},
+  agent?: Agent,
+): Promise<{ status: number; body: Buffer }> {
+  const failed = { status: 0, body: Buffer.alloc(0) };
+  return new Promise((resolve) => {
+    const outgoing = request(
+      `${baseUrl}/api/actions/${procedure}`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/proto',
+          'connect-protocol-version': '1',
+          'content-length': body.byteLength,
+          ...headers,
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }),
+        );
+        response.on('error', () => resolve(failed));
+      },
+    );
+    outgoing.on('error', () => resolve(failed));
+    outgoing.end(body);
+  });
+}
+
+/**
  * One Connect unary call: POST the binary request, decode the binary answer. The request may be
  * given already encoded, so that a bench of the server does not time the client's encoding.
  */
 export function unaryCaller(baseUrl: string, agent: Agent) {
-  return function unary<I extends DescMessage, O extends DescMessage>(
+  return async function unary<I extends DescMessage, O extends DescMessage>(
     procedure: string,
     input: I,
     output: O,
@@ -56,34 +95,9 @@ export function unaryCaller(baseUrl: string, agent: Agent) {
     headers: Record<string, string> = {},
   ): Promise<MessageShape<O>> {
     const body = message instanceof Uint8Array ? message : toBinary(input, message);
-    return new Promise((resolve, reject) => {
-      const outgoing = request(
-        `${baseUrl}/api/actions/${procedure}`,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/proto',
-            'connect-protocol-version': '1',
-            'content-length': body.byteLength,
-            ...headers,
-          },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => {
-            if (response.statusCode !== 200) {
-              reject(new Error(`${procedure}: ${response.statusCode} ${Buffer.concat(chunks)}`));
-              return;
-            }
-            resolve(fromBinary(output, Buffer.concat(chunks)));
-          });
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(body);
-    });
+    const answer = await postProto(baseUrl, procedure, body, headers, agent);
+    if (answer.status !== 200) throw new Error(`${procedure}: ${answer.status} ${answer.body}`);
+    return fromBinary(output, answer.body);
   };
 }
 

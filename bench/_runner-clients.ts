@@ -11,7 +11,7 @@
  *
  *   const result = await runnerClients({ url, ms, load: { kind: 'bodies', … } });
  */
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -20,6 +20,7 @@ import {
   UpdateLogRequestSchema,
   UpdateLogResponseSchema,
 } from '../src/gen/runner/v1/messages_pb.js';
+import { postProto } from './_kiln.ts';
 
 type Bodies = {
   readonly kind: 'bodies';
@@ -52,39 +53,15 @@ export function runnerClients(job: Job): Promise<ClientsResult> {
   });
 }
 
-/** POSTs `body` to a runner procedure; the status and the answer's bytes (status 0: failed). */
+/** POSTs `body` to a procedure of the runner service. */
 function post(
   url: string,
   procedure: string,
   body: Uint8Array,
   headers: Record<string, string>,
   agent: Agent | undefined,
-): Promise<{ status: number; body: Buffer }> {
-  return new Promise((resolve) => {
-    const outgoing = request(
-      `${url}/api/actions/runner.v1.RunnerService/${procedure}`,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/proto',
-          'connect-protocol-version': '1',
-          'content-length': body.byteLength,
-          ...headers,
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }),
-        );
-        response.on('error', () => resolve({ status: 0, body: Buffer.alloc(0) }));
-      },
-    );
-    outgoing.on('error', () => resolve({ status: 0, body: Buffer.alloc(0) }));
-    outgoing.end(body);
-  });
+) {
+  return postProto(url, `runner.v1.RunnerService/${procedure}`, body, headers, agent);
 }
 
 async function run({ url, ms, load }: Job): Promise<ClientsResult> {
