@@ -5,6 +5,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { expect } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { User } from '../../src/domain/users/user.types.ts';
@@ -88,8 +89,29 @@ export async function crashAndRestart(
   await world.kiln.kill();
   const status = await outcome;
   await new Promise((resolve) => setTimeout(resolve, 300));
+  await transactionsOfTheDeadSettled(world);
   world.kiln = await world.deployment.start();
   return status;
+}
+
+/**
+ * PostgreSQL keeps serving a killed client's backend until it has read what the client sent
+ * before dying, so a COMMIT already on the wire may land after the new server has answered. A
+ * real host has the same window; the suites check the state after it, so they wait until no other
+ * session of this database is inside a transaction (the test's own pool sits idle between calls).
+ */
+async function transactionsOfTheDeadSettled(world: CrashWorld): Promise<void> {
+  const { database } = world.app;
+  if (database.dialect !== 'postgres') return;
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const { rows } = await sql<{ open: number }>`
+      select count(*)::int as open from pg_stat_activity
+      where datname = current_database() and backend_type = 'client backend'
+        and pid <> pg_backend_pid() and xact_start is not null`.execute(database.db);
+    if ((rows[0]?.open ?? 0) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 /** Kill points spread over an operation that takes `durationMs`: before, inside and after it. */
