@@ -67,8 +67,8 @@ export class RunTriggerService {
   }
 
   /**
-   * The `PushEvents` listener. Returns the runs created. A push made with a task token (the
-   * actions bot) starts none, as in Gitea and GitHub, or a workflow that pushes would trigger
+   * What CI does on the `push` event (`wiring/ci.ts`). Returns the runs created. A push made
+   * with a task token (the actions bot) starts none, as in Gitea and GitHub, or a workflow that pushes would trigger
    * itself without end; the default branch's crons still follow it (they cannot loop).
    */
   async onPush(push: Push): Promise<WorkflowRun[]> {
