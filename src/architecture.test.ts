@@ -48,7 +48,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   present: ['lib', 'config', 'domain', 'git'],
   http: ['lib', 'config', 'domain', 'git', 'gen', 'present', 'app', 'version'],
   mcp: ['lib', 'config', 'domain', 'present', 'version'],
-  app: ['lib', 'config', 'db', 'domain', 'git', 'notify', 'storage', 'version'],
+  app: ['lib', 'config', 'db', 'domain', 'git', 'notify', 'storage', 'version', 'wiring'],
+  // The composition root's areas: each builds one area's services and subscribes its reactions
+  // to the domain's events; only app.ts calls them.
+  wiring: ['lib', 'config', 'db', 'domain', 'git', 'notify', 'storage', 'version'],
   // Bytes kept under the data directory (CI logs, cache archives) behind ports the domain
   // defines: the
   // composition root hands them to the domain, which never builds one.
@@ -505,7 +508,7 @@ function queriesOutsideStores(sources: ReadonlyArray<{ file: string; text: strin
  * database of their own.
  */
 const NEW_STORE = /\bnew [A-Z]\w*Store\(/;
-const COMPOSITION_ROOTS = ['app', 'domain/federation/federation', 'cli'];
+const COMPOSITION_ROOTS = ['app', 'wiring', 'domain/federation/federation', 'cli'];
 /**
  * Stores may build stores over the connection or transaction they hold: a bundle of one
  * aggregate's stores (`ci-stores.ts`) opens a transaction and hands out stores bound to it.
@@ -520,6 +523,45 @@ function storesBuiltOutsideRoots(sources: ReadonlyArray<{ file: string; text: st
     .filter(({ text }) => NEW_STORE.test(text))
     .map(({ file }) => file);
 }
+
+/** A subscription to a domain event: `subscribe` with the event's name (`events.ts`). */
+const SUBSCRIBES = /\.subscribe\(\s*['"]/;
+
+/**
+ * Every reaction to a domain event is subscribed by a module of `src/wiring/`, so one folder
+ * lists who hears what, in the order the composition root calls them. Comments are set aside.
+ */
+function subscribersOutsideWiring(sources: ReadonlyArray<{ file: string; text: string }>) {
+  return sources
+    .filter(({ file }) => file.startsWith('src/') && areaOf(file) !== 'wiring')
+    .filter(({ text }) => SUBSCRIBES.test(text.replace(/\/\*[\s\S]*?\*\//g, '')))
+    .map(({ file }) => file);
+}
+
+describe('domain events', () => {
+  it('are subscribed to only by the wiring modules', () => {
+    const sources = files.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
+    expect(subscribersOutsideWiring(sources)).toEqual([]);
+    const subscribe = "events.subscribe('push', (push) => announce(push));";
+    expect(subscribersOutsideWiring([{ file: 'src/domain/a/a.ts', text: subscribe }])).toEqual([
+      'src/domain/a/a.ts',
+    ]);
+    expect(subscribersOutsideWiring([{ file: 'src/wiring/a.ts', text: subscribe }])).toEqual([]);
+    expect(
+      subscribersOutsideWiring([{ file: 'src/domain/events.ts', text: `/** ${subscribe} */` }]),
+    ).toEqual([]);
+  });
+
+  it("are wired by the composition root's own modules, which no edge imports", () => {
+    const check = (file: string, ...imports: string[]) => violations([{ file, imports }]);
+    expect(check('src/http/server.ts', '../wiring/ci.ts')).toEqual([
+      'src/http/server.ts → src/wiring/ci.ts: imports only inward',
+    ]);
+    expect(check('src/domain/x.ts', '../wiring/ci.ts')).toHaveLength(1);
+    expect(check('src/app.ts', './wiring/ci.ts')).toEqual([]);
+    expect(check('src/wiring/ci.ts', '../notify/webhook-notifier.ts')).toEqual([]);
+  });
+});
 
 describe('domain queries', () => {
   it('are written only in stores', () => {

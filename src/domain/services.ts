@@ -30,7 +30,6 @@ import type { CompareService } from './pulls/compare.service.ts';
 import type { MergeGateService } from './pulls/merge-gate.service.ts';
 import type { MergeabilityService } from './pulls/mergeability.service.ts';
 import type { PullService } from './pulls/pull.service.ts';
-import type { PullEvents } from './pulls/pull-events.ts';
 import type { PullMergeService } from './pulls/pull-merge.service.ts';
 import type { PullSuggestionService } from './pulls/pull-suggestions.service.ts';
 import type { ReviewCommentService } from './pulls/review-comment.service.ts';
@@ -40,7 +39,6 @@ import type { CollaboratorService } from './repos/collaborator.service.ts';
 import type { HousekeepingService } from './repos/housekeeping.service.ts';
 import type { ProtectedBranchService } from './repos/protected-branch.service.ts';
 import type { PushService } from './repos/push.service.ts';
-import type { PushEvents } from './repos/push-events.ts';
 import type { RepoService } from './repos/repo.service.ts';
 import type { RunnerAdminService } from './runners/runner-admin.service.ts';
 import type { RunnerRegistryService } from './runners/runner-registry.service.ts';
@@ -67,15 +65,11 @@ export type DomainServices = {
   readonly repos: RepoService;
   readonly collaborators: CollaboratorService;
   readonly protectedBranches: ProtectedBranchService;
-  /** Where reactions to pushes subscribe (in the composition root). */
-  readonly pushes: PushEvents;
   /** What follows a push, called once by the git edge when receive-pack is done. */
   readonly pushHandling: PushService;
   /** Background repacking of repositories after pushes. */
   readonly housekeeping: HousekeepingService;
   readonly pulls: PullService;
-  /** Where reactions to pull request changes subscribe (in the composition root). */
-  readonly pullEvents: PullEvents;
   readonly pullMerges: PullMergeService;
   /** What CI says about merging a pull (required checks of protected branches). */
   readonly mergeGates: MergeGateService;

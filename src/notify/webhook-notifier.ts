@@ -1,8 +1,6 @@
-import type { PullEvent, PullEvents } from '../domain/pulls/pull-events.ts';
-import type { ReviewCommentService } from '../domain/pulls/review-comment.service.ts';
-import type { ReleaseService } from '../domain/releases/release.service.ts';
-import type { Push, PushEvents } from '../domain/repos/push-events.ts';
-import type { RepoService } from '../domain/repos/repo.service.ts';
+import type { DomainEvents } from '../domain/events.ts';
+import type { PullEvent } from '../domain/pulls/pull-events.ts';
+import type { Push } from '../domain/repos/push-events.ts';
 import type { Repository } from '../domain/repos/repo.types.ts';
 import type { Account } from '../domain/users/user.types.ts';
 import type { WebhookService } from '../domain/webhooks/webhook.service.ts';
@@ -24,19 +22,15 @@ import {
 } from '../present/webhook-payloads.ts';
 import type { WebhookRecords } from './webhook-records.ts';
 
-/** The domain announcements webhooks listen to. */
-export type WebhookSources = {
-  readonly pushes: PushEvents;
-  readonly pullEvents: PullEvents;
-  readonly reviewComments: ReviewCommentService;
-  readonly releases: ReleaseService;
-  readonly repos: RepoService;
-};
+type ReviewCommentEvent = DomainEvents['review-comment.created'];
 
 /**
- * Turns domain events into queued webhook deliveries, in Gitea's payloads. Listening never
- * delays the change it hears of: the payload is built and queued in the background (tracked,
- * so shutting down waits for it), and the delivery itself happens later, in the worker.
+ * Turns domain events into queued webhook deliveries, in Gitea's payloads; `wiring/
+ * notifications.ts` subscribes each reaction below to its event. Reacting never delays the
+ * change it hears of: the payload is built and queued in the background (tracked, so shutting
+ * down waits for it), and the delivery itself happens later, in the worker. Nothing is built
+ * for a repository no active hook could want: most have none, and a payload reads git (file
+ * lists, pull heads) and the database.
  */
 export class WebhookNotifier {
   readonly #hooks: WebhookService;
@@ -50,139 +44,86 @@ export class WebhookNotifier {
     this.#report = report;
   }
 
-  /** Subscribes to every source; called once by the composition root. */
-  listen(sources: WebhookSources): void {
-    // Nothing is built for a repository no active hook could want: most have none, and a
-    // payload reads git (file lists, pull heads) and the database.
-    const later =
-      <T>(repoOf: (event: T) => Repository, work: (event: T) => Promise<void>) =>
-      async (event: T) => {
-        this.#later(async () => {
-          if (await this.#hooks.anyActiveFor(repoOf(event))) await work(event);
-        });
-      };
-    sources.pushes.subscribe(
-      later(
-        (push: Push) => push.repo,
-        (push) => this.#push(push),
-      ),
-    );
-    sources.pullEvents.subscribe(
-      later(
-        (event: PullEvent) => event.context.base,
-        (event) => this.#pull(event),
-      ),
-    );
-    sources.reviewComments.created.subscribe(
-      later(
-        ({ context }) => context.base.repo,
-        async ({ context, comment, actor }) => {
-          const api = await this.#records.pull({ ...context, base: context.base.repo });
-          const where = { repo: context.base.repo, number: context.pull.number, author: actor };
-          const apiComment = toApiReviewComment(comment, where, this.#records.context);
-          await this.#send(context.base.repo, {
-            event: 'pull_request_comment',
-            eventType: 'pull_request_review_comment',
-            subscription: 'pull_request_review_comment',
-            payload: reviewCommentPayload(api, apiComment, {
-              repository: await this.#records.repository(context.base.repo),
-              sender: this.#records.user(actor),
-            }),
-          });
-        },
-      ),
-    );
-    const release = (action: string) =>
-      later(
-        ({ repo }: ReleaseEvent) => repo,
-        async ({ repo, release: record, actor }: ReleaseEvent) => {
-          // A publication names no actor: its author published it (or the owner, once gone).
-          const sender = actor ?? record.author ?? repo.owner;
-          await this.#send(repo, {
-            event: 'release',
-            eventType: 'release',
-            subscription: 'release',
-            payload: releasePayload(action, toApiRelease(record, repo, this.#records.context), {
-              repository: await this.#records.repository(repo),
-              sender: this.#records.user(sender),
-            }),
-          });
-        },
-      );
-    sources.releases.published.subscribe(release('published'));
-    sources.releases.updated.subscribe(release('updated'));
-    sources.releases.deleted.subscribe(release('deleted'));
-    sources.repos.created.subscribe(
-      later(
-        (repo: Repository) => repo,
-        (repo) => this.#repository(repo, 'created'),
-      ),
-    );
-    sources.repos.deleted.subscribe(
-      later(
-        ({ repo }) => repo,
-        ({ repo, actor }) => this.#repository(repo, 'deleted', actor),
-      ),
-    );
-    sources.repos.forked.subscribe(
-      later(
-        ({ source }) => source,
-        async ({ fork, source, actor }) => {
-          await this.#send(source, {
-            event: 'fork',
-            eventType: 'fork',
-            subscription: 'fork',
-            payload: forkPayload(await this.#records.repository(fork), {
-              repository: await this.#records.repository(source),
-              sender: this.#records.user(actor),
-            }),
-          });
-        },
-      ),
-    );
+  /** A push: `create`/`delete` per ref made or removed, `push` per ref updated or made. */
+  async pushed(push: Push): Promise<void> {
+    this.#whenHooked(push.repo, () => this.#push(push));
   }
 
-  /**
-   * The test delivery of a repository hook: a push of the default branch's latest commit (before
-   * and after both that commit), as Gitea sends it.
-   */
-  async testEvent(repo: Repository, actor: Account) {
-    const facts = await this.#records.repoFacts(repo);
-    const scope = {
-      repository: await this.#records.repository(repo),
-      sender: this.#records.user(actor),
-    };
-    const tip = facts.empty ? undefined : await this.#records.branchTip(repo, facts.defaultBranch);
-    const page = tip
-      ? await this.#records.pushedCommits(repo, tip, null, 1)
-      : { commits: [], total: 0 };
-    const payload = pushPayload(
-      {
-        ref: `refs/heads/${facts.defaultBranch}`,
-        before: tip ?? ZERO_SHA,
-        after: tip ?? ZERO_SHA,
-        compareUrl: '',
-        commits: page.commits,
-        totalCommits: page.commits.length,
-        pusher: scope.sender,
-      },
-      scope,
-    );
-    return {
-      event: {
-        event: 'push',
-        eventType: 'push',
-        subscription: 'push' as const,
-        branch: null,
-        payload,
-      },
-      format: (type: string) => chatPayload(type, 'push', payload),
-    };
+  /** A pull request change, as `pull_request` (or `pull_request_sync`). */
+  async pullChanged(event: PullEvent): Promise<void> {
+    this.#whenHooked(event.context.base, () => this.#pull(event));
+  }
+
+  /** A new line-review comment, as `pull_request_review_comment`. */
+  async reviewCommented({ context, comment, actor }: ReviewCommentEvent): Promise<void> {
+    const repo = context.base.repo;
+    this.#whenHooked(repo, async () => {
+      const api = await this.#records.pull({ ...context, base: repo });
+      const where = { repo, number: context.pull.number, author: actor };
+      const apiComment = toApiReviewComment(comment, where, this.#records.context);
+      await this.#send(repo, {
+        event: 'pull_request_comment',
+        eventType: 'pull_request_review_comment',
+        subscription: 'pull_request_review_comment',
+        payload: reviewCommentPayload(api, apiComment, {
+          repository: await this.#records.repository(repo),
+          sender: this.#records.user(actor),
+        }),
+      });
+    });
+  }
+
+  /** A release published, updated or deleted, as `release` with that action. */
+  async released(action: 'published' | 'updated' | 'deleted', event: ReleaseEvent): Promise<void> {
+    const { repo, release: record, actor } = event;
+    this.#whenHooked(repo, async () => {
+      // A publication names no actor: its author published it (or the owner, once gone).
+      const sender = actor ?? record.author ?? repo.owner;
+      await this.#send(repo, {
+        event: 'release',
+        eventType: 'release',
+        subscription: 'release',
+        payload: releasePayload(action, toApiRelease(record, repo, this.#records.context), {
+          repository: await this.#records.repository(repo),
+          sender: this.#records.user(sender),
+        }),
+      });
+    });
+  }
+
+  /** A repository created or deleted, as `repository`. */
+  async repositoryChanged(
+    action: 'created' | 'deleted',
+    repo: Repository,
+    actor?: Account,
+  ): Promise<void> {
+    this.#whenHooked(repo, () => this.#repository(repo, action, actor));
+  }
+
+  /** A fork, as `fork` on its source. */
+  async forked({ fork, source, actor }: DomainEvents['repo.forked']): Promise<void> {
+    this.#whenHooked(source, async () => {
+      await this.#send(source, {
+        event: 'fork',
+        eventType: 'fork',
+        subscription: 'fork',
+        payload: forkPayload(await this.#records.repository(fork), {
+          repository: await this.#records.repository(source),
+          sender: this.#records.user(actor),
+        }),
+      });
+    });
   }
 
   /** Waits for payloads still being built (shutdown, tests). */
   async settle(): Promise<void> {
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+
+  #whenHooked(repo: Repository, work: () => Promise<void>): void {
+    this.#later(async () => {
+      if (await this.#hooks.anyActiveFor(repo)) await work();
+    });
   }
 
   #later(work: () => Promise<void>): void {

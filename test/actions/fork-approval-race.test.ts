@@ -119,7 +119,7 @@ async function racedPush(
   reads: readonly Read[],
   seq: number,
 ): Promise<void> {
-  const { repos, pushes } = kiln.app.services;
+  const { repos } = kiln.app.services;
   const gitDir = repos.handle(target.fork).path;
   const ref = `refs/heads/${target.branch}`;
   const oldSha = await git.ok(['rev-parse', ref], { cwd: gitDir });
@@ -146,7 +146,7 @@ async function racedPush(
       expect(posted.status).toBe(201);
     }
   }
-  await pushes.publish({
+  await kiln.app.events.publish('push', {
     repo: target.fork,
     pusher: pusher.user,
     changes: [{ ref, oldSha, newSha }],

@@ -243,7 +243,10 @@ describe('schedules', () => {
         .where('repo_id', '=', p.repoId)
         .execute();
     expect(await eventually(async () => (await recorded()).length === 1)).toBe(true);
-    const other = new ScheduleService(new ScheduleStore(kiln.app.database.db));
+    const other = new ScheduleService({
+      store: new ScheduleStore(kiln.app.database.db),
+      start: (repoId, file) => kiln.app.services.ciTriggers.onSchedule(repoId, file),
+    });
     const at = Date.parse('2031-01-01T04:30:10Z');
     expect(await ciSchedules.tick(Date.parse('2031-01-01T04:29:59Z'))).toBe(0);
     const started = [await ciSchedules.tick(at), await other.tick(at + 5000)];

@@ -177,10 +177,10 @@ it('logs after-push work that fails, and the push stands with every other listen
   const remote = repoUrl(url, 'pusher', 'listened', { token, as: 'username' });
   const heard: string[] = [];
   const unsubscribe = [
-    app.services.pushes.subscribe(async () => {
+    app.events.subscribe('push', async () => {
       throw new Error('listener exploded');
     }),
-    app.services.pushes.subscribe(async ({ changes }) => {
+    app.events.subscribe('push', async ({ changes }) => {
       heard.push(...changes.map((change) => change.ref));
     }),
   ];

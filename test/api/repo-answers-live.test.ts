@@ -55,7 +55,7 @@ async function createRepo(name: string, body: object = {}) {
 function handled(name: string): Promise<void> {
   return new Promise((resolve) => {
     let waiting = true;
-    kiln.app.services.pushes.subscribe(async ({ repo }) => {
+    kiln.app.events.subscribe('push', async ({ repo }) => {
       if (waiting && repo.name === name) {
         waiting = false;
         resolve();

@@ -87,7 +87,7 @@ it('shows a push to an empty repository and a new default branch at once', async
   expect(await listed(bare, owner)).toMatchObject({ empty: true, default_branch: 'main' });
   // The push's own effects (its `updated_at`) are written by the time this listener runs.
   const pushHandled = new Promise<void>((resolve) => {
-    world.kiln.app.services.pushes.subscribe(async ({ repo }) => {
+    world.kiln.app.events.subscribe('push', async ({ repo }) => {
       if (repo.id === bare.id) resolve();
     });
   });

@@ -217,7 +217,7 @@ describe('push', () => {
 async function handledAfter(name: string, push: () => Promise<unknown>): Promise<void> {
   const handled = new Promise<void>((resolve) => {
     let waiting = true;
-    kiln.app.services.pushes.subscribe(async ({ repo }) => {
+    kiln.app.events.subscribe('push', async ({ repo }) => {
       if (waiting && repo.name === name) {
         waiting = false;
         resolve();

@@ -230,14 +230,13 @@ describe('merging', () => {
     await world.pushBranch('slow-listeners', { 'slow.txt': 'new\n' });
     await world.openPull('slow-listeners');
     const { services } = kiln.app;
-    const { pullEvents } = services;
     const { repo } = await services.repos.get(world.owner, world.owner.handle, world.name);
     let release = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
     const heard: string[] = [];
-    const stop = pullEvents.subscribe(async (event) => {
+    const stop = kiln.app.events.subscribe('pull', async (event) => {
       if (event.context.base.id !== repo.id) return;
       await held;
       heard.push(`${event.action} merged=${event.merged}`);

@@ -28,7 +28,7 @@ export type PullWorld = {
  */
 function pushHandled(kiln: TestServer, name: string): Promise<void> {
   return new Promise((resolve) => {
-    const unsubscribe = kiln.app.services.pushes.subscribe(async ({ repo }) => {
+    const unsubscribe = kiln.app.events.subscribe('push', async ({ repo }) => {
       if (repo.name !== name) return;
       unsubscribe();
       resolve();

@@ -1,5 +1,6 @@
 import type { CiTask, CiTaskResult } from './ci.types.ts';
 import type { CiStores } from './ci-stores.ts';
+import type { RunLifecycle } from './run-lifecycle.ts';
 
 export type TaskCompletion = {
   /** False when the task was not running for this runner (already final, or someone else's). */
@@ -21,8 +22,11 @@ export type CiTaskOptions = {
   readonly heartbeatTimeoutMs?: number;
   /** A pending or blocked job older than this is cancelled. Default 24 h. */
   readonly abandonedTimeoutMs?: number;
-  /** Called in the sweep's transaction with the runs whose jobs it stopped. */
-  readonly onJobsStopped?: (stores: CiStores, runIds: readonly string[]) => Promise<void>;
+  /**
+   * Settles, in the sweep's transaction, the runs whose jobs a sweep stopped (`RunLifecycle`);
+   * without it their runs are left as they were (a replica's test sweep).
+   */
+  readonly runs?: Pick<RunLifecycle, 'settle'>;
 };
 
 export class CiTaskService {
@@ -30,14 +34,14 @@ export class CiTaskService {
   readonly #taskTimeoutMs: number;
   readonly #heartbeatTimeoutMs: number;
   readonly #abandonedTimeoutMs: number;
-  readonly #onJobsStopped: CiTaskOptions['onJobsStopped'];
+  readonly #runs: CiTaskOptions['runs'];
 
   constructor(stores: CiStores, options: CiTaskOptions) {
     this.#stores = stores;
     this.#taskTimeoutMs = options.taskTimeoutMs;
     this.#heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? 600_000;
     this.#abandonedTimeoutMs = options.abandonedTimeoutMs ?? 86_400_000;
-    this.#onJobsStopped = options.onJobsStopped;
+    this.#runs = options.runs;
   }
 
   /**
@@ -125,7 +129,10 @@ export class CiTaskService {
       const failed = await stores.tasks.failZombies(now, silentBefore);
       const runnerIds = failed.flatMap((task) => (task.runnerId === null ? [] : [task.runnerId]));
       await stores.tasks.markRunnersOffline([...new Set(runnerIds)]);
-      await this.#onJobsStopped?.(stores, [...new Set(failed.map((task) => task.runId))]);
+      await this.#settle(
+        stores,
+        failed.map((task) => task.runId),
+      );
       return failed.length;
     });
   }
@@ -142,8 +149,13 @@ export class CiTaskService {
         await stores.groups.lock(repoId);
       }
       const runIds = await stores.tasks.cancelWaitingSince(before, now);
-      await this.#onJobsStopped?.(stores, [...new Set(runIds)]);
+      await this.#settle(stores, runIds);
       return runIds.length;
     });
+  }
+
+  /** Settles each run once, in the transaction of the sweep that stopped its jobs. */
+  async #settle(stores: CiStores, runIds: readonly string[]): Promise<void> {
+    for (const runId of new Set(runIds)) await this.#runs?.settle(stores, runId);
   }
 }

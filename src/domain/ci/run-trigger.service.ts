@@ -15,7 +15,7 @@ import { fileName, githubContext } from './event-payloads.ts';
 import { type ForkPullGate, groupOf } from './fork-approval.ts';
 import type { PullTrigger } from './pull-trigger.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
-import type { ScheduleService } from './schedule.service.ts';
+import type { ScheduleRecords } from './schedule.service.ts';
 import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { pullTriggered, pushTriggered, type Triggered } from './trigger-events.ts';
 import { type ExpandedJob, expandRun } from './workflow/call-expansion.ts';
@@ -32,7 +32,7 @@ export type RunTriggerDeps = {
   /** Whether a pull request's runs wait for a writer's approval (fork-approval.ts). */
   readonly forkGate: Pick<ForkPullGate, 'mustAsk'>;
   /** Where the default branch's `on: schedule` crons are kept. */
-  readonly schedules?: ScheduleService;
+  readonly schedules?: ScheduleRecords;
   /** What `${{ vars.* }}` reads in `concurrency` (CiVariableService); none without it. */
   readonly variables?: {
     variablesForRepo(repoId: string, ownerId: string): Promise<Record<string, string>>;
@@ -67,8 +67,8 @@ export class RunTriggerService {
   }
 
   /**
-   * The `PushEvents` listener. Returns the runs created. A push made with a task token (the
-   * actions bot) starts none, as in Gitea and GitHub, or a workflow that pushes would trigger
+   * What CI does on the `push` event (`wiring/ci.ts`). Returns the runs created. A push made
+   * with a task token (the actions bot) starts none, as in Gitea and GitHub, or a workflow that pushes would trigger
    * itself without end; the default branch's crons still follow it (they cannot loop).
    */
   async onPush(push: Push): Promise<WorkflowRun[]> {

@@ -9,22 +9,14 @@ import { parseWorkflow } from './workflow/workflow-parse.ts';
 export type ScheduledRunStarter = (repoId: string, workflowFile: string) => Promise<unknown>;
 
 /**
- * `on: schedule`. The crons of the workflows on a repository's default branch are recorded when
- * that branch is pushed; every minute one replica — whichever inserts the minute's row in
- * `ci_schedule_ticks` first — starts the workflows whose cron matches it (UTC). A minute is
- * never evaluated twice, and one missed while no replica ran is not made up for.
+ * The crons of a repository's `on: schedule` workflows, recorded when its default branch is
+ * pushed (the run trigger calls `record`, which the schedule's clock below then reads).
  */
-export class ScheduleService {
+export class ScheduleRecords {
   readonly #store: ScheduleStore;
-  #start: ScheduledRunStarter | undefined;
 
   constructor(store: ScheduleStore) {
     this.#store = store;
-  }
-
-  /** Where a matching schedule starts its run (set once, in the composition root). */
-  startRunsWith(start: ScheduledRunStarter): void {
-    this.#start = start;
   }
 
   /** Records the schedules of the default branch's workflow files, replacing earlier ones. */
@@ -41,6 +33,22 @@ export class ScheduleService {
     });
     await this.#store.replace(repoId, rows);
   }
+}
+
+/**
+ * `on: schedule`. Every minute one replica — whichever inserts the minute's row in
+ * `ci_schedule_ticks` first — starts the workflows whose recorded cron matches it (UTC). A
+ * minute is never evaluated twice, and one missed while no replica ran is not made up for.
+ */
+export class ScheduleService {
+  readonly #store: ScheduleStore;
+  readonly #start: ScheduledRunStarter;
+
+  /** `start` starts one workflow of a repository (`RunTriggerService.onSchedule`). */
+  constructor(deps: { readonly store: ScheduleStore; readonly start: ScheduledRunStarter }) {
+    this.#store = deps.store;
+    this.#start = deps.start;
+  }
 
   /**
    * Evaluates the minute of `now` if no replica has yet; returns how many runs it started.
@@ -52,7 +60,7 @@ export class ScheduleService {
     let started = 0;
     for (const schedule of await this.#store.listAll()) {
       if (!schedule.crons.some((line) => cronMatches(parseCron(line), at))) continue;
-      await this.#start?.(schedule.repoId, schedule.workflowFile);
+      await this.#start(schedule.repoId, schedule.workflowFile);
       started += 1;
     }
     return started;

@@ -4,10 +4,10 @@ import type { ChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { Dialect } from '../../db/migration.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
-import type { OrgService } from '../orgs/org.service.ts';
-import type { ReleaseService } from '../releases/release.service.ts';
+import type { Release } from '../releases/release.types.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
+import type { Repository } from '../repos/repo.types.ts';
 import type { UserService } from '../users/user.service.ts';
 import { ActorKeysStore } from './actor-keys.store.ts';
 import { ActorKeys } from './actor-keys.ts';
@@ -30,7 +30,7 @@ import { RemoteActors } from './remote-actors.ts';
 import { RemoteDocuments } from './remote-documents.ts';
 import { RemoteStarsStore } from './remote-stars.store.ts';
 import { createSafeFetch } from './safe-fetch.ts';
-import { subscribeWithdrawals, Withdrawal } from './withdrawal.ts';
+import { Withdrawal } from './withdrawal.ts';
 
 export type FederationDeps = {
   readonly config: Config;
@@ -41,9 +41,6 @@ export type FederationDeps = {
   readonly changes: ChangeClock | undefined;
   readonly users: UserService;
   readonly repos: RepoService;
-  /** Organisations: made private or deleted, they and their repositories are withdrawn. */
-  readonly orgs: Pick<OrgService, 'changed' | 'deleted'>;
-  readonly releases: ReleaseService;
   readonly catFiles: CatFilePool;
   readonly userAgent: string;
   /** Where failures of background work are reported (the server's log). */
@@ -76,6 +73,8 @@ export class Federation {
   readonly kv: KyselyKvStore;
   /** Whether actor and collection documents are served to signed GETs only. */
   readonly signedFetchRequired: boolean;
+  /** Takes back what stops being public (`wiring/federation.ts` subscribes it). */
+  readonly withdrawal: Withdrawal;
   readonly #publisher: Publisher;
   readonly #delivery: Delivery;
   readonly #users: UserService;
@@ -167,18 +166,23 @@ export class Federation {
       giveUpAfterMs: config.federation.giveUpAfterMs,
       userAgent: deps.userAgent,
     });
-    deps.releases.published.subscribe(({ repo, release }) =>
-      this.#publisher.announceRelease(repo, release),
-    );
-    deps.repos.created.subscribe((repo) => this.#publisher.announceRepo(repo));
-    const withdrawal = new Withdrawal({
+    this.withdrawal = new Withdrawal({
       actors: this.actors,
       repos: deps.repos,
       followers: this.followers,
       outbox: this.outbox,
       queue: this.queue,
     });
-    subscribeWithdrawals(deps, withdrawal, this.#report);
+  }
+
+  /** Queues the announcement of a new release to the followers of its repository. */
+  announceRelease(repo: Repository, release: Release): Promise<void> {
+    return this.#publisher.announceRelease(repo, release);
+  }
+
+  /** Queues the announcement of a new repository to its owner's followers. */
+  announceRepo(repo: Repository): Promise<void> {
+    return this.#publisher.announceRepo(repo);
   }
 
   /** Queues the announcement of a push to the followers of its repository (if public). */

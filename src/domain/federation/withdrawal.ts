@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { OrgService } from '../orgs/org.service.ts';
 import { visibleToAnyone } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
@@ -103,34 +102,4 @@ export class Withdrawal {
 function noteIdOf(activity: unknown): string | undefined {
   const object = (activity as { object?: { id?: unknown } } | null)?.object;
   return typeof object?.id === 'string' ? object.id : undefined;
-}
-
-/**
- * What stops being visible to an anonymous visitor is withdrawn from the fediverse at once: a
- * repository made private or deleted, an organisation made private or deleted. A failure is
- * reported and never undoes the change; what is served is checked anew on every request anyway
- * (`LocalActors.servable`). Kiln has no renames or transfers, which would otherwise withdraw
- * the old ids too.
- */
-export function subscribeWithdrawals(
-  sources: {
-    readonly repos: Pick<RepoService, 'changed' | 'deleted'>;
-    readonly orgs: Pick<OrgService, 'changed' | 'deleted'>;
-  },
-  withdrawal: Withdrawal,
-  report: (error: unknown) => void,
-): void {
-  const reported = (work: Promise<void>) => work.catch(report);
-  sources.repos.changed.subscribe(({ before, after }) =>
-    reported(withdrawal.repoChanged(before, after)),
-  );
-  sources.repos.deleted.subscribe(async ({ repo }) => {
-    if (visibleToAnyone(repo)) await reported(withdrawal.withdrawRepo(repo));
-  });
-  sources.orgs.changed.subscribe(({ before, after }) =>
-    reported(withdrawal.accountChanged(before, after)),
-  );
-  sources.orgs.deleted.subscribe(async (org) => {
-    if (!org.private) await reported(withdrawal.withdrawAccount(org));
-  });
 }

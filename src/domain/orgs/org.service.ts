@@ -1,7 +1,7 @@
 import { newId } from '../../lib/ids.ts';
-import { Listeners } from '../../lib/listeners.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
+import type { EventPublisher } from '../events.ts';
 import { mayAdministerOrg } from '../repos/repo.policy.ts';
 import { isActionsBot } from '../users/actions-bot.ts';
 import { assertValidHandle } from '../users/handle.ts';
@@ -65,15 +65,14 @@ export class OrgService {
   readonly #store: OrgStore;
   readonly #users: UserStore;
   readonly #admins: AdminPolicy | undefined;
-  /** Announces each change of settings (visibility among them): the account before and after. */
-  readonly changed = new Listeners<{ before: Account; after: Account }>();
-  /** Announces each deleted organisation (after its row is gone). */
-  readonly deleted = new Listeners<Account>();
+  /** Where changes of settings (`org.changed`) and deletions (`org.deleted`) are announced. */
+  readonly #events: EventPublisher | undefined;
 
-  constructor(store: OrgStore, users: UserStore, admins?: AdminPolicy) {
+  constructor(store: OrgStore, users: UserStore, admins?: AdminPolicy, events?: EventPublisher) {
     this.#store = store;
     this.#users = users;
     this.#admins = admins;
+    this.#events = events;
   }
 
   /**
@@ -164,7 +163,8 @@ export class OrgService {
       website: checkedWebsite(input.website),
       visibility: parseOrgVisibility(input.visibility),
     });
-    await this.changed.emit({ before: org, after: (await this.#users.findById(org.id)) ?? org });
+    const after = (await this.#users.findById(org.id)) ?? org;
+    await this.#events?.publish('org.changed', { before: org, after });
   }
 
   /**
@@ -177,7 +177,7 @@ export class OrgService {
       throw new Conflict(`${org.handle} still owns repositories; delete them first`);
     }
     await this.#store.deleteOrg(org.id);
-    await this.deleted.emit(org);
+    await this.#events?.publish('org.deleted', org);
   }
 
   /** Adds a person by handle with a role; someone already a member keeps theirs (Conflict). */

@@ -1,4 +1,3 @@
-import { Listeners } from '../../lib/listeners.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { Pull } from './pull.types.ts';
@@ -29,11 +28,3 @@ export type PullEvent = {
   /** True only on the `closed` that a merge causes. */
   readonly merged: boolean;
 };
-
-/**
- * The one place pull request changes are announced, subscribed in the composition root so that
- * the pull services do not know their listeners (CI, webhooks). Listeners run after the change
- * is stored, one after the other in the order they subscribed; one failing is reported to
- * `onError` and neither stops the others nor fails or undoes the change.
- */
-export class PullEvents extends Listeners<PullEvent> {}

@@ -7,6 +7,7 @@ import { readRefFiles } from '../../git/read-ref.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
 import { newId } from '../../lib/ids.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
+import type { EventPublisher } from '../events.ts';
 import type { Page } from '../paging.ts';
 import { visibleToAnyone } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
@@ -23,7 +24,7 @@ import {
   type PullStateFilter,
   pullHeadRef,
 } from './pull.types.ts';
-import type { PullAction, PullEvent, PullEvents } from './pull-events.ts';
+import type { PullAction, PullEvent } from './pull-events.ts';
 
 export type PullDeps = {
   readonly store: PullStore;
@@ -31,7 +32,7 @@ export type PullDeps = {
   readonly users: UserService;
   readonly catFiles: CatFilePool;
   /** Where every change to a pull is announced (CI, webhooks); optional so tools can leave it out. */
-  readonly events?: Pick<PullEvents, 'emit'>;
+  readonly events?: EventPublisher;
 };
 
 /**
@@ -458,9 +459,9 @@ export class PullService {
     }
   }
 
-  /** Never throws: the listeners' failures go to where `PullEvents.onError` points. */
+  /** Never throws: the subscribers' failures go to the bus's report. */
   async #announce(event: PullEvent): Promise<void> {
-    await this.#deps.events?.emit(event);
+    await this.#deps.events?.publish('pull', event);
   }
 
   /** Brings the head commit into the base repository under `refs/pull/N/head`. */

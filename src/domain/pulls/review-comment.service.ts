@@ -2,8 +2,8 @@ import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { diffCommits, mergeBase } from '../../git/diff.ts';
 import { isAncestor, resolveCommit } from '../../git/refs.ts';
 import { newId } from '../../lib/ids.ts';
-import { Listeners } from '../../lib/listeners.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
+import type { EventPublisher } from '../events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { User } from '../users/user.types.ts';
 import { mayChangeReviewComment, mayCommentOnPull, mayResolveReviewThread } from './pull.policy.ts';
@@ -23,6 +23,8 @@ export type ReviewCommentDeps = {
   readonly pulls: PullService;
   readonly repos: RepoService;
   readonly catFiles: CatFilePool;
+  /** Where each new comment is announced (`review-comment.created`). */
+  readonly events: EventPublisher;
 };
 
 export type NewReviewComment = {
@@ -44,17 +46,12 @@ const MAX_BODY_BYTES = 65_536;
  * later pushes never move them.
  */
 export class ReviewCommentService {
-  /** Announces each new review comment, with its pull and who wrote it. */
-  readonly created = new Listeners<{
-    context: PullInContext;
-    comment: ReviewComment;
-    actor: User;
-  }>();
   readonly #store: ReviewCommentStore;
   readonly #pullStore: Pick<PullStore, 'findById'>;
   readonly #pulls: PullService;
   readonly #repos: RepoService;
   readonly #catFiles: CatFilePool;
+  readonly #events: EventPublisher;
 
   constructor(deps: ReviewCommentDeps) {
     this.#store = deps.store;
@@ -62,6 +59,7 @@ export class ReviewCommentService {
     this.#pulls = deps.pulls;
     this.#repos = deps.repos;
     this.#catFiles = deps.catFiles;
+    this.#events = deps.events;
   }
 
   async list(viewer: User | undefined, owner: string, name: string, number: number) {
@@ -119,7 +117,7 @@ export class ReviewCommentService {
       resolvedById: null,
       resolvedAt: null,
     });
-    await this.created.emit({ context, comment, actor });
+    await this.#events.publish('review-comment.created', { context, comment, actor });
     return { context, comment };
   }
 

@@ -1,6 +1,6 @@
 import { foldId, newId } from '../../lib/ids.ts';
-import { Listeners } from '../../lib/listeners.ts';
 import { Conflict, Invalid, NotFound } from '../errors.ts';
+import type { EventPublisher } from '../events.ts';
 import type { Page } from '../paging.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
@@ -47,17 +47,14 @@ export class ReleaseService {
   readonly #repos: RepoService;
   readonly #store: ReleaseStore;
   readonly #tags: TagService;
-  /** Announces each new release with its repository. */
-  readonly published = new Listeners<{ repo: Repository; release: Release }>();
-  /** Announces each edited release, as it now is, with who edited it. */
-  readonly updated = new Listeners<{ repo: Repository; release: Release; actor: User }>();
-  /** Announces each deleted release, as it was, with who deleted it. */
-  readonly deleted = new Listeners<{ repo: Repository; release: Release; actor: User }>();
+  /** Where releases published, updated and deleted are announced (`release.*`). */
+  readonly #events: EventPublisher;
 
-  constructor(repos: RepoService, store: ReleaseStore, tags: TagService) {
+  constructor(repos: RepoService, store: ReleaseStore, tags: TagService, events: EventPublisher) {
     this.#repos = repos;
     this.#store = store;
     this.#tags = tags;
+    this.#events = events;
   }
 
   /** A page of releases, newest first; drafts were asked for only → none. */
@@ -122,7 +119,7 @@ export class ReleaseService {
       }),
     );
     const release = await this.#find(repo, { tag: tagName });
-    await this.published.emit({ repo, release });
+    await this.#events.publish('release.published', { repo, release });
     return { visible, release };
   }
 
@@ -157,7 +154,7 @@ export class ReleaseService {
       await this.#store.update(release.id, update);
     }
     const updated = await this.#find(repo, { wireId: foldId(release.id) });
-    await this.updated.emit({ repo, release: updated, actor });
+    await this.#events.publish('release.updated', { repo, release: updated, actor });
     return { visible, release: updated };
   }
 
@@ -166,7 +163,7 @@ export class ReleaseService {
     const { repo } = await this.#repos.require(actor, owner, name, 'write');
     const release = await this.#find(repo, selector);
     await this.#store.delete(release.id);
-    await this.deleted.emit({ repo, release, actor });
+    await this.#events.publish('release.deleted', { repo, release, actor });
   }
 
   async #find(repo: Repository, selector: ReleaseSelector): Promise<Release> {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { EventBus } from '../events.ts';
 import type { User } from '../users/user.types.ts';
 import { PushService } from './push.service.ts';
-import { type Push, PushEvents } from './push-events.ts';
+import type { Push } from './push-events.ts';
 import type { Repository } from './repo.types.ts';
 
 const push = (changes: Push['changes']): Push => ({
@@ -13,7 +14,7 @@ const moved = [{ ref: 'refs/heads/main', oldSha: null, newSha: 'a'.repeat(40) }]
 
 /** A push service over real events, whose record step writes into `seen` (or fails). */
 function service(seen: string[], recordFails = false) {
-  const events = new PushEvents();
+  const events = new EventBus();
   const repos = {
     pushed: async (repo: Repository) => {
       if (recordFails) throw new Error('record failed');
@@ -27,7 +28,7 @@ describe('PushService.afterPush', () => {
   it('records the push before any listener hears of it', async () => {
     const seen: string[] = [];
     const { events, pushes } = service(seen);
-    events.subscribe(async () => void seen.push('listener'));
+    events.subscribe('push', async () => void seen.push('listener'));
     const aftermath = pushes.afterPush(push(moved), () => seen.push('error'));
     await aftermath.recorded;
     await aftermath.reacted;
@@ -37,10 +38,10 @@ describe('PushService.afterPush', () => {
   it('still hands the push round when recording fails, and reports both failures', async () => {
     const seen: string[] = [];
     const { events, pushes } = service(seen, true);
-    events.subscribe(async () => {
+    events.subscribe('push', async () => {
       throw new Error('listener failed');
     });
-    events.subscribe(async () => void seen.push('second listener'));
+    events.subscribe('push', async () => void seen.push('second listener'));
     const errors: string[] = [];
     const aftermath = pushes.afterPush(push(moved), (error) => errors.push(String(error)));
     await expect(aftermath.recorded).resolves.toBeUndefined();
@@ -52,7 +53,7 @@ describe('PushService.afterPush', () => {
   it('does nothing for a push that moved no ref', async () => {
     const seen: string[] = [];
     const { events, pushes } = service(seen);
-    events.subscribe(async () => void seen.push('listener'));
+    events.subscribe('push', async () => void seen.push('listener'));
     const aftermath = pushes.afterPush(push([]), () => seen.push('error'));
     await aftermath.reacted;
     expect(seen).toEqual([]);
@@ -65,7 +66,7 @@ describe('PushService.afterPush', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    events.subscribe(async () => {
+    events.subscribe('push', async () => {
       await held;
       seen.push('slow listener');
     });

@@ -1,11 +1,12 @@
-import type { Push, PushEvents } from './push-events.ts';
+import type { EventPublisher } from '../events.ts';
+import type { Push } from './push-events.ts';
 import type { RepoService } from './repo.service.ts';
 
 /** What `afterPush` started; both settle and neither ever rejects (failures go to `onError`). */
 export type PushAftermath = {
   /** The repository's own record is in step with the push (its default branch above all). */
   readonly recorded: Promise<void>;
-  /** Every listener (pull refs, CI, federation, housekeeping) has had the push. */
+  /** Every subscriber of the `push` event has had it. */
   readonly reacted: Promise<void>;
 };
 
@@ -15,19 +16,19 @@ export type PushAftermath = {
  *
  * 1. the repository's record is brought in step (`RepoService.pushed`): the edge holds the end
  *    of its answer until then, so whoever pushed never sees the record stale;
- * 2. the push is handed to the listeners that subscribed to `PushEvents` in the composition
- *    root, in the order they subscribed; they may take long and run after the answer.
+ * 2. the `push` event is published: its subscribers (registered by `src/wiring/`) have it in
+ *    the order they subscribed; they may take long and run after the answer.
  *
- * A failure in step 1 does not skip step 2, and a failing listener does not skip the ones after
- * it (see `PushEvents.publish`).
+ * A failure in step 1 does not skip step 2, and a failing subscriber does not skip the ones
+ * after it (see `EventBus.publish`); each failure goes to the `onError` of `afterPush`.
  */
 export class PushService {
   readonly #repos: Pick<RepoService, 'pushed'>;
-  readonly #events: Pick<PushEvents, 'publish'>;
+  readonly #events: EventPublisher;
   /** Reactions still running: closing waits for them before what they use goes away. */
   readonly #reacting = new Set<Promise<void>>();
 
-  constructor(deps: { repos: Pick<RepoService, 'pushed'>; events: Pick<PushEvents, 'publish'> }) {
+  constructor(deps: { repos: Pick<RepoService, 'pushed'>; events: EventPublisher }) {
     this.#repos = deps.repos;
     this.#events = deps.events;
   }
@@ -42,7 +43,7 @@ export class PushService {
       onError(error);
     };
     const recorded = this.#repos.pushed(push.repo, push.changes).catch(report);
-    const reacted = recorded.then(() => this.#events.publish(push)).catch(report);
+    const reacted = recorded.then(() => this.#events.publish('push', push, report)).catch(report);
     this.#reacting.add(reacted);
     void reacted.finally(() => this.#reacting.delete(reacted));
     return { recorded, reacted };

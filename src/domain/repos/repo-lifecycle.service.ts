@@ -7,9 +7,9 @@ import type { RepoHandle, RepoPaths } from '../../git/repo-paths.ts';
 import { createFork, deleteRepository, initBare } from '../../git/repository.ts';
 import { seedInitialCommit } from '../../git/seed.ts';
 import { newId } from '../../lib/ids.ts';
-import { Listeners } from '../../lib/listeners.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
+import type { EventPublisher } from '../events.ts';
 import type { OrgService } from '../orgs/org.service.ts';
 import type { User } from '../users/user.types.ts';
 import { ownerForCreation } from './creation-owner.ts';
@@ -44,6 +44,8 @@ export type RepoLifecycleDeps = {
   readonly refUpdates?: RefUpdatePool | undefined;
   /** When set, forks are given their own copies only while housekeeping leaves them alone. */
   readonly leases?: HousekeepingStore | undefined;
+  /** Where creations, forks, changes of settings and deletions are announced (`repo.*`). */
+  readonly events: EventPublisher;
 };
 
 /** Longest a repair of one repository's loans holds its housekeeping lease, and waits for it. */
@@ -62,14 +64,6 @@ function refuseRepoCreation(actor: User): void {
  */
 export class RepoLifecycleService {
   readonly #deps: RepoLifecycleDeps;
-  /** Announces each new repository (private ones too; listeners decide what to tell). */
-  readonly created = new Listeners<Repository>();
-  /** Announces each deleted repository (after its row and directory are gone), with who did it. */
-  readonly deleted = new Listeners<{ repo: Repository; actor: User }>();
-  /** Announces each change of settings (after it is stored): the repository before and after. */
-  readonly changed = new Listeners<{ before: Repository; after: Repository }>();
-  /** Announces each fork once it is in place: the new repository, its source and who forked. */
-  readonly forked = new Listeners<{ fork: Repository; source: Repository; actor: User }>();
   /** Who may borrow whose objects (object-isolation.ts); every loan is judged there. */
   readonly #isolation: ObjectIsolation;
 
@@ -142,7 +136,7 @@ export class RepoLifecycleService {
       throw error;
     }
     await clearCreationMarker(handle);
-    await this.created.emit(repo);
+    await this.#deps.events.publish('repo.created', repo);
     return { repo, access: { level: 'admin' } };
   }
 
@@ -195,7 +189,7 @@ export class RepoLifecycleService {
       throw error;
     }
     await clearCreationMarker(handle);
-    await this.forked.emit({ fork, source, actor });
+    await this.#deps.events.publish('repo.forked', { fork, source, actor });
     return { repo: fork, access: { level: 'admin' } };
   }
 
@@ -213,7 +207,7 @@ export class RepoLifecycleService {
     await deleteRepository(this.#deps.paths, handle).catch((error: unknown) => {
       if (!(error instanceof NotFound)) throw error;
     });
-    await this.deleted.emit({ repo, actor });
+    await this.#deps.events.publish('repo.deleted', { repo, actor });
   }
 
   async updateSettings(
@@ -242,7 +236,7 @@ export class RepoLifecycleService {
     await this.#deps.store.update(repo.id, update);
     if (withdrawn.length > 0) await this.#enforceIsolation(withdrawn);
     const after = (await this.#deps.store.findById(repo.id)) ?? repo;
-    await this.changed.emit({ before: repo, after });
+    await this.#deps.events.publish('repo.changed', { before: repo, after });
     return after;
   }
 

@@ -1,6 +1,5 @@
 import { hasBranches, readHeadState } from '../../git/branches-present.ts';
 import { readDefaultBranch } from '../../git/refs.ts';
-import type { Listeners } from '../../lib/listeners.ts';
 import type { Repository } from './repo.types.ts';
 import type { RepoAccessService } from './repo-access.service.ts';
 import type { RepoLifecycleService } from './repo-lifecycle.service.ts';
@@ -25,10 +24,6 @@ export type RepoServiceParts = {
  * Each method here is the focused service's own, documented there.
  */
 export class RepoService {
-  readonly created: Listeners<Repository>;
-  readonly deleted: RepoLifecycleService['deleted'];
-  readonly changed: RepoLifecycleService['changed'];
-  readonly forked: RepoLifecycleService['forked'];
   readonly handle: RepoLifecycleService['handle'];
   readonly scopeOf: RepoAccessService['scopeOf'];
   readonly accessOf: RepoAccessService['accessOf'];
@@ -52,10 +47,6 @@ export class RepoService {
   readonly enforceObjectIsolation: RepoLifecycleService['enforceObjectIsolation'];
 
   constructor({ access, listing, lifecycle }: RepoServiceParts) {
-    this.created = lifecycle.created;
-    this.deleted = lifecycle.deleted;
-    this.changed = lifecycle.changed;
-    this.forked = lifecycle.forked;
     this.handle = lifecycle.handle.bind(lifecycle);
     this.scopeOf = access.scopeOf.bind(access);
     this.accessOf = access.accessOf.bind(access);

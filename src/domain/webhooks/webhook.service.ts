@@ -3,6 +3,7 @@ import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { deriveSecretKey, openSecret, sealSecret } from '../ci/secret-box.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
+import type { EventPublisher } from '../events.ts';
 import type { OrgService } from '../orgs/org.service.ts';
 import { mayAdministerOrg } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
@@ -31,8 +32,10 @@ export type WebhookServiceDeps = {
   readonly admins: AdminPolicy;
   /** `service.secret-key`; without it hooks cannot keep secrets. */
   readonly secretKey: string | undefined;
-  /** Called after deliveries were queued, so a worker can start at once. */
-  readonly onQueued?: () => void;
+  /** Where queued deliveries are announced (`webhook.queued`), so a worker starts at once. */
+  readonly events?: EventPublisher;
+  /** What builds test deliveries; without it they are not available. */
+  readonly testEvents?: TestEventBuilder;
 };
 
 /** Where an event happened: the repository, and the organisation owning it if any. */
@@ -43,7 +46,7 @@ export type PayloadFormatter = (type: HookType) => unknown;
 
 /**
  * Builds the event a "test delivery" sends for a repository: a push of its latest commit, as
- * Gitea does. Supplied by whoever knows the payload shapes (the composition root wires it).
+ * Gitea does. Supplied by whoever knows the payload shapes (`notify/`, handed in at start).
  */
 export type TestEventBuilder = (
   repo: Repository,
@@ -60,7 +63,6 @@ const RETAINED_PER_HOOK = 50;
 export class WebhookService {
   readonly #deps: WebhookServiceDeps;
   readonly #key: Buffer | undefined;
-  #testEvents: TestEventBuilder | undefined;
   readonly #activeOwners = new StampedMemo<'all', Set<string>>(1);
 
   constructor(deps: WebhookServiceDeps) {
@@ -190,11 +192,6 @@ export class WebhookService {
     return hooks.map((hook) => ({ hook, last: latest.get(hook.id) }));
   }
 
-  /** Sets what builds test deliveries (once, at start-up). */
-  useTestEvents(builder: TestEventBuilder): void {
-    this.#testEvents = builder;
-  }
-
   /**
    * Queues a test push for one repository hook whatever its subscriptions or state (the "test
    * delivery" button and `POST …/hooks/{id}/tests`).
@@ -202,8 +199,9 @@ export class WebhookService {
   async sendTest(actor: User, owner: string, name: string, wireId: number): Promise<void> {
     const { repo } = await this.#deps.repos.require(actor, owner, name, 'admin');
     const { hook } = await this.#deps.hooks.get({ kind: 'repo', id: repo.id }, wireId);
-    if (!this.#testEvents) throw new Invalid('test deliveries are not available');
-    const { event, format } = await this.#testEvents(repo, actor);
+    const { testEvents } = this.#deps;
+    if (!testEvents) throw new Invalid('test deliveries are not available');
+    const { event, format } = await testEvents(repo, actor);
     await this.#enqueue([hook], event, format);
   }
 
@@ -216,7 +214,7 @@ export class WebhookService {
     await this.#deps.deliveries.enqueue([
       queuedRow(hook.id, delivery.event, delivery.eventType, delivery.payload, now),
     ]);
-    this.#deps.onQueued?.();
+    await this.#deps.events?.publish('webhook.queued', { deliveries: 1 });
   }
 
   /**
@@ -260,7 +258,7 @@ export class WebhookService {
       return queuedRow(hook.id, event.event, event.eventType, text, now);
     });
     await this.#deps.deliveries.enqueue(rows);
-    this.#deps.onQueued?.();
+    await this.#deps.events?.publish('webhook.queued', { deliveries: rows.length });
   }
 
   /** The hook's secret and authorization header in plaintext, for signing one request. */

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { subscribeCiToPulls } from '../domain/ci/ci-pulls.ts';
 import type { PullTrigger } from '../domain/ci/pull-trigger.ts';
+import { EventBus } from '../domain/events.ts';
 import type { Pull } from '../domain/pulls/pull.types.ts';
-import { type PullAction, type PullEvent, PullEvents } from '../domain/pulls/pull-events.ts';
+import type { PullAction, PullEvent } from '../domain/pulls/pull-events.ts';
 import type { Repository } from '../domain/repos/repo.types.ts';
 import type { User } from '../domain/users/user.types.ts';
-import { pullHookOf } from './webhook-notifier.ts';
+import { pullHookOf } from '../notify/webhook-notifier.ts';
+import { subscribeCi } from './ci.ts';
 
 const base = { id: 'base', name: 'app' } as Repository;
 const fork = { id: 'fork', name: 'app' } as Repository;
@@ -18,20 +19,20 @@ function event(action: PullAction, head: Repository | null = fork, merged = fals
 
 /** The two kinds of subscriber, as the composition root wires them: CI first, then webhooks. */
 function subscribed() {
-  const events = new PullEvents();
   const errors: unknown[] = [];
-  events.onError((error) => void errors.push(error));
+  const events = new EventBus((error) => void errors.push(error));
   const ci: PullTrigger[] = [];
   const hooks: Array<ReturnType<typeof pullHookOf>> = [];
   const order: string[] = [];
-  subscribeCiToPulls(events, {
+  subscribeCi(events, {
+    onPush: async () => [],
     onPull: async (trigger) => {
       ci.push(trigger);
       order.push('ci');
       return [];
     },
   });
-  events.subscribe(async (announced) => {
+  events.subscribe('pull', async (announced) => {
     hooks.push(pullHookOf(announced));
     order.push('webhooks');
   });
@@ -41,7 +42,7 @@ function subscribed() {
 describe('one pull request change', () => {
   it('reaches CI and webhooks once each, CI first, each in its own words', async () => {
     const { events, ci, hooks, order } = subscribed();
-    await events.emit(event('closed', fork, true));
+    await events.publish('pull', event('closed', fork, true));
     expect(order).toEqual(['ci', 'webhooks']);
     expect(ci).toEqual([{ type: 'closed', base, head: fork, pull, actor }]);
     expect(hooks).toEqual([{ action: 'closed', type: 'pull_request' }]);
@@ -50,7 +51,7 @@ describe('one pull request change', () => {
   it('maps every action to GitHub types and Gitea actions', async () => {
     const { events, ci, hooks } = subscribed();
     for (const action of ['opened', 'synchronized', 'edited', 'closed', 'reopened'] as const) {
-      await events.emit(event(action));
+      await events.publish('pull', event(action));
     }
     expect(ci.map((trigger) => trigger.type)).toEqual([
       'opened',
@@ -69,24 +70,24 @@ describe('one pull request change', () => {
 
   it('starts no run for a pull whose head is gone, yet still tells webhooks', async () => {
     const { events, ci, hooks } = subscribed();
-    await events.emit(event('closed', null));
+    await events.publish('pull', event('closed', null));
     expect(ci).toEqual([]);
     expect(hooks).toHaveLength(1);
   });
 
   it('keeps a failing subscriber from stopping the next one or failing the change', async () => {
-    const events = new PullEvents();
     const errors: unknown[] = [];
-    events.onError((error) => void errors.push(error));
+    const events = new EventBus((error) => void errors.push(error));
     const failure = new Error('no runner today');
-    subscribeCiToPulls(events, {
+    subscribeCi(events, {
+      onPush: async () => [],
       onPull: async () => {
         throw failure;
       },
     });
     let heard = 0;
-    events.subscribe(async () => void heard++);
-    await expect(events.emit(event('opened'))).resolves.toBeUndefined();
+    events.subscribe('pull', async () => void heard++);
+    await expect(events.publish('pull', event('opened'))).resolves.toBeUndefined();
     expect(heard).toBe(1);
     expect(errors).toEqual([failure]);
   });

@@ -1,0 +1,92 @@
+import type { Database } from '../db/database.ts';
+import { CommitCheckStore } from '../domain/ci/commit-check.store.ts';
+import type { EventBus } from '../domain/events.ts';
+import { BranchPushStore } from '../domain/pulls/branch-push.store.ts';
+import { CompareService } from '../domain/pulls/compare.service.ts';
+import { MergeGateService } from '../domain/pulls/merge-gate.service.ts';
+import { MergeabilityService } from '../domain/pulls/mergeability.service.ts';
+import { PullService } from '../domain/pulls/pull.service.ts';
+import { PullStore } from '../domain/pulls/pull.store.ts';
+import { PullMergeService } from '../domain/pulls/pull-merge.service.ts';
+import { PullSuggestionService } from '../domain/pulls/pull-suggestions.service.ts';
+import { ReviewCommentService } from '../domain/pulls/review-comment.service.ts';
+import { ReviewCommentStore } from '../domain/pulls/review-comment.store.ts';
+import type { ProtectedBranchService } from '../domain/repos/protected-branch.service.ts';
+import type { RepoService } from '../domain/repos/repo.service.ts';
+import type { UserService } from '../domain/users/user.service.ts';
+import type { GitContext } from '../git/git-context.ts';
+
+export type PullParts = {
+  readonly db: Database['db'];
+  readonly git: GitContext;
+  readonly events: EventBus;
+  readonly repos: RepoService;
+  readonly users: UserService;
+  readonly protectedBranches: ProtectedBranchService;
+};
+
+const report = (what: string) => (error: unknown) => {
+  process.stderr.write(`kiln: ${what} failed: ${String(error)}\n`);
+};
+
+/** Pull requests: the pulls, their merges and gates, compares, suggestions, review comments. */
+export function buildPulls(parts: PullParts) {
+  const { db, git, events, repos } = parts;
+  const store = new PullStore(db);
+  const branchPushes = new BranchPushStore(db);
+  const pulls = new PullService({
+    store,
+    repos,
+    users: parts.users,
+    catFiles: git.catFiles,
+    events,
+  });
+  const mergeGates = new MergeGateService(parts.protectedBranches, new CommitCheckStore(db));
+  return {
+    pulls,
+    /** Who last pushed each branch: CI's fork approvals ask it too. */
+    branchPushes,
+    pullMerges: new PullMergeService(pulls, store, repos, git, {
+      onError: report('announcing a merge'),
+      gate: mergeGates,
+    }),
+    mergeGates,
+    compares: new CompareService({ repos, pulls, store, catFiles: git.catFiles }),
+    pullSuggestions: new PullSuggestionService({ repos, pulls: store, pushes: branchPushes }),
+    mergeability: new MergeabilityService({ repos, pulls, onError: report('mergeability check') }),
+    reviewComments: new ReviewCommentService({
+      store: new ReviewCommentStore(db),
+      pullStore: store,
+      pulls,
+      repos,
+      catFiles: git.catFiles,
+      events,
+    }),
+  };
+}
+
+const BRANCH_PREFIX = 'refs/heads/';
+
+/**
+ * Pull requests follow pushes. First who pushed each branch is recorded: a run of a pull's head
+ * asks for its pusher's approval (fork-approval.ts), and must not read the pusher of the head
+ * before. Then every branch a push moved (not deleted) brings the `refs/pull/N/head` of the open
+ * pulls it heads to its new tip, which announces their `synchronized`.
+ */
+export function subscribePulls(
+  events: Pick<EventBus, 'subscribe'>,
+  parts: {
+    readonly suggestions: Pick<PullSuggestionService, 'record'>;
+    readonly pulls: Pick<PullService, 'onBranchPushed'>;
+  },
+): void {
+  events.subscribe('push', (push) => parts.suggestions.record(push));
+  events.subscribe('push', async ({ repo, changes, pusher }) => {
+    for (const change of changes) {
+      if (change.newSha && change.ref.startsWith(BRANCH_PREFIX)) {
+        const branch = change.ref.slice(BRANCH_PREFIX.length);
+        await parts.pulls.onBranchPushed(repo, branch, change.newSha, pusher);
+      }
+    }
+  });
+}

@@ -1,0 +1,87 @@
+import { BranchService } from '../domain/branches/branch.service.ts';
+import { CommitAuthorStore } from '../domain/branches/commit-author.store.ts';
+import { CommitStatusService } from '../domain/branches/commit-status.service.ts';
+import { ArchiveService } from '../domain/code/archive.service.ts';
+import { CodeService } from '../domain/code/code.service.ts';
+import { ReleaseService } from '../domain/releases/release.service.ts';
+import { ReleaseStore } from '../domain/releases/release.store.ts';
+import { TagService } from '../domain/releases/tag.service.ts';
+import { CollaboratorService } from '../domain/repos/collaborator.service.ts';
+import { CollaboratorStore } from '../domain/repos/collaborator.store.ts';
+import type { HousekeepingStore } from '../domain/repos/housekeeping.store.ts';
+import { ProtectedBranchService } from '../domain/repos/protected-branch.service.ts';
+import { ProtectedBranchStore } from '../domain/repos/protected-branch.store.ts';
+import { PushService } from '../domain/repos/push.service.ts';
+import { RepoService } from '../domain/repos/repo.service.ts';
+import { RepoStore } from '../domain/repos/repo.store.ts';
+import { RepoAccessService } from '../domain/repos/repo-access.service.ts';
+import { RepoLifecycleService } from '../domain/repos/repo-lifecycle.service.ts';
+import { RepoListingService } from '../domain/repos/repo-listing.service.ts';
+import type { CoreParts } from './parts.ts';
+
+export type RepoParts = CoreParts & {
+  /** Housekeeping's leases, which forks respect. */
+  readonly leases: HousekeepingStore;
+};
+
+/**
+ * Repositories and what lives in them: access, listings and lifecycle behind one `RepoService`,
+ * collaborators, protected branches, pushes, branches, code, archives, releases and tags.
+ */
+export function buildRepos(parts: RepoParts) {
+  const { config, database, git, events, orgs, admins } = parts;
+  const { db, changes } = database;
+  const store = new RepoStore(db);
+  const collaboratorStore = new CollaboratorStore(db);
+  const access = new RepoAccessService({
+    store,
+    collaborators: collaboratorStore,
+    orgs,
+    admins,
+    changes,
+  });
+  const repos = new RepoService({
+    access,
+    listing: new RepoListingService({ store, access, users: parts.users, changes }),
+    lifecycle: new RepoLifecycleService({
+      store,
+      access,
+      orgs,
+      admins,
+      paths: git.paths,
+      catFiles: git.catFiles,
+      refUpdates: git.refUpdates,
+      leases: parts.leases,
+      events,
+    }),
+  });
+  const protectedBranches = new ProtectedBranchService(repos, new ProtectedBranchStore(db));
+  const releaseStore = new ReleaseStore(db);
+  const tags = new TagService(repos, releaseStore, git.catFiles);
+  return {
+    repoStore: store,
+    repos,
+    collaborators: new CollaboratorService(repos, collaboratorStore, parts.users),
+    protectedBranches,
+    pushHandling: new PushService({ repos, events }),
+    branches: new BranchService({
+      repos,
+      protectedBranches,
+      authors: new CommitAuthorStore(db),
+      catFiles: git.catFiles,
+    }),
+    commitStatuses: new CommitStatusService(repos, git.catFiles),
+    code: new CodeService(repos, git.catFiles),
+    archives: new ArchiveService({
+      repos,
+      catFiles: git.catFiles,
+      limits: {
+        maxActive: config.archive.maxConcurrent,
+        maxWaiting: config.archive.maxQueued,
+        maxWaitMs: config.archive.queueTimeoutMs,
+      },
+    }),
+    releases: new ReleaseService(repos, releaseStore, tags, events),
+    tags,
+  };
+}
