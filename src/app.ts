@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { buildCaches } from './caches.ts';
 import type { Config } from './config/config.ts';
 import { TableChangeClock } from './db/change-clock.ts';
 import { type Database, migrate, openDatabase } from './db/database.ts';
@@ -101,6 +102,7 @@ import type { GitContext } from './git/git-context.ts';
 import { RefUpdatePool } from './git/ref-update-pool.ts';
 import { RepoPaths } from './git/repo-paths.ts';
 import { sweepTempDirs } from './git/repository.ts';
+import type { CacheRegistry } from './lib/cache-registry.ts';
 import { probeReadWrite } from './lib/directory-probe.ts';
 import { WebhookNotifier } from './notify/webhook-notifier.ts';
 import { WebhookRecords } from './notify/webhook-records.ts';
@@ -119,6 +121,8 @@ export type App = {
   readonly database: Database;
   readonly services: Services;
   readonly git: GitContext;
+  /** The process's caches, each declared with its freshness and bound (src/caches.ts). */
+  readonly caches: CacheRegistry;
   /** Absolute data directory. */
   readonly dataDir: string;
   /**
@@ -150,8 +154,9 @@ export async function createApp(config: Config): Promise<App> {
     throw error;
   }
   const { db } = database;
+  const caches = buildCaches();
   const git: GitContext = {
-    paths: new RepoPaths(join(dataDir, 'repositories')),
+    paths: new RepoPaths(join(dataDir, 'repositories'), caches.git),
     catFiles: new CatFilePool(),
     refUpdates: new RefUpdatePool(),
   };
@@ -488,6 +493,7 @@ export async function createApp(config: Config): Promise<App> {
     database,
     services,
     git,
+    caches: caches.registry,
     dataDir,
     startBackgroundWork() {
       if (background || closed) return;
