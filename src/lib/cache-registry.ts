@@ -4,6 +4,7 @@
  * "Caches") see every one of them the same way. Caches are built from this folder's primitives
  * (BoundedMap, SizedLru, StampedMemo), which count their own hits and misses.
  */
+import { pureCaches } from './pure-caches.ts';
 
 /**
  * How a cache knows an entry still holds, from a closed set:
@@ -63,9 +64,12 @@ export class CacheRegistry {
     return cache;
   }
 
-  /** Every cache's size, hits and misses now, in the order they were declared. */
+  /**
+   * Every cache's size, hits and misses now, in the order they were declared, the caches of pure
+   * functions (pure-caches.ts) last.
+   */
   readings(): CacheReading[] {
-    return [...this.#caches.values()].map(({ declaration, cache }) => ({
+    return [...this.#caches.values(), ...pureCaches()].map(({ declaration, cache }) => ({
       ...declaration,
       size: cache.size,
       hits: cache.stats.hits,
