@@ -174,6 +174,7 @@ export async function createApp(config: Config): Promise<App> {
     orgs,
     admins,
     changes: database.changes,
+    caches: caches.registry,
   });
   const repos = new RepoService({
     access: repoAccess,
@@ -182,6 +183,7 @@ export async function createApp(config: Config): Promise<App> {
       access: repoAccess,
       users,
       changes: database.changes,
+      caches: caches.registry,
     }),
     lifecycle: new RepoLifecycleService({
       store: repoStore,
@@ -211,7 +213,7 @@ export async function createApp(config: Config): Promise<App> {
   const releaseStore = new ReleaseStore(db);
   const tags = new TagService(repos, releaseStore, git.catFiles);
   const ciStores = new CiStores(db);
-  const tasksVersions = new TasksVersions(ciStores.versions);
+  const tasksVersions = new TasksVersions(ciStores.versions, { caches: caches.registry });
   const ciRuns = new RunLifecycle(ciStores, tasksVersions);
   const ciTasks = new CiTaskService(ciStores, {
     taskTimeoutMs: config.ci.taskTimeoutMs,
@@ -376,6 +378,7 @@ export async function createApp(config: Config): Promise<App> {
     mergeability: new MergeabilityService({
       repos,
       pulls,
+      caches: caches.registry,
       onError: (error) =>
         process.stderr.write(`kiln: mergeability check failed: ${String(error)}\n`),
     }),

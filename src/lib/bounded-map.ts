@@ -32,6 +32,11 @@ export class BoundedMap<K, V> {
     return value;
   }
 
+  /** Whether `key` is held, without counting a lookup. */
+  has(key: K): boolean {
+    return this.#entries.has(key);
+  }
+
   /** As `get`, without counting: for a cache built on this one that decides what a hit is. */
   peek(key: K): V | undefined {
     return this.#entries.get(key);

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../lib/bounded-map.ts';
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import type { RunnerScope } from '../runners/runner.types.ts';
 import { type CallScope, callScope, type NeededJob } from './call-context.ts';
@@ -64,7 +65,7 @@ export type PollingRunner = { readonly id: string; readonly labels: readonly str
 export class TaskDispatchService {
   readonly #deps: TaskDispatchDeps;
   /** Runner id → scope. A runner's scope never changes, so this is read once per runner. */
-  readonly #scopes = new Map<string, RunnerScope>();
+  readonly #scopes = new BoundedMap<string, RunnerScope>(10_000);
 
   constructor(deps: TaskDispatchDeps) {
     this.#deps = deps;
@@ -107,7 +108,6 @@ export class TaskDispatchService {
     if (known !== undefined) return known;
     const scope = await this.#deps.stores.tasks.findRunnerScope(runnerId);
     if (scope === undefined) return undefined;
-    if (this.#scopes.size > 10_000) this.#scopes.clear();
     this.#scopes.set(runnerId, scope);
     return scope;
   }
