@@ -393,7 +393,12 @@ export async function createApp(config: Config): Promise<App> {
     commitStatuses: new CommitStatusService(repos, git.catFiles),
     releases,
     tags,
-    runners: new RunnerRegistryService(runnerStore, registrationTokens, database.rowChanges),
+    runners: new RunnerRegistryService(
+      runnerStore,
+      registrationTokens,
+      database.rowChanges,
+      caches.registry,
+    ),
     runnerAdmin,
     siteAdmin: new SiteAdminService({
       admins,
@@ -410,6 +415,7 @@ export async function createApp(config: Config): Promise<App> {
     ciRuns,
     ciTriggers,
     ciDispatch: new TaskDispatchService({
+      caches: caches.registry,
       stores: ciStores,
       tasks: ciTasks,
       versions: tasksVersions,
@@ -430,6 +436,7 @@ export async function createApp(config: Config): Promise<App> {
       secrets: ciSecrets,
       logRetentionMs: config.ci.logRetentionMs,
       logLimits: config.ci.logLimits,
+      caches: caches.registry,
     }),
     ciLogs,
     ciTaskTokens,

@@ -1,4 +1,5 @@
 import { BoundedMap } from '../../lib/bounded-map.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import type { RunnerScope } from '../runners/runner.types.ts';
 import { type CallScope, callScope, type NeededJob } from './call-context.ts';
@@ -34,6 +35,8 @@ export type FetchResult = {
 };
 
 export type TaskDispatchDeps = {
+  /** Where the runner scopes' cache is declared (the composition root's registry). */
+  readonly caches?: CacheRegistry;
   readonly stores: {
     readonly runs: WorkflowRunStore;
     readonly jobs: CiJobStore;
@@ -69,6 +72,10 @@ export class TaskDispatchService {
 
   constructor(deps: TaskDispatchDeps) {
     this.#deps = deps;
+    deps.caches?.add(
+      { name: 'runner_scopes', key: 'runner id', freshness: 'immutable', bound: '10,000 runners' },
+      this.#scopes,
+    );
   }
 
   async fetchTask(

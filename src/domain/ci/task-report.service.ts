@@ -1,5 +1,6 @@
 import type { CiTaskStatus } from '../../db/tables.ts';
 import { BoundedMap } from '../../lib/bounded-map.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { Conflict, Forbidden } from '../errors.ts';
 import { AnnotationCollector } from './annotations/annotation-collector.ts';
 import type { CiTaskResult } from './ci.types.ts';
@@ -59,7 +60,18 @@ export class TaskReportService {
     logRetentionMs?: number;
     /** The caps on uploaded logs (`service.ci.log-max-*`); log-limits.ts has the defaults. */
     logLimits?: LogLimits;
+    /** Where the task holders' and masks' caches are declared (the composition root's). */
+    caches?: CacheRegistry;
   }) {
+    const freshness = 'immutable';
+    deps.caches?.add(
+      { name: 'ci_task_holders', key: 'task id', freshness, bound: '10,000 tasks' },
+      this.#holders,
+    );
+    deps.caches?.add(
+      { name: 'ci_task_masks', key: 'task id', freshness, bound: '1,000 tasks' },
+      this.#masks,
+    );
     this.#logRetentionMs = deps.logRetentionMs ?? 90 * 86_400_000;
     this.#caps = new LogCaps(deps.logs, deps.stores.reports, deps.logLimits);
     this.#annotations = new AnnotationCollector(deps.stores.annotations);
