@@ -47,7 +47,7 @@ function constructorArguments(text: string, at: number): string {
  * bounded primitives (`new Map()`, `new BoundedMap(500)`); a Map or Set built from entries is a
  * constant table.
  */
-export function topLevelContainers(text: string): string[] {
+function topLevelContainers(text: string): string[] {
   const found: string[] = [];
   for (const match of text.matchAll(GROWING)) {
     const args = constructorArguments(text, (match.index ?? 0) + match[0].length);
