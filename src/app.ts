@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { buildCaches } from './caches.ts';
 import type { Config } from './config/config.ts';
 import { type Database, migrate, openDatabase } from './db/database.ts';
 import { HealthService } from './domain/admin/health.service.ts';
@@ -11,6 +12,7 @@ import type { GitContext } from './git/git-context.ts';
 import { RefUpdatePool } from './git/ref-update-pool.ts';
 import { RepoPaths } from './git/repo-paths.ts';
 import { sweepTempDirs } from './git/repository.ts';
+import type { CacheRegistry } from './lib/cache-registry.ts';
 import { probeReadWrite } from './lib/directory-probe.ts';
 import { buildAccounts } from './wiring/accounts.ts';
 import { startBackgroundWork } from './wiring/background.ts';
@@ -38,6 +40,8 @@ export type App = {
    * `src/wiring/` before anything is published; one subscribed later hears an event after them.
    */
   readonly events: EventBus;
+  /** The process's caches, each declared with its freshness and bound (src/caches.ts). */
+  readonly caches: CacheRegistry;
   /** Absolute data directory. */
   readonly dataDir: string;
   /**
@@ -70,8 +74,9 @@ export async function createApp(config: Config): Promise<App> {
     throw error;
   }
   const { db } = database;
+  const caches = buildCaches();
   const git: GitContext = {
-    paths: new RepoPaths(join(dataDir, 'repositories')),
+    paths: new RepoPaths(join(dataDir, 'repositories'), caches.git),
     catFiles: new CatFilePool(),
     refUpdates: new RefUpdatePool(),
   };
@@ -82,7 +87,7 @@ export async function createApp(config: Config): Promise<App> {
   });
   const accounts = buildAccounts(config, db, events);
   const { users, orgs, admins } = accounts;
-  const core = { config, database, git, events, users, orgs, admins };
+  const core = { config, database, git, events, users, orgs, admins, caches: caches.registry };
   const housekeeping = buildHousekeeping(config, db, git.paths);
   const repoParts = buildRepos({ ...core, leases: housekeeping.store });
   const { repos } = repoParts;
@@ -93,6 +98,7 @@ export async function createApp(config: Config): Promise<App> {
     repos,
     users,
     protectedBranches: repoParts.protectedBranches,
+    caches: caches.registry,
   });
   const ci = buildCi({
     ...core,
@@ -101,7 +107,7 @@ export async function createApp(config: Config): Promise<App> {
     repoStore: repoParts.repoStore,
     branchPushes: pullParts.branchPushes,
   });
-  const runners = buildRunners(database, admins, orgs);
+  const runners = buildRunners(database, admins, orgs, caches.registry);
   const federation = await buildFederation({ config, database, git, users, repos });
   const { webhooks, webhookWorker, webhookNotifier } = buildWebhooks({
     ...core,
@@ -146,6 +152,7 @@ export async function createApp(config: Config): Promise<App> {
     services,
     git,
     events,
+    caches: caches.registry,
     dataDir,
     startBackgroundWork() {
       if (background || closed) return;

@@ -48,10 +48,12 @@ const ALLOWED: Record<string, readonly string[]> = {
   present: ['lib', 'config', 'domain', 'git'],
   http: ['lib', 'config', 'domain', 'git', 'gen', 'present', 'app', 'version'],
   mcp: ['lib', 'config', 'domain', 'present', 'version'],
-  app: ['lib', 'config', 'db', 'domain', 'git', 'notify', 'storage', 'version', 'wiring'],
+  app: ['lib', 'config', 'db', 'domain', 'git', 'notify', 'storage', 'version', 'wiring', 'caches'],
   // The composition root's areas: each builds one area's services and subscribes its reactions
   // to the domain's events; only app.ts calls them.
   wiring: ['lib', 'config', 'db', 'domain', 'git', 'notify', 'storage', 'version'],
+  // The process's caches, built for the composition root and handed to their owners.
+  caches: ['lib', 'git'],
   // Bytes kept under the data directory (CI logs, cache archives) behind ports the domain
   // defines: the
   // composition root hands them to the domain, which never builds one.

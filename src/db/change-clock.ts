@@ -1,19 +1,8 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
-/**
- * Tells a reader whether the database may have changed since it last read: what was read at one
- * stamp may be reused while `stamp()` returns the same value.
- */
-export type ChangeClock = {
-  /**
-   * A number that differs from every earlier one once a write may have been committed since;
-   * undefined when that cannot be known, and then nothing read may be reused.
-   */
-  stamp(): number | undefined;
-};
+import type { ChangeClock } from '../lib/change-clock.ts';
 
-/** A clock that never lets a read be reused: for stores built without the database's clock. */
-export const NO_CHANGE_CLOCK: ChangeClock = { stamp: () => undefined };
+export { type ChangeClock, NO_CHANGE_CLOCK } from '../lib/change-clock.ts';
 
 /**
  * What a write statement may do to rows that existed before it ran: `insert` only adds rows,

@@ -1,7 +1,6 @@
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { readDefaultBranch } from './refs.ts';
-import { RecentReadings } from './repo-changes.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
 function hasLooseRef(dir: string): boolean {
@@ -44,9 +43,6 @@ export type HeadState = {
   readonly empty: boolean;
 };
 
-/** Head states read lately, shared while they may be reused (repo-changes.ts). */
-const headStates = new RecentReadings<HeadState>();
-
 /**
  * The default branch and whether the repository is empty, as a Repository object shows them.
  * Under load one repository is asked for many times a millisecond, and the two `stat` calls of
@@ -59,7 +55,7 @@ export async function readHeadState(
   repo: RepoHandle,
   now: number = performance.now(),
 ): Promise<HeadState> {
-  return headStates.read(repo.path, () => readHeadStateFromFiles(repo), now);
+  return repo.caches.headStates.read(repo.path, () => readHeadStateFromFiles(repo), now);
 }
 
 /**

@@ -71,7 +71,7 @@ export async function diffCommits(
   const oldSide = fromSha ?? EMPTY_TREE[to.sha.length]!;
   const context = Math.max(0, Math.min(options.contextLines ?? 3, 1000));
   const { stdout, truncated } = await runGitOnObjects(
-    repo.path,
+    repo,
     [oldSide, to.sha],
     [
       'diff',
@@ -123,7 +123,7 @@ export async function mergeBase(
 ): Promise<string | undefined> {
   await requireRepository(repo);
   const { stdout, exitCode } = await runGitOnObjects(
-    repo.path,
+    repo,
     [a, b],
     ['merge-base', ...afterEndOfOptions(checkRevision(a), checkRevision(b))],
     { okExitCodes: [0, 1] },

@@ -1,10 +1,10 @@
 import { type Stats, statSync } from 'node:fs';
 import path from 'node:path';
-import { BoundedMap } from '../lib/bounded-map.ts';
+import type { BoundedMap } from '../lib/bounded-map.ts';
 import { readSmallFile } from './small-file.ts';
 
 /** What HEAD said, and which file said it. */
-type Remembered = {
+export type RememberedHead = {
   readonly ino: number;
   readonly size: number;
   readonly mtimeMs: number;
@@ -12,12 +12,7 @@ type Remembered = {
   readonly text: string;
 };
 
-/** Repositories whose HEAD is remembered; beyond this the oldest are forgotten. */
-const REMEMBERED_REPOSITORIES = 10_000;
-
-const remembered = new BoundedMap<string, Remembered>(REMEMBERED_REPOSITORIES);
-
-const sameFile = (known: Remembered, info: Stats) =>
+const sameFile = (known: RememberedHead, info: Stats) =>
   known.ino === info.ino &&
   known.size === info.size &&
   known.mtimeMs === info.mtimeMs &&
@@ -31,19 +26,24 @@ const sameFile = (known: Remembered, info: Stats) =>
  * HEAD for every repository they show, so on a page of them these system calls add up.
  *
  * Synchronous on purpose: the four thread-pool round trips of an asynchronous read of a few
- * dozen bytes cost more than the read itself.
+ * dozen bytes cost more than the read itself. Without `remembered` (a one-off check), the file
+ * is read every time.
  *
  * @throws the file system's error (ENOENT when the repository has no HEAD).
  */
-export function readHeadFile(repoPath: string): string {
+export function readHeadFile(
+  repoPath: string,
+  remembered?: BoundedMap<string, RememberedHead>,
+): string {
   const file = path.join(repoPath, 'HEAD');
   const info = statSync(file);
-  const known = remembered.get(file);
-  if (known && sameFile(known, info)) return known.text;
+  const known = remembered?.peek(file);
+  if (remembered?.stats.count(known !== undefined && sameFile(known, info)) && known)
+    return known.text;
   // Read after the stat: if HEAD changes in between, the text is newer than the identity kept
   // with it, which the next call sees as a different file and reads again.
   const text = readSmallFile(file);
-  remembered.set(file, {
+  remembered?.set(file, {
     ino: info.ino,
     size: info.size,
     mtimeMs: info.mtimeMs,
@@ -51,9 +51,4 @@ export function readHeadFile(repoPath: string): string {
     text,
   });
   return text;
-}
-
-/** How many HEAD files are remembered (for tests). */
-export function rememberedHeads(): number {
-  return remembered.size;
 }

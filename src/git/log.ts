@@ -93,7 +93,7 @@ export async function revListCommits(
 ): Promise<Commit[]> {
   await requireRepository(repo);
   const { stdout } = ids
-    ? await runGitOnObjects(repo.path, ids, ['rev-list', ...args])
+    ? await runGitOnObjects(repo, ids, ['rev-list', ...args])
     : await runGit(['rev-list', ...args], { gitDir: repo.path });
   const shas = stdout
     .toString('utf8')

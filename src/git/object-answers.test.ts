@@ -38,8 +38,8 @@ describe('answers about objects by their ids', () => {
   it('keeps an answer in memory of its own, not as a view holding a shared slab', async () => {
     const sha = await commitFiles(fixture.repo.path, { branch: 'main', files: { own: '1\n' } });
     const args = ['merge-base', sha, sha];
-    const first = await runGitOnObjects(fixture.repo.path, [sha, sha], args);
-    const kept = await runGitOnObjects(fixture.repo.path, [sha, sha], args);
+    const first = await runGitOnObjects(fixture.repo, [sha, sha], args);
+    const kept = await runGitOnObjects(fixture.repo, [sha, sha], args);
     expect(kept.stdout.toString()).toBe(first.stdout.toString());
     expect(kept.stdout.buffer.byteLength).toBe(kept.stdout.length);
   });

@@ -1,8 +1,8 @@
 import { ownCopy } from '../lib/own-copy.ts';
-import { SizedLru } from '../lib/sized-lru.ts';
 import { type GitResult, type RunGitOptions, runGit } from './command.ts';
 import { alternatesState, objectsDir } from './object-store.ts';
 import { isSha } from './ref-names.ts';
+import type { RepoHandle } from './repo-paths.ts';
 
 /**
  * Answers of git commands that read nothing but objects named by their full ids (the commits a
@@ -21,26 +21,27 @@ import { isSha } from './ref-names.ts';
  * answer), least recently used first out.
  */
 
-const MAX_BYTES = 32 * 1024 * 1024;
+/** The bound of the answers kept (git-caches.ts). */
+export const OBJECT_ANSWERS_MAX_BYTES = 32 * 1024 * 1024;
 /**
  * What an answer costs beyond its output and key (the map entry, the result, its Buffer). Its
  * output is kept as a copy of its own, so that is all it holds.
  */
 const ENTRY_OVERHEAD_BYTES = 256;
 
-const answers = new SizedLru<string, GitResult>(MAX_BYTES);
-
 /**
- * `runGit(args, options)` in `gitDir`, answered from memory when the same command ran before.
+ * `runGit(args, options)` in the repository, answered from memory when the same command ran before.
  * `ids` are the revisions among `args`, as git resolved them (a 64-hex branch name in a SHA-1
  * repository looks like an id but moves); when any is not a full object id, git always runs.
  */
 export async function runGitOnObjects(
-  gitDir: string,
+  repo: RepoHandle,
   ids: readonly string[],
   args: readonly string[],
   options: Pick<RunGitOptions, 'maxStdoutBytes' | 'truncateStdout' | 'okExitCodes'> = {},
 ): Promise<GitResult> {
+  const gitDir = repo.path;
+  const answers = repo.caches.objectAnswers;
   if (!ids.every(isSha)) return runGit(args, { ...options, gitDir });
   const { maxStdoutBytes, truncateStdout, okExitCodes } = options;
   const loans = alternatesState(objectsDir(gitDir));
@@ -50,7 +51,7 @@ export async function runGitOnObjects(
   const result = await runGit(args, { ...options, gitDir });
   // One answer may fill at most a quarter: a huge diff does not push out everything else.
   const size = result.stdout.length + result.stderr.length + key.length + ENTRY_OVERHEAD_BYTES;
-  if (size <= MAX_BYTES / 4 && !answers.has(key)) {
+  if (size <= OBJECT_ANSWERS_MAX_BYTES / 4 && !answers.has(key)) {
     answers.set(key, { ...result, stdout: ownCopy(result.stdout) }, size);
   }
   return result;

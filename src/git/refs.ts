@@ -13,7 +13,6 @@ import {
   zeroSha,
 } from './ref-names.ts';
 import { hasRefFiles } from './ref-snapshot.ts';
-import { RecentReadings } from './repo-changes.ts';
 import { requireRepository } from './repo-exists.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
@@ -59,11 +58,8 @@ export type RefSnapshot = ReadonlyMap<string, string>;
  *   const { branches, tags } = await listRefs(repo, pool);
  */
 export function listRefs(repo: RepoHandle, pool?: CatFilePool): Promise<RefListing> {
-  return listings.read(repo.path, () => readListing(repo, pool));
+  return repo.caches.refListings.read(repo.path, () => readListing(repo, pool));
 }
-
-/** Listings read lately, shared while they may be reused (repo-changes.ts). */
-const listings = new RecentReadings<RefListing>();
 
 async function readListing(repo: RepoHandle, pool: CatFilePool | undefined): Promise<RefListing> {
   await requireRepository(repo);
@@ -136,7 +132,7 @@ export async function resolveCommit(
 export async function readDefaultBranch(repo: RepoHandle): Promise<string | undefined> {
   let head: string;
   try {
-    head = readHeadFile(repo.path);
+    head = readHeadFile(repo.path, repo.caches.headFiles);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       throw new NotFound('repository not found', { details: { repository: repo.key } });

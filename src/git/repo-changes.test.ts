@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { noteRepositoryChange, REUSE_WINDOW_MS, RecentReadings } from './repo-changes.ts';
+import {
+  noteRepositoryChange,
+  REUSE_WINDOW_MS,
+  RecentReadings,
+  repositoryClock,
+} from './repo-changes.ts';
 
 /** A reader that counts its calls and answers with that count. */
 function counter() {
@@ -17,7 +22,7 @@ function counter() {
 
 describe('RecentReadings', () => {
   it('shares a reading within the window, per repository, and reads again after it', async () => {
-    const readings = new RecentReadings<number>();
+    const readings = new RecentReadings<number>(repositoryClock, 10);
     const a = counter();
     const b = counter();
     expect(await readings.read('/a', a.read, 100)).toBe(1);
@@ -28,7 +33,7 @@ describe('RecentReadings', () => {
   });
 
   it('reads again at once after Kiln changed a repository, even inside the window', async () => {
-    const readings = new RecentReadings<number>();
+    const readings = new RecentReadings<number>(repositoryClock, 10);
     const a = counter();
     expect(await readings.read('/a', a.read, 100)).toBe(1);
     noteRepositoryChange();
@@ -37,7 +42,7 @@ describe('RecentReadings', () => {
   });
 
   it('shares a reading still under way, unless a change was made since it began', async () => {
-    const readings = new RecentReadings<string>();
+    const readings = new RecentReadings<string>(repositoryClock, 10);
     let finish: (value: string) => void = () => {};
     let calls = 0;
     const slow = () => {
@@ -58,7 +63,7 @@ describe('RecentReadings', () => {
   });
 
   it('does not share a reading that failed once it has failed', async () => {
-    const readings = new RecentReadings<number>();
+    const readings = new RecentReadings<number>(repositoryClock, 10);
     const failing = readings.read('/a', async () => Promise.reject(new Error('gone')), 100);
     await expect(failing).rejects.toThrow('gone');
     expect(await readings.read('/a', async () => 7, 100)).toBe(7);

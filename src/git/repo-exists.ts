@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { NotFound } from '../domain/errors.ts';
-import { RecentReadings } from './repo-changes.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
 /**
@@ -10,11 +9,8 @@ import type { RepoHandle } from './repo-paths.ts';
  * upload-pack) check this first.
  */
 export function repositoryExists(repo: RepoHandle): Promise<boolean> {
-  return existence.read(repo.path, () => readExistence(repo));
+  return repo.caches.existence.read(repo.path, () => readExistence(repo));
 }
-
-/** Existence read lately, shared while it may be reused (repo-changes.ts). */
-const existence = new RecentReadings<boolean>();
 
 /**
  * Two `stat` calls, synchronous on purpose as in head-file.ts: their thread-pool round trips

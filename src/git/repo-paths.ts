@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Invalid } from '../domain/errors.ts';
 import { BoundedMap } from '../lib/bounded-map.ts';
+import { type GitCaches, gitCaches } from './git-caches.ts';
 
 /** A repository as the rest of Kiln names it. Case is kept for display; paths are lowercased. */
 export interface RepoRef {
@@ -18,6 +19,8 @@ export interface RepoHandle {
   readonly path: string;
   /** `owner/name`, lowercased: the key for per-repository state such as cat-file processes. */
   readonly key: string;
+  /** What is remembered of repositories' files, shared by every handle of one `RepoPaths`. */
+  readonly caches: GitCaches;
 }
 
 export const MAX_REPO_SEGMENT_LENGTH = 100;
@@ -56,9 +59,12 @@ export class RepoPaths {
    * resolves it, and a list page resolves one per item. Bounded; the oldest are forgotten.
    */
   readonly #made = new BoundedMap<string, RepoHandle>(REMEMBERED_HANDLES);
+  readonly caches: GitCaches;
 
-  constructor(root: string) {
+  /** `caches` come from the composition root; without them, this instance has its own. */
+  constructor(root: string, caches: GitCaches = gitCaches()) {
     this.root = path.resolve(root);
+    this.caches = caches;
   }
 
   resolve(ref: RepoRef): RepoHandle {
@@ -101,6 +107,7 @@ export class RepoPaths {
       ref: Object.freeze({ owner: ref.owner, name: ref.name }),
       path: resolved,
       key: `${owner}/${name}`,
+      caches: this.caches,
     });
   }
 

@@ -6,6 +6,7 @@ import type { Config } from '../config/config.ts';
 import { uncontrolledActionOwners } from '../domain/admin/action-owners.ts';
 import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
 import type { DomainServices } from '../domain/services.ts';
+import type { CacheReading } from '../lib/cache-registry.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { registerPipelineArtifactRoutes } from './actions/artifact-pipeline.routes.ts';
 import { registerV4ArtifactRoutes } from './actions/artifact-v4.routes.ts';
@@ -43,6 +44,8 @@ export type ServerOptions = {
 export type ServedKiln = {
   readonly config: Config;
   readonly services: DomainServices;
+  /** The process's caches, for /metrics (absent: none reported). */
+  readonly caches?: { readings(): CacheReading[] };
   /** Starts the timers and workers of a serving process, once the server is ready. */
   startBackgroundWork(): void;
 };
@@ -159,7 +162,12 @@ export async function buildServer(
   });
 
   registerHealth(server, { services: app.services });
-  registerMetrics(server, config, () => app.services.housekeeping.stats());
+  registerMetrics(
+    server,
+    config,
+    () => app.services.housekeeping.stats(),
+    () => app.caches?.readings() ?? [],
+  );
   registerApiDocs(server, { config: app.config });
   await server.register(apiV1Plugin, {
     prefix: '/api/v1',

@@ -1,3 +1,5 @@
+import { HitCounter } from './cache-registry.ts';
+
 /**
  * A Map that holds at most `limit` entries: setting a key makes it the newest, and setting a new
  * key when full forgets the oldest first. For caches whose keys come from outside (paths, SQL
@@ -10,6 +12,8 @@
 export class BoundedMap<K, V> {
   readonly #entries = new Map<K, V>();
   readonly limit: number;
+  /** Lookups through `get` that found a value, and those that did not. */
+  readonly stats = new HitCounter();
 
   constructor(limit: number) {
     if (!Number.isSafeInteger(limit) || limit < 1) {
@@ -23,6 +27,18 @@ export class BoundedMap<K, V> {
   }
 
   get(key: K): V | undefined {
+    const value = this.#entries.get(key);
+    this.stats.count(value !== undefined);
+    return value;
+  }
+
+  /** Whether `key` is held, without counting a lookup. */
+  has(key: K): boolean {
+    return this.#entries.has(key);
+  }
+
+  /** As `get`, without counting: for a cache built on this one that decides what a hit is. */
+  peek(key: K): V | undefined {
     return this.#entries.get(key);
   }
 

@@ -1,3 +1,5 @@
+import { HitCounter } from './cache-registry.ts';
+
 /**
  * A map bounded by the total size of what it holds (bytes, characters: whatever the caller
  * counts), forgetting the least recently used entries first. `BoundedMap` bounds by count; this
@@ -14,6 +16,8 @@ export class SizedLru<K, V> {
   // A Map iterates in insertion order: re-inserting on use keeps the least recent first.
   readonly #entries = new Map<K, { readonly value: V; readonly size: number }>();
   #held = 0;
+  /** Lookups through `get` that found a value, and those that did not. */
+  readonly stats = new HitCounter();
 
   /** `max` 0 keeps nothing. */
   constructor(max: number) {
@@ -30,6 +34,11 @@ export class SizedLru<K, V> {
     return this.#entries.size;
   }
 
+  /** The same as `count`, as every cache of the registry shows it. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
   has(key: K): boolean {
     return this.#entries.has(key);
   }
@@ -37,7 +46,7 @@ export class SizedLru<K, V> {
   /** The value, which becomes the most recently used. */
   get(key: K): V | undefined {
     const entry = this.#entries.get(key);
-    if (!entry) return undefined;
+    if (!this.stats.count(entry !== undefined) || !entry) return undefined;
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     return entry.value;

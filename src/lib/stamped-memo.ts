@@ -1,4 +1,5 @@
 import { BoundedMap } from './bounded-map.ts';
+import { HitCounter } from './cache-registry.ts';
 
 /**
  * Values remembered with the stamp they were read at (see db/change-clock.ts), handed back only
@@ -11,15 +12,22 @@ import { BoundedMap } from './bounded-map.ts';
  */
 export class StampedMemo<K, V> {
   readonly #entries: BoundedMap<K, { readonly stamp: number; readonly value: V }>;
+  /** Lookups answered from memory (the stamp still the same), and those that were not. */
+  readonly stats = new HitCounter();
 
   constructor(limit: number) {
     this.#entries = new BoundedMap(limit);
   }
 
+  get size(): number {
+    return this.#entries.size;
+  }
+
   get(key: K, stamp: number | undefined): V | undefined {
-    if (stamp === undefined) return undefined;
-    const entry = this.#entries.get(key);
-    return entry?.stamp === stamp ? entry.value : undefined;
+    const entry = stamp === undefined ? undefined : this.#entries.peek(key);
+    return this.stats.count(entry?.stamp === stamp && entry !== undefined)
+      ? entry?.value
+      : undefined;
   }
 
   /** `stamp` is the one taken before `value` was read, so a write in between makes it stale. */
@@ -32,8 +40,8 @@ export class StampedMemo<K, V> {
    * caller before this call, so before the read). What `load` throws is not kept.
    */
   async read(key: K, stamp: number | undefined, load: () => Promise<V>): Promise<V> {
-    const entry = stamp === undefined ? undefined : this.#entries.get(key);
-    if (entry !== undefined && entry.stamp === stamp) return entry.value;
+    const entry = stamp === undefined ? undefined : this.#entries.peek(key);
+    if (this.stats.count(entry !== undefined && entry.stamp === stamp) && entry) return entry.value;
     const value = await load();
     this.set(key, stamp, value);
     return value;

@@ -46,7 +46,7 @@ export function buildCi(parts: CiParts) {
   const { config, database, git, users, repos } = parts;
   const { db } = database;
   const stores = new CiStores(db);
-  const versions = new TasksVersions(stores.versions);
+  const versions = new TasksVersions(stores.versions, { caches: parts.caches });
   const lifecycle = new RunLifecycle(stores, versions);
   const tasks = new CiTaskService(stores, {
     taskTimeoutMs: config.ci.taskTimeoutMs,
@@ -101,6 +101,7 @@ export function buildCi(parts: CiParts) {
     ciRuns: lifecycle,
     ciTriggers: triggers,
     ciDispatch: new TaskDispatchService({
+      caches: parts.caches,
       stores,
       tasks,
       versions,
@@ -121,6 +122,7 @@ export function buildCi(parts: CiParts) {
       secrets,
       logRetentionMs: config.ci.logRetentionMs,
       logLimits: config.ci.logLimits,
+      caches: parts.caches,
     }),
     ciLogs: logs,
     ciSchedules: new ScheduleService({

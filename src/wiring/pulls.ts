@@ -15,6 +15,7 @@ import type { ProtectedBranchService } from '../domain/repos/protected-branch.se
 import type { RepoService } from '../domain/repos/repo.service.ts';
 import type { UserService } from '../domain/users/user.service.ts';
 import type { GitContext } from '../git/git-context.ts';
+import type { CacheRegistry } from '../lib/cache-registry.ts';
 
 export type PullParts = {
   readonly db: Database['db'];
@@ -23,6 +24,7 @@ export type PullParts = {
   readonly repos: RepoService;
   readonly users: UserService;
   readonly protectedBranches: ProtectedBranchService;
+  readonly caches: CacheRegistry;
 };
 
 const report = (what: string) => (error: unknown) => {
@@ -53,7 +55,12 @@ export function buildPulls(parts: PullParts) {
     mergeGates,
     compares: new CompareService({ repos, pulls, store, catFiles: git.catFiles }),
     pullSuggestions: new PullSuggestionService({ repos, pulls: store, pushes: branchPushes }),
-    mergeability: new MergeabilityService({ repos, pulls, onError: report('mergeability check') }),
+    mergeability: new MergeabilityService({
+      repos,
+      pulls,
+      caches: parts.caches,
+      onError: report('mergeability check'),
+    }),
     reviewComments: new ReviewCommentService({
       store: new ReviewCommentStore(db),
       pullStore: store,

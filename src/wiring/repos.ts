@@ -39,10 +39,17 @@ export function buildRepos(parts: RepoParts) {
     orgs,
     admins,
     changes,
+    caches: parts.caches,
   });
   const repos = new RepoService({
     access,
-    listing: new RepoListingService({ store, access, users: parts.users, changes }),
+    listing: new RepoListingService({
+      store,
+      access,
+      users: parts.users,
+      changes,
+      caches: parts.caches,
+    }),
     lifecycle: new RepoLifecycleService({
       store,
       access,

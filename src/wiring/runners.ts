@@ -6,14 +6,20 @@ import { RunnerStore } from '../domain/runners/runner.store.ts';
 import { RunnerAdminService } from '../domain/runners/runner-admin.service.ts';
 import { RunnerRegistryService } from '../domain/runners/runner-registry.service.ts';
 import { ScopeLookupStore } from '../domain/runners/scope-lookup.store.ts';
+import type { CacheRegistry } from '../lib/cache-registry.ts';
 
 /** Runners: the protocol's registry (register, declare, authenticate) and their administration. */
-export function buildRunners(database: Database, admins: AdminPolicy, orgs: OrgService) {
+export function buildRunners(
+  database: Database,
+  admins: AdminPolicy,
+  orgs: OrgService,
+  caches: CacheRegistry,
+) {
   const { db } = database;
   const store = new RunnerStore(db);
   const tokens = new RegistrationTokenStore(db);
   return {
-    runners: new RunnerRegistryService(store, tokens, database.rowChanges),
+    runners: new RunnerRegistryService(store, tokens, database.rowChanges, caches),
     runnerAdmin: new RunnerAdminService({
       tokens,
       runners: store,

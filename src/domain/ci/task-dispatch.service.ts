@@ -1,3 +1,5 @@
+import { BoundedMap } from '../../lib/bounded-map.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { randomHex, sha256Hex } from '../../lib/crypto.ts';
 import type { RunnerScope } from '../runners/runner.types.ts';
 import { type CallScope, callScope, type NeededJob } from './call-context.ts';
@@ -33,6 +35,8 @@ export type FetchResult = {
 };
 
 export type TaskDispatchDeps = {
+  /** Where the runner scopes' cache is declared (the composition root's registry). */
+  readonly caches?: CacheRegistry;
   readonly stores: {
     readonly runs: WorkflowRunStore;
     readonly jobs: CiJobStore;
@@ -64,10 +68,14 @@ export type PollingRunner = { readonly id: string; readonly labels: readonly str
 export class TaskDispatchService {
   readonly #deps: TaskDispatchDeps;
   /** Runner id → scope. A runner's scope never changes, so this is read once per runner. */
-  readonly #scopes = new Map<string, RunnerScope>();
+  readonly #scopes = new BoundedMap<string, RunnerScope>(10_000);
 
   constructor(deps: TaskDispatchDeps) {
     this.#deps = deps;
+    deps.caches?.add(
+      { name: 'runner_scopes', key: 'runner id', freshness: 'immutable', bound: '10,000 runners' },
+      this.#scopes,
+    );
   }
 
   async fetchTask(
@@ -107,7 +115,6 @@ export class TaskDispatchService {
     if (known !== undefined) return known;
     const scope = await this.#deps.stores.tasks.findRunnerScope(runnerId);
     if (scope === undefined) return undefined;
-    if (this.#scopes.size > 10_000) this.#scopes.clear();
     this.#scopes.set(runnerId, scope);
     return scope;
   }

@@ -1,4 +1,6 @@
 import type { CiTaskStatus } from '../../db/tables.ts';
+import { BoundedMap } from '../../lib/bounded-map.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { Conflict, Forbidden } from '../errors.ts';
 import { AnnotationCollector } from './annotations/annotation-collector.ts';
 import type { CiTaskResult } from './ci.types.ts';
@@ -46,7 +48,7 @@ export class TaskReportService {
   readonly #caps: LogCaps;
   readonly #annotations: AnnotationCollector;
   /** Secret values to mask, per running task; rebuilt after a restart or on another replica. */
-  readonly #masks = new Map<number, string[]>();
+  readonly #masks = new BoundedMap<number, string[]>(1_000);
 
   constructor(deps: {
     stores: CiStores;
@@ -58,7 +60,18 @@ export class TaskReportService {
     logRetentionMs?: number;
     /** The caps on uploaded logs (`service.ci.log-max-*`); log-limits.ts has the defaults. */
     logLimits?: LogLimits;
+    /** Where the task holders' and masks' caches are declared (the composition root's). */
+    caches?: CacheRegistry;
   }) {
+    const freshness = 'immutable';
+    deps.caches?.add(
+      { name: 'ci_task_holders', key: 'task id', freshness, bound: '10,000 tasks' },
+      this.#holders,
+    );
+    deps.caches?.add(
+      { name: 'ci_task_masks', key: 'task id', freshness, bound: '1,000 tasks' },
+      this.#masks,
+    );
     this.#logRetentionMs = deps.logRetentionMs ?? 90 * 86_400_000;
     this.#caps = new LogCaps(deps.logs, deps.stores.reports, deps.logLimits);
     this.#annotations = new AnnotationCollector(deps.stores.annotations);
@@ -70,7 +83,7 @@ export class TaskReportService {
   }
 
   /** Task id → its runner, for log uploads: which runner holds a task never changes. */
-  readonly #holders = new Map<number, string>();
+  readonly #holders = new BoundedMap<number, string>(10_000);
 
   /**
    * Checks that the task is the runner's, for UpdateLog: a task's runner never changes once it
@@ -83,7 +96,6 @@ export class TaskReportService {
     const task = await this.#owned(runner, taskId);
     if (task.logSealed) return false;
     this.#caps.dropping(taskId, task.logTruncated);
-    if (this.#holders.size > 10_000) this.#holders.clear();
     this.#holders.set(taskId, runner.id);
     return true;
   }
@@ -222,7 +234,6 @@ export class TaskReportService {
       const secrets = Object.values(await this.#secrets.secretsForTask(taskId));
       // Longest first, so a secret containing another is masked whole.
       values = [...new Set(secrets.flatMap(secretLogForms))].sort((a, b) => b.length - a.length);
-      if (this.#masks.size > 1000) this.#masks.clear();
       this.#masks.set(taskId, values);
     }
     if (values.length === 0) return undefined;

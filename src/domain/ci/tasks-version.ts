@@ -1,3 +1,5 @@
+import { BoundedMap } from '../../lib/bounded-map.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import type { RunnerScope } from '../runners/runner.types.ts';
 import type { TasksVersionStore } from './tasks-version.store.ts';
 
@@ -25,16 +27,30 @@ type Cached = { readonly version: number; readonly readAt: number };
 export class TasksVersions {
   readonly #store: TasksVersionStore;
   readonly #ttlMs: number;
-  readonly #cache = new Map<string, Cached>();
+  /** Bounded: scopes come from runners' registrations, one per organisation or repository. */
+  readonly #cache = new BoundedMap<string, Cached>(10_000);
 
-  constructor(store: TasksVersionStore, options: { ttlMs?: number } = {}) {
+  constructor(
+    store: TasksVersionStore,
+    options: { ttlMs?: number; caches?: CacheRegistry | undefined } = {},
+  ) {
     this.#store = store;
     this.#ttlMs = options.ttlMs ?? 1000;
+    options.caches?.add(
+      {
+        name: 'ci_tasks_versions',
+        key: 'runner scope',
+        freshness: 'ttl',
+        bound: `${this.#cache.limit.toLocaleString('en')} scopes`,
+      },
+      this.#cache,
+    );
   }
 
   async current(scope: string, now = Date.now()): Promise<number> {
-    const cached = this.#cache.get(scope);
-    if (cached !== undefined && now - cached.readAt < this.#ttlMs) return cached.version;
+    const cached = this.#cache.peek(scope);
+    const fresh = cached !== undefined && now - cached.readAt < this.#ttlMs;
+    if (this.#cache.stats.count(fresh) && cached) return cached.version;
     const version = Math.max(1, (await this.#store.find(scope)) ?? 1);
     this.#cache.set(scope, { version, readAt: now });
     return version;

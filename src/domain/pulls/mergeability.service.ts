@@ -1,6 +1,7 @@
 import { mergeConflicts } from '../../git/merge.ts';
 import type { RepoHandle } from '../../git/repo-paths.ts';
 import { BoundedMap } from '../../lib/bounded-map.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { PullInContext, PullService } from './pull.service.ts';
@@ -15,6 +16,8 @@ export type MergeabilityDeps = {
   readonly pulls: Pick<PullService, 'range'>;
   /** How many (base, head) answers are kept; default 4096 (a few hundred kilobytes). */
   readonly limit?: number;
+  /** Where the answers' cache is declared (the composition root's registry). */
+  readonly caches?: CacheRegistry;
   /** Where a failed check is reported (it is then simply not known). */
   readonly onError?: (error: unknown) => void;
 };
@@ -34,6 +37,15 @@ export class MergeabilityService {
   constructor(deps: MergeabilityDeps) {
     this.#deps = deps;
     this.#answers = new BoundedMap(deps.limit ?? 4096);
+    deps.caches?.add(
+      {
+        name: 'pull_mergeability',
+        key: 'base and head commit ids',
+        freshness: 'immutable',
+        bound: `${this.#answers.limit} answers`,
+      },
+      this.#answers,
+    );
   }
 
   /** The answer for these tips when known; else undefined, and a check starts meanwhile. */

@@ -1,4 +1,5 @@
 import type { ChangeClock } from '../../db/change-clock.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Forbidden, NotFound } from '../errors.ts';
@@ -23,6 +24,8 @@ export type RepoAccessDeps = {
   readonly admins: AdminPolicy;
   /** When set, lookups are reused until the database may have changed. */
   readonly changes?: ChangeClock | undefined;
+  /** Where the lookups' caches are declared (the composition root's registry). */
+  readonly caches?: CacheRegistry;
 };
 
 /** Lookups remembered (repository and the viewer's access); beyond this the oldest go. */
@@ -68,6 +71,15 @@ export class RepoAccessService {
 
   constructor(deps: RepoAccessDeps) {
     this.#deps = deps;
+    const bound = `${REMEMBERED_LOOKUPS.toLocaleString('en')} lookups`;
+    deps.caches?.add(
+      { name: 'repo_lookups', key: 'owner, name and viewer', freshness: 'change-stamp', bound },
+      this.#lookups,
+    );
+    deps.caches?.add(
+      { name: 'repo_parents', key: 'fork parent and viewer', freshness: 'change-stamp', bound },
+      this.#parents,
+    );
   }
 
   scopeOf(viewer: User | undefined): VisibilityScope {

@@ -1,4 +1,5 @@
 import type { ChangeClock } from '../../db/change-clock.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
 import { NotFound } from '../errors.ts';
 import type { Page } from '../paging.ts';
@@ -14,6 +15,8 @@ export type RepoListingDeps = {
   readonly users: Pick<UserService, 'getAccount'>;
   /** When set, pages are reused until the database may have changed. */
   readonly changes?: ChangeClock | undefined;
+  /** Where the pages' cache is declared (the composition root's registry). */
+  readonly caches?: CacheRegistry;
 };
 
 /** One page of a list, with the size of the whole list. */
@@ -42,6 +45,15 @@ export class RepoListingService {
 
   constructor(deps: RepoListingDeps) {
     this.#deps = deps;
+    deps.caches?.add(
+      {
+        name: 'repo_list_pages',
+        key: 'list, viewer and page',
+        freshness: 'change-stamp',
+        bound: `${REMEMBERED_PAGES} pages`,
+      },
+      this.#pages,
+    );
   }
 
   async findById(id: string): Promise<Repository | undefined> {

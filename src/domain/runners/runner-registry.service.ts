@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ChangeClock, NO_CHANGE_CLOCK } from '../../db/change-clock.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { randomHex, safeEqual, sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
@@ -72,16 +73,26 @@ export class RunnerRegistryService {
 
   /**
    * `rowChanges` is the database's clock of existing rows (`Database.rowChanges`); without it
-   * every check reads the row.
+   * every check reads the row. `caches` is where the rows' and tokens' caches are declared.
    */
   constructor(
     runners: RunnerStore,
     tokens: RegistrationTokenStore,
     rowChanges: ChangeClock = NO_CHANGE_CLOCK,
+    caches?: CacheRegistry,
   ) {
     this.#runners = runners;
     this.#tokens = tokens;
     this.#rowChanges = rowChanges;
+    const freshness = 'change-stamp';
+    caches?.add(
+      { name: 'runner_rows', key: 'runner uuid', freshness, bound: '10,000 runners' },
+      this.#rows,
+    );
+    caches?.add(
+      { name: 'registration_tokens', key: 'token hash', freshness, bound: '1,000 tokens' },
+      this.#knownTokens,
+    );
   }
 
   /**

@@ -1,3 +1,6 @@
+import { BoundedMap } from '../../lib/bounded-map.ts';
+import { pureCache } from '../../lib/pure-caches.ts';
+
 /**
  * Whether `branch` passes a hook's branch filter: a glob as Gitea reads it (gobwas/glob without
  * separators): `*` any run of characters, slashes included; `?` one character; `[abc]` a class;
@@ -9,7 +12,11 @@ export function branchMatches(filter: string, branch: string): boolean {
   return globRegExp(trimmed).test(branch);
 }
 
-const compiled = new Map<string, RegExp>();
+/** Filters come from hooks' settings, so the bound holds however many there are. */
+const compiled = pureCache(
+  { name: 'webhook_branch_filters', key: 'branch filter glob', bound: '1,000 filters' },
+  new BoundedMap<string, RegExp>(1_000),
+);
 
 function globRegExp(glob: string): RegExp {
   const known = compiled.get(glob);
@@ -51,7 +58,6 @@ function globRegExp(glob: string): RegExp {
     // A filter that is no glob matches only itself.
     pattern = new RegExp(`^${escapeRegExp(glob)}$`);
   }
-  if (compiled.size > 1000) compiled.clear();
   compiled.set(glob, pattern);
   return pattern;
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../../config/config.ts';
+import { BoundedMap } from '../../lib/bounded-map.ts';
 import { HostAllowlist } from '../../lib/host-allowlist.ts';
 import { type ConnectionPools, createConnectionPools } from '../../outbound/connection-pools.ts';
 import type { ClaimedDelivery, DeliveryStore, RecordEntry } from './delivery.store.ts';
@@ -40,10 +41,10 @@ export class DeliveryWorker {
   readonly #allowlist: HostAllowlist;
   readonly #pools: ConnectionPools;
   /** Hook rows by id, each with when it was read (see `#hookOf`). */
-  readonly #hooks = new Map<
+  readonly #hooks = new BoundedMap<
     string,
     { readonly generation: string; readonly row: Promise<StoredHook | undefined> }
-  >();
+  >(HOOKS_KEPT);
   /** Claimed batches so far. */
   #batches = 0;
   /** Opened secrets by hook row: opened once while the same row is in use. */
@@ -144,7 +145,6 @@ export class DeliveryWorker {
     const kept = this.#hooks.get(id);
     if (kept?.generation === generation) return kept.row;
     const row = this.#deps.hooks.findById(id);
-    if (this.#hooks.size >= HOOKS_KEPT) this.#hooks.clear();
     const entry = { generation, row };
     this.#hooks.set(id, entry);
     // A failed read is not kept: the next attempt reads again.

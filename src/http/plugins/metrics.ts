@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config/config.ts';
 import type { HousekeepingStats } from '../../domain/repos/housekeeping.service.ts';
+import type { CacheReading } from '../../lib/cache-registry.ts';
 import { parseTrustedProxies } from '../protect/client-ip.ts';
 import { mayScrape } from './metrics-access.ts';
 import { RequestSeries } from './request-series.ts';
@@ -27,17 +28,20 @@ export function registerMetrics(
   server: FastifyInstance,
   config: Config,
   housekeeping: () => HousekeepingStats,
+  caches: () => CacheReading[] = () => [],
 ): void {
   const trusted = parseTrustedProxies(config.trustProxy);
   let registry: Promise<Registry> | undefined;
   const openRegistry = async (): Promise<Registry> => {
-    const [prom, { registerHousekeepingMetrics }] = await Promise.all([
+    const [prom, { registerHousekeepingMetrics }, { registerCacheMetrics }] = await Promise.all([
       import('prom-client'),
       import('./housekeeping-metrics.ts'),
+      import('./cache-metrics.ts'),
     ]);
     const opened = new prom.Registry();
     prom.collectDefaultMetrics({ register: opened });
     registerHousekeepingMetrics(opened, housekeeping);
+    registerCacheMetrics(opened, caches);
     return opened;
   };
   const series = new RequestSeries();

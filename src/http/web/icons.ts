@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { BoundedMap } from '../../lib/bounded-map.ts';
+import { pureCache } from '../../lib/pure-caches.ts';
 import { type Html, trusted } from './html.ts';
 
 type Octicon = { toSVG(options?: { width?: number; 'aria-label'?: string }): string };
@@ -21,7 +22,10 @@ export function loadOcticons(): Octicons {
  * attributes on every call, and a page shows dozens (a few percent of a page's CPU). Names,
  * sizes and labels come from Kiln's own code; the bound is there should that ever change.
  */
-const made = new BoundedMap<string, Html>(512);
+const made = pureCache(
+  { name: 'icons', key: 'icon name, size and label', bound: '512 icons' },
+  new BoundedMap<string, Html>(512),
+);
 
 /** An Octicon as inline SVG (decorative unless a label is given). */
 export function icon(name: string, options?: { size?: number; label?: string }): Html {

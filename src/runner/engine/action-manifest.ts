@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { type Contexts, interpolate, type JobStatus } from './expressions.ts';
 import { readJobFile } from './job-files.ts';
-import type { JobState } from './job-state.ts';
+import type { JobView } from './job-view.ts';
 
 /** A YAML mapping read loosely: anything that is not one reads as empty. */
 export type Loose = Record<string, unknown>;
@@ -22,7 +22,7 @@ export function object(value: unknown): Loose {
 }
 
 /** Reads `action.yml` (or `action.yaml`) of the action in `dir`. */
-export async function readManifest(job: JobState, dir: string): Promise<Loose> {
+export async function readManifest(job: JobView, dir: string): Promise<Loose> {
   // Roots are real paths: the work root may sit behind a link (/tmp on some systems).
   const roots = [job.dirs.workspace, job.dirs.actions].map((root) => realpathSync(root));
   for (const name of ['action.yml', 'action.yaml']) {
@@ -75,7 +75,7 @@ export function inputEnv(values: Record<string, string>): Record<string, string>
 }
 
 /** Evaluates `values` (a step's or job's `env:`) one after another. */
-export function evaluateEnv(job: JobState, values: Record<string, string>): Record<string, string> {
+export function evaluateEnv(job: JobView, values: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   const contexts = job.contexts();
   for (const [key, value] of Object.entries(values)) {

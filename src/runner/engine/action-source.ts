@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { JobState } from './job-state.ts';
+import type { JobView } from './job-view.ts';
 import { insideCache, remoteAction } from './remote-action.ts';
 import { which } from './shell.ts';
 import { runProcess } from './step-process.ts';
@@ -37,7 +37,7 @@ const NOT_THERE =
 const NO_PROMPT = ['-c', 'credential.helper=', '-c', 'core.askPass='];
 
 async function git(
-  job: JobState,
+  job: JobView,
   args: string[],
   cwd: string,
   signal: AbortSignal,
@@ -67,11 +67,11 @@ async function git(
 
 /** Fetches `uses` (owner/repo[/path]@ref or a full URL) unless cached; answers its directory. */
 export async function fetchRemote(
-  job: JobState,
+  job: JobView,
   uses: string,
   signal: AbortSignal,
 ): Promise<FetchedAction> {
-  const action = remoteAction(uses, job.actionsUrl);
+  const action = remoteAction(uses, job.setting.actionsUrl);
   const { url, ref, source } = action;
   const repository = url.slice(source.length + 1);
   const cached = join(job.dirs.actions, action.cacheDir);

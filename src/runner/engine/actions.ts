@@ -9,7 +9,7 @@
  * Docker actions are refused with a clear message.
  */
 import { resolve } from 'node:path';
-import { type ActionIdentity, generatedName, NO_ACTION } from './action-identity.ts';
+import { type ActionIdentity, generatedName } from './action-identity.ts';
 import {
   evaluateEnv,
   inputEnv,
@@ -21,7 +21,8 @@ import {
 import { fetchRemote } from './action-source.ts';
 import { runComposite } from './composite-action.ts';
 import { type Contexts, condition } from './expressions.ts';
-import type { JobState } from './job-state.ts';
+import type { PostStep, Produced } from './job-progress.ts';
+import type { JobView } from './job-view.ts';
 import type { StepRun } from './step.ts';
 import { execute, type StepExecution } from './step-exec.ts';
 import type { StepSpec } from './workflow.ts';
@@ -42,25 +43,25 @@ function refuseDocker(uses: string): never {
 }
 
 async function resolveAction(
-  job: JobState,
+  view: JobView,
   index: number,
   uses: string,
   signal: AbortSignal,
 ): Promise<ResolvedAction> {
   if (uses.startsWith('docker://')) refuseDocker(uses);
   // A step of a composite action is named as GitHub names steps without an id.
-  const name = job.actionNames[index] ?? generatedName(uses);
+  const name = view.setting.actionNames[index] ?? generatedName(uses);
   const fetched = uses.startsWith('./')
-    ? { dir: resolve(job.dirs.workspace, uses), repository: '', ref: '' }
-    : await fetchRemote(job, uses, signal);
-  const manifest = await readManifest(job, fetched.dir);
+    ? { dir: resolve(view.dirs.workspace, uses), repository: '', ref: '' }
+    : await fetchRemote(view, uses, signal);
+  const manifest = await readManifest(view, fetched.dir);
   const { dir, repository, ref } = fetched;
   return { dir, manifest, identity: { name, path: dir, repository, ref } };
 }
 
 /** One phase (`pre`, `main`, `post`) of a JavaScript action as a process. */
 function nodePhase(
-  job: JobState,
+  view: JobView,
   action: ResolvedAction,
   script: string,
   env: Record<string, string>,
@@ -68,10 +69,10 @@ function nodePhase(
   state: Record<string, string>,
   timeoutMs?: number,
 ): Promise<StepExecution> {
-  return execute(job, {
+  return execute(view, {
     program: process.execPath,
     args: [resolve(action.dir, script)],
-    cwd: job.dirs.workspace,
+    cwd: view.dirs.workspace,
     env,
     signal,
     state,
@@ -81,87 +82,99 @@ function nodePhase(
 
 /** The environment of a phase: the step's `env:` and the action's inputs. */
 function phaseEnv(
-  job: JobState,
+  view: JobView,
   spec: StepSpec,
   action: ResolvedAction,
   stepEnv: Record<string, string>,
   around: Contexts = {},
 ) {
-  const contexts = job.contexts(job.env(stepEnv), around);
-  const values = inputValues(action.manifest, spec.with, contexts, job.status);
+  const contexts = view.contexts(view.env(stepEnv), around);
+  const values = inputValues(action.manifest, spec.with, contexts, view.status);
   return { env: { ...stepEnv, ...inputEnv(values) }, values };
 }
 
 /**
  * A `pre` or `post` phase, which runs outside any step: under its condition (an expression or a
- * YAML boolean, `always()` when unset), with the action's identity, failing the job when it fails.
+ * YAML boolean, `always()` when unset), with the action's identity and `env` as the step's
+ * `env:`; a phase that fails fails the job.
  */
 async function outsideStep(
-  job: JobState,
+  view: JobView,
   action: ResolvedAction,
   when: unknown,
-  contexts: () => Contexts,
-  body: () => Promise<boolean>,
-): Promise<void> {
+  env: Record<string, string>,
+  body: (running: JobView) => Promise<StepExecution>,
+): Promise<{ produced: Produced; execution?: StepExecution }> {
   const test = typeof when === 'string' || typeof when === 'boolean' ? when : 'always()';
-  job.action = action.identity;
+  const running = view.running(action.identity);
   try {
-    if (condition(test, contexts(), job.status) && !(await body())) job.fail();
+    if (!condition(test, running.contexts(running.env(env)), running.status))
+      return { produced: {} };
+    const execution = await body(running);
+    const { ok, env: fileEnv, path } = execution;
+    return {
+      execution,
+      produced: { env: fileEnv, path, ...(ok ? {} : { conclusion: 'failure' }) },
+    };
   } catch (error) {
-    job.log(`::error::${(error as Error).message}`);
-    job.fail();
-  } finally {
-    job.action = NO_ACTION;
+    running.log(`::error::${(error as Error).message}`);
+    return { produced: { conclusion: 'failure' } };
   }
 }
 
 /**
- * Runs the `pre` of every remote JavaScript action of the job that has one, in step order, before
- * the first step. Fetching an action here also serves its step; an action that cannot be fetched
+ * The `pre` of step `index` when it uses a remote JavaScript action that has one, before the
+ * first step. Fetching an action here also serves its step; an action that cannot be fetched
  * fails its own step later, as it would without a `pre`. A failed `pre` fails the job.
  */
-export async function runPreSteps(job: JobState, signal: AbortSignal): Promise<void> {
-  for (const [index, spec] of job.job.steps.entries()) {
-    const uses = spec.uses;
-    if (uses === undefined || uses.startsWith('./') || uses.startsWith('docker://')) continue;
-    const resolving = resolveAction(job, index, uses, signal);
-    job.resolved.set(index, resolving);
-    let action: ResolvedAction;
-    try {
-      action = await resolving;
-    } catch {
-      continue;
-    }
-    const runs = object(action.manifest.runs);
-    if (!NODE_RUNTIMES.has(String(runs.using)) || typeof runs.pre !== 'string') continue;
-    const pre = runs.pre;
-    await outsideStep(
-      job,
-      action,
-      runs['pre-if'],
-      () => job.contexts(),
-      async () => {
-        job.log(`pre: ${uses}`);
-        const { env } = phaseEnv(job, spec, action, evaluateEnv(job, spec.env));
-        const result = await nodePhase(job, action, pre, env, signal, {});
-        job.actionState.set(index, result.state);
-        return result.ok;
-      },
-    );
+export async function runPreStep(
+  view: JobView,
+  index: number,
+  spec: StepSpec,
+  signal: AbortSignal,
+): Promise<Produced> {
+  const uses = spec.uses;
+  if (uses === undefined || uses.startsWith('./') || uses.startsWith('docker://')) return {};
+  const resolving = resolveAction(view, index, uses, signal);
+  const prepared = (state?: Record<string, string>) => ({
+    index,
+    action: { action: resolving, ...(state ? { state } : {}) },
+  });
+  let action: ResolvedAction;
+  try {
+    action = await resolving;
+  } catch {
+    return { prepared: prepared() };
   }
+  const runs = object(action.manifest.runs);
+  if (!NODE_RUNTIMES.has(String(runs.using)) || typeof runs.pre !== 'string')
+    return { prepared: prepared() };
+  const pre = runs.pre;
+  const { produced, execution } = await outsideStep(
+    view,
+    action,
+    runs['pre-if'],
+    {},
+    async (running) => {
+      running.log(`pre: ${uses}`);
+      const { env } = phaseEnv(running, spec, action, evaluateEnv(running, spec.env));
+      return nodePhase(running, action, pre, env, signal, {});
+    },
+  );
+  return { ...produced, prepared: prepared(execution?.state) };
 }
 
 async function runNode(run: StepRun, action: ResolvedAction, runs: Loose): Promise<StepExecution> {
-  const { job, spec } = run;
+  const { view, spec } = run;
   if (typeof runs.pre === 'string' && (spec.uses?.startsWith('./') || run.index < 0)) {
-    job.log(
+    view.log(
       `::warning::the pre step of ${spec.uses} is not run: an action in the workspace or inside a composite action has none`,
     );
   }
-  const { env } = phaseEnv(job, spec, action, run.env, run.contexts);
-  const before = job.actionState.get(run.index) ?? {};
+  const { env } = phaseEnv(view, spec, action, run.env, run.contexts);
+  const before = view.progress.prepared.get(run.index)?.state ?? {};
   const main = await nodePhase(
-    job,
+    view,
     action,
     String(runs.main ?? ''),
     env,
@@ -169,37 +182,30 @@ async function runNode(run: StepRun, action: ResolvedAction, runs: Loose): Promi
     before,
     run.timeoutMs,
   );
+  if (typeof runs.post !== 'string') return main;
+  const script = runs.post;
   const state = { ...before, ...main.state };
-  if (typeof runs.post === 'string') {
-    const script = runs.post;
-    job.posts.push(() =>
-      outsideStep(
-        job,
-        action,
-        runs['post-if'],
-        () => job.contexts(job.env(run.env)),
-        async () => {
-          job.log(`post: ${spec.uses}`);
-          const never = new AbortController().signal;
-          return (await nodePhase(job, action, script, env, never, state)).ok;
-        },
-      ),
-    );
-  }
-  return main;
+  const post: PostStep = async (end) => {
+    const { produced } = await outsideStep(end, action, runs['post-if'], run.env, (running) => {
+      running.log(`post: ${spec.uses}`);
+      const never = new AbortController().signal;
+      return nodePhase(running, action, script, env, never, state);
+    });
+    return produced;
+  };
+  return { ...main, posts: [...main.posts, post] };
 }
 
 /** Runs the action a step names. */
 export async function runAction(run: StepRun): Promise<StepExecution> {
-  const { job } = run;
   const uses = run.spec.uses ?? '';
-  const action = await (job.resolved.get(run.index) ??
-    resolveAction(job, run.index, uses, run.signal));
-  job.action = action.identity;
+  const prepared = run.view.progress.prepared.get(run.index);
+  const action = await (prepared?.action ?? resolveAction(run.view, run.index, uses, run.signal));
+  const running: StepRun = { ...run, view: run.view.running(action.identity) };
   const runs = object(action.manifest.runs);
   const using = String(runs.using ?? '').toLowerCase();
-  if (NODE_RUNTIMES.has(using)) return runNode(run, action, runs);
-  if (using === 'composite') return runComposite(run, action, runs, runAction);
+  if (NODE_RUNTIMES.has(using)) return runNode(running, action, runs);
+  if (using === 'composite') return runComposite(running, action, runs, runAction);
   if (using === 'docker') refuseDocker(uses);
   throw new Error(`"uses: ${uses}": unknown runs.using "${using}"`);
 }

@@ -10,6 +10,14 @@ import { inputValues, type Loose, object } from './action-manifest.ts';
 import type { ResolvedAction } from './actions.ts';
 import { handOver } from './confinement.ts';
 import { type Contexts, condition, interpolate, type JobStatus } from './expressions.ts';
+import {
+  combine,
+  type Effects,
+  effectsOf,
+  FailureWithEffects,
+  NO_EFFECTS,
+} from './job-progress.ts';
+import type { JobView } from './job-view.ts';
 import { shellCommand } from './shell.ts';
 import type { StepRun } from './step.ts';
 import { execute, type StepExecution } from './step-exec.ts';
@@ -27,6 +35,7 @@ type StepResults = Record<
 /** Runs an action a composite action names in `uses:`, with the composite's contexts. */
 async function runNestedAction(
   run: StepRun,
+  view: JobView,
   step: Loose,
   env: Record<string, string>,
   contexts: Contexts,
@@ -43,44 +52,31 @@ async function runNestedAction(
     env: {},
     continueOnError: false,
   };
-  const outer = run.job.action;
-  try {
-    return await runAction({
-      job: run.job,
-      index: -1,
-      spec,
-      env,
-      signal: run.signal,
-      contexts,
-      depth,
-    });
-  } finally {
-    run.job.action = outer;
-  }
+  return runAction({ view, index: -1, spec, env, signal: run.signal, contexts, depth });
 }
 
 /** Runs a `run:` step of a composite action. */
 async function runScriptStep(
   run: StepRun,
+  view: JobView,
   step: Loose,
   env: Record<string, string>,
   contexts: Contexts,
   status: JobStatus,
 ): Promise<StepExecution> {
-  const { job } = run;
   const shell = typeof step.shell === 'string' ? step.shell : 'bash';
-  const file = join(job.dirs.temp, `${randomUUID()}.sh`);
+  const file = join(view.dirs.temp, `${randomUUID()}.sh`);
   await writeFile(file, interpolate(String(step.run), contexts, status), {
     mode: 0o700,
     flag: 'wx',
   });
-  await handOver(job.host.confinement, file);
-  const command = shellCommand(shell, file, job.path());
+  await handOver(view.host.confinement, file);
+  const command = shellCommand(shell, file, view.path());
   const cwd =
     typeof step['working-directory'] === 'string'
-      ? resolve(job.dirs.workspace, step['working-directory'])
-      : job.dirs.workspace;
-  return execute(job, {
+      ? resolve(view.dirs.workspace, step['working-directory'])
+      : view.dirs.workspace;
+  return execute(view, {
     program: command.program,
     args: command.args,
     cwd,
@@ -91,7 +87,8 @@ async function runScriptStep(
 
 /**
  * Runs a composite action's steps for the step `run`: `run:` steps, and `uses:` steps through
- * `runAction` (their `post` runs at the end of the job; a `pre` does not run, as on GitHub).
+ * `runAction` (their `post` runs at the end of the job; a `pre` does not run, as on GitHub). Each
+ * step sees what the earlier ones wrote to GITHUB_ENV and GITHUB_PATH; all of it is answered.
  */
 export async function runComposite(
   run: StepRun,
@@ -99,48 +96,61 @@ export async function runComposite(
   runs: Loose,
   runAction: (run: StepRun) => Promise<StepExecution>,
 ): Promise<StepExecution> {
-  const { job } = run;
+  const outer = run.view;
   const values = inputValues(
     action.manifest,
     run.spec.with,
-    job.contexts(job.env(run.env), run.contexts ?? {}),
-    job.status,
+    outer.contexts(outer.env(run.env), run.contexts ?? {}),
+    outer.status,
   );
   const steps: StepResults = {};
   let ok = true;
-  for (const [index, raw] of (Array.isArray(runs.steps) ? runs.steps : []).entries()) {
-    const step = object(raw);
-    const env: Record<string, string> = { ...run.env };
-    const contexts = () => job.contexts(job.env(env), { inputs: values, steps });
-    const status = ok ? job.status : 'failure';
-    if (!condition(step.if as string | boolean | undefined, contexts(), status)) continue;
-    for (const [key, value] of Object.entries(object(step.env)))
-      env[key] = interpolate(String(value), contexts(), status);
-    let result: StepExecution;
-    if (typeof step.uses === 'string') {
-      result = await runNestedAction(run, step, env, { inputs: values, steps }, runAction);
-    } else if (typeof step.run === 'string') {
-      result = await runScriptStep(run, step, env, contexts(), status);
-    } else {
-      throw new Error(`composite step ${index + 1} of ${run.spec.uses} has neither run: nor uses:`);
+  let effects: Effects = NO_EFFECTS;
+  let view = outer;
+  try {
+    for (const [index, raw] of (Array.isArray(runs.steps) ? runs.steps : []).entries()) {
+      const step = object(raw);
+      const env: Record<string, string> = { ...run.env };
+      const here = view;
+      const contexts = () => here.contexts(here.env(env), { inputs: values, steps });
+      const status = ok ? here.status : 'failure';
+      if (!condition(step.if as string | boolean | undefined, contexts(), status)) continue;
+      for (const [key, value] of Object.entries(object(step.env)))
+        env[key] = interpolate(String(value), contexts(), status);
+      let result: StepExecution;
+      if (typeof step.uses === 'string') {
+        const around = { inputs: values, steps };
+        result = await runNestedAction(run, here, step, env, around, runAction);
+      } else if (typeof step.run === 'string') {
+        result = await runScriptStep(run, here, step, env, contexts(), status);
+      } else {
+        throw new Error(
+          `composite step ${index + 1} of ${run.spec.uses} has neither run: nor uses:`,
+        );
+      }
+      effects = combine(effects, result);
+      view = outer.after(effects);
+      const outcome = result.ok ? 'success' : 'failure';
+      if (typeof step.id === 'string')
+        steps[step.id] = { outputs: result.outputs, outcome, conclusion: outcome };
+      if (!result.ok) ok = false;
     }
-    const outcome = result.ok ? 'success' : 'failure';
-    if (typeof step.id === 'string')
-      steps[step.id] = { outputs: result.outputs, outcome, conclusion: outcome };
-    if (!result.ok) ok = false;
+  } catch (error) {
+    throw new FailureWithEffects((error as Error).message, combine(effects, effectsOf(error)));
   }
   const outputs: Record<string, string> = {};
   for (const [name, spec] of Object.entries(object(action.manifest.outputs))) {
     outputs[name] = interpolate(
       String(object(spec).value ?? ''),
-      job.contexts(job.env(run.env), { inputs: values, steps }),
-      job.status,
+      view.contexts(view.env(run.env), { inputs: values, steps }),
+      view.status,
     );
   }
   return {
     exitCode: ok ? 0 : 1,
     timedOut: false,
     cancelled: run.signal.aborted,
+    ...effects,
     ok,
     outputs,
     state: {},

@@ -6,11 +6,13 @@
  */
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runPreSteps } from './actions.ts';
+import { runPreStep } from './actions.ts';
 import { handOver } from './confinement.ts';
 import type { TaskDirs } from './contexts.ts';
 import { condition, type JobStatus } from './expressions.ts';
-import { JobState, timeoutMs } from './job-state.ts';
+import { advance, type Produced, startProgress } from './job-progress.ts';
+import { evaluateJobEnv, jobOutputs } from './job-values.ts';
+import { type JobSetting, JobView, jobSetting, timeoutMs } from './job-view.ts';
 import { runStep } from './step.ts';
 import type { HostInput, JobResult, JobSink, TaskInput } from './task-input.ts';
 import { parseWorkflow, WorkflowError } from './workflow.ts';
@@ -72,57 +74,68 @@ export async function runJob(
     return { result: 'failure', outputs: {} };
   }
   const dirs = await makeDirs(task, host);
-  const state = new JobState(task, host, job, dirs, sink);
   try {
-    return await runSteps(state, signal);
+    return await runSteps(jobSetting(task, host, job, dirs, sink), signal);
   } finally {
     await rm(dirs.root, { recursive: true, force: true });
   }
 }
 
-async function runSteps(state: JobState, signal: AbortSignal): Promise<JobResult> {
-  const { job } = state;
-  state.log(
-    `Kiln runner on ${state.host.runnerName}: job "${job.name ?? job.id}", workspace ${state.dirs.workspace}`,
+/**
+ * The job as a pipeline: each part (the job's `if:` and `env:`, the actions' `pre`, the steps,
+ * the actions' `post`) gets a view of the job as it stands and returns what it produced, which
+ * `advance` alone records.
+ */
+async function runSteps(setting: JobSetting, signal: AbortSignal): Promise<JobResult> {
+  const { job, sink } = setting;
+  let progress = startProgress(needsStatus(setting.task));
+  const view = () => new JobView(setting, progress);
+  const record = (produced: Produced) => {
+    progress = advance(progress, produced);
+  };
+  view().log(
+    `Kiln runner on ${setting.host.runnerName}: job "${job.name ?? job.id}", workspace ${setting.dirs.workspace}`,
   );
   let jobTimeout: number;
   try {
-    state.status = needsStatus(state.task);
-    const run = condition(job.if, state.contexts(), state.status);
+    const run = condition(job.if, view().contexts(), progress.status);
     if (!run) {
-      state.log(`job skipped: if: ${String(job.if ?? 'success()')} is false`);
-      for (const index of job.steps.keys()) state.sink.stepFinished(index, 'skipped');
+      view().log(`job skipped: if: ${String(job.if ?? 'success()')} is false`);
+      for (const index of job.steps.keys()) sink.stepFinished(index, 'skipped');
       return { result: 'skipped', outputs: {} };
     }
-    state.status = 'success';
-    state.prepareEnv();
-    jobTimeout = timeoutMs(job.timeoutMinutes, state) ?? DEFAULT_JOB_MINUTES * 60_000;
+    record({ status: 'success' });
+    record({ jobEnv: evaluateJobEnv(view()) });
+    jobTimeout = timeoutMs(job.timeoutMinutes, view()) ?? DEFAULT_JOB_MINUTES * 60_000;
   } catch (error) {
-    state.log(`::error::${(error as Error).message}`);
+    view().log(`::error::${(error as Error).message}`);
     return { result: 'failure', outputs: {} };
   }
   if (job.wantsContainers) {
-    state.log(
+    view().log(
       '::error::this runner runs jobs on its host and does not run containers: "container:" and "services:" need a runner with Docker',
     );
-    for (const index of job.steps.keys()) state.sink.stepFinished(index, 'skipped');
+    for (const index of job.steps.keys()) sink.stepFinished(index, 'skipped');
     return { result: 'failure', outputs: {} };
   }
   const timedOut = AbortSignal.timeout(jobTimeout);
   const jobSignal = AbortSignal.any([signal, timedOut]);
-  await runPreSteps(state, jobSignal);
-  for (const [index, step] of job.steps.entries()) {
-    if (jobSignal.aborted && state.status !== 'cancelled') {
-      state.status = 'cancelled';
-      if (timedOut.aborted)
-        state.log(`::error::the job has exceeded its ${jobTimeout / 60_000} minute timeout`);
-    }
-    await runStep(state, index, step, jobSignal);
+  for (const [index, spec] of job.steps.entries()) {
+    record(await runPreStep(view(), index, spec, jobSignal));
   }
-  await state.runPostSteps();
-  const outputs = state.jobOutputs();
-  const failed = state.status !== 'success' || timedOut.aborted;
-  const result = timedOut.aborted ? 'failure' : state.status;
-  if (failed && state.flag(job.continueOnError)) return { result: 'success', outputs };
+  for (const [index, step] of job.steps.entries()) {
+    if (jobSignal.aborted && progress.status !== 'cancelled') {
+      record({ status: 'cancelled' });
+      if (timedOut.aborted)
+        view().log(`::error::the job has exceeded its ${jobTimeout / 60_000} minute timeout`);
+    }
+    record(await runStep(view(), index, step, jobSignal));
+  }
+  for (const post of [...progress.posts].reverse()) record(await post(view()));
+  const end = view();
+  const outputs = jobOutputs(end);
+  const failed = end.status !== 'success' || timedOut.aborted;
+  const result = timedOut.aborted ? 'failure' : end.status;
+  if (failed && end.flag(job.continueOnError)) return { result: 'success', outputs };
   return { result, outputs };
 }

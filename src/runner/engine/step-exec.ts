@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { identityEnv } from './action-identity.ts';
 import { confine, handOver } from './confinement.ts';
 import { createStepFiles, EnvFileError, readStepFiles } from './env-files.ts';
-import type { JobState } from './job-state.ts';
+import { type Effects, NO_EFFECTS } from './job-progress.ts';
+import type { JobView } from './job-view.ts';
 import { type ProcessEnd, runProcess } from './step-process.ts';
 import { mayBeCommand, parseWorkflowCommand } from './workflow-commands.ts';
 
@@ -24,15 +25,16 @@ export type StepProcess = {
   readonly state?: Record<string, string>;
 };
 
-/** How the process ended, and the outputs and state it left. */
-export type StepExecution = ProcessEnd & {
-  readonly ok: boolean;
-  readonly outputs: Record<string, string>;
-  readonly state: Record<string, string>;
-};
+/** How the process ended, and the outputs, state and effects it left. */
+export type StepExecution = ProcessEnd &
+  Effects & {
+    readonly ok: boolean;
+    readonly outputs: Record<string, string>;
+    readonly state: Record<string, string>;
+  };
 
-/** Runs the process; logs its masked output; applies GITHUB_ENV and GITHUB_PATH to the job. */
-export async function execute(job: JobState, proc: StepProcess): Promise<StepExecution> {
+/** Runs the process; logs its masked output; answers what it wrote to GITHUB_ENV and GITHUB_PATH. */
+export async function execute(job: JobView, proc: StepProcess): Promise<StepExecution> {
   const files = await createStepFiles(job.dirs.fileCommands, randomUUID());
   const confinement = job.host.confinement;
   await handOver(confinement, ...Object.values(files));
@@ -51,7 +53,7 @@ export async function execute(job: JobState, proc: StepProcess): Promise<StepExe
         job.masker.add(command.message);
         break;
       case 'debug':
-        return job.debug;
+        return job.setting.debug;
       case 'set-output':
         if (command.properties.name) outputs[command.properties.name] = command.message;
         break;
@@ -91,7 +93,7 @@ export async function execute(job: JobState, proc: StepProcess): Promise<StepExe
         ...job.base,
         ...job.env(proc.env),
         ...identityEnv(job.action),
-        ...(job.debug ? { RUNNER_DEBUG: '1' } : {}),
+        ...(job.setting.debug ? { RUNNER_DEBUG: '1' } : {}),
         ...stateEnv,
         PATH: job.path(),
         GITHUB_ENV: files.env,
@@ -120,10 +122,10 @@ export async function execute(job: JobState, proc: StepProcess): Promise<StepExe
   if (end.timedOut) job.log(`::error::the step has exceeded its timeout and was stopped`);
   else if (end.cancelled) job.log('::error::the step was cancelled');
   else if (!ok) job.log(`::error::process completed with exit code ${end.exitCode ?? 'unknown'}`);
+  let effects = NO_EFFECTS;
   try {
     const written = await readStepFiles(files);
-    Object.assign(job.fileEnv, written.env);
-    job.paths.unshift(...written.path.reverse());
+    effects = { env: written.env, path: written.path.reverse(), posts: [] };
     Object.assign(outputs, written.outputs);
     Object.assign(saved, written.state);
     if (written.summary.trim() !== '') {
@@ -136,5 +138,5 @@ export async function execute(job: JobState, proc: StepProcess): Promise<StepExe
     job.log(`::error::${error.message}`);
     ok = false;
   }
-  return { ...end, ok, outputs, state: saved };
+  return { ...end, ...effects, ok, outputs, state: saved };
 }

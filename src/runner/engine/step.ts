@@ -12,7 +12,8 @@ import { evaluateEnv } from './action-manifest.ts';
 import { runAction } from './actions.ts';
 import { handOver } from './confinement.ts';
 import { type Contexts, condition, interpolate } from './expressions.ts';
-import { type JobState, timeoutMs } from './job-state.ts';
+import { type Effects, effectsOf, NO_EFFECTS, type Produced } from './job-progress.ts';
+import { type JobView, timeoutMs } from './job-view.ts';
 import { scriptExtension, shellCommand, which } from './shell.ts';
 import { execute, type StepExecution } from './step-exec.ts';
 import type { Conclusion } from './task-input.ts';
@@ -20,7 +21,8 @@ import type { StepSpec } from './workflow.ts';
 
 /** Arguments shared by the ways a step runs. */
 export type StepRun = {
-  readonly job: JobState;
+  /** The job as the step sees it, with the step's or its action's identity. */
+  readonly view: JobView;
   /** The step's place in `steps:`; -1 for a step of a composite action. */
   readonly index: number;
   readonly spec: StepSpec;
@@ -35,22 +37,22 @@ export type StepRun = {
 
 /** The directory a step runs in: its own, the defaults', or the workspace. */
 export function workingDirectory(run: StepRun): string {
-  const { job, spec } = run;
-  const dir = spec.workingDirectory ?? job.job.defaults.workingDirectory ?? '.';
-  const text = interpolate(dir, job.contexts(job.env(run.env)), job.status);
-  return isAbsolute(text) ? text : resolve(job.dirs.workspace, text);
+  const { view, spec } = run;
+  const dir = spec.workingDirectory ?? view.job.defaults.workingDirectory ?? '.';
+  const text = interpolate(dir, view.contexts(view.env(run.env)), view.status);
+  return isAbsolute(text) ? text : resolve(view.dirs.workspace, text);
 }
 
 async function runScript(run: StepRun): Promise<StepExecution> {
-  const { job, spec } = run;
-  const path = job.path();
-  const shell = spec.shell ?? job.job.defaults.shell ?? (which('bash', path) ? 'bash' : 'sh');
-  const script = interpolate(spec.run ?? '', job.contexts(job.env(run.env)), job.status);
-  const file = join(job.dirs.temp, `${randomUUID()}${scriptExtension(shell)}`);
+  const { view, spec } = run;
+  const path = view.path();
+  const shell = spec.shell ?? view.job.defaults.shell ?? (which('bash', path) ? 'bash' : 'sh');
+  const script = interpolate(spec.run ?? '', view.contexts(view.env(run.env)), view.status);
+  const file = join(view.dirs.temp, `${randomUUID()}${scriptExtension(shell)}`);
   await writeFile(file, script, { mode: 0o700, flag: 'wx' });
-  await handOver(job.host.confinement, file);
+  await handOver(view.host.confinement, file);
   const command = shellCommand(shell, file, path);
-  return execute(job, {
+  return execute(view, {
     program: command.program,
     args: command.args,
     cwd: workingDirectory(run),
@@ -63,32 +65,32 @@ async function runScript(run: StepRun): Promise<StepExecution> {
 /** A step that is not running anything: a signal that never aborts. */
 const NEVER = new AbortController().signal;
 
-/** Runs step `index` and reports it to the job's sink. */
+/** Runs step `index`, reports it to the job's sink, and answers what it produced. */
 export async function runStep(
-  job: JobState,
+  view: JobView,
   index: number,
   spec: StepSpec,
   jobSignal: AbortSignal,
-): Promise<void> {
+): Promise<Produced> {
   const id = spec.id ?? `__${index}`;
   let outcome: Conclusion = 'failure';
   let outputs: Record<string, string> = {};
+  let effects: Effects = NO_EFFECTS;
   let started = false;
-  job.action = { ...NO_ACTION, name: job.actionNames[index] ?? id };
+  const named = view.running({ ...NO_ACTION, name: view.setting.actionNames[index] ?? id });
   try {
-    if (!condition(spec.if, job.contexts(), job.status)) {
-      job.steps[id] = { outputs: {}, outcome: 'skipped', conclusion: 'skipped' };
-      job.sink.stepFinished(index, 'skipped');
-      return;
+    if (!condition(spec.if, named.contexts(), named.status)) {
+      view.sink.stepFinished(index, 'skipped');
+      return { step: { id, record: { outputs: {}, outcome: 'skipped', conclusion: 'skipped' } } };
     }
-    job.sink.stepStarted(index);
+    view.sink.stepStarted(index);
     started = true;
-    const env = evaluateEnv(job, spec.env);
-    const stepTimeout = timeoutMs(spec.timeoutMinutes, job);
+    const env = evaluateEnv(named, spec.env);
+    const stepTimeout = timeoutMs(spec.timeoutMinutes, named);
     // A step that runs after cancellation (always(), cancelled()) must not be stopped at once.
     const signal = jobSignal.aborted ? NEVER : jobSignal;
     const run: StepRun = {
-      job,
+      view: named,
       index,
       spec,
       env,
@@ -97,25 +99,25 @@ export async function runStep(
     };
     const execution = spec.uses !== undefined ? await runAction(run) : await runScript(run);
     outputs = execution.outputs;
+    effects = { env: execution.env, path: execution.path, posts: execution.posts };
     outcome = execution.ok ? 'success' : execution.cancelled ? 'cancelled' : 'failure';
   } catch (error) {
-    if (!started) job.sink.stepStarted(index);
-    job.log(`::error::${(error as Error).message}`);
+    if (!started) view.sink.stepStarted(index);
+    view.log(`::error::${(error as Error).message}`);
     outcome = 'failure';
-  } finally {
-    job.action = NO_ACTION;
+    effects = effectsOf(error);
   }
   let conclusion = outcome;
-  if (outcome === 'failure' && safeFlag(job, spec.continueOnError)) conclusion = 'success';
-  job.steps[id] = { outputs, outcome, conclusion };
-  if (conclusion === 'cancelled') job.status = 'cancelled';
-  else if (conclusion === 'failure' && job.status === 'success') job.status = 'failure';
-  job.sink.stepFinished(index, conclusion);
+  // `continue-on-error` sees what the step wrote to GITHUB_ENV.
+  if (outcome === 'failure' && safeFlag(view.after(effects), spec.continueOnError))
+    conclusion = 'success';
+  view.sink.stepFinished(index, conclusion);
+  return { ...effects, step: { id, record: { outputs, outcome, conclusion } }, conclusion };
 }
 
-function safeFlag(job: JobState, value: string | boolean): boolean {
+function safeFlag(view: JobView, value: string | boolean): boolean {
   try {
-    return job.flag(value);
+    return view.flag(value);
   } catch {
     return false;
   }

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../../lib/bounded-map.ts';
 import type { TaskReportStore } from '../task-report.store.ts';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from './log-limits.ts';
 import type { AppendLimit, TaskLogs } from './task-logs.ts';
@@ -30,9 +31,9 @@ export class LogCaps {
   readonly #logs: TaskLogs;
   readonly #reports: TaskReportStore;
   /** Task → its log's bytes at the last repository check. */
-  readonly #checked = new Map<number, number>();
+  readonly #checked = new BoundedMap<number, number>(REMEMBERED_TASKS);
   /** Truncated task → the highest `ack_index` answered for it. */
-  readonly #dropping = new Map<number, number>();
+  readonly #dropping = new BoundedMap<number, number>(REMEMBERED_TASKS);
 
   constructor(logs: TaskLogs, reports: TaskReportStore, limits = DEFAULT_LOG_LIMITS) {
     this.#logs = logs;
@@ -102,8 +103,7 @@ export class LogCaps {
     this.#dropping.delete(taskId);
   }
 
-  #remember(map: Map<number, number>, taskId: number, value: number): void {
-    if (map.size >= REMEMBERED_TASKS && !map.has(taskId)) map.clear();
+  #remember(map: BoundedMap<number, number>, taskId: number, value: number): void {
     map.set(taskId, value);
   }
 }

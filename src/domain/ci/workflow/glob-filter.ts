@@ -5,8 +5,14 @@
  * escapes the next character. A pattern starting with `!` (inside a list) excludes what it
  * matches; patterns are read in order and the last one that matches decides.
  */
+import { BoundedMap } from '../../../lib/bounded-map.ts';
+import { pureCache } from '../../../lib/pure-caches.ts';
 
-const cache = new Map<string, RegExp>();
+/** Patterns come from workflows, so the bound holds however many a repository writes. */
+const cache = pureCache(
+  { name: 'workflow_filter_patterns', key: 'branch, tag or path pattern', bound: '1,000 patterns' },
+  new BoundedMap<string, RegExp>(1_000),
+);
 
 /** The regular expression for one pattern (without its `!`), anchored at both ends. */
 export function globToRegExp(pattern: string): RegExp {
@@ -49,7 +55,6 @@ export function globToRegExp(pattern: string): RegExp {
     }
   }
   const regexp = new RegExp(`^${source}$`, 'u');
-  if (cache.size > 1000) cache.clear();
   cache.set(pattern, regexp);
   return regexp;
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Page } from '../../../domain/paging.ts';
 import { BoundedMap } from '../../../lib/bounded-map.ts';
+import { pureCache } from '../../../lib/pure-caches.ts';
 import { Type } from '../../../present/schemas/type.ts';
 
 export const DEFAULT_PAGE_SIZE = 30;
@@ -56,7 +57,14 @@ export function setPagingHeaders(
 }
 
 /** Link headers made recently, by everything they are made from (bounded: URLs come from outside). */
-const linkHeaders = new BoundedMap<string, string>(1_000);
+const linkHeaders = pureCache(
+  {
+    name: 'link_headers',
+    key: 'request URL, base URL, page, limit and total',
+    bound: '1,000 headers',
+  },
+  new BoundedMap<string, string>(1_000),
+);
 
 /** The `Link` header's value for this page of `total` items; empty when there is one page. */
 function linkHeader(requestUrl: string, baseUrl: string, paging: Paging, total: number): string {

@@ -1,4 +1,5 @@
 import type { Diff, DiffFile } from '../../../git/diff.ts';
+import { pureCache } from '../../../lib/pure-caches.ts';
 import { SizedLru } from '../../../lib/sized-lru.ts';
 import { type Html, html } from '../html.ts';
 import { cutMark, cutText, pacer, RenderBudget } from './render-budget.ts';
@@ -146,10 +147,13 @@ async function buildFile(
  * Rows built for a parse's files (the git layer hands back the same parse for the same objects
  * while it keeps git's answer), 16 MiB of them at most, the least recently shown forgotten first.
  */
-const builtRows = new SizedLru<
-  readonly DiffFile[],
-  { readonly limits: DiffRenderLimits; readonly files: BuiltFile[] }
->(16 * 1024 * 1024);
+const builtRows = pureCache(
+  { name: 'diff_rows', key: "a kept parse of git's diff", bound: '16 MiB of rows' },
+  new SizedLru<
+    readonly DiffFile[],
+    { readonly limits: DiffRenderLimits; readonly files: BuiltFile[] }
+  >(16 * 1024 * 1024),
+);
 
 /**
  * Builds the rows of every file of a diff within `limits`: the one way a page's diff is made
