@@ -46,6 +46,10 @@ import { CodeService } from './domain/code/code.service.ts';
 import { PushHistory } from './domain/code/push-history.ts';
 import { subscribeFederationToPushes } from './domain/federation/federation-pushes.ts';
 import { openFederation } from './domain/federation/open-federation.ts';
+import { LfsService } from './domain/lfs/lfs.service.ts';
+import { LfsLockService } from './domain/lfs/lfs-lock.service.ts';
+import { LfsLockStore } from './domain/lfs/lfs-lock.store.ts';
+import { LfsObjectStore } from './domain/lfs/lfs-object.store.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
 import { OrgStore } from './domain/orgs/org.store.ts';
 import { BranchPushStore } from './domain/pulls/branch-push.store.ts';
@@ -106,6 +110,7 @@ import { WebhookNotifier } from './notify/webhook-notifier.ts';
 import { WebhookRecords } from './notify/webhook-records.ts';
 import { BlobDirectory } from './storage/artifact-blob-files.ts';
 import { CacheBlobFiles } from './storage/cache-blob-files.ts';
+import { LfsObjectFiles } from './storage/lfs-object-files.ts';
 import { TaskLogFiles } from './storage/task-log-files.ts';
 import { KILN_VERSION } from './version.ts';
 
@@ -343,6 +348,14 @@ export async function createApp(config: Config): Promise<App> {
     orgs,
   });
   const pushHandling = new PushService({ repos, events: pushes });
+  // LFS objects sit in the data directory replicas share, one file per content hash.
+  const lfs = new LfsService({
+    store: new LfsObjectStore(db),
+    bytes: new LfsObjectFiles(join(dataDir, 'lfs')),
+    maxFileSize: config.lfs.maxFileSize,
+  });
+  // A fork reaches its parent's objects from the moment it exists, as it does its commits.
+  repos.forked.subscribe(({ fork, source }) => lfs.shareWithFork(source, fork));
   const mergeGates = new MergeGateService(protectedBranches, new CommitCheckStore(db));
   const pullMerges = new PullMergeService(pulls, pullStore, repos, git, {
     onError: (error) => process.stderr.write(`kiln: announcing a merge failed: ${String(error)}\n`),
@@ -479,6 +492,8 @@ export async function createApp(config: Config): Promise<App> {
         maxWaitMs: config.archive.queueTimeoutMs,
       },
     }),
+    lfs,
+    lfsLocks: new LfsLockService(new LfsLockStore(db)),
     federation,
   };
   let background: { stop(): Promise<void> } | undefined;
@@ -532,6 +547,7 @@ function startBackgroundWork(parts: BackgroundParts): { stop(): Promise<void> } 
       await services.ciReports.expireLogs();
       await services.ciCaches.sweep();
       await services.ciArtifacts.expire();
+      await services.lfs.removeOrphans();
     },
   );
   // Every 15 s, so each minute is claimed early in it by whichever replica ticks first.
