@@ -482,7 +482,7 @@ export async function createApp(config: Config): Promise<App> {
       lifecycle: ciRuns,
       logs: ciLogs,
     }),
-    code: new CodeService(repos, git.catFiles),
+    code: new CodeService(repos, git.catFiles, lfs),
     archives: new ArchiveService({
       repos,
       catFiles: git.catFiles,

@@ -84,8 +84,12 @@ export class LfsObjectFiles {
     }
   }
 
-  read(oid: string, start = 0): Readable {
-    return createReadStream(this.#path(oid), { start, highWaterMark: 1024 * 1024 });
+  read(oid: string, start = 0, end?: number): Readable {
+    return createReadStream(this.#path(oid), {
+      start,
+      ...(end === undefined ? {} : { end }),
+      highWaterMark: 1024 * 1024,
+    });
   }
 
   async hash(oid: string): Promise<string> {

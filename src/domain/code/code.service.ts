@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { streamCommitChanges } from '../../git/commit-download.ts';
 import { diffCommits } from '../../git/diff.ts';
@@ -6,6 +7,8 @@ import { checkTreePath, readBlob, readCommit, readTree } from '../../git/read-ob
 import { listRefs, type RefListing } from '../../git/refs.ts';
 import type { RepoHandle } from '../../git/repo-paths.ts';
 import { isDomainError, NotFound } from '../errors.ts';
+import type { LfsService } from '../lfs/lfs.service.ts';
+import { MAX_POINTER_BYTES } from '../lfs/lfs-pointer.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
@@ -38,6 +41,18 @@ const MAX_README_BYTES = 512 * 1024;
 /** Bounds of the commit page's diff; beyond them the page says it is cut. */
 export const COMMIT_DIFF_LIMITS = { maxFiles: 300, maxLines: 5000 } as const;
 
+/** What resolving Git LFS pointers takes. */
+export type LfsPointers = Pick<LfsService, 'resolvePointer' | 'readHead' | 'open'>;
+
+/** A file's bytes for the raw view: in memory, or a stream of a large LFS object. */
+export type RawFile = {
+  readonly content: Buffer;
+  readonly sizeBytes: number;
+  readonly truncated: boolean;
+  readonly binary: boolean;
+  readonly stream?: Readable;
+};
+
 function itemKind(mode: string): TreeItemKind {
   if (mode === '040000') return 'dir';
   if (mode === '160000') return 'submodule';
@@ -58,10 +73,19 @@ function missing(what: string): NotFound {
 export class CodeService {
   readonly #repos: RepoService;
   readonly #pool: CatFilePool;
+  readonly #lfs: LfsPointers | undefined;
 
-  constructor(repos: RepoService, pool: CatFilePool) {
+  /** With `lfs`, files stored with Git LFS are shown and served as their objects. */
+  constructor(repos: RepoService, pool: CatFilePool, lfs?: LfsPointers) {
     this.#repos = repos;
     this.#pool = pool;
+    this.#lfs = lfs;
+  }
+
+  /** The LFS object a small blob points to, when it is a pointer the repository resolves. */
+  async #stored(visible: VisibleRepo, blob: { sizeBytes: number; content: Buffer }) {
+    if (!this.#lfs || blob.sizeBytes > MAX_POINTER_BYTES) return undefined;
+    return this.#lfs.resolvePointer(visible.repo, blob.content);
   }
 
   /** The repository and the viewer's access; NotFound when missing or not visible. */
@@ -158,6 +182,15 @@ export class CodeService {
       readBlob(this.#pool, this.#handle(visible), item.sha, { maxBytes: MAX_INLINE_BYTES }),
     );
     const base = { path: item.path, name: item.name, sha: blob.sha, mode: item.mode };
+    const stored = item.kind === 'file' ? await this.#stored(visible, blob) : undefined;
+    if (stored && this.#lfs) {
+      // The object is shown as its blob would be, within the same bound on what is read.
+      const lfs = { ...base, sizeBytes: stored.size, lfs: { oid: stored.oid } };
+      if (stored.size > MAX_INLINE_BYTES) return { ...lfs, content: { kind: 'too-large' } };
+      const content = await this.#lfs.readHead(stored.oid, MAX_INLINE_BYTES);
+      if (looksBinary(content)) return { ...lfs, content: { kind: 'binary' } };
+      return { ...lfs, content: { kind: 'text', text: content.toString('utf8') } };
+    }
     if (blob.sizeBytes > MAX_INLINE_BYTES || blob.truncated) {
       return { ...base, sizeBytes: blob.sizeBytes, content: { kind: 'too-large' } };
     }
@@ -171,12 +204,30 @@ export class CodeService {
     };
   }
 
-  /** A file's bytes for the raw view, up to MAX_RAW_BYTES. */
-  async raw(visible: VisibleRepo, item: TreeItem) {
+  /**
+   * A file's bytes for the raw view, up to MAX_RAW_BYTES; a file stored with Git LFS is its
+   * object, streamed (`stream`) when larger than a page would read.
+   */
+  async raw(visible: VisibleRepo, item: TreeItem): Promise<RawFile> {
     if (item.kind !== 'file' && item.kind !== 'symlink') throw missing('file');
     const blob = await this.#browse(() =>
       readBlob(this.#pool, this.#handle(visible), item.sha, { maxBytes: MAX_RAW_BYTES }),
     );
+    const stored = item.kind === 'file' ? await this.#stored(visible, blob) : undefined;
+    if (stored && this.#lfs) {
+      if (stored.size > MAX_INLINE_BYTES) {
+        const { stream } = await this.#lfs.open(visible.repo, stored.oid);
+        return {
+          content: Buffer.alloc(0),
+          sizeBytes: stored.size,
+          truncated: false,
+          binary: true,
+          stream,
+        };
+      }
+      const content = await this.#lfs.readHead(stored.oid, MAX_INLINE_BYTES);
+      return { content, sizeBytes: stored.size, truncated: false, binary: looksBinary(content) };
+    }
     return {
       content: blob.content,
       sizeBytes: blob.sizeBytes,

@@ -3,6 +3,7 @@ import { Invalid, NotFound } from '../errors.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import { isOid, type LfsObjectBytes } from './lfs.types.ts';
 import type { LfsObjectStore } from './lfs-object.store.ts';
+import { parsePointer } from './lfs-pointer.ts';
 
 /** Most objects one batch request may name (git-lfs sends 100 at a time). */
 export const MAX_BATCH_OBJECTS = 10_000;
@@ -121,11 +122,29 @@ export class LfsService {
     return { size: found.size, stream: this.#deps.bytes.read(oid, start) };
   }
 
-  /** The size of `oid` when `repo` reaches it (a pointer on a page), else undefined. */
-  async sizeIn(repo: Repository, oid: string): Promise<number | undefined> {
-    if (!isOid(oid)) return undefined;
-    const found = (await this.#deps.store.known(repo.id, [oid])).get(oid);
-    return found?.reachable ? found.size : undefined;
+  /**
+   * The object a blob points to when the blob is a Git LFS pointer and `repo` reaches the
+   * object; undefined otherwise (the blob is then shown as it is, like a pointer whose object
+   * was never pushed).
+   */
+  async resolvePointer(
+    repo: Repository,
+    blob: Uint8Array,
+  ): Promise<{ oid: string; size: number } | undefined> {
+    const pointer = parsePointer(blob);
+    if (!pointer) return undefined;
+    const found = (await this.#deps.store.known(repo.id, [pointer.oid])).get(pointer.oid);
+    return found?.reachable ? { oid: pointer.oid, size: found.size } : undefined;
+  }
+
+  /** The first `maxBytes` bytes of a stored object (a page shows no more than that). */
+  async readHead(oid: string, maxBytes: number): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    if (maxBytes <= 0) return Buffer.alloc(0);
+    for await (const chunk of this.#deps.bytes.read(oid, 0, maxBytes - 1)) {
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
   }
 
   /** A new fork reaches everything its parent reaches, without a copy of the bytes. */

@@ -31,8 +31,8 @@ export type LfsObjectBytes = {
     source: AsyncIterable<Uint8Array>,
     limits: { readonly declaredSize?: number | undefined; readonly maxSize?: number | undefined },
   ): Promise<number>;
-  /** A stream of the object's bytes from `start`. */
-  read(oid: string, start?: number): Readable;
+  /** A stream of the object's bytes from `start`, and up to `end` (inclusive) when given. */
+  read(oid: string, start?: number, end?: number): Readable;
   /** The SHA-256 of the stored bytes (for `kiln doctor`). */
   hash(oid: string): Promise<string>;
   /** Removes the object's bytes, if any. */

@@ -117,13 +117,17 @@ export function registerCodeRoutes(
         );
       if (file.binary) {
         const name = item.name.replace(/[^\w.-]+/g, '_') || 'file';
-        return reply
+        reply
           .type('application/octet-stream')
           .header(
             'Content-Disposition',
             `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(item.name)}`,
-          )
-          .send(file.content);
+          );
+        // A large Git LFS object streams from its file, never whole in memory.
+        if (file.stream) {
+          return reply.header('Content-Length', String(file.sizeBytes)).send(file.stream);
+        }
+        return reply.send(file.content);
       }
       return reply.type('text/plain; charset=utf-8').send(file.content);
     },
