@@ -348,12 +348,7 @@ export async function createApp(config: Config): Promise<App> {
     orgs,
   });
   const pushHandling = new PushService({ repos, events: pushes });
-  // LFS objects sit in the data directory replicas share, one file per content hash.
-  const lfs = new LfsService({
-    store: new LfsObjectStore(db),
-    bytes: new LfsObjectFiles(join(dataDir, 'lfs')),
-    maxFileSize: config.lfs.maxFileSize,
-  });
+  const lfs = lfsService(db, dataDir, config.lfs.maxFileSize);
   // A fork reaches its parent's objects from the moment it exists, as it does its commits.
   repos.forked.subscribe(({ fork, source }) => lfs.shareWithFork(source, fork));
   const mergeGates = new MergeGateService(protectedBranches, new CommitCheckStore(db));
@@ -523,6 +518,19 @@ export async function createApp(config: Config): Promise<App> {
       await database.close();
     },
   };
+}
+
+/**
+ * Git LFS objects over a database and a data directory: built here, and by commands that build
+ * no whole app (`kiln doctor`). The bytes sit in the data directory replicas share, one file per
+ * content hash.
+ */
+export function lfsService(db: Database['db'], dataDir: string, maxFileSize: number): LfsService {
+  return new LfsService({
+    store: new LfsObjectStore(db),
+    bytes: new LfsObjectFiles(join(dataDir, 'lfs')),
+    maxFileSize,
+  });
 }
 
 type BackgroundParts = {
