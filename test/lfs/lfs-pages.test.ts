@@ -69,6 +69,11 @@ describe('file pages resolve pointers', () => {
     expect(Buffer.from(await raw.arrayBuffer()).equals(large)).toBe(true);
   });
 
+  it('counts the repository’s LFS objects and their size on its home page', async () => {
+    const home = await (await fetch(`${kiln.url}${repoPath()}`)).text();
+    expect(home).toContain('Git LFS: 2 objects, 1.0 MB');
+  });
+
   it('leaves files that are not in LFS as they were', async () => {
     const page = await fetch(`${kiln.url}${repoPath()}/src/main/plain.md`, { headers: asOwner() });
     expect(await page.text()).not.toContain('Stored with Git LFS');

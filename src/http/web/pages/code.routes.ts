@@ -8,6 +8,7 @@ import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, RepoParams, RepoRestParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
+import { formatBytes } from '../views/blob.ts';
 import { recentPushes } from '../views/compare.ts';
 import { emptyRepo } from '../views/empty-repo.ts';
 import { repoFrame } from '../views/repo-frame.ts';
@@ -16,7 +17,7 @@ import { fileBody, treeBody } from './tree-page.ts';
 
 /** What the code pages use. */
 export type CodeRouteDeps = RepoPageDeps & {
-  readonly services: Pick<DomainServices, 'pullSuggestions'>;
+  readonly services: Pick<DomainServices, 'pullSuggestions' | 'lfs'>;
 };
 
 /** A sandbox for served file bytes: even a browser that renders them runs nothing. */
@@ -51,14 +52,20 @@ export function registerCodeRoutes(
       });
     }
     const location = await code.locate(visible, '');
-    const [root, recent] = await Promise.all([
+    const [root, recent, lfs] = await Promise.all([
       code.stat(visible, location),
       deps.services.pullSuggestions.recentBranches(viewerUser(request.viewer), repo),
+      deps.services.lfs.usage(repo),
     ]);
     const body = await treeBody(deps, pages.renderer, request, visible, location, root, true);
+    const stored =
+      lfs.objects > 0
+        ? html`<p class="f6 color-fg-muted mb-3">Git LFS: ${lfs.objects} ${lfs.objects === 1 ? 'object' : 'objects'}, ${formatBytes(lfs.bytes)}</p>`
+        : null;
     return pages.send(request, reply, {
       title: `${repo.owner.handle}/${repo.name}`,
-      body: (context) => repoFrame(context, frame, html`${about}${recentPushes(recent)}${body}`),
+      body: (context) =>
+        repoFrame(context, frame, html`${about}${stored}${recentPushes(recent)}${body}`),
     });
   });
 
