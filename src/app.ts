@@ -348,7 +348,7 @@ export async function createApp(config: Config): Promise<App> {
     orgs,
   });
   const pushHandling = new PushService({ repos, events: pushes });
-  const lfs = lfsService(db, dataDir, config.lfs.maxFileSize);
+  const lfs = lfsService(database, dataDir, config.lfs.maxFileSize);
   // A fork reaches its parent's objects from the moment it exists, as it does its commits.
   repos.forked.subscribe(({ fork, source }) => lfs.shareWithFork(source, fork));
   const mergeGates = new MergeGateService(protectedBranches, new CommitCheckStore(db));
@@ -477,7 +477,8 @@ export async function createApp(config: Config): Promise<App> {
       lifecycle: ciRuns,
       logs: ciLogs,
     }),
-    code: new CodeService(repos, git.catFiles, lfs),
+    // With LFS off, pages show pointers as the blobs they are.
+    code: new CodeService(repos, git.catFiles, config.lfs.enabled ? lfs : undefined),
     archives: new ArchiveService({
       repos,
       catFiles: git.catFiles,
@@ -525,9 +526,13 @@ export async function createApp(config: Config): Promise<App> {
  * no whole app (`kiln doctor`). The bytes sit in the data directory replicas share, one file per
  * content hash.
  */
-export function lfsService(db: Database['db'], dataDir: string, maxFileSize: number): LfsService {
+export function lfsService(
+  database: Pick<Database, 'db' | 'dialect'>,
+  dataDir: string,
+  maxFileSize: number,
+): LfsService {
   return new LfsService({
-    store: new LfsObjectStore(db),
+    store: new LfsObjectStore(database.db, database.dialect),
     bytes: new LfsObjectFiles(join(dataDir, 'lfs')),
     maxFileSize,
   });

@@ -136,7 +136,7 @@ async function runDoctor(config: Config, lfsHash: string | undefined): Promise<n
         orgs: new OrgService(new OrgStore(database.db), userStore, admins),
       },
       lfs: {
-        objects: lfsService(database.db, config.dataDir, config.lfs.maxFileSize),
+        objects: lfsService(database, config.dataDir, config.lfs.maxFileSize),
         hashEvery: lfsHash === 'all' ? 1 : LFS_SAMPLE,
       },
     });

@@ -80,6 +80,14 @@ describe('git lfs push and clone', () => {
     expect(up.objects[1]?.actions).toHaveProperty('upload');
     expect(up.objects[1]?.actions).toHaveProperty('verify');
 
+    // The address without `.git` is the same repository's.
+    const bare = `${kiln.url}/${owner.user.handle}/art/info/lfs/objects/batch`;
+    const withoutGit = await fetch(bare, {
+      method: 'POST',
+      headers,
+      body: batchBody('upload', objects),
+    });
+    expect(await withoutGit.json()).toEqual(up);
     const download = await fetch(api('art', 'objects/batch'), {
       method: 'POST',
       headers,

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import type { Dialect } from '../../db/migration.ts';
 import type { Tables } from '../../db/tables.ts';
 
 /** What the store knows of an object named in a batch, for one repository. */
@@ -7,9 +8,11 @@ export type KnownObject = { readonly size: number; readonly reachable: boolean }
 /** Queries over `lfs_objects` and `lfs_repo_objects`. */
 export class LfsObjectStore {
   readonly #db: Kysely<Tables>;
+  readonly #dialect: Dialect;
 
-  constructor(db: Kysely<Tables>) {
+  constructor(db: Kysely<Tables>, dialect: Dialect = 'sqlite') {
     this.#db = db;
+    this.#dialect = dialect;
   }
 
   /**
@@ -25,7 +28,13 @@ export class LfsObjectStore {
         join.onRef('r.oid', '=', 'o.oid').on('r.repo_id', '=', repoId),
       )
       .select(['o.oid', 'o.size', 'r.repo_id'])
-      .where('o.oid', 'in', [...new Set(oids)])
+      // The ids travel as one parameter, whatever their number: a statement of one shape,
+      // prepared once, rather than one placeholder per object.
+      .where(
+        this.#dialect === 'postgres'
+          ? sql<boolean>`o.oid = any(${[...oids]}::text[])`
+          : sql<boolean>`o.oid in (select value from json_each(${JSON.stringify(oids)}))`,
+      )
       .execute();
     for (const row of rows) {
       found.set(row.oid, { size: Number(row.size), reachable: row.repo_id !== null });

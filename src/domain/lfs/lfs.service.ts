@@ -56,15 +56,20 @@ export class LfsService {
     if (objects.length > MAX_BATCH_OBJECTS) {
       throw new Invalid(`A batch may name at most ${MAX_BATCH_OBJECTS} objects.`);
     }
-    const valid = objects.filter((o) => isOid(o.oid)).map((o) => o.oid as string);
-    const known = await this.#deps.store.known(repo.id, valid);
+    // Each id is checked once; only valid ones reach the query.
+    const valid = objects.map((o) => isOid(o.oid));
+    const known = await this.#deps.store.known(
+      repo.id,
+      objects.filter((_, i) => valid[i]).map((o) => o.oid as string),
+    );
     const max = this.#deps.maxFileSize;
-    return objects.map(({ oid, size }): BatchAnswer => {
+    return objects.map(({ oid, size }, i): BatchAnswer => {
       const claimed = typeof size === 'number' && Number.isSafeInteger(size) && size >= 0;
-      const answered = { oid: typeof oid === 'string' ? oid.slice(0, 100) : '', size: 0 };
-      if (!isOid(oid)) {
-        return { ...answered, error: 'invalid', message: 'Invalid object ID.' };
+      if (!valid[i] || typeof oid !== 'string') {
+        const shown = typeof oid === 'string' ? oid.slice(0, 100) : '';
+        return { oid: shown, size: 0, error: 'invalid', message: 'Invalid object ID.' };
       }
+      const answered = { oid, size: 0 };
       if (!claimed) return { ...answered, error: 'invalid', message: 'Invalid object size.' };
       const found = known.get(oid);
       if (operation === 'download') {
