@@ -6,6 +6,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { LfsService } from '../../src/domain/lfs/lfs.service.ts';
+import { LfsObjectStore } from '../../src/domain/lfs/lfs-object.store.ts';
+import { LfsObjectFiles } from '../../src/storage/lfs-object-files.ts';
 import { basic } from '../git/fixtures.ts';
 import { type GitClient, noise, repoUrl } from '../support/git.ts';
 import type { TestServer } from '../support/server.ts';
@@ -104,6 +107,39 @@ describe('git lfs push and clone', () => {
     expect(action?.href).toBe(api('art', `objects/${oid}`));
     const bytes = await fetch(action?.href ?? '', { headers: action?.header });
     expect(Buffer.from(await bytes.arrayBuffer()).equals(content)).toBe(true);
+    // An interrupted download resumes where it stopped, as git-lfs asks.
+    const rest = await fetch(action?.href ?? '', {
+      headers: { ...action?.header, range: 'bytes=1000-' },
+    });
+    expect(rest.status).toBe(206);
+    expect(rest.headers.get('content-range')).toBe(
+      `bytes 1000-${content.length - 1}/${content.length}`,
+    );
+    expect(Buffer.from(await rest.arrayBuffer()).equals(content.subarray(1000))).toBe(true);
+  });
+
+  it('reads a whole batch with one query, however many objects it names', async () => {
+    let queries = 0;
+    const counted = kiln.app.database.db.withPlugin({
+      transformQuery: (args) => {
+        queries += 1;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const lfs = new LfsService({
+      store: new LfsObjectStore(counted, kiln.app.database.dialect),
+      bytes: new LfsObjectFiles(lfsRoot()),
+      maxFileSize: 0,
+    });
+    const repo = (await kiln.app.services.repos.get(owner.user, owner.user.handle, 'art')).repo;
+    const objects = Array.from({ length: 1000 }, (_, i) => ({
+      oid: oidOf(Buffer.from(String(i))),
+      size: 1,
+    }));
+    const answers = await lfs.batch(repo, 'download', objects);
+    expect(answers).toHaveLength(1000);
+    expect(queries).toBe(1);
   });
 
   it('refuses oids that are not 64 lower-case hex digits, in a batch and as a path', async () => {
