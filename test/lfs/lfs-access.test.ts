@@ -134,6 +134,34 @@ describe('the batch API and the transfer follow git’s access rules', () => {
   });
 });
 
+describe('an object is reached only through a repository that has it', () => {
+  it('gives no one the object of another repository for knowing its id', async () => {
+    const { outsider } = people;
+    await kiln.app.services.repos.create(outsider.user, { name: 'mine' });
+    const mine = (rest: string) => `${kiln.url}/${outsider.user.handle}/mine.git/info/lfs/${rest}`;
+    const headers = headersOf('outsider');
+    const objects = [{ oid, size: content.length }];
+    const download = await fetch(mine('objects/batch'), {
+      method: 'POST',
+      headers,
+      body: batchBody('download', objects),
+    });
+    const down = (await download.json()) as { objects: { error?: { code: number } }[] };
+    expect(down.objects[0]?.error?.code).toBe(404);
+    const get = await fetch(mine(`objects/${oid}`), { headers });
+    expect(get.status).toBe(404);
+    await get.arrayBuffer();
+    // An upload is asked for in full: having the bytes is the only proof.
+    const upload = await fetch(mine('objects/batch'), {
+      method: 'POST',
+      headers,
+      body: batchBody('upload', objects),
+    });
+    const up = (await upload.json()) as { objects: { actions?: object }[] };
+    expect(up.objects[0]?.actions).toHaveProperty('upload');
+  });
+});
+
 describe('git-lfs clones with the same rules', () => {
   it('gives anonymous clients a public repository’s objects', async () => {
     const clone = await git.clone(repoUrl(kiln.url, people.owner.user.handle, 'pub'));
