@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { streamCommitChanges } from '../../git/commit-download.ts';
 import { diffCommits } from '../../git/diff.ts';
@@ -7,8 +6,6 @@ import { checkTreePath, readBlob, readCommit, readTree } from '../../git/read-ob
 import { listRefs, type RefListing } from '../../git/refs.ts';
 import type { RepoHandle } from '../../git/repo-paths.ts';
 import { isDomainError, NotFound } from '../errors.ts';
-import type { LfsService } from '../lfs/lfs.service.ts';
-import { MAX_POINTER_BYTES } from '../lfs/lfs-pointer.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
@@ -24,6 +21,7 @@ import type {
   TreeItem,
   TreeItemKind,
 } from './code.types.ts';
+import { type LfsPointers, lfsFileContent, lfsRawFile, type RawFile } from './lfs-files.ts';
 import {
   isMarkdownName,
   looksBinary,
@@ -40,18 +38,6 @@ export const MAX_RAW_BYTES = 64 * 1024 * 1024;
 const MAX_README_BYTES = 512 * 1024;
 /** Bounds of the commit page's diff; beyond them the page says it is cut. */
 export const COMMIT_DIFF_LIMITS = { maxFiles: 300, maxLines: 5000 } as const;
-
-/** What resolving Git LFS pointers takes. */
-export type LfsPointers = Pick<LfsService, 'resolvePointer' | 'readHead' | 'open'>;
-
-/** A file's bytes for the raw view: in memory, or a stream of a large LFS object. */
-export type RawFile = {
-  readonly content: Buffer;
-  readonly sizeBytes: number;
-  readonly truncated: boolean;
-  readonly binary: boolean;
-  readonly stream?: Readable;
-};
 
 function itemKind(mode: string): TreeItemKind {
   if (mode === '040000') return 'dir';
@@ -80,12 +66,6 @@ export class CodeService {
     this.#repos = repos;
     this.#pool = pool;
     this.#lfs = lfs;
-  }
-
-  /** The LFS object a small blob points to, when it is a pointer the repository resolves. */
-  async #stored(visible: VisibleRepo, blob: { sizeBytes: number; content: Buffer }) {
-    if (!this.#lfs || blob.sizeBytes > MAX_POINTER_BYTES) return undefined;
-    return this.#lfs.resolvePointer(visible.repo, blob.content);
   }
 
   /** The repository and the viewer's access; NotFound when missing or not visible. */
@@ -182,14 +162,13 @@ export class CodeService {
       readBlob(this.#pool, this.#handle(visible), item.sha, { maxBytes: MAX_INLINE_BYTES }),
     );
     const base = { path: item.path, name: item.name, sha: blob.sha, mode: item.mode };
-    const stored = item.kind === 'file' ? await this.#stored(visible, blob) : undefined;
-    if (stored && this.#lfs) {
-      // The object is shown as its blob would be, within the same bound on what is read.
-      const lfs = { ...base, sizeBytes: stored.size, lfs: { oid: stored.oid } };
-      if (stored.size > MAX_INLINE_BYTES) return { ...lfs, content: { kind: 'too-large' } };
-      const content = await this.#lfs.readHead(stored.oid, MAX_INLINE_BYTES);
-      if (looksBinary(content)) return { ...lfs, content: { kind: 'binary' } };
-      return { ...lfs, content: { kind: 'text', text: content.toString('utf8') } };
+    const stored =
+      item.kind === 'file' && this.#lfs
+        ? await lfsFileContent(this.#lfs, visible.repo, blob, MAX_INLINE_BYTES)
+        : undefined;
+    if (stored) {
+      const { oid, size, content } = stored;
+      return { ...base, sizeBytes: size, lfs: { oid }, content };
     }
     if (blob.sizeBytes > MAX_INLINE_BYTES || blob.truncated) {
       return { ...base, sizeBytes: blob.sizeBytes, content: { kind: 'too-large' } };
@@ -213,21 +192,11 @@ export class CodeService {
     const blob = await this.#browse(() =>
       readBlob(this.#pool, this.#handle(visible), item.sha, { maxBytes: MAX_RAW_BYTES }),
     );
-    const stored = item.kind === 'file' ? await this.#stored(visible, blob) : undefined;
-    if (stored && this.#lfs) {
-      if (stored.size > MAX_INLINE_BYTES) {
-        const { stream } = await this.#lfs.open(visible.repo, stored.oid);
-        return {
-          content: Buffer.alloc(0),
-          sizeBytes: stored.size,
-          truncated: false,
-          binary: true,
-          stream,
-        };
-      }
-      const content = await this.#lfs.readHead(stored.oid, MAX_INLINE_BYTES);
-      return { content, sizeBytes: stored.size, truncated: false, binary: looksBinary(content) };
-    }
+    const stored =
+      item.kind === 'file' && this.#lfs
+        ? await lfsRawFile(this.#lfs, visible.repo, blob, MAX_INLINE_BYTES)
+        : undefined;
+    if (stored) return stored;
     return {
       content: blob.content,
       sizeBytes: blob.sizeBytes,
