@@ -58,6 +58,7 @@ const { values: args } = parseArgs({
 const QUICK: Record<string, string[]> = {
   'list-scaling': ['--max', '1000', '--requests', '100', '--rounds', '1'],
   artifacts: ['--megabytes', '20', '--rounds', '1'],
+  lfs: ['--megabytes', '20', '--rounds', '1', '--batches', '10'],
   api: ['--seconds', '1', '--rounds', '1', '--repos', '1000'],
   metering: ['--rounds', '1', '--requests', '300', '--clients', '20000'],
   'login-flood': ['--rounds', '1', '--requests', '100'],
@@ -257,6 +258,14 @@ const SECTIONS: Record<string, { title: string; text: string }> = {
       'A real Kiln in-process (SQLite) with one repository whose workflow runs on every push, and one registered runner already waiting. Each round commits one changed file, starts `git push` over smart HTTP with the real git client and at the same moment starts calling FetchTask every 5 ms (binary Connect over HTTP/1.1, sending back the `tasks_version` it was given, as the Go runners do) until a task arrives. The push is timed from start to git’s exit, the task from the same start to the answer that carried it; medians after one discarded round.',
       '',
       '- The push listeners (CI among them) start as soon as receive-pack has recorded the ref update, while the answer streams back to git, and creating a run bumps the `tasks_version` of its scopes and drops this process’s cached copy, so the first poll after the ref moves is handed the task, usually before git has finished its own bookkeeping and exited.',
+    ].join('\n'),
+  },
+  lfs: {
+    title: 'Git LFS',
+    text: [
+      'A real Kiln in-process (SQLite) and one private repository. A 200 MB random object is uploaded with the basic transfer, a streamed `PUT` with the token in Basic authentication as git-lfs sends it, and compared with `cp` of the same file into the data directory; it is then downloaded and compared with reading the stored bytes from disk. A batch request naming 1,000 objects is timed against one naming a single object. Medians over three rounds (fifty batches of each size).',
+      '',
+      '- The server hashes the upload as it streams it to a temporary file, then renames it into place: one write of the bytes. The client runs in the same process as the server, so its reading and sending share the event loop with the server’s work. A batch reads what it needs with one query, whatever the number of objects.',
     ].join('\n'),
   },
   artifacts: {

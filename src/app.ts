@@ -19,12 +19,14 @@ import { startBackgroundWork } from './wiring/background.ts';
 import { buildCi, subscribeCi } from './wiring/ci.ts';
 import { buildFederation, subscribeFederation } from './wiring/federation.ts';
 import { buildHousekeeping, subscribeHousekeeping } from './wiring/housekeeping.ts';
+import { buildLfs, subscribeLfs } from './wiring/lfs.ts';
 import { subscribeNotifications } from './wiring/notifications.ts';
 import { buildPulls, subscribePulls } from './wiring/pulls.ts';
 import { buildRepos } from './wiring/repos.ts';
 import { buildRunners } from './wiring/runners.ts';
 import { buildWebhooks, subscribeWebhooks } from './wiring/webhooks.ts';
 
+export { lfsService } from './wiring/lfs.ts';
 export type { GitContext };
 
 /** The domain services; see `domain/services.ts`. */
@@ -89,7 +91,10 @@ export async function createApp(config: Config): Promise<App> {
   const { users, orgs, admins } = accounts;
   const core = { config, database, git, events, users, orgs, admins, caches: caches.registry };
   const housekeeping = buildHousekeeping(config, db, git.paths);
-  const repoParts = buildRepos({ ...core, leases: housekeeping.store });
+  const lfsParts = buildLfs(config, database, dataDir);
+  // With LFS off, pages show pointers as the blobs they are.
+  const pointers = config.lfs.enabled ? lfsParts.lfs : undefined;
+  const repoParts = buildRepos({ ...core, leases: housekeeping.store, lfs: pointers });
   const { repos } = repoParts;
   const pullParts = buildPulls({
     db,
@@ -117,6 +122,7 @@ export async function createApp(config: Config): Promise<App> {
   // Who hears an event, in this order (docs/architecture.md, "Domain events"): pull requests,
   // CI, federation, housekeeping, then webhooks, which see what the others did.
   subscribePulls(events, { suggestions: pullParts.pullSuggestions, pulls: pullParts.pulls });
+  subscribeLfs(events, lfsParts.lfs);
   subscribeCi(events, ci.ciTriggers);
   if (federation) subscribeFederation(events, federation);
   subscribeHousekeeping(events, housekeeping.service);
@@ -131,6 +137,7 @@ export async function createApp(config: Config): Promise<App> {
     ...pullServices,
     ...ci,
     ...runners,
+    ...lfsParts,
     health: new HealthService(database, () => probeReadWrite(dataDir)),
     housekeeping: housekeeping.service,
     webhooks,

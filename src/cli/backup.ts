@@ -1,6 +1,7 @@
 import { closeSync, createReadStream, fsyncSync, openSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { lfsService } from '../app.ts';
 import type { Config } from '../config/config.ts';
 import { migrate, openDatabase } from '../db/database.ts';
 import { AdminPolicy } from '../domain/admin/admin.policy.ts';
@@ -16,7 +17,7 @@ import { UserStore } from '../domain/users/user.store.ts';
 import { fileSink, streamSink } from '../lib/tar-writer.ts';
 import { startedUp } from '../start-up.js';
 import { KILN_VERSION } from '../version.ts';
-import { type Command, requiredValue } from './command.ts';
+import { type Command, requiredValue, UsageError } from './command.ts';
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -112,8 +113,14 @@ async function runRestore(config: Config, input: string): Promise<void> {
   if (paths.length < count) process.stderr.write(`  … and ${count - paths.length} more\n`);
 }
 
+/** `kiln doctor` hashes one Git LFS object in this many again unless told to hash them all. */
+const LFS_SAMPLE = 10;
+
 /** `kiln doctor`: prints each finding with its fix; exit code 1 when there is any. */
-async function runDoctor(config: Config): Promise<number> {
+async function runDoctor(config: Config, lfsHash: string | undefined): Promise<number> {
+  if (lfsHash !== undefined && lfsHash !== 'all' && lfsHash !== 'sample') {
+    throw new UsageError('--lfs-hash takes `all` or `sample`');
+  }
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     const userStore = new UserStore(database.db);
@@ -127,6 +134,10 @@ async function runDoctor(config: Config): Promise<number> {
         admins,
         users: new UserService(userStore),
         orgs: new OrgService(new OrgStore(database.db), userStore, admins),
+      },
+      lfs: {
+        objects: lfsService(database, config.dataDir, config.lfs.maxFileSize),
+        hashEvery: lfsHash === 'all' ? 1 : LFS_SAMPLE,
       },
     });
     for (const finding of report.findings) {
@@ -185,13 +196,23 @@ export const backupCommands: readonly Command[] = [
   {
     name: 'doctor',
     summary: 'Check the database and every repository, and say what to fix',
-    options: {},
+    options: {
+      'lfs-hash': {
+        type: 'string',
+        value: 'all|sample',
+        help: 'hash every Git LFS object again, or one in ten (the default); sizes are always checked',
+      },
+    },
     notes: [
       'Changes nothing. Exit code 1 when it finds a problem, a data directory file or',
       'directory that group or others may open among them.',
     ],
-    run: async ({ config }) => {
-      process.exitCode = await runDoctor(config());
+    run: async ({ values, config }) => {
+      const lfsHash = values['lfs-hash'];
+      process.exitCode = await runDoctor(
+        config(),
+        typeof lfsHash === 'string' ? lfsHash : undefined,
+      );
     },
   },
 ];

@@ -108,6 +108,11 @@ export type Config = {
     readonly retentionMs: number;
     readonly concurrency: number;
   };
+  /** Git LFS: whether it is served, and the largest object accepted (0: no limit). */
+  readonly lfs: {
+    readonly enabled: boolean;
+    readonly maxFileSize: number;
+  };
   readonly housekeeping: {
     readonly enabled: boolean;
     readonly concurrency: number;
@@ -192,6 +197,10 @@ export function toConfig(values: ConfigValues): Config {
       disableAfter: values['service.webhook.disable-after'],
       retentionMs: values['service.webhook.retention'],
       concurrency: values['service.webhook.concurrency'],
+    }),
+    lfs: Object.freeze({
+      enabled: values['service.lfs.enabled'],
+      maxFileSize: values['service.lfs.max-file-size'],
     }),
     housekeeping: Object.freeze({
       enabled: values['service.housekeeping.enabled'],

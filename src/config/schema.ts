@@ -449,6 +449,18 @@ export const configSchema = {
     max: 256,
     description: 'Deliveries one process sends at once.',
   }),
+  'service.lfs.enabled': booleanField({
+    default: true,
+    description:
+      'Whether repositories serve Git LFS (`{repository}.git/info/lfs`): large files pushed by `git lfs` are kept under the data directory, in `lfs/`. Off: the LFS API answers 404 and file pages show pointers as they are.',
+  }),
+  'service.lfs.max-file-size': integerField({
+    default: 0,
+    min: 0,
+    max: 2 ** 50,
+    description:
+      'Largest Git LFS object accepted, in bytes; 0 for no limit. A larger object is refused in the batch answer (error 422 naming the limit), before any byte is sent.',
+  }),
   'service.housekeeping.enabled': booleanField({
     default: true,
     description:

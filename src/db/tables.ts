@@ -545,6 +545,29 @@ export type WebhookDeliveriesTable = {
   delivered_at: number | null;
 };
 
+/** A stored Git LFS object: its SHA-256 (64 lower-case hex digits) and size in bytes. */
+export type LfsObjectsTable = {
+  oid: string;
+  size: number;
+  created_at: number;
+};
+
+/** That repository `repo_id` may reach the LFS object `oid`. */
+export type LfsRepoObjectsTable = {
+  repo_id: string;
+  oid: string;
+  created_at: number;
+};
+
+/** A Git LFS file lock: one per path of a repository, held by `owner_id`. */
+export type LfsLocksTable = {
+  id: Generated<number>;
+  repo_id: string;
+  path: string;
+  owner_id: string;
+  created_at: number;
+};
+
 export type Tables = {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -582,4 +605,7 @@ export type Tables = {
   pull_requests: PullRequestsTable;
   branch_pushes: BranchPushesTable;
   review_comments: ReviewCommentsTable;
+  lfs_objects: LfsObjectsTable;
+  lfs_repo_objects: LfsRepoObjectsTable;
+  lfs_locks: LfsLocksTable;
 };

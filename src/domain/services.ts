@@ -25,6 +25,8 @@ import type { CiTaskTokens } from './ci/task-token.ts';
 import type { ArchiveService } from './code/archive.service.ts';
 import type { CodeService } from './code/code.service.ts';
 import type { Federation } from './federation/federation.ts';
+import type { LfsService } from './lfs/lfs.service.ts';
+import type { LfsLockService } from './lfs/lfs-lock.service.ts';
 import type { OrgService } from './orgs/org.service.ts';
 import type { CompareService } from './pulls/compare.service.ts';
 import type { MergeGateService } from './pulls/merge-gate.service.ts';
@@ -126,6 +128,10 @@ export type DomainServices = {
   /** Source archives, at most a few built at once. */
   readonly archives: ArchiveService;
   readonly code: CodeService;
+  /** Git LFS objects: batch, transfers, pointers on pages, forks' shares, orphans. */
+  readonly lfs: LfsService;
+  /** Git LFS file locks. */
+  readonly lfsLocks: LfsLockService;
   /** ActivityPub / ForgeFed; undefined when federation is off (see Federation.fromConfig). */
   readonly federation: Federation | undefined;
 };

@@ -20,6 +20,7 @@ import { sendErrorPage } from './errors/web-errors.ts';
 import { registerFederation } from './federation/federation.plugin.ts';
 import { actionsSourcePlugin } from './git/actions-source.routes.ts';
 import { archivePlugin, sendArchive } from './git/archive.routes.ts';
+import { lfsPlugin } from './git/lfs.routes.ts';
 import { smartHttpPlugin } from './git/smart-http.routes.ts';
 import { AccessLog } from './plugins/access-log.ts';
 import { registerFiniteNumbers } from './plugins/finite-numbers.ts';
@@ -211,6 +212,9 @@ export async function buildServer(
     services: app.services,
   });
   await server.register(smartHttpPlugin, { services: app.services, config: app.config });
+  if (config.lfs.enabled) {
+    await server.register(lfsPlugin, { services: app.services, config: app.config });
+  }
   await server.register(archivePlugin, { services: app.services, pages });
   await server.register(webPlugin, { services: app.services, config: app.config, pages });
   return server;

@@ -7,7 +7,7 @@ type BackgroundParts = {
   readonly config: Config;
   readonly services: Pick<
     DomainServices,
-    'ciTasks' | 'ciSchedules' | 'ciReports' | 'ciCaches' | 'ciArtifacts'
+    'ciTasks' | 'ciSchedules' | 'ciReports' | 'ciCaches' | 'ciArtifacts' | 'lfs'
   >;
   readonly webhookWorker: DeliveryWorker;
 };
@@ -26,6 +26,7 @@ export function startBackgroundWork(parts: BackgroundParts): { stop(): Promise<v
       await services.ciReports.expireLogs();
       await services.ciCaches.sweep();
       await services.ciArtifacts.expire();
+      await services.lfs.removeOrphans();
     },
   );
   // Every 15 s, so each minute is claimed early in it by whichever replica ticks first.

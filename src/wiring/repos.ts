@@ -3,6 +3,7 @@ import { CommitAuthorStore } from '../domain/branches/commit-author.store.ts';
 import { CommitStatusService } from '../domain/branches/commit-status.service.ts';
 import { ArchiveService } from '../domain/code/archive.service.ts';
 import { CodeService } from '../domain/code/code.service.ts';
+import type { LfsService } from '../domain/lfs/lfs.service.ts';
 import { ReleaseService } from '../domain/releases/release.service.ts';
 import { ReleaseStore } from '../domain/releases/release.store.ts';
 import { TagService } from '../domain/releases/tag.service.ts';
@@ -22,6 +23,8 @@ import type { CoreParts } from './parts.ts';
 export type RepoParts = CoreParts & {
   /** Housekeeping's leases, which forks respect. */
   readonly leases: HousekeepingStore;
+  /** Resolves Git LFS pointers on pages; absent when LFS is off. */
+  readonly lfs: LfsService | undefined;
 };
 
 /**
@@ -78,7 +81,7 @@ export function buildRepos(parts: RepoParts) {
       catFiles: git.catFiles,
     }),
     commitStatuses: new CommitStatusService(repos, git.catFiles),
-    code: new CodeService(repos, git.catFiles),
+    code: new CodeService(repos, git.catFiles, parts.lfs),
     archives: new ArchiveService({
       repos,
       catFiles: git.catFiles,

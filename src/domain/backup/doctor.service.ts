@@ -7,6 +7,7 @@ import { objectsDir, readAlternates } from '../../git/object-store.ts';
 import { checkConnectivity, listRepositoryDirs } from '../../git/repository-dump.ts';
 import { widerThanPrivate } from '../../lib/private-modes.ts';
 import { type ActionOwnerFacts, uncontrolledActionOwners } from '../admin/action-owners.ts';
+import type { LfsService } from '../lfs/lfs.service.ts';
 import type { RepoStore } from '../repos/repo.store.ts';
 
 /** One finding: what is wrong, where, and what to do about it. */
@@ -25,6 +26,8 @@ export type DoctorSources = {
   readonly repositoriesRoot: string;
   /** Who the action owners and administrators are, and the accounts to check against them. */
   readonly accounts?: ActionOwnerFacts;
+  /** Git LFS objects, and one in how many is hashed again (1: every one). */
+  readonly lfs?: { readonly objects: Pick<LfsService, 'check'>; readonly hashEvery: number };
 };
 
 /** Wide paths reported one by one; past this many, one finding counts the rest. */
@@ -165,8 +168,8 @@ async function checkActionOwners(facts: ActionOwnerFacts): Promise<Finding[]> {
 /**
  * Checks an instance without changing it: the database's migrations, every repository on disk
  * against the database (a row for each, HEAD, hooks, the alternates invariant, git fsck's
- * connectivity check), the modes of the data directory's files (private to Kiln's user), and
- * that administrators control every action owner already taken.
+ * connectivity check), the modes of the data directory's files (private to Kiln's user), that
+ * administrators control every action owner already taken, and that Git LFS objects are whole.
  */
 export async function runChecks(sources: DoctorSources): Promise<DoctorReport> {
   const migrations = await checkMigrations(sources.database);
@@ -174,6 +177,16 @@ export async function runChecks(sources: DoctorSources): Promise<DoctorReport> {
   // The accounts are read only from a database this Kiln has migrated (it knows their columns).
   if (sources.accounts && findings.length === 0) {
     findings.push(...(await checkActionOwners(sources.accounts)));
+  }
+  if (sources.lfs && migrations.findings.length === 0) {
+    const { problems } = await sources.lfs.objects.check(sources.lfs.hashEvery);
+    for (const problem of problems) {
+      findings.push({
+        subject: 'lfs',
+        problem,
+        fix: 'restore the lfs/ directory from a dump, or push the object again with `git lfs push --all`',
+      });
+    }
   }
   findings.push(...(await checkModes(sources.dataDir)));
   const root = path.resolve(sources.repositoriesRoot);

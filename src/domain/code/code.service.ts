@@ -21,6 +21,7 @@ import type {
   TreeItem,
   TreeItemKind,
 } from './code.types.ts';
+import { type LfsPointers, lfsFileContent, lfsRawFile, type RawFile } from './lfs-files.ts';
 import {
   isMarkdownName,
   looksBinary,
@@ -58,10 +59,13 @@ function missing(what: string): NotFound {
 export class CodeService {
   readonly #repos: RepoService;
   readonly #pool: CatFilePool;
+  readonly #lfs: LfsPointers | undefined;
 
-  constructor(repos: RepoService, pool: CatFilePool) {
+  /** With `lfs`, files stored with Git LFS are shown and served as their objects. */
+  constructor(repos: RepoService, pool: CatFilePool, lfs?: LfsPointers) {
     this.#repos = repos;
     this.#pool = pool;
+    this.#lfs = lfs;
   }
 
   /** The repository and the viewer's access; NotFound when missing or not visible. */
@@ -158,6 +162,14 @@ export class CodeService {
       readBlob(this.#pool, this.#handle(visible), item.sha, { maxBytes: MAX_INLINE_BYTES }),
     );
     const base = { path: item.path, name: item.name, sha: blob.sha, mode: item.mode };
+    const stored =
+      item.kind === 'file' && this.#lfs
+        ? await lfsFileContent(this.#lfs, visible.repo, blob, MAX_INLINE_BYTES)
+        : undefined;
+    if (stored) {
+      const { oid, size, content } = stored;
+      return { ...base, sizeBytes: size, lfs: { oid }, content };
+    }
     if (blob.sizeBytes > MAX_INLINE_BYTES || blob.truncated) {
       return { ...base, sizeBytes: blob.sizeBytes, content: { kind: 'too-large' } };
     }
@@ -171,12 +183,20 @@ export class CodeService {
     };
   }
 
-  /** A file's bytes for the raw view, up to MAX_RAW_BYTES. */
-  async raw(visible: VisibleRepo, item: TreeItem) {
+  /**
+   * A file's bytes for the raw view, up to MAX_RAW_BYTES; a file stored with Git LFS is its
+   * object, streamed (`stream`) when larger than a page would read.
+   */
+  async raw(visible: VisibleRepo, item: TreeItem): Promise<RawFile> {
     if (item.kind !== 'file' && item.kind !== 'symlink') throw missing('file');
     const blob = await this.#browse(() =>
       readBlob(this.#pool, this.#handle(visible), item.sha, { maxBytes: MAX_RAW_BYTES }),
     );
+    const stored =
+      item.kind === 'file' && this.#lfs
+        ? await lfsRawFile(this.#lfs, visible.repo, blob, MAX_INLINE_BYTES)
+        : undefined;
+    if (stored) return stored;
     return {
       content: blob.content,
       sizeBytes: blob.sizeBytes,

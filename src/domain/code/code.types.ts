@@ -44,6 +44,8 @@ export type FileView = {
   readonly mode: string;
   readonly sizeBytes: number;
   readonly content: FileContent;
+  /** Set when the blob is a Git LFS pointer: size and content are then the object's. */
+  readonly lfs?: { readonly oid: string };
 };
 
 export type HistoryPage = {

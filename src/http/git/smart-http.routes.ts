@@ -4,15 +4,13 @@ import { Forbidden } from '../../domain/errors.ts';
 import type { DomainServices } from '../../domain/services.ts';
 import type { User } from '../../domain/users/user.types.ts';
 import { type GitService, isGitService, receivePack } from '../../git/transport.ts';
-import { viewerFromAuthorization } from '../auth/api-auth.ts';
 import { viewerUser } from '../auth/viewer.ts';
 import { type BaseUrlConfig, baseUrlOf } from '../base-url.ts';
 import { gitErrorHandler } from '../errors/git-errors.ts';
-import { refuseNulInAddress } from '../plugins/nul-guard.ts';
 import { answerAfter } from './answer-after.ts';
 import { gitAccess } from './git-access.ts';
+import { prepareGitEdge } from './git-edge.ts';
 import { pushHintLines } from './push-hints.ts';
-import { registerUnreadBodyHandling } from './unread-body.ts';
 import {
   assertServiceRequest,
   gitProtocolHeader,
@@ -43,14 +41,7 @@ export type SmartHttpDeps = {
  */
 export async function smartHttpPlugin(server: FastifyInstance, deps: SmartHttpDeps): Promise<void> {
   const { services } = deps;
-  server.setErrorHandler(gitErrorHandler);
-  server.removeAllContentTypeParsers();
-  server.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-  registerUnreadBodyHandling(server);
-  server.addHook('preValidation', refuseNulInAddress);
-  server.addHook('onRequest', async (request) => {
-    request.viewer = await viewerFromAuthorization(services, request.headers.authorization);
-  });
+  prepareGitEdge(server, services, gitErrorHandler);
 
   server.get<{ Params: RepoParams; Querystring: { service?: string } }>(
     '/:owner/:name/info/refs',

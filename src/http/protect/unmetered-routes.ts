@@ -66,6 +66,10 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
     'git transport (clones and fetches) is never metered (SPEC.md); it never renders',
   '/-/actions/:owner/:name/info/refs':
     'the actions source runners fetch from: git transport, never metered (SPEC.md)',
+  '/:owner/:name/info/lfs/objects/:oid':
+    'Git LFS downloads: git transport, never metered (SPEC.md); one file streamed, no git run',
+  '/:owner/:name/info/lfs/locks':
+    'Git LFS locks of git-lfs clients: git transport, never metered; database only',
   '/:owner/:name/HEAD': 'dumb HTTP, refused without running git',
   '/:owner/:name/objects/*': 'dumb HTTP, refused without running git',
   '/repos/:owner/:name':

@@ -22,6 +22,7 @@ import { registerCollaboratorRoutes } from './collaborators.routes.ts';
 import { registerFederationApiRoutes } from './federation.routes.ts';
 import { registerHookRoutes } from './hooks.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
+import { registerMediaRoutes } from './media.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
 import { registerOrgActionRoutes } from './org-actions.routes.ts';
 import { registerOrgRoutes } from './orgs.routes.ts';
@@ -57,6 +58,7 @@ type ApiServices = Pick<
   | 'ciTriggers'
   | 'ciSecrets'
   | 'ciVariables'
+  | 'code'
 > &
   Parameters<typeof viewerFromAuthorization>[0] &
   Parameters<typeof viewerFromPasswordOrToken>[0];
@@ -124,6 +126,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerStatusRoutes(server, { ...deps, views });
   registerBranchProtectionRoutes(server, deps);
   registerArchiveRoutes(server, deps);
+  registerMediaRoutes(server, deps);
   registerPullRoutes(server, { ...deps, views: new PullViews(deps, views) });
   registerReviewCommentRoutes(server, deps);
   registerActionRoutes(server, {

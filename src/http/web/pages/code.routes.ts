@@ -8,6 +8,7 @@ import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, RepoParams, RepoRestParams } from '../page-params.ts';
 import { srcUrl } from '../paths.ts';
+import { formatBytes } from '../views/blob.ts';
 import { recentPushes } from '../views/compare.ts';
 import { emptyRepo } from '../views/empty-repo.ts';
 import { repoFrame } from '../views/repo-frame.ts';
@@ -16,7 +17,7 @@ import { fileBody, treeBody } from './tree-page.ts';
 
 /** What the code pages use. */
 export type CodeRouteDeps = RepoPageDeps & {
-  readonly services: Pick<DomainServices, 'pullSuggestions'>;
+  readonly services: Pick<DomainServices, 'pullSuggestions' | 'lfs'>;
 };
 
 /** A sandbox for served file bytes: even a browser that renders them runs nothing. */
@@ -51,14 +52,20 @@ export function registerCodeRoutes(
       });
     }
     const location = await code.locate(visible, '');
-    const [root, recent] = await Promise.all([
+    const [root, recent, lfs] = await Promise.all([
       code.stat(visible, location),
       deps.services.pullSuggestions.recentBranches(viewerUser(request.viewer), repo),
+      deps.services.lfs.usage(repo),
     ]);
     const body = await treeBody(deps, pages.renderer, request, visible, location, root, true);
+    const stored =
+      lfs.objects > 0
+        ? html`<p class="f6 color-fg-muted mb-3">Git LFS: ${lfs.objects} ${lfs.objects === 1 ? 'object' : 'objects'}, ${formatBytes(lfs.bytes)}</p>`
+        : null;
     return pages.send(request, reply, {
       title: `${repo.owner.handle}/${repo.name}`,
-      body: (context) => repoFrame(context, frame, html`${about}${recentPushes(recent)}${body}`),
+      body: (context) =>
+        repoFrame(context, frame, html`${about}${stored}${recentPushes(recent)}${body}`),
     });
   });
 
@@ -117,13 +124,17 @@ export function registerCodeRoutes(
         );
       if (file.binary) {
         const name = item.name.replace(/[^\w.-]+/g, '_') || 'file';
-        return reply
+        reply
           .type('application/octet-stream')
           .header(
             'Content-Disposition',
             `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(item.name)}`,
-          )
-          .send(file.content);
+          );
+        // A large Git LFS object streams from its file, never whole in memory.
+        if (file.stream) {
+          return reply.header('Content-Length', String(file.sizeBytes)).send(file.stream);
+        }
+        return reply.send(file.content);
       }
       return reply.type('text/plain; charset=utf-8').send(file.content);
     },

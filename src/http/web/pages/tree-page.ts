@@ -99,7 +99,8 @@ export async function fileBody(
     toolbar(deps, request, visible, location, false),
     fileShown(deps, renderer, visible, item),
   ]);
-  return html`${bar}${blobBox(visible.repo, location.ref.name, { path: item.path, mode: item.mode, sizeBytes: shown.sizeBytes }, shown.shown)}`;
+  const file = { path: item.path, mode: item.mode, sizeBytes: shown.sizeBytes, lfs: shown.lfs };
+  return html`${bar}${blobBox(visible.repo, location.ref.name, file, shown.shown)}`;
 }
 
 /**
@@ -111,19 +112,22 @@ async function fileShown(
   renderer: ContentRenderer,
   visible: VisibleRepo,
   item: TreeItem,
-): Promise<{ shown: FileShown; sizeBytes: number }> {
+): Promise<{ shown: FileShown; sizeBytes: number; lfs?: boolean }> {
   const kept = item.mode === SYMLINK_MODE ? undefined : renderer.keptCodeView(item.sha, item.name);
   if (kept) return { shown: { kind: 'code', view: kept }, sizeBytes: kept.sizeBytes };
   const file = await deps.services.code.file(visible, item);
   const { content, sizeBytes } = file;
-  if (content.kind !== 'text') return { shown: content, sizeBytes };
+  const lfs = file.lfs !== undefined;
+  if (content.kind !== 'text') return { shown: content, sizeBytes, lfs };
   if (file.mode === SYMLINK_MODE)
     return { shown: { kind: 'symlink', target: content.text }, sizeBytes };
+  // An LFS file's view is kept under its object's id, never its pointer's: the pointer's kept
+  // view would be found first next time and lose what the page says of LFS.
   const view = await renderer.codeView(
-    { name: file.name, text: content.text, blobId: file.sha, sizeBytes },
+    { name: file.name, text: content.text, blobId: file.lfs?.oid ?? file.sha, sizeBytes },
     codeTable,
   );
-  return { shown: { kind: 'code', view }, sizeBytes };
+  return { shown: { kind: 'code', view }, sizeBytes, lfs };
 }
 
 /** Git's mode of a symbolic link: its blob is the link's target. */

@@ -37,7 +37,13 @@ export type FileShown =
 export function blobBox(
   repo: Repository,
   ref: string,
-  file: { readonly path: string; readonly mode: string; readonly sizeBytes: number },
+  file: {
+    readonly path: string;
+    readonly mode: string;
+    readonly sizeBytes: number;
+    /** Stored with Git LFS: the size and content shown are the object's. */
+    readonly lfs?: boolean | undefined;
+  },
   shown: FileShown,
 ): Html {
   const raw = rawUrl(repo, ref, file.path);
@@ -58,7 +64,7 @@ export function blobBox(
   }
   return html`<section class="Box mb-4" aria-label="File contents">
     <div class="Box-header d-flex flex-items-center flex-wrap kiln-gap">
-      <span class="flex-auto f6 color-fg-muted">${meta}${file.mode === '100755' ? ' · executable' : ''}</span>
+      <span class="flex-auto f6 color-fg-muted">${meta}${file.mode === '100755' ? ' · executable' : ''}${file.lfs ? ' · Stored with Git LFS' : ''}</span>
       <div class="BtnGroup">
         <a class="btn btn-sm BtnGroup-item" href="${raw}">Raw</a>
         <a class="btn btn-sm BtnGroup-item" href="${commitsUrl(repo, ref, file.path)}">History</a>

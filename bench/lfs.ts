@@ -1,0 +1,188 @@
+/**
+ * Git LFS transfers and batches: a 200 MB object uploaded with the basic transfer (a streamed
+ * PUT, as git-lfs sends it) against `cp` of the same bytes into the data directory (target ≥ 0.7
+ * × its throughput) and downloaded against reading the stored bytes (target ≥ 0.8 ×); then a
+ * batch request naming 1,000 objects against one naming a single object (target ≤ 5 × its time:
+ * one query per batch, not one per object).
+ *
+ * A real Kiln in-process (SQLite unless SERVICE_DATABASE_URL names PostgreSQL) on 127.0.0.1. The
+ * object is random (git-lfs sends objects as they are). Medians over the rounds.
+ *
+ *   node bench/lfs.ts [--megabytes 200] [--rounds 3] [--batches 50]
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { startBenchKiln } from './_kiln.ts';
+import { seedBenchPerson } from './_seed.ts';
+import { median } from './_stats.ts';
+
+const { values } = parseArgs({
+  options: {
+    megabytes: { type: 'string', default: '200' },
+    rounds: { type: 'string', default: '3' },
+    batches: { type: 'string', default: '50' },
+  },
+});
+const BYTES = Number(values.megabytes) * 1024 * 1024;
+const ROUNDS = Number(values.rounds);
+const BATCHES = Number(values.batches);
+
+const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-lfs-'));
+const { app, server, url } = await startBenchKiln({
+  dataDir: dir,
+  databaseUrl: process.env.SERVICE_DATABASE_URL,
+});
+const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+
+/** One request on a fresh connection; resolves with the status once the answer is read. */
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: () => NodeJS.ReadableStream | Buffer,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(`${url}${path}`, { method, headers }, (response) => {
+      response.on('data', () => {});
+      response.on('end', () => resolve(response.statusCode ?? 0));
+      response.on('error', reject);
+    });
+    outgoing.on('error', reject);
+    const payload = body?.();
+    if (payload === undefined) outgoing.end();
+    else if (Buffer.isBuffer(payload)) outgoing.end(payload);
+    else pipeline(payload, outgoing).catch(reject);
+  });
+}
+
+try {
+  const { services } = app;
+  const { user, token } = await seedBenchPerson(services);
+  await services.repos.create(user, { name: 'models', private: true });
+  const auth = { authorization: `Basic ${Buffer.from(`bench:${token}`).toString('base64')}` };
+  const base = '/bench/models.git/info/lfs';
+  const file = join(dir, 'payload.bin');
+  const chunk = 8 * 1024 * 1024;
+  writeFileSync(file, '');
+  const hash = createHash('sha256');
+  for (let written = 0; written < BYTES; written += chunk) {
+    const part = randomBytes(Math.min(chunk, BYTES - written));
+    hash.update(part);
+    writeFileSync(file, part, { flag: 'a' });
+  }
+  const oid = hash.digest('hex');
+  const dataDir = join(dir, 'data');
+  const uploads: number[] = [];
+  const copies: number[] = [];
+  const downloads: number[] = [];
+  const reads: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    let start = process.hrtime.bigint();
+    const copied = spawnSync('cp', [file, join(dataDir, `copy-${round}.bin`)]);
+    if (copied.status !== 0) throw new Error(String(copied.stderr));
+    copies.push(seconds(start));
+
+    start = process.hrtime.bigint();
+    const put = await send(
+      'PUT',
+      `${base}/objects/${oid}`,
+      {
+        ...auth,
+        'content-type': 'application/octet-stream',
+        'content-length': String(statSync(file).size),
+      },
+      () => createReadStream(file, { highWaterMark: 1 << 20 }),
+    );
+    uploads.push(seconds(start));
+    if (put !== 200) throw new Error(`upload answered ${put}`);
+
+    start = process.hrtime.bigint();
+    for await (const _ of createReadStream(join(dataDir, `copy-${round}.bin`), {
+      highWaterMark: 1 << 20,
+    }));
+    reads.push(seconds(start));
+
+    start = process.hrtime.bigint();
+    const get = await send('GET', `${base}/objects/${oid}`, auth);
+    downloads.push(seconds(start));
+    if (get !== 200) throw new Error(`download answered ${get}`);
+  }
+
+  const batch = (count: number) =>
+    Buffer.from(
+      JSON.stringify({
+        operation: 'download',
+        transfers: ['basic'],
+        objects: Array.from({ length: count }, (_, i) => ({
+          oid: i === 0 ? oid : createHash('sha256').update(String(i)).digest('hex'),
+          size: i === 0 ? BYTES : 1000,
+        })),
+      }),
+    );
+  const headers = {
+    ...auth,
+    accept: 'application/vnd.git-lfs+json',
+    'content-type': 'application/vnd.git-lfs+json',
+  };
+  const timeBatches = async (body: Buffer) => {
+    const times: number[] = [];
+    for (let i = 0; i < BATCHES; i++) {
+      const start = process.hrtime.bigint();
+      const status = await send('POST', `${base}/objects/batch`, headers, () => body);
+      times.push(seconds(start));
+      if (status !== 200) throw new Error(`batch answered ${status}`);
+    }
+    return median(times);
+  };
+  const one = batch(1);
+  const thousand = batch(1000);
+  await timeBatches(one);
+  const single = await timeBatches(one);
+  const many = await timeBatches(thousand);
+
+  const mb = BYTES / 1024 / 1024;
+  const upload = mb / median(uploads);
+  const copy = mb / median(copies);
+  const download = mb / median(downloads);
+  const read = mb / median(reads);
+  console.log(
+    `upload ${upload.toFixed(0)} MB/s, cp ${copy.toFixed(0)} MB/s; download ${download.toFixed(0)} MB/s, read ${read.toFixed(0)} MB/s; batch of 1: ${(single * 1000).toFixed(1)} ms, of 1,000: ${(many * 1000).toFixed(1)} ms`,
+  );
+  console.log(
+    JSON.stringify({
+      figures: [
+        {
+          name: `LFS upload of ${mb} MB (basic transfer, hashed as it streams) ÷ cp into the data directory, throughput`,
+          target: '≥ 0.7',
+          measured: Number((upload / copy).toFixed(2)),
+          unit: 'ratio',
+          pass: upload / copy >= 0.7,
+        },
+        {
+          name: `LFS download of ${mb} MB ÷ reading the stored bytes, throughput`,
+          target: '≥ 0.8',
+          measured: Number((download / read).toFixed(2)),
+          unit: 'ratio',
+          pass: download / read >= 0.8,
+        },
+        {
+          name: 'LFS batch naming 1,000 objects ÷ one naming a single object, time',
+          target: '≤ 5',
+          measured: Number((many / single).toFixed(2)),
+          unit: 'ratio',
+          pass: many / single <= 5,
+        },
+      ],
+    }),
+  );
+} finally {
+  await server.close();
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+}

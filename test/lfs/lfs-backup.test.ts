@@ -1,0 +1,113 @@
+/**
+ * LFS objects in the life of an instance: `kiln dump` carries them and `kiln restore` brings
+ * them back (a clone smudges them from the restored instance), `kiln doctor` finds an object
+ * whose bytes changed, and housekeeping removes the objects no repository reaches any more.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LfsService } from '../../src/domain/lfs/lfs.service.ts';
+import { LfsObjectStore } from '../../src/domain/lfs/lfs-object.store.ts';
+import { LfsObjectFiles } from '../../src/storage/lfs-object-files.ts';
+import { runCli } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { type GitClient, noise, repoUrl } from '../support/git.ts';
+import { envFor, serveRestored } from '../support/restored.ts';
+import type { TestServer } from '../support/server.ts';
+import { type Person, useWorld } from '../support/world.ts';
+import { filesUnder, installLfs, lfsWorkTree, oidOf } from './lfs-client.ts';
+
+const content = noise(300_000);
+let kiln: TestServer;
+let git: GitClient;
+let owner: Person;
+const scratch = mkdtempSync(path.join(tmpdir(), 'kiln-lfs-backup-'));
+const databases: TestDatabase[] = [];
+afterAll(async () => {
+  for (const database of databases) await database.drop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const urlOf = (base: string, name: string) =>
+  repoUrl(base, owner.user.handle, name, { token: owner.token, as: 'password' });
+
+useWorld(
+  {
+    people: ['owner'],
+    repos: [
+      { owner: 'owner', name: 'vault', private: true },
+      { owner: 'owner', name: 'scratchpad' },
+    ],
+  },
+  async (world) => {
+    ({ kiln, git } = world);
+    owner = world.people.owner;
+    await installLfs(git);
+    const dir = await lfsWorkTree(git, urlOf(kiln.url, 'vault'));
+    await git.commit(dir, { 'vault.bin': content });
+    await git.ok(['push', '-q', 'origin', 'main'], { cwd: dir });
+  },
+);
+
+describe('dump, restore and doctor', () => {
+  it('carry LFS objects to a new instance, where clones smudge them', async () => {
+    const dumpFile = path.join(scratch, 'dump.tar');
+    const source = envFor(kiln.app.dataDir, kiln.app.config.databaseUrl);
+    const dumped = await runCli(['dump', '-o', dumpFile], source);
+    expect(dumped.code, dumped.stderr).toBe(0);
+
+    const database = await createTestDatabase();
+    databases.push(database);
+    const dataDir = path.join(scratch, 'restored');
+    const restored = await runCli(['restore', '-i', dumpFile], envFor(dataDir, database.url));
+    expect(restored.code, restored.stderr).toBe(0);
+    const doctor = await runCli(['doctor', '--lfs-hash', 'all'], envFor(dataDir, database.url));
+    expect(doctor.code, doctor.stdout).toBe(0);
+
+    const served = await serveRestored(dataDir, database.url);
+    try {
+      const clone = await git.clone(urlOf(served.url, 'vault'));
+      expect((await readFile(path.join(clone, 'vault.bin'))).equals(content)).toBe(true);
+    } finally {
+      await served.close();
+    }
+
+    // An object whose bytes changed on disk is what the doctor is for.
+    const oid = oidOf(content);
+    const file = path.join(dataDir, 'lfs', oid.slice(0, 2), oid.slice(2, 4), oid);
+    writeFileSync(file, noise(content.length));
+    const found = await runCli(['doctor', '--lfs-hash', 'all'], envFor(dataDir, database.url));
+    expect(found.code).toBe(1);
+    expect(found.stdout).toContain(`LFS object ${oid} does not hash to its id`);
+    const refused = await runCli(['doctor', '--lfs-hash', 'some'], envFor(dataDir, database.url));
+    expect(refused.code).not.toBe(0);
+  });
+});
+
+describe('housekeeping', () => {
+  it('removes the objects of a deleted repository and keeps those still reached', async () => {
+    const only = noise(5000);
+    const dir = await lfsWorkTree(git, urlOf(kiln.url, 'scratchpad'));
+    await git.commit(dir, { 'only.bin': only, 'shared.bin': content });
+    await git.ok(['push', '-q', 'origin', 'main'], { cwd: dir });
+    const root = path.join(kiln.app.dataDir, 'lfs');
+    const stored = (oid: string) => path.join(oid.slice(0, 2), oid.slice(2, 4), oid);
+    expect(await filesUnder(root)).toContain(stored(oidOf(only)));
+
+    await kiln.app.services.repos.delete(owner.user, owner.user.handle, 'scratchpad');
+    // The sweep of a later hour: an orphan is left alone while an upload may still link it.
+    const later = new LfsService({
+      store: new LfsObjectStore(kiln.app.database.db),
+      bytes: new LfsObjectFiles(root),
+      maxFileSize: 0,
+      now: () => Date.now() + 2 * 60 * 60_000,
+    });
+    expect(await kiln.app.services.lfs.removeOrphans()).toBe(0);
+    expect(await later.removeOrphans()).toBe(1);
+    const left = await filesUnder(root);
+    expect(left).not.toContain(stored(oidOf(only)));
+    expect(left).toContain(stored(oidOf(content)));
+  });
+});
