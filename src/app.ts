@@ -159,7 +159,7 @@ export async function createApp(config: Config): Promise<App> {
   const userStore = new UserStore(db);
   const users = new UserService(userStore, config.adminHandles, config.ci.actionOwners);
   const admins = new AdminPolicy(config.adminHandles, config.ci.actionOwners);
-  const orgs = new OrgService(new OrgStore(db), userStore, admins);
+  const orgs = new OrgService(new OrgStore(db, userStore), userStore, admins);
   const repoStore = new RepoStore(db);
   const collaboratorStore = new CollaboratorStore(db);
   const housekeepingStore = new HousekeepingStore(db);

@@ -129,6 +129,11 @@ const WIRE_PACKAGES = ['@connectrpc', '@bufbuild', 'zod', '@sinclair/typebox'];
 /** The git layer's process pools: handed to the edges that stream, never imported by pages. */
 const GIT_POOLS = ['git/cat-file-pool', 'git/ref-update-pool', 'git/git-context'];
 
+/** The aggregate a path of src/domain/ belongs to: its first folder (`src/domain/orgs/x.ts` → `orgs`). */
+function aggregateOf(path: string): string | undefined {
+  return /^src\/domain\/([^/]+)\//.exec(path)?.[1];
+}
+
 /** The npm package a bare specifier names (`@fastify/cookie/x` → `@fastify/cookie`). */
 function packageOf(specifier: string): string {
   const parts = specifier.split('/');
@@ -192,6 +197,15 @@ const RULES: Record<string, Rule> = {
   // server.ts and its siblings are handed Kiln's parts; App stays the composition root's.
   'top-level http modules take no app': (file, target) =>
     /^src\/http\/[^/]+\.ts$/.test(file) && target === 'src/app.ts',
+  // An aggregate reaches another through that one's services, or through a port it declares
+  // and the composition root fills: another's queries, and the rows they return, stay its own.
+  "no other aggregate's store": (file, target) => {
+    const from = aggregateOf(file);
+    const to = aggregateOf(target);
+    return (
+      from !== undefined && to !== undefined && from !== to && /(\.store|-stores)\.ts$/.test(target)
+    );
+  },
   'runner alone': (file, target) =>
     areaOf(file) === 'runner' &&
     target.startsWith('src/') &&
@@ -340,6 +354,16 @@ describe('architecture rules (each fails when broken)', () => {
     ]);
     expect(check('src/http/api/v1/x.ts', '../../../git/cat-file-pool.ts')).toHaveLength(1);
     expect(check('src/http/api/v1/x.ts', '../../../domain/repos/repo.types.ts')).toEqual([]);
+  });
+
+  it("keeps each aggregate's store its own", () => {
+    expect(check('src/domain/orgs/org.store.ts', '../users/user.store.ts')).toEqual([
+      "src/domain/orgs/org.store.ts → src/domain/users/user.store.ts: no other aggregate's store",
+    ]);
+    expect(check('src/domain/backup/x.service.ts', '../ci/ci-stores.ts')).toHaveLength(1);
+    expect(check('src/domain/orgs/org.service.ts', './org.store.ts')).toEqual([]);
+    expect(check('src/domain/orgs/org.service.ts', '../users/user.types.ts')).toEqual([]);
+    expect(check('src/app.ts', './domain/users/user.store.ts')).toEqual([]);
   });
 
   it('finds an import whose specifier is computed', () => {

@@ -126,7 +126,7 @@ async function runDoctor(config: Config): Promise<number> {
       accounts: {
         admins,
         users: new UserService(userStore),
-        orgs: new OrgService(new OrgStore(database.db), userStore, admins),
+        orgs: new OrgService(new OrgStore(database.db, userStore), userStore, admins),
       },
     });
     for (const finding of report.findings) {

@@ -5,7 +5,6 @@ import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import { mayAdministerOrg } from '../repos/repo.policy.ts';
 import { isActionsBot } from '../users/actions-bot.ts';
 import { assertValidHandle } from '../users/handle.ts';
-import type { UserStore } from '../users/user.store.ts';
 import type { Account, User } from '../users/user.types.ts';
 import type { OrgRole, OrgSettings, OrgStore, OrgVisibility } from './org.store.ts';
 
@@ -55,6 +54,12 @@ function checkedWebsite(value: string): string {
   return website;
 }
 
+/** The accounts the organisations' use cases look up, handed in by the composition root. */
+export type AccountLookup = {
+  findByHandle(handle: string): Promise<Account | undefined>;
+  findById(id: string): Promise<Account | undefined>;
+};
+
 /**
  * Organisations: accounts that own repositories on behalf of their members. Owners (and
  * instance administrators) change settings and membership; an organisation always keeps at
@@ -63,14 +68,14 @@ function checkedWebsite(value: string): string {
  */
 export class OrgService {
   readonly #store: OrgStore;
-  readonly #users: UserStore;
+  readonly #users: AccountLookup;
   readonly #admins: AdminPolicy | undefined;
   /** Announces each change of settings (visibility among them): the account before and after. */
   readonly changed = new Listeners<{ before: Account; after: Account }>();
   /** Announces each deleted organisation (after its row is gone). */
   readonly deleted = new Listeners<Account>();
 
-  constructor(store: OrgStore, users: UserStore, admins?: AdminPolicy) {
+  constructor(store: OrgStore, users: AccountLookup, admins?: AdminPolicy) {
     this.#store = store;
     this.#users = users;
     this.#admins = admins;

@@ -1,5 +1,3 @@
-import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../../db/database.ts';
 import { LeaseQueue, type LeaseQueueShape } from '../../db/lease-queue.ts';
 import type { Tables } from '../../db/tables.ts';
@@ -115,43 +113,4 @@ export class HousekeepingStore {
       error: row.error,
     }));
   }
-}
-
-/**
- * Runs `work` while holding the housekeeping lease of the repository directory `repoKey`, for
- * code that should not see its object files rewritten meanwhile (forks being given copies of a
- * lender's objects). Waits up to `waitMs` while a run holds it, then goes ahead without: a lease
- * left by a process that died must not hold up what needs doing. `holdMs` bounds how long the
- * lease outlives a process that dies holding it.
- */
-export async function withLease<T>(
-  store: HousekeepingStore,
-  repoKey: string,
-  times: { readonly holdMs: number; readonly waitMs: number },
-  work: () => Promise<T>,
-): Promise<T> {
-  const release = await takeLease(store, repoKey, times);
-  try {
-    return await work();
-  } finally {
-    await release?.();
-  }
-}
-
-/**
- * Takes the lease, waiting up to `waitMs` while another holder has it; returns what gives it
- * back, or undefined when the wait ran out.
- */
-export async function takeLease(
-  store: HousekeepingStore,
-  repoKey: string,
-  times: { readonly holdMs: number; readonly waitMs: number },
-): Promise<(() => Promise<void>) | undefined> {
-  const holder = `${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
-  const deadline = Date.now() + times.waitMs;
-  while (!(await store.claim(repoKey, holder, Date.now(), times.holdMs))) {
-    if (Date.now() > deadline) return undefined;
-    await sleep(250);
-  }
-  return () => store.release(repoKey, holder, undefined);
 }
