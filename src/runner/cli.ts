@@ -12,6 +12,7 @@ import { ISOLATION_MODES, type IsolationMode } from './isolation.ts';
 import { parseLabels } from './labels.ts';
 import { RegisterError, register } from './register.ts';
 import { StateFileError } from './state-file.ts';
+import { errorMessage } from './thrown.ts';
 
 const USAGE = `Usage:
   kiln runner register --instance URL --token TOKEN [--name NAME] [--labels a,b] [--ephemeral] [--file PATH]
@@ -142,7 +143,7 @@ export async function runRunnerCli(args: string[]): Promise<number> {
       error instanceof RunnerUsageError ||
       (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
     ) {
-      process.stderr.write(`kiln runner: ${(error as Error).message}\n\n${USAGE}`);
+      process.stderr.write(`kiln runner: ${errorMessage(error)}\n\n${USAGE}`);
       return 2;
     }
     if (error instanceof RegisterError || error instanceof StateFileError) {

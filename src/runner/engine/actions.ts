@@ -9,6 +9,7 @@
  * Docker actions are refused with a clear message.
  */
 import { resolve } from 'node:path';
+import { errorMessage } from '../thrown.ts';
 import { type ActionIdentity, generatedName, NO_ACTION } from './action-identity.ts';
 import {
   evaluateEnv,
@@ -108,7 +109,7 @@ async function outsideStep(
   try {
     if (condition(test, contexts(), job.status) && !(await body())) job.fail();
   } catch (error) {
-    job.log(`::error::${(error as Error).message}`);
+    job.log(`::error::${errorMessage(error)}`);
     job.fail();
   } finally {
     job.action = NO_ACTION;

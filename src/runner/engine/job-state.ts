@@ -2,6 +2,8 @@
  * What a running job knows between steps: its status, the environment steps added, the outputs
  * of earlier steps, the values to mask, and the post steps still to run.
  */
+
+import { errorMessage } from '../thrown.ts';
 import { type ActionIdentity, actionNames, identityContext, NO_ACTION } from './action-identity.ts';
 import type { ResolvedAction } from './actions.ts';
 import {
@@ -150,7 +152,7 @@ export class JobState {
           outputs[key] = value;
         }
       } catch (error) {
-        this.log(`::warning::output "${key}": ${(error as Error).message}`);
+        this.log(`::warning::output "${key}": ${errorMessage(error)}`);
       }
     }
     return outputs;

@@ -6,6 +6,7 @@
  */
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errorMessage } from '../thrown.ts';
 import { runPreSteps } from './actions.ts';
 import { handOver } from './confinement.ts';
 import type { TaskDirs } from './contexts.ts';
@@ -98,7 +99,7 @@ async function runSteps(state: JobState, signal: AbortSignal): Promise<JobResult
     state.prepareEnv();
     jobTimeout = timeoutMs(job.timeoutMinutes, state) ?? DEFAULT_JOB_MINUTES * 60_000;
   } catch (error) {
-    state.log(`::error::${(error as Error).message}`);
+    state.log(`::error::${errorMessage(error)}`);
     return { result: 'failure', outputs: {} };
   }
   if (job.wantsContainers) {

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import { errorMessage } from '../thrown.ts';
 import { NO_ACTION } from './action-identity.ts';
 import { evaluateEnv } from './action-manifest.ts';
 import { runAction } from './actions.ts';
@@ -100,7 +101,7 @@ export async function runStep(
     outcome = execution.ok ? 'success' : execution.cancelled ? 'cancelled' : 'failure';
   } catch (error) {
     if (!started) job.sink.stepStarted(index);
-    job.log(`::error::${(error as Error).message}`);
+    job.log(`::error::${errorMessage(error)}`);
     outcome = 'failure';
   } finally {
     job.action = NO_ACTION;

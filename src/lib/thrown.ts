@@ -1,0 +1,25 @@
+/*
+ * What a `catch` holds is `unknown`: these read it without asserting what it is.
+ */
+
+/** The `code` of a thrown system or library error (`ENOENT`, `EADDRINUSE`), if it has one. */
+export function errorCode(error: unknown): string | undefined {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
+}
+
+/** The message of a thrown error; the value itself, as text, when something else was thrown. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The thrown value as an `Error`, wrapping anything else that was thrown. */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Whether a value (parsed JSON, say) is a plain object whose fields can be read one by one. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
