@@ -48,9 +48,9 @@ function lenderOf(paths: RepoPaths, store: string): RepoHandle | undefined {
 const READS_IN_FLIGHT = 16;
 
 async function listDir(dir: string): Promise<string[]> {
-  return readdir(dir).catch((error: unknown) => {
+  return readdir(dir).catch((error: unknown): string[] => {
     const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [] as string[];
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
     throw error;
   });
 }

@@ -61,8 +61,8 @@ function parseEntry(chunk: string) {
   const removed: string[] = [];
   const modified: string[] = [];
   for (let at = 0; at + 1 < fields.length; at += 2) {
-    const status = fields[at] as string;
-    const path = fields[at + 1] as string;
+    const status = fields[at] ?? '';
+    const path = fields[at + 1] ?? '';
     if (status === '') break;
     if (status === 'A') added.push(path);
     else if (status === 'D') removed.push(path);

@@ -309,7 +309,7 @@ export async function sweepTempDirs(
   paths: RepoPaths,
   olderThanMs = 60 * 60 * 1000,
 ): Promise<number> {
-  const entries = await readdir(paths.tempRoot).catch(() => [] as string[]);
+  const entries = await readdir(paths.tempRoot).catch((): string[] => []);
   const cutoff = Date.now() - olderThanMs;
   let removed = 0;
   for (const entry of entries) {

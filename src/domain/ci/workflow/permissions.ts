@@ -150,7 +150,7 @@ export function encodePermissions(permissions: Permissions): string {
 export function decodePermissions(stored: string | null): Permissions {
   if (stored === null) return WRITE_ALL;
   try {
-    return readPermissions(JSON.parse(stored) as unknown, 'stored') ?? WRITE_ALL;
+    return readPermissions(JSON.parse(stored), 'stored') ?? WRITE_ALL;
   } catch {
     return NO_PERMISSIONS;
   }
