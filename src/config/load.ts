@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { closest } from '../lib/edit-distance.ts';
-import { isRecord } from '../lib/thrown.ts';
+import { isRecord } from '../lib/narrow.ts';
 import { type Config, type ConfigValues, toConfig } from './config.ts';
 import { type ConfigKey, configSchema, envName } from './schema.ts';
 

@@ -49,8 +49,12 @@ export async function pushedCommits(
     .split('\x01')
     .filter((chunk) => chunk.length > 0)
     .map(parseEntry);
-  const commits = await Promise.all(entries.map((entry) => readCommit(pool, repo, entry.sha)));
-  return entries.map((entry, at) => ({ ...entry.files, commit: commits[at] as Commit }));
+  return Promise.all(
+    entries.map(async (entry) => ({
+      ...entry.files,
+      commit: await readCommit(pool, repo, entry.sha),
+    })),
+  );
 }
 
 function parseEntry(chunk: string) {

@@ -18,8 +18,3 @@ export function errorMessage(error: unknown): string {
 export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
-
-/** Whether a value (parsed JSON, say) is a plain object whose fields can be read one by one. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

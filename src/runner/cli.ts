@@ -48,7 +48,7 @@ function positiveNumber(value: string | undefined, name: string, fallback: numbe
 }
 
 function isIsolationMode(value: string): value is IsolationMode {
-  return (ISOLATION_MODES as readonly string[]).includes(value);
+  return ISOLATION_MODES.some((mode) => mode === value);
 }
 
 /**

@@ -157,8 +157,7 @@ export class TaskLogFiles {
     const ends: number[] = new Array(rows.length);
     let bytes = this.#scratch;
     let length = 0;
-    for (let at = 0; at < rows.length; at++) {
-      const row = rows[at] as LogRow;
+    for (const [at, row] of rows.entries()) {
       const time = stamp(row.time);
       const content = cut(row.content);
       // UTF-8 takes at most 3 bytes per UTF-16 unit; the stamp and separators are ASCII.
@@ -182,7 +181,7 @@ export class TaskLogFiles {
     let kept = 0;
     let offset = open.end;
     for (let at = 0; at < fitting; at++) {
-      const next = open.end + (ends[at] as number);
+      const next = open.end + (ends[at] ?? 0);
       if (next > limit.bytes) break;
       offset = next;
       writeOffset(offsets, offset, at * ENTRY_BYTES);

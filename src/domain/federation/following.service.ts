@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isRecord } from '../../lib/thrown.ts';
+import { isRecord } from '../../lib/narrow.ts';
 import { Invalid } from '../errors.ts';
 import type { User } from '../users/user.types.ts';
 import type { ActorResolver } from './actor-resolver.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isRecord } from '../../lib/thrown.ts';
+import { isRecord } from '../../lib/narrow.ts';
 import { isDomainError } from '../errors.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { FollowersStore } from './followers.store.ts';

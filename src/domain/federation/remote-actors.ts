@@ -1,4 +1,4 @@
-import { isRecord } from '../../lib/thrown.ts';
+import { isRecord } from '../../lib/narrow.ts';
 import type { RemoteDocuments } from './remote-documents.ts';
 import { RemoteFetchError } from './safe-fetch.ts';
 

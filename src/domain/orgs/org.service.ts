@@ -5,7 +5,7 @@ import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import { mayAdministerOrg } from '../repos/repo.policy.ts';
 import { isActionsBot } from '../users/actions-bot.ts';
 import { assertValidHandle } from '../users/handle.ts';
-import type { Account, User } from '../users/user.types.ts';
+import { type Account, isUser, type User } from '../users/user.types.ts';
 import type { OrgRole, OrgSettings, OrgStore, OrgVisibility } from './org.store.ts';
 
 export type { OrgRole, OrgSettings, OrgVisibility };
@@ -232,8 +232,10 @@ export class OrgService {
 
   async #person(handle: string): Promise<User> {
     const account = await this.#users.findByHandle(handle.trim());
-    if (account?.kind !== 'user') throw new NotFound(`user does not exist [name: ${handle}]`);
-    return account as User;
+    if (account === undefined || !isUser(account)) {
+      throw new NotFound(`user does not exist [name: ${handle}]`);
+    }
+    return account;
   }
 
   async #member(org: Account, handle: string): Promise<User> {

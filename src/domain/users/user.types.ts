@@ -30,6 +30,13 @@ export function isUser(account: Account): account is User {
   return account.kind === 'user';
 }
 
+/** An account made as a person, as one: anything else would be a broken invariant, not input. */
+export function asPerson(account: Account): User {
+  if (!isUser(account))
+    throw new Error(`account ${account.id} was made as a person but is not one`);
+  return account;
+}
+
 /** A person as the admin pages list them. */
 export type PersonRow = { readonly account: Account; readonly disabledAt: Date | null };
 

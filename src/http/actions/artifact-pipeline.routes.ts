@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Artifact } from '../../domain/ci/artifacts/artifact.types.ts';
 import type { PipelineArtifactService } from '../../domain/ci/artifacts/pipeline-artifact.service.ts';
 import { Invalid } from '../../domain/errors.ts';
+import { isRecord } from '../../lib/narrow.ts';
 import type { IncomingMessage } from '../../lib/node-http.ts';
-import { isRecord } from '../../lib/thrown.ts';
 import { bearerOf, idParam, parseContentRange, sendArtifactError } from './artifact-requests.ts';
 import { ARTIFACT_JSON_BYTES } from './body-limits.ts';
 

@@ -4,7 +4,7 @@ import type { Federation } from '../../domain/federation/federation.ts';
 import type { HostPolicy } from '../../domain/federation/host-policy.ts';
 import { idOf } from '../../domain/federation/remote-actors.ts';
 import type { RemoteDocuments } from '../../domain/federation/remote-documents.ts';
-import { isRecord } from '../../lib/thrown.ts';
+import { isRecord } from '../../lib/narrow.ts';
 
 /** Why an inbox POST is refused, and with which status. */
 export type InboxRefusal = { readonly status: 400 | 401 | 403; readonly message: string };

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Invalid, NotFound } from '../../domain/errors.ts';
-import { isRecord } from '../../lib/thrown.ts';
+import { isRecord } from '../../lib/narrow.ts';
 
 const MAX_DEPTH = 64;
 

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { isRecord } from '../../lib/thrown.ts';
+import { isOneOf, isRecord } from '../../lib/narrow.ts';
 
 /**
  * Captcha providers for the challenge page and the server-side check of a solved widget
@@ -63,7 +63,7 @@ export const CAPTCHA_PROVIDERS: Readonly<Record<CaptchaProviderName, CaptchaProv
 };
 
 export function isCaptchaProviderName(value: unknown): value is CaptchaProviderName {
-  return typeof value === 'string' && (CAPTCHA_PROVIDER_NAMES as readonly string[]).includes(value);
+  return isOneOf(CAPTCHA_PROVIDER_NAMES, value);
 }
 
 /** The captcha part of `config.protect`. */

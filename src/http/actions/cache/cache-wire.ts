@@ -1,6 +1,6 @@
 import type { ByteRange } from '../../../domain/ci/cache/cache-blobs.ts';
 import { Invalid, TooLarge } from '../../../domain/errors.ts';
-import { isRecord } from '../../../lib/thrown.ts';
+import { isRecord } from '../../../lib/narrow.ts';
 
 /** Largest JSON body of the protocol (a key, a version and a size need far less). */
 const MAX_JSON_BYTES = 64 * 1024;

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CiCacheService } from '../../../domain/ci/cache/cache.service.ts';
 import { DomainError, Unauthenticated } from '../../../domain/errors.ts';
+import { isRecord } from '../../../lib/narrow.ts';
 import { statusOf } from '../../errors/error-table.ts';
 import {
   entryId,
@@ -67,7 +68,7 @@ export function registerCacheRoutes(fastify: FastifyInstance, deps: CacheRouteDe
 
       scope.get('/cache', async (request, reply) => {
         const taskId = await callerOf(request, deps);
-        const query = request.query as Record<string, unknown>;
+        const query = isRecord(request.query) ? request.query : {};
         const keys = typeof query.keys === 'string' ? query.keys.split(',') : [];
         const version = typeof query.version === 'string' ? query.version : '';
         const hit = await caches.find(taskId, keys, version);
@@ -105,7 +106,7 @@ export function registerCacheRoutes(fastify: FastifyInstance, deps: CacheRouteDe
       });
 
       scope.get<{ Params: IdParams }>('/artifacts/:id', async (request, reply) => {
-        const query = request.query as Record<string, unknown>;
+        const query = isRecord(request.query) ? request.query : {};
         const expires = Number(query.expires);
         const sig = typeof query.sig === 'string' ? query.sig : '';
         const archive = await caches.download({

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config/config.ts';
-import { isRecord } from '../../../lib/thrown.ts';
+import { isRecord } from '../../../lib/narrow.ts';
 import { sendErrorPage } from '../../errors/web-errors.ts';
 import { CAPTCHA_PROVIDERS, checkCaptcha } from '../../protect/captcha.ts';
 import { challengeContentSecurityPolicy } from '../../protect/challenge-csp.ts';

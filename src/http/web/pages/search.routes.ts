@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DomainServices } from '../../../domain/services.ts';
 import { isUser } from '../../../domain/users/user.types.ts';
-import { isRecord } from '../../../lib/thrown.ts';
+import { isRecord } from '../../../lib/narrow.ts';
 import {
   type SearchPerson,
   type SearchRepository,
