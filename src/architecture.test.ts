@@ -3,12 +3,14 @@
  * `domain` → `db`/`git` → `lib`, the packages that belong to one layer stay there, and only
  * `src/git/`, `src/runner/` and `bin/` spawn processes. Every import rule is a pure function of one
  * import (the importing file and what it names), checked below against a forbidden example and
- * then over every import of every source file; the two rules on stores read file contents alike.
+ * then over every import of every source file; the two rules on stores read file contents alike,
+ * and type assertions are held under a ceiling per 1,000 lines.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { castDensity, castLines, MAX_CASTS_PER_1000_LINES } from '../scripts/cast-density.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -572,5 +574,27 @@ describe('domain queries', () => {
     ]);
     expect(queriesOutsideStores([{ file: 'src/domain/a/a.store.ts', text: query }])).toEqual([]);
     expect(queriesOutsideStores([{ file: 'src/db/a.ts', text: query }])).toEqual([]);
+  });
+});
+
+// An assertion (`x as T`) is a claim the compiler takes on trust: values from outside are parsed
+// or narrowed instead, so the few left are where a library's types fall short.
+describe('type assertions', () => {
+  it(`stay at most ${MAX_CASTS_PER_1000_LINES} per 1,000 lines of src (tests and gen/ aside)`, () => {
+    const { casts, lines, perThousand } = castDensity(ROOT);
+    const listed = `${casts.length} in ${lines} lines; node scripts/cast-density.ts --list`;
+    expect(perThousand, listed).toBeLessThanOrEqual(MAX_CASTS_PER_1000_LINES);
+  });
+
+  it('are counted from the syntax tree, `as const` aside', () => {
+    const text = [
+      'const a = b as string;',
+      "const c = ['x'] as const;",
+      '// d as T in a comment',
+      'const e = <T>f;',
+      "const g = 'h as T';",
+      'const i = j as unknown as K;',
+    ].join('\n');
+    expect(castLines(text)).toEqual([1, 4, 6, 6]);
   });
 });
