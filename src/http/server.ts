@@ -6,6 +6,7 @@ import type { Config } from '../config/config.ts';
 import { uncontrolledActionOwners } from '../domain/admin/action-owners.ts';
 import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
 import type { DomainServices } from '../domain/services.ts';
+import { errorStatus } from '../lib/thrown.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { registerPipelineArtifactRoutes } from './actions/artifact-pipeline.routes.ts';
 import { registerV4ArtifactRoutes } from './actions/artifact-v4.routes.ts';
@@ -150,7 +151,7 @@ export async function buildServer(
     );
   });
   server.setErrorHandler((error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode;
+    const status = errorStatus(error);
     if (status !== undefined && status >= 400 && status < 500) {
       return reply.status(status).type('text/plain').send('bad request');
     }

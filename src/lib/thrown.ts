@@ -9,6 +9,13 @@ export function errorCode(error: unknown): string | undefined {
     : undefined;
 }
 
+/** The HTTP status a thrown error carries (Fastify's and its plugins' `statusCode`), if any. */
+export function errorStatus(error: unknown): number | undefined {
+  return error instanceof Error && 'statusCode' in error && typeof error.statusCode === 'number'
+    ? error.statusCode
+    : undefined;
+}
+
 /** The message of a thrown error; the value itself, as text, when something else was thrown. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

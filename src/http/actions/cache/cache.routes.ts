@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { CiCacheService } from '../../../domain/ci/cache/cache.service.ts';
 import { DomainError, Unauthenticated } from '../../../domain/errors.ts';
 import { isRecord } from '../../../lib/narrow.ts';
+import { errorStatus } from '../../../lib/thrown.ts';
 import { statusOf } from '../../errors/error-table.ts';
 import {
   entryId,
@@ -41,7 +42,7 @@ function answerError(error: FastifyError | Error, request: FastifyRequest, reply
   if (error instanceof DomainError) {
     return reply.status(statusOf(error.code, 'cache')).send({ message: error.message });
   }
-  const status = (error as { statusCode?: number }).statusCode;
+  const status = errorStatus(error);
   if (status !== undefined && status >= 400 && status < 500) {
     return reply.status(status).send({ message: 'bad request' });
   }
