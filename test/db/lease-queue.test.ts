@@ -87,14 +87,14 @@ describe('lease queue', () => {
   it('never hands one row to two claimers racing on two connections', async () => {
     // Far in the past, so no row another test adds is due before these.
     const now = 1_000;
-    const ids = await addRows(60, now - 1);
+    const ids = await addRows(400, now - 1);
     const queues = [queueOn(one), queueOn(two)];
     const won: string[] = [];
     await Promise.all(
-      Array.from({ length: 8 }, async (_, claimer) => {
+      Array.from({ length: 12 }, async (_, claimer) => {
         const queue = queues[claimer % 2];
         for (;;) {
-          const rows = await queue?.claimDue(4, { now, leaseMs: LEASE_MS, returning: ['id'] });
+          const rows = await queue?.claimDue(2, { now, leaseMs: LEASE_MS, returning: ['id'] });
           if (!rows || rows.length === 0) return;
           won.push(...rows.map((row) => row.id).filter((id) => ids.includes(id)));
         }
