@@ -3,12 +3,14 @@
  * `domain` → `db`/`git` → `lib`, the packages that belong to one layer stay there, and only
  * `src/git/`, `src/runner/` and `bin/` spawn processes. Every import rule is a pure function of one
  * import (the importing file and what it names), checked below against a forbidden example and
- * then over every import of every source file; the two rules on stores read file contents alike.
+ * then over every import of every source file; the two rules on stores read file contents alike,
+ * and type assertions are held under a ceiling per 1,000 lines.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { castDensity, castLines, MAX_CASTS_PER_1000_LINES } from '../scripts/cast-density.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -134,6 +136,11 @@ const WIRE_PACKAGES = ['@connectrpc', '@bufbuild', 'zod', '@sinclair/typebox'];
 /** The git layer's process pools: handed to the edges that stream, never imported by pages. */
 const GIT_POOLS = ['git/cat-file-pool', 'git/ref-update-pool', 'git/git-context'];
 
+/** The aggregate a path of src/domain/ belongs to: its first folder (`src/domain/orgs/x.ts` → `orgs`). */
+function aggregateOf(path: string): string | undefined {
+  return /^src\/domain\/([^/]+)\//.exec(path)?.[1];
+}
+
 /** The npm package a bare specifier names (`@fastify/cookie/x` → `@fastify/cookie`). */
 function packageOf(specifier: string): string {
   const parts = specifier.split('/');
@@ -197,6 +204,15 @@ const RULES: Record<string, Rule> = {
   // server.ts and its siblings are handed Kiln's parts; App stays the composition root's.
   'top-level http modules take no app': (file, target) =>
     /^src\/http\/[^/]+\.ts$/.test(file) && target === 'src/app.ts',
+  // An aggregate reaches another through that one's services, or through a port it declares
+  // and the composition root fills: another's queries, and the rows they return, stay its own.
+  "no other aggregate's store": (file, target) => {
+    const from = aggregateOf(file);
+    const to = aggregateOf(target);
+    return (
+      from !== undefined && to !== undefined && from !== to && /(\.store|-stores)\.ts$/.test(target)
+    );
+  },
   'runner alone': (file, target) =>
     areaOf(file) === 'runner' &&
     target.startsWith('src/') &&
@@ -345,6 +361,16 @@ describe('architecture rules (each fails when broken)', () => {
     ]);
     expect(check('src/http/api/v1/x.ts', '../../../git/cat-file-pool.ts')).toHaveLength(1);
     expect(check('src/http/api/v1/x.ts', '../../../domain/repos/repo.types.ts')).toEqual([]);
+  });
+
+  it("keeps each aggregate's store its own", () => {
+    expect(check('src/domain/orgs/org.store.ts', '../users/user.store.ts')).toEqual([
+      "src/domain/orgs/org.store.ts → src/domain/users/user.store.ts: no other aggregate's store",
+    ]);
+    expect(check('src/domain/backup/x.service.ts', '../ci/ci-stores.ts')).toHaveLength(1);
+    expect(check('src/domain/orgs/org.service.ts', './org.store.ts')).toEqual([]);
+    expect(check('src/domain/orgs/org.service.ts', '../users/user.types.ts')).toEqual([]);
+    expect(check('src/app.ts', './domain/users/user.store.ts')).toEqual([]);
   });
 
   it('finds an import whose specifier is computed', () => {
@@ -592,5 +618,27 @@ describe('domain queries', () => {
     ]);
     expect(queriesOutsideStores([{ file: 'src/domain/a/a.store.ts', text: query }])).toEqual([]);
     expect(queriesOutsideStores([{ file: 'src/db/a.ts', text: query }])).toEqual([]);
+  });
+});
+
+// An assertion (`x as T`) is a claim the compiler takes on trust: values from outside are parsed
+// or narrowed instead, so the few left are where a library's types fall short.
+describe('type assertions', () => {
+  it(`stay at most ${MAX_CASTS_PER_1000_LINES} per 1,000 lines of src (tests and gen/ aside)`, () => {
+    const { casts, lines, perThousand } = castDensity(ROOT);
+    const listed = `${casts.length} in ${lines} lines; node scripts/cast-density.ts --list`;
+    expect(perThousand, listed).toBeLessThanOrEqual(MAX_CASTS_PER_1000_LINES);
+  });
+
+  it('are counted from the syntax tree, `as const` aside', () => {
+    const text = [
+      'const a = b as string;',
+      "const c = ['x'] as const;",
+      '// d as T in a comment',
+      'const e = <T>f;',
+      "const g = 'h as T';",
+      'const i = j as unknown as K;',
+    ].join('\n');
+    expect(castLines(text)).toEqual([1, 4, 6, 6]);
   });
 });

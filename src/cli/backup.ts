@@ -133,7 +133,7 @@ async function runDoctor(config: Config, lfsHash: string | undefined): Promise<n
       accounts: {
         admins,
         users: new UserService(userStore),
-        orgs: new OrgService(new OrgStore(database.db), userStore, admins),
+        orgs: new OrgService(new OrgStore(database.db, userStore), userStore, admins),
       },
       lfs: {
         objects: lfsService(database, config.dataDir, config.lfs.maxFileSize),

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ReadStream } from 'node:tty';
+import { errorCode } from '../lib/thrown.ts';
 import { type OptionSpec, UsageError, type Values, warn } from './command.ts';
 
 /**
@@ -55,7 +56,7 @@ export async function readPassword(values: Values, purpose: string): Promise<str
     try {
       return firstLine(readFileSync(file, 'utf8'));
     } catch (error) {
-      const code = (error as { code?: string }).code ?? 'unreadable';
+      const code = errorCode(error) ?? 'unreadable';
       throw new UsageError(`cannot read --password-file ${file} (${code})`);
     }
   }

@@ -2,6 +2,7 @@ import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig, unknownEnvironmentWarnings } from '../config/load.ts';
 import { isDomainError } from '../domain/errors.ts';
 import { restrictUmask } from '../lib/private-modes.ts';
+import { errorCode } from '../lib/thrown.ts';
 import { actionsCommands } from './actions.ts';
 import { backupCommands } from './backup.ts';
 import { type Command, UsageError, warn } from './command.ts';
@@ -111,12 +112,12 @@ function firstLine(text: string): string {
  * usage error; anything else a failure. Never a stack trace.
  */
 export function reportError(error: unknown): number {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   const usage =
     error instanceof ConfigError ||
     error instanceof UsageError ||
     isDomainError(error) ||
-    (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
+    code?.startsWith('ERR_PARSE_ARGS') === true;
   process.stderr.write(
     `kiln: ${firstLine(error instanceof Error ? error.message : String(error))}\n`,
   );

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { App } from '../app.ts';
 import type { Config } from '../config/config.ts';
+import { errorCode } from '../lib/thrown.ts';
 import { startedUp } from '../start-up.js';
 import { type Command, say } from './command.ts';
 import { privateDataDir } from './data-dir.ts';
@@ -29,7 +30,7 @@ async function serve(config: Config): Promise<void> {
   await server.listen({ host: config.http.host, port: config.http.port }).catch(async (error) => {
     await server.close();
     await app.close();
-    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    if (errorCode(error) !== 'EADDRINUSE') throw error;
     throw new Error(
       `port ${config.http.port} on ${config.http.host} is already in use; choose another with service.http.port (SERVICE_HTTP_PORT)`,
     );

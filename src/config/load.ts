@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { closest } from '../lib/edit-distance.ts';
+import { isRecord } from '../lib/narrow.ts';
 import { type Config, type ConfigValues, toConfig } from './config.ts';
 import { type ConfigKey, configSchema, envName } from './schema.ts';
 
@@ -44,8 +45,8 @@ export function unknownEnvironmentWarnings(
 function flatten(table: Record<string, unknown>, prefix: string, out: Map<string, unknown>): void {
   for (const [name, value] of Object.entries(table)) {
     const key = prefix === '' ? name : `${prefix}.${name}`;
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      flatten(value as Record<string, unknown>, key, out);
+    if (isRecord(value)) {
+      flatten(value, key, out);
     } else {
       out.set(key, value);
     }

@@ -36,7 +36,7 @@ export class KeptTexts {
   ): Promise<string[]> {
     const kept = rows.map((row) => (row.hash === '' ? undefined : this.#texts.get(row.hash)));
     const missing = rows.filter((_, index) => kept[index] === undefined).map((row) => row.id);
-    if (missing.length === 0) return kept as string[];
+    if (missing.length === 0) return kept.filter((text) => text !== undefined);
     const found = new Map((await read(missing)).map(({ id, text }) => [id, text]));
     return rows.map((row, index) => {
       const known = kept[index];

@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { errorCode } from '../lib/thrown.ts';
 
 /** The file `serve` holds in a SQLite data directory for as long as it runs. */
 export const SERVE_LOCK_FILE = 'kiln.pid';
@@ -40,7 +41,7 @@ export function lockServe(options: {
         if (ownerOf(file) === pid) rmSync(file, { force: true });
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (errorCode(error) !== 'EEXIST') throw error;
     }
     const owner = ownerOf(file);
     if (owner !== undefined && owner !== pid && isAlive(owner)) {
@@ -69,6 +70,6 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
 }

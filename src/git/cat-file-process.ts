@@ -1,4 +1,5 @@
 import { Unavailable } from '../domain/errors.ts';
+import { asError } from '../lib/thrown.ts';
 import { type GitProcess, spawnGit } from './command.ts';
 import { KeptAnswers, type KeptQuestion } from './kept-answers.ts';
 import { isObjectType, type ObjectType } from './objects/object-type.ts';
@@ -158,7 +159,7 @@ export class CatFileProcess {
       }
     } catch (error) {
       this.kill();
-      this.queue.shift()?.reject(error as Error);
+      this.queue.shift()?.reject(asError(error));
     }
   }
 

@@ -1,6 +1,7 @@
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { errorCode } from '../lib/thrown.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
 /**
@@ -34,7 +35,7 @@ export async function isAbandonedCreation(repo: RepoHandle): Promise<boolean> {
     return false;
   } catch (error) {
     // EPERM: the process exists under another user, so it is alive.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    return errorCode(error) === 'ESRCH';
   }
 }
 

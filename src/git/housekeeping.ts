@@ -1,5 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { errorCode } from '../lib/thrown.ts';
 import { runGit } from './command.ts';
 import { objectsDir, readAlternates } from './object-store.ts';
 import type { RepoHandle } from './repo-paths.ts';
@@ -29,8 +30,8 @@ export type ObjectCounts = {
 };
 
 async function entries(dir: string): Promise<string[]> {
-  return readdir(dir).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [] as string[];
+  return readdir(dir).catch((error: unknown): string[] => {
+    if (errorCode(error) === 'ENOENT') return [];
     throw error;
   });
 }

@@ -2,6 +2,7 @@ import type { Dir } from 'node:fs';
 import { opendir, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { mapLimited } from '../lib/map-limited.ts';
+import { errorCode } from '../lib/thrown.ts';
 import { hasAlternates, objectsDir, readAlternates } from './object-store.ts';
 import type { RepoHandle, RepoPaths } from './repo-paths.ts';
 
@@ -47,9 +48,9 @@ function lenderOf(paths: RepoPaths, store: string): RepoHandle | undefined {
 const READS_IN_FLIGHT = 16;
 
 async function listDir(dir: string): Promise<string[]> {
-  return readdir(dir).catch((error: unknown) => {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [] as string[];
+  return readdir(dir).catch((error: unknown): string[] => {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
     throw error;
   });
 }
@@ -63,7 +64,7 @@ async function* namesIn(dir: string): AsyncGenerator<string> {
   try {
     opened = await opendir(dir, { bufferSize: 128 });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return;
     throw error;
   }
@@ -112,6 +113,6 @@ const YIELD_EVERY = 256;
 export async function refuseLoans(repo: RepoHandle): Promise<void> {
   const file = path.join(objectsDir(repo.path), 'info', 'alternates');
   await rename(file, `${file}.refused`).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (errorCode(error) !== 'ENOENT') throw error;
   });
 }

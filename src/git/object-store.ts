@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { copyFile, link, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { errorCode } from '../lib/thrown.ts';
 
 /**
  * A repository's object store as files: the alternates that let it borrow another store's
@@ -52,7 +53,7 @@ export async function readAlternates(objects: string): Promise<string[]> {
   if (!hasAlternates(objects)) return [];
   const file = alternatesFile(objects);
   const text = await readFile(file, 'utf8').catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    if (errorCode(error) === 'ENOENT') return '';
     throw error;
   });
   return text
@@ -88,8 +89,8 @@ export async function linkObjectFiles(from: string, to: string): Promise<void> {
   const entries = await readdir(from, { withFileTypes: true });
   const loose = entries.filter((entry) => entry.isDirectory() && LOOSE_DIR.test(entry.name));
   for (const dir of [...loose.map((entry) => entry.name), 'pack']) {
-    const files = await readdir(path.join(from, dir)).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [] as string[];
+    const files = await readdir(path.join(from, dir)).catch((error: unknown): string[] => {
+      if (errorCode(error) === 'ENOENT') return [];
       throw error;
     });
     // Not `tmp_obj_…` or `tmp_pack_…` files of a write still under way.
@@ -106,7 +107,7 @@ async function linkOrCopy(source: string, target: string): Promise<void> {
   try {
     await link(source, target);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     // Another file system, or one without hard links: a plain copy is just as good.
     if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP') throw error;
     await copyFile(source, target);

@@ -49,8 +49,12 @@ export async function pushedCommits(
     .split('\x01')
     .filter((chunk) => chunk.length > 0)
     .map(parseEntry);
-  const commits = await Promise.all(entries.map((entry) => readCommit(pool, repo, entry.sha)));
-  return entries.map((entry, at) => ({ ...entry.files, commit: commits[at] as Commit }));
+  return Promise.all(
+    entries.map(async (entry) => ({
+      ...entry.files,
+      commit: await readCommit(pool, repo, entry.sha),
+    })),
+  );
 }
 
 function parseEntry(chunk: string) {
@@ -61,8 +65,8 @@ function parseEntry(chunk: string) {
   const removed: string[] = [];
   const modified: string[] = [];
   for (let at = 0; at + 1 < fields.length; at += 2) {
-    const status = fields[at] as string;
-    const path = fields[at + 1] as string;
+    const status = fields[at] ?? '';
+    const path = fields[at + 1] ?? '';
     if (status === '') break;
     if (status === 'A') added.push(path);
     else if (status === 'D') removed.push(path);

@@ -2,6 +2,7 @@ import { type Dirent, lstatSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
+import { errorCode } from '../lib/thrown.ts';
 import { isSha } from './ref-names.ts';
 import { readSmallFile } from './small-file.ts';
 
@@ -33,7 +34,7 @@ type Stored = Map<string, string>;
 
 async function entriesOf(dir: string): Promise<Dirent[]> {
   return readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (errorCode(error) === 'ENOENT') return [];
     throw error;
   });
 }

@@ -1,4 +1,5 @@
 import { NotFound } from '../domain/errors.ts';
+import { errorCode } from '../lib/thrown.ts';
 import type { CatFilePool } from './cat-file-pool.ts';
 import { afterEndOfOptions, runGit } from './command.ts';
 import { readHeadFile } from './head-file.ts';
@@ -134,7 +135,7 @@ export async function readDefaultBranch(repo: RepoHandle): Promise<string | unde
   try {
     head = readHeadFile(repo.path, repo.caches.headFiles);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+    if (errorCode(error) === 'ENOENT')
       throw new NotFound('repository not found', { details: { repository: repo.key } });
     throw error;
   }

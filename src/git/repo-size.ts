@@ -1,5 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { errorCode } from '../lib/thrown.ts';
 import type { RepoHandle } from './repo-paths.ts';
 
 /**
@@ -20,7 +21,7 @@ export async function repositorySizeBytes(repo: RepoHandle): Promise<number | un
   try {
     return await sizeOf(repo.path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (errorCode(error) === 'ENOENT') return undefined;
     throw error;
   }
 }

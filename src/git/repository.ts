@@ -1,6 +1,7 @@
 import { appendFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Conflict, NotFound } from '../domain/errors.ts';
+import { errorCode } from '../lib/thrown.ts';
 import { runGit } from './command.ts';
 import { writeCreationMarker } from './creation-marker.ts';
 import { writeHooks } from './hooks.ts';
@@ -89,7 +90,7 @@ async function assemble(
     noteRepositoryChange();
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === 'ENOTEMPTY' || code === 'EEXIST') {
       throw new Conflict('repository already exists', { details: { repository: target.key } });
     }
@@ -125,8 +126,7 @@ export async function deleteRepository(paths: RepoPaths, repo: RepoHandle): Prom
     noteRepositoryChange();
   } catch (error) {
     await rm(doomed, { recursive: true, force: true });
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new NotFound('repository not found');
+    if (errorCode(error) === 'ENOENT') throw new NotFound('repository not found');
     throw error;
   }
   await rm(doomed, { recursive: true, force: true });
@@ -165,7 +165,7 @@ export async function createFork(
       return await assembleFork(paths, parent, fork, options);
     } catch (error) {
       // A file the parent's `git gc` removed while it was being linked: start over.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === LINK_ATTEMPTS) {
+      if (errorCode(error) !== 'ENOENT' || attempt === LINK_ATTEMPTS) {
         throw error;
       }
     }
@@ -282,7 +282,7 @@ export async function detachFromAlternates(repo: RepoHandle): Promise<boolean> {
       await rename(alternates, parked);
     } catch (error) {
       // Another process (a replica doing the same at start) detached it first.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      if (errorCode(error) === 'ENOENT') return false;
       throw error;
     }
     try {
@@ -309,7 +309,7 @@ export async function sweepTempDirs(
   paths: RepoPaths,
   olderThanMs = 60 * 60 * 1000,
 ): Promise<number> {
-  const entries = await readdir(paths.tempRoot).catch(() => [] as string[]);
+  const entries = await readdir(paths.tempRoot).catch((): string[] => []);
   const cutoff = Date.now() - olderThanMs;
   let removed = 0;
   for (const entry of entries) {

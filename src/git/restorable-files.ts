@@ -1,3 +1,4 @@
+import { errorCode } from '../lib/thrown.ts';
 import { branchRef, isSha, pushRefusal } from './ref-names.ts';
 
 /**
@@ -86,7 +87,7 @@ export function checkPackedRefsLine(
  * and `refs/heads/a/b`): the first one written stands, and the other is reported.
  */
 export function clashOf(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = errorCode(error);
   if (code === 'EEXIST' || code === 'EISDIR' || code === 'ENOTDIR') {
     return 'clashes with a path restored before it';
   }

@@ -20,6 +20,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { setPriority } from 'node:os';
+import { errorMessage } from '../lib/thrown.ts';
 
 type RawHandle = { readStop?(): void; close(): void; setBlocking?(on: boolean): number };
 
@@ -109,7 +110,7 @@ process.on('message', (message: SpawnRequest | KillRequest, handle?: RawHandle) 
     try {
       start(message, message.stdoutTo ? handle : undefined);
     } catch (error) {
-      send({ type: 'failed', id: message.id, message: (error as Error).message });
+      send({ type: 'failed', id: message.id, message: errorMessage(error) });
     }
   } else if (message.type === 'kill') {
     const child = running.get(message.id);

@@ -3,6 +3,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { createGunzip, gunzip } from 'node:zlib';
 import { Invalid } from '../domain/errors.ts';
+import { asError, errorCode } from '../lib/thrown.ts';
 import { type GitProcess, outputStream, runGit, spawnGit } from './command.ts';
 import { GitError } from './git-error.ts';
 import { ensureHooks, protectedRefsEnv } from './hooks.ts';
@@ -130,7 +131,7 @@ export async function inflateRequest(
   try {
     return await gunzipWhole(body, { maxOutputLength: limit });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
+    if (errorCode(error) === 'ERR_BUFFER_TOO_LARGE') return undefined;
     throw new Invalid('the request body is not valid gzip', { cause: error });
   }
 }
@@ -283,7 +284,7 @@ export async function receivePack(
       try {
         return { changes: await appliedCommands(repo, commands.commands), error };
       } catch (snapshotError) {
-        return { changes: [], error: error ?? (snapshotError as Error) };
+        return { changes: [], error: error ?? asError(snapshotError) };
       }
     });
   const sideband = () =>

@@ -7,6 +7,7 @@ import { uncontrolledActionOwners } from '../domain/admin/action-owners.ts';
 import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
 import type { DomainServices } from '../domain/services.ts';
 import type { CacheReading } from '../lib/cache-registry.ts';
+import { errorStatus } from '../lib/thrown.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { registerPipelineArtifactRoutes } from './actions/artifact-pipeline.routes.ts';
 import { registerV4ArtifactRoutes } from './actions/artifact-v4.routes.ts';
@@ -154,7 +155,7 @@ export async function buildServer(
     );
   });
   server.setErrorHandler((error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode;
+    const status = errorStatus(error);
     if (status !== undefined && status >= 400 && status < 500) {
       return reply.status(status).type('text/plain').send('bad request');
     }

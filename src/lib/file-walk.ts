@@ -1,5 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { errorCode } from './thrown.ts';
 
 /** A directory or regular file met on a walk; symbolic links and other kinds are never met. */
 export type WalkedFile = {
@@ -25,7 +26,7 @@ export async function* walkFiles(
   async function* walk(relative: string): AsyncGenerator<WalkedFile> {
     const entries = await readdir(path.join(root, relative), { withFileTypes: true }).catch(
       (error: unknown) => {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        if (errorCode(error) === 'ENOENT') return [];
         throw error;
       },
     );

@@ -27,7 +27,7 @@ export class HostAllowlist {
     for (const rule of lower) {
       if (['*', 'loopback', 'private', 'external'].includes(rule)) continue;
       const cidr = /^(.+)\/(\d{1,3})$/.exec(rule);
-      const family = cidr ? isIP(cidr[1] as string) : 0;
+      const family = cidr ? isIP(cidr[1] ?? '') : 0;
       if (cidr && family !== 0) {
         this.#cidrs.addSubnet(cidr[1] as string, Number(cidr[2]), family === 6 ? 'ipv6' : 'ipv4');
         hasCidrs = true;
@@ -125,8 +125,8 @@ function embeddedIPv4(address: string): string | undefined {
     );
   if (!match) return undefined;
   if (match[1]) return match[1];
-  const high = Number.parseInt(match[2] as string, 16);
-  const low = Number.parseInt(match[3] as string, 16);
+  const high = Number.parseInt(match[2] ?? '', 16);
+  const low = Number.parseInt(match[3] ?? '', 16);
   return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 

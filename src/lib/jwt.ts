@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isRecord } from './narrow.ts';
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 
@@ -24,9 +25,7 @@ export function verifyJwt(key: Buffer, token: string): Record<string, unknown> |
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   try {
     const claims: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
-    return typeof claims === 'object' && claims !== null && !Array.isArray(claims)
-      ? (claims as Record<string, unknown>)
-      : undefined;
+    return isRecord(claims) ? claims : undefined;
   } catch {
     return undefined;
   }

@@ -3,11 +3,12 @@ import { access, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-modes.ts';
+import { errorCode } from './thrown.ts';
 
 /** Whether `dir` holds nothing; a directory that does not exist holds nothing. */
 export async function isEmptyDirectory(dir: string): Promise<boolean> {
   const entries = await readdir(dir).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (errorCode(error) === 'ENOENT') return [];
     throw error;
   });
   return entries.length === 0;

@@ -107,7 +107,7 @@ export function sendOutbound(
         const lines: [string, string][] = [];
         const raw = incoming.rawHeaders;
         for (let i = 0; i + 1 < raw.length; i += 2) {
-          lines.push([(raw[i] as string).toLowerCase(), raw[i + 1] as string]);
+          lines.push([(raw[i] ?? '').toLowerCase(), raw[i + 1] ?? '']);
         }
         resolve({ status: incoming.statusCode ?? 0, headers: lines, body: Buffer.concat(chunks) });
       };

@@ -12,6 +12,7 @@ import { ISOLATION_MODES, type IsolationMode } from './isolation.ts';
 import { parseLabels } from './labels.ts';
 import { RegisterError, register } from './register.ts';
 import { StateFileError } from './state-file.ts';
+import { errorCode, errorMessage } from './thrown.ts';
 
 const USAGE = `Usage:
   kiln runner register --instance URL --token TOKEN [--name NAME] [--labels a,b] [--ephemeral] [--file PATH]
@@ -47,7 +48,7 @@ function positiveNumber(value: string | undefined, name: string, fallback: numbe
 }
 
 function isIsolationMode(value: string): value is IsolationMode {
-  return (ISOLATION_MODES as readonly string[]).includes(value);
+  return ISOLATION_MODES.some((mode) => mode === value);
 }
 
 /**
@@ -138,11 +139,8 @@ export async function runRunnerCli(args: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return sub === undefined || sub === '--help' || sub === '-h' ? 0 : 2;
   } catch (error) {
-    if (
-      error instanceof RunnerUsageError ||
-      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-    ) {
-      process.stderr.write(`kiln runner: ${(error as Error).message}\n\n${USAGE}`);
+    if (error instanceof RunnerUsageError || errorCode(error)?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`kiln runner: ${errorMessage(error)}\n\n${USAGE}`);
       return 2;
     }
     if (error instanceof RegisterError || error instanceof StateFileError) {

@@ -17,6 +17,7 @@ import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { confine, handOver, within } from './engine/confinement.ts';
 import { which } from './engine/shell.ts';
 import type { JobAccount, JobConfinement } from './engine/task-input.ts';
+import { errorMessage } from './thrown.ts';
 
 export const ISOLATION_MODES = ['auto', 'user', 'bwrap', 'none'] as const;
 export type IsolationMode = (typeof ISOLATION_MODES)[number];
@@ -128,7 +129,7 @@ async function tryOut(confinement: JobConfinement, workRoot: string): Promise<st
     await mkdir(workRoot, { recursive: true });
     root = await mkdtemp(join(workRoot, 'probe-'));
   } catch (error) {
-    throw new IsolationError(`cannot work in ${workRoot}: ${(error as Error).message}`);
+    throw new IsolationError(`cannot work in ${workRoot}: ${errorMessage(error)}`);
   }
   try {
     await handOver(confinement, root);

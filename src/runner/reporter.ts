@@ -16,6 +16,7 @@ import { Result, UpdateLogRequestSchema } from '../gen/runner/v1/messages_pb.js'
 import type { RunnerService } from '../gen/runner/v1/services_pb.js';
 import type { Conclusion, JobSink } from './engine/task-input.ts';
 import { EncodedLog } from './log-rows.ts';
+import { errorMessage } from './thrown.ts';
 
 /** Intervals and limits; tests shorten them. */
 export type ReporterTiming = {
@@ -261,7 +262,7 @@ export class TaskReporter implements JobSink {
         this.#acked = ack;
         return true;
       } catch (error) {
-        this.#log(`task ${this.#taskId}: log upload failed: ${(error as Error).message}`);
+        this.#log(`task ${this.#taskId}: log upload failed: ${errorMessage(error)}`);
         return false;
       }
     });
@@ -302,7 +303,7 @@ export class TaskReporter implements JobSink {
         }
         return true;
       } catch (error) {
-        this.#log(`task ${this.#taskId}: state report failed: ${(error as Error).message}`);
+        this.#log(`task ${this.#taskId}: state report failed: ${errorMessage(error)}`);
         return false;
       }
     });

@@ -9,6 +9,7 @@ import { runJob } from './engine/job.ts';
 import type { Conclusion, HostInput, TaskInput } from './engine/task-input.ts';
 import { parseWorkflow } from './engine/workflow.ts';
 import { type ReporterTiming, TaskReporter } from './reporter.ts';
+import { errorMessage } from './thrown.ts';
 
 const CONCLUSIONS: Record<number, Conclusion | ''> = {
   [Result.SUCCESS]: 'success',
@@ -80,7 +81,7 @@ export function startTask(options: {
       result = outcome.result;
       reporter.setOutputs(outcome.outputs);
     } catch (error) {
-      reporter.line(`::error::the runner failed: ${(error as Error).message}`);
+      reporter.line(`::error::the runner failed: ${errorMessage(error)}`);
     }
     await reporter.finish(result);
     options.log(`task ${input.id}: ${result}`);

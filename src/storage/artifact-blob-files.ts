@@ -3,6 +3,7 @@ import { mkdir, open, readdir, rename as renameFile, rm, stat } from 'node:fs/pr
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { errorCode } from '../lib/thrown.ts';
 
 /** A blob's place: path segments of lower-case letters, digits and dashes only. */
 export type BlobKey = readonly string[];
@@ -63,7 +64,7 @@ export class BlobDirectory {
     try {
       return (await stat(this.#path(key))).size;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (errorCode(error) === 'ENOENT') return undefined;
       throw error;
     }
   }
@@ -85,7 +86,7 @@ export class BlobDirectory {
     try {
       return await readdir(this.#path(key));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if (errorCode(error) === 'ENOENT') return [];
       throw error;
     }
   }

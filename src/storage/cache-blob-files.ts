@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Invalid } from '../domain/errors.ts';
+import { errorCode } from '../lib/thrown.ts';
 
 /** A byte range of a stored archive, both ends included. */
 type ByteRange = { readonly start: number; readonly end: number };
@@ -61,7 +62,7 @@ export class CacheBlobFiles {
       await pipeline(source, guard, createWriteStream(path, { flags: 'r+', start: offset }));
     } catch (error) {
       // A client that goes away mid-part is the client's failure, not the server's.
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errorCode(error);
       if (code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ECONNRESET' || code === 'ABORT_ERR') {
         throw new Invalid('the upload ended before its range did', { cause: error });
       }
@@ -77,7 +78,7 @@ export class CacheBlobFiles {
     try {
       return (await stat(this.#path(id))).size;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      if (errorCode(error) === 'ENOENT') return 0;
       throw error;
     }
   }
@@ -101,7 +102,7 @@ export class CacheBlobFiles {
     try {
       names = await readdir(this.#shardDir(shard));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if (errorCode(error) === 'ENOENT') return [];
       throw error;
     }
     return names.flatMap((name) => {

@@ -2,6 +2,7 @@ import { fstatSync, readSync, writeSync } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
+import { errorCode } from '../lib/thrown.ts';
 
 /** A log line as the runner sends it (the domain's `LogRow`). */
 type LogRow = { readonly time: Date; readonly content: string };
@@ -36,7 +37,7 @@ async function openFile(path: string): Promise<FileHandle> {
   try {
     return await open(path, 'r+');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (errorCode(error) !== 'ENOENT') throw error;
     await (await open(path, 'a')).close();
     return open(path, 'r+');
   }
@@ -84,7 +85,7 @@ export class TaskLogFiles {
     try {
       return Math.floor((await stat(this.#paths(taskId).index)).size / ENTRY_BYTES);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      if (errorCode(error) === 'ENOENT') return 0;
       throw error;
     }
   }
@@ -156,8 +157,7 @@ export class TaskLogFiles {
     const ends: number[] = new Array(rows.length);
     let bytes = this.#scratch;
     let length = 0;
-    for (let at = 0; at < rows.length; at++) {
-      const row = rows[at] as LogRow;
+    for (const [at, row] of rows.entries()) {
       const time = stamp(row.time);
       const content = cut(row.content);
       // UTF-8 takes at most 3 bytes per UTF-16 unit; the stamp and separators are ASCII.
@@ -181,7 +181,7 @@ export class TaskLogFiles {
     let kept = 0;
     let offset = open.end;
     for (let at = 0; at < fitting; at++) {
-      const next = open.end + (ends[at] as number);
+      const next = open.end + (ends[at] ?? 0);
       if (next > limit.bytes) break;
       offset = next;
       writeOffset(offsets, offset, at * ENTRY_BYTES);

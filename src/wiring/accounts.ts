@@ -22,7 +22,7 @@ export function buildAccounts(config: Config, db: Database['db'], events: EventB
     userStore,
     users,
     admins,
-    orgs: new OrgService(new OrgStore(db), userStore, admins, events),
+    orgs: new OrgService(new OrgStore(db, userStore), userStore, admins, events),
     tokens: new TokenService(new TokenStore(db), users),
     sessions: new SessionService(new SessionStore(db), users, config.auth.sessionLifetimeMs),
     loginThrottle: new LoginThrottle(new LoginThrottleStore(db), config.auth.login),

@@ -14,7 +14,7 @@ type GroupedTables = { workflow_runs: Grouped; ci_tasks: Grouped };
 export const concurrencyGroupsLowerCaseMigration: Migration = {
   name: '0025-concurrency-groups-lower-case',
   async up(untyped: Kysely<unknown>) {
-    const db = untyped as unknown as Kysely<GroupedTables>;
+    const db = untyped.withTables<GroupedTables>();
     for (const table of ['workflow_runs', 'ci_tasks'] as const) {
       const rows = await db
         .selectFrom(table)

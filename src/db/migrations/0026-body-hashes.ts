@@ -18,7 +18,7 @@ const BATCH = 16;
 export const bodyHashesMigration: Migration = {
   name: '0026-body-hashes',
   async up(untyped: Kysely<unknown>) {
-    const db = untyped as unknown as Kysely<BodyTables>;
+    const db = untyped.withTables<BodyTables>();
     const tables = await untyped.introspection.getTables();
     for (const table of ['releases', 'pull_requests'] as const) {
       // On SQLite migrations run outside a transaction: a start stopped while hashing has added

@@ -6,8 +6,7 @@ import type { RepoListingService } from '../repos/repo-listing.service.ts';
 import { OPERATOR } from '../runners/runner.policy.ts';
 import type { RunnerAdminService } from '../runners/runner-admin.service.ts';
 import type { UserService } from '../users/user.service.ts';
-import type { PersonRow, UserStore } from '../users/user.store.ts';
-import { isUser, type User } from '../users/user.types.ts';
+import { isUser, type PersonRow, type User } from '../users/user.types.ts';
 import type { AdminPolicy } from './admin.policy.ts';
 
 /** How many of each thing the instance holds, for the admin overview. */
@@ -24,13 +23,24 @@ export type AdminPersonRow = PersonRow & {
   readonly admin: 'listed' | 'stored' | undefined;
 };
 
+/** The users aggregate's listing of people and its admin flag, as the admin pages use them. */
+export type PeopleDirectory = {
+  countPeople(): Promise<number>;
+  countOrgs(): Promise<number>;
+  listPeoplePage(
+    query: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: PersonRow[]; total: number }>;
+  setAdmin(id: string, admin: boolean): Promise<void>;
+};
+
 export type AdminRepoRow = { readonly repo: Repository; readonly sizeBytes: number | undefined };
 
 type Page = { readonly limit: number; readonly offset: number };
 
 export type SiteAdminDeps = {
   readonly admins: AdminPolicy;
-  readonly userStore: UserStore;
+  readonly userStore: PeopleDirectory;
   readonly users: UserService;
   readonly repos: Pick<RepoListingService, 'listAll'>;
   readonly runnerAdmin: Pick<RunnerAdminService, 'listRunners'>;

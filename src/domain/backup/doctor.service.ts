@@ -8,7 +8,6 @@ import { checkConnectivity, listRepositoryDirs } from '../../git/repository-dump
 import { widerThanPrivate } from '../../lib/private-modes.ts';
 import { type ActionOwnerFacts, uncontrolledActionOwners } from '../admin/action-owners.ts';
 import type { LfsService } from '../lfs/lfs.service.ts';
-import type { RepoStore } from '../repos/repo.store.ts';
 
 /** One finding: what is wrong, where, and what to do about it. */
 export type Finding = { readonly subject: string; readonly problem: string; readonly fix: string };
@@ -21,7 +20,11 @@ export type DoctorReport = {
 export type DoctorSources = {
   readonly database: Database;
   /** Where the database says repositories are. */
-  readonly repos: Pick<RepoStore, 'listLocations'>;
+  readonly repos: {
+    listLocations(): Promise<
+      ReadonlyArray<{ readonly owner: string; readonly name: string; readonly private: boolean }>
+    >;
+  };
   readonly dataDir: string;
   readonly repositoriesRoot: string;
   /** Who the action owners and administrators are, and the accounts to check against them. */

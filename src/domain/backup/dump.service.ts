@@ -10,7 +10,7 @@ import {
 } from '../../git/repository-dump.ts';
 import { type WalkedFile, walkFiles } from '../../lib/file-walk.ts';
 import { type TarSink, TarWriter } from '../../lib/tar-writer.ts';
-import { type HousekeepingStore, takeLease } from '../repos/housekeeping.store.ts';
+import { type RepoLeaseClaims, takeLease } from '../repos/repo-leases.ts';
 import {
   DATABASE,
   DATABASE_FACTS,
@@ -27,7 +27,7 @@ import {
 export type DumpSources = {
   readonly database: Database;
   /** Housekeeping's leases, so a repository is not copied while it is being repacked. */
-  readonly leases: HousekeepingStore;
+  readonly leases: RepoLeaseClaims;
   readonly dataDir: string;
   readonly repositoriesRoot: string;
   readonly kilnVersion: string;
@@ -121,7 +121,7 @@ const COPY_LEASE = { holdMs: 6 * 60 * 60_000, waitMs: 30 * 60_000 } as const;
 async function writeRepositories(
   tar: TarWriter,
   root: string,
-  leases: HousekeepingStore,
+  leases: RepoLeaseClaims,
 ): Promise<{ repositories: number; files: number }> {
   const dirs = await listRepositoryDirs(root);
   const refs = new Map<string, string>();

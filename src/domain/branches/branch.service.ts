@@ -59,11 +59,15 @@ export class BranchService {
       this.#deps.protectedBranches.records(visible.repo),
     ]);
     const shown = branches.slice(page.offset, page.offset + page.limit);
-    const commits = await Promise.all(
-      shown.map((branch) => readCommit(this.#deps.catFiles, handle, branch.sha)),
+    const read = await Promise.all(
+      shown.map(async (branch) => ({
+        name: branch.name,
+        commit: await readCommit(this.#deps.catFiles, handle, branch.sha),
+      })),
     );
-    const items: BranchInfo[] = shown.map((branch, index) =>
-      branchInfo(branch.name, commits[index] as Commit, protections),
+    const commits = read.map(({ commit }) => commit);
+    const items: BranchInfo[] = read.map(({ name, commit }) =>
+      branchInfo(name, commit, protections),
     );
     return {
       visible,

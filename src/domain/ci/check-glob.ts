@@ -49,7 +49,7 @@ export function compileCheckGlob(source: string): CheckGlob {
 function parseSequence(chars: readonly string[], state: { at: number }, inBraces: boolean) {
   const pieces: Piece[] = [];
   while (state.at < chars.length) {
-    const char = chars[state.at] as string;
+    const char = chars[state.at] ?? '';
     if (inBraces && (char === ',' || char === '}')) break;
     state.at += 1;
     if (char === '\\') {
@@ -153,7 +153,7 @@ function matchFlat(tokens: readonly Token[], chars: readonly string[], budget: M
       starAt = t;
       starText = c;
       t += 1;
-    } else if (token !== undefined && matchesOne(token, chars[c] as string)) {
+    } else if (token !== undefined && matchesOne(token, chars[c] ?? '')) {
       t += 1;
       c += 1;
     } else if (starAt >= 0) {

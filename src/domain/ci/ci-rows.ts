@@ -67,7 +67,7 @@ export function toTask(row: Selectable<CiTasksTable>): CiTask {
 
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(text);
   } catch {
     return {};
   }

@@ -1,4 +1,5 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import { LeaseQueue, type LeaseQueueShape } from '../../db/lease-queue.ts';
 import type { Tables } from '../../db/tables.ts';
 import type { RunnerScope } from '../runners/runner.types.ts';
 import { parseStringArray } from '../runners/runner-input.ts';
@@ -13,6 +14,18 @@ export type Claim = {
   readonly tokenHash: string | null;
   /** The job's `concurrency` group: the claim fails while another job of it runs. */
   readonly group?: { readonly repoId: string; readonly group: string };
+};
+
+/**
+ * Pending tasks nobody holds are the work; a claim holds one until its deadline, and a task
+ * past it is failed by the zombie sweep rather than claimed again (its steps may have run).
+ */
+const TASK_QUEUE: LeaseQueueShape<Tables, 'ci_tasks'> = {
+  table: 'ci_tasks',
+  key: 'id',
+  lease: 'deadline_at',
+  freeLease: null,
+  claimable: (eb) => eb.and([eb('status', '=', 'pending'), eb('runner_id', 'is', null)]),
 };
 
 /**
@@ -38,9 +51,11 @@ function holdsNoRunningTask(runnerId: string) {
  */
 export class CiTaskStore {
   readonly #db: Kysely<Tables>;
+  readonly #queue: LeaseQueue<Tables, 'ci_tasks'>;
 
   constructor(db: Kysely<Tables>) {
     this.#db = db;
+    this.#queue = new LeaseQueue(db, TASK_QUEUE);
   }
 
   /**
@@ -69,28 +84,23 @@ export class CiTaskStore {
   }
 
   /**
-   * Gives a pending, unheld task to the runner; undefined if taken, or
-   * if another job of its `concurrency` group runs.
+   * Gives a pending, unheld task to the runner until its deadline (the task's lease); undefined
+   * if taken, or if another job of its `concurrency` group runs.
    */
   async claim(taskId: number, runnerId: string, claim: Claim): Promise<CiTask | undefined> {
-    const row = await this.#db
-      .updateTable('ci_tasks')
-      .set({
+    const row = await this.#queue.claimKey(taskId, {
+      now: claim.now,
+      leaseMs: claim.deadlineAt - claim.now,
+      set: {
         status: 'running',
         runner_id: runnerId,
         started_at: claim.now,
-        deadline_at: claim.deadlineAt,
         heartbeat_at: claim.now,
         updated_at: claim.now,
         token_hash: claim.tokenHash,
-      })
-      .where('id', '=', taskId)
-      .where('status', '=', 'pending')
-      .where('runner_id', 'is', null)
-      .where(groupIsFree(taskId, claim.group))
-      .where(runIsCleared())
-      .returningAll()
-      .executeTakeFirst();
+      },
+      where: (eb) => eb.and([groupIsFree(taskId, claim.group)(eb), runIsCleared()(eb)]),
+    });
     return row === undefined ? undefined : toTask(row);
   }
 
@@ -124,22 +134,17 @@ export class CiTaskStore {
 
   /** Undoes a claim still running for this runner, steps included; whether it did. */
   async release(taskId: number, runnerId: string): Promise<boolean> {
-    const released = await this.#db
-      .updateTable('ci_tasks')
-      .set({
+    const released = await this.#queue.release(taskId, {
+      set: {
         status: 'pending',
         runner_id: null,
         token_hash: null,
         started_at: null,
-        deadline_at: null,
         heartbeat_at: null,
-      })
-      .where('id', '=', taskId)
-      .where('runner_id', '=', runnerId)
-      .where('status', '=', 'running')
-      .returning('id')
-      .executeTakeFirst();
-    if (released === undefined) return false;
+      },
+      where: (eb) => eb.and([eb('runner_id', '=', runnerId), eb('status', '=', 'running')]),
+    });
+    if (!released) return false;
     await this.#db.deleteFrom('ci_task_steps').where('task_id', '=', taskId).execute();
     return true;
   }

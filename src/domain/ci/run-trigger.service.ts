@@ -3,6 +3,7 @@ import { mergeBase } from '../../git/diff.ts';
 import { readCommit } from '../../git/read-objects.ts';
 import { findBranch, type RefChange } from '../../git/refs.ts';
 import { changedPaths, readWorkflowFiles, type WorkflowFile } from '../../git/workflow-files.ts';
+import { errorMessage } from '../../lib/thrown.ts';
 import { Invalid } from '../errors.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
@@ -284,7 +285,7 @@ export class RunTriggerService {
     try {
       declared = dispatchInputs(parseWorkflow(request.workflowFile, file.content).triggers);
     } catch (error) {
-      throw new Invalid(`${request.workflowFile}: ${(error as Error).message}`);
+      throw new Invalid(`${request.workflowFile}: ${errorMessage(error)}`);
     }
     if (declared === undefined) throw new Invalid('the workflow has no workflow_dispatch trigger');
     const inputs: Record<string, string> = {};

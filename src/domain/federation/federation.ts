@@ -97,7 +97,7 @@ export class Federation {
     this.kv = new KyselyKvStore(db);
     this.followers = new FollowersStore(db);
     this.stars = new RemoteStarsStore(db);
-    const queueStore = new QueueStore(db, { skipLocked: deps.dialect === 'postgres' });
+    const queueStore = new QueueStore(db, deps.dialect);
     this.instances = new InstancesService({
       kv: this.kv,
       followers: this.followers,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isRecord } from '../../lib/narrow.ts';
 import { Invalid } from '../errors.ts';
 import type { User } from '../users/user.types.ts';
 import type { ActorResolver } from './actor-resolver.ts';
@@ -146,8 +147,8 @@ export class FollowingService {
    * id, when it names one) changes nothing.
    */
   async answered(sender: string, answer: Record<string, unknown>, state: 'accepted' | 'rejected') {
-    const follow = answer.object as Record<string, unknown> | string | undefined;
-    if (typeof follow !== 'object' || follow === null) return;
+    const follow = answer.object;
+    if (!isRecord(follow)) return;
     const ref = this.#actors.urls.parse(idOf(follow.actor) ?? '');
     if (ref?.kind !== 'user') return;
     const local = await this.#actors.get(ref).catch(() => undefined);

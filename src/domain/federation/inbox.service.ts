@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isRecord } from '../../lib/narrow.ts';
 import { isDomainError } from '../errors.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { FollowersStore } from './followers.store.ts';
@@ -132,8 +133,8 @@ export class InboxService {
 
   async #undo(sender: string, undo: Record<string, unknown>): Promise<void> {
     const inner = undo.object;
-    if (!inner || typeof inner !== 'object') return;
-    const undone = inner as Record<string, unknown>;
+    if (!isRecord(inner)) return;
+    const undone = inner;
     // One may only undo one's own activities.
     if (idOf(undone.actor) !== sender) return;
     const undoneId = idOf(undone);

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type ExpressionBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
+import { LeaseQueue, type LeaseQueueShape } from '../../db/lease-queue.ts';
+import type { Dialect } from '../../db/migration.ts';
 import type { FederationDb, FederationTables } from './federation.tables.ts';
 
 /** A message a listener won: its JSON text and how many times it has been claimed. */
@@ -11,19 +13,27 @@ export type ClaimedMessage = {
   readonly lease: number;
 };
 
+/** Messages are due from `run_at`; `claimed_until` is the lease, empty when free. */
+const MESSAGE_QUEUE: LeaseQueueShape<FederationTables, 'federation_queue'> = {
+  table: 'federation_queue',
+  key: 'id',
+  lease: 'claimed_until',
+  freeLease: null,
+  due: 'run_at',
+  attempts: 'attempts',
+};
+
 /**
- * The `federation_queue` rows. A claim is one conditional UPDATE (`claimed_until` empty or past),
- * which on PostgreSQL re-checks the condition after taking the row lock and on SQLite runs under
- * the database write lock, so two replicas racing for one row cannot both win.
+ * The `federation_queue` rows, claimed and released through the one lease queue
+ * (`db/lease-queue.ts`), so two replicas racing for one row cannot both win.
  */
 export class QueueStore {
   readonly #db: FederationDb;
-  readonly #skipLocked: boolean;
+  readonly #queue: LeaseQueue<FederationTables, 'federation_queue'>;
 
-  /** `skipLocked`: the engine understands `FOR UPDATE SKIP LOCKED` (PostgreSQL). */
-  constructor(db: FederationDb, options: { readonly skipLocked?: boolean } = {}) {
+  constructor(db: FederationDb, dialect: Dialect = 'sqlite') {
     this.#db = db;
-    this.#skipLocked = options.skipLocked ?? false;
+    this.#queue = new LeaseQueue(db, MESSAGE_QUEUE, dialect);
   }
 
   /** Adds the messages (JSON text), due at `runAt`, in batches the engines accept. */
@@ -51,34 +61,19 @@ export class QueueStore {
   }
 
   /**
-   * Claims the oldest message due at `now` until `now + leaseMs`; undefined when none is. One
-   * statement picks and marks the row, and the mark re-checks that the row is still free, so two
-   * listeners never hold one message at once. On PostgreSQL the pick skips rows another
-   * transaction has locked (`FOR UPDATE SKIP LOCKED`): racing replicas take different messages
-   * instead of queueing behind one row. SQLite runs the statement under its write lock.
+   * Claims the oldest message due at `now` until `now + leaseMs`; undefined when none is. The one
+   * lease queue picks and marks the row in one statement that re-checks it is still free, so two
+   * listeners never hold one message at once.
    */
   async claim(now: number, leaseMs: number): Promise<ClaimedMessage | undefined> {
-    const free = (eb: ExpressionBuilder<FederationTables, 'federation_queue'>) =>
-      eb.and([
-        eb('run_at', '<=', now),
-        eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]),
-      ]);
-    let pick = this.#db
-      .selectFrom('federation_queue')
-      .select('id')
-      .where(free)
-      .orderBy('run_at')
-      .limit(1);
-    if (this.#skipLocked) pick = pick.forUpdate().skipLocked();
-    const lease = now + leaseMs;
-    const claimed = await this.#db
-      .updateTable('federation_queue')
-      .set((eb) => ({ claimed_until: lease, attempts: eb('attempts', '+', 1) }))
-      .where('id', '=', pick)
-      .where(free)
-      .returning(['id', 'message', 'attempts'])
-      .executeTakeFirst();
-    return claimed ? { ...claimed, attempts: Number(claimed.attempts), lease } : undefined;
+    const [claimed] = await this.#queue.claimDue(1, {
+      now,
+      leaseMs,
+      returning: ['id', 'message', 'attempts'],
+    });
+    if (claimed === undefined) return undefined;
+    const { id, message, attempts } = claimed;
+    return { id, message, attempts: Number(attempts), lease: now + leaseMs };
   }
 
   /** The host and attempts so far of every queued delivery (other work is left out). */
@@ -116,19 +111,18 @@ export class QueueStore {
     return ids.length;
   }
 
+  /** Removes a message that has run. */
   async delete(id: string): Promise<void> {
-    await this.#db.deleteFrom('federation_queue').where('id', '=', id).execute();
+    await this.#queue.remove(id);
   }
 
   /** Gives a claimed message back, due again at `runAt`. */
   async release(claimed: ClaimedMessage, runAt: number): Promise<void> {
     // Only while the claim is still ours: once the lease ran out another listener may hold it.
-    await this.#db
-      .updateTable('federation_queue')
-      .set({ run_at: runAt, claimed_until: null })
-      .where('id', '=', claimed.id)
-      .where('claimed_until', '=', claimed.lease)
-      .execute();
+    await this.#queue.release(claimed.id, {
+      set: { run_at: runAt },
+      where: (eb) => eb('claimed_until', '=', claimed.lease),
+    });
   }
 }
 

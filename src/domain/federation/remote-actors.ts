@@ -1,3 +1,4 @@
+import { isRecord } from '../../lib/narrow.ts';
 import type { RemoteDocuments } from './remote-documents.ts';
 import { RemoteFetchError } from './safe-fetch.ts';
 
@@ -12,10 +13,7 @@ export type RemoteActor = {
 /** The id of an object that may be given inline or by reference. */
 export function idOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string') {
-    return (value as { id: string }).id;
-  }
-  return undefined;
+  return isRecord(value) && typeof value.id === 'string' ? value.id : undefined;
 }
 
 function httpUrl(value: unknown): string | undefined {
@@ -40,15 +38,14 @@ export class RemoteActors {
 
   async get(id: string): Promise<RemoteActor> {
     const { document } = await this.#documents.loader(id);
-    const actor = document as Record<string, unknown>;
+    const actor = isRecord(document) ? document : {};
     if (idOf(actor) !== id) throw new RemoteFetchError(`${id} names itself ${String(actor.id)}`);
     const host = new URL(id).host;
     const inbox = httpUrl(actor.inbox);
     if (!inbox || new URL(inbox).host !== host) {
       throw new RemoteFetchError(`${id} has no inbox of its own`);
     }
-    const endpoints = actor.endpoints as Record<string, unknown> | undefined;
-    const shared = httpUrl(endpoints?.sharedInbox);
+    const shared = httpUrl(isRecord(actor.endpoints) ? actor.endpoints.sharedInbox : undefined);
     return {
       id,
       inbox,

@@ -1,3 +1,4 @@
+import { isRecord } from '../../lib/narrow.ts';
 import { ACTOR_CONTEXT, FORGEFED_CONTEXT } from './forgefed-context.ts';
 
 /**
@@ -225,11 +226,11 @@ export function deleteActivity(input: {
  * found to be nothing.
  */
 export function subjectOf(activity: unknown): string | undefined {
-  const record = activity as { context?: unknown; object?: unknown } | null;
-  if (typeof record?.context === 'string') return record.context;
-  const object = record?.object as { context?: unknown; url?: unknown } | null | undefined;
-  if (typeof object?.context === 'string') return object.context;
-  return typeof object?.url === 'string' ? object.url : undefined;
+  if (!isRecord(activity)) return undefined;
+  if (typeof activity.context === 'string') return activity.context;
+  const object = isRecord(activity.object) ? activity.object : {};
+  if (typeof object.context === 'string') return object.context;
+  return typeof object.url === 'string' ? object.url : undefined;
 }
 
 /** `Accept` of a follow request, embedding the request as the follower sent it. */

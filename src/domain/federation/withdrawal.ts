@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isRecord } from '../../lib/narrow.ts';
 import { visibleToAnyone } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
@@ -100,6 +101,6 @@ export class Withdrawal {
 }
 
 function noteIdOf(activity: unknown): string | undefined {
-  const object = (activity as { object?: { id?: unknown } } | null)?.object;
-  return typeof object?.id === 'string' ? object.id : undefined;
+  const object = isRecord(activity) ? activity.object : undefined;
+  return isRecord(object) && typeof object.id === 'string' ? object.id : undefined;
 }

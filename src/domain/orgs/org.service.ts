@@ -5,8 +5,7 @@ import type { EventPublisher } from '../events.ts';
 import { mayAdministerOrg } from '../repos/repo.policy.ts';
 import { isActionsBot } from '../users/actions-bot.ts';
 import { assertValidHandle } from '../users/handle.ts';
-import type { UserStore } from '../users/user.store.ts';
-import type { Account, User } from '../users/user.types.ts';
+import { type Account, isUser, type User } from '../users/user.types.ts';
 import type { OrgRole, OrgSettings, OrgStore, OrgVisibility } from './org.store.ts';
 
 export type { OrgRole, OrgSettings, OrgVisibility };
@@ -55,6 +54,12 @@ function checkedWebsite(value: string): string {
   return website;
 }
 
+/** The accounts the organisations' use cases look up, handed in by the composition root. */
+export type AccountLookup = {
+  findByHandle(handle: string): Promise<Account | undefined>;
+  findById(id: string): Promise<Account | undefined>;
+};
+
 /**
  * Organisations: accounts that own repositories on behalf of their members. Owners (and
  * instance administrators) change settings and membership; an organisation always keeps at
@@ -63,12 +68,17 @@ function checkedWebsite(value: string): string {
  */
 export class OrgService {
   readonly #store: OrgStore;
-  readonly #users: UserStore;
+  readonly #users: AccountLookup;
   readonly #admins: AdminPolicy | undefined;
   /** Where changes of settings (`org.changed`) and deletions (`org.deleted`) are announced. */
   readonly #events: EventPublisher | undefined;
 
-  constructor(store: OrgStore, users: UserStore, admins?: AdminPolicy, events?: EventPublisher) {
+  constructor(
+    store: OrgStore,
+    users: AccountLookup,
+    admins?: AdminPolicy,
+    events?: EventPublisher,
+  ) {
     this.#store = store;
     this.#users = users;
     this.#admins = admins;
@@ -227,8 +237,10 @@ export class OrgService {
 
   async #person(handle: string): Promise<User> {
     const account = await this.#users.findByHandle(handle.trim());
-    if (account?.kind !== 'user') throw new NotFound(`user does not exist [name: ${handle}]`);
-    return account as User;
+    if (account === undefined || !isUser(account)) {
+      throw new NotFound(`user does not exist [name: ${handle}]`);
+    }
+    return account;
   }
 
   async #member(org: Account, handle: string): Promise<User> {

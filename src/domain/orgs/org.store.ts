@@ -1,7 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { Conflict } from '../errors.ts';
-import { insertAccount, type NewAccount } from '../users/user.store.ts';
-import type { Account } from '../users/user.types.ts';
+import type { Account, NewAccount } from '../users/user.types.ts';
 
 export type OrgRole = 'owner' | 'member';
 export type OrgVisibility = 'public' | 'private';
@@ -9,12 +8,22 @@ export type OrgVisibility = 'public' | 'private';
 /** What an organisation's settings hold beyond its account's name and description. */
 export type OrgSettings = { readonly website: string; readonly visibility: OrgVisibility };
 
+/**
+ * How the users aggregate writes an account row through a transaction this store holds open:
+ * an organisation is an account, made together with its first owner's membership.
+ */
+export type AccountRows = {
+  insertIn(db: Db, account: NewAccount): Promise<Account>;
+};
+
 /** The `org_members` rows, and the creation of an organisation with its first owner. */
 export class OrgStore {
   readonly #db: Db;
+  readonly #accounts: AccountRows;
 
-  constructor(db: Db) {
+  constructor(db: Db, accounts: AccountRows) {
     this.#db = db;
+    this.#accounts = accounts;
   }
 
   /** Inserts the organisation's account and its owner's membership in one transaction. */
@@ -24,7 +33,7 @@ export class OrgStore {
     visibility: OrgVisibility = 'public',
   ): Promise<Account> {
     return this.#db.transaction().execute(async (trx) => {
-      const account = await insertAccount(trx, org);
+      const account = await this.#accounts.insertIn(trx, org);
       if (visibility !== 'public') {
         await trx.updateTable('users').set({ visibility }).where('id', '=', org.id).execute();
       }

@@ -1,6 +1,6 @@
-import type { CommitCheckStore } from '../ci/commit-check.store.ts';
 import {
   allRequiredPassed,
+  type CommitJob,
   commitCheckResults,
   type RequiredCheck,
   requiredChecks,
@@ -19,6 +19,11 @@ export type MergeGate = {
   readonly passed: boolean;
 };
 
+/** CI's record of a commit: the jobs its runs in a repository had, as the gate reads them. */
+export type CommitChecks = {
+  jobsOfCommit(repoId: string, sha: string): Promise<CommitJob[]>;
+};
+
 /** Gitea's refusal, word for word: clients match on it. */
 export const CHECKS_NOT_PASSED =
   'not allowed to merge [reason: Not all required status checks successful]';
@@ -31,9 +36,9 @@ export const CHECKS_NOT_PASSED =
  */
 export class MergeGateService {
   readonly #rules: Pick<ProtectedBranchService, 'ruleOf'>;
-  readonly #checks: CommitCheckStore;
+  readonly #checks: CommitChecks;
 
-  constructor(rules: Pick<ProtectedBranchService, 'ruleOf'>, checks: CommitCheckStore) {
+  constructor(rules: Pick<ProtectedBranchService, 'ruleOf'>, checks: CommitChecks) {
     this.#rules = rules;
     this.#checks = checks;
   }

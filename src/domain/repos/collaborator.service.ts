@@ -1,3 +1,4 @@
+import { isOneOf } from '../../lib/narrow.ts';
 import { Invalid, NotFound } from '../errors.ts';
 import type { UserService } from '../users/user.service.ts';
 import { isUser, type User } from '../users/user.types.ts';
@@ -9,9 +10,7 @@ const PERMISSIONS: readonly CollaboratorPermission[] = ['read', 'write', 'admin'
 
 export function parseCollaboratorPermission(value: unknown): CollaboratorPermission {
   if (value === undefined || value === null || value === '') return 'write';
-  if (typeof value === 'string' && (PERMISSIONS as readonly string[]).includes(value)) {
-    return value as CollaboratorPermission;
-  }
+  if (isOneOf(PERMISSIONS, value)) return value;
   throw new Invalid('permission must be one of read, write, admin');
 }
 

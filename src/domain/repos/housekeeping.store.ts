@@ -1,7 +1,6 @@
-import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { LeaseQueue, type LeaseQueueShape } from '../../db/lease-queue.ts';
+import type { Tables } from '../../db/tables.ts';
 import { newId } from '../../lib/ids.ts';
 import type { HousekeepingRun } from './housekeeping.types.ts';
 
@@ -14,18 +13,27 @@ export type HousekeepingLease = {
 /** Runs are kept this long, so the table stays small whatever the push rate. */
 const RUN_HISTORY_MS = 30 * 86_400_000;
 
-const int = (value: number) => sql`cast(${value} as bigint)`;
+/** One row per repository directory, made by its first claim. */
+const REPO_LEASES: LeaseQueueShape<Tables, 'repo_housekeeping'> = {
+  table: 'repo_housekeeping',
+  key: 'repo_key',
+  lease: 'lease_until',
+  freeLease: 0,
+};
 
 /**
- * The `repo_housekeeping` leases and the `housekeeping_runs` history. A lease is claimed by one
- * statement on either engine, an insert that, on conflict, takes the row over only when the
- * lease has expired; so of any number of replicas claiming at once exactly one gets it.
+ * The `repo_housekeeping` leases and the `housekeeping_runs` history. A lease is claimed through
+ * the one lease queue (`db/lease-queue.ts`) by one statement on either engine, an insert that,
+ * on conflict, takes the row over only when the lease has expired; so of any number of replicas
+ * claiming at once exactly one gets it.
  */
 export class HousekeepingStore {
   readonly #db: Db;
+  readonly #leases: LeaseQueue<Tables, 'repo_housekeeping'>;
 
   constructor(db: Db) {
     this.#db = db;
+    this.#leases = new LeaseQueue(db, REPO_LEASES);
   }
 
   /**
@@ -39,27 +47,22 @@ export class HousekeepingStore {
     now: number,
     leaseMs: number,
   ): Promise<HousekeepingLease | undefined> {
-    const result = await sql<{ last_full_at: number }>`
-      insert into repo_housekeeping (repo_key, holder, lease_until, last_full_at)
-      values (${repoKey}, ${holder}, ${int(now + leaseMs)}, ${int(0)})
-      on conflict (repo_key) do update set
-        holder = excluded.holder,
-        lease_until = excluded.lease_until
-      where repo_housekeeping.lease_until <= ${int(now)}
-      returning last_full_at`.execute(this.#db);
-    const row = result.rows[0];
+    const row = await this.#leases.claimKey(repoKey, {
+      now,
+      leaseMs,
+      set: { holder },
+      create: { last_full_at: 0 },
+      returning: ['last_full_at'],
+    });
     return row === undefined ? undefined : { lastFullAt: Number(row.last_full_at) };
   }
 
   /** Gives the lease back (only if `holder` still holds it), noting a full repack at `fullAt`. */
   async release(repoKey: string, holder: string, fullAt: number | undefined): Promise<void> {
-    let update = this.#db
-      .updateTable('repo_housekeeping')
-      .set({ lease_until: 0 })
-      .where('repo_key', '=', repoKey)
-      .where('holder', '=', holder);
-    if (fullAt !== undefined) update = update.set({ last_full_at: fullAt });
-    await update.execute();
+    await this.#leases.release(repoKey, {
+      where: (eb) => eb('holder', '=', holder),
+      set: fullAt === undefined ? {} : { last_full_at: fullAt },
+    });
   }
 
   /** Keeps a finished run, and forgets runs older than the history window. */
@@ -110,43 +113,4 @@ export class HousekeepingStore {
       error: row.error,
     }));
   }
-}
-
-/**
- * Runs `work` while holding the housekeeping lease of the repository directory `repoKey`, for
- * code that should not see its object files rewritten meanwhile (forks being given copies of a
- * lender's objects). Waits up to `waitMs` while a run holds it, then goes ahead without: a lease
- * left by a process that died must not hold up what needs doing. `holdMs` bounds how long the
- * lease outlives a process that dies holding it.
- */
-export async function withLease<T>(
-  store: HousekeepingStore,
-  repoKey: string,
-  times: { readonly holdMs: number; readonly waitMs: number },
-  work: () => Promise<T>,
-): Promise<T> {
-  const release = await takeLease(store, repoKey, times);
-  try {
-    return await work();
-  } finally {
-    await release?.();
-  }
-}
-
-/**
- * Takes the lease, waiting up to `waitMs` while another holder has it; returns what gives it
- * back, or undefined when the wait ran out.
- */
-export async function takeLease(
-  store: HousekeepingStore,
-  repoKey: string,
-  times: { readonly holdMs: number; readonly waitMs: number },
-): Promise<(() => Promise<void>) | undefined> {
-  const holder = `${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
-  const deadline = Date.now() + times.waitMs;
-  while (!(await store.claim(repoKey, holder, Date.now(), times.holdMs))) {
-    if (Date.now() > deadline) return undefined;
-    await sleep(250);
-  }
-  return () => store.release(repoKey, holder, undefined);
 }

@@ -13,13 +13,13 @@ import type { EventPublisher } from '../events.ts';
 import type { OrgService } from '../orgs/org.service.ts';
 import type { User } from '../users/user.types.ts';
 import { ownerForCreation } from './creation-owner.ts';
-import { type HousekeepingStore, withLease } from './housekeeping.store.ts';
 import { type IsolationRepair, ObjectIsolation } from './object-isolation.ts';
 import { mayCreateRepos } from './repo.policy.ts';
 import type { RepoStore } from './repo.store.ts';
 import type { Repository, VisibleRepo } from './repo.types.ts';
 import type { RepoAccessService } from './repo-access.service.ts';
 import { makeRepoDirectory } from './repo-directory.ts';
+import { type RepoLeaseClaims, withLease } from './repo-leases.ts';
 import { assertValidRepoName } from './repo-name.ts';
 
 export type CreateRepoInput = {
@@ -43,7 +43,7 @@ export type RepoLifecycleDeps = {
   /** Per-repository ref writers, likewise. */
   readonly refUpdates?: RefUpdatePool | undefined;
   /** When set, forks are given their own copies only while housekeeping leaves them alone. */
-  readonly leases?: HousekeepingStore | undefined;
+  readonly leases?: RepoLeaseClaims | undefined;
   /** Where creations, forks, changes of settings and deletions are announced (`repo.*`). */
   readonly events: EventPublisher;
 };

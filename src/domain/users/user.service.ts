@@ -3,7 +3,7 @@ import { Conflict, Invalid, NotFound } from '../errors.ts';
 import { assertValidHandle } from './handle.ts';
 import { hashPassword, verifyNothing, verifyPassword } from './password.ts';
 import type { UserStore } from './user.store.ts';
-import { type Account, isUser, type User } from './user.types.ts';
+import { type Account, asPerson, isUser, type User } from './user.types.ts';
 
 export type CreateUserInput = {
   handle: string;
@@ -100,15 +100,15 @@ export class UserService {
         passwordHash,
         createdAt: Date.now(),
       });
-    if (held) return { user: (await insert(unrecordedAddress(id))) as User, recorded: false };
+    if (held) return { user: asPerson(await insert(unrecordedAddress(id))), recorded: false };
     try {
-      return { user: (await insert(checked.email)) as User, recorded: true };
+      return { user: asPerson(await insert(checked.email)), recorded: true };
     } catch (error) {
       // Someone took the name or the address since the look-ups: the name is refused as above,
       // the address is treated as held.
       if (!(error instanceof Conflict) || (await this.#store.findByHandle(checked.handle)))
         throw error;
-      return { user: (await insert(unrecordedAddress(id))) as User, recorded: false };
+      return { user: asPerson(await insert(unrecordedAddress(id))), recorded: false };
     }
   }
 
@@ -131,7 +131,7 @@ export class UserService {
       passwordHash: await hashPassword(input.password),
       createdAt: Date.now(),
     });
-    return account as User;
+    return asPerson(account);
   }
 
   /** The person with this handle or email and password, or undefined (never says which was wrong). */

@@ -5,7 +5,7 @@ import { prepared } from '../../db/prepared.ts';
 import type { UsersTable } from '../../db/tables.ts';
 import { likePattern } from '../../lib/like.ts';
 import { ACTIONS_BOT_ID } from './actions-bot.ts';
-import type { Account } from './user.types.ts';
+import type { Account, NewAccount, PersonRow } from './user.types.ts';
 
 function toAccount(row: UsersTable): Account {
   return {
@@ -22,9 +22,6 @@ function toAccount(row: UsersTable): Account {
   };
 }
 
-/** A person as the admin pages list them. */
-export type PersonRow = { readonly account: Account; readonly disabledAt: Date | null };
-
 function toPersonRow(row: UsersTable): PersonRow {
   return {
     account: toAccount(row),
@@ -32,22 +29,11 @@ function toPersonRow(row: UsersTable): PersonRow {
   };
 }
 
-/** A new account as the store takes it: names as given, the time as epoch milliseconds. */
-export type NewAccount = {
-  readonly id: string;
-  readonly handle: string;
-  readonly kind: Account['kind'];
-  readonly email: string | null;
-  readonly fullName: string;
-  readonly passwordHash: string | null;
-  readonly createdAt: number;
-};
-
 /**
  * Inserts an account through `db`, which may be a transaction (an organisation is created
  * together with its first owner's membership). A taken name or email is a `Conflict`.
  */
-export async function insertAccount(db: Db, account: NewAccount): Promise<Account> {
+async function insertAccount(db: Db, account: NewAccount): Promise<Account> {
   const row: UsersTable = {
     id: account.id,
     handle: account.handle,
@@ -85,6 +71,11 @@ export class UserStore {
 
   async insert(account: NewAccount): Promise<Account> {
     return insertAccount(this.#db, account);
+  }
+
+  /** Inserts an account through `db`, a transaction another store holds open. */
+  async insertIn(db: Db, account: NewAccount): Promise<Account> {
+    return insertAccount(db, account);
   }
 
   async findByHandle(handle: string): Promise<Account | undefined> {

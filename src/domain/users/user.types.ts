@@ -29,3 +29,24 @@ export type User = Account & { readonly kind: 'user'; readonly email: string };
 export function isUser(account: Account): account is User {
   return account.kind === 'user';
 }
+
+/** An account made as a person, as one: anything else would be a broken invariant, not input. */
+export function asPerson(account: Account): User {
+  if (!isUser(account))
+    throw new Error(`account ${account.id} was made as a person but is not one`);
+  return account;
+}
+
+/** A person as the admin pages list them. */
+export type PersonRow = { readonly account: Account; readonly disabledAt: Date | null };
+
+/** A new account as the store takes it: names as given, the time as epoch milliseconds. */
+export type NewAccount = {
+  readonly id: string;
+  readonly handle: string;
+  readonly kind: Account['kind'];
+  readonly email: string | null;
+  readonly fullName: string;
+  readonly passwordHash: string | null;
+  readonly createdAt: number;
+};

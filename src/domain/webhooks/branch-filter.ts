@@ -24,7 +24,7 @@ function globRegExp(glob: string): RegExp {
   let out = '';
   let depth = 0;
   for (let at = 0; at < glob.length; at += 1) {
-    const char = glob[at] as string;
+    const char = glob.charAt(at);
     if (char === '\\' && at + 1 < glob.length) {
       at += 1;
       out += escapeRegExp(glob[at] as string);

@@ -120,8 +120,9 @@ export class DeliveryWorker {
         this.#batches += 1;
         if (waiting.length === 0) break;
       }
-      while (waiting.length > 0 && this.#inFlight.size < settings.concurrency) {
-        const delivery = waiting.shift() as ClaimedDelivery;
+      while (this.#inFlight.size < settings.concurrency) {
+        const delivery = waiting.shift();
+        if (delivery === undefined) break;
         const attempt = this.#hookOf(delivery.hookId)
           .then((stored) => this.#attempt(delivery, stored))
           .catch((error: unknown) => this.#deps.report(error));

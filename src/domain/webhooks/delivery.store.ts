@@ -1,10 +1,21 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { LeaseQueue, type LeaseQueueShape } from '../../db/lease-queue.ts';
 import type { Dialect } from '../../db/migration.ts';
-import type { WebhookDeliveriesTable } from '../../db/tables.ts';
+import type { Tables, WebhookDeliveriesTable } from '../../db/tables.ts';
 import type { Delivery } from './webhook.types.ts';
 
 type Row = Selectable<WebhookDeliveriesTable>;
+
+/** Queued rows are the work; `record` frees the lease (0) with each attempt. */
+const DELIVERY_QUEUE: LeaseQueueShape<Tables, 'webhook_deliveries'> = {
+  table: 'webhook_deliveries',
+  key: 'id',
+  lease: 'lease_until',
+  freeLease: 0,
+  due: 'next_attempt_at',
+  claimable: (eb) => eb('state', '=', 'queued'),
+};
 
 /** A delivery as the worker holds it while sending. */
 export type ClaimedDelivery = {
@@ -42,19 +53,22 @@ export type RecordEntry = {
 };
 
 /**
- * Stores one attempt. `retryAt` set: queued again for then; unset: final, `delivered` when
+ * Stores one attempt and frees the delivery's lease. `retryAt` set: queued again for then; unset: final, `delivered` when
  * `succeeded`, else `failed`.
  */
-async function record(db: Db, id: string, attempt: AttemptRecord, outcome: RecordEntry['outcome']) {
+async function record(
+  queue: LeaseQueue<Tables, 'webhook_deliveries'>,
+  id: string,
+  attempt: AttemptRecord,
+  outcome: RecordEntry['outcome'],
+) {
   const state =
     outcome.retryAt !== undefined ? 'queued' : outcome.succeeded ? 'delivered' : 'failed';
-  await db
-    .updateTable('webhook_deliveries')
-    .set({
+  await queue.release(id, {
+    set: {
       state,
       attempts: outcome.attempts,
       next_attempt_at: outcome.retryAt ?? outcome.now,
-      lease_until: 0,
       request_url: attempt.requestUrl,
       request_headers: JSON.stringify(attempt.requestHeaders),
       request_body: attempt.requestBody,
@@ -64,9 +78,8 @@ async function record(db: Db, id: string, attempt: AttemptRecord, outcome: Recor
       error: attempt.error,
       duration_ms: attempt.durationMs,
       delivered_at: outcome.now,
-    })
-    .where('id', '=', id)
-    .execute();
+    },
+  });
 }
 
 function parseHeaders(text: string | null): Record<string, string> {
@@ -98,11 +111,11 @@ function toDelivery(row: Row): Delivery {
 /** Enqueueing, claiming and recording deliveries in `webhook_deliveries`. */
 export class DeliveryStore {
   readonly #db: Db;
-  readonly #dialect: Dialect;
+  readonly #queue: LeaseQueue<Tables, 'webhook_deliveries'>;
 
   constructor(db: Db, dialect: Dialect = 'sqlite') {
     this.#db = db;
-    this.#dialect = dialect;
+    this.#queue = new LeaseQueue(db, DELIVERY_QUEUE, dialect);
   }
 
   async enqueue(rows: readonly WebhookDeliveriesTable[]): Promise<void> {
@@ -117,32 +130,16 @@ export class DeliveryStore {
   }
 
   /**
-   * Claims up to `limit` due deliveries for `leaseMs`, in one statement. Its condition re-checks
-   * the lease on each row it updates, so when replicas race for a row only one update matches
-   * it: each attempt is made by one process. On PostgreSQL the due rows are also picked `FOR
-   * UPDATE SKIP LOCKED`, so racing replicas take different rows instead of queueing on the same
-   * ones (SQLite has one writer at a time and needs neither). A holder that dies lets its lease
-   * run out, and the row is claimed again.
+   * Claims up to `limit` due deliveries for `leaseMs` through the one lease queue: each attempt
+   * is made by one process, and a holder that dies lets its lease run out, after which the row
+   * is claimed again.
    */
   async claim(limit: number, now: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const rows = await this.#db
-      .updateTable('webhook_deliveries')
-      .set({ lease_until: now + leaseMs })
-      .where('id', 'in', (eb) => {
-        const due = eb
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where('state', '=', 'queued')
-          .where('next_attempt_at', '<=', now)
-          .where('lease_until', '<=', now)
-          .orderBy('next_attempt_at')
-          .limit(limit);
-        return this.#dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
-      })
-      .where('state', '=', 'queued')
-      .where('lease_until', '<=', now)
-      .returning(['id', 'hook_id', 'event', 'event_type', 'payload', 'attempts'])
-      .execute();
+    const rows = await this.#queue.claimDue(limit, {
+      now,
+      leaseMs,
+      returning: ['id', 'hook_id', 'event', 'event_type', 'payload', 'attempts'],
+    });
     return rows.map((row) => ({
       id: row.id,
       hookId: row.hook_id,
@@ -163,7 +160,8 @@ export class DeliveryStore {
   ): Promise<void> {
     if (entries.length === 0) return;
     await this.#db.transaction().execute(async (trx) => {
-      for (const { id, attempt, outcome } of entries) await record(trx, id, attempt, outcome);
+      const queue = new LeaseQueue<Tables, 'webhook_deliveries'>(trx, DELIVERY_QUEUE);
+      for (const { id, attempt, outcome } of entries) await record(queue, id, attempt, outcome);
       await alongside?.(trx);
     });
   }

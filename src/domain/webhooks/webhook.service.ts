@@ -1,4 +1,5 @@
 import { foldId, newId } from '../../lib/ids.ts';
+import { isOneOf } from '../../lib/narrow.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { deriveSecretKey, openSecret, sealSecret } from '../ci/secret-box.ts';
@@ -320,10 +321,8 @@ function subscribes(events: readonly HookEvent[], wanted: HookEvent): boolean {
 }
 
 function checkType(type: string): HookType {
-  if (!(HOOK_TYPES as readonly string[]).includes(type)) {
-    throw new Invalid(`invalid hook type: ${type}`);
-  }
-  return type as HookType;
+  if (!isOneOf(HOOK_TYPES, type)) throw new Invalid(`invalid hook type: ${type}`);
+  return type;
 }
 
 function checkUrl(url: string): string {
@@ -334,12 +333,12 @@ function checkUrl(url: string): string {
 }
 
 function checkEvents(events: readonly string[]): HookEvent[] {
+  const checked = new Set<HookEvent>();
   for (const event of events) {
-    if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
-      throw new Invalid(`unknown hook event: ${event}`);
-    }
+    if (!isOneOf(HOOK_EVENTS, event)) throw new Invalid(`unknown hook event: ${event}`);
+    checked.add(event);
   }
-  return [...new Set(events)] as HookEvent[];
+  return [...checked];
 }
 
 /** Whose hooks hear of a repository's events: its own, its organisation's and the system's. */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Artifact } from '../../domain/ci/artifacts/artifact.types.ts';
 import type { PipelineArtifactService } from '../../domain/ci/artifacts/pipeline-artifact.service.ts';
 import { Invalid } from '../../domain/errors.ts';
+import { isRecord } from '../../lib/narrow.ts';
 import type { IncomingMessage } from '../../lib/node-http.ts';
 import { bearerOf, idParam, parseContentRange, sendArtifactError } from './artifact-requests.ts';
 import { ARTIFACT_JSON_BYTES } from './body-limits.ts';
@@ -26,8 +27,8 @@ type Query = Record<string, string | undefined>;
 
 /** A JSON body's field, by its PascalCase or camelCase name (the toolkit sends PascalCase). */
 function field(body: unknown, name: string): unknown {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const record = body as Record<string, unknown>;
+  if (!isRecord(body)) return undefined;
+  const record = body;
   return record[name] ?? record[name.charAt(0).toLowerCase() + name.slice(1)];
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDomainError } from '../../domain/errors.ts';
 import { GitError } from '../../git/git-error.ts';
+import { errorCode } from '../../lib/thrown.ts';
 import { statusOf } from './error-table.ts';
 
 /** The realm git shows when it asks for credentials. */
@@ -27,10 +28,7 @@ export function gitErrorHandler(error: FastifyError, request: FastifyRequest, re
       .send('git could not read this request.\n');
   }
   // The client left before its request body was whole: nobody is left to answer.
-  if (
-    (error as NodeJS.ErrnoException).code === 'ECONNRESET' &&
-    (request.raw.socket?.destroyed ?? true)
-  ) {
+  if (errorCode(error) === 'ECONNRESET' && (request.raw.socket?.destroyed ?? true)) {
     request.log.info({ err: error }, 'client went away during the request');
     return reply.status(400).type('text/plain; charset=utf-8').send('Request cut short.\n');
   }

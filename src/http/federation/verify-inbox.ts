@@ -4,6 +4,7 @@ import type { Federation } from '../../domain/federation/federation.ts';
 import type { HostPolicy } from '../../domain/federation/host-policy.ts';
 import { idOf } from '../../domain/federation/remote-actors.ts';
 import type { RemoteDocuments } from '../../domain/federation/remote-documents.ts';
+import { isRecord } from '../../lib/narrow.ts';
 
 /** Why an inbox POST is refused, and with which status. */
 export type InboxRefusal = { readonly status: 400 | 401 | 403; readonly message: string };
@@ -59,10 +60,8 @@ export async function verifyInboxPost(
   } catch {
     return { status: 400, message: 'the body is not JSON' };
   }
-  if (!activity || typeof activity !== 'object' || Array.isArray(activity)) {
-    return { status: 400, message: 'the body is not an activity' };
-  }
-  const claimed = idOf((activity as Record<string, unknown>).actor);
+  if (!isRecord(activity)) return { status: 400, message: 'the body is not an activity' };
+  const claimed = idOf(activity.actor);
   const keyId = keyIdOf(request);
   for (const host of [hostOf(claimed), hostOf(keyId)]) {
     if (host !== undefined && !verifier.hosts.permits(host)) {
@@ -80,7 +79,7 @@ export async function verifyInboxPost(
   if (key.ownerId?.href !== claimed) {
     return { status: 401, message: 'the key does not belong to the actor' };
   }
-  return { sender: claimed, activity: activity as Record<string, unknown> };
+  return { sender: claimed, activity };
 }
 
 /**

@@ -1,13 +1,15 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Invalid, NotFound } from '../../domain/errors.ts';
+import { isRecord } from '../../lib/narrow.ts';
 
 const MAX_DEPTH = 64;
 
 function hasNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\0');
-  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return false;
+  if (depth > MAX_DEPTH) return false;
   if (Array.isArray(value)) return value.some((item) => hasNul(item, depth + 1));
-  const record = value as Record<string, unknown>;
+  if (!isRecord(value)) return false;
+  const record = value;
   for (const key of Object.keys(record)) {
     if (key.includes('\0') || hasNul(record[key], depth + 1)) return true;
   }

@@ -48,10 +48,13 @@ export class RequestSeries {
     series.statuses.set(status, (series.statuses.get(status) ?? 0) + 1);
     const { latency } = series;
     let bucket = 0;
-    while (bucket < LATENCY_BOUNDS.length && seconds > (LATENCY_BOUNDS[bucket] as number)) {
+    while (
+      bucket < LATENCY_BOUNDS.length &&
+      seconds > (LATENCY_BOUNDS[bucket] ?? Number.POSITIVE_INFINITY)
+    ) {
       bucket += 1;
     }
-    latency.buckets[bucket] = (latency.buckets[bucket] as number) + 1;
+    latency.buckets[bucket] = (latency.buckets[bucket] ?? 0) + 1;
     latency.sum += seconds;
     latency.count += 1;
   }
@@ -74,7 +77,7 @@ export class RequestSeries {
         }
         let cumulative = 0;
         LATENCY_BOUNDS.forEach((bound, index) => {
-          cumulative += latency.buckets[index] as number;
+          cumulative += latency.buckets[index] ?? 0;
           durations.push(`${DURATION}_bucket{le="${bound}",${labels}} ${cumulative}`);
         });
         durations.push(`${DURATION}_bucket{le="+Inf",${labels}} ${latency.count}`);

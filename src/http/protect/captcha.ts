@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { isOneOf, isRecord } from '../../lib/narrow.ts';
 
 /**
  * Captcha providers for the challenge page and the server-side check of a solved widget
@@ -62,7 +63,7 @@ export const CAPTCHA_PROVIDERS: Readonly<Record<CaptchaProviderName, CaptchaProv
 };
 
 export function isCaptchaProviderName(value: unknown): value is CaptchaProviderName {
-  return typeof value === 'string' && (CAPTCHA_PROVIDER_NAMES as readonly string[]).includes(value);
+  return isOneOf(CAPTCHA_PROVIDER_NAMES, value);
 }
 
 /** The captcha part of `config.protect`. */
@@ -187,10 +188,8 @@ function judge(body: string): CaptchaVerdict {
   } catch {
     return failure('not-json');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return failure('not-json');
-  }
-  const answer = parsed as Record<string, unknown>;
+  if (!isRecord(parsed)) return failure('not-json');
+  const answer = parsed;
   if (answer.success === true) return { success: true };
   const codes = answer['error-codes'];
   const errorCodes = Array.isArray(codes)

@@ -6,6 +6,7 @@ import type {
 } from 'fastify';
 import type { Config } from '../../config/config.ts';
 import type { Server } from '../../lib/node-http.ts';
+import { asError } from '../../lib/thrown.ts';
 import { sendErrorPage } from '../errors/web-errors.ts';
 import type { Pages } from '../web/page.ts';
 import { captchaIsConfigured, DEFAULT_VERIFY_TIMEOUT_MS } from './captcha.ts';
@@ -129,7 +130,7 @@ export function meteringHook(
     try {
       sendErrorPage(pages, request, reply, 429, tooManyMessage(kind === 'ip', seconds));
     } catch (error) {
-      done(error as Error);
+      done(asError(error));
     }
   };
 }

@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isOneOf, isRecord } from '../../lib/narrow.ts';
 
 export type Flash = { readonly kind: 'success' | 'error' | 'warn'; readonly message: string };
 
 const COOKIE = 'kiln_flash';
-const KINDS = new Set(['success', 'error', 'warn']);
+const KINDS: readonly Flash['kind'][] = ['success', 'error', 'warn'];
 
 /** A one-shot message shown on the next page (after a redirect). Never carries secrets. */
 export function setFlash(reply: FastifyReply, flash: Flash, secure: boolean): void {
@@ -25,11 +26,10 @@ export function takeFlash(request: FastifyRequest, reply: FastifyReply): Flash |
   if (value.length > 2048) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { kind, message } = parsed as { kind?: unknown; message?: unknown };
-    if (typeof kind !== 'string' || !KINDS.has(kind) || typeof message !== 'string')
-      return undefined;
-    return { kind: kind as Flash['kind'], message: message.slice(0, 500) };
+    if (!isRecord(parsed)) return undefined;
+    const { kind, message } = parsed;
+    if (!isOneOf(KINDS, kind) || typeof message !== 'string') return undefined;
+    return { kind, message: message.slice(0, 500) };
   } catch {
     return undefined;
   }

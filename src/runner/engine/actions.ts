@@ -9,6 +9,7 @@
  * Docker actions are refused with a clear message.
  */
 import { resolve } from 'node:path';
+import { errorMessage } from '../thrown.ts';
 import { type ActionIdentity, generatedName } from './action-identity.ts';
 import {
   evaluateEnv,
@@ -117,7 +118,7 @@ async function outsideStep(
       produced: { env: fileEnv, path, ...(ok ? {} : { conclusion: 'failure' }) },
     };
   } catch (error) {
-    running.log(`::error::${(error as Error).message}`);
+    running.log(`::error::${errorMessage(error)}`);
     return { produced: { conclusion: 'failure' } };
   }
 }

@@ -6,6 +6,7 @@
 import { constants } from 'node:fs';
 import { type FileHandle, mkdir, open, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { errorCode } from '../thrown.ts';
 
 /** A value file that does not follow the format: the step fails with this message. */
 export class EnvFileError extends Error {}
@@ -93,7 +94,7 @@ async function readStepFile(path: string): Promise<string> {
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    if (errorCode(error) === 'ENOENT') return '';
     throw new EnvFileError(`${basename(path)} was replaced by something the runner does not read`);
   }
   try {

@@ -85,7 +85,7 @@ export function evaluate(
 
 /** Converts evaluated data back to plain JSON (objects for dictionaries, arrays, scalars). */
 export function toJson(value: data.ExpressionData): unknown {
-  return JSON.parse(JSON.stringify(value, data.replacer)) as unknown;
+  return JSON.parse(JSON.stringify(value, data.replacer));
 }
 
 /** A value as it is substituted into text: scalars as strings, objects and arrays as JSON. */

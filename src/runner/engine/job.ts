@@ -6,6 +6,7 @@
  */
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errorMessage } from '../thrown.ts';
 import { runPreStep } from './actions.ts';
 import { handOver } from './confinement.ts';
 import type { TaskDirs } from './contexts.ts';
@@ -108,7 +109,7 @@ async function runSteps(setting: JobSetting, signal: AbortSignal): Promise<JobRe
     record({ jobEnv: evaluateJobEnv(view()) });
     jobTimeout = timeoutMs(job.timeoutMinutes, view()) ?? DEFAULT_JOB_MINUTES * 60_000;
   } catch (error) {
-    view().log(`::error::${(error as Error).message}`);
+    view().log(`::error::${errorMessage(error)}`);
     return { result: 'failure', outputs: {} };
   }
   if (job.wantsContainers) {

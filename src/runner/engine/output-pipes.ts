@@ -20,6 +20,7 @@ import { closeSync, constants, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { errorCode } from '../thrown.ts';
 
 /** Receives the complete lines of each piece of output, without line breaks. */
 export type LinesHandler = (lines: readonly string[]) => void;
@@ -148,7 +149,7 @@ export async function readFifo(reader: number, onLines: LinesHandler): Promise<v
         read = readSync(reader, buffer, 0, buffer.length, null);
       } catch (error) {
         // Anything but "nothing yet" ends the output, as a broken pipe would.
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') break;
+        if (errorCode(error) !== 'EAGAIN') break;
         await sleep(idleMs);
         idleMs = Math.min(idleMs * 2, IDLE_MAX_MS);
         continue;

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import { errorMessage } from '../thrown.ts';
 import { NO_ACTION } from './action-identity.ts';
 import { evaluateEnv } from './action-manifest.ts';
 import { runAction } from './actions.ts';
@@ -103,7 +104,7 @@ export async function runStep(
     outcome = execution.ok ? 'success' : execution.cancelled ? 'cancelled' : 'failure';
   } catch (error) {
     if (!started) view.sink.stepStarted(index);
-    view.log(`::error::${(error as Error).message}`);
+    view.log(`::error::${errorMessage(error)}`);
     outcome = 'failure';
     effects = effectsOf(error);
   }

@@ -3,6 +3,7 @@
  * the runner acts on. Unknown keys are ignored; the server has already expanded the matrix.
  */
 import { parse } from 'yaml';
+import { errorMessage } from '../thrown.ts';
 
 /** `defaults.run` at workflow or job level. */
 export type RunDefaults = { readonly shell?: string; readonly workingDirectory?: string };
@@ -138,7 +139,7 @@ export function parseWorkflow(payload: string): JobSpec {
   try {
     doc = object(parse(payload));
   } catch (error) {
-    throw new WorkflowError(`workflow is not valid YAML: ${(error as Error).message}`);
+    throw new WorkflowError(`workflow is not valid YAML: ${errorMessage(error)}`);
   }
   const jobs = Object.entries(object(doc.jobs));
   if (jobs.length !== 1) throw new WorkflowError(`expected one job, found ${jobs.length}`);

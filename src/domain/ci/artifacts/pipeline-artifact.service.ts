@@ -181,8 +181,8 @@ export class PipelineArtifactService {
   async #sweepShard(): Promise<void> {
     const shard = this.#nextShard;
     this.#nextShard = (shard + 1) % 256;
-    const [folder] = artifactFolder(shard);
-    const names = await this.#deps.bytes.list([folder as string]);
+    const [folder = ''] = artifactFolder(shard);
+    const names = await this.#deps.bytes.list([folder]);
     const ids = names.filter((name) => /^\d{1,15}$/.test(name)).map(Number);
     for (let start = 0; start < ids.length; start += 500) {
       const slice = ids.slice(start, start + 500);

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../../lib/thrown.ts';
 import { type ExpressionContexts, interpolateValue } from './interpolate.ts';
 import {
   encodePermissions,
@@ -197,7 +198,7 @@ async function expandCall(
   try {
     called = parseWorkflow(loaded.label, loaded.content);
   } catch (error) {
-    throw new WorkflowError(`${loaded.label}: ${(error as Error).message}`);
+    throw new WorkflowError(`${loaded.label}: ${errorMessage(error)}`);
   }
   const needs = needsOf(job);
   const frame = callFrame(id, job, callDeclarations(loaded.label, called.triggers), needs);

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../../lib/thrown.ts';
 import { type ExpressionContexts, interpolate, interpolateValue } from './interpolate.ts';
 import { isRecord } from './triggers.ts';
 import { WorkflowError } from './workflow-error.ts';
@@ -81,7 +82,7 @@ export function jobConcurrencyOf(
   try {
     evaluated = concurrencyOf(concurrency, scope);
   } catch (error) {
-    throw new WorkflowError(`job "${jobId}": concurrency: ${(error as Error).message}`);
+    throw new WorkflowError(`job "${jobId}": concurrency: ${errorMessage(error)}`);
   }
   // What is left unevaluated reads a context the server does not have (`needs`, `secrets`):
   // the group would differ from run to run in ways nobody meant.

@@ -20,7 +20,7 @@ export function globToRegExp(pattern: string): RegExp {
   if (known !== undefined) return known;
   let source = '';
   for (let at = 0; at < pattern.length; at++) {
-    const char = pattern[at] as string;
+    const char = pattern.charAt(at);
     if (char === '*') {
       if (pattern[at + 1] === '*') {
         // `**/` also matches nothing at all, so `a/**/b` matches `a/b`.
@@ -48,7 +48,7 @@ export function globToRegExp(pattern: string): RegExp {
         at = end;
       }
     } else if (char === '\\' && at + 1 < pattern.length) {
-      source += escapeRegExp(pattern[at + 1] as string);
+      source += escapeRegExp(pattern.charAt(at + 1));
       at += 1;
     } else {
       source += escapeRegExp(char);

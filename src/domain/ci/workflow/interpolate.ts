@@ -31,9 +31,9 @@ export function interpolateValue(value: unknown, contexts: ExpressionContexts): 
   if (typeof value !== 'string') return value;
   const whole = /^\s*\$\{\{([\s\S]*?)\}\}\s*$/.exec(value);
   if (whole !== null) {
-    const result = evaluateData(whole[1] as string, contexts);
+    const result = evaluateData(whole[1] ?? '', contexts);
     if (result === undefined) return value;
-    return JSON.parse(JSON.stringify(result, expressions().data.replacer)) as unknown;
+    return JSON.parse(JSON.stringify(result, expressions().data.replacer));
   }
   return interpolate(value, contexts);
 }

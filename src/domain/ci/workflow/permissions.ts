@@ -1,3 +1,4 @@
+import { isOneOf } from '../../../lib/narrow.ts';
 import type { TokenScopes } from '../../tokens/token-scopes.ts';
 import { isRecord } from './triggers.ts';
 import { WorkflowError } from './workflow-error.ts';
@@ -54,17 +55,17 @@ export function readPermissions(value: unknown, where: string): Permissions | un
   if (!isRecord(value)) {
     throw new WorkflowError(`${where}: permissions must be read-all, write-all or a mapping`);
   }
-  const read: Record<string, PermissionLevel> = { ...NO_PERMISSIONS };
+  const read: Record<PermissionScope, PermissionLevel> = { ...NO_PERMISSIONS };
   for (const [scope, level] of Object.entries(value)) {
-    if (!(PERMISSION_SCOPES as readonly string[]).includes(scope)) {
+    if (!isOneOf(PERMISSION_SCOPES, scope)) {
       throw new WorkflowError(`${where}: unknown permission scope "${scope.slice(0, 50)}"`);
     }
-    if (typeof level !== 'string' || !(LEVELS as readonly string[]).includes(level)) {
+    if (!isOneOf(LEVELS, level)) {
       throw new WorkflowError(`${where}: permission "${scope}" must be read, write or none`);
     }
-    read[scope] = level as PermissionLevel;
+    read[scope] = level;
   }
-  return read as Permissions;
+  return read;
 }
 
 /** The lower of two levels. */
@@ -150,7 +151,7 @@ export function encodePermissions(permissions: Permissions): string {
 export function decodePermissions(stored: string | null): Permissions {
   if (stored === null) return WRITE_ALL;
   try {
-    return readPermissions(JSON.parse(stored) as unknown, 'stored') ?? WRITE_ALL;
+    return readPermissions(JSON.parse(stored), 'stored') ?? WRITE_ALL;
   } catch {
     return NO_PERMISSIONS;
   }

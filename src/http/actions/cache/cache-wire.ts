@@ -1,5 +1,6 @@
 import type { ByteRange } from '../../../domain/ci/cache/cache-blobs.ts';
 import { Invalid, TooLarge } from '../../../domain/errors.ts';
+import { isRecord } from '../../../lib/narrow.ts';
 
 /** Largest JSON body of the protocol (a key, a version and a size need far less). */
 const MAX_JSON_BYTES = 64 * 1024;
@@ -21,10 +22,8 @@ export async function readJsonObject(
   } catch {
     throw new Invalid('the request body is not JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new Invalid('the request body is not a JSON object');
-  }
-  return parsed as Record<string, unknown>;
+  if (!isRecord(parsed)) throw new Invalid('the request body is not a JSON object');
+  return parsed;
 }
 
 /** A non-negative safe integer field, or undefined when absent. */

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CiCacheService } from '../../../domain/ci/cache/cache.service.ts';
 import { DomainError, Unauthenticated } from '../../../domain/errors.ts';
+import { isRecord } from '../../../lib/narrow.ts';
+import { errorStatus } from '../../../lib/thrown.ts';
 import { statusOf } from '../../errors/error-table.ts';
 import {
   entryId,
@@ -40,7 +42,7 @@ function answerError(error: FastifyError | Error, request: FastifyRequest, reply
   if (error instanceof DomainError) {
     return reply.status(statusOf(error.code, 'cache')).send({ message: error.message });
   }
-  const status = (error as { statusCode?: number }).statusCode;
+  const status = errorStatus(error);
   if (status !== undefined && status >= 400 && status < 500) {
     return reply.status(status).send({ message: 'bad request' });
   }
@@ -67,7 +69,7 @@ export function registerCacheRoutes(fastify: FastifyInstance, deps: CacheRouteDe
 
       scope.get('/cache', async (request, reply) => {
         const taskId = await callerOf(request, deps);
-        const query = request.query as Record<string, unknown>;
+        const query = isRecord(request.query) ? request.query : {};
         const keys = typeof query.keys === 'string' ? query.keys.split(',') : [];
         const version = typeof query.version === 'string' ? query.version : '';
         const hit = await caches.find(taskId, keys, version);
@@ -105,7 +107,7 @@ export function registerCacheRoutes(fastify: FastifyInstance, deps: CacheRouteDe
       });
 
       scope.get<{ Params: IdParams }>('/artifacts/:id', async (request, reply) => {
-        const query = request.query as Record<string, unknown>;
+        const query = isRecord(request.query) ? request.query : {};
         const expires = Number(query.expires);
         const sig = typeof query.sig === 'string' ? query.sig : '';
         const archive = await caches.download({

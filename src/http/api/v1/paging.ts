@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Page } from '../../../domain/paging.ts';
 import { BoundedMap } from '../../../lib/bounded-map.ts';
+import { isRecord } from '../../../lib/narrow.ts';
 import { pureCache } from '../../../lib/pure-caches.ts';
 import { Type } from '../../../present/schemas/type.ts';
 
@@ -27,7 +28,7 @@ function positive(text: unknown): number | undefined {
 
 /** 1-based page, `limit` defaulting to 30 and silently capped at 50 (Gitea's MAX_RESPONSE_ITEMS). */
 export function readPaging(query: unknown): Paging {
-  const { page, limit } = (query ?? {}) as { page?: unknown; limit?: unknown };
+  const { page, limit } = isRecord(query) ? query : {};
   const size = Math.min(positive(limit) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const number = positive(page) ?? 1;
   return { page: number, limit: size, offset: (number - 1) * size };

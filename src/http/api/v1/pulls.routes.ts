@@ -7,6 +7,7 @@ import {
   type PullStateFilter,
 } from '../../../domain/pulls/pull.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
+import { isOneOf } from '../../../lib/narrow.ts';
 import type { ConvertContext } from '../../../present/context.ts';
 import type { PullViews } from '../../../present/pull-views.ts';
 import { errorResponses } from '../../../present/schemas/common.ts';
@@ -42,7 +43,7 @@ const conflict = { 409: errorResponses[404] };
 
 function readSort(value: string | undefined): PullSort {
   if (value === undefined || value === '') return 'newest';
-  if ((PULL_SORTS as readonly string[]).includes(value)) return value as PullSort;
+  if (isOneOf(PULL_SORTS, value)) return value;
   throw new Invalid(`sort must be one of ${PULL_SORTS.join(', ')}`);
 }
 

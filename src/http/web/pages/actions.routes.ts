@@ -4,6 +4,7 @@ import type { WorkflowRunStatus } from '../../../domain/ci/ci.types.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import { mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
+import { isRecord } from '../../../lib/narrow.ts';
 import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { formAction } from '../form-action.ts';
@@ -48,10 +49,7 @@ export function runNumberOf(request: { readonly params: Pick<RunParams, 'run'> }
 
 /** `?workflow=&status=&page=`; unknown statuses and empty values mean "any". */
 function runsQueryOf(query: unknown): RunsQuery {
-  const values = (typeof query === 'object' && query !== null ? query : {}) as Record<
-    string,
-    unknown
-  >;
+  const values = isRecord(query) ? query : {};
   const workflow = typeof values.workflow === 'string' ? values.workflow.slice(0, 255) : '';
   const status = typeof values.status === 'string' ? values.status.toUpperCase() : '';
   return {

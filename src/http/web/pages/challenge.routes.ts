@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config/config.ts';
+import { isRecord } from '../../../lib/narrow.ts';
 import { sendErrorPage } from '../../errors/web-errors.ts';
 import { CAPTCHA_PROVIDERS, checkCaptcha } from '../../protect/captcha.ts';
 import { challengeContentSecurityPolicy } from '../../protect/challenge-csp.ts';
@@ -26,8 +27,8 @@ const NOT_CONFIGURED =
   'This server has no human check. If a page refused you for asking too often, wait for the limit to reset or sign in.';
 
 function stringField(source: unknown, name: string): unknown {
-  if (typeof source !== 'object' || source === null) return undefined;
-  const value = (source as Record<string, unknown>)[name];
+  if (!isRecord(source)) return undefined;
+  const value = source[name];
   return Array.isArray(value) ? value[0] : value;
 }
 

@@ -13,6 +13,7 @@ import { mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
+import { isRecord } from '../../../lib/narrow.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
@@ -63,7 +64,7 @@ export type PullPageRouteDeps = RepoPageDeps & {
 function openForm(
   query: unknown,
 ): { path: string; side: 'LEFT' | 'RIGHT'; line: number } | undefined {
-  const { path, side, line } = (query ?? {}) as Record<string, unknown>;
+  const { path, side, line } = isRecord(query) ? query : {};
   if (typeof path !== 'string' || typeof line !== 'string' || !/^\d{1,9}$/.test(line))
     return undefined;
   return { path, side: side === 'LEFT' ? 'LEFT' : 'RIGHT', line: Number(line) };

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { DomainServices } from '../../../domain/services.ts';
+import { isRecord } from '../../../lib/narrow.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { formAction } from '../form-action.ts';
 import { field, formValue } from '../forms.ts';
@@ -26,7 +27,7 @@ export type PullListRouteDeps = RepoPageDeps & {
 const PER_PAGE = 25;
 
 function stateFilter(query: unknown): 'open' | 'closed' {
-  return (query as { state?: unknown } | undefined)?.state === 'closed' ? 'closed' : 'open';
+  return isRecord(query) && query.state === 'closed' ? 'closed' : 'open';
 }
 
 function newPullForm(

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DomainServices } from '../../../domain/services.ts';
 import { isUser } from '../../../domain/users/user.types.ts';
+import { isRecord } from '../../../lib/narrow.ts';
 import {
   type SearchPerson,
   type SearchRepository,
@@ -24,8 +25,8 @@ export const SEARCH_RESULT_LIMIT = 20;
 
 /** The `q` parameter, trimmed and bounded; '' when absent or not text. */
 export function searchQuery(query: unknown): string {
-  if (typeof query !== 'object' || query === null) return '';
-  const raw = (query as Record<string, unknown>).q;
+  if (!isRecord(query)) return '';
+  const raw = query.q;
   const value = Array.isArray(raw) ? raw[0] : raw;
   return typeof value === 'string' ? value.trim().slice(0, MAX_SEARCH_QUERY_LENGTH).trim() : '';
 }

@@ -6,6 +6,7 @@ import {
   type HookInput,
   type HookType,
 } from '../../../domain/webhooks/webhook.types.ts';
+import { isOneOf } from '../../../lib/narrow.ts';
 import { field, fieldValues } from '../forms.ts';
 
 /** Which events a hook form asks for, by the names Gitea's form uses. */
@@ -39,9 +40,10 @@ export function hookInputOf(body: unknown, mode: 'create' | 'edit'): HookInput {
     throw new Invalid(`invalid event choice: ${choice}`);
   }
   const chosen = fieldValues(body, 'event', 100);
-  const unknown = chosen.find((event) => !(HOOK_EVENTS as readonly string[]).includes(event));
+  const known = chosen.filter((event) => isOneOf(HOOK_EVENTS, event));
+  const unknown = chosen.find((event) => !isOneOf(HOOK_EVENTS, event));
   if (unknown !== undefined) throw new Invalid(`unknown hook event: ${unknown}`);
-  const events = eventsOf(choice, chosen as HookEvent[]);
+  const events = eventsOf(choice, known);
   if (events.length === 0) throw new Invalid('choose at least one event');
   const secret = field(body, 'secret', 1000);
   return {
@@ -56,10 +58,8 @@ export function hookInputOf(body: unknown, mode: 'create' | 'edit'): HookInput {
 }
 
 function typeOf(type: string): HookType {
-  if (!(HOOK_TYPES as readonly string[]).includes(type)) {
-    throw new Invalid(`invalid hook type: ${type}`);
-  }
-  return type as HookType;
+  if (!isOneOf(HOOK_TYPES, type)) throw new Invalid(`invalid hook type: ${type}`);
+  return type;
 }
 
 /** A hook's number from the path; anything else names no hook. */

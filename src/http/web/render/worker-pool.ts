@@ -106,8 +106,9 @@ export class WorkerPool<Input, Output> {
   #dispatch(): void {
     while (this.#queue.length > 0) {
       const idle = [...this.#slots].find((slot) => slot.ready && slot.job === undefined);
-      if (idle) {
-        this.#start(idle, this.#queue.shift() as Job<Input, Output>);
+      const job = idle && this.#queue.shift();
+      if (idle && job) {
+        this.#start(idle, job);
         continue;
       }
       // Workers still loading take the next jobs once ready; start more only for the rest.

@@ -1,3 +1,4 @@
+import { isRecord } from '../../../lib/narrow.ts';
 import { type Html, html } from '../html.ts';
 
 /** Highest page number accepted from a query string; beyond it pages are empty anyway. */
@@ -5,8 +6,7 @@ const MAX_PAGE = 100_000;
 
 /** `?page=` as a positive integer; anything else reads as page 1. */
 export function pageOf(query: unknown): number {
-  const value =
-    typeof query === 'object' && query !== null ? (query as { page?: unknown }).page : undefined;
+  const value = isRecord(query) ? query.page : undefined;
   const page = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : 1;
   return Math.min(Math.max(page, 1), MAX_PAGE);
 }
