@@ -5,6 +5,7 @@ import { restrictUmask } from '../lib/private-modes.ts';
 import { actionsCommands } from './actions.ts';
 import { backupCommands } from './backup.ts';
 import { type Command, UsageError, warn } from './command.ts';
+import { withStoredSecretKey } from './defaults.ts';
 import { federationCommands } from './federation.ts';
 import { commandHelp, groupHelp, type Listed, overview } from './help.ts';
 import { mcpCommands } from './mcp.ts';
@@ -58,7 +59,7 @@ function configLoader(file: string | undefined): () => Config {
   let config: Config | undefined;
   return () => {
     if (!config) {
-      config = loadConfig({ file });
+      config = withStoredSecretKey(loadConfig({ file }));
       for (const line of unknownEnvironmentWarnings(process.env)) warn(line);
     }
     return config;

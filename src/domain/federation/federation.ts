@@ -4,6 +4,7 @@ import type { ChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { Dialect } from '../../db/migration.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import { isLoopbackUrl } from '../../lib/host-allowlist.ts';
 import type { OrgService } from '../orgs/org.service.ts';
 import type { ReleaseService } from '../releases/release.service.ts';
 import type { Push } from '../repos/push-events.ts';
@@ -112,8 +113,14 @@ export class Federation {
     );
     this.queue = new KyselyMessageQueue(queueStore);
     this.outbox = new OutboxStore(db);
+    // Invariant: federation reaches this machine's loopback addresses only when the instance's
+    // own base URL is loopback (as `serve` derives it when service.base-url is unset). Then only
+    // someone on this machine can reach the instance at all, so it can make Kiln fetch nothing
+    // they could not fetch themselves; a public base URL keeps loopback refused.
+    const loopbackOnly = isLoopbackUrl(baseUrl);
     const fetch = createSafeFetch({
       allowPrivateAddresses: config.federation.allowPrivateAddresses,
+      allowLoopback: loopbackOnly,
     });
     const keys = new ActorKeys(new ActorKeysStore(db), secretKey);
     this.actors = new LocalActors({
@@ -136,7 +143,7 @@ export class Federation {
       resolver: new ActorResolver({
         documents: this.documents,
         hosts: this.hosts,
-        allowHttp: config.federation.allowPrivateAddresses,
+        allowHttp: config.federation.allowPrivateAddresses || loopbackOnly,
       }),
       kv: this.kv,
       queue: this.queue,
