@@ -1,13 +1,8 @@
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/config.ts';
-import {
-  ensureSecretKeyFile,
-  keyCheck,
-  readSecretKeyFile,
-  SECRET_KEY_FILE,
-  writeKeyCheck,
-} from '../domain/secret-key/secret-key-file.ts';
+import { keyCheck, writeKeyCheck } from '../domain/secret-key/key-check.ts';
+import { ensureSecretKeyFile, readSecretKeyFile, SECRET_KEY_FILE } from '../lib/secret-key-file.ts';
 import { warn } from './command.ts';
 
 /**

@@ -7,9 +7,10 @@ import { hooksAreCurrent } from '../../git/hooks.ts';
 import { objectsDir, readAlternates } from '../../git/object-store.ts';
 import { checkConnectivity, listRepositoryDirs } from '../../git/repository-dump.ts';
 import { widerThanPrivate } from '../../lib/private-modes.ts';
+import { SECRET_KEY_FILE } from '../../lib/secret-key-file.ts';
 import { type ActionOwnerFacts, uncontrolledActionOwners } from '../admin/action-owners.ts';
 import type { RepoStore } from '../repos/repo.store.ts';
-import { keyCheck, SECRET_KEY_FILE } from '../secret-key/secret-key-file.ts';
+import { keyCheck } from '../secret-key/key-check.ts';
 
 /** One finding: what is wrong, where, and what to do about it. */
 export type Finding = { readonly subject: string; readonly problem: string; readonly fix: string };

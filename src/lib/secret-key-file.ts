@@ -1,15 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { deriveSecretKey, openSecret, SecretBoxError, sealSecret } from '../ci/secret-box.ts';
 
 /** The key Kiln made itself, in the data directory, when `service.secret-key` is unset. */
 export const SECRET_KEY_FILE = 'secret-key';
-/** A value sealed under the key in use when the first secret could be stored (see keyCheck). */
+/** A value sealed under the first key that served the directory (domain/secret-key/key-check.ts). */
 export const KEY_CHECK_FILE = 'secret-key.check';
 
 const KEY_BYTES = 32;
-const CHECK_TEXT = 'kiln secret key check';
 
 function readTrimmed(path: string): string | undefined {
   try {
@@ -55,32 +53,12 @@ export function ensureSecretKeyFile(dataDir: string): { key: string; created: bo
   return { key, created };
 }
 
-/**
- * Seals a known text under `secretKey` into the data directory, once: the first key that serves
- * a directory is the one its stored secrets are sealed under, and `keyCheck` compares later keys
- * with it. Never overwritten, so a changed key cannot hide the change.
- */
-export function writeKeyCheck(dataDir: string, secretKey: string): void {
-  const path = join(resolve(dataDir), KEY_CHECK_FILE);
-  writeNew(path, sealSecret(deriveSecretKey(secretKey), CHECK_TEXT, KEY_CHECK_FILE));
+/** The sealed check value of a data directory (domain/secret-key/key-check.ts), if any. */
+export function readKeyCheckFile(dataDir: string): string | undefined {
+  return readTrimmed(join(resolve(dataDir), KEY_CHECK_FILE));
 }
 
-/**
- * Whether `secretKey` opens what the data directory's secrets were sealed under: `mismatch`
- * means CI secrets, webhook secrets and federation keys stored so far no longer decrypt.
- */
-export function keyCheck(
-  dataDir: string,
-  secretKey: string | undefined,
-): 'ok' | 'unchecked' | 'no key' | 'mismatch' {
-  const sealed = readTrimmed(join(resolve(dataDir), KEY_CHECK_FILE));
-  if (sealed === undefined) return 'unchecked';
-  if (secretKey === undefined) return 'no key';
-  try {
-    openSecret(deriveSecretKey(secretKey), sealed, KEY_CHECK_FILE);
-    return 'ok';
-  } catch (error) {
-    if (error instanceof SecretBoxError) return 'mismatch';
-    throw error;
-  }
+/** Writes the sealed check value, only if the data directory has none yet: never replaced. */
+export function writeKeyCheckFile(dataDir: string, sealed: string): void {
+  writeNew(join(resolve(dataDir), KEY_CHECK_FILE), sealed);
 }

@@ -6,11 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   ensureSecretKeyFile,
   KEY_CHECK_FILE,
-  keyCheck,
   readSecretKeyFile,
   SECRET_KEY_FILE,
-  writeKeyCheck,
-} from './secret-key-file.ts';
+} from '../../lib/secret-key-file.ts';
+import { keyCheck, writeKeyCheck } from './key-check.ts';
 
 const dirs: string[] = [];
 function scratch(): string {
