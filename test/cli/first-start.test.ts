@@ -99,6 +99,13 @@ describe('a first start with no settings', () => {
     ).toBe(true);
   });
 
+  it('gives the federation commands the address serve derived', async () => {
+    const port = new URL(serverA!.url).port;
+    const hosts = await runCli(['federation', 'hosts'], { ...a.env, SERVICE_HTTP_PORT: port });
+    expect(hosts.stderr).toBe('');
+    expect(hosts.stdout).toContain(new URL(serverB!.url).host);
+  });
+
   it('lets a set key win, and doctor names the key that no longer opens the secrets', async () => {
     const healthy = await runCli(['doctor'], a.env);
     expect(healthy.stdout).not.toContain('secret key');
