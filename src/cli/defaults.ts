@@ -58,12 +58,15 @@ function freePort(host: string): Promise<number> {
 }
 
 /**
- * For `serve` with `service.base-url` unset and a loopback listening address: the configuration
- * with the base URL derived from that address, for use on this machine only, and the one line
- * that says so (printed once the server listens, so a start that fails says only why). Port 0 is resolved to a free port first, because links and federation ids are
- * made before the server listens. Any other address (0.0.0.0 among them) leaves it unset: only
- * an operator knows the name others reach the server by, and a loopback base URL lets
- * federation reach loopback peers, which must stay out of reach of anyone off this machine.
+ * For `serve` (and the federation commands) with `service.base-url` unset and a loopback
+ * listening address: the configuration with federation's address derived from it, for this
+ * machine only, and the one line that says so (printed once the server listens, so a start that
+ * fails says only why). Port 0 is resolved to a free port first, because actor ids are made
+ * before the server listens. Only federation takes it: links elsewhere keep following each
+ * request, since a proxy in front may give them another host. Any other address (0.0.0.0 among
+ * them) derives nothing: only an operator knows the name others reach the server by, and a
+ * loopback address lets federation reach loopback peers, which must stay out of reach of anyone
+ * off this machine.
  */
 export async function withDerivedBaseUrl(
   config: Config,
@@ -73,9 +76,13 @@ export async function withDerivedBaseUrl(
   if (!LOOPBACK.test(host)) return { config };
   const port = config.http.port === 0 ? await freePort(host) : config.http.port;
   const shown = host.includes(':') ? `[${host}]` : host;
-  const baseUrl = new URL(`http://${shown}:${port}`);
+  const loopbackBaseUrl = new URL(`http://${shown}:${port}`);
   return {
-    config: Object.freeze({ ...config, baseUrl, http: Object.freeze({ ...config.http, port }) }),
-    note: `service.base-url is unset: using ${baseUrl.origin} for this machine only; set SERVICE_BASE_URL to the address others reach Kiln by`,
+    config: Object.freeze({
+      ...config,
+      http: Object.freeze({ ...config.http, port }),
+      federation: Object.freeze({ ...config.federation, loopbackBaseUrl }),
+    }),
+    note: `service.base-url is unset: federation uses ${loopbackBaseUrl.origin}, for this machine only; set SERVICE_BASE_URL to the address others reach Kiln by`,
   };
 }

@@ -58,7 +58,7 @@ export const configSchema = {
   'service.base-url': urlField({
     protocols: ['http:', 'https:'],
     description:
-      'External base URL (for example `https://git.example.com`). Unset: derived from each request through trusted proxies, and, when `service.http.host` is a loopback address, `serve` uses `http://HOST:PORT` for this machine only (it says so in one line); federation then reaches loopback peers.',
+      'External base URL (for example `https://git.example.com`). Unset: derived from each request through trusted proxies; federation, which needs an address that never changes, then uses `http://HOST:PORT` when `service.http.host` is a loopback address (for this machine only; `serve` says so in one line, and federation may then reach loopback peers), and stays off otherwise.',
   }),
   'service.trust-proxy': listField({
     default: [],

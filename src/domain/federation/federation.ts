@@ -24,6 +24,7 @@ import { InstancesService } from './instances.service.ts';
 import { KyselyKvStore } from './kv.store.ts';
 import { LocalActors } from './local-actors.ts';
 import { KyselyMessageQueue } from './message-queue.ts';
+import { federationBaseUrl } from './open-federation.ts';
 import { OutboxStore } from './outbox.store.ts';
 import { type AnnounceMessage, Publisher } from './publisher.ts';
 import { QueueStore } from './queue.store.ts';
@@ -84,7 +85,8 @@ export class Federation {
   #worker: { controller: AbortController; done: Promise<void> } | undefined;
 
   static fromConfig(deps: FederationDeps): Federation | undefined {
-    const { federation, baseUrl, secretKey } = deps.config;
+    const { federation, secretKey } = deps.config;
+    const baseUrl = federationBaseUrl(deps.config);
     if (!federation.enabled || !baseUrl || !secretKey) return undefined;
     return new Federation(deps, baseUrl, secretKey);
   }
