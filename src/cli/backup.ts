@@ -18,6 +18,7 @@ import { fileSink, streamSink } from '../lib/tar-writer.ts';
 import { startedUp } from '../start-up.js';
 import { KILN_VERSION } from '../version.ts';
 import { type Command, requiredValue, UsageError } from './command.ts';
+import { withSecretKey } from './defaults.ts';
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -101,6 +102,8 @@ async function runRestore(config: Config, input: string): Promise<void> {
   process.stderr.write(
     `restored ${summary.rows} rows and ${summary.repositories} repositories from a dump of Kiln ${summary.manifest.kilnVersion} (${summary.manifest.engine}, ${summary.manifest.createdAt}) into ${config.databaseUrl ? 'PostgreSQL' : 'SQLite'} and ${config.dataDir}\n`,
   );
+  // A dump carries the source's own key (if it had one); without it, the restored instance makes one.
+  withSecretKey(config);
   const { paths, count } = summary.skipped;
   if (count === 0) return;
   // Not an error: a dump of an older Kiln carries config and hooks, which are rewritten anyway.
@@ -130,6 +133,7 @@ async function runDoctor(config: Config, lfsHash: string | undefined): Promise<n
       repos: new RepoStore(database.db),
       dataDir: config.dataDir,
       repositoriesRoot: `${config.dataDir}/repositories`,
+      secretKey: config.secretKey,
       accounts: {
         admins,
         users: new UserService(userStore),

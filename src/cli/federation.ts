@@ -1,19 +1,22 @@
 import type { App } from '../app.ts';
 import type { Config } from '../config/config.ts';
 import { type Command, requiredValue, say, UsageError, withApp } from './command.ts';
+import { withDerivedBaseUrl } from './defaults.ts';
 
 type Federation = NonNullable<App['services']['federation']>;
 
 /** `withApp` for the federation commands; a usage error when federation is off. */
-function withFederation(
+async function withFederation(
   config: Config,
   work: (federation: Federation, app: App) => Promise<void>,
 ): Promise<void> {
-  return withApp(config, async (app) => {
+  // The address `serve` derives on a loopback address (a port of 0 is only known to the server).
+  const derived = config.http.port === 0 ? config : (await withDerivedBaseUrl(config)).config;
+  return withApp(derived, async (app) => {
     const federation = app.services.federation;
     if (!federation) {
       throw new UsageError(
-        'federation is off: it needs SERVICE_BASE_URL and SERVICE_SECRET_KEY, and SERVICE_FEDERATION_ENABLED not false',
+        'federation is off: it needs SERVICE_BASE_URL (derived only on a loopback address) and SERVICE_FEDERATION_ENABLED not false',
       );
     }
     await work(federation, app);

@@ -6,6 +6,7 @@ import { errorCode } from '../lib/thrown.ts';
 import { actionsCommands } from './actions.ts';
 import { backupCommands } from './backup.ts';
 import { type Command, UsageError, warn } from './command.ts';
+import { withStoredSecretKey } from './defaults.ts';
 import { federationCommands } from './federation.ts';
 import { commandHelp, groupHelp, type Listed, overview } from './help.ts';
 import { mcpCommands } from './mcp.ts';
@@ -59,7 +60,7 @@ function configLoader(file: string | undefined): () => Config {
   let config: Config | undefined;
   return () => {
     if (!config) {
-      config = loadConfig({ file });
+      config = withStoredSecretKey(loadConfig({ file }));
       for (const line of unknownEnvironmentWarnings(process.env)) warn(line);
     }
     return config;

@@ -3,14 +3,17 @@ import type { App } from '../app.ts';
 import type { Config } from '../config/config.ts';
 import { errorCode } from '../lib/thrown.ts';
 import { startedUp } from '../start-up.js';
-import { type Command, say } from './command.ts';
+import { type Command, say, warn } from './command.ts';
 import { privateDataDir } from './data-dir.ts';
+import { withDerivedBaseUrl, withSecretKey } from './defaults.ts';
 
-async function serve(config: Config): Promise<void> {
-  await privateDataDir(config.dataDir);
+async function serve(configured: Config): Promise<void> {
+  await privateDataDir(configured.dataDir);
   // Only `serve` locks a SQLite data dir; the other commands may run beside it.
   const { lockServe } = await import('../db/serve-lock.ts');
-  process.once('exit', lockServe(config));
+  process.once('exit', lockServe(configured));
+  const derived = await withDerivedBaseUrl(withSecretKey(configured));
+  const { config } = derived;
   const { createApp } = await import('../app.ts');
   const app = await createApp(config);
   const { buildServer } = await import('../http/server.ts');
@@ -39,6 +42,7 @@ async function serve(config: Config): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.http.port;
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
   say(`listening on http://${host}:${port}`);
+  if (derived.note) warn(derived.note);
   startedUp();
 }
 
@@ -68,6 +72,7 @@ async function enforceObjectIsolation(app: App, log: FastifyBaseLogger): Promise
 async function migrate(config: Config): Promise<void> {
   const { migrate: applyMigrations, openDatabase } = await import('../db/database.ts');
   const dataDir = await privateDataDir(config.dataDir);
+  withSecretKey(config);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir });
   try {
     const result = await applyMigrations(database);

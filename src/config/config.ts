@@ -98,6 +98,12 @@ export type Config = {
     /** Actor and collection documents only for signed GETs (the instance actor excepted). */
     readonly requireSignedFetch: boolean;
     readonly giveUpAfterMs: number;
+    /**
+     * The address `serve` derives from a loopback listening address when `baseUrl` is unset
+     * (src/cli/defaults.ts): federation's own, for this machine only. Links elsewhere keep
+     * following each request, as a proxy in front may give them another host.
+     */
+    readonly loopbackBaseUrl?: URL;
   };
   readonly webhook: {
     readonly allowedHosts: readonly string[];

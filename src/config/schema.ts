@@ -58,7 +58,7 @@ export const configSchema = {
   'service.base-url': urlField({
     protocols: ['http:', 'https:'],
     description:
-      'External base URL (for example `https://git.example.com`). Unset: derived from each request through trusted proxies.',
+      'External base URL (for example `https://git.example.com`). Unset: derived from each request through trusted proxies; federation, which needs an address that never changes, then uses `http://HOST:PORT` when `service.http.host` is a loopback address (for this machine only; `serve` says so in one line, and federation may then reach loopback peers), and stays off otherwise.',
   }),
   'service.trust-proxy': listField({
     default: [],
@@ -97,7 +97,7 @@ export const configSchema = {
     form: 'a secret of at least 16 characters',
     validate: (value) => value.length >= 16,
     description:
-      'Key that encrypts CI secrets at rest. Unset: CI secrets cannot be created and are never sent to runners.',
+      'Key that encrypts CI secrets, webhook secrets and federation keys at rest and signs runtime URLs. Unset: `serve`, `migrate` and `restore` make one (32 random bytes) in `<data-dir>/secret-key`, mode 0600, and every command reads it from there; replicas must then share that file. `kiln doctor` reports a key that no longer opens the stored secrets.',
   }),
   'service.forge-api.version': stringField({
     default: '1.13.0',
@@ -307,7 +307,7 @@ export const configSchema = {
   'service.federation.enabled': booleanField({
     default: true,
     description:
-      'Publish public users and repositories to the fediverse (ActivityPub / ForgeFed). Needs `service.base-url` and `service.secret-key`; without either, federation stays off. Off: every federation route answers 404.',
+      'Publish public users and repositories to the fediverse (ActivityPub / ForgeFed). Needs `service.base-url` (derived on a loopback address, see there) and a secret key (made when unset); without a base URL federation stays off. Off: every federation route answers 404.',
   }),
   'service.federation.allowed-hosts': listField({
     default: [],

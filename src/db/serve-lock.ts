@@ -1,4 +1,12 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errorCode } from '../lib/thrown.ts';
 
@@ -72,4 +80,14 @@ function isAlive(pid: number): boolean {
     // EPERM: it exists but belongs to someone else.
     return errorCode(error) === 'EPERM';
   }
+}
+
+/** The serve lock of a data directory, if there is one: its file, owner and whether it runs. */
+export function serveLockState(
+  dataDir: string,
+): { file: string; pid: number | undefined; alive: boolean } | undefined {
+  const file = join(resolve(dataDir), SERVE_LOCK_FILE);
+  if (!existsSync(file)) return undefined;
+  const pid = ownerOf(file);
+  return { file, pid, alive: pid !== undefined && isAlive(pid) };
 }

@@ -138,3 +138,13 @@ export function addressKind(address: string): 'loopback' | 'private' | 'external
   if ((type === 'ipv4' ? PRIVATE_V4 : PRIVATE_V6).check(plain, type)) return 'private';
   return 'external';
 }
+
+/**
+ * Whether a URL names this machine only: `localhost` or a loopback address. A name that merely
+ * resolves to loopback today does not count, since what it resolves to can change.
+ */
+export function isLoopbackUrl(url: URL): boolean {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (host === 'localhost') return true;
+  return isIP(host) !== 0 && addressKind(host) === 'loopback';
+}

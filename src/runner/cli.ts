@@ -60,17 +60,32 @@ function defaultWorkRoot(): string {
   return join(homedir(), '.cache', 'kiln-runner');
 }
 
+/** The options of `kiln runner register` and `kiln runner daemon` (the docs are checked against them). */
+export const RUNNER_OPTIONS = {
+  register: {
+    instance: { type: 'string' },
+    token: { type: 'string' },
+    name: { type: 'string' },
+    labels: { type: 'string' },
+    ephemeral: { type: 'boolean' },
+    file: { type: 'string' },
+  },
+  daemon: {
+    file: { type: 'string' },
+    capacity: { type: 'string' },
+    labels: { type: 'string' },
+    workdir: { type: 'string' },
+    grace: { type: 'string' },
+    once: { type: 'boolean' },
+    isolation: { type: 'string' },
+    'job-user': { type: 'string' },
+  },
+} as const;
+
 async function registerCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      instance: { type: 'string' },
-      token: { type: 'string' },
-      name: { type: 'string' },
-      labels: { type: 'string' },
-      ephemeral: { type: 'boolean' },
-      file: { type: 'string' },
-    },
+    options: RUNNER_OPTIONS.register,
     strict: true,
   });
   if (!values.instance) throw new RunnerUsageError('--instance is required');
@@ -90,16 +105,7 @@ async function registerCommand(args: string[]): Promise<number> {
 async function daemonCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      file: { type: 'string' },
-      capacity: { type: 'string' },
-      labels: { type: 'string' },
-      workdir: { type: 'string' },
-      grace: { type: 'string' },
-      once: { type: 'boolean' },
-      isolation: { type: 'string' },
-      'job-user': { type: 'string' },
-    },
+    options: RUNNER_OPTIONS.daemon,
     strict: true,
   });
   const isolation = values.isolation ?? 'auto';

@@ -39,6 +39,9 @@ useCliInstance('kiln-idle-', (instance) => {
     ...instance.env,
     PATH: process.env.PATH ?? '',
     SERVICE_HTTP_PORT: '0',
+    // Federation is on by default (a loopback base URL is derived when none is set), and then
+    // Fedify loads at start; off, none of it may.
+    SERVICE_FEDERATION_ENABLED: 'false',
     KILN_TEST_LOADS: loads,
     NODE_OPTIONS: `--import ${RECORDER}`,
   };

@@ -1,13 +1,16 @@
 import path from 'node:path';
 import { type Database, knownMigrations } from '../../db/database.ts';
 import { appliedMigrations } from '../../db/schema-facts.ts';
+import { serveLockState } from '../../db/serve-lock.ts';
 import { readHeadFile } from '../../git/head-file.ts';
 import { hooksAreCurrent } from '../../git/hooks.ts';
 import { objectsDir, readAlternates } from '../../git/object-store.ts';
 import { checkConnectivity, listRepositoryDirs } from '../../git/repository-dump.ts';
 import { widerThanPrivate } from '../../lib/private-modes.ts';
+import { SECRET_KEY_FILE } from '../../lib/secret-key-file.ts';
 import { type ActionOwnerFacts, uncontrolledActionOwners } from '../admin/action-owners.ts';
 import type { LfsService } from '../lfs/lfs.service.ts';
+import { keyCheck } from '../secret-key/key-check.ts';
 
 /** One finding: what is wrong, where, and what to do about it. */
 export type Finding = { readonly subject: string; readonly problem: string; readonly fix: string };
@@ -31,6 +34,8 @@ export type DoctorSources = {
   readonly accounts?: ActionOwnerFacts;
   /** Git LFS objects, and one in how many is hashed again (1: every one). */
   readonly lfs?: { readonly objects: Pick<LfsService, 'check'>; readonly hashEvery: number };
+  /** The key in use (service.secret-key, else the data directory's own), to check secrets with. */
+  readonly secretKey?: string | undefined;
 };
 
 /** Wide paths reported one by one; past this many, one finding counts the rest. */
@@ -53,6 +58,35 @@ async function checkModes(dataDir: string): Promise<Finding[]> {
     });
   }
   return findings;
+}
+
+/** A serve lock whose process is gone: `serve` takes it over, but it may also be a copy. */
+function checkServeLock(dataDir: string): Finding[] {
+  const lock = serveLockState(dataDir);
+  if (!lock || lock.alive) return [];
+  return [
+    {
+      subject: lock.file,
+      problem: `stale serve lock: process ${lock.pid ?? '(unreadable)'} is not running (a crash, a kill, or a copy of another host's data directory)`,
+      fix: `rm ${lock.file} (kiln serve also takes a stale lock over by itself)`,
+    },
+  ];
+}
+
+/** Secrets stored in the data directory that the key in use no longer opens (secret-key-file.ts). */
+function checkSecretKey(dataDir: string, secretKey: string | undefined): Finding[] {
+  const state = keyCheck(dataDir, secretKey);
+  if (state !== 'mismatch' && state !== 'no key') return [];
+  return [
+    {
+      subject: path.resolve(dataDir),
+      problem:
+        state === 'no key'
+          ? 'secrets were stored here under a secret key, but none is set and the data directory holds none: CI secrets, webhook secrets and federation keys do not decrypt'
+          : 'the secret key in use is not the one the stored CI secrets, webhook secrets and federation keys were sealed under: they do not decrypt',
+      fix: `set SERVICE_SECRET_KEY (service.secret-key) back to the key the secrets were sealed under, or unset it to use ${path.join(path.resolve(dataDir), SECRET_KEY_FILE)} if that was the key; otherwise store the secrets again`,
+    },
+  ];
 }
 
 async function checkMigrations(
@@ -192,6 +226,8 @@ export async function runChecks(sources: DoctorSources): Promise<DoctorReport> {
     }
   }
   findings.push(...(await checkModes(sources.dataDir)));
+  findings.push(...checkServeLock(sources.dataDir));
+  findings.push(...checkSecretKey(sources.dataDir, sources.secretKey));
   const root = path.resolve(sources.repositoriesRoot);
   const rows = await repositoryRows(sources.repos);
   const dirs = await listRepositoryDirs(root);

@@ -4,6 +4,7 @@ import type { ChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { Dialect } from '../../db/migration.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import { isLoopbackUrl } from '../../lib/host-allowlist.ts';
 import type { Release } from '../releases/release.types.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
@@ -23,6 +24,7 @@ import { InstancesService } from './instances.service.ts';
 import { KyselyKvStore } from './kv.store.ts';
 import { LocalActors } from './local-actors.ts';
 import { KyselyMessageQueue } from './message-queue.ts';
+import { federationBaseUrl } from './open-federation.ts';
 import { OutboxStore } from './outbox.store.ts';
 import { type AnnounceMessage, Publisher } from './publisher.ts';
 import { QueueStore } from './queue.store.ts';
@@ -82,7 +84,8 @@ export class Federation {
   #worker: { controller: AbortController; done: Promise<void> } | undefined;
 
   static fromConfig(deps: FederationDeps): Federation | undefined {
-    const { federation, baseUrl, secretKey } = deps.config;
+    const { federation, secretKey } = deps.config;
+    const baseUrl = federationBaseUrl(deps.config);
     if (!federation.enabled || !baseUrl || !secretKey) return undefined;
     return new Federation(deps, baseUrl, secretKey);
   }
@@ -111,8 +114,14 @@ export class Federation {
     );
     this.queue = new KyselyMessageQueue(queueStore);
     this.outbox = new OutboxStore(db);
+    // Invariant: federation reaches this machine's loopback addresses only when the instance's
+    // own base URL is loopback (as `serve` derives it when service.base-url is unset). Then only
+    // someone on this machine can reach the instance at all, so it can make Kiln fetch nothing
+    // they could not fetch themselves; a public base URL keeps loopback refused.
+    const loopbackOnly = isLoopbackUrl(baseUrl);
     const fetch = createSafeFetch({
       allowPrivateAddresses: config.federation.allowPrivateAddresses,
+      allowLoopback: loopbackOnly,
     });
     const keys = new ActorKeys(new ActorKeysStore(db), secretKey);
     this.actors = new LocalActors({
@@ -135,7 +144,7 @@ export class Federation {
       resolver: new ActorResolver({
         documents: this.documents,
         hosts: this.hosts,
-        allowHttp: config.federation.allowPrivateAddresses,
+        allowHttp: config.federation.allowPrivateAddresses || loopbackOnly,
       }),
       kv: this.kv,
       queue: this.queue,

@@ -4,9 +4,18 @@ import type { Federation, FederationDeps } from './federation.ts';
 /** The settings federation needs: on, with the external URL and a secret key to seal keys. */
 export type FederationSettings = Pick<Config, 'federation' | 'baseUrl' | 'secretKey'>;
 
+/** Federation's address: `service.base-url`, else the loopback address `serve` derived. */
+export function federationBaseUrl(config: FederationSettings): URL | undefined {
+  return config.baseUrl ?? config.federation.loopbackBaseUrl;
+}
+
 /** Whether the configuration turns federation on (`Federation.fromConfig` says why these three). */
 export function federationIsOn(config: FederationSettings): boolean {
-  return config.federation.enabled && config.baseUrl !== undefined && Boolean(config.secretKey);
+  return (
+    config.federation.enabled &&
+    federationBaseUrl(config) !== undefined &&
+    Boolean(config.secretKey)
+  );
 }
 
 /**

@@ -6,6 +6,8 @@ export type SafeFetch = (request: Request) => Promise<Response>;
 
 export type SafeFetchOptions = {
   readonly allowPrivateAddresses: boolean;
+  /** Loopback addresses only (an instance whose own base URL is loopback: see Federation). */
+  readonly allowLoopback?: boolean;
   /** Larger answers are cut off and fail; actors and activities are a few kilobytes. */
   readonly maxBodyBytes?: number;
   readonly timeoutMs?: number;
@@ -21,7 +23,13 @@ export class RemoteFetchError extends Error {}
  * reached unless `allowPrivateAddresses` (tests) says otherwise.
  */
 export function createSafeFetch(options: SafeFetchOptions): SafeFetch {
-  const policy = new HostAllowlist(options.allowPrivateAddresses ? ['*'] : ['external']);
+  const policy = new HostAllowlist(
+    options.allowPrivateAddresses
+      ? ['*']
+      : options.allowLoopback
+        ? ['external', 'loopback']
+        : ['external'],
+  );
   const limits = {
     policy,
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,

@@ -217,6 +217,29 @@ export class OrgService {
     return person;
   }
 
+  /**
+   * The operator's membership change (`kiln org add-member` / `remove-member`), which no account
+   * makes, so no permission applies; the rules still do: a role given to a member replaces theirs,
+   * removing a non-member is NotFound, and leaving the organisation without an owner is a
+   * Conflict. Answers the person and their role before.
+   */
+  async changeMemberByOperator(
+    name: string,
+    handle: string,
+    role: OrgRole | undefined,
+  ): Promise<{ person: User; before: OrgRole | undefined }> {
+    const org = await this.getOrg(name);
+    const person =
+      role === undefined ? await this.#member(org, handle) : await this.#person(handle);
+    const before = await this.#store.findRole(org.id, person.id);
+    if (before === undefined && role !== undefined) {
+      await this.#store.upsertMember(org.id, person.id, role);
+    } else if (before !== role) {
+      await this.#store.changeMember(org.id, person.id, role);
+    }
+    return { person, before };
+  }
+
   /** The person's role in the organisation, or undefined when not a member. */
   async roleOf(orgId: string, userId: string): Promise<OrgRole | undefined> {
     return this.#store.findRole(orgId, userId);

@@ -18,7 +18,7 @@ export async function registerFederation(
     // On by default, so an operator who has not set what it needs should hear why it is off.
     if (deps.wanted) {
       server.log.warn(
-        'federation is off: it needs service.base-url and service.secret-key (SERVICE_BASE_URL, SERVICE_SECRET_KEY)',
+        'federation is off: it needs service.base-url (SERVICE_BASE_URL), which kiln serve derives only on a loopback address, and a secret key',
       );
     }
     return;

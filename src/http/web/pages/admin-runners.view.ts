@@ -17,7 +17,7 @@ export function adminRunnersPage(
   return adminFrame(
     'runners',
     html`<h1 class="h2 mb-2">Runners</h1>
-    <p class="color-fg-muted mb-3">CI runners (act_runner, the Forgejo runner) register with a registration token and then appear here. Runners are not given jobs yet. See <code>docs/runners.md</code>.</p>
+    <p class="color-fg-muted mb-3">CI runners (act_runner, the Forgejo runner) register with a registration token, then appear here and take the jobs whose labels they declare. See <code>docs/runners.md</code>.</p>
     ${runnerSections(context, {
       what: 'instance',
       runners,
