@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import fc from 'fast-check';
@@ -152,6 +153,32 @@ describe('the UpdateLogRequest decoder', () => {
       expect(() => reference(bytes)).toThrow();
       expect(() => decodeUpdateLogRequest(bytes)).toThrow(MalformedMessage);
     }
+  });
+
+  it('refuses content that is not UTF-8 when decoding, before any row is read', () => {
+    const notUtf8 = fc.uint8Array({ minLength: 1, maxLength: 16 }).filter((b) => !isUtf8(b));
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 3 }), notUtf8, (before, bad) => {
+        const writer = new BinaryWriter();
+        for (const content of before)
+          writer
+            .tag(3, WireType.LengthDelimited)
+            .fork()
+            .tag(2, WireType.LengthDelimited)
+            .string(content)
+            .join();
+        writer
+          .tag(3, WireType.LengthDelimited)
+          .fork()
+          .tag(2, WireType.LengthDelimited)
+          .bytes(bad)
+          .join();
+        const bytes = writer.finish();
+        expect(() => reference(bytes)).toThrow();
+        expect(() => decodeUpdateLogRequest(bytes)).toThrow(MalformedMessage);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('refuses a known field sent with another wire type, which fromBinary would misread', () => {
