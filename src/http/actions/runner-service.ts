@@ -7,9 +7,9 @@ import { toRunnerMessage } from './runner-message.ts';
 import type { RunnerRecord, RunnerRegistry } from './runner-registry.ts';
 import type { RunnerTasks } from './runner-tasks.ts';
 import {
-  dateOf,
   fromStepState,
   fromWireResult,
+  ReportedLogRow,
   toTaskMessage,
   toWireResult,
 } from './task-message.ts';
@@ -92,7 +92,7 @@ export function createRunnerService(
         runnerOf(context),
         Number(request.taskId),
         Number(request.index),
-        request.rows.map((row) => ({ time: dateOf(row.time) ?? new Date(), content: row.content })),
+        request.rows.map((row) => new ReportedLogRow(row)),
         request.noMore,
       );
       return { ackIndex: BigInt(ack) };

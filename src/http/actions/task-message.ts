@@ -2,6 +2,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { create } from '@bufbuild/protobuf';
 import { type Timestamp, timestampDate } from '@bufbuild/protobuf/wkt';
 import {
+  type LogRow,
   Result,
   type StepState,
   type Task,
@@ -80,4 +81,27 @@ export function fromStepState(step: StepState): StepReportInput {
 
 export function dateOf(timestamp: Timestamp | undefined): Date | undefined {
   return timestamp === undefined ? undefined : timestampDate(timestamp);
+}
+
+/**
+ * A runner's log row as the domain reads it (`{time, content}`), converted only when read: rows
+ * that a call drops unread (past a log's cap) cost neither a Date nor a string.
+ */
+export class ReportedLogRow {
+  readonly #row: LogRow;
+  #time: Date | undefined;
+
+  constructor(row: LogRow) {
+    this.#row = row;
+  }
+
+  /** When the runner says the row was printed; when it does not say, when it was first read. */
+  get time(): Date {
+    this.#time ??= dateOf(this.#row.time) ?? new Date();
+    return this.#time;
+  }
+
+  get content(): string {
+    return this.#row.content;
+  }
 }

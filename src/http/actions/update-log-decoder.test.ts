@@ -1,14 +1,24 @@
+import { isUtf8 } from 'node:buffer';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_ROWS_PER_CALL } from '../../domain/ci/logs/log-limits.ts';
-import { UpdateLogRequestSchema } from '../../gen/runner/v1/messages_pb.js';
+import { type UpdateLogRequest, UpdateLogRequestSchema } from '../../gen/runner/v1/messages_pb.js';
 import { decodeUpdateLogRequest, MalformedMessage } from './update-log-decoder.ts';
 
 /** What the generic decoder makes of the bytes, without the unknown fields nothing reads. */
 const reference = (bytes: Uint8Array) =>
-  fromBinary(UpdateLogRequestSchema, bytes, { readUnknownFields: false });
+  readable(fromBinary(UpdateLogRequestSchema, bytes, { readUnknownFields: false }));
+
+/** The message with each row's content read, as plain data to compare. */
+const readable = (message: UpdateLogRequest) => ({
+  ...message,
+  rows: message.rows.map((row) => ({ ...row, content: row.content })),
+});
+
+/** The decoder's answer, read as `reference` reads fromBinary's. */
+const decode = (bytes: Uint8Array) => readable(decodeUpdateLogRequest(bytes));
 
 const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
 const int32 = fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
@@ -85,7 +95,7 @@ const interleaved = fc
 /** Decodes, or says it refused: anything thrown but `MalformedMessage` fails the property. */
 function decodeOrRefuse(bytes: Uint8Array) {
   try {
-    return decodeUpdateLogRequest(bytes);
+    return decode(bytes);
   } catch (error) {
     if (error instanceof MalformedMessage) return 'refused';
     throw error;
@@ -97,7 +107,7 @@ describe('the UpdateLogRequest decoder', () => {
     fc.assert(
       fc.property(request, (message) => {
         const bytes = toBinary(UpdateLogRequestSchema, create(UpdateLogRequestSchema, message));
-        expect(decodeUpdateLogRequest(bytes)).toEqual(reference(bytes));
+        expect(decode(bytes)).toEqual(reference(bytes));
       }),
       { numRuns: 300 },
     );
@@ -106,7 +116,7 @@ describe('the UpdateLogRequest decoder', () => {
   it('skips unknown fields, keeps the last scalar and merges a repeated time, as fromBinary does', () => {
     fc.assert(
       fc.property(interleaved, (bytes) => {
-        expect(decodeUpdateLogRequest(bytes)).toEqual(reference(bytes));
+        expect(decode(bytes)).toEqual(reference(bytes));
       }),
       { numRuns: 300 },
     );
@@ -143,6 +153,32 @@ describe('the UpdateLogRequest decoder', () => {
       expect(() => reference(bytes)).toThrow();
       expect(() => decodeUpdateLogRequest(bytes)).toThrow(MalformedMessage);
     }
+  });
+
+  it('refuses content that is not UTF-8 when decoding, before any row is read', () => {
+    const notUtf8 = fc.uint8Array({ minLength: 1, maxLength: 16 }).filter((b) => !isUtf8(b));
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 3 }), notUtf8, (before, bad) => {
+        const writer = new BinaryWriter();
+        for (const content of before)
+          writer
+            .tag(3, WireType.LengthDelimited)
+            .fork()
+            .tag(2, WireType.LengthDelimited)
+            .string(content)
+            .join();
+        writer
+          .tag(3, WireType.LengthDelimited)
+          .fork()
+          .tag(2, WireType.LengthDelimited)
+          .bytes(bad)
+          .join();
+        const bytes = writer.finish();
+        expect(() => reference(bytes)).toThrow();
+        expect(() => decodeUpdateLogRequest(bytes)).toThrow(MalformedMessage);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('refuses a known field sent with another wire type, which fromBinary would misread', () => {

@@ -16,6 +16,11 @@
  * (the runner sends them again, being unacknowledged), so a body of a million empty rows costs a
  * scan of its bytes and no more objects than an honest one. Such a call also cannot say
  * `no_more`, since rows of it remain.
+ *
+ * A row's content is checked to be UTF-8 when it is read but stays bytes of the body until
+ * something asks for it: a call past a log's cap is acknowledged and its rows dropped unread
+ * (log-caps.ts), and a runner flooding one would otherwise have every row of every call turned
+ * into a string for the collector to clear (docs/performance.md, hostile CI input).
  */
 import { isUtf8 } from 'node:buffer';
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
@@ -66,15 +71,52 @@ export function decodeUpdateLogRequest(bytes: Uint8Array): UpdateLogRequest {
 }
 
 function readRow(reader: WireReader, end: number): LogRow {
-  const row: LogRow = { $typeName: 'runner.v1.LogRow', content: '' };
+  const row = new BodyLogRow();
   while (reader.pos < end) {
     const tag = reader.tag();
     const field = tag >>> 3;
     if (field === 1) row.time = readTimestamp(reader, reader.delimited(tag), row.time);
-    else if (field === 2) row.content = reader.string(tag);
-    else reader.skip(tag, 0);
+    else if (field === 2) {
+      const start = reader.utf8(tag);
+      row.setUtf8(reader.buffer, start, reader.pos);
+    } else reader.skip(tag, 0);
   }
   return reader.endAt(end, row);
+}
+
+/**
+ * A `LogRow` whose content is a UTF-8 span of the body (already checked), made a string the
+ * first time it is read. Only the body parser's own request holds it, so the body it keeps
+ * alive is freed with the call.
+ */
+class BodyLogRow implements LogRow {
+  readonly $typeName = 'runner.v1.LogRow';
+  time?: Timestamp;
+  #bytes: Buffer | undefined;
+  #start = 0;
+  #end = 0;
+  #text = '';
+
+  get content(): string {
+    if (this.#bytes !== undefined) {
+      this.#text = this.#bytes.toString('utf8', this.#start, this.#end);
+      this.#bytes = undefined;
+    }
+    return this.#text;
+  }
+
+  set content(text: string) {
+    this.#bytes = undefined;
+    this.#text = text;
+  }
+
+  /** The content is `bytes[start, end)`; an empty span is the empty string at once. */
+  setUtf8(bytes: Buffer, start: number, end: number): void {
+    this.#text = '';
+    this.#bytes = end > start ? bytes : undefined;
+    this.#start = start;
+    this.#end = end;
+  }
 }
 
 /** A repeated `time` merges into the one read before, field by field, as protobuf says. */
@@ -94,7 +136,6 @@ function readTimestamp(reader: WireReader, end: number, into: Timestamp | undefi
 /** A cursor over protobuf wire data that checks every read against the end of the bytes. */
 class WireReader {
   readonly #bytes: Uint8Array;
-  /** The same bytes as a Buffer, whose UTF-8 decoding is the fastest Node offers. */
   readonly #buffer: Buffer;
   pos = 0;
 
@@ -169,17 +210,24 @@ class WireReader {
     return end;
   }
 
-  string(tag: number): string {
+  /** The bytes read, as a Buffer (whose UTF-8 decoding is the fastest Node offers). */
+  get buffer(): Buffer {
+    return this.#buffer;
+  }
+
+  /**
+   * Steps over the string field `tag`, checked to be UTF-8 as proto3 requires, and answers where
+   * its bytes start (they end at `pos`). A leading U+FEFF stays: it is text, not a byte-order
+   * mark, and Buffer's decoding keeps it.
+   */
+  utf8(tag: number): number {
     const end = this.delimited(tag);
     const start = this.pos;
-    this.pos = end;
-    const text = this.#buffer.toString('utf8', start, end);
-    // Proto3 strings must be UTF-8. Node puts U+FFFD for bytes that are not, so only a text
-    // holding one needs the check (and a leading U+FEFF stays: it is text, not a byte-order mark).
-    if (text.includes('\uFFFD') && !isUtf8(this.#bytes.subarray(start, end))) {
+    if (!isUtf8(this.#bytes.subarray(start, end))) {
       throw new MalformedMessage('string field is not valid UTF-8');
     }
-    return text;
+    this.pos = end;
+    return start;
   }
 
   /** Steps over a field the decoder does not read; a group is skipped to its matching end. */

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MAX_CHARS } from './escape-bytes.ts';
 import { encoded, encodedBytes, escapeHtml, html, toBytes, trusted } from './html.ts';
 
 /** Every character that must not reach a page as written, by what it becomes. */
@@ -47,6 +48,30 @@ describe('html', () => {
       }),
     );
     expect(escapeHtml('y<&'.repeat(3000))).toBe('y&lt;&amp;'.repeat(3000));
+  });
+
+  it('escapes text of any script, surrogates alone included, as it escapes ASCII', () => {
+    const piece = fc.oneof(
+      fc.constantFrom('<', '&', '`', 'é', '漢', '😀', '\ud800', '\udc00'),
+      fc.string({ unit: 'grapheme', maxLength: 8 }),
+      fc.string({ unit: 'binary', maxLength: 8 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const text = pieces.join('');
+        expect(escapeHtml(text)).toBe(expectedEscape(text));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('escapes long lines alike on either side of the byte-wise escaping limit', () => {
+    for (const length of [MAX_CHARS - 1, MAX_CHARS, MAX_CHARS + 1, 4 * MAX_CHARS]) {
+      for (const tail of ['<', '漢&', '😀"', '\ud800>']) {
+        const text = 'y<&é'.repeat(length / 4 + 1).slice(0, length - tail.length) + tail;
+        expect(escapeHtml(text)).toBe(expectedEscape(text));
+      }
+    }
   });
 
   it('escapes interpolated text', () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { byteEscaper, MAX_CHARS } from './escape-bytes.ts';
 
 /**
  * Escaping-by-default HTML templates. `html\`…\`` escapes every interpolated value unless it is
@@ -29,6 +30,9 @@ const ESCAPES: Record<string, string> = {
   '`': '&#96;',
 };
 
+/** ESCAPES on UTF-8 bytes, for `escapeHtml`. */
+const escapeThroughBytes = byteEscaper(ESCAPES);
+
 /** ESCAPES by character code, for the loop of `escapeHtml`. */
 const ASCII_ESCAPES: readonly (string | undefined)[] = Array.from(
   { length: 128 },
@@ -52,12 +56,15 @@ const ASCII_ESCAPED = /[&<>"'`]/;
 /**
  * `text` with every character of ESCAPED as a reference. A replace with a callback per match
  * costs a call for each `<` of a line of them (a log page of `<&` rows spent most of its time
- * there): text without typography is copied in runs between the six ASCII characters instead,
- * about three times faster on such a line, and text with none of them is returned as it is.
+ * there): text without typography is escaped on its UTF-8 bytes into one flat string
+ * (escape-bytes.ts; about twice as fast again, and without the rope a string built piece by piece
+ * leaves the collector), or, when too long or not well-formed, copied in runs between the six
+ * ASCII characters; text with none of them is returned as it is.
  */
 export function escapeHtml(text: string): string {
   if (TYPOGRAPHY.test(text)) return text.replace(ESCAPED, (c) => ESCAPES[c] ?? reference(c));
   if (!ASCII_ESCAPED.test(text)) return text;
+  if (text.length <= MAX_CHARS && text.isWellFormed()) return escapeThroughBytes(text);
   let out = '';
   let last = 0;
   for (let at = 0; at < text.length; at++) {
