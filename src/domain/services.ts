@@ -26,6 +26,7 @@ import type { ArchiveService } from './code/archive.service.ts';
 import type { CodeService } from './code/code.service.ts';
 import type { Federation } from './federation/federation.ts';
 import type { OrgService } from './orgs/org.service.ts';
+import type { TeamService } from './orgs/team.service.ts';
 import type { CompareService } from './pulls/compare.service.ts';
 import type { MergeGateService } from './pulls/merge-gate.service.ts';
 import type { MergeabilityService } from './pulls/mergeability.service.ts';
@@ -59,6 +60,8 @@ export type DomainServices = {
   /** Failed sign-ins per account name and client address, kept in the database. */
   readonly loginThrottle: LoginThrottle;
   readonly orgs: OrgService;
+  /** Teams of organisations; also the `TeamMembership` rules that name teams ask. */
+  readonly teams: TeamService;
   readonly admins: AdminPolicy;
   /** What `/admin` does: counts, people and repositories, disabling, making administrators. */
   readonly siteAdmin: SiteAdminService;
