@@ -1,7 +1,7 @@
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { RepoStore } from '../repos/repo.store.ts';
 import type { UserStore } from '../users/user.store.ts';
-import type { Account, User } from '../users/user.types.ts';
+import type { User } from '../users/user.types.ts';
 import type { OrgService, OrgView } from './org.service.ts';
 import { checkedTeamDescription, checkedTeamName, isOwnersTeam } from './team.policy.ts';
 import type { TeamStore } from './team.store.ts';
@@ -21,9 +21,6 @@ export type TeamServiceDeps = {
 /** A team as one viewer sees it, with its organisation and the viewer's place there. */
 export type TeamView = { readonly team: Team; readonly org: OrgView };
 
-/** A team with its organisation's account, as lists of someone's teams show it. */
-export type TeamOfUser = { readonly team: Team; readonly org: Account };
-
 const missing = (id: number | string) => new NotFound(`team does not exist [id: ${id}]`);
 
 /**
@@ -36,6 +33,8 @@ const missing = (id: number | string) => new NotFound(`team does not exist [id: 
  */
 export class TeamService implements TeamMembership {
   readonly #deps: TeamServiceDeps;
+  // The changes take the acting person's own view of the team (`get`, `byName`): whether they
+  // may change it is that view's `canAdminister`, decided once by OrgService.
 
   constructor(deps: TeamServiceDeps) {
     this.#deps = deps;
@@ -43,7 +42,7 @@ export class TeamService implements TeamMembership {
 
   /** The organisation's teams; only for its members and administrators. */
   async list(viewer: User, orgName: string): Promise<{ org: OrgView; teams: Team[] }> {
-    const org = this.#memberView(viewer, await this.#deps.orgs.view(viewer, orgName));
+    const org = this.#memberView(await this.#deps.orgs.view(viewer, orgName));
     return { org, teams: await this.#deps.store.listByOrg(org.org.id) };
   }
 
@@ -60,19 +59,19 @@ export class TeamService implements TeamMembership {
     if (!team) throw missing(wireId);
     const org = await this.#deps.users.findById(team.orgId);
     if (!org) throw missing(wireId);
-    return { team, org: this.#memberView(viewer, await this.#deps.orgs.viewOf(viewer, org)) };
+    return { team, org: this.#memberView(await this.#deps.orgs.viewOf(viewer, org)) };
   }
 
   /** The team by its organisation's and its own name, as pages address it. */
   async byName(viewer: User, orgName: string, teamName: string): Promise<TeamView> {
-    const org = this.#memberView(viewer, await this.#deps.orgs.view(viewer, orgName));
+    const org = this.#memberView(await this.#deps.orgs.view(viewer, orgName));
     const team = await this.#deps.store.findByName(org.org.id, teamName);
     if (!team) throw missing(teamName);
     return { team, org };
   }
 
   /** Changes a team; of the Owners team only the description changes (as in Gitea). */
-  async edit(actor: User, view: TeamView, input: TeamInput): Promise<TeamView> {
+  async edit(view: TeamView, input: TeamInput): Promise<TeamView> {
     this.#mayChange(view.org);
     const { team } = view;
     if (isOwnersTeam(team)) {
@@ -85,7 +84,7 @@ export class TeamService implements TeamMembership {
     return { ...view, team: { ...team, ...checked } };
   }
 
-  async delete(actor: User, view: TeamView): Promise<void> {
+  async delete(view: TeamView): Promise<void> {
     this.#mayChange(view.org);
     if (isOwnersTeam(view.team))
       throw new Invalid(`the ${OWNERS_TEAM_NAME} team cannot be deleted`);
@@ -115,7 +114,7 @@ export class TeamService implements TeamMembership {
   }
 
   /** Adds a person by handle; to the Owners team, that makes them an owner. */
-  async addMember(actor: User, view: TeamView, handle: string): Promise<User> {
+  async addMember(view: TeamView, handle: string): Promise<User> {
     this.#mayChange(view.org);
     const person = await this.#person(handle);
     if (isOwnersTeam(view.team)) await this.#deps.orgs.addMember(view.org.org, person, 'owner');
@@ -147,26 +146,30 @@ export class TeamService implements TeamMembership {
   }
 
   /** Lists a repository of the team's organisation for the team. */
-  async addRepo(actor: User, view: TeamView, owner: string, name: string): Promise<void> {
+  async addRepo(view: TeamView, owner: string, name: string): Promise<void> {
     this.#mayChange(view.org);
     const repo = await this.#orgRepo(view, owner, name);
     await this.#deps.store.addRepo(view.team.id, repo);
   }
 
-  async removeRepo(actor: User, view: TeamView, owner: string, name: string): Promise<void> {
+  async removeRepo(view: TeamView, owner: string, name: string): Promise<void> {
     this.#mayChange(view.org);
     const repo = await this.#orgRepo(view, owner, name);
     await this.#deps.store.removeRepo(view.team.id, repo);
   }
 
-  /** The teams the person belongs to, in every organisation, with each organisation's account. */
-  async teamsOf(person: User): Promise<TeamOfUser[]> {
+  /** The teams the person belongs to, in every organisation, each with its organisation. */
+  async teamsOf(person: User): Promise<TeamView[]> {
     const teams = await this.#deps.store.listOfUser(person.id);
-    const orgs = await this.#deps.users.findManyByIds([
+    const accounts = await this.#deps.users.findManyByIds([
       ...new Set(teams.map((team) => team.orgId)),
     ]);
+    const views = new Map<string, OrgView>();
+    for (const account of accounts.values()) {
+      views.set(account.id, await this.#deps.orgs.viewOf(person, account));
+    }
     return teams.flatMap((team) => {
-      const org = orgs.get(team.orgId);
+      const org = views.get(team.orgId);
       return org ? [{ team, org }] : [];
     });
   }
@@ -189,7 +192,7 @@ export class TeamService implements TeamMembership {
   }
 
   /** The organisation's view when the viewer belongs to it or administers the instance. */
-  #memberView(viewer: User, org: OrgView): OrgView {
+  #memberView(org: OrgView): OrgView {
     if (org.role === undefined && !org.canAdminister) {
       throw new Forbidden('you must be a member of the organisation');
     }
