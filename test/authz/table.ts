@@ -178,6 +178,9 @@ const federationPages: Entry = {
 /** A hook is addressed by an id only its creator learns; the same level's list and create
  * probes above check who may reach it, and test/webhooks/webhook-api.test.ts each id route. */
 const hookById: Entry = { skip: 'hook ids: see test/webhooks/webhook-api.test.ts' };
+/** A team is addressed by an id only its organisation's members learn; roles × actions on
+ * teams are in test/authz/teams.test.ts, who may change a team in test/api/teams-api.test.ts. */
+const teamById: Entry = { skip: 'team ids: see test/api/teams-api.test.ts' };
 
 /**
  * An organisation's CI settings: owners only. A setting that does not exist answers 404 to an
@@ -278,6 +281,30 @@ export const TABLE: Record<string, Entry> = {
       }),
     ],
   },
+  'GET /api/v1/orgs/:org/teams': {
+    probes: [
+      api('GET', (c) => `/api/v1/orgs/${c.org}/teams`, 'org-admin', [200], { scoped: false }),
+    ],
+  },
+  'POST /api/v1/orgs/:org/teams': {
+    probes: [
+      api('POST', (c) => `/api/v1/orgs/${c.org}/teams`, 'org-admin', [201], {
+        scoped: false,
+        body: (c) => ({ name: c.unique('team') }),
+      }),
+    ],
+  },
+  'GET /api/v1/user/teams': {
+    probes: [api('GET', () => '/api/v1/user/teams', 'user', [200], { scoped: false })],
+  },
+  'GET /api/v1/teams/:id': teamById,
+  'PATCH /api/v1/teams/:id': teamById,
+  'DELETE /api/v1/teams/:id': teamById,
+  'GET /api/v1/teams/:id/members': teamById,
+  'PUT /api/v1/teams/:id/members/:username': teamById,
+  'DELETE /api/v1/teams/:id/members/:username': teamById,
+  'PUT /api/v1/teams/:id/repos/:org/:repo': teamById,
+  'DELETE /api/v1/teams/:id/repos/:org/:repo': teamById,
   'GET /api/v1/repos/:owner/:name': { probes: [api('GET', r(''), 'read', [200])] },
   'PATCH /api/v1/repos/:owner/:name': {
     probes: [api('PATCH', r(''), 'admin', [200], { body: () => ({ description: 'changed' }) })],
