@@ -181,6 +181,8 @@ const hookById: Entry = { skip: 'hook ids: see test/webhooks/webhook-api.test.ts
 /** A team is addressed by an id only its organisation's members learn; roles × actions on
  * teams are in test/authz/teams.test.ts, who may change a team in test/api/teams-api.test.ts. */
 const teamById: Entry = { skip: 'team ids: see test/api/teams-api.test.ts' };
+/** Team forms that would change who the principals are; the edit probe checks who may post. */
+const teamForms: Entry = { skip: 'team membership forms: see test/web/team-pages.test.ts' };
 
 /**
  * An organisation's CI settings: owners only. A setting that does not exist answers 404 to an
@@ -896,6 +898,39 @@ function webEntries(): Record<string, Entry> {
         ),
       ],
     },
+    'GET /org/:org/teams': {
+      probes: [page((c) => `/org/${c.org}/teams`, 'org-admin', false)],
+    },
+    'POST /org/:org/teams': {
+      probes: [
+        form(
+          (c) => `/org/${c.org}/teams`,
+          'org-admin',
+          (c) => ({ name: c.unique('team') }),
+          {
+            scoped: false,
+          },
+        ),
+      ],
+    },
+    'GET /org/:org/teams/:team': {
+      probes: [page((c) => `/org/${c.org}/teams/Owners`, 'org-admin', false)],
+    },
+    'POST /org/:org/teams/:team/edit': {
+      probes: [
+        form(
+          (c) => `/org/${c.org}/teams/Owners/edit`,
+          'org-admin',
+          (c) => ({ description: c.unique('owners ') }),
+          { scoped: false },
+        ),
+      ],
+    },
+    'POST /org/:org/teams/:team/delete': teamForms,
+    'POST /org/:org/teams/:team/members': teamForms,
+    'POST /org/:org/teams/:team/members/remove': teamForms,
+    'POST /org/:org/teams/:team/repos': teamForms,
+    'POST /org/:org/teams/:team/repos/remove': teamForms,
     'GET /:owner': { probes: [page((c) => `/${c.subject.owner}`, 'anyone', false)] },
     'GET /:owner/:name': {
       probes: [{ ...page((c) => `/${repo(c)}`, 'read'), ok: [301, 302, 303, 308] }],
