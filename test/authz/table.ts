@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { App } from '../../src/app.ts';
+import { GITEA_REPO_SECTIONS } from '../../src/http/web/pages/gitea-paths.routes.ts';
 import type { Principal, Subject } from './world.ts';
 
 /**
@@ -180,6 +181,13 @@ const federationPages: Entry = {
 const hookById: Entry = { skip: 'hook ids: see test/webhooks/webhook-api.test.ts' };
 /** A team is addressed by an id only its organisation's members learn; roles × actions on
  * teams are in test/authz/teams.test.ts, who may change a team in test/api/teams-api.test.ts. */
+/** A Gitea address of a repository's section: a redirect for those who may read it. */
+const giteaSection = (tail: string): Entry => ({
+  probes: [{ ...page((c) => `/${repo(c)}/${tail}`, 'read'), ok: [302] }],
+});
+/** A path below a section (Fastify prints its wildcard route as `section*`). */
+const tailOf = (section: string) =>
+  section === 'compare' ? 'compare/main...feature' : `${section}/x`;
 const teamById: Entry = { skip: 'team ids: see test/api/teams-api.test.ts' };
 /** Team forms that would change who the principals are; the edit probe checks who may post. */
 const teamForms: Entry = { skip: 'team membership forms: see test/web/team-pages.test.ts' };
@@ -935,11 +943,14 @@ function webEntries(): Record<string, Entry> {
     'GET /:owner/:name': {
       probes: [{ ...page((c) => `/${repo(c)}`, 'read'), ok: [301, 302, 303, 308] }],
     },
+    ...Object.fromEntries(
+      GITEA_REPO_SECTIONS.flatMap((section) => [
+        [`GET /:owner/:name/${section}`, giteaSection(section)],
+        [`GET /:owner/:name/${section}*`, giteaSection(tailOf(section))],
+      ]),
+    ),
     'GET /:owner/:name/pulls/:number': {
       probes: [{ ...page((c) => `/${repo(c)}/pulls/${c.subject.pull}`, 'read'), ok: [302] }],
-    },
-    'GET /:owner/:name/compare/*': {
-      probes: [{ ...page((c) => `/${repo(c)}/compare/main...feature`, 'read'), ok: [302] }],
     },
     'GET /:owner/:name/src/branch/*': {
       probes: [{ ...page((c) => `/${repo(c)}/src/branch/main/README.md`, 'read'), ok: [302] }],
