@@ -3,14 +3,20 @@
  * write and admin teams over the repository, of a write team over all repositories, of an
  * admin team over another repository only, an owner made through the Owners team, and a former
  * admin-team member who left the organisation) × actions (read, write and administer over
- * REST; fetch and push over git; read and administer in pages) on a private repository of the
+ * REST; fetch and push over git; read, write and administer in pages; read and write over MCP)
+ * on a private repository of the
  * organisation. Each cell is the level the role should hold: the action succeeds exactly when
  * that level is enough, and a role that may not see the repository gets the answer a missing
- * one gets.
+ * one gets. MCP, which no HTTP route serves, is asked the same through its tools.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AccessLevel } from '../../src/domain/repos/repo.types.ts';
 import { atLeast } from '../../src/domain/repos/repo.types.ts';
+import { ALL_SCOPES } from '../../src/domain/tokens/token-scopes.ts';
+import { buildMcpServer } from '../../src/mcp/mcp-server.ts';
 import { signIn } from '../replicas/support.ts';
 import { type GitClient, repoUrl } from '../support/git.ts';
 import type { Browser } from '../support/http.ts';
@@ -116,6 +122,31 @@ const gitOutcome = (code: number, stderr: string): Outcome => {
   return /not found|404|Authentication failed/i.test(stderr) ? 'hidden' : 'refused';
 };
 
+/** An MCP tool called as the role, in memory: done, or refused as missing or as not allowed. */
+const mcp = (tool: string, args: () => Record<string, unknown>) => async (role: Role) => {
+  const server = buildMcpServer(
+    kiln.app,
+    async () => ({ user: people[role].user, scopes: ALL_SCOPES }),
+    pino({ level: 'silent' }),
+    new Set(),
+  );
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'teams', version: '1' });
+  await client.connect(clientSide);
+  try {
+    const result = await client.callTool({
+      name: tool,
+      arguments: { owner: ORG, repo: REPO, ...args() },
+    });
+    if (result.isError !== true) return 'done';
+    const text = (result.content as { text?: string }[])[0]?.text ?? '';
+    return /does not exist|not found/i.test(text) ? 'hidden' : 'refused';
+  } finally {
+    await client.close();
+  }
+};
+
 const ACTIONS: Record<string, Action> = {
   'REST read the repository': { need: 'read', run: rest('', 200) },
   'REST publish a release': {
@@ -147,6 +178,11 @@ const ACTIONS: Record<string, Action> = {
   'page: the repository': { need: 'read', run: page('') },
   'page: new release': { need: 'write', run: page('/releases/new') },
   'page: settings': { need: 'admin', run: page('/settings') },
+  'MCP get the repository': { need: 'read', run: mcp('get_repository', () => ({})) },
+  'MCP create a release': {
+    need: 'write',
+    run: mcp('create_release', () => ({ tag_name: `m${serial++}`, target_commitish: 'main' })),
+  },
 };
 
 describe('teams: roles × actions', () => {
