@@ -109,3 +109,13 @@ describe('team pages', () => {
     expect((await browsers.boss.get('/org/forge/teams/smiths')).status).toBe(404);
   });
 });
+
+describe('a team address no team could have', () => {
+  it('is a missing page or bad input, never an error', async () => {
+    for (const name of ['a%2Fb', 'x'.repeat(400), '%E2%9C%93']) {
+      const response = await browsers.boss.get(`/org/forge/teams/${name}`);
+      await response.arrayBuffer();
+      expect([400, 404], name).toContain(response.status);
+    }
+  });
+});

@@ -40,6 +40,9 @@ export async function insertOwnersTeam(db: Db, orgId: string, createdAt: number)
     .execute();
 }
 
+/** The characters and length every team name has (team.policy.ts), Owners included. */
+const COULD_BE_TEAM_NAME = /^[A-Za-z0-9_.-]{1,255}$/;
+
 const taken = (name: string) => `team already exists [name: ${name}]`;
 
 /**
@@ -113,6 +116,8 @@ export class TeamStore {
   }
 
   async findByName(orgId: string, name: string): Promise<Team | undefined> {
+    // What no team could be called (a megabyte, a slash) is absent without asking the database.
+    if (!COULD_BE_TEAM_NAME.test(name)) return undefined;
     const row = await this.#db
       .selectFrom('teams')
       .selectAll()

@@ -19,7 +19,7 @@ export type OrgTeamsRouteDeps = {
   readonly services: Pick<DomainServices, 'teams'>;
 };
 
-const TeamParams = Type.Object({ org: Type.String(), team: Type.String() });
+const TeamParams = Type.Object({ org: Type.String(), team: Type.String({ maxLength: 300 }) });
 type TeamParams = { org: string; team: string };
 
 /** A team's fields from its form; a checkbox left unticked is not sent at all. */
