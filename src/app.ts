@@ -50,6 +50,7 @@ import { OrgService } from './domain/orgs/org.service.ts';
 import { OrgStore } from './domain/orgs/org.store.ts';
 import { TeamService } from './domain/orgs/team.service.ts';
 import { TeamStore } from './domain/orgs/team.store.ts';
+import { TeamGrantStore } from './domain/orgs/team-grant.store.ts';
 import { BranchPushStore } from './domain/pulls/branch-push.store.ts';
 import { CompareService } from './domain/pulls/compare.service.ts';
 import { MergeGateService } from './domain/pulls/merge-gate.service.ts';
@@ -166,11 +167,12 @@ export async function createApp(config: Config): Promise<App> {
   const collaboratorStore = new CollaboratorStore(db);
   const housekeepingStore = new HousekeepingStore(db);
   const teamStore = new TeamStore(db);
+  const teamGrants = new TeamGrantStore(db);
   const repoAccess = new RepoAccessService({
     store: repoStore,
     collaborators: collaboratorStore,
     orgs,
-    teams: teamStore,
+    teams: teamGrants,
     admins,
     changes: database.changes,
   });
@@ -358,7 +360,13 @@ export async function createApp(config: Config): Promise<App> {
     sessions: new SessionService(new SessionStore(db), users, config.auth.sessionLifetimeMs),
     loginThrottle: new LoginThrottle(new LoginThrottleStore(db), config.auth.login),
     orgs,
-    teams: new TeamService({ store: teamStore, orgs, users: userStore, repos: repoStore }),
+    teams: new TeamService({
+      store: teamStore,
+      grants: teamGrants,
+      orgs,
+      users: userStore,
+      repos: repoStore,
+    }),
     admins,
     health: new HealthService(database, () => probeReadWrite(dataDir)),
     repos,

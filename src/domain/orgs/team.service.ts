@@ -6,10 +6,12 @@ import type { OrgService, OrgView } from './org.service.ts';
 import { checkedTeamDescription, checkedTeamName, isOwnersTeam } from './team.policy.ts';
 import type { TeamStore } from './team.store.ts';
 import { OWNERS_TEAM_NAME, type Team, type TeamInput } from './team.types.ts';
+import type { TeamGrantStore } from './team-grant.store.ts';
 import type { TeamMembership } from './team-membership.ts';
 
 export type TeamServiceDeps = {
   readonly store: TeamStore;
+  readonly grants: Pick<TeamGrantStore, 'isMemberOfAnyNamed'>;
   readonly orgs: Pick<
     OrgService,
     'viewOf' | 'view' | 'addMember' | 'setRole' | 'listMembers' | 'roleOf'
@@ -184,7 +186,7 @@ export class TeamService implements TeamMembership {
     if (names.includes(owners) && (await this.#deps.orgs.roleOf(orgId, userId)) === 'owner') {
       return true;
     }
-    return this.#deps.store.isMemberOfAnyNamed(
+    return this.#deps.grants.isMemberOfAnyNamed(
       userId,
       orgId,
       names.filter((name) => name !== owners),

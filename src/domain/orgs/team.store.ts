@@ -3,8 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
 import type { TeamsTable } from '../../db/tables.ts';
 import { foldId, newId } from '../../lib/ids.ts';
-import type { CollaboratorPermission } from '../repos/repo.types.ts';
-import { OWNERS_TEAM_NAME, type Team, type TeamGrant, type TeamInput } from './team.types.ts';
+import { OWNERS_TEAM_NAME, type Team, type TeamInput } from './team.types.ts';
 
 function toTeam(row: Selectable<TeamsTable>): Team {
   return {
@@ -175,41 +174,6 @@ export class TeamStore {
     return rows.map(toTeam);
   }
 
-  /**
-   * What the person's teams (Owners excepted: ownership is the organisation's role) give them,
-   * with the listed repositories among `repoIds` that each covers. One query.
-   */
-  async grantsOf(userId: string, repoIds: readonly string[]): Promise<TeamGrant[]> {
-    const ids = [...new Set(repoIds)];
-    const rows = await this.#db
-      .selectFrom('team_members as tm')
-      .innerJoin('teams as t', 't.id', 'tm.team_id')
-      .leftJoin('team_repos as tr', (join) =>
-        ids.length === 0
-          ? join.onRef('tr.team_id', '=', 't.id').on('tr.repo_id', 'is', null)
-          : join.onRef('tr.team_id', '=', 't.id').on('tr.repo_id', 'in', ids),
-      )
-      .select(['t.id', 't.org_id', 't.permission', 't.includes_all_repositories', 'tr.repo_id'])
-      .where('tm.user_id', '=', userId)
-      .where('t.permission', '!=', 'owner')
-      .execute();
-    const grants = new Map<string, TeamGrant & { repoIds: Set<string> }>();
-    for (const row of rows) {
-      let grant = grants.get(row.id);
-      if (!grant) {
-        grant = {
-          orgId: row.org_id,
-          permission: row.permission as CollaboratorPermission,
-          includesAllRepositories: Boolean(row.includes_all_repositories),
-          repoIds: new Set(),
-        };
-        grants.set(row.id, grant);
-      }
-      if (row.repo_id) grant.repoIds.add(row.repo_id);
-    }
-    return [...grants.values()];
-  }
-
   /** Ids of the team's member rows, in the order they joined. */
   async listMemberIds(teamId: string): Promise<string[]> {
     const rows = await this.#db
@@ -227,28 +191,6 @@ export class TeamStore {
       .select('user_id')
       .where('team_id', '=', teamId)
       .where('user_id', '=', userId)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  /** Whether the person is a member row of any of the organisation's teams so named (any case). */
-  async isMemberOfAnyNamed(
-    userId: string,
-    orgId: string,
-    names: readonly string[],
-  ): Promise<boolean> {
-    if (names.length === 0) return false;
-    const row = await this.#db
-      .selectFrom('team_members as tm')
-      .innerJoin('teams as t', 't.id', 'tm.team_id')
-      .select('t.id')
-      .where('tm.user_id', '=', userId)
-      .where('t.org_id', '=', orgId)
-      .where(
-        't.name_lower',
-        'in',
-        names.map((name) => name.toLowerCase()),
-      )
       .executeTakeFirst();
     return row !== undefined;
   }

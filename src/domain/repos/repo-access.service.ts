@@ -4,7 +4,7 @@ import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Forbidden, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
 import { teamLevelOn } from '../orgs/team.policy.ts';
-import type { TeamStore } from '../orgs/team.store.ts';
+import type { TeamGrantStore } from '../orgs/team-grant.store.ts';
 import { isActionsBot, taskScopeOf } from '../users/actions-bot.ts';
 import type { Account, User } from '../users/user.types.ts';
 import type { CollaboratorStore } from './collaborator.store.ts';
@@ -23,7 +23,7 @@ export type RepoAccessDeps = {
   readonly collaborators: Pick<CollaboratorStore, 'findPermission' | 'listPermissionsOf'>;
   readonly orgs: Pick<OrgService, 'roleOf' | 'membershipsOf'>;
   /** What teams give their members over repositories. */
-  readonly teams: Pick<TeamStore, 'grantsOf'>;
+  readonly teams: Pick<TeamGrantStore, 'grantsOf'>;
   readonly admins: AdminPolicy;
   /** When set, lookups are reused until the database may have changed. */
   readonly changes?: ChangeClock | undefined;
