@@ -94,7 +94,12 @@ export async function createApp(config: Config): Promise<App> {
   const lfsParts = buildLfs(config, database, dataDir);
   // With LFS off, pages show pointers as the blobs they are.
   const pointers = config.lfs.enabled ? lfsParts.lfs : undefined;
-  const repoParts = buildRepos({ ...core, leases: housekeeping.store, lfs: pointers });
+  const repoParts = buildRepos({
+    ...core,
+    leases: housekeeping.store,
+    lfs: pointers,
+    userStore: accounts.userStore,
+  });
   const { repos } = repoParts;
   const pullParts = buildPulls({
     db,

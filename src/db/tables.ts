@@ -34,6 +34,24 @@ export type OrgMembersTable = {
   created_at: number;
 };
 
+/** Teams of organisations (migration 0037); the Owners team's members are `org_members` owners. */
+export type TeamsTable = {
+  id: string;
+  wire_id: number;
+  org_id: string;
+  name: string;
+  name_lower: string;
+  description: Generated<string>;
+  permission: 'read' | 'write' | 'admin' | 'owner';
+  includes_all_repositories: Generated<boolean | number>;
+  can_create_org_repo: Generated<boolean | number>;
+  created_at: number;
+};
+
+export type TeamMembersTable = { team_id: string; user_id: string; created_at: number };
+
+export type TeamReposTable = { team_id: string; repo_id: string };
+
 export type AccessTokensTable = {
   id: string;
   user_id: string;
@@ -573,6 +591,9 @@ export type Tables = {
   webhook_deliveries: WebhookDeliveriesTable;
   users: UsersTable;
   org_members: OrgMembersTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  team_repos: TeamReposTable;
   access_tokens: AccessTokensTable;
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;

@@ -28,6 +28,7 @@ import type { Federation } from './federation/federation.ts';
 import type { LfsService } from './lfs/lfs.service.ts';
 import type { LfsLockService } from './lfs/lfs-lock.service.ts';
 import type { OrgService } from './orgs/org.service.ts';
+import type { TeamService } from './orgs/team.service.ts';
 import type { CompareService } from './pulls/compare.service.ts';
 import type { MergeGateService } from './pulls/merge-gate.service.ts';
 import type { MergeabilityService } from './pulls/mergeability.service.ts';
@@ -59,6 +60,8 @@ export type DomainServices = {
   /** Failed sign-ins per account name and client address, kept in the database. */
   readonly loginThrottle: LoginThrottle;
   readonly orgs: OrgService;
+  /** Teams of organisations; also the `TeamMembership` rules that name teams ask. */
+  readonly teams: TeamService;
   readonly admins: AdminPolicy;
   /** What `/admin` does: counts, people and repositories, disabling, making administrators. */
   readonly siteAdmin: SiteAdminService;

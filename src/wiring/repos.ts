@@ -4,6 +4,9 @@ import { CommitStatusService } from '../domain/branches/commit-status.service.ts
 import { ArchiveService } from '../domain/code/archive.service.ts';
 import { CodeService } from '../domain/code/code.service.ts';
 import type { LfsService } from '../domain/lfs/lfs.service.ts';
+import { TeamService } from '../domain/orgs/team.service.ts';
+import { TeamStore } from '../domain/orgs/team.store.ts';
+import { TeamGrantStore } from '../domain/orgs/team-grant.store.ts';
 import { ReleaseService } from '../domain/releases/release.service.ts';
 import { ReleaseStore } from '../domain/releases/release.store.ts';
 import { TagService } from '../domain/releases/tag.service.ts';
@@ -18,6 +21,7 @@ import { RepoStore } from '../domain/repos/repo.store.ts';
 import { RepoAccessService } from '../domain/repos/repo-access.service.ts';
 import { RepoLifecycleService } from '../domain/repos/repo-lifecycle.service.ts';
 import { RepoListingService } from '../domain/repos/repo-listing.service.ts';
+import type { UserStore } from '../domain/users/user.store.ts';
 import type { CoreParts } from './parts.ts';
 
 export type RepoParts = CoreParts & {
@@ -25,6 +29,8 @@ export type RepoParts = CoreParts & {
   readonly leases: HousekeepingStore;
   /** Resolves Git LFS pointers on pages; absent when LFS is off. */
   readonly lfs: LfsService | undefined;
+  /** The accounts' rows, which teams look people up in. */
+  readonly userStore: UserStore;
 };
 
 /**
@@ -36,10 +42,12 @@ export function buildRepos(parts: RepoParts) {
   const { db, changes } = database;
   const store = new RepoStore(db);
   const collaboratorStore = new CollaboratorStore(db);
+  const teamGrants = new TeamGrantStore(db);
   const access = new RepoAccessService({
     store,
     collaborators: collaboratorStore,
     orgs,
+    teams: teamGrants,
     admins,
     changes,
     caches: parts.caches,
@@ -71,6 +79,13 @@ export function buildRepos(parts: RepoParts) {
   return {
     repoStore: store,
     repos,
+    teams: new TeamService({
+      store: new TeamStore(db),
+      grants: teamGrants,
+      orgs,
+      users: parts.userStore,
+      repos: store,
+    }),
     collaborators: new CollaboratorService(repos, collaboratorStore, parts.users),
     protectedBranches,
     pushHandling: new PushService({ repos, events }),

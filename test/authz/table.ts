@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { App } from '../../src/app.ts';
+import { GITEA_REPO_SECTIONS } from '../../src/http/web/pages/gitea-paths.routes.ts';
 import type { Principal, Subject } from './world.ts';
 
 /**
@@ -178,6 +179,18 @@ const federationPages: Entry = {
 /** A hook is addressed by an id only its creator learns; the same level's list and create
  * probes above check who may reach it, and test/webhooks/webhook-api.test.ts each id route. */
 const hookById: Entry = { skip: 'hook ids: see test/webhooks/webhook-api.test.ts' };
+/** A team is addressed by an id only its organisation's members learn; roles × actions on
+ * teams are in test/authz/teams.test.ts, who may change a team in test/api/teams-api.test.ts. */
+/** A Gitea address of a repository's section: a redirect for those who may read it. */
+const giteaSection = (tail: string): Entry => ({
+  probes: [{ ...page((c) => `/${repo(c)}/${tail}`, 'read'), ok: [302] }],
+});
+/** A path below a section (Fastify prints its wildcard route as `section*`). */
+const tailOf = (section: string) =>
+  section === 'compare' ? 'compare/main...feature' : `${section}/x`;
+const teamById: Entry = { skip: 'team ids: see test/api/teams-api.test.ts' };
+/** Team forms that would change who the principals are; the edit probe checks who may post. */
+const teamForms: Entry = { skip: 'team membership forms: see test/web/team-pages.test.ts' };
 
 /**
  * An organisation's CI settings: owners only. A setting that does not exist answers 404 to an
@@ -278,6 +291,30 @@ export const TABLE: Record<string, Entry> = {
       }),
     ],
   },
+  'GET /api/v1/orgs/:org/teams': {
+    probes: [
+      api('GET', (c) => `/api/v1/orgs/${c.org}/teams`, 'org-admin', [200], { scoped: false }),
+    ],
+  },
+  'POST /api/v1/orgs/:org/teams': {
+    probes: [
+      api('POST', (c) => `/api/v1/orgs/${c.org}/teams`, 'org-admin', [201], {
+        scoped: false,
+        body: (c) => ({ name: c.unique('team') }),
+      }),
+    ],
+  },
+  'GET /api/v1/user/teams': {
+    probes: [api('GET', () => '/api/v1/user/teams', 'user', [200], { scoped: false })],
+  },
+  'GET /api/v1/teams/:id': teamById,
+  'PATCH /api/v1/teams/:id': teamById,
+  'DELETE /api/v1/teams/:id': teamById,
+  'GET /api/v1/teams/:id/members': teamById,
+  'PUT /api/v1/teams/:id/members/:username': teamById,
+  'DELETE /api/v1/teams/:id/members/:username': teamById,
+  'PUT /api/v1/teams/:id/repos/:org/:repo': teamById,
+  'DELETE /api/v1/teams/:id/repos/:org/:repo': teamById,
   'GET /api/v1/repos/:owner/:name': { probes: [api('GET', r(''), 'read', [200])] },
   'PATCH /api/v1/repos/:owner/:name': {
     probes: [api('PATCH', r(''), 'admin', [200], { body: () => ({ description: 'changed' }) })],
@@ -869,15 +906,51 @@ function webEntries(): Record<string, Entry> {
         ),
       ],
     },
+    'GET /org/:org/teams': {
+      probes: [page((c) => `/org/${c.org}/teams`, 'org-admin', false)],
+    },
+    'POST /org/:org/teams': {
+      probes: [
+        form(
+          (c) => `/org/${c.org}/teams`,
+          'org-admin',
+          (c) => ({ name: c.unique('team') }),
+          {
+            scoped: false,
+          },
+        ),
+      ],
+    },
+    'GET /org/:org/teams/:team': {
+      probes: [page((c) => `/org/${c.org}/teams/Owners`, 'org-admin', false)],
+    },
+    'POST /org/:org/teams/:team/edit': {
+      probes: [
+        form(
+          (c) => `/org/${c.org}/teams/Owners/edit`,
+          'org-admin',
+          (c) => ({ description: c.unique('owners ') }),
+          { scoped: false },
+        ),
+      ],
+    },
+    'POST /org/:org/teams/:team/delete': teamForms,
+    'POST /org/:org/teams/:team/members': teamForms,
+    'POST /org/:org/teams/:team/members/remove': teamForms,
+    'POST /org/:org/teams/:team/repos': teamForms,
+    'POST /org/:org/teams/:team/repos/remove': teamForms,
     'GET /:owner': { probes: [page((c) => `/${c.subject.owner}`, 'anyone', false)] },
     'GET /:owner/:name': {
       probes: [{ ...page((c) => `/${repo(c)}`, 'read'), ok: [301, 302, 303, 308] }],
     },
+    ...Object.fromEntries(
+      GITEA_REPO_SECTIONS.flatMap((section) => [
+        [`GET /:owner/:name/${section}`, giteaSection(section)],
+        [`GET /:owner/:name/${section}*`, giteaSection(tailOf(section))],
+      ]),
+    ),
     'GET /:owner/:name/pulls/:number': {
       probes: [{ ...page((c) => `/${repo(c)}/pulls/${c.subject.pull}`, 'read'), ok: [302] }],
-    },
-    'GET /:owner/:name/compare/*': {
-      probes: [{ ...page((c) => `/${repo(c)}/compare/main...feature`, 'read'), ok: [302] }],
     },
     'GET /:owner/:name/src/branch/*': {
       probes: [{ ...page((c) => `/${repo(c)}/src/branch/main/README.md`, 'read'), ok: [302] }],

@@ -92,4 +92,21 @@ describe('the tokens page', () => {
     expect(revoked.status).toBe(303);
     expect((await apiCall(kiln.url, '/user', { token })).status).toBe(401);
   });
+
+  it('offers only the scopes of what Kiln has', async () => {
+    const { user, password } = await kiln.make.user();
+    const browser = await signedIn(kiln, user.handle, password);
+    const html = await page(browser, '/settings/tokens');
+    const offered = [...html.matchAll(/name="scope" value="([^"]+)"/g)].map((m) => m[1]);
+    expect(offered).toEqual([
+      'all',
+      ...['repository', 'organization', 'user', 'admin'].flatMap((c) => [
+        `read:${c}`,
+        `write:${c}`,
+      ]),
+    ]);
+    for (const missing of ['issue', 'package', 'notification']) {
+      expect(html).not.toContain(`:${missing}"`);
+    }
+  });
 });

@@ -33,6 +33,7 @@ import { requiredChecksMigration } from './0031-required-checks.ts';
 import { ciWorkflowCallsMigration } from './0032-ci-workflow-calls.ts';
 import { ciAttemptsAnnotationsMigration } from './0033-ci-attempts-annotations.ts';
 import { lfsMigration } from './0035-lfs.ts';
+import { teamsMigration } from './0037-teams.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -70,4 +71,5 @@ export const migrations: readonly Migration[] = [
   ciWorkflowCallsMigration,
   ciAttemptsAnnotationsMigration,
   lfsMigration,
+  teamsMigration,
 ];

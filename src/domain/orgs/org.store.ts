@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { Conflict } from '../errors.ts';
 import type { Account, NewAccount } from '../users/user.types.ts';
+import { insertOwnersTeam } from './team.store.ts';
 
 export type OrgRole = 'owner' | 'member';
 export type OrgVisibility = 'public' | 'private';
@@ -26,7 +27,10 @@ export class OrgStore {
     this.#accounts = accounts;
   }
 
-  /** Inserts the organisation's account and its owner's membership in one transaction. */
+  /**
+   * Inserts the organisation's account, its Owners team and its owner's membership in one
+   * transaction.
+   */
   async insertWithOwner(
     org: NewAccount,
     ownerId: string,
@@ -41,6 +45,7 @@ export class OrgStore {
         .insertInto('org_members')
         .values({ org_id: org.id, user_id: ownerId, role: 'owner', created_at: org.createdAt })
         .execute();
+      await insertOwnersTeam(trx, org.id, org.createdAt);
       return account;
     });
   }
@@ -126,6 +131,14 @@ export class OrgStore {
         .where('id', '=', orgId)
         .execute();
       if (role === undefined) {
+        // Who leaves the organisation leaves its teams: a team's members are its members.
+        await trx
+          .deleteFrom('team_members')
+          .where('user_id', '=', userId)
+          .where('team_id', 'in', (eb) =>
+            eb.selectFrom('teams').select('id').where('org_id', '=', orgId),
+          )
+          .execute();
         await trx
           .deleteFrom('org_members')
           .where('org_id', '=', orgId)

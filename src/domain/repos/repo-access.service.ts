@@ -4,6 +4,8 @@ import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Forbidden, NotFound } from '../errors.ts';
 import type { OrgService } from '../orgs/org.service.ts';
+import { teamLevelOn } from '../orgs/team.policy.ts';
+import type { TeamGrant } from '../orgs/team.types.ts';
 import { isActionsBot, taskScopeOf } from '../users/actions-bot.ts';
 import type { Account, User } from '../users/user.types.ts';
 import type { CollaboratorStore } from './collaborator.store.ts';
@@ -21,6 +23,11 @@ export type RepoAccessDeps = {
   readonly store: Pick<RepoStore, 'findByName' | 'findById'>;
   readonly collaborators: Pick<CollaboratorStore, 'findPermission' | 'listPermissionsOf'>;
   readonly orgs: Pick<OrgService, 'roleOf' | 'membershipsOf'>;
+  /** What teams give their members over repositories. */
+  readonly teams: {
+    /** What the person's teams give them, with the listed repositories each covers. */
+    grantsOf(userId: string, repoIds: readonly string[]): Promise<TeamGrant[]>;
+  };
   readonly admins: AdminPolicy;
   /** When set, lookups are reused until the database may have changed. */
   readonly changes?: ChangeClock | undefined;
@@ -96,17 +103,21 @@ export class RepoAccessService {
         isSiteAdmin: false,
         orgRole: undefined,
         collaborator: undefined,
+        teamLevel: undefined,
         actionOwner,
       });
-    const [orgRole, collaborator] = await Promise.all([
-      repo.owner.kind === 'org' ? this.#deps.orgs.roleOf(repo.owner.id, viewer.id) : undefined,
+    const inOrg = repo.owner.kind === 'org';
+    const [orgRole, collaborator, grants] = await Promise.all([
+      inOrg ? this.#deps.orgs.roleOf(repo.owner.id, viewer.id) : undefined,
       this.#deps.collaborators.findPermission(repo.id, viewer.id),
+      inOrg ? this.#deps.teams.grantsOf(viewer.id, [repo.id]) : [],
     ]);
     return accessLevel(repo, {
       viewer,
       isSiteAdmin: this.#deps.admins.isAdmin(viewer),
       orgRole,
       collaborator,
+      teamLevel: teamLevelOn(grants, { id: repo.id, ownerId: repo.owner.id }),
       actionOwner,
     });
   }
@@ -124,21 +135,20 @@ export class RepoAccessService {
     return ownerVisible(owner, { viewer, isSiteAdmin: this.#deps.admins.isAdmin(viewer), orgRole });
   }
 
-  /** Access for a page of repositories with two queries in all, not two per repository. */
+  /** Access for a page of repositories with three queries in all, not three per repository. */
   async accessOfMany(
     viewer: User | undefined,
     repos: readonly Repository[],
   ): Promise<VisibleRepo[]> {
     const isSiteAdmin = this.#deps.admins.isAdmin(viewer);
-    const [memberships, collaborations] = viewer
+    const ids = repos.map((repo) => repo.id);
+    const [memberships, collaborations, grants] = viewer
       ? await Promise.all([
           this.#deps.orgs.membershipsOf(viewer.id),
-          this.#deps.collaborators.listPermissionsOf(
-            viewer.id,
-            repos.map((repo) => repo.id),
-          ),
+          this.#deps.collaborators.listPermissionsOf(viewer.id, ids),
+          this.#deps.teams.grantsOf(viewer.id, ids),
         ])
-      : [new Map(), new Map()];
+      : [new Map(), new Map(), []];
     const visible: VisibleRepo[] = [];
     for (const repo of repos) {
       const level = accessLevel(repo, {
@@ -146,6 +156,7 @@ export class RepoAccessService {
         isSiteAdmin,
         orgRole: memberships.get(repo.owner.id),
         collaborator: collaborations.get(repo.id),
+        teamLevel: teamLevelOn(grants, { id: repo.id, ownerId: repo.owner.id }),
         actionOwner: this.#deps.admins.isActionOwner(repo.owner.handle),
       });
       if (level !== 'none') visible.push({ repo, access: { level } });

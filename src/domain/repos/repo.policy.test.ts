@@ -40,6 +40,7 @@ const none = {
   isSiteAdmin: false,
   orgRole: undefined,
   collaborator: undefined,
+  teamLevel: undefined,
   actionOwner: false,
 } as const;
 const levels = ACCESS_LEVELS.filter((level) => level !== 'none');
@@ -108,6 +109,7 @@ describe('repository policy', () => {
           isSiteAdmin: fc.boolean(),
           orgRole: fc.constantFrom(undefined, 'member' as const, 'owner' as const),
           collaborator: collaborators,
+          teamLevel: collaborators,
         }),
         (c) => {
           const bot = actionsBotFor({ taskId: 1, repoId: c.repoId, level: c.level });
@@ -134,6 +136,7 @@ describe('repository policy', () => {
           ownsIt: fc.boolean(),
           orgRole: fc.constantFrom(undefined, 'member' as const, 'owner' as const),
           collaborator: collaborators,
+          teamLevel: collaborators,
           bot: fc.constantFrom(undefined, 'read' as const, 'write' as const),
         }),
         (c) => {

@@ -1,4 +1,5 @@
 import type { OrgRole } from '../orgs/org.service.ts';
+import { higherLevel } from '../orgs/team.policy.ts';
 import { isActionsBot, taskScopeOf } from '../users/actions-bot.ts';
 import type { Account, User } from '../users/user.types.ts';
 import {
@@ -16,6 +17,11 @@ export type AccessFacts = {
   /** The viewer's role in the owning organisation, when the owner is one. */
   readonly orgRole: OrgRole | undefined;
   readonly collaborator: CollaboratorPermission | undefined;
+  /**
+   * The highest level the viewer's teams in the owning organisation give over this repository
+   * (`teamLevelOn`, team.policy.ts), the Owners team aside: ownership is `orgRole`.
+   */
+  readonly teamLevel: CollaboratorPermission | undefined;
   /** Whether the owner is an action owner (AdminPolicy.isActionOwner): admins alone write there. */
   readonly actionOwner: boolean;
 };
@@ -42,7 +48,9 @@ export function ownerVisible(
  * rule in SQL, `visibleTo`):
  * - site admins and the owner (or an owner of the owning organisation) administer it;
  * - collaborators get the level they were given, even in a private organisation they do not
- *   belong to (as in Gitea: the organisation let them in); organisation members can read;
+ *   belong to (as in Gitea: the organisation let them in); organisation members can read, and
+ *   a member of teams that cover the repository gets the highest of the teams' levels (and of
+ *   a collaboration): a team counts only while its member belongs to the organisation;
  * - anyone else reads it only when it is public AND its owner is visible to them
  *   (`ownerVisible`): a public repository of a private organisation is hidden with it;
  * - the actions bot (a CI task token) has exactly what its task grants on the task's own
@@ -73,8 +81,11 @@ function grantedLevel(repo: Repository, facts: AccessFacts): AccessLevel {
   if (viewer) {
     if (facts.isSiteAdmin || repo.owner.id === viewer.id || facts.orgRole === 'owner')
       return 'admin';
-    if (facts.collaborator) return facts.collaborator;
-    if (facts.orgRole === 'member') return 'read';
+    // Invariant: teams are read here and nowhere else, so every edge (REST, git over HTTP and
+    // SSH, pages, MCP) gives a team's members the same level.
+    const team = facts.orgRole === 'member' ? higherLevel(facts.teamLevel, 'read') : undefined;
+    const level = higherLevel(facts.collaborator, team);
+    if (level) return level;
   }
   return repo.private || !ownerVisible(repo.owner, facts) ? 'none' : 'read';
 }

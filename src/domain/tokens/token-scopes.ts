@@ -20,6 +20,18 @@ export const SCOPE_CATEGORIES = [
 ] as const;
 
 export type ScopeCategory = (typeof SCOPE_CATEGORIES)[number];
+
+/**
+ * The categories that guard something in Kiln, which the tokens page offers. Gitea's others
+ * (issues, packages, notifications, ActivityPub, misc) are still read from clients, which send
+ * them, but a person choosing scopes by hand is not offered features Kiln does not have.
+ */
+export const KILN_SCOPE_CATEGORIES = [
+  'repository',
+  'organization',
+  'user',
+  'admin',
+] as const satisfies readonly ScopeCategory[];
 export type ScopeLevel = 'read' | 'write';
 
 /** A parsed, normalized set of scopes: the level granted per category (absent: none). */

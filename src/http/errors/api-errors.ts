@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.ts';
 import { isDomainError } from '../../domain/errors.ts';
-import { baseUrlOf } from '../base-url.ts';
+import { type BaseUrlConfig, baseUrlOf } from '../base-url.ts';
 import { statusOf } from './error-table.ts';
 import { withRetryAfter } from './retry-after.ts';
 
@@ -55,7 +55,7 @@ function validationMessage(error: FastifyError): string {
   return `${where ? `${where}: ` : ''}${first.message ?? 'invalid value'}`;
 }
 
-export function apiNotFoundHandler(config: Config) {
+export function apiNotFoundHandler(config: BaseUrlConfig) {
   return (request: FastifyRequest, reply: FastifyReply) =>
     reply.status(404).send({
       message: 'not found',

@@ -21,6 +21,7 @@ import {
   type OrgSettingsRouteDeps,
   registerOrgSettingsRoutes,
 } from './pages/org-settings.routes.ts';
+import { type OrgTeamsRouteDeps, registerOrgTeamsRoutes } from './pages/org-teams.routes.ts';
 import { type PeopleRouteDeps, registerPeopleRoutes } from './pages/people.routes.ts';
 import { type PullPageRouteDeps, registerPullPageRoutes } from './pages/pull-page.routes.ts';
 import { type PullListRouteDeps, registerPullListRoutes } from './pages/pulls.routes.ts';
@@ -49,6 +50,7 @@ import {
 export type ForgePagesDeps = PeopleRouteDeps &
   OrgNewRouteDeps &
   OrgMembersRouteDeps &
+  OrgTeamsRouteDeps &
   OrgSettingsRouteDeps &
   GiteaPathRouteDeps &
   NewRepoRouteDeps &
@@ -82,6 +84,7 @@ export function registerForgePages(
   registerPeopleRoutes(server, deps, pages);
   registerOrgNewRoutes(server, deps, pages);
   registerOrgMembersRoutes(server, deps, pages);
+  registerOrgTeamsRoutes(server, deps, pages);
   registerOrgSettingsRoutes(server, deps, pages);
   registerGiteaPathRoutes(server, deps);
   registerNewRepoRoutes(server, deps, pages);

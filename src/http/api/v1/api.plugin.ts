@@ -34,6 +34,7 @@ import { registerRepoRoutes } from './repos.routes.ts';
 import { registerReviewCommentRoutes } from './review-comments.routes.ts';
 import { classifyRouteScopes } from './route-scopes.ts';
 import { registerStatusRoutes } from './statuses.routes.ts';
+import { registerTeamRoutes } from './teams.routes.ts';
 import { registerTokenRoutes } from './tokens.routes.ts';
 import { registerUserRoutes } from './users.routes.ts';
 
@@ -43,6 +44,7 @@ type ApiServices = Pick<
   | 'users'
   | 'admins'
   | 'orgs'
+  | 'teams'
   | 'tokens'
   | 'repos'
   | 'federation'
@@ -123,6 +125,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerOrgActionRoutes(server, deps);
   registerRepoActionSettingsRoutes(server, deps);
   registerOrgRoutes(server, deps);
+  registerTeamRoutes(server, deps);
   registerStatusRoutes(server, { ...deps, views });
   registerBranchProtectionRoutes(server, deps);
   registerArchiveRoutes(server, deps);

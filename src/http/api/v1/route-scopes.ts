@@ -19,6 +19,7 @@ export const ROUTE_SCOPES: ReadonlyArray<readonly [string, readonly ScopeCategor
   ['/users/:username/tokens', ['user']],
   ['/orgs', ['organization']],
   ['/orgs/:org', ['organization']],
+  ['/teams', ['organization']],
   ['/repos', ['repository']],
   ['/repos/:owner/:name/labels', ['issue']],
   ['/admin', ['admin']],

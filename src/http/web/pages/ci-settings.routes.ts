@@ -4,6 +4,7 @@ import type { Config } from '../../../config/config.ts';
 import type { CiSettingKind, RepoCiAccess } from '../../../domain/ci/ci-names.ts';
 import { NotFound } from '../../../domain/errors.ts';
 import { mayAdministerRepo } from '../../../domain/repos/repo.policy.ts';
+import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { RunnerActor } from '../../../domain/runners/runner.policy.ts';
 import type { RunnerScope } from '../../../domain/runners/runner.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
@@ -23,11 +24,13 @@ import {
   VariableParams,
 } from '../page-params.ts';
 import { signedInOrRedirect } from '../require-user.ts';
+import { repoFrame } from '../views/repo-frame.ts';
 import { type FreshToken, RUNNER_DELETION, TOKEN_DELETION } from './admin-runner-tables.view.ts';
 import { ciSettingsPage } from './ci-settings.view.ts';
+import { frameOf, type RepoPageDeps } from './repo-context.ts';
 
 /** What the CI settings of a repository use. */
-export type CiSettingsRouteDeps = {
+export type CiSettingsRouteDeps = RepoPageDeps & {
   readonly services: Pick<
     DomainServices,
     'runnerAdmin' | 'ciSecrets' | 'ciVariables' | 'ciCaches' | 'repos'
@@ -50,6 +53,7 @@ type Settings = {
   readonly actor: RunnerActor;
   readonly scope: RunnerScope;
   readonly access: RepoCiAccess;
+  readonly visible: VisibleRepo;
 };
 
 /**
@@ -74,7 +78,8 @@ export function registerCiSettingsRoutes(
     const user = signedInOrRedirect(request, reply);
     if (!user) return undefined;
     const { params } = request;
-    const { repo, access } = await repos.get(user, params.owner, params.name);
+    const visible = await repos.get(user, params.owner, params.name);
+    const { repo, access } = visible;
     if (!mayAdministerRepo(access)) throw new NotFound('no such page');
     reply.header('Cache-Control', 'no-store');
     const owner = repo.owner.handle;
@@ -86,6 +91,7 @@ export function registerCiSettingsRoutes(
       actor: { kind: 'user', user },
       scope: { kind: 'repository', repoId: repo.id },
       access: { repoId: repo.id, isRepoAdmin: true },
+      visible,
     };
   };
 
@@ -95,12 +101,14 @@ export function registerCiSettingsRoutes(
     settings: Settings,
     extra: { status?: number; fresh?: FreshToken; error?: string } = {},
   ) => {
-    const [runners, tokens, secrets, variables, caches] = await Promise.all([
+    const [runners, tokens, secrets, variables, caches, frame] = await Promise.all([
       runnerAdmin.listRunners(settings.actor, settings.scope, grants),
       runnerAdmin.listTokens(settings.actor, settings.scope, grants),
       ciSecrets.list(settings.access),
       ciVariables.list(settings.access),
       ciCaches.list(settings.user, settings.owner, settings.name, {}, CACHE_PAGE),
+      // The repository's header and tabs, as on its other settings pages.
+      frameOf(deps, request, settings.visible, 'settings'),
     ]);
     const data = {
       ...settings,
@@ -117,7 +125,7 @@ export function registerCiSettingsRoutes(
     return pages.send(request, reply, {
       status: extra.status ?? 200,
       title: `${TITLE} · ${settings.owner}/${settings.name}`,
-      body: (context: PageContext) => ciSettingsPage(context, data),
+      body: (context: PageContext) => repoFrame(context, frame, ciSettingsPage(context, data)),
     });
   };
 

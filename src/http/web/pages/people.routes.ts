@@ -10,7 +10,7 @@ import { icon } from '../icons.ts';
 import type { Pages } from '../page.ts';
 import { OwnerParams } from '../page-params.ts';
 import { accountUrl } from '../paths.ts';
-import { orgUrl } from '../views/org-frame.ts';
+import { orgFrame, orgUrl } from '../views/org-frame.ts';
 import { pageOf, pager, withPage } from '../views/paging.ts';
 import { repoList } from '../views/repo-list.ts';
 import { shortDate } from '../views/time.ts';
@@ -103,9 +103,7 @@ export function registerPeopleRoutes(
       members(deps, view),
     ]);
     const mine = viewer?.id === account.id || view?.canAdminister === true;
-    return pages.send(request, reply, {
-      title: account.fullName ? `${account.handle} (${account.fullName})` : account.handle,
-      body: html`<div class="d-md-flex kiln-gap-lg">
+    const body = html`<div class="d-md-flex kiln-gap-lg">
         <aside class="kiln-profile mb-4">${profileCard(account, view)}${fediverseCard(deps, account)}${people}</aside>
         <section class="flex-auto min-width-0" aria-labelledby="repos-heading">
           <div class="d-flex flex-items-center border-bottom pb-2 mb-3">
@@ -115,7 +113,11 @@ export function registerPeopleRoutes(
           ${repoList(items, { showOwner: false, empty: page > 1 ? 'No more repositories.' : `${account.handle} has no repositories you can see.` })}
           ${pager(page, offset + items.length < total, (n) => withPage(accountUrl(account.handle), n))}
         </section>
-      </div>`,
+      </div>`;
+    return pages.send(request, reply, {
+      title: account.fullName ? `${account.handle} (${account.fullName})` : account.handle,
+      // An organisation's main page carries the same tabs as its members, teams and settings.
+      body: view ? orgFrame(view, 'repositories', body) : body,
     });
   });
 }

@@ -123,13 +123,15 @@ export function registerPullPageRoutes(
       frameOf(deps, request, base, 'pulls'),
       loaded.commits ?? pulls.commits(found),
       loaded.diff ?? pulls.diff(found),
-      users.findManyByIds([pull.authorId]),
+      users.findManyByIds(pull.mergedById ? [pull.authorId, pull.mergedById] : [pull.authorId]),
     ]);
     const headLabel =
       head && head.id !== base.repo.id
         ? `${head.owner.handle}:${pull.headBranch}`
         : pull.headBranch;
-    const header = pullHeader(base.repo, pull, authors.get(pull.authorId), headLabel, tab, {
+    // A merged pull's header names who merged it, as the API's `merged_by` does, not its author.
+    const named = pull.merged && pull.mergedById ? pull.mergedById : pull.authorId;
+    const header = pullHeader(base.repo, pull, authors.get(named), headLabel, tab, {
       commits: commits.length,
       files: diff.totalFiles,
     });

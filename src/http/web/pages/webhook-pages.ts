@@ -8,6 +8,7 @@ import { Type } from '../../../present/schemas/type.ts';
 import { type Confirmation, unlessConfirmed } from '../confirmation.ts';
 import { assertCsrf } from '../csrf.ts';
 import { formAction } from '../form-action.ts';
+import type { Html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
 import { webhookPage } from './webhook.view.ts';
@@ -21,6 +22,8 @@ export type FoundHooks = {
   readonly place: HooksPlace;
   /** Queues a test delivery to a hook: for scopes whose `place.testable` is true. */
   readonly sendTest?: (wireId: number) => Promise<void>;
+  /** What the page sits in, when its place has a frame (a repository's header and tabs). */
+  readonly frame?: (context: PageContext, content: Html) => Html;
 };
 
 /** One place hooks live (a repository, an organisation, the instance), as its pages need it. */
@@ -70,10 +73,15 @@ export function registerHookPages(
   const send = (
     request: FastifyRequest,
     reply: FastifyReply,
+    found: FoundHooks,
     title: string,
-    body: (context: PageContext) => ReturnType<typeof webhooksPage>,
+    content: (context: PageContext) => Html,
     status = 200,
-  ) => pages.send(request, reply, { status, title, body });
+  ) => {
+    const { frame } = found;
+    const body = frame ? (context: PageContext) => frame(context, content(context)) : content;
+    return pages.send(request, reply, { status, title, body });
+  };
 
   const renderList = async (
     request: FastifyRequest,
@@ -85,7 +93,14 @@ export function registerHookPages(
     const listed = await webhooks.listWithLatest(found.hooks);
     const place = { ...found.place, error };
     const title = `Webhooks · ${place.label}`;
-    return send(request, reply, title, (context) => webhooksPage(context, place, listed), status);
+    return send(
+      request,
+      reply,
+      found,
+      title,
+      (context) => webhooksPage(context, place, listed),
+      status,
+    );
   };
 
   const renderHook = async (
@@ -103,7 +118,7 @@ export function registerHookPages(
     const place = { ...found.place, error };
     const title = `Webhook · ${place.label}`;
     const body = (context: PageContext) => webhookPage(context, place, hook, deliveries);
-    return send(request, reply, title, body, status);
+    return send(request, reply, found, title, body, status);
   };
 
   /** A hook's form action: back to the hook with a message; bad input shows the form again. */

@@ -7,10 +7,12 @@ import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import type { Pages } from '../page.ts';
 import { signedInOrRedirect } from '../require-user.ts';
+import { repoFrame } from '../views/repo-frame.ts';
+import { frameOf, type RepoPageDeps } from './repo-context.ts';
 import { pathParam, registerHookPages } from './webhook-pages.ts';
 
 /** What the webhook settings pages use. */
-export type WebhookSettingsRouteDeps = {
+export type WebhookSettingsRouteDeps = RepoPageDeps & {
   readonly services: Pick<DomainServices, 'repos' | 'webhooks' | 'admins'>;
   readonly config: Pick<Config, 'secretKey'>;
 };
@@ -41,13 +43,16 @@ export function registerWebhookSettingsRoutes(
     async find(request, reply) {
       const user = signedInOrRedirect(request, reply);
       if (!user) return undefined;
-      const { repo, access } = await repos.get(
+      const visible = await repos.get(
         user,
         pathParam(request, 'owner'),
         pathParam(request, 'name'),
       );
+      const { repo, access } = visible;
       // Readers and writers see no settings at all: 404, not 403, as for the CI settings.
       if (!mayAdministerRepo(access)) throw new NotFound('no such page');
+      // The repository's header and tabs, as on its other settings pages.
+      const frame = await frameOf(deps, request, visible, 'settings');
       noStore(reply);
       const owner = repo.owner.handle;
       const home = `/repos/${segment(owner)}/${segment(repo.name)}`;
@@ -67,6 +72,7 @@ export function registerWebhookSettingsRoutes(
           secretsEnabled,
         },
         sendTest: (wireId) => webhooks.sendTest(user, owner, repo.name, wireId),
+        frame: (context, content) => repoFrame(context, frame, content),
       };
     },
     testable: true,

@@ -47,12 +47,18 @@ export function hooksHeading(place: HooksPlace, title: string): Html {
     ${place.error ? html`<div class="flash flash-error mb-3" role="alert">${place.error}</div>` : null}`;
 }
 
-/** A delivery's outcome in a word: the HTTP status, the error, or that it waits. */
+/**
+ * A delivery's outcome in a few words: the HTTP status, the error, or that it waits. An attempt
+ * that failed before any answer (a refused address, a timeout) shows its reason even while the
+ * delivery waits for its next try: "queued" alone hid why nothing arrived.
+ */
 export function deliveryStatus(delivery: Delivery | undefined): string {
   if (!delivery) return 'no deliveries yet';
   if (delivery.responseStatus !== null) return `${delivery.responseStatus}`;
-  if (delivery.state === 'queued') return 'queued';
-  return delivery.error ?? delivery.state;
+  if (delivery.error) {
+    return delivery.state === 'queued' ? `${delivery.error} (will retry)` : delivery.error;
+  }
+  return delivery.state === 'queued' ? 'queued' : delivery.state;
 }
 
 function radio(name: string, value: string, checked: boolean, label: string): Html {

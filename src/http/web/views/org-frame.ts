@@ -4,10 +4,10 @@ import { icon } from '../icons.ts';
 import { accountUrl } from '../paths.ts';
 
 /** Which organisation page is shown. */
-export type OrgTab = 'repositories' | 'members' | 'settings';
+export type OrgTab = 'repositories' | 'members' | 'teams' | 'settings';
 
 /** `/org/{org}/…`: the organisation's own pages (members, settings), as Gitea names them. */
-export function orgUrl(handle: string, tail: 'members' | 'settings'): string {
+export function orgUrl(handle: string, tail: 'members' | 'teams' | 'settings'): string {
   return `/org/${encodeURIComponent(handle)}/${tail}`;
 }
 
@@ -17,7 +17,7 @@ function tab(name: string, href: string, glyph: string, current: boolean): Html 
 
 /**
  * The header of an organisation's members and settings pages: its name, visibility, and tabs
- * for what the viewer may open (members for members, settings for owners).
+ * for what the viewer may open (members and teams for members, settings for owners).
  */
 export function orgFrame(view: OrgView, current: OrgTab, content: Html): Html {
   const { org, settings } = view;
@@ -31,6 +31,7 @@ export function orgFrame(view: OrgView, current: OrgTab, content: Html): Html {
       <div class="UnderlineNav-body">
         ${tab('Repositories', accountUrl(org.handle), 'repo', current === 'repositories')}
         ${view.role !== undefined || view.canAdminister ? tab('Members', orgUrl(org.handle, 'members'), 'people', current === 'members') : null}
+        ${view.role !== undefined || view.canAdminister ? tab('Teams', orgUrl(org.handle, 'teams'), 'organization', current === 'teams') : null}
         ${view.canAdminister ? tab('Settings', orgUrl(org.handle, 'settings'), 'gear', current === 'settings') : null}
       </div>
     </nav>

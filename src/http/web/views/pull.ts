@@ -47,7 +47,10 @@ export function pullRow(repo: Repository, pull: Pull, author: Account | undefine
   </li>`;
 }
 
-/** Title, state and "who wants to merge what into what", above every tab of a pull. */
+/**
+ * Title, state and "who wants to merge what into what", above every tab of a pull: `author` is
+ * the pull's author, or once merged the person who merged it ("alice merged …").
+ */
 export function pullHeader(
   repo: Repository,
   pull: Pull,

@@ -1,5 +1,5 @@
 import type { AccessToken } from '../../../domain/tokens/token.service.ts';
-import { SCOPE_CATEGORIES, scopeNames } from '../../../domain/tokens/token-scopes.ts';
+import { KILN_SCOPE_CATEGORIES, scopeNames } from '../../../domain/tokens/token-scopes.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 
@@ -55,20 +55,25 @@ function tokenRow(token: AccessToken, now: number): Html {
     </li>`;
 }
 
-/** One checkbox per level and category, and `all`, posted as repeated `scope` fields. */
+/**
+ * One checkbox per level and category Kiln has, and `all`, posted as repeated `scope` fields.
+ * A grid of fixed columns, every cell of a column centred like its heading, so each box sits
+ * under its level.
+ */
 function scopeChoices(): Html {
-  const rows = SCOPE_CATEGORIES.map(
-    (category) => html`<tr>
-      <td class="pr-3">${category}</td>
-      <td class="pr-3"><input type="checkbox" name="scope" value="read:${category}" aria-label="read:${category}"></td>
-      <td><input type="checkbox" name="scope" value="write:${category}" aria-label="write:${category}"></td>
-    </tr>`,
+  const rows = KILN_SCOPE_CATEGORIES.map(
+    (category) => html`<span class="kiln-scope-name">${category}</span>
+      <span class="kiln-scope-box"><input type="checkbox" name="scope" value="read:${category}" aria-label="read:${category}"></span>
+      <span class="kiln-scope-box"><input type="checkbox" name="scope" value="write:${category}" aria-label="write:${category}"></span>`,
   );
   return html`<fieldset class="form-group">
       <legend class="text-bold">Scopes</legend>
       <p class="f6 color-fg-muted">Write includes read. Git clone and fetch need read on repository; push needs write.</p>
       <label class="d-block mb-2"><input type="checkbox" name="scope" value="all"> all (everything you may do)</label>
-      <table class="f6"><thead><tr><th class="pr-3 text-left">Category</th><th class="pr-3">Read</th><th>Write</th></tr></thead><tbody>${rows}</tbody></table>
+      <div class="kiln-scope-grid f6" role="group" aria-label="Scopes by category">
+        <span class="kiln-scope-name text-bold">Category</span><span class="kiln-scope-box text-bold">Read</span><span class="kiln-scope-box text-bold">Write</span>
+        ${rows}
+      </div>
     </fieldset>`;
 }
 
