@@ -108,7 +108,7 @@ export async function createApp(config: Config): Promise<App> {
     branchPushes: pullParts.branchPushes,
   });
   const runners = buildRunners(database, admins, orgs, caches.registry);
-  const federation = await buildFederation({ config, database, git, users, repos });
+  const federation = await buildFederation({ ...core, repos });
   const { webhooks, webhookWorker, webhookNotifier } = buildWebhooks({
     ...core,
     repos,
