@@ -74,10 +74,10 @@ export async function createApp(config: Config): Promise<App> {
     throw error;
   }
   const { db } = database;
-  const caches = buildCaches();
+  const caches = buildCaches(database);
   const git: GitContext = {
     paths: new RepoPaths(join(dataDir, 'repositories'), caches.git),
-    catFiles: new CatFilePool(),
+    catFiles: new CatFilePool({ keptAnswers: caches.git.keptAnswers }),
     refUpdates: new RefUpdatePool(),
   };
   await sweepTempDirs(git.paths);

@@ -4,6 +4,7 @@
  * size and hit rate from it. docs/architecture.md ("Caches") lists them all.
  */
 
+import type { Database } from './db/database.ts';
 import { type GitCaches, gitCaches } from './git/git-caches.ts';
 import { CacheRegistry } from './lib/cache-registry.ts';
 
@@ -14,8 +15,17 @@ export type Caches = {
   readonly git: GitCaches;
 };
 
-/** Builds the process's caches. */
-export function buildCaches(): Caches {
+/** Builds the process's caches, declaring the compiled statements `database` keeps, if any. */
+export function buildCaches(database: Pick<Database, 'statements'>): Caches {
   const registry = new CacheRegistry();
+  if (database.statements) {
+    const declaration = {
+      name: 'sqlite_statements',
+      key: 'SQL text',
+      freshness: 'immutable',
+      bound: '500 statements',
+    } as const;
+    registry.add(declaration, database.statements);
+  }
   return { registry, git: gitCaches(registry) };
 }

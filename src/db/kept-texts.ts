@@ -1,3 +1,4 @@
+import type { HitCounter } from '../lib/cache-registry.ts';
 import { contentHash } from '../lib/content-hash.ts';
 import { SizedLru } from '../lib/sized-lru.ts';
 
@@ -24,6 +25,16 @@ export class KeptTexts {
 
   constructor(maxChars: number) {
     this.#texts = new SizedLru(maxChars);
+  }
+
+  /** Lookups of kept texts that found one, and those that did not. */
+  get stats(): HitCounter {
+    return this.#texts.stats;
+  }
+
+  /** Texts kept now. */
+  get size(): number {
+    return this.#texts.size;
   }
 
   /**
