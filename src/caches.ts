@@ -4,9 +4,8 @@
  * size and hit rate from it. docs/architecture.md ("Caches") lists them all.
  */
 
-import type { Database } from './db/database.ts';
 import { type GitCaches, gitCaches } from './git/git-caches.ts';
-import { CacheRegistry } from './lib/cache-registry.ts';
+import { CacheRegistry, type MeasuredCache } from './lib/cache-registry.ts';
 
 /** Every cache of the process, and the registry that declares them. */
 export type Caches = {
@@ -16,7 +15,7 @@ export type Caches = {
 };
 
 /** Builds the process's caches, declaring the compiled statements `database` keeps, if any. */
-export function buildCaches(database: Pick<Database, 'statements'>): Caches {
+export function buildCaches(database: { readonly statements?: MeasuredCache }): Caches {
   const registry = new CacheRegistry();
   if (database.statements) {
     const declaration = {
