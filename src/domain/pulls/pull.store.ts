@@ -96,15 +96,7 @@ export class PullStore {
   /** Declares its kept texts to `caches` (the composition root's registry) when given. */
   constructor(db: Db, caches?: CacheRegistry) {
     this.#db = db;
-    caches?.add(
-      {
-        name: 'pull_bodies',
-        key: 'content hash of the text',
-        freshness: 'immutable',
-        bound: '4 Mi characters',
-      },
-      this.#bodies,
-    );
+    this.#bodies.declareTo(caches, 'pull_bodies');
   }
 
   #select() {

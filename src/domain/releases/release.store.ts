@@ -92,15 +92,7 @@ export class ReleaseStore {
   /** Declares its kept texts to `caches` (the composition root's registry) when given. */
   constructor(db: Db, caches?: CacheRegistry) {
     this.#db = db;
-    caches?.add(
-      {
-        name: 'release_notes',
-        key: 'content hash of the text',
-        freshness: 'immutable',
-        bound: '4 Mi characters',
-      },
-      this.#notes,
-    );
+    this.#notes.declareTo(caches, 'release_notes');
   }
 
   #select() {
