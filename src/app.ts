@@ -76,10 +76,10 @@ export async function createApp(config: Config): Promise<App> {
     throw error;
   }
   const { db } = database;
-  const caches = buildCaches();
+  const caches = buildCaches(database);
   const git: GitContext = {
     paths: new RepoPaths(join(dataDir, 'repositories'), caches.git),
-    catFiles: new CatFilePool(),
+    catFiles: new CatFilePool({ keptAnswers: caches.git.keptAnswers }),
     refUpdates: new RefUpdatePool(),
   };
   await sweepTempDirs(git.paths);
@@ -118,7 +118,7 @@ export async function createApp(config: Config): Promise<App> {
     branchPushes: pullParts.branchPushes,
   });
   const runners = buildRunners(database, admins, orgs, caches.registry);
-  const federation = await buildFederation({ config, database, git, users, repos });
+  const federation = await buildFederation({ ...core, repos });
   const { webhooks, webhookWorker, webhookNotifier } = buildWebhooks({
     ...core,
     repos,

@@ -5,7 +5,7 @@
  */
 
 import { type GitCaches, gitCaches } from './git/git-caches.ts';
-import { CacheRegistry } from './lib/cache-registry.ts';
+import { CacheRegistry, type MeasuredCache } from './lib/cache-registry.ts';
 
 /** Every cache of the process, and the registry that declares them. */
 export type Caches = {
@@ -14,8 +14,17 @@ export type Caches = {
   readonly git: GitCaches;
 };
 
-/** Builds the process's caches. */
-export function buildCaches(): Caches {
+/** Builds the process's caches, declaring the compiled statements `database` keeps, if any. */
+export function buildCaches(database: { readonly statements?: MeasuredCache }): Caches {
   const registry = new CacheRegistry();
+  if (database.statements) {
+    const declaration = {
+      name: 'sqlite_statements',
+      key: 'SQL text',
+      freshness: 'immutable',
+      bound: '500 statements',
+    } as const;
+    registry.add(declaration, database.statements);
+  }
   return { registry, git: gitCaches(registry) };
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, type MigrationResultSet, Migrator, PostgresDialect } from 'kysely';
 import type pg from 'pg';
+import type { MeasuredCache } from '../lib/cache-registry.ts';
 import { type ChangeClock, SqliteChangeClock } from './change-clock.ts';
 import { ensureChangeNotices } from './change-notices.ts';
 import type { Dialect } from './migration.ts';
@@ -26,6 +27,8 @@ export type Database = {
    * `changes`, whose notices do not say what a write did.
    */
   readonly rowChanges: ChangeClock;
+  /** SQLite's compiled statements, kept by SQL text; PostgreSQL keeps none in this process. */
+  readonly statements?: MeasuredCache;
   /** Cheap round trip for health checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -109,6 +112,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     dialect: 'sqlite',
     changes,
     rowChanges: changes.rows,
+    statements: sqlite.statements,
     ping: async () => {
       sqlite.prepare('select 1').all([]);
     },

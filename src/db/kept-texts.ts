@@ -1,3 +1,4 @@
+import type { CacheRegistry, HitCounter } from '../lib/cache-registry.ts';
 import { contentHash } from '../lib/content-hash.ts';
 import { SizedLru } from '../lib/sized-lru.ts';
 
@@ -21,9 +22,27 @@ export type ReadText = { readonly id: string; readonly text: string };
  */
 export class KeptTexts {
   readonly #texts: SizedLru<string, string>;
+  readonly #maxChars: number;
 
   constructor(maxChars: number) {
     this.#texts = new SizedLru(maxChars);
+    this.#maxChars = maxChars;
+  }
+
+  /** Declares these texts as the cache `name` to `caches` (the process's registry), if given. */
+  declareTo(caches: CacheRegistry | undefined, name: string): void {
+    const bound = `${(this.#maxChars / 1024 / 1024).toLocaleString('en')} Mi characters`;
+    caches?.add({ name, key: 'content hash of the text', freshness: 'immutable', bound }, this);
+  }
+
+  /** Lookups of kept texts that found one, and those that did not. */
+  get stats(): HitCounter {
+    return this.#texts.stats;
+  }
+
+  /** Texts kept now. */
+  get size(): number {
+    return this.#texts.size;
   }
 
   /**

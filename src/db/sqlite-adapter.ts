@@ -9,6 +9,7 @@ import {
   type SqliteStatement,
 } from 'kysely';
 import { BoundedMap } from '../lib/bounded-map.ts';
+import type { MeasuredCache } from '../lib/cache-registry.ts';
 import { type WriteKind, writeKind } from './change-clock.ts';
 
 /** Values node:sqlite can bind: it has no booleans, so they become 1/0 as SQLite stores them. */
@@ -92,6 +93,8 @@ export type OpenSqlite = SqliteDatabase & {
    * transaction is open on the connection: the query must then wait its turn behind it.
    */
   runNow(sql: string, parameters: readonly unknown[]): unknown[] | undefined;
+  /** The compiled statements kept by their SQL text, for the process's cache registry. */
+  readonly statements: MeasuredCache;
 };
 
 /** Opens the file with WAL, foreign keys and a busy timeout, as every Kiln process expects. */
@@ -131,6 +134,7 @@ export function openSqlite(options: SqliteOptions): OpenSqlite {
       database.close();
     },
     prepare,
+    statements,
     runNow: (sql, parameters) => {
       // Inside a transaction (Kysely holds the connection from BEGIN to COMMIT across awaits)
       // a query run now would join it: it must go through Kysely and wait instead.

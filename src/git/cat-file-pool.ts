@@ -5,6 +5,7 @@ import {
   type ObjectData,
   type ObjectInfo,
 } from './cat-file-process.ts';
+import type { KeptAnswersTally } from './kept-answers.ts';
 import { alternatesState, objectsDir } from './object-store.ts';
 import { ProcessPool } from './process-pool.ts';
 import type { RepoHandle } from './repo-paths.ts';
@@ -18,6 +19,8 @@ export interface CatFilePoolOptions {
   maxProcesses?: number;
   /** Fail a request (and restart its process) when git does not answer within this. Default 30 s. */
   requestTimeoutMs?: number;
+  /** Where the processes' kept answers are summed for the cache registry (git-caches.ts). */
+  keptAnswers?: KeptAnswersTally;
 }
 
 /**
@@ -47,7 +50,8 @@ export class CatFilePool {
   constructor(options: CatFilePoolOptions = {}) {
     const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#pool = new ProcessPool(
-      (repo, onExit) => new CatFileProcess(repo.key, repo.path, requestTimeoutMs, onExit),
+      (repo, onExit) =>
+        new CatFileProcess(repo.key, repo.path, requestTimeoutMs, onExit, options.keptAnswers),
       { ...options, startState: loansOf },
     );
   }

@@ -1,7 +1,7 @@
 import { Unavailable } from '../domain/errors.ts';
 import { asError } from '../lib/thrown.ts';
 import { type GitProcess, spawnGit } from './command.ts';
-import { KeptAnswers, type KeptQuestion } from './kept-answers.ts';
+import { KeptAnswers, type KeptAnswersTally, type KeptQuestion } from './kept-answers.ts';
 import { isObjectType, type ObjectType } from './objects/object-type.ts';
 
 /**
@@ -43,7 +43,7 @@ export class CatFileProcess {
   private readonly proc: GitProcess;
   private readonly requestTimeoutMs: number;
   private readonly queue: Pending[] = [];
-  private readonly kept = new KeptAnswers();
+  private readonly kept: KeptAnswers;
   private buffered: Buffer = Buffer.alloc(0);
   /** The object being read: its header, the bytes kept so far, and how many are still to come. */
   private body: { info: ObjectInfo; chunks: Buffer[]; kept: number; remaining: number } | undefined;
@@ -59,8 +59,10 @@ export class CatFileProcess {
     gitDir: string,
     requestTimeoutMs: number,
     onExit: (process: CatFileProcess) => void,
+    tally?: KeptAnswersTally,
   ) {
     this.key = key;
+    this.kept = new KeptAnswers(tally);
     this.requestTimeoutMs = requestTimeoutMs;
     this.proc = spawnGit(['cat-file', '--batch-command'], { gitDir, timeoutMs: 0 });
     this.proc.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
@@ -75,6 +77,7 @@ export class CatFileProcess {
           clearTimeout(pending.timer);
           pending.reject(new CatFileGone('cat-file exited before answering'));
         }
+        this.kept.forget();
         onExit(this);
       });
   }

@@ -10,9 +10,11 @@ import { SizedLru } from '../lib/sized-lru.ts';
 import type { HeadState } from './branches-present.ts';
 import type { GitResult } from './command.ts';
 import type { RememberedHead } from './head-file.ts';
+import { KeptAnswersTally } from './kept-answers.ts';
 import { OBJECT_ANSWERS_MAX_BYTES } from './object-answers.ts';
 import type { RefListing } from './refs.ts';
 import { RecentReadings, type RepositoryChangeClock, repositoryClock } from './repo-changes.ts';
+import type { RepoHandle } from './repo-paths.ts';
 
 /** Repositories whose facts are remembered; beyond this the oldest are forgotten. */
 const REMEMBERED_REPOSITORIES = 10_000;
@@ -29,6 +31,13 @@ export type GitCaches = {
   readonly headFiles: BoundedMap<string, RememberedHead>;
   /** Answers of git commands on full object ids (object-answers.ts). */
   readonly objectAnswers: SizedLru<string, GitResult>;
+  /**
+   * Handles already made by the `RepoPaths` these caches belong to, by owner and name as given:
+   * every request that shows a repository resolves it, and a list page resolves one per item.
+   */
+  readonly handles: BoundedMap<string, RepoHandle>;
+  /** The answers the cat-file processes keep, summed over the pool they are handed to. */
+  readonly keptAnswers: KeptAnswersTally;
 };
 
 const repositories = `${REMEMBERED_REPOSITORIES.toLocaleString('en')} repositories`;
@@ -63,7 +72,29 @@ export function gitCaches(
     },
     objectAnswers,
   );
+  const handles = new BoundedMap<string, RepoHandle>(REMEMBERED_REPOSITORIES);
+  registry?.add(
+    {
+      name: 'git_repository_handles',
+      key: 'owner and name',
+      freshness: 'immutable',
+      bound: repositories,
+    },
+    handles,
+  );
+  const keptAnswers = new KeptAnswersTally();
+  registry?.add(
+    {
+      name: 'git_cat_file_answers',
+      key: 'cat-file process, full object id (and path)',
+      freshness: 'immutable',
+      bound: '512 KiB per process',
+    },
+    keptAnswers,
+  );
   return {
+    handles,
+    keptAnswers,
     refListings: readings('git_ref_listings', 'repository path'),
     existence: readings('git_repository_exists', 'repository path'),
     headStates: readings('git_head_states', 'repository path'),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ObjectData } from './cat-file-process.ts';
-import { KeptAnswers, type KeptQuestion } from './kept-answers.ts';
+import { KeptAnswers, KeptAnswersTally, type KeptQuestion } from './kept-answers.ts';
 
 const SHA = 'a'.repeat(40);
 
@@ -85,5 +85,19 @@ describe('KeptAnswers', () => {
     const content = kept.get(question('k'))?.content;
     expect(content?.toString()).toBe('small tree');
     expect(content?.buffer.byteLength).toBe(pooled.length);
+  });
+
+  it("sums the processes' answers in one tally, and takes a gone process's out", () => {
+    const tally = new KeptAnswersTally();
+    const first = new KeptAnswers(tally);
+    const second = new KeptAnswers(tally);
+    first.keep(question('a'), blob(10));
+    second.keep(question('b'), blob(10));
+    second.keep(question('c'), blob(10));
+    expect(first.get(question('a'))).toBeDefined();
+    expect(first.get(question('b'))).toBeUndefined();
+    expect(tally).toMatchObject({ size: 3, stats: { hits: 1, misses: 1 } });
+    second.forget();
+    expect(tally.size).toBe(1);
   });
 });

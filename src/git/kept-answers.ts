@@ -1,3 +1,4 @@
+import { HitCounter, type MeasuredCache } from '../lib/cache-registry.ts';
 import { ownCopy } from '../lib/own-copy.ts';
 import { SizedLru } from '../lib/sized-lru.ts';
 import type { ObjectData } from './cat-file-process.ts';
@@ -33,6 +34,12 @@ const IMMUTABLE_NAME = /^([0-9a-f]{40}|[0-9a-f]{64})(?:\^\{[a-z]*\}|:.*)?$/s;
  */
 export class KeptAnswers {
   readonly #answers = new SizedLru<string, ObjectData>(MAX_BYTES);
+  readonly #tally: KeptAnswersTally;
+
+  /** `tally` sums this process's answers with its pool's others (a fresh one by default). */
+  constructor(tally = new KeptAnswersTally()) {
+    this.#tally = tally;
+  }
 
   /**
    * The question, when its answer can be kept; undefined when it may change. An answer is kept
@@ -48,7 +55,9 @@ export class KeptAnswers {
   }
 
   get(question: KeptQuestion): ObjectData | undefined {
-    return this.#answers.get(question.key);
+    const found = this.#answers.get(question.key);
+    this.#tally.stats.count(found !== undefined);
+    return found;
   }
 
   /** Keeps the answer to `question`. */
@@ -58,6 +67,26 @@ export class KeptAnswers {
     if (size > MAX_ANSWER_BYTES || this.#answers.has(key)) return;
     // A name of the other id length was read as a ref: its answer can move.
     if (idLength !== answer.sha.length) return;
+    const before = this.#answers.size;
     this.#answers.set(key, { ...answer, content: ownCopy(answer.content) }, size);
+    this.#tally.entries += this.#answers.size - before;
+  }
+
+  /** Takes this process's answers out of the tally: they go with the process. */
+  forget(): void {
+    this.#tally.entries -= this.#answers.size;
+  }
+}
+
+/**
+ * The answers kept by every process of one cat-file pool, as one cache of the registry: the
+ * entries the live processes hold, and their lookups.
+ */
+export class KeptAnswersTally implements MeasuredCache {
+  readonly stats = new HitCounter();
+  entries = 0;
+
+  get size(): number {
+    return this.entries;
   }
 }

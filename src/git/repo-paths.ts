@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { Invalid } from '../domain/errors.ts';
-import { BoundedMap } from '../lib/bounded-map.ts';
 import { type GitCaches, gitCaches } from './git-caches.ts';
 
 /** A repository as the rest of Kiln names it. Case is kept for display; paths are lowercased. */
@@ -24,7 +23,6 @@ export interface RepoHandle {
 }
 
 export const MAX_REPO_SEGMENT_LENGTH = 100;
-const REMEMBERED_HANDLES = 10_000;
 const ALLOWED = /^[A-Za-z0-9._-]+$/;
 
 /**
@@ -54,17 +52,15 @@ export function checkRepoSegment(value: string, what: 'owner' | 'name'): string 
  */
 export class RepoPaths {
   readonly root: string;
-  /**
-   * Handles already made, by owner and name as given: every request that shows a repository
-   * resolves it, and a list page resolves one per item. Bounded; the oldest are forgotten.
-   */
-  readonly #made = new BoundedMap<string, RepoHandle>(REMEMBERED_HANDLES);
   readonly caches: GitCaches;
+  /** Handles already made (`GitCaches.handles`). */
+  readonly #made: GitCaches['handles'];
 
   /** `caches` come from the composition root; without them, this instance has its own. */
   constructor(root: string, caches: GitCaches = gitCaches()) {
     this.root = path.resolve(root);
     this.caches = caches;
+    this.#made = caches.handles;
   }
 
   resolve(ref: RepoRef): RepoHandle {

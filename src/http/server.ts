@@ -6,7 +6,7 @@ import type { Config } from '../config/config.ts';
 import { uncontrolledActionOwners } from '../domain/admin/action-owners.ts';
 import { ACTIONS_SOURCE_PATH } from '../domain/ci/task-context.ts';
 import type { DomainServices } from '../domain/services.ts';
-import type { CacheReading } from '../lib/cache-registry.ts';
+import type { CacheRegistry } from '../lib/cache-registry.ts';
 import { errorStatus } from '../lib/thrown.ts';
 import { registerActionsRoutes } from './actions/actions.routes.ts';
 import { registerPipelineArtifactRoutes } from './actions/artifact-pipeline.routes.ts';
@@ -47,7 +47,7 @@ export type ServedKiln = {
   readonly config: Config;
   readonly services: DomainServices;
   /** The process's caches, for /metrics (absent: none reported). */
-  readonly caches?: { readings(): CacheReading[] };
+  readonly caches?: Pick<CacheRegistry, 'readings' | 'addEach'>;
   /** Starts the timers and workers of a serving process, once the server is ready. */
   startBackgroundWork(): void;
 };
@@ -132,7 +132,7 @@ export async function buildServer(
   await server.register(cookie);
   await server.register(formbody, { bodyLimit: config.http.bodyLimitBytes });
 
-  const pages = new Pages({ services: app.services, config: app.config });
+  const pages = new Pages({ services: app.services, config: app.config, caches: app.caches });
   // After in-flight requests have finished: the render workers go with the server.
   server.addHook('onClose', () => pages.renderer.close());
   // A request in flight when draining starts (a render may take seconds) leaves its keep-alive
@@ -175,6 +175,7 @@ export async function buildServer(
     prefix: '/api/v1',
     services: app.services,
     config: app.config,
+    caches: app.caches,
     sendArchive: async (reply, repo, target) =>
       sendArchive(reply, await app.services.archives.open(repo, target)),
   });

@@ -36,4 +36,23 @@ describe('CacheRegistry', () => {
     registry.add(cache, new BoundedMap(1));
     expect(() => registry.add(cache, new BoundedMap(1))).toThrow('declared twice');
   });
+
+  it('reports the caches each server declares under one name as one, their figures summed', () => {
+    const registry = new CacheRegistry();
+    const cache = { ...declaration, name: 'each', freshness: 'immutable' } as const;
+    const first = registry.addEach(cache, new BoundedMap<string, number>(2));
+    const second = registry.addEach(cache, new BoundedMap<string, number>(2));
+    first.set('a', 1);
+    first.get('a');
+    second.set('b', 2);
+    second.set('c', 3);
+    second.get('z');
+    const reading = registry.readings().find((r) => r.name === 'each');
+    expect(reading).toMatchObject({ size: 3, hits: 1, misses: 1 });
+    expect(() => registry.add(cache, new BoundedMap(1))).toThrow('declared twice');
+    registry.add({ ...cache, name: 'single' }, new BoundedMap(1));
+    expect(() => registry.addEach({ ...cache, name: 'single' }, new BoundedMap(1))).toThrow(
+      'declared twice',
+    );
+  });
 });

@@ -29,7 +29,7 @@ export class HitCounter {
 
 /** What a cache shows of itself. */
 export type MeasuredCache = {
-  readonly stats: HitCounter;
+  readonly stats: { readonly hits: number; readonly misses: number };
   /** Entries held now. */
   readonly size: number;
 };
@@ -52,15 +52,54 @@ export type CacheReading = CacheDeclaration & {
   readonly misses: number;
 };
 
+/** One cache whose figures are those of `each` added up. */
+function summed(each: readonly MeasuredCache[]): MeasuredCache {
+  const total = (of: (cache: MeasuredCache) => number) =>
+    each.reduce((sum, cache) => sum + of(cache), 0);
+  const stats = {
+    get hits() {
+      return total((cache) => cache.stats.hits);
+    },
+    get misses() {
+      return total((cache) => cache.stats.misses);
+    },
+  };
+  return {
+    stats,
+    get size() {
+      return total((cache) => cache.size);
+    },
+  };
+}
+
 /** The caches of the process; the composition root builds one and hands each cache its part. */
 export class CacheRegistry {
-  readonly #caches = new Map<string, { declaration: CacheDeclaration; cache: MeasuredCache }>();
+  readonly #caches = new Map<
+    string,
+    { declaration: CacheDeclaration; cache: MeasuredCache; each?: MeasuredCache[] }
+  >();
 
   /** Declares `cache` and answers it. Names are unique. */
   add<C extends MeasuredCache>(declaration: CacheDeclaration, cache: C): C {
     if (this.#caches.has(declaration.name))
       throw new Error(`cache "${declaration.name}" is declared twice`);
     this.#caches.set(declaration.name, { declaration, cache });
+    return cache;
+  }
+
+  /**
+   * Declares `cache` as one of the caches of that name each server of the process keeps (an
+   * edge's caches live with its server, and a process may build more than one): they are
+   * reported as one, their figures summed. A name declared by `add` is still not taken twice.
+   */
+  addEach<C extends MeasuredCache>(declaration: CacheDeclaration, cache: C): C {
+    const known = this.#caches.get(declaration.name);
+    if (known && !known.each) throw new Error(`cache "${declaration.name}" is declared twice`);
+    if (known?.each) known.each.push(cache);
+    else {
+      const each: MeasuredCache[] = [cache];
+      this.#caches.set(declaration.name, { declaration, cache: summed(each), each });
+    }
     return cache;
   }
 

@@ -7,6 +7,7 @@ import { visibleToAnyone } from '../domain/repos/repo.policy.ts';
 import type { RepoService } from '../domain/repos/repo.service.ts';
 import type { UserService } from '../domain/users/user.service.ts';
 import type { GitContext } from '../git/git-context.ts';
+import type { CacheRegistry } from '../lib/cache-registry.ts';
 import { KILN_VERSION } from '../version.ts';
 
 /** Where failures of federation's background work go (the server's log). */
@@ -21,6 +22,7 @@ export function buildFederation(parts: {
   readonly git: GitContext;
   readonly users: UserService;
   readonly repos: RepoService;
+  readonly caches: CacheRegistry;
 }): Promise<Federation | undefined> {
   const { config, database } = parts;
   return openFederation({
@@ -33,6 +35,7 @@ export function buildFederation(parts: {
     catFiles: parts.git.catFiles,
     userAgent: `Kiln/${KILN_VERSION} (+${config.baseUrl?.href ?? ''})`,
     report: reportFederation,
+    caches: parts.caches,
   });
 }
 

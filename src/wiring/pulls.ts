@@ -34,7 +34,7 @@ const report = (what: string) => (error: unknown) => {
 /** Pull requests: the pulls, their merges and gates, compares, suggestions, review comments. */
 export function buildPulls(parts: PullParts) {
   const { db, git, events, repos } = parts;
-  const store = new PullStore(db);
+  const store = new PullStore(db, parts.caches);
   const branchPushes = new BranchPushStore(db);
   const pulls = new PullService({
     store,

@@ -74,7 +74,7 @@ export function buildRepos(parts: RepoParts) {
     }),
   });
   const protectedBranches = new ProtectedBranchService(repos, new ProtectedBranchStore(db));
-  const releaseStore = new ReleaseStore(db);
+  const releaseStore = new ReleaseStore(db, parts.caches);
   const tags = new TagService(repos, releaseStore, git.catFiles);
   return {
     repoStore: store,

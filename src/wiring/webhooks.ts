@@ -50,6 +50,7 @@ export function buildWebhooks(parts: WebhookParts) {
     secretKey: config.secretKey,
     events: parts.events,
     testEvents: testPushEvents(records),
+    caches: parts.caches,
   });
   const worker = new DeliveryWorker({
     hooks,
@@ -58,6 +59,7 @@ export function buildWebhooks(parts: WebhookParts) {
     settings: config.webhook,
     userAgent: `Kiln/${KILN_VERSION}`,
     report,
+    caches: parts.caches,
   });
   const notifier = new WebhookNotifier(webhooks, records, report);
   return { webhooks, webhookWorker: worker, webhookNotifier: notifier };

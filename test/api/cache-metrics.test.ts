@@ -2,6 +2,7 @@
  * `/metrics` shows each declared cache: the entries it holds and the lookups it answered from
  * memory or not, labelled by its name and freshness rule.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../support/server.ts';
 import { useWorld } from '../support/world.ts';
@@ -41,5 +42,35 @@ describe('cache metrics', () => {
     expect(
       value(after, 'kiln_cache_entries', 'cache="git_object_answers",freshness="immutable"'),
     ).toBeTypeOf('number');
+  });
+
+  it('report every cache the process declares', async () => {
+    const metrics = await (await fetch(`${kiln.url}/metrics`)).text();
+    const declared = kiln.app.caches.readings();
+    expect(declared.length).toBeGreaterThan(0);
+    const missing = declared
+      .map(({ name, freshness }) => `cache="${name}",freshness="${freshness}"`)
+      .filter((labels) =>
+        ['kiln_cache_entries', 'kiln_cache_hits_total', 'kiln_cache_misses_total'].some(
+          (series) => value(metrics, series, labels) === undefined,
+        ),
+      );
+    expect(missing).toEqual([]);
+  });
+
+  it('list every declared cache in the architecture notes', () => {
+    const notes = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
+    const table = notes.slice(notes.indexOf('## Caches'));
+    const listed = new Set(
+      table
+        .split('\n')
+        .filter((line) => line.startsWith('| `'))
+        .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`(\w+)`/g)].map((m) => m[1])),
+    );
+    const unlisted = kiln.app.caches
+      .readings()
+      .map(({ name }) => name)
+      .filter((name) => !listed.has(name));
+    expect(unlisted).toEqual([]);
   });
 });

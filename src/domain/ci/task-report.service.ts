@@ -73,7 +73,7 @@ export class TaskReportService {
       this.#masks,
     );
     this.#logRetentionMs = deps.logRetentionMs ?? 90 * 86_400_000;
-    this.#caps = new LogCaps(deps.logs, deps.stores.reports, deps.logLimits);
+    this.#caps = new LogCaps(deps.logs, deps.stores.reports, deps.logLimits, deps.caches);
     this.#annotations = new AnnotationCollector(deps.stores.annotations);
     this.#stores = deps.stores;
     this.#tasks = deps.tasks;

@@ -4,6 +4,7 @@ import type { ChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { Dialect } from '../../db/migration.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { isLoopbackUrl } from '../../lib/host-allowlist.ts';
 import type { Release } from '../releases/release.types.ts';
 import type { Push } from '../repos/push-events.ts';
@@ -47,6 +48,8 @@ export type FederationDeps = {
   readonly userAgent: string;
   /** Where failures of background work are reported (the server's log). */
   readonly report: (error: unknown) => void;
+  /** Where the local actors' caches are declared (the composition root's registry). */
+  readonly caches?: CacheRegistry;
 };
 
 type QueueMessage = DeliveryMessage | AnnounceMessage;
@@ -130,6 +133,7 @@ export class Federation {
       keys,
       urls: this.urls,
       changes: deps.changes,
+      caches: deps.caches,
     });
     const instanceKeyId = new URL(`${this.urls.instance()}#main-key`);
     this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent, async (request) =>

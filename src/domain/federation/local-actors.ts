@@ -1,4 +1,5 @@
 import type { ChangeClock } from '../../db/change-clock.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
 import { isDomainError, NotFound } from '../errors.ts';
 import { visibleToAnyone } from '../repos/repo.policy.ts';
@@ -50,12 +51,23 @@ export class LocalActors {
     keys: ActorKeys;
     urls: ActorUrls;
     changes: ChangeClock | undefined;
+    caches?: CacheRegistry | undefined;
   }) {
     this.#users = deps.users;
     this.#repos = deps.repos;
     this.#keys = deps.keys;
     this.urls = deps.urls;
     this.#changes = deps.changes;
+    const freshness = 'change-stamp';
+    const bound = `${REMEMBERED.toLocaleString('en')} entries`;
+    deps.caches?.add(
+      { name: 'federation_actors', key: 'actor route', freshness, bound },
+      this.#lookups,
+    );
+    deps.caches?.add(
+      { name: 'federation_actor_documents', key: 'actor', freshness, bound },
+      this.#documents,
+    );
   }
 
   /** The actor an id or route names; NotFound when there is none or it is private. */

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
 import { KeptTexts } from '../../db/kept-texts.ts';
 import type { PullRequestsTable } from '../../db/tables.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { contentHash } from '../../lib/content-hash.ts';
 import type { Page } from '../paging.ts';
 import type { Pull, PullSort, PullStateFilter } from './pull.types.ts';
@@ -92,8 +93,10 @@ export class PullStore {
   readonly #db: Db;
   readonly #bodies = new KeptTexts(KEPT_BODIES_CHARS);
 
-  constructor(db: Db) {
+  /** Declares its kept texts to `caches` (the composition root's registry) when given. */
+  constructor(db: Db, caches?: CacheRegistry) {
     this.#db = db;
+    this.#bodies.declareTo(caches, 'pull_bodies');
   }
 
   #select() {

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
 import { KeptTexts } from '../../db/kept-texts.ts';
 import type { ReleasesTable } from '../../db/tables.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { contentHash } from '../../lib/content-hash.ts';
 import type { Page } from '../paging.ts';
 import type { Release, ReleaseFilter } from './release.types.ts';
@@ -88,8 +89,10 @@ export class ReleaseStore {
   readonly #db: Db;
   readonly #notes = new KeptTexts(KEPT_NOTES_CHARS);
 
-  constructor(db: Db) {
+  /** Declares its kept texts to `caches` (the composition root's registry) when given. */
+  constructor(db: Db, caches?: CacheRegistry) {
     this.#db = db;
+    this.#notes.declareTo(caches, 'release_notes');
   }
 
   #select() {

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/config.ts';
 import { BoundedMap } from '../../lib/bounded-map.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { HostAllowlist } from '../../lib/host-allowlist.ts';
 import { type ConnectionPools, createConnectionPools } from '../../outbound/connection-pools.ts';
 import type { ClaimedDelivery, DeliveryStore, RecordEntry } from './delivery.store.ts';
@@ -17,6 +18,8 @@ export type DeliveryWorkerDeps = {
   readonly settings: DeliverySettings;
   readonly userAgent: string;
   readonly report: (error: unknown) => void;
+  /** Where its cache of hook rows is declared (the composition root's registry). */
+  readonly caches?: CacheRegistry;
 };
 
 /** Answers are kept up to this size in the delivery log. */
@@ -62,6 +65,15 @@ export class DeliveryWorker {
     this.#deps = deps;
     this.#allowlist = new HostAllowlist(deps.settings.allowedHosts);
     this.#pools = createConnectionPools(deps.settings.concurrency);
+    deps.caches?.add(
+      {
+        name: 'webhook_delivery_hooks',
+        key: 'hook id',
+        freshness: 'change-stamp',
+        bound: `${HOOKS_KEPT.toLocaleString('en')} hook rows`,
+      },
+      this.#hooks,
+    );
   }
 
   start(): void {

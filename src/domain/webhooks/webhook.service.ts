@@ -1,3 +1,4 @@
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { foldId, newId } from '../../lib/ids.ts';
 import { isOneOf } from '../../lib/narrow.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
@@ -37,6 +38,8 @@ export type WebhookServiceDeps = {
   readonly events?: EventPublisher;
   /** What builds test deliveries; without it they are not available. */
   readonly testEvents?: TestEventBuilder;
+  /** Where its cache is declared (the composition root's registry). */
+  readonly caches?: CacheRegistry;
 };
 
 /** Where an event happened: the repository, and the organisation owning it if any. */
@@ -69,6 +72,15 @@ export class WebhookService {
   constructor(deps: WebhookServiceDeps) {
     this.#deps = deps;
     this.#key = deps.secretKey === undefined ? undefined : deriveSecretKey(deps.secretKey);
+    deps.caches?.add(
+      {
+        name: 'webhook_active_owners',
+        key: 'one entry: the owners with an active hook',
+        freshness: 'change-stamp',
+        bound: '1 entry',
+      },
+      this.#activeOwners,
+    );
   }
 
   /** The hooks owner of a repository the actor administers (404 when they cannot see it). */

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.ts';
 import type { DomainServices } from '../../domain/services.ts';
+import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { KILN_VERSION } from '../../version.ts';
 import { viewerUser } from '../auth/viewer.ts';
 import { isSecureOrigin } from '../base-url.ts';
@@ -15,6 +16,8 @@ import { ContentRenderer } from './render/content-renderer.ts';
 export type PagesDeps = {
   readonly services: Pick<DomainServices, 'admins'>;
   readonly config: Pick<Config, 'baseUrl' | 'http' | 'render'>;
+  /** Where the renderer's caches are declared (the process's registry). */
+  readonly caches?: Pick<CacheRegistry, 'addEach'>;
 };
 
 /** Builds the frame context of a page and sends pages; one per web plugin instance. */
@@ -25,7 +28,7 @@ export class Pages {
 
   constructor(deps: PagesDeps) {
     this.#deps = deps;
-    this.renderer = new ContentRenderer(deps.config.render);
+    this.renderer = new ContentRenderer(deps.config.render, deps.caches);
   }
 
   secure(request: FastifyRequest): boolean {

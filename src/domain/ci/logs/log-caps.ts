@@ -1,4 +1,5 @@
 import { BoundedMap } from '../../../lib/bounded-map.ts';
+import type { CacheRegistry } from '../../../lib/cache-registry.ts';
 import type { TaskReportStore } from '../task-report.store.ts';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from './log-limits.ts';
 import type { AppendLimit, TaskLogs } from './task-logs.ts';
@@ -35,10 +36,21 @@ export class LogCaps {
   /** Truncated task → the highest `ack_index` answered for it. */
   readonly #dropping = new BoundedMap<number, number>(REMEMBERED_TASKS);
 
-  constructor(logs: TaskLogs, reports: TaskReportStore, limits = DEFAULT_LOG_LIMITS) {
+  /** Declares its two caches to `caches` (the composition root's registry) when given. */
+  constructor(
+    logs: TaskLogs,
+    reports: TaskReportStore,
+    limits = DEFAULT_LOG_LIMITS,
+    caches?: CacheRegistry,
+  ) {
     this.#logs = logs;
     this.#reports = reports;
     this.#limits = limits;
+    // Immutable: a task's checkpoint only grows and its truncation is final until it is sealed.
+    const freshness = 'immutable';
+    const bound = `${REMEMBERED_TASKS.toLocaleString('en')} tasks`;
+    caches?.add({ name: 'ci_log_checkpoints', key: 'task id', freshness, bound }, this.#checked);
+    caches?.add({ name: 'ci_log_truncations', key: 'task id', freshness, bound }, this.#dropping);
   }
 
   /** How far one append may take a task's log: the task caps, less room for the last row. */

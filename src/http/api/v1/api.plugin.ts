@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../../config/config.ts';
 import type { DomainServices } from '../../../domain/services.ts';
+import type { CacheRegistry } from '../../../lib/cache-registry.ts';
 import { PullViews } from '../../../present/pull-views.ts';
 import { RepoViews } from '../../../present/repo-views.ts';
 import { viewerFromAuthorization } from '../../auth/api-auth.ts';
@@ -71,6 +72,8 @@ export type ApiV1Deps = {
   /** Read by the error answers (base URL), the credential checks (trusted proxies), `/version`. */
   readonly config: Parameters<typeof apiErrorHandler>[0] & Pick<Config, 'trustProxy'>;
   readonly sendArchive: ArchiveSender;
+  /** Where the REST answers' caches are declared (the process's registry). */
+  readonly caches?: Pick<CacheRegistry, 'addEach'>;
 };
 
 /**
@@ -116,7 +119,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerFederationApiRoutes(server, deps);
   registerTokenRoutes(server, deps);
   const views = new RepoViews(deps);
-  registerRepoRoutes(server, { ...deps, views, answers: new RepoAnswers(views) });
+  registerRepoRoutes(server, { ...deps, views, answers: new RepoAnswers(views, deps.caches) });
   registerCollaboratorRoutes(server, deps);
   registerBranchRoutes(server, deps);
   registerReleaseRoutes(server, deps);

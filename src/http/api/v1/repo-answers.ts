@@ -1,6 +1,7 @@
 import type { Repository, VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { BoundedMap } from '../../../lib/bounded-map.ts';
+import type { CacheRegistry } from '../../../lib/cache-registry.ts';
 import { fingerprint } from '../../../lib/fingerprint.ts';
 import type { ConvertContext } from '../../../present/context.ts';
 import { type RepoFacts, toApiRepository } from '../../../present/repo.ts';
@@ -79,8 +80,28 @@ export class RepoAnswers {
   readonly #lists = new BoundedMap<string, Buffer>(REMEMBERED_LISTS);
   #serials = 0;
 
-  constructor(views: RepoViews) {
+  /** Declares its caches to `caches` (the process's registry, one set per server) when given. */
+  constructor(views: RepoViews, caches?: Pick<CacheRegistry, 'addEach'>) {
     this.#views = views;
+    const freshness = 'change-stamp';
+    caches?.addEach(
+      {
+        name: 'api_repo_answers',
+        key: 'fingerprint of the repository row, access and facts',
+        freshness,
+        bound: `${REMEMBERED_ANSWERS.toLocaleString('en')} answers`,
+      },
+      this.#answers,
+    );
+    caches?.addEach(
+      {
+        name: 'api_repo_lists',
+        key: 'the answers joined in a list',
+        freshness,
+        bound: `${REMEMBERED_LISTS.toLocaleString('en')} lists`,
+      },
+      this.#lists,
+    );
   }
 
   /** One Repository object, serialized by `serialize`. */

@@ -1,4 +1,5 @@
 import { Unavailable } from '../../../domain/errors.ts';
+import type { CacheRegistry } from '../../../lib/cache-registry.ts';
 import { contentHash } from '../../../lib/content-hash.ts';
 import { encoded, encodedBytes, type Html, trusted } from '../html.ts';
 import type { MarkdownBase } from '../markdown.ts';
@@ -89,7 +90,8 @@ export class ContentRenderer {
   readonly #inFlight = new Map<string, Promise<Outcome>>();
   readonly #hashes = new DocumentHashes(REMEMBERED_DOCUMENT_CHARS);
 
-  constructor(settings: RenderSettings) {
+  /** Declares its caches to `caches` (the process's registry, one set per server) when given. */
+  constructor(settings: RenderSettings, caches?: Pick<CacheRegistry, 'addEach'>) {
     this.#settings = settings;
     this.#pool = new WorkerPool({
       file: new URL('./render-worker.ts', import.meta.url),
@@ -100,6 +102,24 @@ export class ContentRenderer {
       idleMs: WORKER_IDLE_MS,
     });
     this.#cache = new RenderCache(settings.cacheBytes);
+    caches?.addEach(
+      {
+        name: 'rendered_documents',
+        key: 'content hash or blob id, and what shapes the render',
+        freshness: 'immutable',
+        bound: 'service.render cache bytes',
+      },
+      this.#cache.measured,
+    );
+    caches?.addEach(
+      {
+        name: 'document_hashes',
+        key: 'text',
+        freshness: 'immutable',
+        bound: '8 Mi characters',
+      },
+      this.#hashes.measured,
+    );
   }
 
   /**

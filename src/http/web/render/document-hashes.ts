@@ -1,3 +1,4 @@
+import type { MeasuredCache } from '../../../lib/cache-registry.ts';
 import { contentHash } from '../../../lib/content-hash.ts';
 import { SizedLru } from '../../../lib/sized-lru.ts';
 
@@ -28,6 +29,11 @@ export class DocumentHashes {
   /** Characters of the texts remembered now. */
   get chars(): number {
     return this.#hashes.held;
+  }
+
+  /** Its entries and lookups, as the cache registry reports them. */
+  get measured(): MeasuredCache {
+    return this.#hashes;
   }
 
   of(text: string): string {

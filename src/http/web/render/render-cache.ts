@@ -1,3 +1,4 @@
+import type { MeasuredCache } from '../../../lib/cache-registry.ts';
 import { SizedLru } from '../../../lib/sized-lru.ts';
 
 /**
@@ -17,6 +18,11 @@ export class RenderCache<Value> {
   /** Characters held, keys included. */
   get size(): number {
     return this.#entries.held;
+  }
+
+  /** Its entries and lookups, as the cache registry reports them. */
+  get measured(): MeasuredCache {
+    return this.#entries;
   }
 
   get(key: string, now = Date.now()): Value | undefined {
