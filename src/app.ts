@@ -48,6 +48,7 @@ import { subscribeFederationToPushes } from './domain/federation/federation-push
 import { openFederation } from './domain/federation/open-federation.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
 import { OrgStore } from './domain/orgs/org.store.ts';
+import { NO_TEAMS } from './domain/orgs/team-membership.ts';
 import { BranchPushStore } from './domain/pulls/branch-push.store.ts';
 import { CompareService } from './domain/pulls/compare.service.ts';
 import { MergeGateService } from './domain/pulls/merge-gate.service.ts';
@@ -57,7 +58,11 @@ import { PullStore } from './domain/pulls/pull.store.ts';
 import { PullEvents } from './domain/pulls/pull-events.ts';
 import { PullMergeService } from './domain/pulls/pull-merge.service.ts';
 import { subscribePullsToPushes } from './domain/pulls/pull-pushes.ts';
+import { PullReviewService } from './domain/pulls/pull-review.service.ts';
+import { PullReviewStore } from './domain/pulls/pull-review.store.ts';
 import { PullSuggestionService } from './domain/pulls/pull-suggestions.service.ts';
+import { PullTimelineService } from './domain/pulls/pull-timeline.service.ts';
+import { PullTimelineStore } from './domain/pulls/pull-timeline.store.ts';
 import { ReviewCommentService } from './domain/pulls/review-comment.service.ts';
 import { ReviewCommentStore } from './domain/pulls/review-comment.store.ts';
 import { ReleaseService } from './domain/releases/release.service.ts';
@@ -99,6 +104,7 @@ import { WebhookStore } from './domain/webhooks/webhook.store.ts';
 import { CatFilePool } from './git/cat-file-pool.ts';
 import type { GitContext } from './git/git-context.ts';
 import { RefUpdatePool } from './git/ref-update-pool.ts';
+import { findBranch, isAncestor, listRefs } from './git/refs.ts';
 import { RepoPaths } from './git/repo-paths.ts';
 import { sweepTempDirs } from './git/repository.ts';
 import { probeReadWrite } from './lib/directory-probe.ts';
@@ -189,7 +195,13 @@ export async function createApp(config: Config): Promise<App> {
       leases: housekeepingStore,
     }),
   });
-  const protectedBranches = new ProtectedBranchService(repos, new ProtectedBranchStore(db));
+  const protectedBranches = new ProtectedBranchService(repos, new ProtectedBranchStore(db), {
+    users,
+    // Teams are not kept yet: every team whitelist is empty until they are.
+    teams: NO_TEAMS,
+    branchNames: async (repo) =>
+      (await listRefs(repos.handle(repo), git.catFiles)).branches.map((branch) => branch.name),
+  });
   const pushes = new PushEvents();
   const pullStore = new PullStore(db);
   const pullEvents = new PullEvents();
@@ -319,6 +331,15 @@ export async function createApp(config: Config): Promise<App> {
     repos,
     catFiles: git.catFiles,
   });
+  const pullReviewStore = new PullReviewStore(db);
+  const pullTimeline = new PullTimelineService(new PullTimelineStore(db), repos, git.catFiles);
+  pullTimeline.follow(pullEvents);
+  const pullReviews = new PullReviewService({
+    store: pullReviewStore,
+    pulls,
+    comments: reviewComments,
+    official: (context, reviewer) => protectedBranches.isOfficialReviewer(context, reviewer),
+  });
   const { webhooks, webhookWorker, webhookNotifier } = startWebhooks({
     config,
     db,
@@ -343,10 +364,19 @@ export async function createApp(config: Config): Promise<App> {
     orgs,
   });
   const pushHandling = new PushService({ repos, events: pushes });
-  const mergeGates = new MergeGateService(protectedBranches, new CommitCheckStore(db));
+  const mergeGates = new MergeGateService(protectedBranches, new CommitCheckStore(db), {
+    reviews: (pullId) => pullReviewStore.listByPull(pullId, undefined),
+    behind: async (repo, baseBranch, headSha) => {
+      const handle = repos.handle(repo);
+      const tip = await findBranch(handle, baseBranch);
+      return tip !== undefined && !(await isAncestor(handle, tip, headSha));
+    },
+  });
   const pullMerges = new PullMergeService(pulls, pullStore, repos, git, {
     onError: (error) => process.stderr.write(`kiln: announcing a merge failed: ${String(error)}\n`),
     gate: mergeGates,
+    recordOverride: (pullId, actorId, blockers) =>
+      pullTimeline.recordOverride(pullId, actorId, blockers),
   });
   const services: Services = {
     users,
@@ -375,6 +405,8 @@ export async function createApp(config: Config): Promise<App> {
         process.stderr.write(`kiln: mergeability check failed: ${String(error)}\n`),
     }),
     reviewComments,
+    pullReviews,
+    pullTimeline,
     webhooks,
     branches: new BranchService({
       repos,

@@ -32,6 +32,8 @@ import { ciCachesMigration } from './0030-ci-caches.ts';
 import { requiredChecksMigration } from './0031-required-checks.ts';
 import { ciWorkflowCallsMigration } from './0032-ci-workflow-calls.ts';
 import { ciAttemptsAnnotationsMigration } from './0033-ci-attempts-annotations.ts';
+import { pullReviewsMigration } from './0036-pull-reviews.ts';
+import { branchProtectionRulesMigration } from './0038-branch-protection-rules.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -68,4 +70,6 @@ export const migrations: readonly Migration[] = [
   requiredChecksMigration,
   ciWorkflowCallsMigration,
   ciAttemptsAnnotationsMigration,
+  pullReviewsMigration,
+  branchProtectionRulesMigration,
 ];

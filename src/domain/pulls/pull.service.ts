@@ -450,6 +450,7 @@ export class PullService {
             context: { base, head: headRepo, pull: { ...pull, headSha: newSha } },
             actor: pusher,
             merged: false,
+            previousHeadSha: pull.headSha,
           });
           break;
         }

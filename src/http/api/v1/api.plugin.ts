@@ -25,6 +25,7 @@ import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
 import { registerOrgActionRoutes } from './org-actions.routes.ts';
 import { registerOrgRoutes } from './orgs.routes.ts';
+import { registerPullReviewRoutes } from './pull-reviews.routes.ts';
 import { registerPullRoutes } from './pulls.routes.ts';
 import { registerReleaseRoutes } from './releases.routes.ts';
 import { registerRepoActionSettingsRoutes } from './repo-actions-settings.routes.ts';
@@ -126,6 +127,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerArchiveRoutes(server, deps);
   registerPullRoutes(server, { ...deps, views: new PullViews(deps, views) });
   registerReviewCommentRoutes(server, deps);
+  registerPullReviewRoutes(server, deps);
   registerActionRoutes(server, {
     runs: services.ciRunQueries,
     triggers: services.ciTriggers,

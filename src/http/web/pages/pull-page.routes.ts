@@ -43,7 +43,7 @@ import { frameOf, type RepoPageDeps } from './repo-context.ts';
 import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
 
 /** What a page that shows no merge button assumes of CI. */
-const OPEN_GATE: MergeGate = { enforced: false, checks: [], passed: true };
+const OPEN_GATE: MergeGate = { enforced: false, checks: [], passed: true, blockers: [] };
 
 /** What the page of one pull request and its forms use. */
 export type PullPageRouteDeps = RepoPageDeps & {
@@ -156,7 +156,7 @@ export function registerPullPageRoutes(
         deps.services.ciRunApprovals.waitingOf(pull.id),
         // Shown above the merge button only: open pulls, to people signed in.
         viewer && pull.state === 'open'
-          ? deps.services.mergeGates.gateOf(base.repo, pull.baseBranch, pull.headSha)
+          ? deps.services.mergeGates.gateOf(base.repo, pull.baseBranch, pull.headSha, pull)
           : OPEN_GATE,
       ]);
       const held = mergeable?.state === 'conflict' || !gate.passed;
