@@ -8,6 +8,7 @@ import {
 import { NotAllowed } from '../errors.ts';
 import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
 import type { ProtectedBranchRecord, Repository } from '../repos/repo.types.ts';
+import type { User } from '../users/user.types.ts';
 import type { PullReview } from './pull-review.types.ts';
 import { countedVerdicts } from './review-verdicts.ts';
 
@@ -21,7 +22,8 @@ export type MergeBlocker =
       readonly need: number;
     }
   | { readonly kind: 'changes_requested'; readonly reason: string; readonly by: readonly string[] }
-  | { readonly kind: 'outdated'; readonly reason: string };
+  | { readonly kind: 'outdated'; readonly reason: string }
+  | { readonly kind: 'merge_whitelist'; readonly reason: string };
 
 /** What the base branch's protection says about merging a head into it. */
 export type MergeGate = {
@@ -37,6 +39,11 @@ export type MergeGate = {
 
 /** The pull being merged, when there is one: its reviews count. */
 export type GatedPull = { readonly id: string };
+/** Who would merge: the merge whitelist, when enabled, names who may. */
+export type GatedMerger = User;
+
+/** Gitea's refusal of someone off the merge whitelist; no override goes past it. */
+export const NOT_ON_MERGE_WHITELIST = 'User not allowed to merge PR';
 
 /** Gitea's refusal, word for word: clients match on it. */
 export const CHECKS_NOT_PASSED =
@@ -63,12 +70,12 @@ export type MergeGatePorts = {
  * the base when it blocks on outdated branches.
  */
 export class MergeGateService {
-  readonly #rules: Pick<ProtectedBranchService, 'ruleOf'>;
+  readonly #rules: Pick<ProtectedBranchService, 'ruleOf' | 'mayMergeUnder'>;
   readonly #checks: CommitCheckStore;
   readonly #ports: MergeGatePorts;
 
   constructor(
-    rules: Pick<ProtectedBranchService, 'ruleOf'>,
+    rules: Pick<ProtectedBranchService, 'ruleOf' | 'mayMergeUnder'>,
     checks: CommitCheckStore,
     ports: MergeGatePorts,
   ) {
@@ -83,10 +90,14 @@ export class MergeGateService {
     baseBranch: string,
     headSha: string,
     pull?: GatedPull,
+    merger?: GatedMerger,
   ): Promise<MergeGate> {
     const rule = await this.#rules.ruleOf(repo, baseBranch);
     if (!rule) return { enforced: false, checks: [], passed: true, blockers: [] };
     const blockers: MergeBlocker[] = [];
+    if (merger && !(await this.#rules.mayMergeUnder(repo, rule, merger))) {
+      blockers.push({ kind: 'merge_whitelist', reason: NOT_ON_MERGE_WHITELIST });
+    }
     let checks: RequiredCheck[] = [];
     if (rule.enableStatusCheck) {
       const results = commitCheckResults(await this.#checks.jobsOfCommit(repo.id, headSha));
@@ -113,11 +124,15 @@ export class MergeGateService {
     baseBranch: string,
     headSha: string,
     pull?: GatedPull,
-    override: { force: boolean; mayOverride: boolean } = { force: false, mayOverride: false },
+    override: { force: boolean; mayOverride: boolean; merger?: GatedMerger } = {
+      force: false,
+      mayOverride: false,
+    },
   ): Promise<readonly MergeBlocker[]> {
-    const gate = await this.gateOf(repo, baseBranch, headSha, pull);
+    const gate = await this.gateOf(repo, baseBranch, headSha, pull, override.merger);
     const [first] = gate.blockers;
     if (!first) return [];
+    if (first.kind === 'merge_whitelist') throw new NotAllowed(NOT_ON_MERGE_WHITELIST);
     if (override.force && override.mayOverride) return gate.blockers;
     throw new NotAllowed(`not allowed to merge [reason: ${first.reason}]`);
   }

@@ -114,6 +114,7 @@ export class PullMergeService {
     const overridden = await this.#gate.assertOpen(base.repo, pull.baseBranch, headSha, pull, {
       force,
       mayOverride: mayAdministerRepo(base.access),
+      merger: actor,
     });
     const headLabel =
       head && head.id !== base.repo.id
