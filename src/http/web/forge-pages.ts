@@ -23,6 +23,7 @@ import {
 } from './pages/org-settings.routes.ts';
 import { type PeopleRouteDeps, registerPeopleRoutes } from './pages/people.routes.ts';
 import { type PullPageRouteDeps, registerPullPageRoutes } from './pages/pull-page.routes.ts';
+import { registerPullReviewFormRoutes } from './pages/pull-review-forms.routes.ts';
 import { type PullListRouteDeps, registerPullListRoutes } from './pages/pulls.routes.ts';
 import { type RefRouteDeps, registerRefRoutes } from './pages/refs.routes.ts';
 import {
@@ -92,6 +93,7 @@ export function registerForgePages(
   registerPullListRoutes(server, deps, pages);
   registerPullPageRoutes(server, deps, pages);
   registerReviewThreadRoutes(server, deps, pages);
+  registerPullReviewFormRoutes(server, deps, pages);
   registerCompareRoutes(server, deps, pages);
   registerMergeabilityRoutes(server, deps);
   registerActionsRoutes(server, deps, pages);
