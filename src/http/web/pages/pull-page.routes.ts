@@ -311,7 +311,7 @@ export function registerPullPageRoutes(
               <input type="hidden" name="path" value="${form.path}"><input type="hidden" name="side" value="${form.side}"><input type="hidden" name="line" value="${String(form.line)}">
               <label for="comment-body" class="d-block mb-1 f6">Comment on ${form.path} line ${form.line}</label>
               <textarea class="form-control width-full" id="comment-body" name="body" rows="3" required></textarea>
-              <button class="btn btn-sm mt-2" type="submit">Add single comment</button>
+              <button class="btn btn-sm mt-2" type="submit">Add comment</button>
               <button class="btn btn-primary btn-sm mt-2" type="submit" name="review" value="start" data-start-review>Start a review</button>
             </form>`
                 : null

@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { REVIEW_VERDICTS, type ReviewVerdict } from '../../../domain/pulls/pull-review.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { foldId } from '../../../lib/ids.ts';
 import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import type { Pages } from '../page.ts';
-import { PullCommentParams, PullParams } from '../page-params.ts';
+import { type PageRequest, PullCommentParams, PullParams } from '../page-params.ts';
 import { signedInPoster } from '../require-user.ts';
 import { pullUrl } from '../views/pull.ts';
 import { pullNumberOf } from './pull-state.routes.ts';
@@ -16,7 +16,11 @@ export type PullReviewFormDeps = {
   readonly services: Pick<DomainServices, 'pulls' | 'pullReviews'>;
 };
 
-const wholeNumber = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : 0);
+/** A wire id as the path gives it (ids use all of a safe integer), or 0, which names nothing. */
+const wholeNumber = (text: string) => {
+  const value = /^\d{1,16}$/.test(text) ? Number(text) : 0;
+  return Number.isSafeInteger(value) ? value : 0;
+};
 
 /**
  * The forms behind "Review changes" (submit the viewer's review, pending line comments
@@ -31,16 +35,23 @@ export function registerPullReviewFormRoutes(
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { pulls, pullReviews } = deps.services;
 
+  /** A signed-in poster with a valid CSRF token (else the redirect is sent) and the pull. */
+  const start = async (request: PageRequest<PullParams>, reply: FastifyReply) => {
+    const user = signedInPoster(request, reply);
+    if (!user) return undefined;
+    const { owner, name } = request.params;
+    const number = pullNumberOf(request);
+    const found = await pulls.get(user, owner, name, number);
+    return { user, owner, name, number, url: pullUrl(found.base.repo, number) };
+  };
+
   server.post(
     '/repos/:owner/:name/pulls/:number/reviews',
     { schema: { params: PullParams } },
     async (request, reply) => {
-      const user = signedInPoster(request, reply);
-      if (!user) return reply;
-      const { owner, name } = request.params;
-      const number = pullNumberOf(request);
-      const found = await pulls.get(user, owner, name, number);
-      const url = pullUrl(found.base.repo, number);
+      const started = await start(request, reply);
+      if (!started) return reply;
+      const { user, owner, name, number, url } = started;
       const event = field(request.body, 'event', 20);
       const verdict: ReviewVerdict = REVIEW_VERDICTS.includes(event as ReviewVerdict)
         ? (event as ReviewVerdict)
@@ -65,12 +76,9 @@ export function registerPullReviewFormRoutes(
     '/repos/:owner/:name/pulls/:number/reviews/:id/dismiss',
     { schema: { params: PullCommentParams } },
     async (request, reply) => {
-      const user = signedInPoster(request, reply);
-      if (!user) return reply;
-      const { owner, name } = request.params;
-      const number = pullNumberOf(request);
-      const found = await pulls.get(user, owner, name, number);
-      const url = pullUrl(found.base.repo, number);
+      const started = await start(request, reply);
+      if (!started) return reply;
+      const { user, owner, name, number, url } = started;
       const id = wholeNumber(request.params.id);
       return formAction(
         pages,
