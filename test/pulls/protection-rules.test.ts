@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
 import { checkGiteaResponse } from '../api/gitea-swagger.ts';
-import { GitClient } from '../support/git.ts';
+import { GitClient, repoUrl } from '../support/git.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { type PullWorld, pullWorld } from './support.ts';
 
@@ -175,5 +175,44 @@ describe('protection rules with reviews', () => {
     expect(byCarol.status).toBe(405);
     expect(byCarol.body.message).toBe('User not allowed to merge PR');
     expect((await merge(pull.number, alice.token)).status).toBe(200);
+  });
+
+  it('lets only the push whitelist push to, or create, branches of a pattern rule', async () => {
+    await world.pushBranch('release/1', { 'r.txt': '1\n' });
+    const rule = await call(`${repo}/branch_protections`, {
+      body: {
+        rule_name: 'release/*',
+        enable_push: true,
+        enable_push_whitelist: true,
+        push_whitelist_usernames: [alice.user.handle],
+      },
+    });
+    expect(rule.body).toMatchObject({ push_whitelist_usernames: [alice.user.handle] });
+    await git.ok(['commit', '-q', '--allow-empty', '-m', 'more'], { cwd: world.work });
+    const push = (token: string, ref: string) =>
+      git.run(
+        [
+          'push',
+          '-q',
+          repoUrl(kiln.url, world.owner.handle, world.name, { token, as: 'username' }),
+          `HEAD:refs/heads/${ref}`,
+        ],
+        { cwd: world.work },
+      );
+    for (const ref of ['release/1', 'release/2']) {
+      const refused = await push(carol.token, ref);
+      expect(refused.code, ref).not.toBe(0);
+      expect(refused.stderr).toContain('you may not push to this protected branch');
+    }
+    expect((await push(carol.token, 'elsewhere')).code).toBe(0);
+    expect((await push(alice.token, 'release/1')).code).toBe(0);
+    expect((await push(alice.token, 'release/2')).code).toBe(0);
+    // Push disabled: nobody, the whitelist included.
+    await call(`${repo}/branch_protections/release%2F*`, {
+      method: 'PATCH',
+      body: { enable_push: false },
+    });
+    await git.ok(['commit', '-q', '--allow-empty', '-m', 'again'], { cwd: world.work });
+    expect((await push(alice.token, 'release/2')).code).not.toBe(0);
   });
 });

@@ -2,7 +2,12 @@ import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.ts';
 import type { TeamMembership } from '../orgs/team-membership.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
-import { type BranchRuleSettings, DEFAULT_RULE_SETTINGS, ruleFor } from './branch-rule.ts';
+import {
+  type BranchRuleSettings,
+  DEFAULT_RULE_SETTINGS,
+  isRulePattern,
+  ruleFor,
+} from './branch-rule.ts';
 import {
   checkApprovals,
   checkNames,
@@ -65,8 +70,45 @@ export class ProtectedBranchService {
     const plain = new Set(records.map((record) => record.branch));
     const branches = await this.#ports.branchNames(repo);
     const matched = branches.filter((branch) => plain.has(branch) || ruleFor(records, branch));
-    const names = new Set([...matched, ...[...plain].filter((name) => !/[*?[\]{}\\]/.test(name))]);
+    const names = new Set([...matched, ...[...plain].filter((name) => !isRulePattern(name))]);
     return [...names].sort().map((branch) => `refs/heads/${branch}`);
+  }
+
+  /**
+   * What `pusher` may not push to at all, for the hook: the existing branches whose rule bars
+   * them (push disabled, or a push whitelist without them), the names of plain rules that do
+   * (so the branch cannot be created either), and the patterns of pattern rules that do, as
+   * shell patterns. Invariant: nobody pushes to a branch whose rule does not let them, over
+   * any transport that starts receive-pack through `receivePack` with these.
+   */
+  async pushRestrictions(
+    repo: Repository,
+    pusher: User,
+  ): Promise<{ frozenRefs: string[]; frozenPatterns: string[] }> {
+    const records = await this.records(repo);
+    const barred = new Set<ProtectedBranchRecord>();
+    for (const record of records) {
+      if (!(await this.#mayPushUnder(repo, record, pusher))) barred.add(record);
+    }
+    if (barred.size === 0) return { frozenRefs: [], frozenPatterns: [] };
+    const branches = await this.#ports.branchNames(repo);
+    const governed = branches.filter((branch) => {
+      const rule = ruleFor(records, branch);
+      return rule !== undefined && barred.has(rule);
+    });
+    const plain = [...barred].filter((r) => !isRulePattern(r.branch)).map((r) => r.branch);
+    const patterns = [...barred].filter((r) => isRulePattern(r.branch)).map((r) => r.branch);
+    return {
+      frozenRefs: [...new Set([...governed, ...plain])].sort().map((b) => `refs/heads/${b}`),
+      // A pattern the shell cannot read as written still freezes the branches it matches now.
+      frozenPatterns: patterns.filter((p) => !/[\s{}\\]/.test(p)).map((p) => `refs/heads/${p}`),
+    };
+  }
+
+  async #mayPushUnder(repo: Repository, rule: BranchRuleSettings, pusher: User) {
+    if (!rule.enablePush) return false;
+    if (!rule.enablePushWhitelist) return true;
+    return this.#listed(repo, pusher, rule.pushWhitelistUserIds, rule.pushWhitelistTeams);
   }
 
   async protect(actor: User, owner: string, name: string, branch: string): Promise<void> {
