@@ -5,11 +5,8 @@ import { newId } from '../../lib/ids.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { PullInContext } from './pull.service.ts';
 import type { PullEvent, PullEvents } from './pull-events.ts';
-import type {
-  PullTimelineEntry,
-  PullTimelineKind,
-  PullTimelineStore,
-} from './pull-timeline.store.ts';
+import type { PullTimelineStore } from './pull-timeline.store.ts';
+import type { PullTimelineEntry, PullTimelineKind } from './pull-timeline.types.ts';
 
 /** Most commits a push is counted up to; a larger push shows as this many. */
 const MAX_COUNTED = 10_000;

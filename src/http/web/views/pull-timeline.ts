@@ -1,6 +1,6 @@
 import type { MergeBlocker, MergeGate } from '../../../domain/pulls/merge-gate.service.ts';
 import type { PullReview } from '../../../domain/pulls/pull-review.types.ts';
-import type { PullTimelineEntry } from '../../../domain/pulls/pull-timeline.store.ts';
+import type { PullTimelineEntry } from '../../../domain/pulls/pull-timeline.types.ts';
 import type { ReviewThread } from '../../../domain/pulls/review-threads.ts';
 import { foldId } from '../../../lib/ids.ts';
 import { type Html, html } from '../html.ts';
