@@ -9,6 +9,7 @@ import {
 } from '../../../domain/pulls/pull.policy.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
 import type { PullReview } from '../../../domain/pulls/pull-review.types.ts';
+import type { ReviewThread } from '../../../domain/pulls/review-threads.ts';
 import { lineOf, reviewThreads } from '../../../domain/pulls/review-threads.ts';
 import { mayAdministerRepo, mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
@@ -105,7 +106,14 @@ export function registerPullPageRoutes(
       reviewComments.listOf(found, viewer),
       alongside(found),
     ]);
-    const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
+    // Comment boxes are drawn for the threads a tab shows, not for every comment of the pull.
+    const boxesFor = (shown: readonly ReviewThread[]) =>
+      reviewCommentBoxes(
+        deps,
+        pages.renderer,
+        found,
+        shown.flatMap((thread) => thread.comments),
+      );
     const url = pullUrl(base.repo, pull.number);
     const threadViewer = (context: PageContext, tab: ThreadTab): ThreadViewer => ({
       csrf: context.csrf,
@@ -121,7 +129,7 @@ export function registerPullPageRoutes(
       comments,
       threads: reviewThreads(comments),
       loaded,
-      parts,
+      boxesFor,
       url,
       threadViewer,
     };
@@ -166,7 +174,7 @@ export function registerPullPageRoutes(
           ? pages.renderer.markdown(found.pull.body, pullMarkdownBase(found))
           : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
       );
-      const { found, viewer, threads, parts, url, loaded: bodyHtml, threadViewer } = reviewed;
+      const { found, viewer, threads, boxesFor, url, loaded: bodyHtml, threadViewer } = reviewed;
       const { base, pull } = found;
       const may = pullPermissions(viewer, base.access, pull);
       // What is known now; an unknown answer is checked in the background, never waited for.
@@ -179,7 +187,12 @@ export function registerPullPageRoutes(
           : OPEN_GATE,
       ]);
       const blockedBy = gate.blockers.flatMap((b) => (b.kind === 'changes_requested' ? b.by : []));
-      const timeline = await loadTimeline(deps, pages.renderer, found, viewer, threads, blockedBy);
+      const all = (request.query as Record<string, unknown> | undefined)?.timeline === 'all';
+      const timeline = await loadTimeline(deps, pages.renderer, found, viewer, threads, {
+        extraPeople: blockedBy,
+        all,
+      });
+      const parts = await boxesFor(timeline.shownThreads);
       const held = mergeable?.state === 'conflict' || !gate.passed;
       // An admin may merge past what the protection waits for, never past the whitelist.
       const mayForce =
@@ -227,6 +240,7 @@ export function registerPullPageRoutes(
           reviewThreadView(thread, parts, threadViewer(context, 'conversation'), { hunk: true }),
         dismissForm(context),
       )}
+      ${timeline.hidden > 0 ? html`<p class="f6 color-fg-muted" id="timeline-hidden">${String(timeline.hidden)} items between the first and the latest are not shown. <a href="${url}?timeline=all">Show the whole timeline</a></p>` : null}
       ${timeline.loose.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${timeline.loose.map((thread) => reviewThreadView(thread, parts, threadViewer(context, 'conversation'), { hunk: true }))}` : null}
       ${pullApprovalNotice(context, { repo: base.repo, waiting, canApprove: mayWrite(base.access) })}${actions(context)}`,
       );
@@ -263,7 +277,17 @@ export function registerPullPageRoutes(
     async (request, reply) => {
       const only = loadedFiles(request.query);
       const reviewed = await loadReviewed(request, (found) => pulls.diff(found, only));
-      const { found, viewer, comments, threads, parts, url, loaded: diff, threadViewer } = reviewed;
+      const {
+        found,
+        viewer,
+        comments,
+        threads,
+        boxesFor,
+        url,
+        loaded: diff,
+        threadViewer,
+      } = reviewed;
+      const parts = await boxesFor(threads);
       const pendingReview = viewer
         ? (await deps.services.pullReviews.listOf(found, viewer)).find(
             (review) => review.state === 'PENDING',

@@ -8,9 +8,17 @@ import type { ContentRenderer } from '../render/content-renderer.ts';
 import { type TimelineItem, type TimelineReview, timelineItems } from '../views/pull-timeline.ts';
 import { pullMarkdownBase } from './review-comment-boxes.ts';
 
+/** Timeline items a page shows unless asked for all: the first few and the latest. */
+export const TIMELINE_HEAD = 5;
+export const TIMELINE_TAIL = 15;
+
 /** What the conversation tab's timeline is drawn from. */
 export type TimelineParts = {
   readonly items: readonly TimelineItem[];
+  /** Items left out between the first and the latest (0 when all are shown). */
+  readonly hidden: number;
+  /** Every thread the shown items and the loose threads hold, for their comment boxes. */
+  readonly shownThreads: readonly ReviewThread[];
   /** Threads started by no submitted review: line comments made on their own. */
   readonly loose: readonly ReviewThread[];
   /** A person's handle by account id ("someone" once the account is gone). */
@@ -29,22 +37,37 @@ export async function loadTimeline(
   found: PullInContext,
   viewer: User | undefined,
   threads: readonly ReviewThread[],
-  extraPeople: readonly string[] = [],
+  options: { readonly extraPeople?: readonly string[]; readonly all?: boolean } = {},
 ): Promise<TimelineParts> {
   const { pullReviews, pullTimeline, users } = deps.services;
   const [reviews, entries] = await Promise.all([
     pullReviews.listOf(found, viewer),
     pullTimeline.listOf(found),
   ]);
-  const submitted = reviews.filter((review) => review.state !== 'PENDING');
+  const allSubmitted = reviews.filter((review) => review.state !== 'PENDING');
+  // A long timeline shows its first and latest items; bodies and threads are drawn for those
+  // only, so a page's cost does not grow with a pull's whole history.
+  const order = timelineItems(
+    allSubmitted.map((review) => ({ review, body: null, threads: [] })),
+    entries,
+  );
+  const cut = !options.all && order.length > TIMELINE_HEAD + TIMELINE_TAIL;
+  const kept = cut ? [...order.slice(0, TIMELINE_HEAD), ...order.slice(-TIMELINE_TAIL)] : order;
+  const keptReviews = new Set(
+    kept.flatMap((item) => (item.kind === 'review' ? [item.review.review.id] : [])),
+  );
+  const submitted = allSubmitted.filter((review) => keptReviews.has(review.id));
+  const keptEntries = entries.filter((entry) =>
+    kept.some((item) => item.kind === 'event' && item.entry.id === entry.id),
+  );
   const withBody = submitted.filter((review) => review.body.trim() !== '');
   const [people, bodies] = await Promise.all([
     users.findManyByIds([
       ...submitted.flatMap((r) =>
         r.dismissedById ? [r.reviewerId, r.dismissedById] : [r.reviewerId],
       ),
-      ...entries.flatMap((entry) => (entry.actorId ? [entry.actorId] : [])),
-      ...extraPeople,
+      ...keptEntries.flatMap((entry) => (entry.actorId ? [entry.actorId] : [])),
+      ...(options.extraPeople ?? []),
     ]),
     renderer.markdownList(
       withBody.map((review) => review.body),
@@ -54,10 +77,9 @@ export async function loadTimeline(
   const rendered = new Map(withBody.map((review, i) => [review.id, bodies[i] ?? html``]));
   const byReview = new Map<string, ReviewThread[]>();
   const loose: ReviewThread[] = [];
-  const submittedIds = new Set(submitted.map((review) => review.id));
   for (const thread of threads) {
     const reviewId = thread.first.reviewId;
-    if (reviewId !== null && submittedIds.has(reviewId)) {
+    if (reviewId !== null && keptReviews.has(reviewId)) {
       byReview.set(reviewId, [...(byReview.get(reviewId) ?? []), thread]);
     } else if (reviewId === null) loose.push(thread);
   }
@@ -67,7 +89,9 @@ export async function loadTimeline(
     threads: byReview.get(review.id) ?? [],
   }));
   return {
-    items: timelineItems(timelineReviews, entries),
+    items: timelineItems(timelineReviews, keptEntries),
+    hidden: order.length - kept.length,
+    shownThreads: [...loose, ...[...byReview.values()].flat()],
     loose,
     who: (userId) => (userId && people.get(userId)?.handle) || 'someone',
     pending: reviews.find((review) => review.state === 'PENDING'),
