@@ -10,15 +10,13 @@
  * Requests are sequential and the two pages alternate, so both see the same machine.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config/load.ts';
-import { buildServer } from '../src/http/server.ts';
 import { newId } from '../src/lib/ids.ts';
 import { giveUpAfter } from './_give-up.ts';
+import { startBenchKiln } from './_kiln.ts';
 import { seedBenchPerson } from './_seed.ts';
 import { median } from './_stats.ts';
 
@@ -75,24 +73,11 @@ async function timedFetch(url: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const file = join(root, 'kiln.toml');
-  writeFileSync(file, '');
-  const config = loadConfig({
-    file,
-    env: {
-      SERVICE_DATA_DIR: join(root, 'data'),
-      SERVICE_HTTP_HOST: '127.0.0.1',
-      SERVICE_HTTP_PORT: '0',
-      SERVICE_LOG_LEVEL: 'silent',
-      SERVICE_PROTECT_ENABLED: 'false',
-    },
+  const { app, server, url } = await startBenchKiln({
+    dataDir: root,
+    databaseUrl: undefined,
+    env: { SERVICE_PROTECT_ENABLED: 'false' },
   });
-  const app = await createApp(config);
-  const server = await buildServer(app);
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  if (address === null || typeof address === 'string') throw new Error('server did not bind');
-  const url = `http://127.0.0.1:${address.port}`;
   try {
     const { user } = await seedBenchPerson(app.services);
     const { repo } = await app.services.repos.create(user, { name: 'reviewed' });
