@@ -95,9 +95,14 @@ export class PullReviewService {
     }
     const event = input.event ?? 'PENDING';
     const body = checkBody(input.body ?? '');
-    if (event !== 'PENDING') checkVerdict(context, actor, event, body, lines.length > 0);
     const now = new Date();
     let review = await this.#deps.store.findPending(context.pull.id, actor.id);
+    if (event !== 'PENDING') {
+      // A pending review being submitted brings its own summary and comments to the check.
+      const carried = review ? (await this.#deps.comments.listOfReview(review.id)).length : 0;
+      const summary = body === '' ? (review?.body ?? '') : body;
+      checkVerdict(context, actor, event, summary, lines.length + carried > 0);
+    }
     if (!review) {
       review = {
         id: newId(),
