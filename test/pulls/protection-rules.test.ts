@@ -126,13 +126,17 @@ describe('protection rules with reviews', () => {
     await git.ok(['checkout', '-q', '-B', 'feature', 'origin/feature'], { cwd: world.work });
     await git.ok(['merge', '-q', '--no-edit', 'origin/main'], { cwd: world.work });
     await git.ok(['push', '-q', 'origin', 'feature:feature'], { cwd: world.work });
-    await expect.poll(async () => (await merge(pull.number)).status, { timeout: 10_000 }).toBe(200);
     const found = await kiln.app.services.pulls.get(
       world.owner,
       world.owner.handle,
       world.name,
       pull.number,
     );
+    // The push reaches the pull (and its timeline) after git returns.
+    const kinds = async () =>
+      (await kiln.app.services.pullTimeline.listOf(found)).map((entry) => entry.kind);
+    await expect.poll(kinds, { timeout: 10_000 }).toContain('push');
+    expect((await merge(pull.number)).status).toBe(200);
     // The merge is announced after the answer; the timeline records it from the announcement.
     await kiln.app.services.pullMerges.settle();
     const timeline = await kiln.app.services.pullTimeline.listOf(found);

@@ -39,7 +39,8 @@ export type ProtectionChange = Partial<RequiredCheckRule> &
 export function checkRuleName(name: string): string {
   const clean = name.trim();
   // Whitespace and control characters name no branch, and would split the hook's pattern list.
-  if (/[\s\x00-\x1f\x7f]/.test(clean)) throw new Invalid(`"${clean}" is not a valid rule name`);
+  const unreadable = [...clean].some((ch) => /\s/.test(ch) || ch < ' ' || ch === '\u007f');
+  if (unreadable) throw new Invalid(`"${clean}" is not a valid rule name`);
   if (isRulePattern(clean)) {
     checkPattern(clean, 'rule_name');
     return clean;
