@@ -1,6 +1,6 @@
 import { newId } from '../../lib/ids.ts';
 import { Listeners } from '../../lib/listeners.ts';
-import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.ts';
+import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import { mayAdministerRepo } from '../repos/repo.policy.ts';
 import type { User } from '../users/user.types.ts';
 import { mayCommentOnPull } from './pull.policy.ts';
@@ -14,6 +14,7 @@ import type {
   ReviewVerdict,
 } from './pull-review.types.ts';
 import type { ReviewCommentService } from './review-comment.service.ts';
+import { checkBody, checkVerdict } from './review-rules.ts';
 
 /** Whether a reviewer's approval counts toward the base branch's required approvals. */
 export type OfficialReviewer = (context: PullInContext, reviewer: User) => Promise<boolean>;
@@ -26,7 +27,6 @@ export type PullReviewDeps = {
   readonly official: OfficialReviewer;
 };
 
-const MAX_BODY_BYTES = 65_536;
 /** Most line comments one review may carry at once. */
 export const MAX_REVIEW_COMMENTS = 100;
 
@@ -250,37 +250,5 @@ export class PullReviewService {
       throw new NotFound(`review does not exist [id: ${id}]`);
     }
     return review;
-  }
-}
-
-function checkBody(body: string): string {
-  if (Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES)
-    throw new Invalid('body must be at most 64 KiB');
-  return body;
-}
-
-/**
- * Gitea's rules for a verdict: nobody approves or rejects their own pull request, a request
- * for changes says why, and a comment review says something (a body or a line comment).
- */
-function checkVerdict(
-  context: PullInContext,
-  actor: User | undefined,
-  event: ReviewState,
-  body: string,
-  hasLines: boolean,
-): void {
-  if (!actor) throw new Unauthenticated('token is required');
-  const own = context.pull.authorId === actor.id;
-  if (event === 'APPROVED' && own) throw new Invalid('approve your own pull is not allowed');
-  if (event === 'REQUEST_CHANGES') {
-    if (own) throw new Invalid('reject your own pull is not allowed');
-    if (body.trim() === '') throw new Invalid('review event REQUEST_CHANGES requires a body');
-  }
-  if (event === 'COMMENT' && body.trim() === '' && !hasLines) {
-    throw new Invalid('review event COMMENT requires a body or a comment');
-  }
-  if (event !== 'COMMENT' && context.pull.state !== 'open') {
-    throw new Invalid('a closed pull request takes no approval or request for changes');
   }
 }
