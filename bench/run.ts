@@ -67,6 +67,7 @@ const QUICK: Record<string, string[]> = {
   'runner-tasks': ['--polls', '500', '--lines', '10000', '--rounds', '1'],
   'ci-push-to-task': ['--rounds', '3'],
   'web-pages': ['--iterations', '20', '--commits', '1000'],
+  'pull-page-reviews': ['--iterations', '10', '--reviews', '50', '--comments', '500'],
   'clone-push': [],
   'clone-fanout': ['--rounds', '1', '--clones', '10', '--megabytes', '10', '--commits', '100'],
   merge: ['--files', '5000', '--commits', '1000', '--runs', '2'],
@@ -286,6 +287,14 @@ const SECTIONS: Record<string, { title: string; text: string }> = {
       '- The commit page reads the commit and resolves refs through the repository’s long-lived `cat-file --batch-command` process and spawns exactly one `git diff` (raw, numstat and patch in one run), parsed within the diff limits (300 files, 5,000 lines). `git show --stat` computes the same diff in a process of its own, so the page costs one process plus parsing and rendering.',
       '- A history page asks for one commit more than the page (31): the first pages of a whole history are walked through the cat-file process (see Pages of a big repository), deeper pages and path histories ask `git rev-list` and read those commits through cat-file, pipelined. It never counts the whole history, so the first page costs the same on 100 or 10,000 commits.',
       '- Refs in URLs (`/src/feature/x/path`) are resolved by asking cat-file for each candidate prefix at once, one pipelined round, without spawning `for-each-ref`.',
+    ].join('\n'),
+  },
+  'pull-page-reviews': {
+    title: 'A pull request with many reviews',
+    text: [
+      'Kiln in-process on 127.0.0.1 (SQLite, bot protection off). One repository made with `git fast-import`, two pulls changing a 400-line file; one gets 200 reviews carrying 2,000 line comments, written straight to the tables. The conversation pages of both are fetched anonymously, alternating, medians.',
+      '',
+      '- The timeline shows its first 5 and latest 15 items (a link shows all), and only their bodies and threads are rendered; the rows of every review and comment are still read.',
     ].join('\n'),
   },
   'big-repo': {

@@ -126,7 +126,11 @@ export async function createApp(config: Config): Promise<App> {
   });
   // Who hears an event, in this order (docs/architecture.md, "Domain events"): pull requests,
   // CI, federation, housekeeping, then webhooks, which see what the others did.
-  subscribePulls(events, { suggestions: pullParts.pullSuggestions, pulls: pullParts.pulls });
+  subscribePulls(events, {
+    suggestions: pullParts.pullSuggestions,
+    pulls: pullParts.pulls,
+    timeline: pullParts.pullTimeline,
+  });
   subscribeLfs(events, lfsParts.lfs);
   subscribeCi(events, ci.ciTriggers);
   if (federation) subscribeFederation(events, federation);

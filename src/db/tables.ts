@@ -157,6 +157,9 @@ export type ProtectedBranchesTable = {
   enable_status_check: Generated<boolean | number>;
   /** JSON array of the required checks' glob patterns (Gitea's `status_check_contexts`). */
   status_check_contexts: Generated<string>;
+  /** JSON object of the review, push and merge rules (see `BranchRuleSettings`). */
+  settings: Generated<string>;
+  updated_at: number | null;
 };
 
 /** Where a registration token or a runner may serve: the whole instance, one repository or org. */
@@ -498,6 +501,53 @@ export type ReviewCommentsTable = {
   /** Who marked the thread this comment starts resolved; null while it is open. */
   resolved_by_id: Generated<string | null>;
   resolved_at: Generated<number | null>;
+  /** The review this comment belongs to; null for a line comment made on its own. */
+  review_id: Generated<string | null>;
+};
+
+/** A review's verdict as Gitea names it; `PENDING` until its author submits it. */
+export type ReviewState = 'PENDING' | 'APPROVED' | 'REQUEST_CHANGES' | 'COMMENT';
+
+export type PullReviewsTable = {
+  id: string;
+  pull_id: string;
+  repo_id: string;
+  reviewer_id: string;
+  state: ReviewState;
+  body: string;
+  /** The pull's head when the review was made (submitted); a later head makes it stale. */
+  commit_id: string;
+  /** Counted toward the required approvals of the base branch's protection when submitted. */
+  official: Generated<boolean | number>;
+  dismissed: Generated<boolean | number>;
+  dismissed_by_id: string | null;
+  dismiss_message: string | null;
+  created_at: number;
+  updated_at: number;
+  submitted_at: number | null;
+};
+
+/** What the timeline of a pull records besides its reviews. */
+export type PullTimelineKind =
+  | 'push'
+  | 'force_push'
+  | 'closed'
+  | 'reopened'
+  | 'merged'
+  | 'merge_override';
+
+export type PullTimelineTable = {
+  id: string;
+  pull_id: string;
+  kind: PullTimelineKind;
+  actor_id: string | null;
+  old_sha: string | null;
+  new_sha: string | null;
+  /** Commits a push added (0 for anything else). */
+  commits: Generated<number>;
+  /** On `merge_override`: what the merge went past, one blocker a line. */
+  note: string | null;
+  created_at: number;
 };
 
 export type ReleasesTable = {
@@ -629,4 +679,6 @@ export type Tables = {
   lfs_objects: LfsObjectsTable;
   lfs_repo_objects: LfsRepoObjectsTable;
   lfs_locks: LfsLocksTable;
+  pull_reviews: PullReviewsTable;
+  pull_timeline: PullTimelineTable;
 };

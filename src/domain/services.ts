@@ -34,7 +34,9 @@ import type { MergeGateService } from './pulls/merge-gate.service.ts';
 import type { MergeabilityService } from './pulls/mergeability.service.ts';
 import type { PullService } from './pulls/pull.service.ts';
 import type { PullMergeService } from './pulls/pull-merge.service.ts';
+import type { PullReviewService } from './pulls/pull-review.service.ts';
 import type { PullSuggestionService } from './pulls/pull-suggestions.service.ts';
+import type { PullTimelineService } from './pulls/pull-timeline.service.ts';
 import type { ReviewCommentService } from './pulls/review-comment.service.ts';
 import type { ReleaseService } from './releases/release.service.ts';
 import type { TagService } from './releases/tag.service.ts';
@@ -85,6 +87,10 @@ export type DomainServices = {
   /** Whether open pulls merge cleanly, remembered per (base, head) pair. */
   readonly mergeability: MergeabilityService;
   readonly reviewComments: ReviewCommentService;
+  /** Reviews of pulls with a verdict (Gitea's review API). */
+  readonly pullReviews: PullReviewService;
+  /** Pushes, closes, reopens and merges of each pull, for its timeline. */
+  readonly pullTimeline: PullTimelineService;
   readonly webhooks: WebhookService;
   readonly branches: BranchService;
   /** Commit statuses: a stub that keeps nothing (SPEC.md). */

@@ -34,6 +34,32 @@ export function protectedRefsEnv(refs: readonly string[]): Record<string, string
   return refs.length === 0 ? {} : { [PROTECTED_REFS_ENV]: refs.map(checkFullRef).join('\n') };
 }
 
+/** Newline-separated full ref names this pusher may not create, move or delete at all. */
+export const FROZEN_REFS_ENV = 'KILN_FROZEN_REFS';
+/** Newline-separated shell patterns over full ref names (`refs/heads/release/*`), likewise. */
+export const FROZEN_PATTERNS_ENV = 'KILN_FROZEN_PATTERNS';
+
+/**
+ * The environment that makes the hook refuse every update of `refs` and of refs matching
+ * `patterns` (full names; `*`, `?` and `[…]` as the shell reads them in `case`). A pattern with
+ * anything else (braces, a backslash, whitespace) is refused here: the hook could not read it
+ * as the rule means it.
+ */
+export function frozenRefsEnv(
+  refs: readonly string[],
+  patterns: readonly string[],
+): Record<string, string> {
+  for (const pattern of patterns) {
+    if (!pattern.startsWith('refs/') || /[\s{}\\]/.test(pattern)) {
+      throw new Error(`not a pattern the hook can read: ${JSON.stringify(pattern)}`);
+    }
+  }
+  return {
+    ...(refs.length === 0 ? {} : { [FROZEN_REFS_ENV]: refs.map(checkFullRef).join('\n') }),
+    ...(patterns.length === 0 ? {} : { [FROZEN_PATTERNS_ENV]: patterns.join('\n') }),
+  };
+}
+
 /** Writes the hooks into a repository directory (used while it is still being assembled). */
 export async function writeHooks(gitDir: string): Promise<void> {
   const hooksDir = path.join(gitDir, 'hooks');

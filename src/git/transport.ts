@@ -6,7 +6,7 @@ import { Invalid } from '../domain/errors.ts';
 import { asError, errorCode } from '../lib/thrown.ts';
 import { type GitProcess, outputStream, runGit, spawnGit } from './command.ts';
 import { GitError } from './git-error.ts';
-import { ensureHooks, protectedRefsEnv } from './hooks.ts';
+import { ensureHooks, frozenRefsEnv, protectedRefsEnv } from './hooks.ts';
 import { encodePktLine, FLUSH_PKT } from './pkt-line.ts';
 import { type PushCommand, PushCommandReader } from './push-commands.ts';
 import { isValidRefName, isZeroSha } from './ref-names.ts';
@@ -37,6 +37,10 @@ export interface TransportOptions {
 export interface ReceivePackOptions extends TransportOptions {
   /** Full ref names the pre-receive hook must not let this push delete or rewind. */
   protectedRefs?: readonly string[];
+  /** Full ref names this push may not touch at all (the pusher may not push there). */
+  frozenRefs?: readonly string[];
+  /** Shell patterns over full ref names, likewise (see `frozenRefsEnv`). */
+  frozenPatterns?: readonly string[];
 }
 
 export interface PushResult {
@@ -258,7 +262,11 @@ export async function receivePack(
 ): Promise<ReceivePack> {
   await requireRepository(repo);
   const protectedRefs = options.protectedRefs ?? [];
-  const env = { ...protocolEnv(options), ...protectedRefsEnv(protectedRefs) };
+  const env = {
+    ...protocolEnv(options),
+    ...protectedRefsEnv(protectedRefs),
+    ...frozenRefsEnv(options.frozenRefs ?? [], options.frozenPatterns ?? []),
+  };
   // Always: a repository made by an older Kiln gets the current hook before its next push.
   await ensureHooks(repo);
   const proc = spawnGit([...serviceArgs('git-receive-pack'), '--stateless-rpc', repo.path], {

@@ -9,6 +9,7 @@ import { registerBranchTools } from './branch.tools.ts';
 import { registerPullTools } from './pull.tools.ts';
 import { registerReleaseTools } from './release.tools.ts';
 import { registerRepoTools } from './repo.tools.ts';
+import { registerReviewTools } from './review.tools.ts';
 import { registerReviewCommentTools } from './review-comment.tools.ts';
 import { registerRunTools } from './run.tools.ts';
 import { registerSearchTools } from './search.tools.ts';
@@ -25,6 +26,7 @@ export type McpServices = Pick<
   | 'pullMerges'
   | 'mergeability'
   | 'reviewComments'
+  | 'pullReviews'
   | 'releases'
   | 'federation'
   | 'ciRunQueries'
@@ -71,6 +73,7 @@ export function buildMcpServer(
   registerBranchTools(kit);
   registerPullTools(kit);
   registerReviewCommentTools(kit);
+  registerReviewTools(kit);
   registerReleaseTools(kit);
   registerSearchTools(kit);
   registerRunTools(kit);

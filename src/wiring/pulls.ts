@@ -8,13 +8,18 @@ import { MergeabilityService } from '../domain/pulls/mergeability.service.ts';
 import { PullService } from '../domain/pulls/pull.service.ts';
 import { PullStore } from '../domain/pulls/pull.store.ts';
 import { PullMergeService } from '../domain/pulls/pull-merge.service.ts';
+import { PullReviewService } from '../domain/pulls/pull-review.service.ts';
+import { PullReviewStore } from '../domain/pulls/pull-review.store.ts';
 import { PullSuggestionService } from '../domain/pulls/pull-suggestions.service.ts';
+import { PullTimelineService } from '../domain/pulls/pull-timeline.service.ts';
+import { PullTimelineStore } from '../domain/pulls/pull-timeline.store.ts';
 import { ReviewCommentService } from '../domain/pulls/review-comment.service.ts';
 import { ReviewCommentStore } from '../domain/pulls/review-comment.store.ts';
 import type { ProtectedBranchService } from '../domain/repos/protected-branch.service.ts';
 import type { RepoService } from '../domain/repos/repo.service.ts';
 import type { UserService } from '../domain/users/user.service.ts';
 import type { GitContext } from '../git/git-context.ts';
+import { findBranch, isAncestor } from '../git/refs.ts';
 import type { CacheRegistry } from '../lib/cache-registry.ts';
 
 export type PullParts = {
@@ -43,7 +48,25 @@ export function buildPulls(parts: PullParts) {
     catFiles: git.catFiles,
     events,
   });
-  const mergeGates = new MergeGateService(parts.protectedBranches, new CommitCheckStore(db));
+  const reviewComments = new ReviewCommentService({
+    store: new ReviewCommentStore(db),
+    pullStore: store,
+    pulls,
+    repos,
+    catFiles: git.catFiles,
+    events,
+  });
+  const reviewStore = new PullReviewStore(db);
+  const pullTimeline = new PullTimelineService(new PullTimelineStore(db), repos, git.catFiles);
+  const protectedBranches = parts.protectedBranches;
+  const mergeGates = new MergeGateService(protectedBranches, new CommitCheckStore(db), {
+    reviews: (pullId) => reviewStore.listByPull(pullId, undefined),
+    behind: async (repo, baseBranch, headSha) => {
+      const handle = repos.handle(repo);
+      const tip = await findBranch(handle, baseBranch);
+      return tip !== undefined && !(await isAncestor(handle, tip, headSha));
+    },
+  });
   return {
     pulls,
     /** Who last pushed each branch: CI's fork approvals ask it too. */
@@ -51,6 +74,8 @@ export function buildPulls(parts: PullParts) {
     pullMerges: new PullMergeService(pulls, store, repos, git, {
       onError: report('announcing a merge'),
       gate: mergeGates,
+      recordOverride: (pullId, actorId, blockers) =>
+        pullTimeline.recordOverride(pullId, actorId, blockers),
     }),
     mergeGates,
     compares: new CompareService({ repos, pulls, store, catFiles: git.catFiles }),
@@ -61,14 +86,14 @@ export function buildPulls(parts: PullParts) {
       caches: parts.caches,
       onError: report('mergeability check'),
     }),
-    reviewComments: new ReviewCommentService({
-      store: new ReviewCommentStore(db),
-      pullStore: store,
+    reviewComments,
+    pullReviews: new PullReviewService({
+      store: reviewStore,
       pulls,
-      repos,
-      catFiles: git.catFiles,
-      events,
+      comments: reviewComments,
+      official: (context, reviewer) => protectedBranches.isOfficialReviewer(context, reviewer),
     }),
+    pullTimeline,
   };
 }
 
@@ -85,8 +110,11 @@ export function subscribePulls(
   parts: {
     readonly suggestions: Pick<PullSuggestionService, 'record'>;
     readonly pulls: Pick<PullService, 'onBranchPushed'>;
+    readonly timeline: Pick<PullTimelineService, 'record'>;
   },
 ): void {
+  // A pull's pushes, closes, reopens and merges go on its timeline before anyone else hears.
+  events.subscribe('pull', (event) => parts.timeline.record(event));
   events.subscribe('push', (push) => parts.suggestions.record(push));
   events.subscribe('push', async ({ repo, changes, pusher }) => {
     for (const change of changes) {

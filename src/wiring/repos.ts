@@ -22,6 +22,7 @@ import { RepoAccessService } from '../domain/repos/repo-access.service.ts';
 import { RepoLifecycleService } from '../domain/repos/repo-lifecycle.service.ts';
 import { RepoListingService } from '../domain/repos/repo-listing.service.ts';
 import type { UserStore } from '../domain/users/user.store.ts';
+import { listRefs } from '../git/refs.ts';
 import type { CoreParts } from './parts.ts';
 
 export type RepoParts = CoreParts & {
@@ -73,19 +74,26 @@ export function buildRepos(parts: RepoParts) {
       events,
     }),
   });
-  const protectedBranches = new ProtectedBranchService(repos, new ProtectedBranchStore(db));
+  const teams = new TeamService({
+    store: new TeamStore(db),
+    grants: teamGrants,
+    orgs,
+    users: parts.userStore,
+    repos: store,
+  });
+  const protectedBranches = new ProtectedBranchService(repos, new ProtectedBranchStore(db), {
+    users: parts.users,
+    // Rules that name teams (who may approve, push or merge) ask the organisation's teams.
+    teams,
+    branchNames: async (repo) =>
+      (await listRefs(repos.handle(repo), git.catFiles)).branches.map((branch) => branch.name),
+  });
   const releaseStore = new ReleaseStore(db, parts.caches);
   const tags = new TagService(repos, releaseStore, git.catFiles);
   return {
     repoStore: store,
     repos,
-    teams: new TeamService({
-      store: new TeamStore(db),
-      grants: teamGrants,
-      orgs,
-      users: parts.userStore,
-      repos: store,
-    }),
+    teams,
     collaborators: new CollaboratorService(repos, collaboratorStore, parts.users),
     protectedBranches,
     pushHandling: new PushService({ repos, events }),

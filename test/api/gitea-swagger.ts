@@ -45,6 +45,8 @@ const NULLABLE: Record<string, readonly string[]> = {
     'milestone',
     'requested_reviewers',
   ],
+  PullReview: ['team'],
+  PullReviewComment: ['resolver'],
 };
 
 /** Keys Gitea emits that its swagger does not declare (User's custom marshaller adds `username`). */

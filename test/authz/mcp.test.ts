@@ -33,6 +33,11 @@ type Tool = {
   readonly fresh?: boolean;
   /** The call names the subject repository, so its privacy rules apply. */
   readonly scoped?: boolean;
+  /** Arguments made by an earlier call of the same principal (a pending review to submit). */
+  readonly prepare?: (
+    call: (name: string, args: Record<string, unknown>) => Promise<{ structured: unknown }>,
+    s: Subject,
+  ) => Promise<Record<string, unknown>>;
 };
 
 const at = (s: Subject) => ({ owner: s.owner, repo: s.name });
@@ -80,6 +85,20 @@ const TOOLS: Record<string, Tool> = {
     args: (s) => ({ ...at(s), number: s.pull, body: 'from mcp', path: 'b.txt', line: 1 }),
     need: 'user+read',
   },
+  list_reviews: { args: (s) => ({ ...at(s), number: s.pull }), need: 'read' },
+  create_review: {
+    args: (s) => ({ ...at(s), number: s.pull, event: 'COMMENT', body: 'from mcp' }),
+    need: 'user+read',
+  },
+  submit_review: {
+    args: (s) => ({ ...at(s), number: s.pull, event: 'COMMENT', body: 'submitted', id: 1 }),
+    need: 'user+read',
+    prepare: async (call, s) => {
+      const pending = await call('create_review', { ...at(s), number: s.pull, body: 'later' });
+      const id = (pending.structured as { id?: number } | undefined)?.id;
+      return id === undefined ? {} : { id };
+    },
+  },
 };
 
 const ADMIN = 'mcpadmin';
@@ -117,7 +136,7 @@ function allowed(need: Need, principal: Principal, visibility: Visibility): bool
 async function call(client: Client, name: string, args: Record<string, unknown>) {
   const result = await client.callTool({ name, arguments: args });
   const text = (result.content as { type: string; text?: string }[])[0]?.text ?? '';
-  return { failed: result.isError === true, text };
+  return { failed: result.isError === true, text, structured: result.structuredContent };
 }
 
 describe('MCP tools authorization', () => {
@@ -142,7 +161,10 @@ describe('MCP tools authorization', () => {
               ? await makeSubject(kiln, people, visibility, inOrg)
               : subjectOf(shared, visibility, inOrg);
           const unique = (prefix: string) => `${prefix}${serial++}`;
-          const result = await call(client, name, tool.args(subject, unique));
+          const prepared = tool.prepare
+            ? await tool.prepare((n, a) => call(client, n, a), subject)
+            : {};
+          const result = await call(client, name, { ...tool.args(subject, unique), ...prepared });
           const cell = `${name} as ${principal} on ${visibility}`;
           if (may) {
             if (result.failed) failures.push(`${cell}: failed with "${result.text}"`);

@@ -147,6 +147,40 @@ describe('pull requests', () => {
     });
   });
 
+  it('reviews a pull: pending, then submitted, as REST lists it', async () => {
+    const { token: carolToken, user: carol } = await kiln.make.userWithToken();
+    const asCarol = await connectMcp(kiln, { token: carolToken });
+    try {
+      const pending = await callTool(asCarol, 'create_review', {
+        ...repo,
+        number: 1,
+        body: 'first pass',
+        comments: [{ path: 'page.html', new_position: 1, body: 'A heading?' }],
+      });
+      expect(pending.structured).toMatchObject({ state: 'PENDING', comments_count: 1 });
+      const submitted = await callTool(asCarol, 'submit_review', {
+        ...repo,
+        number: 1,
+        id: pending.structured.id,
+        event: 'COMMENT',
+      });
+      expect(submitted.structured).toMatchObject({
+        state: 'COMMENT',
+        body: 'first pass',
+        official: false,
+        user: { login: carol.handle },
+        html_url: null,
+      });
+      const own = await callTool(mcp, 'create_review', { ...repo, number: 1, event: 'APPROVED' });
+      expect(own).toMatchObject({ isError: true, text: 'approve your own pull is not allowed' });
+      const listed = await callTool(mcp, 'list_reviews', { ...repo, number: 1 });
+      const fromRest = (await rest(`/repos/${alice.handle}/site/pulls/1/reviews`)).body;
+      expect(listed.structured.items).toEqual(withNullUrls(fromRest, kiln.url));
+    } finally {
+      await asCarol.close();
+    }
+  });
+
   it('merges a pull and answers with the merged record', async () => {
     const merged = await callTool(mcp, 'merge_pull_request', { ...repo, number: 1 });
     expect(merged.structured).toMatchObject({ number: 1, merged: true, state: 'closed' });

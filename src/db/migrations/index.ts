@@ -33,7 +33,9 @@ import { requiredChecksMigration } from './0031-required-checks.ts';
 import { ciWorkflowCallsMigration } from './0032-ci-workflow-calls.ts';
 import { ciAttemptsAnnotationsMigration } from './0033-ci-attempts-annotations.ts';
 import { lfsMigration } from './0035-lfs.ts';
+import { pullReviewsMigration } from './0036-pull-reviews.ts';
 import { teamsMigration } from './0037-teams.ts';
+import { branchProtectionRulesMigration } from './0038-branch-protection-rules.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -71,5 +73,7 @@ export const migrations: readonly Migration[] = [
   ciWorkflowCallsMigration,
   ciAttemptsAnnotationsMigration,
   lfsMigration,
+  pullReviewsMigration,
   teamsMigration,
+  branchProtectionRulesMigration,
 ];

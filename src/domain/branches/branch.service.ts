@@ -4,6 +4,7 @@ import { isValidRefName } from '../../git/ref-names.ts';
 import { findBranch, listRefs } from '../../git/refs.ts';
 import { NotFound } from '../errors.ts';
 import type { Page } from '../paging.ts';
+import { ruleFor } from '../repos/branch-rule.ts';
 import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { ProtectedBranchRecord } from '../repos/repo.types.ts';
@@ -114,7 +115,7 @@ function branchInfo(
   commit: Commit,
   protections: readonly ProtectedBranchRecord[],
 ): BranchInfo {
-  const rule = protections.find((record) => record.branch === name);
+  const rule = ruleFor(protections, name);
   if (!rule) return { name, commit, protected: false };
   const { enableStatusCheck, statusCheckContexts } = rule;
   return { name, commit, protected: true, checks: { enableStatusCheck, statusCheckContexts } };

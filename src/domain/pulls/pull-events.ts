@@ -27,4 +27,6 @@ export type PullEvent = {
   readonly actor: User;
   /** True only on the `closed` that a merge causes. */
   readonly merged: boolean;
+  /** On `synchronized`: the head before the push. */
+  readonly previousHeadSha?: string;
 };

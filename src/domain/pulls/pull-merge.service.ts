@@ -1,6 +1,7 @@
 import { type MergeProcesses, mergeBranches } from '../../git/merge.ts';
 import { KeyedMutex } from '../../lib/keyed-mutex.ts';
 import { Forbidden, NotAllowed } from '../errors.ts';
+import { mayAdministerRepo } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { User } from '../users/user.types.ts';
 import type { MergeGateService } from './merge-gate.service.ts';
@@ -15,6 +16,8 @@ import type { PullStore } from './pull.store.ts';
 export type PullMergeOptions = {
   readonly onError: (error: unknown) => void;
   readonly gate: Pick<MergeGateService, 'assertOpen'>;
+  /** Keeps what an administrator's forced merge went past (Gitea's reasons, one each). */
+  readonly recordOverride: (pullId: string, actorId: string, reasons: string[]) => Promise<void>;
 };
 
 /**
@@ -37,6 +40,7 @@ export class PullMergeService {
   readonly #processes: MergeProcesses;
   readonly #onError: (error: unknown) => void;
   readonly #gate: PullMergeOptions['gate'];
+  readonly #recordOverride: PullMergeOptions['recordOverride'];
   /** The last announcement handed over; each one starts when the one before has settled. */
   #announcing: Promise<void> = Promise.resolve();
 
@@ -53,6 +57,7 @@ export class PullMergeService {
     this.#processes = processes;
     this.#onError = options.onError;
     this.#gate = options.gate;
+    this.#recordOverride = options.recordOverride;
   }
 
   /** Resolves once every merge recorded so far has been announced to all listeners. */
@@ -64,15 +69,33 @@ export class PullMergeService {
     } while (tail !== this.#announcing);
   }
 
-  async merge(actor: User, owner: string, name: string, number: number): Promise<string> {
+  /**
+   * Merges the pull. `force` (Gitea's `force_merge`) lets a repository admin merge past what
+   * the base branch's protection still waits for; the merge then records what it went past.
+   */
+  async merge(
+    actor: User,
+    owner: string,
+    name: string,
+    number: number,
+    options: { force?: boolean } = {},
+  ): Promise<string> {
     // One merge into a repository at a time in this process, so a second merge of the same pull
     // sees the first one's result instead of racing it. The repository alone names the lock;
     // the pull is loaded inside it.
     const { repo } = await this.#repos.get(actor, owner, name);
-    return this.#merging.run(repo.id, () => this.#merge(actor, owner, name, number));
+    return this.#merging.run(repo.id, () =>
+      this.#merge(actor, owner, name, number, options.force ?? false),
+    );
   }
 
-  async #merge(actor: User, owner: string, name: string, number: number): Promise<string> {
+  async #merge(
+    actor: User,
+    owner: string,
+    name: string,
+    number: number,
+    force: boolean,
+  ): Promise<string> {
     const { base, head, pull } = await this.#pulls.get(actor, owner, name, number);
     // A refusal is what the caller hears, whatever the head lookup would have done.
     if (!mayMergePull(base.access)) {
@@ -88,7 +111,11 @@ export class PullMergeService {
     // this merge fail and the pull stay open.
     const headSha = tip ? await this.#pulls.currentHead({ base, head, pull }) : pull.headSha;
     // The commit that would be merged is the one whose checks decide, read inside the lock.
-    await this.#gate.assertOpen(base.repo, pull.baseBranch, headSha);
+    const overridden = await this.#gate.assertOpen(base.repo, pull.baseBranch, headSha, pull, {
+      force,
+      mayOverride: mayAdministerRepo(base.access),
+      merger: actor,
+    });
     const headLabel =
       head && head.id !== base.repo.id
         ? `${head.owner.handle}/${head.name}:${pull.headBranch}`
@@ -120,6 +147,13 @@ export class PullMergeService {
       at: Date.now(),
     });
     if (!recorded) throw new NotAllowed('pull request has already been merged or closed');
+    if (overridden.length > 0) {
+      await this.#recordOverride(
+        pull.id,
+        actor.id,
+        overridden.map((blocker) => blocker.reason),
+      );
+    }
     await this.#repos.touch(base.repo);
     this.#announceLater(() => this.#pulls.announceMerged(actor, owner, name, number));
     return mergeSha;

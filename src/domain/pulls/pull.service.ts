@@ -451,6 +451,7 @@ export class PullService {
             context: { base, head: headRepo, pull: { ...pull, headSha: newSha } },
             actor: pusher,
             merged: false,
+            previousHeadSha: pull.headSha,
           });
           break;
         }

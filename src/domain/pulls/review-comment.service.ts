@@ -64,15 +64,34 @@ export class ReviewCommentService {
 
   async list(viewer: User | undefined, owner: string, name: string, number: number) {
     const context = await this.#pulls.get(viewer, owner, name, number);
-    return { context, comments: await this.listOf(context) };
+    return { context, comments: await this.listOf(context, viewer) };
   }
 
   /**
    * The comments of a pull already looked up for the caller (`PullService.get` answers only a
-   * caller who may see it), so a page that has the pull does not look it up again.
+   * caller who may see it), so a page that has the pull does not look it up again. The
+   * comments of a pending review are shown to its reviewer alone.
    */
-  async listOf(context: PullInContext): Promise<ReviewComment[]> {
-    return this.#store.listByPull(context.pull.id);
+  async listOf(context: PullInContext, viewer?: User): Promise<ReviewComment[]> {
+    return this.#store.listByPull(context.pull.id, viewer?.id);
+  }
+
+  /** The line comments a review carries, oldest first. */
+  async listOfReview(reviewId: string): Promise<ReviewComment[]> {
+    return this.#store.listByReview(reviewId);
+  }
+
+  /**
+   * Adds a line comment to a review (pending or being submitted), anchored as a lone comment
+   * is. Not announced: a review is announced as a whole once submitted.
+   */
+  async addToReview(
+    actor: User,
+    context: PullInContext,
+    reviewId: string,
+    input: NewReviewComment,
+  ): Promise<ReviewComment> {
+    return this.#insert(actor, context, input, reviewId);
   }
 
   async create(actor: User, owner: string, name: string, number: number, input: NewReviewComment) {
@@ -81,6 +100,17 @@ export class ReviewCommentService {
     if (!mayCommentOnPull(actor, context.base.access)) {
       throw new Forbidden('you may not comment on this pull request');
     }
+    const comment = await this.#insert(actor, context, input, null);
+    await this.#events.publish('review-comment.created', { context, comment, actor });
+    return { context, comment };
+  }
+
+  async #insert(
+    actor: User,
+    context: PullInContext,
+    input: NewReviewComment,
+    reviewId: string | null,
+  ): Promise<ReviewComment> {
     const body = input.body;
     if (body.trim() === '' || Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES) {
       throw new Invalid('body must be 1 byte to 64 KiB');
@@ -98,7 +128,7 @@ export class ReviewCommentService {
         }
       : await this.#anchor(context, input);
     const now = new Date();
-    const comment = await this.#store.insert({
+    return this.#store.insert({
       id: newId(),
       pullId: context.pull.id,
       repoId: context.base.repo.id,
@@ -116,9 +146,8 @@ export class ReviewCommentService {
       updatedAt: now,
       resolvedById: null,
       resolvedAt: null,
+      reviewId,
     });
-    await this.#events.publish('review-comment.created', { context, comment, actor });
-    return { context, comment };
   }
 
   async update(actor: User, owner: string, name: string, wireId: number, body: string) {

@@ -22,6 +22,7 @@ function toComment(row: Selectable<ReviewCommentsTable>): ReviewComment {
     updatedAt: new Date(row.updated_at),
     resolvedById: row.resolved_by_id,
     resolvedAt: row.resolved_at === null ? null : new Date(Number(row.resolved_at)),
+    reviewId: row.review_id,
   };
 }
 
@@ -58,18 +59,42 @@ export class ReviewCommentStore {
         updated_at: comment.updatedAt.getTime(),
         resolved_by_id: comment.resolvedById,
         resolved_at: comment.resolvedAt?.getTime() ?? null,
+        review_id: comment.reviewId,
       })
       .execute();
     const { repoId: _repoId, ...stored } = comment;
     return stored;
   }
 
-  /** The pull's comments, oldest first. */
-  async listByPull(pullId: string): Promise<ReviewComment[]> {
+  /**
+   * The pull's comments, oldest first. A comment of a pending review is its reviewer's alone
+   * until the review is submitted: it is listed only when `viewerId` is that reviewer.
+   */
+  async listByPull(pullId: string, viewerId?: string): Promise<ReviewComment[]> {
+    const rows = await this.#db
+      .selectFrom('review_comments')
+      .leftJoin('pull_reviews', 'pull_reviews.id', 'review_comments.review_id')
+      .selectAll('review_comments')
+      .where('review_comments.pull_id', '=', pullId)
+      .where((eb) =>
+        eb.or([
+          eb('review_comments.review_id', 'is', null),
+          eb('pull_reviews.state', '!=', 'PENDING'),
+          eb('pull_reviews.reviewer_id', '=', viewerId ?? ''),
+        ]),
+      )
+      .orderBy('review_comments.created_at')
+      .orderBy('review_comments.id')
+      .execute();
+    return rows.map(toComment);
+  }
+
+  /** The comments a review carries, oldest first. */
+  async listByReview(reviewId: string): Promise<ReviewComment[]> {
     const rows = await this.#db
       .selectFrom('review_comments')
       .selectAll()
-      .where('pull_id', '=', pullId)
+      .where('review_id', '=', reviewId)
       .orderBy('created_at')
       .orderBy('id')
       .execute();

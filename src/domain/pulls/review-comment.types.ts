@@ -18,4 +18,6 @@ export type ReviewComment = {
   /** Set on a thread's first comment when the thread is resolved: who and when. */
   readonly resolvedById: string | null;
   readonly resolvedAt: Date | null;
+  /** The review that carries this comment; null for a line comment made on its own. */
+  readonly reviewId: string | null;
 };

@@ -17,6 +17,7 @@ const comment = (n: number, path: string, side: 'LEFT' | 'RIGHT', line: number):
   originalCommitId: 'x',
   diffHunk: '',
   inReplyToId: null,
+  reviewId: null,
   createdAt: new Date(n),
   updatedAt: new Date(n),
   resolvedById: n % 3 === 0 ? 'resolver' : null,

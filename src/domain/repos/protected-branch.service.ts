@@ -1,29 +1,53 @@
-import { isValidRefName } from '../../git/ref-names.ts';
-import { CheckGlobError, compileCheckGlob } from '../ci/check-glob.ts';
 import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.ts';
+import type { TeamMembership } from '../orgs/team-membership.ts';
+import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
-import type { ProtectedBranchStore } from './protected-branch.store.ts';
-import { mayAdministerRepo } from './repo.policy.ts';
+import {
+  type BranchRuleSettings,
+  DEFAULT_RULE_SETTINGS,
+  isRulePattern,
+  ruleFor,
+} from './branch-rule.ts';
+import {
+  checkApprovals,
+  checkNames,
+  checkPatterns,
+  checkRuleName,
+  type ProtectionChange,
+} from './branch-rule-input.ts';
+import type { ProtectedBranchStore, StoredRule } from './protected-branch.store.ts';
+import { mayAdministerRepo, mayWrite } from './repo.policy.ts';
 import type { RepoService } from './repo.service.ts';
-import type { ProtectedBranchRecord, Repository, RequiredCheckRule } from './repo.types.ts';
+import type { ProtectedBranchRecord, RepoAccess, Repository } from './repo.types.ts';
 
-/** Most required-check patterns one protection may hold. */
-export const MAX_REQUIRED_CHECKS = 100;
-
+export { MAX_REQUIRED_CHECKS } from './branch-rule-input.ts';
+export type { ProtectionChange };
 /** A change to a protection's required checks; what is left out stays as it is. */
-export type RequiredCheckChange = Partial<RequiredCheckRule>;
+export type RequiredCheckChange = ProtectionChange;
+
+/** What the rules read beyond their own rows: people by handle, team membership, branches. */
+export type ProtectedBranchPorts = {
+  readonly users: Pick<UserService, 'findAccount' | 'findManyByIds'>;
+  readonly teams: TeamMembership;
+  /** The repository's branch names, to expand pattern rules for the push hook. */
+  readonly branchNames: (repo: Repository) => Promise<string[]>;
+};
 
 /**
- * Branches that refuse force pushes and deletion. The list is handed to git's pre-receive hook
- * on every push, so the rule holds whoever pushes.
+ * Protection rules of branches, named by a branch or a glob (`release/*`): no force push or
+ * deletion (enforced by git's pre-receive hook on every push), and what a merge waits for
+ * (approvals, no rejection, an up-to-date head, checks; see merge-gate.service.ts) and who may
+ * merge and approve.
  */
 export class ProtectedBranchService {
   readonly #repos: RepoService;
   readonly #store: ProtectedBranchStore;
+  readonly #ports: ProtectedBranchPorts;
 
-  constructor(repos: RepoService, store: ProtectedBranchStore) {
+  constructor(repos: RepoService, store: ProtectedBranchStore, ports: ProtectedBranchPorts) {
     this.#repos = repos;
     this.#store = store;
+    this.#ports = ports;
   }
 
   async names(repo: Repository): Promise<string[]> {
@@ -35,14 +59,61 @@ export class ProtectedBranchService {
     return this.#store.listRecords(repo.id);
   }
 
-  /** Full ref names for the hook (`refs/heads/main`). */
+  /**
+   * Full ref names of the existing branches some rule protects (`refs/heads/main`), for the
+   * hook: a pattern protects the branches it matches now, which are the only ones a push could
+   * delete or rewind.
+   */
   async refs(repo: Repository): Promise<string[]> {
-    return (await this.names(repo)).map((branch) => `refs/heads/${branch}`);
+    const records = await this.records(repo);
+    if (records.length === 0) return [];
+    const plain = new Set(records.map((record) => record.branch));
+    const branches = await this.#ports.branchNames(repo);
+    const matched = branches.filter((branch) => plain.has(branch) || ruleFor(records, branch));
+    const names = new Set([...matched, ...[...plain].filter((name) => !isRulePattern(name))]);
+    return [...names].sort().map((branch) => `refs/heads/${branch}`);
+  }
+
+  /**
+   * What `pusher` may not push to at all, for the hook: the existing branches whose rule bars
+   * them (push disabled, or a push whitelist without them), the names of plain rules that do
+   * (so the branch cannot be created either), and the patterns of pattern rules that do, as
+   * shell patterns. Invariant: nobody pushes to a branch whose rule does not let them, over
+   * any transport that starts receive-pack through `receivePack` with these.
+   */
+  async pushRestrictions(
+    repo: Repository,
+    pusher: User,
+  ): Promise<{ frozenRefs: string[]; frozenPatterns: string[] }> {
+    const records = await this.records(repo);
+    const barred = new Set<ProtectedBranchRecord>();
+    for (const record of records) {
+      if (!(await this.#mayPushUnder(repo, record, pusher))) barred.add(record);
+    }
+    if (barred.size === 0) return { frozenRefs: [], frozenPatterns: [] };
+    const branches = await this.#ports.branchNames(repo);
+    const governed = branches.filter((branch) => {
+      const rule = ruleFor(records, branch);
+      return rule !== undefined && barred.has(rule);
+    });
+    const plain = [...barred].filter((r) => !isRulePattern(r.branch)).map((r) => r.branch);
+    const patterns = [...barred].filter((r) => isRulePattern(r.branch)).map((r) => r.branch);
+    return {
+      frozenRefs: [...new Set([...governed, ...plain])].sort().map((b) => `refs/heads/${b}`),
+      // A pattern the shell cannot read as written still freezes the branches it matches now.
+      frozenPatterns: patterns.filter((p) => !/[\s{}\\]/.test(p)).map((p) => `refs/heads/${p}`),
+    };
+  }
+
+  async #mayPushUnder(repo: Repository, rule: BranchRuleSettings, pusher: User) {
+    if (!rule.enablePush) return false;
+    if (!rule.enablePushWhitelist) return true;
+    return this.#listed(repo, pusher, rule.pushWhitelistUserIds, rule.pushWhitelistTeams);
   }
 
   async protect(actor: User, owner: string, name: string, branch: string): Promise<void> {
     const { repo } = await this.#repos.require(actor, owner, name, 'admin');
-    await this.#store.add(repo.id, checkBranch(branch));
+    await this.#store.add(repo.id, checkRuleName(branch));
   }
 
   async unprotect(actor: User, owner: string, name: string, branch: string): Promise<void> {
@@ -56,71 +127,149 @@ export class ProtectedBranchService {
     return this.#store.listRecords(repo.id);
   }
 
-  /** One protection; NotFound when the branch is not protected. */
-  async get(viewer: User | undefined, owner: string, name: string, branch: string) {
+  /** One protection; NotFound when no rule has this name. */
+  async get(viewer: User | undefined, owner: string, name: string, rule: string) {
     const repo = await this.#adminRepo(viewer, owner, name);
-    return this.#find(repo, branch);
+    return this.#find(repo, rule);
   }
 
   /**
-   * Protects a branch (which need not exist yet). A second protection of the same branch is
-   * refused with Forbidden: Gitea answers 403 here, not 409.
+   * Adds a rule (its branches need not exist yet). A second rule of the same name is refused
+   * with Forbidden: Gitea answers 403 here, not 409.
    */
   async create(
     viewer: User | undefined,
     owner: string,
     name: string,
-    branch: string,
-    checks: RequiredCheckChange = {},
+    rule: string,
+    change: ProtectionChange = {},
   ) {
     const repo = await this.#adminRepo(viewer, owner, name);
-    const clean = checkBranch(branch);
-    const rule = {
-      enableStatusCheck: checks.enableStatusCheck ?? false,
-      statusCheckContexts: checkPatterns(checks.statusCheckContexts ?? []),
-    };
-    if (!(await this.#store.add(repo.id, clean, rule))) {
+    const clean = checkRuleName(rule);
+    const base = { enableStatusCheck: false, statusCheckContexts: [], ...DEFAULT_RULE_SETTINGS };
+    const stored = await this.#apply(base, change);
+    if (!(await this.#store.add(repo.id, clean, stored))) {
       throw new Forbidden('Branch protection already exist');
     }
     return this.#find(repo, clean);
   }
 
-  /**
-   * Changes a protection's required checks (Gitea's PATCH); NotFound when the branch is not
-   * protected, Invalid for a pattern that does not compile.
-   */
+  /** Changes a rule (Gitea's PATCH); NotFound when there is none of that name. */
   async edit(
     viewer: User | undefined,
     owner: string,
     name: string,
-    branch: string,
-    change: RequiredCheckChange,
+    rule: string,
+    change: ProtectionChange,
   ): Promise<ProtectedBranchRecord> {
     const repo = await this.#adminRepo(viewer, owner, name);
-    const current = await this.#find(repo, branch);
-    const rule = {
-      enableStatusCheck: change.enableStatusCheck ?? current.enableStatusCheck,
-      statusCheckContexts: checkPatterns(change.statusCheckContexts ?? current.statusCheckContexts),
-    };
-    if (!(await this.#store.setRule(repo.id, current.branch, rule))) throw notProtected(branch);
+    const current = await this.#find(repo, rule);
+    const stored = await this.#apply(current, change);
+    if (!(await this.#store.setRule(repo.id, current.branch, stored))) throw notProtected(rule);
     return this.#find(repo, current.branch);
   }
 
-  /** The required checks of merging into `branch`; undefined when it is not protected. */
-  ruleOf(repo: Repository, branch: string): Promise<RequiredCheckRule | undefined> {
-    return this.#store.ruleOf(repo.id, branch);
+  /** The rule that governs merging into and pushing to `branch`; undefined when none does. */
+  async ruleOf(repo: Repository, branch: string): Promise<ProtectedBranchRecord | undefined> {
+    return ruleFor(await this.#store.listRecords(repo.id), branch);
   }
 
-  /** Lifts a protection; NotFound when the branch was not protected. */
-  async delete(viewer: User | undefined, owner: string, name: string, branch: string) {
+  /**
+   * Whether a reviewer's verdict on a pull into `branch` counts (Gitea's "official" review):
+   * with an approvals whitelist, being on it (by name or team); without one, write access.
+   */
+  async isOfficialReviewer(
+    context: { base: { repo: Repository; access: RepoAccess }; pull: { baseBranch: string } },
+    reviewer: User,
+  ): Promise<boolean> {
+    const rule = await this.ruleOf(context.base.repo, context.pull.baseBranch);
+    if (!rule?.enableApprovalsWhitelist) return mayWrite(context.base.access);
+    return this.#listed(
+      context.base.repo,
+      reviewer,
+      rule.approvalsWhitelistUserIds,
+      rule.approvalsWhitelistTeams,
+    );
+  }
+
+  /** Whether the rule's merge whitelist (when enabled) lets `user` merge. */
+  async mayMergeUnder(repo: Repository, rule: BranchRuleSettings, user: User): Promise<boolean> {
+    if (!rule.enableMergeWhitelist) return true;
+    return this.#listed(repo, user, rule.mergeWhitelistUserIds, rule.mergeWhitelistTeams);
+  }
+
+  /** The handles of the people a rule lists, by account id. */
+  async handlesOf(records: readonly ProtectedBranchRecord[]): Promise<Map<string, string>> {
+    const ids = records.flatMap((r) => [
+      ...r.pushWhitelistUserIds,
+      ...r.mergeWhitelistUserIds,
+      ...r.approvalsWhitelistUserIds,
+    ]);
+    const accounts = await this.#ports.users.findManyByIds([...new Set(ids)]);
+    return new Map([...accounts].map(([id, account]) => [id, account.handle]));
+  }
+
+  /** Lifts a protection; NotFound when there was no rule of that name. */
+  async delete(viewer: User | undefined, owner: string, name: string, rule: string) {
     const repo = await this.#adminRepo(viewer, owner, name);
-    if (!(await this.#store.remove(repo.id, branch))) throw notProtected(branch);
+    if (!(await this.#store.remove(repo.id, rule))) throw notProtected(rule);
   }
 
-  async #find(repo: Repository, branch: string): Promise<ProtectedBranchRecord> {
+  async #listed(repo: Repository, user: User, ids: readonly string[], teams: readonly string[]) {
+    if (ids.includes(user.id)) return true;
+    if (teams.length === 0 || repo.owner.kind !== 'org') return false;
+    return this.#ports.teams.isMemberOfAnyTeam(user.id, repo.owner.id, teams);
+  }
+
+  /** The stored rule after a change: every value checked, people found by handle. */
+  async #apply(current: StoredRule, change: ProtectionChange): Promise<StoredRule> {
+    const ids = async (handles: readonly string[] | undefined, fallback: readonly string[]) => {
+      if (handles === undefined) return fallback;
+      const found: string[] = [];
+      for (const handle of checkNames(handles, 'user names')) {
+        const account = await this.#ports.users.findAccount(handle);
+        if (account?.kind !== 'user') {
+          throw new Invalid(`user does not exist [name: ${handle}]`);
+        }
+        found.push(account.id);
+      }
+      return [...new Set(found)];
+    };
+    const teams = (names: readonly string[] | undefined, fallback: readonly string[]) =>
+      names === undefined ? fallback : checkNames(names, 'team names');
+    const {
+      pushWhitelistUsernames,
+      mergeWhitelistUsernames,
+      approvalsWhitelistUsernames,
+      pushWhitelistTeams,
+      mergeWhitelistTeams,
+      approvalsWhitelistTeams,
+      statusCheckContexts,
+      requiredApprovals,
+      ...flags
+    } = change;
+    const defined = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+    return {
+      ...current,
+      ...defined,
+      statusCheckContexts: checkPatterns(statusCheckContexts ?? current.statusCheckContexts),
+      requiredApprovals: checkApprovals(requiredApprovals ?? current.requiredApprovals),
+      pushWhitelistUserIds: await ids(pushWhitelistUsernames, current.pushWhitelistUserIds),
+      mergeWhitelistUserIds: await ids(mergeWhitelistUsernames, current.mergeWhitelistUserIds),
+      approvalsWhitelistUserIds: await ids(
+        approvalsWhitelistUsernames,
+        current.approvalsWhitelistUserIds,
+      ),
+      pushWhitelistTeams: teams(pushWhitelistTeams, current.pushWhitelistTeams),
+      mergeWhitelistTeams: teams(mergeWhitelistTeams, current.mergeWhitelistTeams),
+      approvalsWhitelistTeams: teams(approvalsWhitelistTeams, current.approvalsWhitelistTeams),
+    };
+  }
+
+  async #find(repo: Repository, rule: string): Promise<ProtectedBranchRecord> {
     const records = await this.#store.listRecords(repo.id);
-    const record = records.find((entry) => entry.branch === branch);
-    if (!record) throw notProtected(branch);
+    const record = records.find((entry) => entry.branch === rule);
+    if (!record) throw notProtected(rule);
     return record;
   }
 
@@ -138,36 +287,6 @@ export class ProtectedBranchService {
   }
 }
 
-function checkBranch(branch: string): string {
-  const clean = branch.trim();
-  if (clean.startsWith('-') || !isValidRefName(`refs/heads/${clean}`)) {
-    throw new Invalid(`"${clean}" is not a valid branch name`);
-  }
-  return clean;
-}
-
 function notProtected(branch: string): NotFound {
   return new NotFound(`branch protection does not exist [name: ${branch}]`);
-}
-
-/**
- * Required-check patterns as stored: empty ones dropped, each once, each one that compiles as
- * Gitea's globs do. Throws `Invalid` naming the first that does not, or when there are too many.
- */
-function checkPatterns(patterns: readonly string[]): string[] {
-  const kept = [...new Set(patterns.filter((pattern) => pattern.trim() !== ''))];
-  if (kept.length > MAX_REQUIRED_CHECKS) {
-    throw new Invalid(`at most ${MAX_REQUIRED_CHECKS} status check contexts`);
-  }
-  for (const pattern of kept) {
-    try {
-      compileCheckGlob(pattern);
-    } catch (error) {
-      if (!(error instanceof CheckGlobError)) throw error;
-      throw new Invalid(
-        `status check context "${pattern}" is not a valid pattern: ${error.message}`,
-      );
-    }
-  }
-  return kept;
 }

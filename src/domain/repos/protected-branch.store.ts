@@ -1,5 +1,9 @@
 import type { Db } from '../../db/database.ts';
+import { type BranchRuleSettings, parseRuleSettings } from './branch-rule.ts';
 import type { ProtectedBranchRecord, RequiredCheckRule } from './repo.types.ts';
+
+/** Everything a protection sets beyond its name. */
+export type StoredRule = RequiredCheckRule & BranchRuleSettings;
 
 /** The `protected_branches` rows: branch names, per repository, that refuse force and deletion. */
 export class ProtectedBranchStore {
@@ -23,13 +27,22 @@ export class ProtectedBranchStore {
   async listRecords(repoId: string): Promise<ProtectedBranchRecord[]> {
     const rows = await this.#db
       .selectFrom('protected_branches')
-      .select(['branch', 'created_at', 'enable_status_check', 'status_check_contexts'])
+      .select([
+        'branch',
+        'created_at',
+        'updated_at',
+        'enable_status_check',
+        'status_check_contexts',
+        'settings',
+      ])
       .where('repo_id', '=', repoId)
       .orderBy('branch')
       .execute();
     return rows.map((row) => ({
       branch: row.branch,
       createdAt: new Date(Number(row.created_at)),
+      updatedAt: new Date(Number(row.updated_at ?? row.created_at)),
+      ...parseRuleSettings(row.settings),
       ...ruleOf(row),
     }));
   }
@@ -45,14 +58,11 @@ export class ProtectedBranchStore {
     return row && ruleOf(row);
   }
 
-  /** Sets a protection's required checks; answers whether the branch is protected. */
-  async setRule(repoId: string, branch: string, rule: RequiredCheckRule): Promise<boolean> {
+  /** Sets a protection's rules; answers whether the branch is protected. */
+  async setRule(repoId: string, branch: string, rule: StoredRule): Promise<boolean> {
     const result = await this.#db
       .updateTable('protected_branches')
-      .set({
-        enable_status_check: rule.enableStatusCheck,
-        status_check_contexts: JSON.stringify(rule.statusCheckContexts),
-      })
+      .set(columnsOf(rule))
       .where('repo_id', '=', repoId)
       .where('branch', '=', branch)
       .executeTakeFirst();
@@ -60,17 +70,14 @@ export class ProtectedBranchStore {
   }
 
   /** Whether the branch was newly protected (false when it already was). */
-  async add(repoId: string, branch: string, rule?: RequiredCheckRule): Promise<boolean> {
+  async add(repoId: string, branch: string, rule?: StoredRule): Promise<boolean> {
     const result = await this.#db
       .insertInto('protected_branches')
       .values({
         repo_id: repoId,
         branch,
         created_at: Date.now(),
-        ...(rule && {
-          enable_status_check: rule.enableStatusCheck,
-          status_check_contexts: JSON.stringify(rule.statusCheckContexts),
-        }),
+        ...(rule && columnsOf(rule)),
       })
       .onConflict((oc) => oc.columns(['repo_id', 'branch']).doNothing())
       .executeTakeFirst();
@@ -86,6 +93,16 @@ export class ProtectedBranchStore {
       .executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
+}
+
+function columnsOf(rule: StoredRule) {
+  const { enableStatusCheck, statusCheckContexts, ...settings } = rule;
+  return {
+    enable_status_check: enableStatusCheck,
+    status_check_contexts: JSON.stringify(statusCheckContexts),
+    settings: JSON.stringify(settings),
+    updated_at: Date.now(),
+  };
 }
 
 function ruleOf(row: {

@@ -1,4 +1,5 @@
 import type { Account } from '../users/user.types.ts';
+import type { BranchRuleSettings } from './branch-rule.ts';
 
 /** A hosted repository, with its owner loaded (every view of a repository names its owner). */
 export type Repository = {
@@ -36,9 +37,12 @@ export type VisibleRepo = {
 
 /** A branch that refuses force pushes and deletion, and since when. */
 export type ProtectedBranchRecord = {
+  /** The rule's name: one branch, or a glob over branch names (`release/*`). */
   readonly branch: string;
   readonly createdAt: Date;
-} & RequiredCheckRule;
+  readonly updatedAt: Date;
+} & RequiredCheckRule &
+  BranchRuleSettings;
 
 /**
  * Whether merging into a protected branch waits for CI, and for which checks: glob patterns

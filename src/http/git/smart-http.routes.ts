@@ -86,6 +86,7 @@ export async function smartHttpPlugin(server: FastifyInstance, deps: SmartHttpDe
         const pack = await receivePack(handle, input, {
           ...options,
           protectedRefs: await services.protectedBranches.refs(repo),
+          ...(await services.protectedBranches.pushRestrictions(repo, pusher)),
         });
         const failed = (error: unknown) =>
           request.log.error({ err: error }, 'after-push work failed');

@@ -24,6 +24,7 @@ import {
 import { type OrgTeamsRouteDeps, registerOrgTeamsRoutes } from './pages/org-teams.routes.ts';
 import { type PeopleRouteDeps, registerPeopleRoutes } from './pages/people.routes.ts';
 import { type PullPageRouteDeps, registerPullPageRoutes } from './pages/pull-page.routes.ts';
+import { registerPullReviewFormRoutes } from './pages/pull-review-forms.routes.ts';
 import { type PullListRouteDeps, registerPullListRoutes } from './pages/pulls.routes.ts';
 import { type RefRouteDeps, registerRefRoutes } from './pages/refs.routes.ts';
 import {
@@ -95,6 +96,7 @@ export function registerForgePages(
   registerPullListRoutes(server, deps, pages);
   registerPullPageRoutes(server, deps, pages);
   registerReviewThreadRoutes(server, deps, pages);
+  registerPullReviewFormRoutes(server, deps, pages);
   registerCompareRoutes(server, deps, pages);
   registerMergeabilityRoutes(server, deps);
   registerActionsRoutes(server, deps, pages);

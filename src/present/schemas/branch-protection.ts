@@ -34,33 +34,54 @@ export const ApiBranchProtectionSchema = Type.Object({
 });
 export type ApiBranchProtection = Static<typeof ApiBranchProtectionSchema>;
 
+const Flag = Type.Optional(Type.Boolean());
+const NameList = () =>
+  Type.Optional(
+    Type.Union([Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }), Type.Null()]),
+  );
+
+/** Gitea's EditBranchProtectionOption: every key optional; absent keys stay as they are. */
+const editKeys = {
+  enable_push: Flag,
+  enable_push_whitelist: Flag,
+  push_whitelist_usernames: NameList(),
+  push_whitelist_teams: NameList(),
+  push_whitelist_deploy_keys: Flag,
+  enable_merge_whitelist: Flag,
+  merge_whitelist_usernames: NameList(),
+  merge_whitelist_teams: NameList(),
+  enable_status_check: Flag,
+  status_check_contexts: NameList(),
+  required_approvals: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+  enable_approvals_whitelist: Flag,
+  approvals_whitelist_username: NameList(),
+  approvals_whitelist_teams: NameList(),
+  block_on_rejected_reviews: Flag,
+  block_on_official_review_requests: Flag,
+  block_on_outdated_branch: Flag,
+  dismiss_stale_approvals: Flag,
+  ignore_stale_approvals: Flag,
+  require_signed_commits: Flag,
+  protected_file_patterns: Type.Optional(Type.String({ maxLength: 4096 })),
+  unprotected_file_patterns: Type.Optional(Type.String({ maxLength: 4096 })),
+};
+
+export const EditBranchProtectionOptionSchema = Type.Object(editKeys, {
+  additionalProperties: true,
+});
+export type ApiEditBranchProtectionOption = Static<typeof EditBranchProtectionOptionSchema>;
+
 /**
- * Gitea's CreateBranchProtectionOption. Kiln reads the name (`rule_name`, or the deprecated
- * `branch_name`) and the required checks (`enable_status_check`, `status_check_contexts`); the
- * other options are accepted, so stock clients that send them all work, and ignored: a
- * protected branch always refuses force pushes and deletion, and nothing else.
+ * Gitea's CreateBranchProtectionOption: the rule's name (`rule_name`, a branch or a glob such
+ * as `release/*`, or the deprecated `branch_name`) and every edit option. Signed commits and
+ * file patterns are stored and shown but not enforced.
  */
 export const CreateBranchProtectionOptionSchema = Type.Object(
   {
     rule_name: Type.Optional(Type.String({ maxLength: 255 })),
     branch_name: Type.Optional(Type.String({ maxLength: 255 })),
-    enable_status_check: Type.Optional(Type.Boolean()),
-    status_check_contexts: Type.Optional(StatusCheckContexts()),
+    ...editKeys,
   },
   { additionalProperties: true },
 );
 export type ApiCreateBranchProtectionOption = Static<typeof CreateBranchProtectionOptionSchema>;
-
-/** Gitea's EditBranchProtectionOption, read as the create option is; absent keys stay. */
-export const EditBranchProtectionOptionSchema = Type.Object(
-  {
-    enable_status_check: Type.Optional(Type.Boolean()),
-    status_check_contexts: Type.Optional(StatusCheckContexts()),
-  },
-  { additionalProperties: true },
-);
-
-/** Glob patterns of required checks; `null` (Go's empty slice) reads as none. */
-function StatusCheckContexts() {
-  return Type.Union([Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }), Type.Null()]);
-}

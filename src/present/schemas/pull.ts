@@ -95,6 +95,8 @@ export const MergePullRequestOptionSchema = Type.Union([
       MergeTitleField: Type.Optional(Type.String()),
       MergeMessageField: Type.Optional(Type.String()),
       head_commit_id: Type.Optional(Type.String()),
+      /** A repository admin merges past what the branch protection still waits for. */
+      force_merge: Type.Optional(Type.Boolean()),
     },
     { additionalProperties: true },
   ),

@@ -27,6 +27,7 @@ import { registerMediaRoutes } from './media.routes.ts';
 import { registerMiscRoutes } from './misc.routes.ts';
 import { registerOrgActionRoutes } from './org-actions.routes.ts';
 import { registerOrgRoutes } from './orgs.routes.ts';
+import { registerPullReviewRoutes } from './pull-reviews.routes.ts';
 import { registerPullRoutes } from './pulls.routes.ts';
 import { registerReleaseRoutes } from './releases.routes.ts';
 import { registerRepoActionSettingsRoutes } from './repo-actions-settings.routes.ts';
@@ -135,6 +136,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerMediaRoutes(server, deps);
   registerPullRoutes(server, { ...deps, views: new PullViews(deps, views) });
   registerReviewCommentRoutes(server, deps);
+  registerPullReviewRoutes(server, deps);
   registerActionRoutes(server, {
     runs: services.ciRunQueries,
     triggers: services.ciTriggers,

@@ -1,13 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Invalid } from '../../../domain/errors.ts';
-import type { RequiredCheckChange } from '../../../domain/repos/protected-branch.service.ts';
+import type { ProtectionChange } from '../../../domain/repos/protected-branch.service.ts';
 import type { ProtectedBranchRecord } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { rfc3339 } from '../../../lib/time.ts';
 import {
   type ApiBranchProtection,
   ApiBranchProtectionSchema,
+  type ApiEditBranchProtectionOption,
   CreateBranchProtectionOptionSchema,
   EditBranchProtectionOptionSchema,
 } from '../../../present/schemas/branch-protection.ts';
@@ -24,40 +25,46 @@ const tags = ['repository'];
 const adminErrors = errorResponses;
 
 /**
- * Gitea's BranchProtection for a Kiln protected branch: pushes allowed to everyone with write
- * access (`enable_push` with no allow-list), never a force push or a deletion, merges waiting
- * for the required checks; Kiln has no approvals, file patterns or signing rules, so those are
- * their zero values.
+ * Gitea's BranchProtection for a Kiln rule: its name (a branch or a glob), who may push, merge
+ * and approve, what blocks a merge and the required checks. People are shown by their handle
+ * now; one whose account is gone is left out.
  */
-export function toApiBranchProtection(record: ProtectedBranchRecord): ApiBranchProtection {
-  const at = rfc3339(record.createdAt);
+export function toApiBranchProtection(
+  record: ProtectedBranchRecord,
+  handles: ReadonlyMap<string, string>,
+): ApiBranchProtection {
+  const names = (ids: readonly string[]) =>
+    ids.flatMap((id) => {
+      const handle = handles.get(id);
+      return handle === undefined ? [] : [handle];
+    });
   return {
     branch_name: record.branch,
     rule_name: record.branch,
-    enable_push: true,
-    enable_push_whitelist: false,
-    push_whitelist_usernames: [],
-    push_whitelist_teams: [],
-    push_whitelist_deploy_keys: false,
-    enable_merge_whitelist: false,
-    merge_whitelist_usernames: [],
-    merge_whitelist_teams: [],
+    enable_push: record.enablePush,
+    enable_push_whitelist: record.enablePushWhitelist,
+    push_whitelist_usernames: names(record.pushWhitelistUserIds),
+    push_whitelist_teams: [...record.pushWhitelistTeams],
+    push_whitelist_deploy_keys: record.pushWhitelistDeployKeys,
+    enable_merge_whitelist: record.enableMergeWhitelist,
+    merge_whitelist_usernames: names(record.mergeWhitelistUserIds),
+    merge_whitelist_teams: [...record.mergeWhitelistTeams],
     enable_status_check: record.enableStatusCheck,
     status_check_contexts: [...record.statusCheckContexts],
-    required_approvals: 0,
-    enable_approvals_whitelist: false,
-    approvals_whitelist_username: [],
-    approvals_whitelist_teams: [],
-    block_on_rejected_reviews: false,
-    block_on_official_review_requests: false,
-    block_on_outdated_branch: false,
-    dismiss_stale_approvals: false,
-    ignore_stale_approvals: false,
-    require_signed_commits: false,
-    protected_file_patterns: '',
-    unprotected_file_patterns: '',
-    created_at: at,
-    updated_at: at,
+    required_approvals: record.requiredApprovals,
+    enable_approvals_whitelist: record.enableApprovalsWhitelist,
+    approvals_whitelist_username: names(record.approvalsWhitelistUserIds),
+    approvals_whitelist_teams: [...record.approvalsWhitelistTeams],
+    block_on_rejected_reviews: record.blockOnRejectedReviews,
+    block_on_official_review_requests: record.blockOnOfficialReviewRequests,
+    block_on_outdated_branch: record.blockOnOutdatedBranch,
+    dismiss_stale_approvals: record.dismissStaleApprovals,
+    ignore_stale_approvals: record.ignoreStaleApprovals,
+    require_signed_commits: record.requireSignedCommits,
+    protected_file_patterns: record.protectedFilePatterns,
+    unprotected_file_patterns: record.unprotectedFilePatterns,
+    created_at: rfc3339(record.createdAt),
+    updated_at: rfc3339(record.updatedAt),
   };
 }
 
@@ -74,6 +81,8 @@ export function registerBranchProtectionRoutes(
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { protectedBranches } = deps.services;
   const base = '/repos/:owner/:name/branch_protections';
+  const present = async (record: ProtectedBranchRecord) =>
+    toApiBranchProtection(record, await protectedBranches.handlesOf([record]));
 
   server.get(
     base,
@@ -88,7 +97,8 @@ export function registerBranchProtectionRoutes(
     async (request) => {
       const { owner, name } = request.params;
       const records = await protectedBranches.list(viewerUser(request.viewer), owner, name);
-      return records.map(toApiBranchProtection);
+      const handles = await protectedBranches.handlesOf(records);
+      return records.map((record) => toApiBranchProtection(record, handles));
     },
   );
 
@@ -113,9 +123,9 @@ export function registerBranchProtectionRoutes(
         owner,
         name,
         rule,
-        checksOf(body),
+        changeOf(body),
       );
-      return reply.status(201).send(toApiBranchProtection(record));
+      return reply.status(201).send(await present(record));
     },
   );
 
@@ -131,9 +141,7 @@ export function registerBranchProtectionRoutes(
     },
     async (request) => {
       const { owner, name, '*': rule } = request.params;
-      return toApiBranchProtection(
-        await protectedBranches.get(viewerUser(request.viewer), owner, name, rule),
-      );
+      return present(await protectedBranches.get(viewerUser(request.viewer), owner, name, rule));
     },
   );
 
@@ -155,9 +163,9 @@ export function registerBranchProtectionRoutes(
         owner,
         name,
         rule,
-        checksOf(request.body),
+        changeOf(request.body),
       );
-      return toApiBranchProtection(record);
+      return present(record);
     },
   );
 
@@ -179,16 +187,37 @@ export function registerBranchProtectionRoutes(
   );
 }
 
-/** The required checks a create or edit option sets; what it leaves out is left as it is. */
-function checksOf(body: {
-  readonly enable_status_check?: boolean | undefined;
-  readonly status_check_contexts?: readonly string[] | null | undefined;
-}): RequiredCheckChange {
-  const contexts = body.status_check_contexts;
-  return {
-    ...(body.enable_status_check === undefined
-      ? {}
-      : { enableStatusCheck: body.enable_status_check }),
-    ...(contexts === undefined ? {} : { statusCheckContexts: contexts ?? [] }),
+/** What a create or edit option sets; what it leaves out is left as it is. */
+function changeOf(body: ApiEditBranchProtectionOption): ProtectionChange {
+  const lists = {
+    statusCheckContexts: body.status_check_contexts,
+    pushWhitelistUsernames: body.push_whitelist_usernames,
+    pushWhitelistTeams: body.push_whitelist_teams,
+    mergeWhitelistUsernames: body.merge_whitelist_usernames,
+    mergeWhitelistTeams: body.merge_whitelist_teams,
+    approvalsWhitelistUsernames: body.approvals_whitelist_username,
+    approvalsWhitelistTeams: body.approvals_whitelist_teams,
   };
+  const values = {
+    enableStatusCheck: body.enable_status_check,
+    enablePush: body.enable_push,
+    enablePushWhitelist: body.enable_push_whitelist,
+    pushWhitelistDeployKeys: body.push_whitelist_deploy_keys,
+    enableMergeWhitelist: body.enable_merge_whitelist,
+    requiredApprovals: body.required_approvals,
+    enableApprovalsWhitelist: body.enable_approvals_whitelist,
+    blockOnRejectedReviews: body.block_on_rejected_reviews,
+    blockOnOfficialReviewRequests: body.block_on_official_review_requests,
+    blockOnOutdatedBranch: body.block_on_outdated_branch,
+    dismissStaleApprovals: body.dismiss_stale_approvals,
+    ignoreStaleApprovals: body.ignore_stale_approvals,
+    requireSignedCommits: body.require_signed_commits,
+    protectedFilePatterns: body.protected_file_patterns,
+    unprotectedFilePatterns: body.unprotected_file_patterns,
+  };
+  return Object.fromEntries([
+    // Go's nil slice arrives as null: an empty list.
+    ...Object.entries(lists).flatMap(([key, v]) => (v === undefined ? [] : [[key, v ?? []]])),
+    ...Object.entries(values).filter(([, v]) => v !== undefined),
+  ]) as ProtectionChange;
 }

@@ -210,6 +210,7 @@ export function registerPullRoutes(parent: FastifyInstance, deps: PullRouteDeps)
         request.params.owner,
         request.params.name,
         request.params.number,
+        { force: request.body?.force_merge === true },
       );
       // Gitea answers a successful merge with 200 and an empty body.
       return reply.status(200).send(null);

@@ -8,11 +8,14 @@ import {
   pullPermissions,
 } from '../../../domain/pulls/pull.policy.ts';
 import type { PullInContext } from '../../../domain/pulls/pull.service.ts';
+import type { PullReview } from '../../../domain/pulls/pull-review.types.ts';
+import type { ReviewThread } from '../../../domain/pulls/review-threads.ts';
 import { lineOf, reviewThreads } from '../../../domain/pulls/review-threads.ts';
-import { mayWrite } from '../../../domain/repos/repo.policy.ts';
+import { mayAdministerRepo, mayWrite } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { Diff, DiffFile } from '../../../git/diff.ts';
 import type { Commit } from '../../../git/read-objects.ts';
+import { foldId } from '../../../lib/ids.ts';
 import { isRecord } from '../../../lib/narrow.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { type Html, html } from '../html.ts';
@@ -36,15 +39,18 @@ import {
 } from '../views/diff.ts';
 import { mergeabilityStatus } from '../views/mergeability.ts';
 import { type PullTab, pullHeader, pullUrl } from '../views/pull.ts';
+import { mergeBlockersView, timelineView } from '../views/pull-timeline.ts';
 import { repoFrame } from '../views/repo-frame.ts';
 import { requiredChecksBox } from '../views/required-checks.ts';
+import { reviewChangesForm } from '../views/review-form.ts';
 import { reviewThreadView, type ThreadTab, type ThreadViewer } from '../views/review-thread.ts';
 import { PULL_CONFIRMATIONS, pullNumberOf, registerPullStateRoutes } from './pull-state.routes.ts';
+import { loadTimeline } from './pull-timeline-parts.ts';
 import { frameOf, type RepoPageDeps } from './repo-context.ts';
 import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
 
 /** What a page that shows no merge button assumes of CI. */
-const OPEN_GATE: MergeGate = { enforced: false, checks: [], passed: true };
+const OPEN_GATE: MergeGate = { enforced: false, checks: [], passed: true, blockers: [] };
 
 /** What the page of one pull request and its forms use. */
 export type PullPageRouteDeps = RepoPageDeps & {
@@ -57,6 +63,8 @@ export type PullPageRouteDeps = RepoPageDeps & {
     | 'mergeability'
     | 'ciRunApprovals'
     | 'mergeGates'
+    | 'pullReviews'
+    | 'pullTimeline'
   >;
 };
 
@@ -95,8 +103,18 @@ export function registerPullPageRoutes(
     const found = await load(request);
     const { base, pull } = found;
     const viewer = viewerUser(request.viewer);
-    const [comments, loaded] = await Promise.all([reviewComments.listOf(found), alongside(found)]);
-    const parts = await reviewCommentBoxes(deps, pages.renderer, found, comments);
+    const [comments, loaded] = await Promise.all([
+      reviewComments.listOf(found, viewer),
+      alongside(found),
+    ]);
+    // Comment boxes are drawn for the threads a tab shows, not for every comment of the pull.
+    const boxesFor = (shown: readonly ReviewThread[]) =>
+      reviewCommentBoxes(
+        deps,
+        pages.renderer,
+        found,
+        shown.flatMap((thread) => thread.comments),
+      );
     const url = pullUrl(base.repo, pull.number);
     const threadViewer = (context: PageContext, tab: ThreadTab): ThreadViewer => ({
       csrf: context.csrf,
@@ -106,7 +124,16 @@ export function registerPullPageRoutes(
       mayResolve: mayResolveReviewThread(viewer, base.access, pull),
       mayChange: (comment) => mayChangeReviewComment(viewer, base.access, comment),
     });
-    return { found, viewer, threads: reviewThreads(comments), loaded, parts, url, threadViewer };
+    return {
+      found,
+      viewer,
+      comments,
+      threads: reviewThreads(comments),
+      loaded,
+      boxesFor,
+      url,
+      threadViewer,
+    };
   };
 
   const render = async (
@@ -150,7 +177,7 @@ export function registerPullPageRoutes(
           ? pages.renderer.markdown(found.pull.body, pullMarkdownBase(found))
           : Promise.resolve(html`<p class="color-fg-muted"><em>No description provided.</em></p>`),
       );
-      const { found, viewer, threads, parts, url, loaded: bodyHtml, threadViewer } = reviewed;
+      const { found, viewer, threads, boxesFor, url, loaded: bodyHtml, threadViewer } = reviewed;
       const { base, pull } = found;
       const may = pullPermissions(viewer, base.access, pull);
       // What is known now; an unknown answer is checked in the background, never waited for.
@@ -159,10 +186,30 @@ export function registerPullPageRoutes(
         deps.services.ciRunApprovals.waitingOf(pull.id),
         // Shown above the merge button only: open pulls, to people signed in.
         viewer && pull.state === 'open'
-          ? deps.services.mergeGates.gateOf(base.repo, pull.baseBranch, pull.headSha)
+          ? deps.services.mergeGates.gateOf(base.repo, pull.baseBranch, pull.headSha, pull, viewer)
           : OPEN_GATE,
       ]);
+      const blockedBy = gate.blockers.flatMap((b) => (b.kind === 'changes_requested' ? b.by : []));
+      const all = (request.query as Record<string, unknown> | undefined)?.timeline === 'all';
+      const timeline = await loadTimeline(deps, pages.renderer, found, viewer, threads, {
+        extraPeople: blockedBy,
+        all,
+      });
+      const parts = await boxesFor(timeline.shownThreads);
       const held = mergeable?.state === 'conflict' || !gate.passed;
+      // An admin may merge past what the protection waits for, never past the whitelist.
+      const mayForce =
+        mayAdministerRepo(base.access) &&
+        gate.blockers.length > 0 &&
+        gate.blockers.every((blocker) => blocker.kind !== 'merge_whitelist') &&
+        mergeable?.state !== 'conflict';
+      const dismissForm = (context: PageContext) => (review: PullReview) =>
+        mayAdministerRepo(base.access) &&
+        pull.state === 'open' &&
+        !review.dismissed &&
+        (review.state === 'APPROVED' || review.state === 'REQUEST_CHANGES')
+          ? html`<form method="post" action="${url}/reviews/${String(foldId(review.id))}/dismiss" class="d-inline"><input type="hidden" name="_csrf" value="${context.csrf}"><input type="hidden" name="message" value="Dismissed"><button class="btn btn-sm" type="submit" data-dismiss-review>Dismiss</button></form>`
+          : null;
       const actions = (context: PageContext) => {
         if (!viewer)
           return html`<p class="color-fg-muted"><a href="/login?redirect=${encodeURIComponent(url)}">Sign in</a> to take part.</p>`;
@@ -174,10 +221,11 @@ export function registerPullPageRoutes(
           return may.toggle
             ? html`<div class="Box p-3">This pull request is closed. ${form('reopen', 'Reopen pull request', 'btn-sm')}</div>`
             : null;
-        return html`<div class="Box p-3">${mergeabilityStatus(url, mergeable)}${requiredChecksBox(base.repo, gate)}<div class="d-flex flex-items-center flex-wrap kiln-gap">
+        return html`<div class="Box p-3">${mergeabilityStatus(url, mergeable)}${mergeBlockersView(gate, timeline.who)}${requiredChecksBox(base.repo, gate)}<div class="d-flex flex-items-center flex-wrap kiln-gap">
         <span class="flex-auto">${may.merge ? 'Merging makes a merge commit on the base branch.' : 'Only people who can write to this repository can merge.'}</span>
         ${may.toggle ? form('close', 'Close pull request', 'btn-sm') : null}
         ${may.merge ? form('merge', 'Merge pull request', 'btn-primary', held) : null}
+        ${mayForce ? form('force-merge', 'Merge without waiting (administrator)', 'btn-danger btn-sm') : null}
       </div></div>`;
       };
       return render(
@@ -188,7 +236,15 @@ export function registerPullPageRoutes(
         (
           context,
         ) => html`<div class="Box mb-3"><div class="Box-body markdown-body">${bodyHtml}</div></div>
-      ${threads.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${threads.map((thread) => reviewThreadView(thread, parts, threadViewer(context, 'conversation'), { hunk: true }))}` : null}
+      ${timelineView(
+        timeline.items,
+        timeline.who,
+        (thread) =>
+          reviewThreadView(thread, parts, threadViewer(context, 'conversation'), { hunk: true }),
+        dismissForm(context),
+      )}
+      ${timeline.hidden > 0 ? html`<p class="f6 color-fg-muted" id="timeline-hidden">${String(timeline.hidden)} items between the first and the latest are not shown. <a href="${url}?timeline=all">Show the whole timeline</a></p>` : null}
+      ${timeline.loose.length > 0 ? html`<h3 class="h4 mb-2">Review comments</h3>${timeline.loose.map((thread) => reviewThreadView(thread, parts, threadViewer(context, 'conversation'), { hunk: true }))}` : null}
       ${pullApprovalNotice(context, { repo: base.repo, waiting, canApprove: mayWrite(base.access) })}${actions(context)}`,
       );
     },
@@ -224,7 +280,25 @@ export function registerPullPageRoutes(
     async (request, reply) => {
       const only = loadedFiles(request.query);
       const reviewed = await loadReviewed(request, (found) => pulls.diff(found, only));
-      const { found, viewer, threads, parts, url, loaded: diff, threadViewer } = reviewed;
+      const {
+        found,
+        viewer,
+        comments,
+        threads,
+        boxesFor,
+        url,
+        loaded: diff,
+        threadViewer,
+      } = reviewed;
+      const parts = await boxesFor(threads);
+      const pendingReview = viewer
+        ? (await deps.services.pullReviews.listOf(found, viewer)).find(
+            (review) => review.state === 'PENDING',
+          )
+        : undefined;
+      const pending = comments.filter(
+        (comment) => pendingReview && comment.reviewId === pendingReview.id,
+      ).length;
       const { base, pull } = found;
       const form = openForm(request.query);
       const pathOf = (file: DiffFile) => file.newPath ?? file.oldPath ?? '';
@@ -264,7 +338,8 @@ export function registerPullPageRoutes(
               <input type="hidden" name="path" value="${form.path}"><input type="hidden" name="side" value="${form.side}"><input type="hidden" name="line" value="${String(form.line)}">
               <label for="comment-body" class="d-block mb-1 f6">Comment on ${form.path} line ${form.line}</label>
               <textarea class="form-control width-full" id="comment-body" name="body" rows="3" required></textarea>
-              <button class="btn btn-primary btn-sm mt-2" type="submit">Add comment</button>
+              <button class="btn btn-sm mt-2" type="submit">Add comment</button>
+              <button class="btn btn-primary btn-sm mt-2" type="submit" name="review" value="start" data-start-review>Start a review</button>
             </form>`
                 : null
             }
@@ -275,7 +350,7 @@ export function registerPullPageRoutes(
             file.newPath && file.status !== 'deleted'
               ? srcUrl(base.repo, pull.headSha, file.newPath)
               : undefined;
-          return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>` : null}${diffFileList(diff)}${diffFiles(
+          return html`${viewer ? html`<p class="f6 color-fg-muted mb-2">Select a line number to comment on it.</p>${reviewChangesForm({ url, csrf: context.csrf, pending, ownPull: viewer.id === pull.authorId })}` : null}${diffFileList(diff)}${diffFiles(
             prepared,
             {
               view,

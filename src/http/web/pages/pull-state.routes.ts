@@ -28,6 +28,11 @@ export const PULL_CONFIRMATIONS = {
     consequence: ({ pull }: PullInContext) =>
       `A merge commit of ${pull.headBranch} is made on ${pull.baseBranch}, and the pull request is closed as merged.`,
   },
+  'force-merge': {
+    title: 'Merge without waiting?',
+    consequence: ({ pull }: PullInContext) =>
+      `As an administrator you merge ${pull.headBranch} into ${pull.baseBranch} although its protection still blocks the merge; the pull request records that you did.`,
+  },
   close: {
     title: 'Close this pull request?',
     consequence: ({ pull }: PullInContext) =>
@@ -58,7 +63,7 @@ export function registerPullStateRoutes(
     return { user, owner, name, number, url, found };
   };
 
-  const act = (action: 'merge' | 'close' | 'reopen') =>
+  const act = (action: 'merge' | 'force-merge' | 'close' | 'reopen') =>
     server.post(
       `/repos/:owner/:name/pulls/:number/${action}`,
       { schema: { params: PullParams } },
@@ -73,7 +78,7 @@ export function registerPullStateRoutes(
             title,
             consequence: consequence(found),
             action: `${url}/${action}`,
-            button: action === 'merge' ? 'Confirm merge' : 'Close pull request',
+            button: action === 'close' ? 'Close pull request' : 'Confirm merge',
             cancel: url,
           });
         }
@@ -82,8 +87,10 @@ export function registerPullStateRoutes(
           request,
           reply,
           async () => {
-            if (action === 'merge') {
-              await deps.services.pullMerges.merge(user, owner, name, number);
+            if (action === 'merge' || action === 'force-merge') {
+              await deps.services.pullMerges.merge(user, owner, name, number, {
+                force: action === 'force-merge',
+              });
               return { to: url, flash: 'Pull request merged.' };
             }
             await pulls.update(user, owner, name, number, {
@@ -95,7 +102,7 @@ export function registerPullStateRoutes(
             passOn: ['not_found'],
             back: url,
             message: (error) =>
-              error.code === 'conflict' && action === 'merge'
+              error.code === 'conflict' && action !== 'close'
                 ? `This pull request cannot be merged: ${error.message}. Resolve the conflicts on the head branch and push again.`
                 : error.message,
           },
@@ -103,6 +110,7 @@ export function registerPullStateRoutes(
       },
     );
   act('merge');
+  act('force-merge');
   act('close');
   act('reopen');
 }

@@ -15,7 +15,7 @@ import type { ThreadTab } from '../views/review-thread.ts';
 
 /** What the review thread forms of a pull use. */
 export type ReviewThreadRouteDeps = {
-  readonly services: Pick<DomainServices, 'pulls' | 'reviewComments'>;
+  readonly services: Pick<DomainServices, 'pulls' | 'reviewComments' | 'pullReviews'>;
 };
 
 /**
@@ -45,7 +45,7 @@ export function registerReviewThreadRoutes(
   pages: Pages,
 ): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { pulls, reviewComments } = deps.services;
+  const { pulls, reviewComments, pullReviews } = deps.services;
 
   /**
    * What every thread form starts with: a signed-in user with a valid CSRF token (else the
@@ -85,6 +85,19 @@ export function registerReviewThreadRoutes(
         request,
         reply,
         async () => {
+          // "Start a review" keeps the comment in the viewer's pending review until submitted.
+          if (!inReplyTo && field(request.body, 'review', 10) === 'start') {
+            await pullReviews.create(user, owner, name, number, {
+              comments: [
+                {
+                  body,
+                  path: field(request.body, 'path', 4096),
+                  ...(side === 'RIGHT' ? { newLine: line } : { oldLine: line }),
+                },
+              ],
+            });
+            return { to: `${back}#review-changes` };
+          }
           const { comment } = await reviewComments.create(
             user,
             owner,

@@ -1,0 +1,105 @@
+import { compileCheckGlob, matchBudget, matchesCheckGlob } from '../ci/check-glob.ts';
+
+/**
+ * The review, push and merge rules of a branch protection, in Gitea's terms. Whitelisted
+ * people are kept by account id (a rename keeps them listed); teams by name, as Gitea's API
+ * takes them.
+ */
+export type BranchRuleSettings = {
+  /** Anyone may push (with write access); false: nobody but the push whitelist, if enabled. */
+  readonly enablePush: boolean;
+  readonly enablePushWhitelist: boolean;
+  readonly pushWhitelistUserIds: readonly string[];
+  readonly pushWhitelistTeams: readonly string[];
+  readonly pushWhitelistDeployKeys: boolean;
+  readonly enableMergeWhitelist: boolean;
+  readonly mergeWhitelistUserIds: readonly string[];
+  readonly mergeWhitelistTeams: readonly string[];
+  readonly requiredApprovals: number;
+  readonly enableApprovalsWhitelist: boolean;
+  readonly approvalsWhitelistUserIds: readonly string[];
+  readonly approvalsWhitelistTeams: readonly string[];
+  readonly blockOnRejectedReviews: boolean;
+  readonly blockOnOfficialReviewRequests: boolean;
+  readonly blockOnOutdatedBranch: boolean;
+  readonly dismissStaleApprovals: boolean;
+  readonly ignoreStaleApprovals: boolean;
+  readonly requireSignedCommits: boolean;
+  readonly protectedFilePatterns: string;
+  readonly unprotectedFilePatterns: string;
+};
+
+/** What a protection created with none of these options has: Kiln's rule before them. */
+export const DEFAULT_RULE_SETTINGS: BranchRuleSettings = {
+  enablePush: true,
+  enablePushWhitelist: false,
+  pushWhitelistUserIds: [],
+  pushWhitelistTeams: [],
+  pushWhitelistDeployKeys: false,
+  enableMergeWhitelist: false,
+  mergeWhitelistUserIds: [],
+  mergeWhitelistTeams: [],
+  requiredApprovals: 0,
+  enableApprovalsWhitelist: false,
+  approvalsWhitelistUserIds: [],
+  approvalsWhitelistTeams: [],
+  blockOnRejectedReviews: false,
+  blockOnOfficialReviewRequests: false,
+  blockOnOutdatedBranch: false,
+  dismissStaleApprovals: false,
+  ignoreStaleApprovals: false,
+  requireSignedCommits: false,
+  protectedFilePatterns: '',
+  unprotectedFilePatterns: '',
+};
+
+/** The stored JSON object read back; a key missing or of the wrong type takes its default. */
+export function parseRuleSettings(stored: string): BranchRuleSettings {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stored);
+  } catch {
+    parsed = {};
+  }
+  const source = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<
+    string,
+    unknown
+  >;
+  const entries = Object.entries(DEFAULT_RULE_SETTINGS).map(([key, fallback]) => {
+    const value = source[key];
+    if (Array.isArray(fallback)) {
+      return [key, Array.isArray(value) ? value.filter((v) => typeof v === 'string') : fallback];
+    }
+    return [key, typeof value === typeof fallback ? value : fallback];
+  });
+  return Object.fromEntries(entries) as BranchRuleSettings;
+}
+
+/** Whether a rule name is a pattern (Gitea's glob characters) rather than one branch's name. */
+export function isRulePattern(name: string): boolean {
+  return /[*?[\]{}\\]/.test(name);
+}
+
+/**
+ * The rule that governs `branch` among a repository's rules, as Gitea picks it: a rule naming
+ * the branch exactly comes first, then patterns, the oldest first. Matching is bounded
+ * (`matchBudget`), so no rule name can hold the event loop.
+ */
+export function ruleFor<R extends { readonly branch: string; readonly createdAt: Date }>(
+  rules: readonly R[],
+  branch: string,
+): R | undefined {
+  const exact = rules.find((rule) => rule.branch === branch);
+  if (exact) return exact;
+  const patterns = rules
+    .filter((rule) => isRulePattern(rule.branch))
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  const budget = matchBudget();
+  return patterns.find((rule) => {
+    try {
+      return matchesCheckGlob(compileCheckGlob(rule.branch), branch, budget);
+    } catch {
+      return false;
+    }
+  });
+}
