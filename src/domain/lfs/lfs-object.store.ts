@@ -131,9 +131,19 @@ export class LfsObjectStore {
     return Number(result.numDeletedRows) > 0;
   }
 
-  /** Every recorded object with its size, for `kiln doctor`. */
+  /**
+   * Every object some repository reaches, with its size, for `kiln doctor`. An object none
+   * reaches is an upload whose bytes are still landing, or an orphan the sweep will remove:
+   * neither is a repository's object gone missing.
+   */
   async all(): Promise<{ oid: string; size: number }[]> {
-    const rows = await this.#db.selectFrom('lfs_objects').select(['oid', 'size']).execute();
+    const rows = await this.#db
+      .selectFrom('lfs_objects as o')
+      .select(['o.oid', 'o.size'])
+      .where(({ exists, selectFrom }) =>
+        exists(selectFrom('lfs_repo_objects as r').select('r.oid').whereRef('r.oid', '=', 'o.oid')),
+      )
+      .execute();
     return rows.map((row) => ({ oid: row.oid, size: Number(row.size) }));
   }
 }

@@ -190,8 +190,9 @@ export class LfsService {
   }
 
   /**
-   * `kiln doctor`'s check: every recorded object is stored at its size and, for `hashEvery`
-   * (1: all of them, n: one in n), hashes to its oid. Returns what is wrong, one line each.
+   * `kiln doctor`'s check: every object a repository reaches is stored at its size and, for
+   * `hashEvery` (1: all of them, n: one in n), hashes to its oid. Returns what is wrong, one
+   * line each.
    */
   async check(hashEvery: number): Promise<{ checked: number; problems: string[] }> {
     const problems: string[] = [];
