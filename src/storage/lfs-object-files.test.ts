@@ -72,4 +72,28 @@ describe('LfsObjectFiles', () => {
     );
     expect(await everything()).toEqual([]);
   });
+
+  it('removes an object only when the decision says so, and puts it back otherwise', async () => {
+    const bytes = Buffer.from('kept or removed\n');
+    const oid = oidOf(bytes);
+    await files.write(oid, chunks(bytes), {});
+    let seenDuringDecision: number | undefined = 0;
+    expect(
+      await files.removeIf(oid, async () => {
+        seenDuringDecision = await files.size(oid);
+        return false;
+      }),
+    ).toBe(false);
+    expect(seenDuringDecision).toBeUndefined();
+    expect(await files.size(oid)).toBe(bytes.length);
+    await expect(
+      files.removeIf(oid, () => Promise.reject(new Error('no answer'))),
+    ).rejects.toThrow();
+    expect(await files.size(oid)).toBe(bytes.length);
+    expect(await files.removeIf(oid, async () => true)).toBe(true);
+    expect(await files.size(oid)).toBeUndefined();
+    expect(await everything()).toEqual([]);
+    // Bytes already gone: the decision is still made (the record is forgotten all the same).
+    expect(await files.removeIf(oid, async () => true)).toBe(true);
+  });
 });

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -45,7 +45,11 @@ export class LfsObjectFiles {
   async write(
     oid: string,
     source: AsyncIterable<Uint8Array>,
-    limits: { readonly declaredSize?: number | undefined; readonly maxSize?: number | undefined },
+    limits: {
+      readonly declaredSize?: number | undefined;
+      readonly maxSize?: number | undefined;
+      readonly beforePlacing?: ((size: number) => Promise<void>) | undefined;
+    },
   ): Promise<number> {
     const target = this.#path(oid);
     const temporary = join(this.#root, TEMPORARY, `${randomBytes(12).toString('hex')}`);
@@ -76,6 +80,7 @@ export class LfsObjectFiles {
       if (hash.digest('hex') !== oid) {
         throw new Invalid('The content does not match the object ID (its SHA-256).');
       }
+      await limits.beforePlacing?.(received);
       await mkdir(join(target, '..'), { recursive: true, mode: 0o700 });
       await rename(temporary, target);
       return received;
@@ -98,8 +103,32 @@ export class LfsObjectFiles {
     return hash.digest('hex');
   }
 
-  async remove(oid: string): Promise<void> {
-    await rm(this.#path(oid), { force: true });
+  /**
+   * Removes the object's bytes when `decide` says so, and asks it with the bytes moved aside: an
+   * upload that puts the same object in place meanwhile keeps its own file, and when `decide`
+   * answers no (or fails) the bytes go back where they were, the same bytes whatever landed
+   * there since. Whether they were removed.
+   */
+  async removeIf(oid: string, decide: () => Promise<boolean>): Promise<boolean> {
+    const target = this.#path(oid);
+    await mkdir(join(this.#root, TEMPORARY), { recursive: true, mode: 0o700 });
+    const aside = join(this.#root, TEMPORARY, randomBytes(12).toString('hex'));
+    let moved = false;
+    let remove = false;
+    try {
+      await rename(target, aside);
+      moved = true;
+      // Young again, so the sweep of temporary files leaves it alone while it is decided on.
+      const now = new Date();
+      await utimes(aside, now, now);
+      remove = await decide();
+    } catch (error) {
+      if (moved || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      remove = await decide();
+    } finally {
+      if (moved) await (remove ? rm(aside, { force: true }) : rename(aside, target));
+    }
+    return remove;
   }
 
   async sweepTemporary(olderThanMs: number): Promise<number> {

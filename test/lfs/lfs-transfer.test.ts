@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LfsService } from '../../src/domain/lfs/lfs.service.ts';
 import { LfsObjectStore } from '../../src/domain/lfs/lfs-object.store.ts';
@@ -107,6 +108,9 @@ describe('git lfs push and clone', () => {
     expect(action?.href).toBe(api('art', `objects/${oid}`));
     const bytes = await fetch(action?.href ?? '', { headers: action?.header });
     expect(Buffer.from(await bytes.arrayBuffer()).equals(content)).toBe(true);
+    // Whatever an object holds (HTML, say), a browser opening its address runs nothing of it.
+    expect(bytes.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(bytes.headers.get('content-security-policy')).toContain('sandbox');
     // An interrupted download resumes where it stopped, as git-lfs asks.
     const rest = await fetch(action?.href ?? '', {
       headers: { ...action?.header, range: 'bytes=1000-' },
@@ -161,6 +165,37 @@ describe('git lfs push and clone', () => {
       body: 'x',
     });
     expect(put.status).toBe(422);
+  });
+});
+
+describe('downloads', () => {
+  it('never serve an object as something a browser would render or run', async () => {
+    const markup = fc.constantFrom(
+      '<!doctype html><script>alert(1)</script>',
+      '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>',
+      '%PDF-1.4\n',
+    );
+    const contents = fc.oneof(
+      fc.tuple(markup, fc.string()).map(([head, tail]) => Buffer.from(head + tail)),
+      fc.uint8Array({ minLength: 1, maxLength: 2000 }).map((bytes) => Buffer.from(bytes)),
+    );
+    await fc.assert(
+      fc.asyncProperty(contents, async (content) => {
+        const oid = oidOf(content);
+        const put = await fetch(api('art', `objects/${oid}`), {
+          method: 'PUT',
+          headers: { ...basic(owner.token), 'content-type': 'application/octet-stream' },
+          body: new Uint8Array(content),
+        });
+        expect(put.status).toBe(200);
+        const got = await fetch(api('art', `objects/${oid}`), { headers: basic(owner.token) });
+        expect(Buffer.from(await got.arrayBuffer()).equals(content)).toBe(true);
+        expect(got.headers.get('content-type')).toBe('application/octet-stream');
+        expect(got.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(got.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+      }),
+      { numRuns: 15 },
+    );
   });
 });
 

@@ -58,6 +58,18 @@ export class LfsObjectStore {
     });
   }
 
+  /**
+   * Records that the bytes of `oid` are being put in place: a new row, or the old one made young
+   * again, so no sweep takes the object for an orphan before the upload links it.
+   */
+  async recordStored(oid: string, size: number, now: number): Promise<void> {
+    await this.#db
+      .insertInto('lfs_objects')
+      .values({ oid, size, created_at: now })
+      .onConflict((c) => c.column('oid').doUpdateSet({ created_at: now }))
+      .execute();
+  }
+
   /** Gives `forkId` every object `parentId` reaches (rows only: the bytes are shared). */
   async share(parentId: string, forkId: string, now: number): Promise<void> {
     await this.#db
@@ -103,13 +115,15 @@ export class LfsObjectStore {
   }
 
   /**
-   * Forgets `oid` if still no repository reaches it; whether it did. A link made since the
-   * orphan was listed keeps the row, and so the bytes.
+   * Forgets `oid` if still no repository reaches it and it was recorded before `before`; whether
+   * it did. A link made, or an upload begun, since the orphan was listed keeps the row, and so
+   * the bytes.
    */
-  async forgetOrphan(oid: string): Promise<boolean> {
+  async forgetOrphan(oid: string, before: number): Promise<boolean> {
     const result = await this.#db
       .deleteFrom('lfs_objects')
       .where('oid', '=', oid)
+      .where('created_at', '<', before)
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('lfs_repo_objects').select('oid').where('oid', '=', oid))),
       )
@@ -117,9 +131,19 @@ export class LfsObjectStore {
     return Number(result.numDeletedRows) > 0;
   }
 
-  /** Every recorded object with its size, for `kiln doctor`. */
+  /**
+   * Every object some repository reaches, with its size, for `kiln doctor`. An object none
+   * reaches is an upload whose bytes are still landing, or an orphan the sweep will remove:
+   * neither is a repository's object gone missing.
+   */
   async all(): Promise<{ oid: string; size: number }[]> {
-    const rows = await this.#db.selectFrom('lfs_objects').select(['oid', 'size']).execute();
+    const rows = await this.#db
+      .selectFrom('lfs_objects as o')
+      .select(['o.oid', 'o.size'])
+      .where(({ exists, selectFrom }) =>
+        exists(selectFrom('lfs_repo_objects as r').select('r.oid').whereRef('r.oid', '=', 'o.oid')),
+      )
+      .execute();
     return rows.map((row) => ({ oid: row.oid, size: Number(row.size) }));
   }
 }

@@ -100,11 +100,14 @@ export class LfsService {
     if (max > 0 && declaredSize !== undefined && declaredSize > max) {
       throw new Invalid(tooLargeMessage(max));
     }
+    const { store } = this.#deps;
     const size = await this.#deps.bytes.write(oid, source, {
       declaredSize,
       maxSize: max || undefined,
+      // Recorded young before the bytes land, so a sweep running now cannot remove them.
+      beforePlacing: (stored) => store.recordStored(oid, stored, this.#now()),
     });
-    await this.#deps.store.add(repo.id, oid, size, this.#now());
+    await store.add(repo.id, oid, size, this.#now());
   }
 
   /** Whether `repo` holds `oid` at `size` (the verify step after an upload). */
@@ -165,6 +168,12 @@ export class LfsService {
   /**
    * Removes the objects no repository reaches any more (deleted repositories), and temporary
    * files of uploads cut short by a dying process. Returns how many objects went.
+   *
+   * Invariant: an object a repository reaches has its bytes, even when it is uploaded again
+   * while the sweep removes it. An upload records the object young before its bytes land
+   * (`upload`), and the sweep forgets an object only while it is old and unreached, deciding
+   * with its bytes moved aside (`removeIf`): either the upload's record comes first and the
+   * bytes go back, or the forgetting does and the upload's bytes land after they were moved.
    */
   async removeOrphans(): Promise<number> {
     const before = this.#now() - ORPHAN_GRACE_MS;
@@ -173,18 +182,17 @@ export class LfsService {
     for (;;) {
       const orphans = await this.#deps.store.orphans(before, 500);
       for (const oid of orphans) {
-        if (await this.#deps.store.forgetOrphan(oid)) {
-          await this.#deps.bytes.remove(oid);
-          removed += 1;
-        }
+        const forget = () => this.#deps.store.forgetOrphan(oid, before);
+        if (await this.#deps.bytes.removeIf(oid, forget)) removed += 1;
       }
       if (orphans.length < 500) return removed;
     }
   }
 
   /**
-   * `kiln doctor`'s check: every recorded object is stored at its size and, for `hashEvery`
-   * (1: all of them, n: one in n), hashes to its oid. Returns what is wrong, one line each.
+   * `kiln doctor`'s check: every object a repository reaches is stored at its size and, for
+   * `hashEvery` (1: all of them, n: one in n), hashes to its oid. Returns what is wrong, one
+   * line each.
    */
   async check(hashEvery: number): Promise<{ checked: number; problems: string[] }> {
     const problems: string[] = [];

@@ -24,19 +24,28 @@ export type LfsObjectBytes = {
   /**
    * Streams `source` to a temporary file while hashing it and puts it in place only when its
    * SHA-256 is `oid` (and it is `declaredSize` bytes, when given); otherwise nothing is kept and
-   * `Invalid` is thrown (`TooLarge` past `maxSize`). Returns the size stored.
+   * `Invalid` is thrown (`TooLarge` past `maxSize`). `beforePlacing` runs once the bytes are
+   * checked and before they are put in place. Returns the size stored.
    */
   write(
     oid: string,
     source: AsyncIterable<Uint8Array>,
-    limits: { readonly declaredSize?: number | undefined; readonly maxSize?: number | undefined },
+    limits: {
+      readonly declaredSize?: number | undefined;
+      readonly maxSize?: number | undefined;
+      readonly beforePlacing?: ((size: number) => Promise<void>) | undefined;
+    },
   ): Promise<number>;
   /** A stream of the object's bytes from `start`, and up to `end` (inclusive) when given. */
   read(oid: string, start?: number, end?: number): Readable;
   /** The SHA-256 of the stored bytes (for `kiln doctor`). */
   hash(oid: string): Promise<string>;
-  /** Removes the object's bytes, if any. */
-  remove(oid: string): Promise<void>;
+  /**
+   * Removes the object's bytes if `decide` answers yes, asked while the bytes are moved aside
+   * (an upload placing them meanwhile keeps its own); otherwise they are put back. Whether they
+   * were removed.
+   */
+  removeIf(oid: string, decide: () => Promise<boolean>): Promise<boolean>;
   /** Removes temporary files of uploads older than `olderThanMs` (a process died mid-upload). */
   sweepTemporary(olderThanMs: number): Promise<number>;
 };

@@ -19,6 +19,12 @@ export type LfsDeps = {
   readonly config: BaseUrlConfig;
 };
 
+/**
+ * Downloads are bytes anyone may have pushed (an HTML page, a script) served from Kiln's own
+ * origin: nothing a browser opens at an object's address may be sniffed into a document or run.
+ */
+const DOWNLOAD_POLICY = "default-src 'none'; sandbox";
+
 /** How long the actions of a batch answer are good for, as the client is told. */
 const ACTIONS_EXPIRE_SECONDS = 3600;
 
@@ -94,7 +100,11 @@ export async function lfsPlugin(server: FastifyInstance, deps: LfsDeps): Promise
       const { repo } = await access(request, false);
       const start = rangeStart(request.headers.range);
       const { size, stream } = await services.lfs.open(repo, request.params.oid, start);
-      reply.type('application/octet-stream').header('Cache-Control', 'no-store');
+      reply
+        .type('application/octet-stream')
+        .header('Cache-Control', 'no-store')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Security-Policy', DOWNLOAD_POLICY);
       if (start > 0) {
         if (start >= size) {
           stream.destroy();
