@@ -46,6 +46,8 @@ import { CodeService } from './domain/code/code.service.ts';
 import { PushHistory } from './domain/code/push-history.ts';
 import { subscribeFederationToPushes } from './domain/federation/federation-pushes.ts';
 import { openFederation } from './domain/federation/open-federation.ts';
+import { SshKeyService } from './domain/keys/ssh-key.service.ts';
+import { SshKeyStore } from './domain/keys/ssh-key.store.ts';
 import { OrgService } from './domain/orgs/org.service.ts';
 import { OrgStore } from './domain/orgs/org.store.ts';
 import { BranchPushStore } from './domain/pulls/branch-push.store.ts';
@@ -351,6 +353,7 @@ export async function createApp(config: Config): Promise<App> {
   const services: Services = {
     users,
     tokens: new TokenService(new TokenStore(db), users),
+    sshKeys: new SshKeyService({ store: new SshKeyStore(db), users, repos }),
     sessions: new SessionService(new SessionStore(db), users, config.auth.sessionLifetimeMs),
     loginThrottle: new LoginThrottle(new LoginThrottleStore(db), config.auth.login),
     orgs,

@@ -48,6 +48,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   present: ['lib', 'config', 'domain', 'git'],
   http: ['lib', 'config', 'domain', 'git', 'gen', 'present', 'app', 'version'],
   mcp: ['lib', 'config', 'domain', 'present', 'version'],
+  // Git over SSH: an edge beside http, which streams git like smart HTTP does.
+  ssh: ['lib', 'config', 'domain', 'git', 'version'],
   app: ['lib', 'config', 'db', 'domain', 'git', 'notify', 'storage', 'version'],
   // Bytes kept under the data directory (CI logs, cache archives) behind ports the domain
   // defines: the
@@ -66,6 +68,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'git',
     'http',
     'mcp',
+    'ssh',
     'app',
     'version',
     'start-up',

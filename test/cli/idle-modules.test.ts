@@ -39,6 +39,7 @@ useCliInstance('kiln-idle-', (instance) => {
     ...instance.env,
     PATH: process.env.PATH ?? '',
     SERVICE_HTTP_PORT: '0',
+    SERVICE_SSH_PORT: '0',
     KILN_TEST_LOADS: loads,
     NODE_OPTIONS: `--import ${RECORDER}`,
   };

@@ -60,6 +60,7 @@ export async function startKilnProcess(env: Record<string, string>): Promise<Kil
       HOME: process.env.HOME ?? '/tmp',
       SERVICE_HTTP_HOST: '127.0.0.1',
       SERVICE_HTTP_PORT: '0',
+      SERVICE_SSH_PORT: '0',
       SERVICE_LOG_LEVEL: 'error',
       ...env,
     },

@@ -32,6 +32,7 @@ import { ciCachesMigration } from './0030-ci-caches.ts';
 import { requiredChecksMigration } from './0031-required-checks.ts';
 import { ciWorkflowCallsMigration } from './0032-ci-workflow-calls.ts';
 import { ciAttemptsAnnotationsMigration } from './0033-ci-attempts-annotations.ts';
+import { sshKeysMigration } from './0034-ssh-keys.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -68,4 +69,5 @@ export const migrations: readonly Migration[] = [
   requiredChecksMigration,
   ciWorkflowCallsMigration,
   ciAttemptsAnnotationsMigration,
+  sshKeysMigration,
 ];
