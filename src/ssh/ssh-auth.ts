@@ -29,41 +29,51 @@ export type SshAuthServices = {
 export type SshAuthOutcome =
   | { readonly kind: 'accepted'; readonly principal: SshPrincipal }
   | { readonly kind: 'key-ok' }
-  | { readonly kind: 'rejected' }
-  | { readonly kind: 'locked' };
+  | { readonly kind: 'rejected' };
 
 /**
- * Judges one authentication request: only the user `git`, only public keys, only keys Kiln
- * knows whose owner may act (`SshKeyService.identify`), and a signature that verifies. Every
- * refusal counts against the client's address in the sign-in throttle, as a wrong password
- * does over HTTP, except the `none` probe every client starts with; a client whose address
- * is locked is `locked` and is disconnected. Refusals say nothing of what exists.
+ * Judges one authentication request: only the user `git`, only public keys signed with SHA-2
+ * or better, only keys Kiln knows whose owner may act (`SshKeyService.identify`), and a
+ * signature that verifies. A refusal says nothing of what exists: an unknown key, a disabled
+ * owner and a bad signature read alike.
  */
 export async function authenticate(
-  services: SshAuthServices,
-  address: string,
+  services: Pick<SshAuthServices, 'sshKeys'>,
   context: AuthContext,
 ): Promise<SshAuthOutcome> {
-  if (context.method === 'none') return { kind: 'rejected' };
-  const refuse = async (): Promise<SshAuthOutcome> => {
-    const verdict = await services.loginThrottle.attempt({ address });
-    return verdict.allowed ? { kind: 'rejected' } : { kind: 'locked' };
-  };
-  if (context.username !== SSH_USER || context.method !== 'publickey') return refuse();
-  if (!CLIENT_KEY_ALGORITHMS.has(context.key.algo)) return refuse();
+  if (context.username !== SSH_USER || context.method !== 'publickey') return { kind: 'rejected' };
+  if (!CLIENT_KEY_ALGORITHMS.has(context.key.algo)) return { kind: 'rejected' };
   const principal = await services.sshKeys.identify(sshFingerprint(context.key.data));
-  if (!principal) return refuse();
+  if (!principal) return { kind: 'rejected' };
   // The client asks first whether the key would do; it signs only then.
   if (!context.signature || !context.blob) return { kind: 'key-ok' };
-  const verdict = await services.loginThrottle.attempt({ address });
-  if (!verdict.allowed) return { kind: 'locked' };
   const key = ssh2().utils.parseKey(context.key.data);
   if (key instanceof Error || !key.verify(context.blob, context.signature, context.hashAlgo)) {
     return { kind: 'rejected' };
   }
-  await services.loginThrottle.succeeded({ address });
   await services.sshKeys.touch(principal.key);
   return { kind: 'accepted', principal };
+}
+
+/**
+ * One connection's sign-in as the throttle sees it, as one sign-in over HTTP is: counted
+ * against the client's address when it first tries a key, and given back once it
+ * authenticates. A connection that never does keeps its count, so an address that opens many
+ * and gets nowhere is locked out (`admitted` answers false) for the throttle's lock time.
+ * Trying several keys on one connection, as clients with an agent do, counts once.
+ */
+export function connectionThrottle(
+  throttle: SshAuthServices['loginThrottle'],
+  address: string,
+): { admitted(): Promise<boolean>; succeeded(): Promise<void> } {
+  let verdict: Promise<boolean> | undefined;
+  return {
+    admitted() {
+      verdict ??= throttle.attempt({ address }).then((result) => result.allowed);
+      return verdict;
+    },
+    succeeded: () => throttle.succeeded({ address }),
+  };
 }
 
 /** What `ssh -T git@host` prints: who the key is, and that there is no shell. */

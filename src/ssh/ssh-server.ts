@@ -5,7 +5,7 @@ import { DomainError } from '../domain/errors.ts';
 import { loadOnFirstUse } from '../lib/load-on-first-use.ts';
 import { KILN_VERSION } from '../version.ts';
 import type { SshLog } from './git-commands.ts';
-import { authenticate, greeting, type SshAuthServices } from './ssh-auth.ts';
+import { authenticate, connectionThrottle, greeting, type SshAuthServices } from './ssh-auth.ts';
 import { type SshCommandTable, splitCommand } from './ssh-commands.ts';
 
 const ssh2 = loadOnFirstUse<typeof import('ssh2')>('ssh2');
@@ -149,24 +149,29 @@ function servePeer(
   idle: () => void,
 ): void {
   let principal: Parameters<typeof greeting>[0] | undefined;
+  const throttle = connectionThrottle(parts.services.loginThrottle, address);
   client.on('authentication', (context) => {
-    authenticate(parts.services, address, context).then(
-      (outcome) => {
-        if (outcome.kind === 'accepted') {
-          principal = outcome.principal;
-          peer.authenticated = true;
-          context.accept();
-        } else if (outcome.kind === 'key-ok') context.accept();
-        else {
-          context.reject(['publickey']);
-          if (outcome.kind === 'locked') client.end();
-        }
-      },
-      (error: unknown) => {
-        parts.log.error({ err: error }, 'ssh authentication failed');
-        context.reject(['publickey']);
-      },
-    );
+    // Every client starts by asking which methods there are; that is no attempt.
+    if (context.method === 'none') return context.reject(['publickey']);
+    const judged = async () => {
+      if (!(await throttle.admitted())) {
+        context.reject();
+        client.end();
+        return;
+      }
+      const outcome = await authenticate(parts.services, context);
+      if (outcome.kind === 'rejected') return context.reject(['publickey']);
+      if (outcome.kind === 'accepted') {
+        await throttle.succeeded();
+        principal = outcome.principal;
+        peer.authenticated = true;
+      }
+      context.accept();
+    };
+    judged().catch((error: unknown) => {
+      parts.log.error({ err: error }, 'ssh authentication failed');
+      context.reject(['publickey']);
+    });
   });
   client.on('session', (accept) => {
     const session: Session = accept();
