@@ -7,6 +7,8 @@ import { objectsDir, readAlternates } from '../../git/object-store.ts';
 import { checkConnectivity, listRepositoryDirs } from '../../git/repository-dump.ts';
 import { widerThanPrivate } from '../../lib/private-modes.ts';
 import { type ActionOwnerFacts, uncontrolledActionOwners } from '../admin/action-owners.ts';
+import { unreadableKeys } from '../keys/ssh-key.service.ts';
+import type { SshKeyStore } from '../keys/ssh-key.store.ts';
 import type { RepoStore } from '../repos/repo.store.ts';
 
 /** One finding: what is wrong, where, and what to do about it. */
@@ -25,6 +27,8 @@ export type DoctorSources = {
   readonly repositoriesRoot: string;
   /** Who the action owners and administrators are, and the accounts to check against them. */
   readonly accounts?: ActionOwnerFacts;
+  /** The stored SSH keys, read again as the API would read them. */
+  readonly sshKeys?: Pick<SshKeyStore, 'page'>;
 };
 
 /** Wide paths reported one by one; past this many, one finding counts the rest. */
@@ -174,6 +178,15 @@ export async function runChecks(sources: DoctorSources): Promise<DoctorReport> {
   // The accounts are read only from a database this Kiln has migrated (it knows their columns).
   if (sources.accounts && findings.length === 0) {
     findings.push(...(await checkActionOwners(sources.accounts)));
+  }
+  if (sources.sshKeys && migrations.findings.length === 0) {
+    for (const { key, problem } of await unreadableKeys(sources.sshKeys)) {
+      findings.push({
+        subject: `SSH key ${key.fingerprint} (${key.title})`,
+        problem: `the key no longer reads as one Kiln accepts: ${problem}`,
+        fix: 'remove the key and have its owner add a new one',
+      });
+    }
   }
   findings.push(...(await checkModes(sources.dataDir)));
   const root = path.resolve(sources.repositoriesRoot);

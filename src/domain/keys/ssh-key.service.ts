@@ -16,7 +16,7 @@ const MAX_TITLE = 255;
 export type SshKeyServiceDeps = {
   readonly store: Pick<
     SshKeyStore,
-    'insert' | 'findByFingerprint' | 'listByUser' | 'listByRepo' | 'delete' | 'touch' | 'page'
+    'insert' | 'findByFingerprint' | 'listByUser' | 'listByRepo' | 'delete' | 'touch'
   >;
   readonly users: Pick<UserService, 'findActiveUser'>;
   readonly repos: Pick<RepoService, 'require' | 'findById'>;
@@ -109,23 +109,6 @@ export class SshKeyService {
     await this.#deps.store.touch(key.id, now, now - TOUCH_EVERY_MS);
   }
 
-  /** Every stored key that no longer reads as one Kiln accepts, with why (`kiln doctor`). */
-  async unreadableKeys(): Promise<Array<{ key: SshKey; problem: string }>> {
-    const found: Array<{ key: SshKey; problem: string }> = [];
-    for (let after = ''; ; ) {
-      const page = await this.#deps.store.page(after, 500);
-      for (const key of page) {
-        const parsed = parseSshPublicKey(key.publicKey);
-        if (isKeyProblem(parsed)) found.push({ key, problem: parsed.problem });
-        else if (parsed.fingerprint !== key.fingerprint) {
-          found.push({ key, problem: 'the stored fingerprint does not match the key' });
-        }
-      }
-      if (page.length < 500) return found;
-      after = page[page.length - 1]!.id;
-    }
-  }
-
   async #add(input: NewSshKey, owner: SshKey['owner'], readOnly: boolean): Promise<SshKey> {
     const title = input.title.trim();
     if (title === '') throw new Invalid('the key needs a title');
@@ -163,4 +146,29 @@ function pick(keys: readonly SshKey[], wireId: number): SshKey {
   const found = keys.find((key) => foldId(key.id) === wireId);
   if (!found) throw new NotFound('public key does not exist');
   return found;
+}
+
+/** A stored key that no longer reads as one Kiln accepts, and why. */
+export type UnreadableKey = { readonly key: SshKey; readonly problem: string };
+
+/**
+ * Every stored key that no longer reads as one Kiln accepts (`kiln doctor`): a row changed by
+ * hand, or a rule made stricter since the key was added. Read in pages, so any number of keys
+ * is checked in bounded memory.
+ */
+export async function unreadableKeys(store: Pick<SshKeyStore, 'page'>): Promise<UnreadableKey[]> {
+  const found: UnreadableKey[] = [];
+  for (let after = ''; ; ) {
+    const page = await store.page(after, 500);
+    for (const key of page) {
+      const parsed = parseSshPublicKey(key.publicKey);
+      if (isKeyProblem(parsed)) found.push({ key, problem: parsed.problem });
+      else if (parsed.fingerprint !== key.fingerprint) {
+        found.push({ key, problem: 'its fingerprint does not match the key' });
+      }
+    }
+    const last = page.at(-1);
+    if (page.length < 500 || !last) return found;
+    after = last.id;
+  }
 }
