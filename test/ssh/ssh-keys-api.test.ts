@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { expectGiteaDefinition } from '../api/gitea-swagger.ts';
 import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { type Person, useWorld } from '../support/world.ts';
@@ -63,6 +64,7 @@ describe('a person’s keys', () => {
       url: `${kiln.url}/api/v1/user/keys/${made.body.id}`,
     });
     expect(Date.parse(made.body.created_at)).toBeGreaterThan(0);
+    expectGiteaDefinition(made.body, 'PublicKey');
 
     const listed = await api('/user/keys', { token: owner.token });
     expect(listed.body.map((key: { id: number }) => key.id)).toContain(made.body.id);
@@ -186,6 +188,7 @@ describe('deploy keys', () => {
       fingerprint: openSshFingerprint(readOnly.publicKey),
       url: `${kiln.url}/api/v1${base}/${first.body.id}`,
     });
+    expectGiteaDefinition(first.body, 'DeployKey');
     const second = await api(base, {
       method: 'POST',
       token: owner.token,

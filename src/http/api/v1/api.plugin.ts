@@ -114,8 +114,8 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerFederationApiRoutes(server, deps);
   registerTokenRoutes(server, deps);
   registerKeyRoutes(server, deps);
-  registerDeployKeyRoutes(server, deps);
   const views = new RepoViews(deps);
+  registerDeployKeyRoutes(server, { ...deps, views });
   registerRepoRoutes(server, { ...deps, views, answers: new RepoAnswers(views) });
   registerCollaboratorRoutes(server, deps);
   registerBranchRoutes(server, deps);

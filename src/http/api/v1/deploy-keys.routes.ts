@@ -1,8 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../../../config/config.ts';
+import type { Repository } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { foldId } from '../../../lib/ids.ts';
+import type { ConvertContext } from '../../../present/context.ts';
 import { toApiDeployKey } from '../../../present/public-key.ts';
+import type { RepoViews } from '../../../present/repo-views.ts';
 import { errorResponses } from '../../../present/schemas/common.ts';
 import {
   ApiCreateKeyOptionSchema,
@@ -25,10 +29,11 @@ const ListQuery = Type.Object({
   key_id: Type.Optional(Type.String({ maxLength: 20 })),
 });
 
-/** What the routes use: deploy keys, and the base URL settings. */
+/** What the routes use: deploy keys, the repository records, and the URL settings. */
 export type DeployKeyRouteDeps = {
   readonly services: Pick<DomainServices, 'sshKeys'>;
-  readonly config: BaseUrlConfig;
+  readonly config: BaseUrlConfig & Pick<Config, 'ssh'>;
+  readonly views: RepoViews;
 };
 
 /**
@@ -38,7 +43,17 @@ export type DeployKeyRouteDeps = {
 export function registerDeployKeyRoutes(parent: FastifyInstance, deps: DeployKeyRouteDeps): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { sshKeys } = deps.services;
-  const context = (request: FastifyRequest) => ({ baseUrl: baseUrlOf(request, deps.config) });
+  const context = (request: FastifyRequest): ConvertContext => ({
+    baseUrl: baseUrlOf(request, deps.config),
+    ssh: deps.config.ssh,
+  });
+  /** The key's repository as Gitea shows it; whoever sees deploy keys administers it. */
+  const record = (request: FastifyRequest, repo: Repository) =>
+    deps.views.one(
+      viewerUser(request.viewer),
+      { repo, access: { level: 'admin' } },
+      context(request),
+    );
 
   server.get(
     '/repos/:owner/:name/keys',
@@ -57,8 +72,9 @@ export function registerDeployKeyRoutes(parent: FastifyInstance, deps: DeployKey
       const keyId = request.query.key_id;
       const wanted = keyId ? keys.filter((key) => String(foldId(key.id)) === keyId) : keys;
       const shown = context(request);
-      return pageOfKeys(request, reply, shown.baseUrl, wanted, request.query).map((key) =>
-        toApiDeployKey(key, repo, shown),
+      const repository = await record(request, repo);
+      return pageOfKeys(request, reply, shown.baseUrl ?? '', wanted, request.query).map((key) =>
+        toApiDeployKey(key, repo, shown, repository),
       );
     },
   );
@@ -81,7 +97,10 @@ export function registerDeployKeyRoutes(parent: FastifyInstance, deps: DeployKey
         key: request.body.key,
         readOnly: request.body.read_only,
       });
-      return reply.status(201).send(toApiDeployKey(made.key, made.repo, context(request)));
+      const repository = await record(request, made.repo);
+      return reply
+        .status(201)
+        .send(toApiDeployKey(made.key, made.repo, context(request), repository));
     },
   );
 
@@ -103,7 +122,7 @@ export function registerDeployKeyRoutes(parent: FastifyInstance, deps: DeployKey
         name,
         Number(id),
       );
-      return toApiDeployKey(key, repo, context(request));
+      return toApiDeployKey(key, repo, context(request), await record(request, repo));
     },
   );
 
