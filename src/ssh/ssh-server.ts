@@ -197,10 +197,17 @@ function servePeer(
     session.on('exec', (acceptExec, _reject, info) => {
       const channel = acceptExec();
       if (!principal) return finish(channel, 1);
+      // Busy until the channel is closed on both sides, not merely when the command ends: what
+      // the command wrote may still wait for the client's window, and ending the connection
+      // then (a server shutting down) would cut the clone short.
       peer.running += 1;
-      runCommand(parts, { principal, env, channel, line: info.command }).finally(() => {
+      channel.once('close', () => {
         peer.running -= 1;
         if (peer.running === 0) idle();
+      });
+      runCommand(parts, { principal, env, channel, line: info.command }).catch((error: unknown) => {
+        parts.log.error({ err: error }, 'ssh command failed');
+        channel.destroy();
       });
     });
   });

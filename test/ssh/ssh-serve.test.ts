@@ -4,13 +4,13 @@
  * and by a second replica on the same data directory, and a clone through either.
  */
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDeployment, type Deployment, type KilnProcess } from '../replicas/kiln-process.ts';
 import { postgresAdminUrl } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
-import { GitClient } from '../support/git.ts';
+import { GitClient, noise } from '../support/git.ts';
 import { makeKeyPair, removeKeyPairs, sshGitEnv, sshUrl } from './ssh-support.ts';
 
 let deployment: Deployment;
@@ -99,3 +99,34 @@ async function expectClone(kiln: KilnProcess): Promise<void> {
   expect(listed.code, listed.stderr).toBe(0);
   expect(listed.stdout).toContain('refs/heads/main');
 }
+
+it('lets a clone in progress finish on SIGTERM, then exits', async () => {
+  // SQLite serves one process at a time.
+  await running.stop();
+  const kiln = await deployment.start();
+  const port = await sshPortOf(kiln);
+  const { app, make } = await deployment.open();
+  const { user: person } = await make.user();
+  const pair = makeKeyPair();
+  await app.services.sshKeys.addUserKey(person, { title: 'laptop', key: pair.publicKey });
+  await app.services.repos.create(person, { name: 'big', private: false });
+  // Enough bytes that the clone is still running when the signal comes.
+  const work = await git.init();
+  await git.commit(work, { 'noise.bin': noise(20 * 1024 * 1024) });
+  await git.ok(['push', '-q', sshUrl(port, person.handle, 'big'), 'HEAD:refs/heads/main'], {
+    cwd: work,
+    env: sshGitEnv(pair, port),
+  });
+  const target = join(await git.tempDir(), 'clone');
+  const clone = git.run(['clone', '-q', sshUrl(port, person.handle, 'big'), target], {
+    env: sshGitEnv(pair, port),
+  });
+  // The pack is arriving: git is writing it into the clone's pack directory.
+  const packs = join(target, '.git', 'objects', 'pack');
+  await eventually(async () => existsSync(packs) && readdirSync(packs).length > 0, 20_000);
+  const exited = new Promise<number | null>((resolve) => kiln.child.once('exit', resolve));
+  kiln.child.kill('SIGTERM');
+  const cloned = await clone;
+  expect(cloned.code, `${cloned.stderr}\n${kiln.stderr()}`).toBe(0);
+  expect(await exited).toBe(0);
+}, 120_000);
