@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,6 +13,8 @@ import { residentBytes } from '../test/git/server-process.ts';
 import { type GitClient, importSyntheticHistory } from '../test/support/git.ts';
 
 export const MB = 1024 * 1024;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A bare repository at `gitDir` holding `commits` commits of random bytes (`megabytes` in all, so
@@ -166,4 +168,25 @@ export function sampleMemory(pid: number, intervalMs = 10): () => Promise<Memory
     await loop;
     return peaks;
   };
+}
+
+/**
+ * Waits until Kiln's housekeeping after the push has written its commit-graph and no git runs
+ * under Kiln for a second (at most two minutes), so that no round shares the machine with it.
+ */
+export async function housekeepingDone(pid: number, gitDir: string): Promise<void> {
+  const end = Date.now() + 120_000;
+  let quiet = 0;
+  while (Date.now() < end && quiet < 4) {
+    const graph = await Promise.any([
+      access(join(gitDir, 'objects', 'info', 'commit-graphs', 'commit-graph-chain')),
+      access(join(gitDir, 'objects', 'info', 'commit-graph')),
+    ]).then(
+      () => true,
+      () => false,
+    );
+    const busy = (await Promise.all((await descendants(pid)).map(isGit))).some(Boolean);
+    quiet = graph && !busy ? quiet + 1 : 0;
+    await sleep(250);
+  }
 }

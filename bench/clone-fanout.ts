@@ -23,7 +23,7 @@
  * directory removed at the end; everything listens on 127.0.0.1.
  */
 import { rmSync } from 'node:fs';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -35,8 +35,7 @@ import {
 } from '../test/git/server-process.ts';
 import { GitClient, repoUrl } from '../test/support/git.ts';
 import {
-  descendants,
-  isGit,
+  housekeepingDone,
   MB,
   type MemoryPeaks,
   sampleMemory,
@@ -82,28 +81,6 @@ const watchdog = setTimeout(
 watchdog.unref();
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Waits until Kiln's housekeeping after the push has written its commit-graph and no git runs
- * under Kiln for a second (at most two minutes), so that no round shares the machine with it.
- */
-async function housekeepingDone(pid: number, gitDir: string): Promise<void> {
-  const end = Date.now() + 120_000;
-  let quiet = 0;
-  while (Date.now() < end && quiet < 4) {
-    const graph = await Promise.any([
-      access(join(gitDir, 'objects', 'info', 'commit-graphs', 'commit-graph-chain')),
-      access(join(gitDir, 'objects', 'info', 'commit-graph')),
-    ]).then(
-      () => true,
-      () => false,
-    );
-    const busy = (await Promise.all((await descendants(pid)).map(isGit))).some(Boolean);
-    quiet = graph && !busy ? quiet + 1 : 0;
-    await sleep(250);
-  }
-}
 
 /** Starts `count` bare clones of `url` at once; the wall ms until the last has finished. */
 async function fanOut(url: string, tag: string, tip: string, count = CLONES): Promise<number> {

@@ -50,6 +50,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   present: ['lib', 'config', 'domain', 'git'],
   http: ['lib', 'config', 'domain', 'git', 'gen', 'present', 'app', 'version'],
   mcp: ['lib', 'config', 'domain', 'present', 'version'],
+  // Git over SSH: an edge beside http, which streams git like smart HTTP does.
+  ssh: ['lib', 'config', 'domain', 'git', 'version'],
   app: ['lib', 'config', 'db', 'domain', 'git', 'notify', 'storage', 'version', 'wiring', 'caches'],
   // The composition root's areas: each builds one area's services and subscribes its reactions
   // to the domain's events; only app.ts calls them.
@@ -73,6 +75,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'git',
     'http',
     'mcp',
+    'ssh',
     'app',
     'version',
     'start-up',

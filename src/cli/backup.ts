@@ -8,6 +8,7 @@ import { AdminPolicy } from '../domain/admin/admin.policy.ts';
 import { runChecks } from '../domain/backup/doctor.service.ts';
 import { type DumpSources, type DumpSummary, writeDump } from '../domain/backup/dump.service.ts';
 import { restoreDump } from '../domain/backup/restore.service.ts';
+import { SshKeyStore } from '../domain/keys/ssh-key.store.ts';
 import { OrgService } from '../domain/orgs/org.service.ts';
 import { OrgStore } from '../domain/orgs/org.store.ts';
 import { HousekeepingStore } from '../domain/repos/housekeeping.store.ts';
@@ -131,6 +132,7 @@ async function runDoctor(config: Config, lfsHash: string | undefined): Promise<n
     const report = await runChecks({
       database,
       repos: new RepoStore(database.db),
+      sshKeys: new SshKeyStore(database.db),
       dataDir: config.dataDir,
       repositoriesRoot: `${config.dataDir}/repositories`,
       secretKey: config.secretKey,

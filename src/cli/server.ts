@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { App } from '../app.ts';
 import type { Config } from '../config/config.ts';
 import { errorCode } from '../lib/thrown.ts';
+import type { ServedSsh } from '../ssh/serve-ssh.ts';
 import { startedUp } from '../start-up.js';
 import { type Command, say, warn } from './command.ts';
 import { privateDataDir } from './data-dir.ts';
@@ -18,12 +19,13 @@ async function serve(configured: Config): Promise<void> {
   const app = await createApp(config);
   const { buildServer } = await import('../http/server.ts');
   const server = await buildServer(app);
+  let ssh: ServedSsh | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     server.log.info({ signal }, 'draining in-flight requests');
-    await server.close();
+    await Promise.all([server.close(), ssh?.server.close()]);
     await app.close();
     process.exit(0);
   };
@@ -43,6 +45,15 @@ async function serve(configured: Config): Promise<void> {
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
   say(`listening on http://${host}:${port}`);
   if (derived.note) warn(derived.note);
+  if (config.ssh.enabled) {
+    const { serveSsh } = await import('../ssh/serve-ssh.ts');
+    ssh = await serveSsh({ ...app, log: server.log }).catch(async (error: unknown) => {
+      await server.close();
+      await app.close();
+      throw error;
+    });
+    say(`ssh listening on ${ssh.host.includes(':') ? `[${ssh.host}]` : ssh.host}:${ssh.port}`);
+  }
   startedUp();
 }
 
@@ -90,8 +101,9 @@ export const serverCommands: readonly Command[] = [
     summary: 'Run the HTTP server (applies pending migrations first)',
     options: {},
     notes: [
-      'Prints `listening on http://HOST:PORT` once it serves; SIGTERM or SIGINT drains the',
-      'requests in flight and exits 0. Host, port and the rest: docs/configuration.md.',
+      'Prints `listening on http://HOST:PORT` once it serves, then `ssh listening on HOST:PORT`',
+      'when SSH is on; SIGTERM or SIGINT drains the requests and SSH sessions in flight and',
+      'exits 0. Host, port and the rest: docs/configuration.md.',
     ],
     run: ({ config }) => serve(config()),
   },

@@ -16,6 +16,20 @@ export type Config = {
     readonly headersTimeoutMs: number;
     readonly keepAliveTimeoutMs: number;
   };
+  /** The built-in SSH server (git over SSH). */
+  readonly ssh: {
+    readonly enabled: boolean;
+    /** Unset: the HTTP host. */
+    readonly host: string | undefined;
+    readonly port: number;
+    /** Shown in clone URLs; unset: the base URL's host (or the request's). */
+    readonly publicHost: string | undefined;
+    /** Shown in clone URLs; 0: the listening port. */
+    readonly publicPort: number;
+    readonly maxSessions: number;
+    readonly idleTimeoutMs: number;
+    readonly loginTimeoutMs: number;
+  };
   readonly baseUrl: URL | undefined;
   readonly trustProxy: readonly string[];
   readonly dataDir: string;
@@ -139,6 +153,16 @@ export function toConfig(values: ConfigValues): Config {
       requestTimeoutMs: values['service.http.request-timeout'],
       headersTimeoutMs: values['service.http.headers-timeout'],
       keepAliveTimeoutMs: values['service.http.keep-alive-timeout'],
+    }),
+    ssh: Object.freeze({
+      enabled: values['service.ssh.enabled'],
+      host: values['service.ssh.host'],
+      port: values['service.ssh.port'],
+      publicHost: values['service.ssh.public-host'],
+      publicPort: values['service.ssh.public-port'],
+      maxSessions: values['service.ssh.max-sessions'],
+      idleTimeoutMs: values['service.ssh.idle-timeout'],
+      loginTimeoutMs: values['service.ssh.login-timeout'],
     }),
     baseUrl: values['service.base-url'],
     trustProxy: values['service.trust-proxy'],

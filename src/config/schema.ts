@@ -55,6 +55,53 @@ export const configSchema = {
     minMs: 1000,
     description: 'How long an idle keep-alive connection stays open.',
   }),
+  'service.ssh.enabled': booleanField({
+    default: true,
+    description:
+      'Whether Kiln serves git over SSH itself (clone URLs `ssh://git@HOST:PORT/owner/name.git`), beside HTTP.',
+  }),
+  'service.ssh.host': optionalStringField({
+    form: 'a host name or IP address',
+    description: 'Address the SSH server listens on. Unset: the HTTP host.',
+  }),
+  'service.ssh.port': integerField({
+    default: 2222,
+    min: 0,
+    max: 65535,
+    description: 'TCP port of the SSH server; `0` picks a free port.',
+  }),
+  'service.ssh.public-host': optionalStringField({
+    form: 'a host name',
+    validate: (value) => HOST.test(value) && !value.includes(':'),
+    description:
+      'Host shown in SSH clone URLs. Unset: the host of the base URL (or of the request).',
+  }),
+  'service.ssh.public-port': integerField({
+    default: 0,
+    min: 0,
+    max: 65535,
+    description:
+      'Port shown in SSH clone URLs (a proxy or a forwarded `22` in front of Kiln). `0`: the port the server listens on.',
+  }),
+  'service.ssh.max-sessions': integerField({
+    default: 256,
+    min: 1,
+    max: 100_000,
+    description:
+      'SSH connections served at once; more are refused until one ends. Each clone or push is one.',
+  }),
+  'service.ssh.idle-timeout': durationField({
+    default: 600_000,
+    minMs: 1000,
+    description:
+      'How long an SSH connection may stay silent before it is closed (a git command that is still sending or receiving is never silent).',
+  }),
+  'service.ssh.login-timeout': durationField({
+    default: 30_000,
+    minMs: 1000,
+    maxMs: 600_000,
+    description: 'How long a client has to authenticate after it connects.',
+  }),
   'service.base-url': urlField({
     protocols: ['http:', 'https:'],
     description:

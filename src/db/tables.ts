@@ -636,6 +636,24 @@ export type LfsLocksTable = {
   created_at: number;
 };
 
+/** A person's SSH key or a repository's deploy key (exactly one of the two owners is set). */
+export type SshKeysTable = {
+  id: string;
+  /** OpenSSH's `SHA256:…`, unique: one key, one owner. */
+  fingerprint: string;
+  user_id: string | null;
+  repo_id: string | null;
+  /** Who added a deploy key; its pushes are theirs. */
+  added_by: string | null;
+  title: string;
+  key_type: string;
+  /** `TYPE BASE64`, the comment left out. */
+  public_key: string;
+  read_only: boolean | number;
+  created_at: number;
+  last_used_at: number | null;
+};
+
 export type Tables = {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -681,4 +699,5 @@ export type Tables = {
   lfs_locks: LfsLocksTable;
   pull_reviews: PullReviewsTable;
   pull_timeline: PullTimelineTable;
+  ssh_keys: SshKeysTable;
 };

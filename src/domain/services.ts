@@ -25,6 +25,7 @@ import type { CiTaskTokens } from './ci/task-token.ts';
 import type { ArchiveService } from './code/archive.service.ts';
 import type { CodeService } from './code/code.service.ts';
 import type { Federation } from './federation/federation.ts';
+import type { SshKeyService } from './keys/ssh-key.service.ts';
 import type { LfsService } from './lfs/lfs.service.ts';
 import type { LfsLockService } from './lfs/lfs-lock.service.ts';
 import type { OrgService } from './orgs/org.service.ts';
@@ -58,6 +59,8 @@ import type { WebhookService } from './webhooks/webhook.service.ts';
 export type DomainServices = {
   readonly users: UserService;
   readonly tokens: TokenService;
+  /** People's SSH keys and repositories' deploy keys; who a connecting key speaks for. */
+  readonly sshKeys: SshKeyService;
   readonly sessions: SessionService;
   /** Failed sign-ins per account name and client address, kept in the database. */
   readonly loginThrottle: LoginThrottle;

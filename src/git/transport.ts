@@ -32,6 +32,11 @@ export interface TransportOptions {
   gzip?: boolean;
   /** Stops git, e.g. when the server shuts down. */
   signal?: AbortSignal;
+  /**
+   * One request and its answer (smart HTTP, the default), or false for a whole conversation
+   * on one stream (SSH): git then advertises its refs first and reads the client's turns itself.
+   */
+  stateless?: boolean;
 }
 
 export interface ReceivePackOptions extends TransportOptions {
@@ -86,6 +91,16 @@ function protocolEnv(options: TransportOptions): Record<string, string> {
 function serviceArgs(service: GitService): string[] {
   // upload-pack --strict: the directory itself must be the repository (no `<dir>/.git` guessing).
   return service === 'git-upload-pack' ? ['upload-pack', '--strict'] : ['receive-pack'];
+}
+
+/** The arguments that run `service` on `repo` for one request, or for a whole conversation. */
+function serviceCommand(
+  service: GitService,
+  repo: RepoHandle,
+  options: TransportOptions,
+): string[] {
+  const stateless = options.stateless === false ? [] : ['--stateless-rpc'];
+  return [...serviceArgs(service), ...stateless, repo.path];
 }
 
 /**
@@ -205,12 +220,29 @@ export async function uploadPack(
   options: TransportOptions = {},
 ): Promise<Readable> {
   await requireRepository(repo);
-  const proc = spawnGit([...serviceArgs('git-upload-pack'), '--stateless-rpc', repo.path], {
+  const proc = spawnGit(serviceCommand('git-upload-pack', repo, options), {
     cwd: repo.path,
     env: protocolEnv(options),
     signal: options.signal,
   });
   feed(proc, input, uploadGzip(options));
+  return outputStream(blamingClient(proc));
+}
+
+/**
+ * `git upload-archive` over a stream (SSH's `git archive --remote`): git reads the client's
+ * arguments itself and, as configured by default, archives only what refs reach.
+ *
+ * @throws NotFound when the repository does not exist.
+ */
+export async function uploadArchive(
+  repo: RepoHandle,
+  input: Readable,
+  options: Pick<TransportOptions, 'signal'> = {},
+): Promise<Readable> {
+  await requireRepository(repo);
+  const proc = spawnGit(['upload-archive', repo.path], { cwd: repo.path, signal: options.signal });
+  feed(proc, input, undefined);
   return outputStream(blamingClient(proc));
 }
 
@@ -269,7 +301,7 @@ export async function receivePack(
   };
   // Always: a repository made by an older Kiln gets the current hook before its next push.
   await ensureHooks(repo);
-  const proc = spawnGit([...serviceArgs('git-receive-pack'), '--stateless-rpc', repo.path], {
+  const proc = spawnGit(serviceCommand('git-receive-pack', repo, options), {
     cwd: repo.path,
     env,
     signal: options.signal,

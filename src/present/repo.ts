@@ -3,6 +3,7 @@ import { foldId } from '../lib/ids.ts';
 import { rfc3339 } from '../lib/time.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
 import type { ApiParentRepository, ApiRepository } from './schemas/repo.ts';
+import { sshCloneUrl } from './ssh-url.ts';
 import { toApiUser } from './user.ts';
 
 /** Everything about one repository that a Repository object shows, already loaded. */
@@ -53,7 +54,9 @@ export function toApiParentRepository(
     html_url: urlFrom(context, `/repos/${path}`),
     url: urlFrom(context, `/api/v1/repos/${path}`),
     link: '',
-    ssh_url: '',
+    ssh_url: context.ssh
+      ? sshCloneUrl(context.ssh, context.baseUrl, repo.owner.handle, repo.name)
+      : '',
     clone_url: urlFrom(context, `/${path}.git`),
     original_url: '',
     website: '',

@@ -3,6 +3,8 @@ import { CommitAuthorStore } from '../domain/branches/commit-author.store.ts';
 import { CommitStatusService } from '../domain/branches/commit-status.service.ts';
 import { ArchiveService } from '../domain/code/archive.service.ts';
 import { CodeService } from '../domain/code/code.service.ts';
+import { SshKeyService } from '../domain/keys/ssh-key.service.ts';
+import { SshKeyStore } from '../domain/keys/ssh-key.store.ts';
 import type { LfsService } from '../domain/lfs/lfs.service.ts';
 import { TeamService } from '../domain/orgs/team.service.ts';
 import { TeamStore } from '../domain/orgs/team.store.ts';
@@ -94,6 +96,7 @@ export function buildRepos(parts: RepoParts) {
     repoStore: store,
     repos,
     teams,
+    sshKeys: new SshKeyService({ store: new SshKeyStore(db), users: parts.users, repos }),
     collaborators: new CollaboratorService(repos, collaboratorStore, parts.users),
     protectedBranches,
     pushHandling: new PushService({ repos, events }),

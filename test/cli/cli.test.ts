@@ -296,7 +296,7 @@ describe('kiln commands', () => {
 
   it('serves, prints the listening line, and exits 0 on SIGTERM', async () => {
     const child = spawn(process.execPath, [LAUNCHER, 'serve'], {
-      env: { PATH: process.env.PATH ?? '', ...env, SERVICE_HTTP_PORT: '0' },
+      env: { PATH: process.env.PATH ?? '', ...env, SERVICE_HTTP_PORT: '0', SERVICE_SSH_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const line = await new Promise<string>((resolve, reject) => {
@@ -307,8 +307,8 @@ describe('kiln commands', () => {
       });
       child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
     });
-    expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/);
-    const url = line.trim().replace('listening on ', '');
+    expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n/);
+    const url = (line.split('\n')[0] ?? '').replace('listening on ', '');
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');

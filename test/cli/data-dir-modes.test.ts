@@ -58,6 +58,7 @@ describe('the data directory', () => {
       HOME: process.env.HOME ?? '/tmp',
       SERVICE_HTTP_HOST: '127.0.0.1',
       SERVICE_HTTP_PORT: '0',
+      SERVICE_SSH_PORT: '0',
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {

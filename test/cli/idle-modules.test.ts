@@ -42,6 +42,7 @@ useCliInstance('kiln-idle-', (instance) => {
     // Federation is on by default (a loopback base URL is derived when none is set), and then
     // Fedify loads at start; off, none of it may.
     SERVICE_FEDERATION_ENABLED: 'false',
+    SERVICE_SSH_PORT: '0',
     KILN_TEST_LOADS: loads,
     NODE_OPTIONS: `--import ${RECORDER}`,
   };

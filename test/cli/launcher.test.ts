@@ -29,7 +29,7 @@ useCliInstance(
   (instance) => {
     ({ env, dir } = instance);
   },
-  { PATH: process.env.PATH ?? '', SERVICE_HTTP_PORT: '0' },
+  { PATH: process.env.PATH ?? '', SERVICE_HTTP_PORT: '0', SERVICE_SSH_PORT: '0' },
 );
 
 /** Starts `kiln serve` with `node` and resolves once it prints its listening line. */

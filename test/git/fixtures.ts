@@ -18,6 +18,35 @@ export async function makeRepo(
   return { owner: repo.owner.handle, name: repo.name };
 }
 
+/** Who asks, in the access matrix of git transports. */
+export type Who = 'anonymous' | 'stranger' | 'read' | 'write' | 'admin' | 'owner' | 'org owner';
+export type Visibility = 'public' | 'private';
+
+/**
+ * Expected status of info/refs for upload-pack (clone) and receive-pack (push) over smart HTTP;
+ * every other transport refuses the same cases (404 as a missing repository, 403 as forbidden).
+ */
+export const ACCESS_MATRIX: Record<Visibility, Record<Who, { clone: number; push: number }>> = {
+  public: {
+    anonymous: { clone: 200, push: 401 },
+    stranger: { clone: 200, push: 403 },
+    read: { clone: 200, push: 403 },
+    write: { clone: 200, push: 200 },
+    admin: { clone: 200, push: 200 },
+    owner: { clone: 200, push: 200 },
+    'org owner': { clone: 200, push: 200 },
+  },
+  private: {
+    anonymous: { clone: 401, push: 401 },
+    stranger: { clone: 404, push: 404 },
+    read: { clone: 200, push: 403 },
+    write: { clone: 200, push: 200 },
+    admin: { clone: 200, push: 200 },
+    owner: { clone: 200, push: 200 },
+    'org owner': { clone: 200, push: 200 },
+  },
+};
+
 /** `Authorization` header with the token as Basic password, as git sends it. */
 export function basic(token: string): { authorization: string } {
   return { authorization: `Basic ${Buffer.from(`kiln-user:${token}`).toString('base64')}` };

@@ -7,32 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitClient, repoUrl } from '../support/git.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { basic, makeRepo } from './fixtures.ts';
-
-type Who = 'anonymous' | 'stranger' | 'read' | 'write' | 'admin' | 'owner' | 'org owner';
-type Visibility = 'public' | 'private';
-
-/** Expected status of info/refs for upload-pack (clone) and receive-pack (push). */
-const MATRIX: Record<Visibility, Record<Who, { clone: number; push: number }>> = {
-  public: {
-    anonymous: { clone: 200, push: 401 },
-    stranger: { clone: 200, push: 403 },
-    read: { clone: 200, push: 403 },
-    write: { clone: 200, push: 200 },
-    admin: { clone: 200, push: 200 },
-    owner: { clone: 200, push: 200 },
-    'org owner': { clone: 200, push: 200 },
-  },
-  private: {
-    anonymous: { clone: 401, push: 401 },
-    stranger: { clone: 404, push: 404 },
-    read: { clone: 200, push: 403 },
-    write: { clone: 200, push: 200 },
-    admin: { clone: 200, push: 200 },
-    owner: { clone: 200, push: 200 },
-    'org owner': { clone: 200, push: 200 },
-  },
-};
+import { basic, ACCESS_MATRIX as MATRIX, makeRepo, type Visibility, type Who } from './fixtures.ts';
 
 let kiln: TestServer;
 let git: GitClient;

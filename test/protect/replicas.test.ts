@@ -30,6 +30,7 @@ async function startReplica(env: Record<string, string>): Promise<Replica> {
       SERVICE_DATA_DIR: join(dataDir, 'data'),
       SERVICE_HTTP_HOST: '127.0.0.1',
       SERVICE_HTTP_PORT: '0',
+      SERVICE_SSH_PORT: '0',
       SERVICE_LOG_LEVEL: 'silent',
       ...env,
     },

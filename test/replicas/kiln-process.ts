@@ -21,6 +21,8 @@ export type KilnProcess = {
   readonly child: ChildProcess;
   /** Everything the process wrote to stderr so far. */
   stderr(): string;
+  /** Everything the process wrote to stdout so far (its listening lines). */
+  stdout(): string;
   /** Resident set size in bytes, read from /proc. */
   rssBytes(): number;
   /** SIGTERM and wait for the exit (in-flight requests drain). */
@@ -60,6 +62,7 @@ export async function startKilnProcess(env: Record<string, string>): Promise<Kil
       HOME: process.env.HOME ?? '/tmp',
       SERVICE_HTTP_HOST: '127.0.0.1',
       SERVICE_HTTP_PORT: '0',
+      SERVICE_SSH_PORT: '0',
       SERVICE_LOG_LEVEL: 'error',
       ...env,
     },
@@ -72,8 +75,8 @@ export async function startKilnProcess(env: Record<string, string>): Promise<Kil
     // Keep the tail only: a long run must not grow the test's memory without bound.
     stderr = (stderr + chunk).slice(-64_000);
   });
+  let stdout = '';
   const url = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`kiln did not start within 30 s:\n${stderr}`));
@@ -98,6 +101,7 @@ export async function startKilnProcess(env: Record<string, string>): Promise<Kil
     pid,
     child,
     stderr: () => stderr,
+    stdout: () => stdout,
     rssBytes() {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       const match = /VmRSS:\s+(\d+) kB/.exec(status);

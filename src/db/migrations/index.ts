@@ -32,6 +32,7 @@ import { ciCachesMigration } from './0030-ci-caches.ts';
 import { requiredChecksMigration } from './0031-required-checks.ts';
 import { ciWorkflowCallsMigration } from './0032-ci-workflow-calls.ts';
 import { ciAttemptsAnnotationsMigration } from './0033-ci-attempts-annotations.ts';
+import { sshKeysMigration } from './0034-ssh-keys.ts';
 import { lfsMigration } from './0035-lfs.ts';
 import { pullReviewsMigration } from './0036-pull-reviews.ts';
 import { teamsMigration } from './0037-teams.ts';
@@ -72,6 +73,7 @@ export const migrations: readonly Migration[] = [
   requiredChecksMigration,
   ciWorkflowCallsMigration,
   ciAttemptsAnnotationsMigration,
+  sshKeysMigration,
   lfsMigration,
   pullReviewsMigration,
   teamsMigration,

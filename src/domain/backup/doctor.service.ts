@@ -9,6 +9,7 @@ import { checkConnectivity, listRepositoryDirs } from '../../git/repository-dump
 import { widerThanPrivate } from '../../lib/private-modes.ts';
 import { SECRET_KEY_FILE } from '../../lib/secret-key-file.ts';
 import { type ActionOwnerFacts, uncontrolledActionOwners } from '../admin/action-owners.ts';
+import { unreadableKeys } from '../keys/ssh-key.service.ts';
 import type { LfsService } from '../lfs/lfs.service.ts';
 import { keyCheck } from '../secret-key/key-check.ts';
 
@@ -36,6 +37,8 @@ export type DoctorSources = {
   readonly lfs?: { readonly objects: Pick<LfsService, 'check'>; readonly hashEvery: number };
   /** The key in use (service.secret-key, else the data directory's own), to check secrets with. */
   readonly secretKey?: string | undefined;
+  /** The stored SSH keys, read again as the API would read them. */
+  readonly sshKeys?: Parameters<typeof unreadableKeys>[0];
 };
 
 /** Wide paths reported one by one; past this many, one finding counts the rest. */
@@ -222,6 +225,15 @@ export async function runChecks(sources: DoctorSources): Promise<DoctorReport> {
         subject: 'lfs',
         problem,
         fix: 'restore the lfs/ directory from a dump, or push the object again with `git lfs push --all`',
+      });
+    }
+  }
+  if (sources.sshKeys && migrations.findings.length === 0) {
+    for (const { key, problem } of await unreadableKeys(sources.sshKeys)) {
+      findings.push({
+        subject: `SSH key ${key.fingerprint} (${key.title})`,
+        problem: `the key no longer reads as one Kiln accepts: ${problem}`,
+        fix: 'remove the key and have its owner add a new one',
       });
     }
   }

@@ -1,13 +1,15 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { Forbidden } from '../../domain/errors.ts';
+import { receivePush } from '../../domain/repos/push-reception.ts';
 import type { DomainServices } from '../../domain/services.ts';
 import type { User } from '../../domain/users/user.types.ts';
-import { type GitService, isGitService, receivePack } from '../../git/transport.ts';
+import { type GitService, isGitService } from '../../git/transport.ts';
+import { viewerFromAuthorization } from '../auth/api-auth.ts';
 import { viewerUser } from '../auth/viewer.ts';
 import { type BaseUrlConfig, baseUrlOf } from '../base-url.ts';
 import { gitErrorHandler } from '../errors/git-errors.ts';
-import { answerAfter } from './answer-after.ts';
+import { refuseNulInAddress } from '../plugins/nul-guard.ts';
 import { gitAccess } from './git-access.ts';
 import { prepareGitEdge } from './git-edge.ts';
 import { pushHintLines } from './push-hints.ts';
@@ -83,29 +85,20 @@ export async function smartHttpPlugin(server: FastifyInstance, deps: SmartHttpDe
         noCache(reply).type(type);
 
         const pusher = viewerUser(request.viewer) as User;
-        const pack = await receivePack(handle, input, {
-          ...options,
-          protectedRefs: await services.protectedBranches.refs(repo),
-          ...(await services.protectedBranches.pushRestrictions(repo, pusher)),
-        });
-        const failed = (error: unknown) =>
-          request.log.error({ err: error }, 'after-push work failed');
-        // The repository's own record (its default branch above all: a first push of `develop`
-        // must not leave HEAD on a missing `main`) is in step before the answer ends, so the
-        // pusher never sees it stale, however soon it asks; the reactions (pulls, CI,
-        // federation, housekeeping) may take long and run after the answer.
-        const recorded = pack.result.then(({ changes, error }) => {
-          if (error) request.log.warn({ err: error }, 'receive-pack ended early');
-          return services.pushHandling.afterPush({ repo, pusher, changes }, failed).recorded;
-        });
-        // Gitea's lines after a push of a branch: where to open its pull, or the one open.
-        const lines = async () => {
-          const { changes } = await pack.result;
-          const suggestions = await services.pullSuggestions.afterPush(repo, pusher, changes);
-          return pushHintLines(suggestions, baseUrlOf(request, deps.config));
-        };
+        const base = baseUrlOf(request, deps.config);
         return reply.send(
-          answerAfter(pack.output, () => recorded, { sideband: pack.sideband, lines }),
+          await receivePush(services, {
+            repo,
+            pusher,
+            input,
+            transport: options,
+            // Gitea's lines after a push of a branch: where to open its pull, or the one open.
+            hints: (suggestions) => pushHintLines(suggestions, base),
+            log: {
+              warn: (error, message) => request.log.warn({ err: error }, message),
+              error: (error, message) => request.log.error({ err: error }, message),
+            },
+          }),
         );
       },
     );

@@ -32,6 +32,7 @@ import {
   registerPullDownloadRoutes,
 } from './pages/pull-download.routes.ts';
 import { registerSearchRoutes, type SearchRouteDeps } from './pages/search.routes.ts';
+import { registerSshKeyPages, type SshKeyPageDeps } from './pages/ssh-keys.routes.ts';
 import { registerTokenRoutes, type TokenRouteDeps } from './pages/tokens.routes.ts';
 import {
   registerWebhookSettingsRoutes,
@@ -45,6 +46,7 @@ export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 export type WebPluginDeps = HomeRouteDeps &
   AuthRouteDeps &
   TokenRouteDeps &
+  SshKeyPageDeps &
   ForgePagesDeps &
   ChallengeRouteDeps &
   SearchRouteDeps &
@@ -86,6 +88,7 @@ export async function webPlugin(
   registerHomeRoutes(server, deps, pages);
   registerAuthRoutes(server, deps, pages, protection);
   registerTokenRoutes(server, deps, pages);
+  registerSshKeyPages(server, deps, pages);
   registerForgePages(server, deps, pages);
   registerChallengeRoutes(server, deps, pages, protection);
   registerSearchRoutes(server, deps, pages);

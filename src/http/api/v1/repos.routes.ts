@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject } from 'typebox';
+import type { Config } from '../../../config/config.ts';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { ConvertContext } from '../../../present/context.ts';
@@ -52,10 +53,10 @@ function sendSerialized(reply: FastifyReply, serialized: string | Buffer): Fasti
 const SEARCH_OPEN = Buffer.from('{"ok":true,"data":');
 const SEARCH_CLOSE = Buffer.from('}');
 
-/** What the routes use: repositories, and the configuration for base URLs. */
+/** What the routes use: repositories, and the configuration for base and SSH clone URLs. */
 export type RepoRouteDeps = {
   readonly services: Pick<DomainServices, 'repos'>;
-  readonly config: BaseUrlConfig;
+  readonly config: BaseUrlConfig & Pick<Config, 'ssh'>;
   /** The facts a Repository record shows, and REST's serialized answers made from them. */
   readonly views: RepoViews;
   readonly answers: RepoAnswers;
@@ -68,6 +69,7 @@ export function registerRepoRoutes(parent: FastifyInstance, deps: RepoRouteDeps)
   const { views, answers } = deps;
   const context = (request: FastifyRequest): ConvertContext => ({
     baseUrl: baseUrlOf(request, deps.config),
+    ssh: deps.config.ssh,
   });
 
   /** A list route's options: its parameters (typed where it is registered) and paging query. */

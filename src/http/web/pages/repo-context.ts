@@ -3,6 +3,7 @@ import type { Config } from '../../../config/config.ts';
 import { visibleToAnyone } from '../../../domain/repos/repo.policy.ts';
 import type { VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
+import { sshCloneUrl } from '../../../present/ssh-url.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { creatableOwners, visibleParent } from '../owners.ts';
@@ -12,7 +13,7 @@ import type { RepoFrame, RepoTab } from '../views/repo-frame.ts';
 /** What a repository page needs to open its repository and draw the frame around it. */
 export type RepoPageDeps = {
   readonly services: Pick<DomainServices, 'code' | 'repos' | 'orgs' | 'users' | 'federation'>;
-  readonly config: Pick<Config, 'baseUrl' | 'http'>;
+  readonly config: Pick<Config, 'baseUrl' | 'http' | 'ssh'>;
 };
 
 /** The repository a page is about, with the viewer's access (NotFound for private ones). */
@@ -60,6 +61,17 @@ async function fediverseOf(
 }
 
 /** `https://host/owner/name.git` as seen from this request. */
+/** The SSH clone URL of the repository a page shows; empty when SSH is off. */
+export function sshCloneUrlOf(
+  deps: { readonly config: Pick<Config, 'baseUrl' | 'http' | 'ssh'> },
+  request: FastifyRequest,
+  visible: VisibleRepo,
+): string {
+  const { repo } = visible;
+  const base = baseUrlOf(request, deps.config);
+  return sshCloneUrl(deps.config.ssh, base, repo.owner.handle, repo.name);
+}
+
 export function cloneUrlOf(
   deps: { readonly config: Pick<Config, 'baseUrl' | 'http'> },
   request: FastifyRequest,

@@ -9,7 +9,7 @@ import type { ContentRenderer } from '../render/content-renderer.ts';
 import { blobBox, codeTable, type FileShown } from '../views/blob.ts';
 import { breadcrumb, cloneMenu, refSwitcher } from '../views/code-nav.ts';
 import { fileTable, latestCommitBar, readmeBox } from '../views/tree.ts';
-import { cloneUrlOf, type RepoPageDeps } from './repo-context.ts';
+import { cloneUrlOf, type RepoPageDeps, sshCloneUrlOf } from './repo-context.ts';
 
 /** The row above a listing or file: ref switcher, breadcrumb or ref counts, clone menu. */
 async function toolbar(
@@ -28,7 +28,7 @@ async function toolbar(
     ${switcher}
     ${location.path === '' ? counts : breadcrumb(repo, location.ref.name, location.path)}
     <span class="flex-auto"></span>
-    ${home ? cloneMenu(cloneUrlOf(deps, request, visible), `${repoUrl(repo)}/archive/${encodeSegments(location.ref.name)}.zip`) : null}
+    ${home ? cloneMenu(cloneUrlOf(deps, request, visible), `${repoUrl(repo)}/archive/${encodeSegments(location.ref.name)}.zip`, sshCloneUrlOf(deps, request, visible)) : null}
   </div>`;
 }
 

@@ -60,14 +60,21 @@ export function cloneField(url: string, id: string): Html {
   </div>`;
 }
 
-/** The green "Code" menu: the clone URL and a source archive of the current ref. */
-export function cloneMenu(url: string, zipUrl: string): Html {
+/** The green "Code" menu: the clone URLs (HTTPS, and SSH when on) and a source archive. */
+export function cloneMenu(url: string, zipUrl: string, sshUrl = ''): Html {
   return html`<details class="details-reset details-overlay position-relative">
     <summary class="btn btn-sm btn-primary" aria-haspopup="true">${icon('code')} Code <span class="dropdown-caret"></span></summary>
     <div class="dropdown-menu dropdown-menu-sw p-3 kiln-clone-menu">
       <p class="text-bold mb-2">${icon('terminal')} Clone over HTTPS</p>
       ${cloneField(url, 'clone-url')}
       <p class="f6 color-fg-muted mt-2 mb-0">Use a <a href="/settings/tokens">personal access token</a> as the password.</p>
+      ${
+        sshUrl
+          ? html`<p class="text-bold mt-3 mb-2">${icon('key')} Clone over SSH</p>
+      ${cloneField(sshUrl, 'clone-url-ssh')}
+      <p class="f6 color-fg-muted mt-2 mb-0">With a key added under <a href="/settings/keys">SSH keys</a>.</p>`
+          : null
+      }
       <div class="dropdown-divider" role="separator"></div>
       <a class="d-block pt-2" href="${zipUrl}">${icon('file-zip')} Download ZIP</a>
     </div>

@@ -152,6 +152,7 @@ export function repoSettingsPage(context: PageContext, data: RepoSettingsData): 
       <a class="SideNav-item" href="#collaborators">Collaborators</a>
       <a class="SideNav-item" href="#branches">Protected branches</a>
       <a class="SideNav-item" href="${base}/hooks">Webhooks</a>
+      <a class="SideNav-item" href="${base}/keys">Deploy keys</a>
       <a class="SideNav-item" href="${base}/ci">CI secrets and variables</a>
       <a class="SideNav-item" href="#danger">Danger zone</a>
     </nav>

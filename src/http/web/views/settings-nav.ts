@@ -5,6 +5,7 @@ const ITEMS: ReadonlyArray<[string, string]> = [
   ['/settings/password', 'Password'],
   ['/settings/sessions', 'Sessions'],
   ['/settings/tokens', 'Access tokens'],
+  ['/settings/keys', 'SSH keys'],
   ['/settings/federation', 'Fediverse'],
 ];
 

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { encodePktLine } from '../../git/pkt-line.ts';
+import { encodePktLine } from './pkt-line.ts';
 
 /** Lines for the pushing client to show as `remote: …`, and whether it can be sent any. */
 export type PushNotes = {

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodePktLine } from '../../git/pkt-line.ts';
 import { answerAfter } from './answer-after.ts';
+import { encodePktLine } from './pkt-line.ts';
 
 async function collect(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -1,0 +1,194 @@
+/**
+ * Git over SSH: one clone of a 50 MB repository through Kiln's SSH server against the same clone
+ * over `file://`, and 50 SSH clones at once with the memory of Kiln's processes sampled, with
+ * Kiln as its own process started as the `kiln` launcher starts it and OpenSSH's `ssh` as the
+ * client.
+ *
+ * 1. A synthetic repository of about 50 MB is pushed into Kiln over HTTP; once housekeeping
+ *    after the push has finished, `file://` clones read the very same bare repository.
+ * 2. Single clones alternate between the sides, the order rotating every round; the medians are
+ *    compared. Every clone must end on the source's tip.
+ * 3. Then `--clones` SSH clones start at once while the resident memory (VmRSS) of Kiln's node
+ *    processes (the server and its git spawner) is sampled every 100 ms.
+ *
+ *   node bench/ssh-clone.ts [--rounds 5] [--clones 50] [--megabytes 50] [--commits 300]
+ *
+ * Targets: SSH ÷ `file://` ≤ 1.2 (the encryption is the price); Kiln's node processes ≤ 300 MB
+ * at their peak. Prints the figures and ends with one JSON line (bench/run.ts's contract);
+ * exits non-zero when a target is missed. A watchdog ends everything after 12 minutes.
+ */
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  cliUserWithToken,
+  type ServerProcess,
+  serverEnv,
+  startServerProcess,
+} from '../test/git/server-process.ts';
+import { GitClient, repoUrl } from '../test/support/git.ts';
+import { housekeepingDone, MB, sampleMemory, syntheticRepository } from './_git-serve.ts';
+import { startEnv, startFlags } from './_start-flags.ts';
+import { median } from './_stats.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    clones: { type: 'string', default: '50' },
+    megabytes: { type: 'string', default: '50' },
+    commits: { type: 'string', default: '300' },
+  },
+});
+const ROUNDS = Number(args.rounds);
+const CLONES = Number(args.clones);
+const MEGABYTES = Number(args.megabytes);
+const COMMITS = Number(args.commits);
+const OWNER = 'bench-owner';
+const RATIO_TARGET = 1.2;
+const RSS_TARGET_MB = 300;
+
+const root = await mkdtemp(join(tmpdir(), 'kiln-bench-ssh-clone-'));
+const git = await GitClient.create();
+let server: ServerProcess | undefined;
+const watchdog = setTimeout(
+  () => {
+    process.stderr.write('ssh-clone: watchdog: giving up after 12 minutes\n');
+    void server?.kill();
+    rmSync(root, { recursive: true, force: true });
+    process.exit(2);
+  },
+  12 * 60 * 1000,
+);
+watchdog.unref();
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** A port free right now on 127.0.0.1, for the SSH server (its line is not read here). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+/** Clones `url` bare `count` times at once; the wall ms until the last has finished. */
+async function clones(
+  url: string,
+  tag: string,
+  tip: string,
+  env: Record<string, string>,
+  count = 1,
+) {
+  const dirs = Array.from({ length: count }, (_, i) => join(root, `${tag}-${i}`));
+  const started = performance.now();
+  const results = await Promise.all(
+    dirs.map((dir) => git.run(['clone', '-q', '--bare', url, dir], { env, timeoutMs: 300_000 })),
+  );
+  const ms = performance.now() - started;
+  try {
+    for (const [i, result] of results.entries()) {
+      if (result.code !== 0) throw new Error(`${tag}: clone ${i} failed:\n${result.stderr}`);
+      const head = await git.ok(['--git-dir', dirs[i] ?? '', 'rev-parse', 'HEAD']);
+      if (head !== tip) throw new Error(`${tag}: clone ${i} ended on ${head}, not ${tip}`);
+    }
+  } finally {
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  }
+  return ms;
+}
+
+try {
+  const port = await freePort();
+  const env = { ...serverEnv(join(root, 'data')), SERVICE_SSH_PORT: String(port) };
+  const token = await cliUserWithToken(env, OWNER);
+  server = await startServerProcess(
+    { ...startEnv(), ...env },
+    { cwd: root, nodeArgs: startFlags() },
+  );
+  const keyPath = join(root, 'id_ed25519');
+  spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', keyPath]);
+  const api = (path: string, body: unknown) =>
+    fetch(`${server?.url}/api/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const key = (await readFile(`${keyPath}.pub`, 'utf8')).trim();
+  if ((await api('/user/keys', { title: 'bench', key })).status !== 201) throw new Error('key');
+  if ((await api('/user/repos', { name: 'served' })).status !== 201) throw new Error('repo');
+
+  const source = join(root, 'source.git');
+  log(`generating ${COMMITS} commits, ${MEGABYTES} MB of random data`);
+  const repository = await syntheticRepository(git, source, {
+    commits: COMMITS,
+    megabytes: MEGABYTES,
+  });
+  const pushUrl = repoUrl(server.url, OWNER, 'served', { token, as: 'password' });
+  await git.ok(['--git-dir', source, 'push', '-q', pushUrl, 'main'], { timeoutMs: 300_000 });
+  const served = join(root, 'data', 'repositories', OWNER, 'served.git');
+  await housekeepingDone(server.pid, served);
+
+  const ssh = {
+    GIT_SSH_COMMAND: `ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes -o IdentityAgent=none -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -i ${keyPath} -p ${port}`,
+  };
+  const sides = {
+    ssh: { url: `ssh://git@127.0.0.1:${port}/${OWNER}/served.git`, env: ssh, ms: [] as number[] },
+    file: { url: `file://${served}`, env: {}, ms: [] as number[] },
+  };
+  const names = ['ssh', 'file'] as const;
+  for (const name of names)
+    await clones(sides[name].url, `warm-${name}`, repository.tip, sides[name].env);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+      const side = sides[name];
+      side.ms.push(await clones(side.url, `${name}-${round}`, repository.tip, side.env));
+    }
+    log(
+      `round ${round + 1}: ssh ${sides.ssh.ms.at(-1)?.toFixed(0)} ms, file ${sides.file.ms.at(-1)?.toFixed(0)} ms`,
+    );
+  }
+  const stop = sampleMemory(server.pid, 100);
+  const fanMs = await clones(sides.ssh.url, 'fan', repository.tip, ssh, CLONES);
+  const peaks = await stop();
+  log(`${CLONES} SSH clones at once: ${fanMs.toFixed(0)} ms`);
+
+  const ratio = Number((median(sides.ssh.ms) / median(sides.file.ms)).toFixed(3));
+  const rss = Number((peaks.node / MB).toFixed(1));
+  const size = `${(repository.bytes / MB).toFixed(0)} MB`;
+  const figures = [
+    {
+      name: `Clone of a ${size} repository over SSH ÷ file://, medians of ${ROUNDS}`,
+      target: `≤ ${RATIO_TARGET}`,
+      measured: ratio,
+      unit: 'ratio',
+      pass: ratio <= RATIO_TARGET,
+    },
+    {
+      name: `Kiln's node processes (server and git spawner) during ${CLONES} SSH clones at once, RSS peak`,
+      target: `≤ ${RSS_TARGET_MB} MB`,
+      measured: rss,
+      unit: 'MB',
+      pass: rss <= RSS_TARGET_MB,
+    },
+  ];
+  for (const figure of figures) {
+    const unit = figure.unit === 'ratio' ? '' : ` ${figure.unit}`;
+    process.stdout.write(
+      `${figure.pass ? 'met   ' : 'MISSED'} ${figure.name}: ${figure.measured}${unit} (target ${figure.target})\n`,
+    );
+  }
+  process.stdout.write(
+    `ssh ${sides.ssh.ms.map((ms) => ms.toFixed(0)).join(', ')} ms; file ${sides.file.ms.map((ms) => ms.toFixed(0)).join(', ')} ms; ${CLONES} at once ${fanMs.toFixed(0)} ms\n`,
+  );
+  process.stdout.write(`${JSON.stringify({ figures })}\n`);
+  process.exitCode = figures.every((figure) => figure.pass) ? 0 : 1;
+} finally {
+  await server?.stop().catch(() => {});
+  await git.dispose();
+  await rm(root, { recursive: true, force: true });
+  clearTimeout(watchdog);
+}

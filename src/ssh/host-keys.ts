@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { chmod, link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadOnFirstUse } from '../lib/load-on-first-use.ts';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-modes.ts';
+
+const ssh2 = loadOnFirstUse<typeof import('ssh2')>('ssh2');
+
+/** The host keys, by the file names OpenSSH gives them, and how each is made. */
+const HOST_KEYS = [
+  { file: 'ssh_host_ed25519_key', make: () => ssh2().utils.generateKeyPairSync('ed25519') },
+  { file: 'ssh_host_rsa_key', make: () => ssh2().utils.generateKeyPairSync('rsa', { bits: 3072 }) },
+] as const;
+
+/**
+ * The server's host keys (ed25519 and RSA) from `<dataDir>/ssh/`, made on first start and read
+ * as they are ever after: a host key that changed would make every client refuse the server.
+ * Replicas sharing the data directory share the keys. Each key is written to a file of its own
+ * and then linked into place, which fails if another process got there first, so two replicas
+ * starting at once never serve different keys nor read half a file. Mode 0600.
+ */
+export async function loadHostKeys(dataDir: string): Promise<Buffer[]> {
+  const dir = join(dataDir, 'ssh');
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const keys: Buffer[] = [];
+  for (const { file, make } of HOST_KEYS) {
+    const target = join(dir, file);
+    const existing = await readFile(target).catch(() => undefined);
+    if (existing) {
+      keys.push(existing);
+      continue;
+    }
+    const temporary = join(dir, `.${file}.${randomUUID()}`);
+    await writeFile(temporary, make().private, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+    await chmod(temporary, PRIVATE_FILE_MODE);
+    try {
+      await link(temporary, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      await unlink(temporary);
+    }
+    keys.push(await readFile(target));
+  }
+  return keys;
+}

@@ -1,0 +1,271 @@
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
+import type { Connection, ServerChannel, Session } from 'ssh2';
+import { DomainError } from '../domain/errors.ts';
+import { loadOnFirstUse } from '../lib/load-on-first-use.ts';
+import { KILN_VERSION } from '../version.ts';
+import type { SshLog } from './git-commands.ts';
+import { authenticate, connectionThrottle, greeting, type SshAuthServices } from './ssh-auth.ts';
+import { type SshCommandTable, splitCommand } from './ssh-commands.ts';
+
+const ssh2 = loadOnFirstUse<typeof import('ssh2')>('ssh2');
+
+/** The limits of `service.ssh.*` the server applies to each connection. */
+export type SshServerSettings = {
+  readonly maxSessions: number;
+  readonly idleTimeoutMs: number;
+  readonly loginTimeoutMs: number;
+};
+
+/** What the server is made of: host keys, who keys are, the commands it runs. */
+export type SshServerParts = {
+  readonly hostKeys: readonly Buffer[];
+  readonly services: SshAuthServices;
+  readonly commands: SshCommandTable;
+  readonly settings: SshServerSettings;
+  readonly log: SshLog;
+};
+
+/** A listening SSH server. */
+export type SshServer = {
+  /** Starts listening; resolves with the port actually bound (for port 0). */
+  listen(host: string, port: number): Promise<number>;
+  /**
+   * Stops accepting connections, lets the commands running finish (as HTTP lets requests in
+   * flight finish), closes every connection as soon as it runs none, and resolves when all are
+   * gone.
+   */
+  close(): Promise<void>;
+};
+
+/** One client connection: its socket, and whether it is authenticated and busy. */
+type Peer = {
+  readonly socket: Socket;
+  authenticated: boolean;
+  running: number;
+  client?: Connection;
+};
+
+/** Variables an `env` request may set; the rest are ignored, as OpenSSH's AcceptEnv does. */
+const ACCEPTED_ENV = new Set(['GIT_PROTOCOL']);
+
+// Curve25519 first; NIST curves for clients without it. No SHA-1 key exchange or host keys.
+const ALGORITHMS = {
+  kex: [
+    'curve25519-sha256',
+    'curve25519-sha256@libssh.org',
+    'ecdh-sha2-nistp256',
+    'ecdh-sha2-nistp384',
+    'ecdh-sha2-nistp521',
+  ],
+  serverHostKey: ['ssh-ed25519', 'rsa-sha2-512', 'rsa-sha2-256'],
+  // AES-GCM is OpenSSL's, in native code; ssh2's ChaCha20-Poly1305, which OpenSSH clients
+  // prefer, is not, and held a 5 MB clone to a tenth of the speed. So it is not offered.
+  cipher: ['aes128-gcm@openssh.com', 'aes256-gcm@openssh.com', 'aes128-ctr', 'aes256-ctr'],
+} as const;
+
+/**
+ * Kiln's SSH server: git over SSH for the user `git`, authenticated by public key, running the
+ * commands of its table and nothing else: no shell (a shell request is greeted and refused),
+ * no terminal, no forwarding, no agent (ssh2 refuses every request nobody listens for). Each
+ * connection has `loginTimeoutMs` to authenticate and is closed after `idleTimeoutMs` of
+ * silence; beyond `maxSessions` connections at once, new ones are closed at once.
+ */
+export function createSshServer(parts: SshServerParts): SshServer {
+  const { settings, log } = parts;
+  const peers = new Map<string, Peer>();
+  let closing = false;
+  let drained: (() => void) | undefined;
+
+  const ssh = new (ssh2().Server)(
+    {
+      hostKeys: parts.hostKeys.map((key) => ({ key })),
+      algorithms: {
+        kex: [...ALGORITHMS.kex],
+        serverHostKey: [...ALGORITHMS.serverHostKey],
+        cipher: [...ALGORITHMS.cipher],
+      },
+      ident: `Kiln_${KILN_VERSION}`,
+    },
+    (client, info) => {
+      const peer = peers.get(`${info.ip}|${info.port}`);
+      if (!peer) return client.end();
+      peer.client = client;
+      client.on('error', () => peer.socket.destroy());
+      servePeer(parts, peer, client, info.ip, () => {
+        if (closing && peer.running === 0) client.end();
+      });
+    },
+  );
+
+  const net: NetServer = createServer((socket) => {
+    if (closing || peers.size >= settings.maxSessions) {
+      socket.destroy();
+      return;
+    }
+    const key = `${socket.remoteAddress}|${socket.remotePort}`;
+    const peer: Peer = { socket, authenticated: false, running: 0 };
+    peers.set(key, peer);
+    socket.setTimeout(settings.idleTimeoutMs, () => socket.destroy());
+    const login = setTimeout(() => {
+      if (!peer.authenticated) socket.destroy();
+    }, settings.loginTimeoutMs);
+    login.unref();
+    socket.once('close', () => {
+      clearTimeout(login);
+      peers.delete(key);
+      if (closing && peers.size === 0) drained?.();
+    });
+    ssh.injectSocket(socket);
+  });
+  net.on('error', (error) => log.error({ err: error }, 'ssh server failed'));
+
+  return {
+    listen: (host, port) =>
+      new Promise((resolve, reject) => {
+        net.once('error', reject);
+        net.listen({ host, port }, () => {
+          net.off('error', reject);
+          const address = net.address();
+          resolve(typeof address === 'object' && address ? address.port : port);
+        });
+      }),
+    async close() {
+      closing = true;
+      const allGone = new Promise<void>((resolve) => {
+        drained = resolve;
+        if (peers.size === 0) resolve();
+      });
+      net.close();
+      for (const peer of peers.values()) {
+        if (peer.running > 0) continue;
+        if (peer.client) peer.client.end();
+        else peer.socket.destroy();
+      }
+      await allGone;
+    },
+  };
+}
+
+/** Authentication and sessions of one connection. */
+function servePeer(
+  parts: SshServerParts,
+  peer: Peer,
+  client: Connection,
+  address: string,
+  idle: () => void,
+): void {
+  let principal: Parameters<typeof greeting>[0] | undefined;
+  const throttle = connectionThrottle(parts.services.loginThrottle, address);
+  client.on('authentication', (context) => {
+    // Every client starts by asking which methods there are; that is no attempt.
+    if (context.method === 'none') return context.reject(['publickey']);
+    const judged = async () => {
+      if (!(await throttle.admitted())) {
+        context.reject();
+        client.end();
+        return;
+      }
+      const outcome = await authenticate(parts.services, context);
+      if (outcome.kind === 'rejected') return context.reject(['publickey']);
+      if (outcome.kind === 'accepted') {
+        await throttle.succeeded();
+        principal = outcome.principal;
+        peer.authenticated = true;
+      }
+      context.accept();
+    };
+    judged().catch((error: unknown) => {
+      parts.log.error({ err: error }, 'ssh authentication failed');
+      context.reject(['publickey']);
+    });
+  });
+  client.on('session', (accept) => {
+    const session: Session = accept();
+    const env: Record<string, string> = {};
+    session.on('env', (acceptEnv, rejectEnv, info) => {
+      if (ACCEPTED_ENV.has(info.key) && info.val.length <= 256) {
+        env[info.key] = info.val;
+        acceptEnv?.();
+      } else rejectEnv?.();
+    });
+    session.on('shell', (acceptShell) => {
+      const channel = acceptShell();
+      if (principal) channel.stderr.write(greeting(principal));
+      finish(channel, 1);
+    });
+    session.on('exec', (acceptExec, _reject, info) => {
+      const channel = acceptExec();
+      if (!principal) return finish(channel, 1);
+      // Busy until the channel is closed on both sides, not merely when the command ends: what
+      // the command wrote may still wait for the client's window, and ending the connection
+      // then (a server shutting down) would cut the clone short.
+      peer.running += 1;
+      channel.once('close', () => {
+        peer.running -= 1;
+        if (peer.running === 0) idle();
+      });
+      runCommand(parts, { principal, env, channel, line: info.command }).catch((error: unknown) => {
+        parts.log.error({ err: error }, 'ssh command failed');
+        channel.destroy();
+      });
+    });
+  });
+}
+
+/** Runs one command line on its channel and ends the channel with the command's status. */
+async function runCommand(
+  parts: SshServerParts,
+  run: {
+    principal: NonNullable<Parameters<typeof greeting>[0]>;
+    env: Record<string, string>;
+    channel: ServerChannel;
+    line: string;
+  },
+): Promise<void> {
+  const { channel } = run;
+  const parsed = splitCommand(run.line);
+  const command = parsed && parts.commands.get(parsed.name);
+  if (!parsed || !command) {
+    channel.stderr.write('Kiln: this command is not served here.\n');
+    return finish(channel, 1);
+  }
+  // Git may stop reading before the client stops sending: a stream of its own between them
+  // keeps git's end from tearing down the channel, which still carries the answer.
+  const input = new PassThrough();
+  channel.pipe(input);
+  // A client that goes away stops its git.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  channel.once('close', onAbort);
+  try {
+    const result = await command({
+      principal: run.principal,
+      args: parsed.args,
+      env: run.env,
+      input,
+      output: channel,
+      signal: stop.signal,
+    });
+    if (result.message) channel.stderr.write(`Kiln: ${result.message}\n`);
+    finish(channel, result.status);
+  } catch (error) {
+    if (!(error instanceof DomainError)) {
+      parts.log.warn({ err: error }, 'ssh command failed');
+    }
+    // What a domain error says is written for the client; anything else is not.
+    const message = error instanceof DomainError ? error.message : 'the command failed';
+    channel.stderr.write(`Kiln: ${message}\n`);
+    finish(channel, error instanceof DomainError ? 1 : 128);
+  } finally {
+    channel.off('close', onAbort);
+  }
+}
+
+/** Sends the exit status and closes the channel (the status must come first). */
+function finish(channel: ServerChannel, status: number): void {
+  // A client that left first has closed the channel: there is no one to tell.
+  if (channel.destroyed) return;
+  channel.exit(status);
+  channel.end();
+}
