@@ -39,7 +39,11 @@ export function buildWebhooks(parts: WebhookParts) {
     pulls: parts.pulls,
     history: new PushHistory(repos, parts.git.catFiles),
     authors: new CommitAuthorStore(db),
-    context: { baseUrl: config.baseUrl ? config.baseUrl.href.replace(/\/+$/, '') : null },
+    context: {
+      baseUrl: config.baseUrl ? config.baseUrl.href.replace(/\/+$/, '') : null,
+      // Payloads name the SSH clone URL as REST does (empty while SSH is off or its port unknown).
+      ssh: config.ssh,
+    },
   });
   const webhooks = new WebhookService({
     hooks,

@@ -21,7 +21,12 @@ let ssh: ServedSsh;
 let receiver: Receiver;
 useWorld(
   {
-    env: { SERVICE_WEBHOOK_ALLOWED_HOSTS: 'loopback' },
+    env: {
+      SERVICE_WEBHOOK_ALLOWED_HOSTS: 'loopback',
+      // What clone URLs show; the server itself listens on a free port.
+      SERVICE_SSH_PUBLIC_HOST: 'git.example',
+      SERVICE_SSH_PUBLIC_PORT: '2222',
+    },
     people: ['dev'],
     repos: [{ owner: 'dev', name: 'app' }],
   },
@@ -80,6 +85,10 @@ it('delivers the same webhook and starts the same workflow run as a push over HT
   expect(Object.keys(sshPayload).sort()).toEqual(Object.keys(httpPayload).sort());
   expect(sshPayload.pusher.login).toBe(dev.user.handle);
   expect(sshPayload.pusher).toEqual(httpPayload.pusher);
+  // Payloads name the SSH clone URL as the REST records do.
+  expect(sshPayload.repository.ssh_url).toBe(
+    `ssh://git@git.example:2222/${dev.user.handle}/app.git`,
+  );
   expect(sshPayload.commits[0].message.trim()).toBe('Change over SSH');
 
   const runs = async () =>
