@@ -20,6 +20,7 @@ import { registerBranchProtectionRoutes } from './branch-protections.routes.ts';
 import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
 import { registerFederationApiRoutes } from './federation.routes.ts';
+import { registerFederationForkRoutes } from './federation-forks.routes.ts';
 import { registerHookRoutes } from './hooks.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
 import { registerMediaRoutes } from './media.routes.ts';
@@ -115,6 +116,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerTokenRoutes(server, deps);
   const views = new RepoViews(deps);
   registerRepoRoutes(server, { ...deps, views, answers: new RepoAnswers(views) });
+  registerFederationForkRoutes(server, { ...deps, views });
   registerCollaboratorRoutes(server, deps);
   registerBranchRoutes(server, deps);
   registerReleaseRoutes(server, deps);
