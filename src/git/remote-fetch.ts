@@ -14,6 +14,24 @@ const REMOTE_TIMEOUT_MS = 5 * 60_000;
  */
 const REMOTE_ARGS = ['-c', 'http.followRedirects=false', '-c', 'http.lowSpeedLimit=1000'];
 
+/** How the caller lets git reach another server. */
+export type RemoteFetchOptions = {
+  /** Plain `http://` too (servers on one machine, tests only). */
+  readonly allowHttp: boolean;
+  /** The address git must connect to for the URL's host and port (checked by the caller). */
+  readonly pinned: { readonly host: string; readonly port: number; readonly address: string };
+};
+
+/**
+ * Options for one URL: git connects to the address the caller checked and resolves nothing
+ * itself (`http.curloptResolve`), so DNS cannot change its answer between check and connect.
+ */
+function remoteArgs(options: RemoteFetchOptions): string[] {
+  const { host, port, address } = options.pinned;
+  const pinned = address.includes(':') ? `[${address}]` : address;
+  return [...REMOTE_ARGS, '-c', `http.curloptResolve=${host}:${port}:${pinned}`];
+}
+
 /**
  * Only `https://` (and `http://` when the caller allows it, for tests on one machine) reach
  * another server: every other transport git knows (`file`, `ext::`, ssh…) would reach this
@@ -32,11 +50,11 @@ function checkRemoteUrl(url: string, allowHttp: boolean): string {
 /** The branch a remote repository's HEAD names, or undefined when it names none. */
 export async function remoteDefaultBranch(
   url: string,
-  options: { readonly allowHttp: boolean },
+  options: RemoteFetchOptions,
 ): Promise<string | undefined> {
   const { stdout } = await runGit(
     [
-      ...REMOTE_ARGS,
+      ...remoteArgs(options),
       'ls-remote',
       '--symref',
       ...afterEndOfOptions(checkRemoteUrl(url, options.allowHttp), 'HEAD'),
@@ -54,7 +72,7 @@ export async function remoteDefaultBranch(
 export async function fetchAllFromRemote(
   target: RepoHandle,
   url: string,
-  options: { readonly allowHttp: boolean },
+  options: RemoteFetchOptions,
 ): Promise<void> {
   await fetchFromRemote(target, url, options, [
     '+refs/heads/*:refs/heads/*',
@@ -71,7 +89,7 @@ export async function fetchRemoteBranch(
   url: string,
   branch: string,
   localRef: string,
-  options: { readonly allowHttp: boolean },
+  options: RemoteFetchOptions,
 ): Promise<string> {
   await fetchFromRemote(target, url, options, [`+${branchRef(branch)}:${checkFullRef(localRef)}`]);
   const { stdout } = await runGit(['rev-parse', '--verify', '--end-of-options', localRef], {
@@ -83,14 +101,14 @@ export async function fetchRemoteBranch(
 async function fetchFromRemote(
   target: RepoHandle,
   url: string,
-  options: { readonly allowHttp: boolean },
+  options: RemoteFetchOptions,
   refspecs: readonly string[],
 ): Promise<void> {
   const checked = checkRemoteUrl(url, options.allowHttp);
   await requireRepository(target);
   await runGit(
     [
-      ...REMOTE_ARGS,
+      ...remoteArgs(options),
       'fetch',
       '--quiet',
       '--no-write-fetch-head',

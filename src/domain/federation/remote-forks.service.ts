@@ -3,12 +3,14 @@ import { deleteRef, findBranch, isAncestor, updateRef } from '../../git/refs.ts'
 import {
   fetchAllFromRemote,
   fetchRemoteBranch,
+  type RemoteFetchOptions,
   remoteDefaultBranch,
 } from '../../git/remote-fetch.ts';
 import { Conflict, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
+import { pinCloneAddress } from './clone-address.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import { ACTOR_CONTEXT } from './forgefed-context.ts';
 import type { KyselyKvStore } from './kv.store.ts';
@@ -67,9 +69,10 @@ export class RemoteForksService {
 
   /** Forks the remote repository `target` names into `user`'s account, as `name` if given. */
   async fork(user: User, target: string, name?: string): Promise<VisibleRepo> {
-    const { repos, kv, allowHttp } = this.#deps;
+    const { repos, kv } = this.#deps;
     const upstream = await this.#readRepository(await this.#deps.resolve(target));
-    const defaultBranch = await remoteDefaultBranch(upstream.cloneUri, { allowHttp }).catch(
+    const reach = await this.#reach(upstream.cloneUri);
+    const defaultBranch = await remoteDefaultBranch(upstream.cloneUri, reach).catch(
       (error: unknown) => {
         throw new Invalid(`${upstream.cloneUri} could not be read`, { cause: error });
       },
@@ -81,7 +84,7 @@ export class RemoteForksService {
     });
     const { repo } = visible;
     try {
-      await fetchAllFromRemote(repos.handle(repo), upstream.cloneUri, { allowHttp });
+      await fetchAllFromRemote(repos.handle(repo), upstream.cloneUri, reach);
       const record: RemoteUpstream = { actor: upstream.id, cloneUri: upstream.cloneUri };
       await kv.setFor(['remote-fork', repo.id], record, null);
     } catch (error) {
@@ -116,14 +119,19 @@ export class RemoteForksService {
     name: string,
     branch: string,
   ): Promise<MergeUpstreamResult> {
-    const { repos, allowHttp } = this.#deps;
+    const { repos } = this.#deps;
     const { repo } = await repos.require(user, owner, name, 'write');
     const upstream = await this.upstreamOf(repo);
     if (!upstream) throw new NotFound('this repository is not a fork of a repository elsewhere');
     const handle = repos.handle(repo);
-    const theirs = await fetchRemoteBranch(handle, upstream.cloneUri, branch, UPSTREAM_REF, {
-      allowHttp,
-    }).catch((error: unknown) => {
+    const reach = await this.#reach(upstream.cloneUri);
+    const theirs = await fetchRemoteBranch(
+      handle,
+      upstream.cloneUri,
+      branch,
+      UPSTREAM_REF,
+      reach,
+    ).catch((error: unknown) => {
       throw new Invalid(`the upstream branch ${branch} could not be fetched`, { cause: error });
     });
     try {
@@ -165,6 +173,12 @@ export class RemoteForksService {
     if (known) return;
     const record: RemoteFork = { actor: forkId, owner: sender, at: Date.now() };
     await this.#deps.kv.setFor(['forks', upstream.repo.id, forkId], record, null);
+  }
+
+  /** How git may reach a clone address: its scheme allowed, its address checked and pinned. */
+  async #reach(cloneUri: string): Promise<RemoteFetchOptions> {
+    const { allowHttp } = this.#deps;
+    return { allowHttp, pinned: await pinCloneAddress(cloneUri, allowHttp) };
   }
 
   async #readRepository(id: string) {
