@@ -102,6 +102,15 @@ describe('forks across two Kiln instances', () => {
     expect((await call(b, author.token, 'GET', path)).json).toEqual([
       { actor: `${a.url}/repos/${reader.handle}/tool`, owner: `${a.url}/${reader.handle}` },
     ]);
+    const ap = async (url: string) =>
+      (await (await fetch(url, { headers: { accept: AP } })).json()) as Json;
+    const upstream = await ap(`${b.url}/repos/${author.handle}/tool`);
+    const collection = `${b.url}/federation/repos/${author.handle}/tool/forks`;
+    expect(upstream.forks).toBe(collection);
+    expect((await ap(collection)).totalItems).toBe(1);
+    expect((await ap(`${collection}?page=1`)).orderedItems).toEqual([
+      `${a.url}/repos/${reader.handle}/tool`,
+    ]);
   });
 
   it('merge-upstream fast-forwards the fork to new upstream commits, once', async () => {

@@ -173,6 +173,7 @@ export class LocalActors {
       name: repo.name,
       description: repo.description,
       ownerId: this.urls.user(repo.owner.handle),
+      forks: this.urls.repoEndpoint(repo.owner.handle, repo.name, 'forks'),
       cloneUri: `${this.urls.base}/${encodeURIComponent(repo.owner.handle)}/${encodeURIComponent(repo.name)}.git`,
       forkedFrom: parent
         ? this.urls.repo(parent.repo.owner.handle, parent.repo.name)
