@@ -91,6 +91,9 @@ describe('forks across two Kiln instances', () => {
       await fetch(`${a.url}/repos/${reader.handle}/tool`, { headers: { accept: AP } })
     ).json()) as Json;
     expect(actor.forkedFrom).toBe(upstream);
+    const page = await (await fetch(`${a.url}/${reader.handle}/tool`)).text();
+    const label = `${new URL(b.url).host}/${author.handle}/tool`;
+    expect(page).toContain(`forked from <a href="${upstream}" rel="nofollow">${label}</a>`);
   });
 
   it('the upstream learns of the fork and lists it', async () => {
