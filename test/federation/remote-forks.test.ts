@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
+import { Browser } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { AP, FediverseActor, startFederatedKiln } from './support.ts';
 
@@ -14,7 +15,7 @@ describe('forks across two Kiln instances', () => {
   let git: GitClient;
   let work: string;
   let author: { handle: string; token: string };
-  let reader: { handle: string; token: string };
+  let reader: { handle: string; token: string; password: string };
   let stranger: FediverseActor;
 
   const call = async (
@@ -49,7 +50,7 @@ describe('forks across two Kiln instances', () => {
     const made = await b.make.userWithToken();
     author = { handle: made.user.handle, token: made.token };
     const madeA = await a.make.userWithToken();
-    reader = { handle: madeA.user.handle, token: madeA.token };
+    reader = { handle: madeA.user.handle, token: madeA.token, password: madeA.password };
     expect((await call(b, author.token, 'POST', '/user/repos', { name: 'tool' })).status).toBe(201);
     expect(
       (await call(b, author.token, 'POST', '/user/repos', { name: 'secret', private: true }))
@@ -125,6 +126,19 @@ describe('forks across two Kiln instances', () => {
     expect((await call(a, reader.token, 'POST', path, { branch: 'main' })).json).toEqual({
       merge_type: '',
     });
+  });
+
+  it('"Sync fork" on the fork\'s page does the same for its writers only', async () => {
+    const sha = await pushToB({ 'synced.txt': 'synced\n' });
+    const page = `/repos/${reader.handle}/tool`;
+    expect(await (await new Browser(a.url).get(page)).text()).not.toContain('Sync fork');
+    const browser = new Browser(a.url);
+    await browser.get('/login');
+    await browser.post('/login', { login: reader.handle, password: reader.password });
+    expect(await (await browser.get(page)).text()).toContain('Sync fork');
+    const synced = await browser.post(`${page}/sync-fork`, {});
+    expect(synced.status).toBe(303);
+    expect(await branchOnA('tool', 'main')).toBe(sha);
   });
 
   it('a fork with commits of its own is not overwritten (409)', async () => {

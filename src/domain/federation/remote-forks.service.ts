@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { deleteRef, findBranch, isAncestor, updateRef } from '../../git/refs.ts';
+import { deleteRef, findBranch, isAncestor, readDefaultBranch, updateRef } from '../../git/refs.ts';
 import {
   fetchAllFromRemote,
   fetchRemoteBranch,
@@ -111,19 +111,21 @@ export class RemoteForksService {
 
   /**
    * Brings `branch` of a remote fork up to the upstream's branch of that name, when that is a
-   * fast-forward; a branch with commits of its own is left alone (Conflict).
+   * fast-forward; a branch with commits of its own is left alone (Conflict). Without `branch`,
+   * the fork's default branch.
    */
   async mergeUpstream(
     user: User,
     owner: string,
     name: string,
-    branch: string,
-  ): Promise<MergeUpstreamResult> {
+    asked?: string,
+): Promise<MergeUpstreamResult> {
     const { repos } = this.#deps;
     const { repo } = await repos.require(user, owner, name, 'write');
     const upstream = await this.upstreamOf(repo);
     if (!upstream) throw new NotFound('this repository is not a fork of a repository elsewhere');
     const handle = repos.handle(repo);
+    const branch = asked ?? (await readDefaultBranch(handle)) ?? 'main';
     const reach = await this.#reach(upstream.cloneUri);
     const theirs = await fetchRemoteBranch(
       handle,

@@ -30,12 +30,22 @@ function fediverseLine(frame: RepoFrame): Html | null {
 }
 
 /** "forked from forge.example/ada/kiln", linked to the remote repository. */
-function remoteParentLine(actor: string | undefined): Html | null {
+function remoteParentLine(context: PageContext, frame: RepoFrame): Html | null {
+  const actor = frame.remoteParent;
   if (!actor || !URL.canParse(actor)) return null;
   const url = new URL(actor);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
   const label = `${url.host}${url.pathname.replace(/^\/repos\//, '/')}`;
-  return html`<p class="f6 color-fg-muted mb-2">forked from <a href="${url.href}" rel="nofollow">${label}</a></p>`;
+  const { repo, access } = frame.visible;
+  // Writers may bring the fork up to its upstream (a fast-forward of the default branch).
+  const sync =
+    access.level === 'write' || access.level === 'admin'
+      ? html`<form method="post" action="${repoUrl(repo)}/sync-fork" class="d-inline ml-2">
+          <input type="hidden" name="_csrf" value="${context.csrf}">
+          <button class="btn btn-sm" type="submit">${icon('sync')} Sync fork</button>
+        </form>`
+      : null;
+  return html`<p class="f6 color-fg-muted mb-2">forked from <a href="${url.href}" rel="nofollow">${label}</a>${sync}</p>`;
 }
 
 function visibilityLabel(repo: Repository): Html {
@@ -92,7 +102,7 @@ export function repoFrame(context: PageContext, frame: RepoFrame, content: Html)
     ${
       frame.parent
         ? html`<p class="f6 color-fg-muted mb-2">forked from <a href="${repoUrl(frame.parent)}">${frame.parent.owner.handle}/${frame.parent.name}</a></p>`
-        : remoteParentLine(frame.remoteParent)
+        : remoteParentLine(context, frame)
     }
     ${fediverseLine(frame)}
     <nav class="UnderlineNav" aria-label="Repository">
