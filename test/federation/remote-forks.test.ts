@@ -218,4 +218,17 @@ describe('forks across two Kiln instances', () => {
       `${a.url}/repos/${reader.handle}/tool`,
     ]);
   });
+
+  it('a fork made private is no longer listed by its upstream', async () => {
+    const made = await call(a, reader.token, 'PATCH', `/repos/${reader.handle}/tool`, {
+      private: true,
+    });
+    expect(made.status).toBe(200);
+    const path = `/repos/${author.handle}/tool/federation/forks`;
+    const gone = await eventually(
+      async () =>
+        ((await call(b, author.token, 'GET', path)).json as unknown as Json[]).length === 0,
+    );
+    expect(gone).toBe(true);
+  });
 });

@@ -183,6 +183,7 @@ export class Federation {
       userAgent: deps.userAgent,
     });
     this.withdrawal = new Withdrawal({
+      forks: this.forks,
       actors: this.actors,
       repos: deps.repos,
       followers: this.followers,

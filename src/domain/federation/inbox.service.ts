@@ -38,7 +38,7 @@ export class InboxService {
   readonly #queue: KyselyMessageQueue;
   readonly #following: FollowingService;
   readonly #instances: Pick<InstancesService, 'seen'>;
-  readonly #forks: Pick<RemoteForksService, 'created'>;
+  readonly #forks: Pick<RemoteForksService, 'created' | 'deleted'>;
 
   constructor(deps: {
     actors: LocalActors;
@@ -49,7 +49,7 @@ export class InboxService {
     queue: KyselyMessageQueue;
     following: FollowingService;
     instances: Pick<InstancesService, 'seen'>;
-    forks: Pick<RemoteForksService, 'created'>;
+    forks: Pick<RemoteForksService, 'created' | 'deleted'>;
   }) {
     this.#forks = deps.forks;
     this.#actors = deps.actors;
@@ -79,6 +79,7 @@ export class InboxService {
         if (object === sender) {
           await this.#followers.removeFollower(sender);
           await this.#stars.removeActor(sender);
+          await this.#forks.deleted(sender);
         }
         if (object !== undefined) await this.#following.withdrawn(sender, object);
         return;

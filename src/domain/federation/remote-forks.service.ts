@@ -18,6 +18,7 @@ import type { LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
 import { idOf, type RemoteActors } from './remote-actors.ts';
 import type { RemoteDocuments } from './remote-documents.ts';
+import { deleteActivity } from './vocabulary.ts';
 
 /** The repository on another server a local repository was forked from. */
 export type RemoteUpstream = { readonly actor: string; readonly cloneUri: string };
@@ -119,7 +120,7 @@ export class RemoteForksService {
     owner: string,
     name: string,
     asked?: string,
-): Promise<MergeUpstreamResult> {
+  ): Promise<MergeUpstreamResult> {
     const { repos } = this.#deps;
     const { repo } = await repos.require(user, owner, name, 'write');
     const upstream = await this.upstreamOf(repo);
@@ -175,6 +176,44 @@ export class RemoteForksService {
     if (known) return;
     const record: RemoteFork = { actor: forkId, owner: sender, at: Date.now() };
     await this.#deps.kv.setFor(['forks', upstream.repo.id, forkId], record, null);
+    await this.#deps.kv.setFor(['forked-from', forkId], upstream.repo.id, null);
+  }
+
+  /** A fork elsewhere deleted itself (gone, or no longer public): it is listed no more. */
+  async deleted(forkId: string): Promise<void> {
+    const { kv } = this.#deps;
+    const upstreamId = await kv.get<string>(['forked-from', forkId]);
+    if (upstreamId === undefined) return;
+    await kv.delete(['forks', upstreamId, forkId]);
+    await kv.delete(['forked-from', forkId]);
+  }
+
+  /**
+   * A fork of a remote repository stopped being public (made private, deleted, its owner made
+   * private): its upstream is told with the same `Delete` of the fork its followers get, so the
+   * upstream stops listing it at once.
+   */
+  async withdrawn(repo: Repository): Promise<void> {
+    const { actors, remote, queue } = this.#deps;
+    const upstream = await this.upstreamOf(repo);
+    if (!upstream) return;
+    const fork = actors.ofRepo(repo);
+    const activity = deleteActivity({
+      id: actors.urls.activity(randomUUID()),
+      actor: fork.id,
+      followers: actors.endpoints(fork).followers,
+      object: fork.id,
+      formerType: 'Repository',
+    });
+    const inbox = (await remote.get(upstream.actor)).inbox;
+    const message: DeliveryMessage = {
+      kind: 'deliver',
+      signer: fork.key,
+      signerId: fork.id,
+      inbox,
+      activity: { ...activity, cc: [...activity.cc, upstream.actor] },
+    };
+    await queue.enqueue(message);
   }
 
   /** How git may reach a clone address: its scheme allowed, its address checked and pinned. */
