@@ -6,11 +6,11 @@ import {
   type RemoteFetchOptions,
   remoteDefaultBranch,
 } from '../../git/remote-fetch.ts';
+import { pinCloneAddress } from '../../outbound/clone-address.ts';
 import { Conflict, Invalid, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
-import { pinCloneAddress } from './clone-address.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import { ACTOR_CONTEXT } from './forgefed-context.ts';
 import type { KyselyKvStore } from './kv.store.ts';
@@ -219,7 +219,10 @@ export class RemoteForksService {
   /** How git may reach a clone address: its scheme allowed, its address checked and pinned. */
   async #reach(cloneUri: string): Promise<RemoteFetchOptions> {
     const { allowHttp } = this.#deps;
-    return { allowHttp, pinned: await pinCloneAddress(cloneUri, allowHttp) };
+    const pinned = await pinCloneAddress(cloneUri, allowHttp).catch((error: unknown) => {
+      throw new Invalid(`${cloneUri} is not an address Kiln may fetch from`, { cause: error });
+    });
+    return { allowHttp, pinned };
   }
 
   async #readRepository(id: string) {

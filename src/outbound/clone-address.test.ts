@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Invalid } from '../errors.ts';
 import { pinCloneAddress } from './clone-address.ts';
+import { OutboundError } from './outbound-request.ts';
 
 const octet = fc.integer({ min: 0, max: 255 });
 /** Loopback, private, link-local and unspecified IPv4 and IPv6 addresses, as URL hosts. */
@@ -19,7 +19,7 @@ describe('pinCloneAddress', () => {
     await fc.assert(
       fc.asyncProperty(internal, async (host) => {
         const url = `https://${host}/ada/tool.git`;
-        await expect(pinCloneAddress(url, false)).rejects.toThrow(Invalid);
+        await expect(pinCloneAddress(url, false)).rejects.toThrow(OutboundError);
         expect((await pinCloneAddress(url, true)).address).toBeTruthy();
       }),
       { numRuns: 80 },

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { HostAllowlist } from '../../lib/host-allowlist.ts';
-import { Invalid } from '../errors.ts';
+import { HostAllowlist } from '../lib/host-allowlist.ts';
+import { OutboundError } from './outbound-request.ts';
 
 /** Where git connects for a clone address: its host, port and the one address allowed. */
 export type PinnedAddress = {
@@ -16,6 +16,8 @@ export type PinnedAddress = {
  * exactly that address (`remote-fetch.ts`), never to resolve the name itself: a name that
  * answers with a public address now and a private one a moment later (DNS rebinding) cannot
  * lead a clone into the server's own network.
+ *
+ * @throws OutboundError when the name resolves to no address that may be reached.
  */
 export async function pinCloneAddress(url: string, allowPrivate: boolean): Promise<PinnedAddress> {
   const parsed = new URL(url);
@@ -26,6 +28,6 @@ export async function pinCloneAddress(url: string, allowPrivate: boolean): Promi
     ? [{ address: host }]
     : await lookup(host, { all: true }).catch(() => []);
   const usable = found.find((entry) => policy.admitsAddress(entry.address));
-  if (!usable) throw new Invalid(`${parsed.host} resolves to no address Kiln may fetch from`);
+  if (!usable) throw new OutboundError(`${parsed.host} resolves to no address Kiln may fetch from`);
   return { host: parsed.hostname, port, address: usable.address };
 }
