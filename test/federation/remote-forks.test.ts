@@ -97,23 +97,44 @@ describe('forks across two Kiln instances', () => {
     expect(page).toContain(`forked from <a href="${upstream}" rel="nofollow">${label}</a>`);
   });
 
+  it('a second fork under a name already taken is 409; under another name it is made', async () => {
+    const upstream = `${b.url}/repos/${author.handle}/tool`;
+    const again = await call(a, reader.token, 'POST', '/user/federation/forks', {
+      actor: upstream,
+    });
+    expect(again.status).toBe(409);
+    const other = await call(a, reader.token, 'POST', '/user/federation/forks', {
+      actor: upstream,
+      name: 'tool-two',
+    });
+    expect(other.status).toBe(201);
+    expect(other.json.full_name).toBe(`${reader.handle}/tool-two`);
+  });
+
   it('the upstream learns of the fork and lists it', async () => {
     const path = `/repos/${author.handle}/tool/federation/forks`;
     const listed = await eventually(
       async () => ((await call(b, author.token, 'GET', path)).json as unknown as Json[]).length > 0,
     );
     expect(listed).toBe(true);
+    const both = await eventually(
+      async () =>
+        ((await call(b, author.token, 'GET', path)).json as unknown as Json[]).length === 2,
+    );
+    expect(both).toBe(true);
     expect((await call(b, author.token, 'GET', path)).json).toEqual([
       { actor: `${a.url}/repos/${reader.handle}/tool`, owner: `${a.url}/${reader.handle}` },
+      { actor: `${a.url}/repos/${reader.handle}/tool-two`, owner: `${a.url}/${reader.handle}` },
     ]);
     const ap = async (url: string) =>
       (await (await fetch(url, { headers: { accept: AP } })).json()) as Json;
     const upstream = await ap(`${b.url}/repos/${author.handle}/tool`);
     const collection = `${b.url}/federation/repos/${author.handle}/tool/forks`;
     expect(upstream.forks).toBe(collection);
-    expect((await ap(collection)).totalItems).toBe(1);
+    expect((await ap(collection)).totalItems).toBe(2);
     expect((await ap(`${collection}?page=1`)).orderedItems).toEqual([
       `${a.url}/repos/${reader.handle}/tool`,
+      `${a.url}/repos/${reader.handle}/tool-two`,
     ]);
   });
 
@@ -216,6 +237,7 @@ describe('forks across two Kiln instances', () => {
     );
     expect((listed.json as unknown as Json[]).map((fork) => fork.actor)).toEqual([
       `${a.url}/repos/${reader.handle}/tool`,
+      `${a.url}/repos/${reader.handle}/tool-two`,
     ]);
   });
 
@@ -225,10 +247,9 @@ describe('forks across two Kiln instances', () => {
     });
     expect(made.status).toBe(200);
     const path = `/repos/${author.handle}/tool/federation/forks`;
-    const gone = await eventually(
-      async () =>
-        ((await call(b, author.token, 'GET', path)).json as unknown as Json[]).length === 0,
-    );
-    expect(gone).toBe(true);
+    const actors = async () =>
+      ((await call(b, author.token, 'GET', path)).json as unknown as Json[]).map((f) => f.actor);
+    expect(await eventually(async () => (await actors()).length === 1)).toBe(true);
+    expect(await actors()).toEqual([`${a.url}/repos/${reader.handle}/tool-two`]);
   });
 });

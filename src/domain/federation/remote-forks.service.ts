@@ -107,7 +107,7 @@ export class RemoteForksService {
     for await (const entry of this.#deps.kv.list(['forks', repo.id])) {
       list.push(entry.value as RemoteFork);
     }
-    return list.sort((a, b) => a.at - b.at);
+    return list.sort((a, b) => a.at - b.at || a.actor.localeCompare(b.actor, 'en'));
   }
 
   /**
