@@ -14,10 +14,11 @@ import type { User } from '../users/user.types.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import { ACTOR_CONTEXT } from './forgefed-context.ts';
 import type { KyselyKvStore } from './kv.store.ts';
-import type { LocalActors } from './local-actors.ts';
+import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
-import { idOf, type RemoteActors } from './remote-actors.ts';
+import type { RemoteActors } from './remote-actors.ts';
 import type { RemoteDocuments } from './remote-documents.ts';
+import { forkOfOurs, readRemoteRepository } from './remote-repository.ts';
 import { deleteActivity } from './vocabulary.ts';
 
 /** The repository on another server a local repository was forked from. */
@@ -45,14 +46,6 @@ export type RemoteForksDeps = {
 /** Where the upstream's branch is put while it is compared; removed again at once. */
 const UPSTREAM_REF = 'refs/kiln-upstream/head';
 
-function typesOf(document: Record<string, unknown>): readonly unknown[] {
-  return Array.isArray(document.type) ? document.type : [document.type];
-}
-
-function sameHost(a: string, b: string): boolean {
-  return URL.canParse(a) && URL.canParse(b) && new URL(a).host === new URL(b).host;
-}
-
 /**
  * Forks across servers (ForgeFed `forkedFrom` and `forks`). A local user forks a public
  * repository of another server: Kiln reads its actor, copies its branches and tags from its
@@ -71,7 +64,10 @@ export class RemoteForksService {
   /** Forks the remote repository `target` names into `user`'s account, as `name` if given. */
   async fork(user: User, target: string, name?: string): Promise<VisibleRepo> {
     const { repos, kv } = this.#deps;
-    const upstream = await this.#readRepository(await this.#deps.resolve(target));
+    const upstream = await readRemoteRepository(
+      this.#deps.documents,
+      await this.#deps.resolve(target),
+    );
     const reach = await this.#reach(upstream.cloneUri);
     const defaultBranch = await remoteDefaultBranch(upstream.cloneUri, reach).catch(
       (error: unknown) => {
@@ -156,22 +152,9 @@ export class RemoteForksService {
    * and the fork's own actor (read from its server) says so, the fork is listed.
    */
   async created(sender: string, activity: Record<string, unknown>): Promise<void> {
-    const object = activity.object;
-    if (!object || typeof object !== 'object') return;
-    const fork = object as Record<string, unknown>;
-    const forkId = idOf(fork);
-    if (!forkId || !typesOf(fork).includes('Repository') || !sameHost(forkId, sender)) return;
-    const ref = this.#deps.actors.urls.parse(idOf(fork.forkedFrom) ?? '');
-    if (ref?.kind !== 'repo') return;
-    const upstream = await this.#deps.actors.get(ref).catch(() => undefined);
-    if (upstream?.kind !== 'repo') return;
-    // A fork that cannot be read is not listed: the claim alone proves nothing.
-    const read =
-      (await this.#deps.documents.loader(forkId).then(
-        ({ document }) => document as Record<string, unknown>,
-        () => undefined,
-      )) ?? {};
-    if (idOf(read) !== forkId || idOf(read.forkedFrom) !== upstream.id) return;
+    const claim = await forkOfOurs(this.#deps, sender, activity);
+    if (!claim) return;
+    const { upstream, forkId } = claim;
     const known = await this.#deps.kv.get<RemoteFork>(['forks', upstream.repo.id, forkId]);
     if (known) return;
     const record: RemoteFork = { actor: forkId, owner: sender, at: Date.now() };
@@ -194,7 +177,7 @@ export class RemoteForksService {
    * upstream stops listing it at once.
    */
   async withdrawn(repo: Repository): Promise<void> {
-    const { actors, remote, queue } = this.#deps;
+    const { actors } = this.#deps;
     const upstream = await this.upstreamOf(repo);
     if (!upstream) return;
     const fork = actors.ofRepo(repo);
@@ -205,15 +188,10 @@ export class RemoteForksService {
       object: fork.id,
       formerType: 'Repository',
     });
-    const inbox = (await remote.get(upstream.actor)).inbox;
-    const message: DeliveryMessage = {
-      kind: 'deliver',
-      signer: fork.key,
-      signerId: fork.id,
-      inbox,
-      activity: { ...activity, cc: [...activity.cc, upstream.actor] },
-    };
-    await queue.enqueue(message);
+    await this.#deliver(fork, upstream.actor, {
+      ...activity,
+      cc: [...activity.cc, upstream.actor],
+    });
   }
 
   /** How git may reach a clone address: its scheme allowed, its address checked and pinned. */
@@ -225,30 +203,12 @@ export class RemoteForksService {
     return { allowHttp, pinned };
   }
 
-  async #readRepository(id: string) {
-    const { document } = await this.#deps.documents.loader(id).catch((error: unknown) => {
-      throw new Invalid(`${id} could not be read`, { cause: error });
-    });
-    const actor = document as Record<string, unknown>;
-    if (idOf(actor) !== id || !typesOf(actor).includes('Repository')) {
-      throw new Invalid(`${id} is not a repository`);
-    }
-    const cloneUri = [actor.cloneUri].flat().find((uri) => typeof uri === 'string');
-    if (typeof cloneUri !== 'string' || !sameHost(cloneUri, id)) {
-      throw new Invalid(`${id} has no clone address on its own server`);
-    }
-    const name = typeof actor.name === 'string' ? actor.name : '';
-    const summary = typeof actor.summary === 'string' ? actor.summary.slice(0, 2048) : '';
-    return { id, cloneUri, name: name || (new URL(id).pathname.split('/').pop() ?? ''), summary };
-  }
-
   /** Tells the upstream (ForgeFed: `Create` of the fork, addressed to the upstream). */
   async #announce(repo: Repository, upstreamId: string): Promise<void> {
-    const { actors, remote, queue } = this.#deps;
+    const { actors } = this.#deps;
     const owner = actors.ofAccount(repo.owner);
     const forkActor = actors.ofRepo(repo);
     const document = (await actors.document(forkActor)) as Record<string, unknown>;
-    const inbox = (await remote.get(upstreamId)).inbox;
     const activity = {
       '@context': ACTOR_CONTEXT,
       id: `${forkActor.id}#create/${randomUUID()}`,
@@ -264,13 +224,19 @@ export class RemoteForksService {
         cloneUri: document.cloneUri,
       },
     };
+    await this.#deliver(owner, upstreamId, activity);
+  }
+
+  /** Queues `activity` from `signer` to the inbox of the remote actor `to`. */
+  async #deliver(signer: LocalActor, to: string, activity: object): Promise<void> {
+    const inbox = (await this.#deps.remote.get(to)).inbox;
     const message: DeliveryMessage = {
       kind: 'deliver',
-      signer: owner.key,
-      signerId: owner.id,
+      signer: signer.key,
+      signerId: signer.id,
       inbox,
       activity,
     };
-    await queue.enqueue(message);
+    await this.#deps.queue.enqueue(message);
   }
 }
