@@ -109,6 +109,23 @@ describe('following and starring from the fediverse settings page', () => {
     expect(await rowLabel(`${b.url}/repos/${authorHandle}/missing`)).toBeUndefined();
   });
 
+  it("forks a repository of B by URL and lands on the fork, which names B's", async () => {
+    const response = await browser.post('/settings/federation/fork', { actor: repoActor });
+    expect(response.status).toBe(303);
+    const location = response.headers.get('location') ?? '';
+    expect(location).toMatch(/\/tool$/);
+    const fork = await (await browser.get(location)).text();
+    expect(fork).toContain(`forked from <a href="${repoActor}"`);
+  });
+
+  it('a fork of what is not a repository is refused with the reason on the page', async () => {
+    const response = await browser.post('/settings/federation/fork', {
+      actor: `${b.url}/${authorHandle}`,
+    });
+    expect(response.status).toBe(303);
+    expect(await page()).toContain('is not a repository');
+  });
+
   it('refuses a form without its CSRF token', async () => {
     const response = await browser.post(
       '/settings/federation/follow',

@@ -37,7 +37,7 @@ export class ActorUrls {
     return `${this.base}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
   }
 
-  repoEndpoint(owner: string, name: string, endpoint: ActorEndpoint): string {
+  repoEndpoint(owner: string, name: string, endpoint: ActorEndpoint | 'forks'): string {
     return `${this.base}/federation/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}/${endpoint}`;
   }
 

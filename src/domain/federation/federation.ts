@@ -31,6 +31,7 @@ import { type AnnounceMessage, Publisher } from './publisher.ts';
 import { QueueStore } from './queue.store.ts';
 import { RemoteActors } from './remote-actors.ts';
 import { RemoteDocuments } from './remote-documents.ts';
+import { RemoteForksService, type RemoteUpstream } from './remote-forks.service.ts';
 import { RemoteStarsStore } from './remote-stars.store.ts';
 import { createSafeFetch } from './safe-fetch.ts';
 import { Withdrawal } from './withdrawal.ts';
@@ -69,6 +70,8 @@ export class Federation {
   readonly inbox: InboxService;
   /** Other servers: the ones known, the ones blocked by an administrator. */
   readonly instances: InstancesService;
+  /** Forks of repositories on other servers, and other servers' forks of ours. */
+  readonly forks: RemoteForksService;
   /** Local users following and starring remote actors. */
   readonly following: FollowingService;
   readonly followers: FollowersStore;
@@ -134,6 +137,8 @@ export class Federation {
       urls: this.urls,
       changes: deps.changes,
       caches: deps.caches,
+      remoteUpstream: async (repo) =>
+        (await this.kv.get<RemoteUpstream>(['remote-fork', repo.id]))?.actor,
     });
     const instanceKeyId = new URL(`${this.urls.instance()}#main-key`);
     this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent, async (request) =>
@@ -153,7 +158,18 @@ export class Federation {
       kv: this.kv,
       queue: this.queue,
     });
+    this.forks = new RemoteForksService({
+      actors: this.actors,
+      remote,
+      documents: this.documents,
+      repos: deps.repos,
+      resolve: (target) => this.following.resolve(target),
+      kv: this.kv,
+      queue: this.queue,
+      allowHttp: config.federation.allowPrivateAddresses,
+    });
     this.inbox = new InboxService({
+      forks: this.forks,
       actors: this.actors,
       remote,
       following: this.following,
@@ -180,6 +196,7 @@ export class Federation {
       userAgent: deps.userAgent,
     });
     this.withdrawal = new Withdrawal({
+      forks: this.forks,
       actors: this.actors,
       repos: deps.repos,
       followers: this.followers,

@@ -9,6 +9,7 @@ import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
 import { idOf, type RemoteActors } from './remote-actors.ts';
+import type { RemoteForksService } from './remote-forks.service.ts';
 import type { RemoteStarsStore } from './remote-stars.store.ts';
 import { acceptActivity, rejectActivity } from './vocabulary.ts';
 
@@ -38,6 +39,7 @@ export class InboxService {
   readonly #queue: KyselyMessageQueue;
   readonly #following: FollowingService;
   readonly #instances: Pick<InstancesService, 'seen'>;
+  readonly #forks: Pick<RemoteForksService, 'created' | 'deleted'>;
 
   constructor(deps: {
     actors: LocalActors;
@@ -48,7 +50,9 @@ export class InboxService {
     queue: KyselyMessageQueue;
     following: FollowingService;
     instances: Pick<InstancesService, 'seen'>;
+    forks: Pick<RemoteForksService, 'created' | 'deleted'>;
   }) {
+    this.#forks = deps.forks;
     this.#actors = deps.actors;
     this.#remote = deps.remote;
     this.#followers = deps.followers;
@@ -76,6 +80,7 @@ export class InboxService {
         if (object === sender) {
           await this.#followers.removeFollower(sender);
           await this.#stars.removeActor(sender);
+          await this.#forks.deleted(sender);
         }
         if (object !== undefined) await this.#following.withdrawn(sender, object);
         return;
@@ -84,6 +89,10 @@ export class InboxService {
         return this.#following.answered(sender, activity, 'accepted');
       case 'Reject':
         return this.#following.answered(sender, activity, 'rejected');
+      case 'Create':
+        // A fork of one of ours is listed; any Create is also kept for the sender's followers.
+        await this.#forks.created(sender, activity);
+        return this.#following.delivered(sender, activity);
       default:
         // Whatever else a followed actor publishes (Push, Create, Announce…) is kept for its
         // local followers; from anyone else it is dropped.

@@ -36,6 +36,7 @@ export class LocalActors {
   readonly #repos: RepoService;
   readonly #keys: ActorKeys;
   readonly #changes: ChangeClock | undefined;
+  readonly #remoteUpstream: (repo: Repository) => Promise<string | undefined>;
   /**
    * Lookups and documents, kept while the database's change clock stands still (as
    * RepoService keeps its lookups; see docs/architecture.md): discovery is what other servers
@@ -52,7 +53,10 @@ export class LocalActors {
     urls: ActorUrls;
     changes: ChangeClock | undefined;
     caches?: CacheRegistry | undefined;
+    /** The remote repository a local one was forked from (RemoteForksService), if any. */
+    remoteUpstream?: (repo: Repository) => Promise<string | undefined>;
   }) {
+    this.#remoteUpstream = deps.remoteUpstream ?? (async () => undefined);
     this.#users = deps.users;
     this.#repos = deps.repos;
     this.#keys = deps.keys;
@@ -181,8 +185,11 @@ export class LocalActors {
       name: repo.name,
       description: repo.description,
       ownerId: this.urls.user(repo.owner.handle),
+      forks: this.urls.repoEndpoint(repo.owner.handle, repo.name, 'forks'),
       cloneUri: `${this.urls.base}/${encodeURIComponent(repo.owner.handle)}/${encodeURIComponent(repo.name)}.git`,
-      forkedFrom: parent ? this.urls.repo(parent.repo.owner.handle, parent.repo.name) : null,
+      forkedFrom: parent
+        ? this.urls.repo(parent.repo.owner.handle, parent.repo.name)
+        : ((await this.#remoteUpstream(repo)) ?? null),
     });
   }
 }

@@ -72,6 +72,8 @@ export function repositoryDocument(
     ownerId: string;
     cloneUri: string;
     forkedFrom: string | null;
+    /** The collection of the forks other servers made of it. */
+    forks: string;
   },
 ) {
   return {
@@ -87,6 +89,7 @@ export function repositoryDocument(
     attributedTo: repo.ownerId,
     team: repo.ownerId,
     cloneUri: repo.cloneUri,
+    forks: repo.forks,
     ...(repo.forkedFrom ? { forkedFrom: repo.forkedFrom } : {}),
   };
 }

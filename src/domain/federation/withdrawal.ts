@@ -33,6 +33,8 @@ export type WithdrawalDeps = {
   readonly followers: FollowersStore;
   readonly outbox: OutboxStore;
   readonly queue: KyselyMessageQueue;
+  /** Tells the upstream elsewhere of a fork that is withdrawn (RemoteForksService). */
+  readonly forks?: { withdrawn(repo: Repository): Promise<void> } | undefined;
 };
 
 export class Withdrawal {
@@ -70,6 +72,7 @@ export class Withdrawal {
     const about = notes.filter((row) => subjectOf(row.activity) === actor.id);
     for (const row of about) await this.#delete(owner, noteIdOf(row.activity) ?? row.id, 'Note');
     await this.#deps.outbox.remove(about.map((row) => row.id));
+    await this.#deps.forks?.withdrawn(repo);
     await this.#withdrawActor(actor, 'Repository');
   }
 

@@ -170,6 +170,31 @@ export async function actorRoutes(
     server.get(`/federation/repos/:owner/:name/${which}`, schema, collection(which));
   }
 
+  // The forks other servers made of a repository (ForgeFed `forks`), oldest first.
+  server.get(
+    '/federation/repos/:owner/:name/forks',
+    { schema: { params: ActorParams, querystring: PageQuery } },
+    async (request, reply) => {
+      if (await refused(request, reply)) return reply;
+      const actor = await find(refOf(request.params));
+      if (actor.kind !== 'repo') throw new NotFound('not found');
+      const id = federation.urls.repoEndpoint(actor.repo.owner.handle, actor.repo.name, 'forks');
+      const forks = (await federation.forks.forksOf(actor.repo)).map((fork) => fork.actor);
+      const pageText = request.query.page;
+      if (pageText === undefined)
+        return sendActivityJson(reply, orderedCollection(id, forks.length));
+      const page = Number(pageText);
+      if (!Number.isSafeInteger(page) || page < 1)
+        throw new Invalid('page must be a positive integer');
+      const offset = (page - 1) * PAGE_SIZE;
+      const items = forks.slice(offset, offset + PAGE_SIZE);
+      return sendActivityJson(
+        reply,
+        orderedCollectionPage(id, page, items, offset + items.length < forks.length),
+      );
+    },
+  );
+
   server.get(
     '/federation/activities/:id',
     { schema: { params: ActivityParams } },

@@ -33,6 +33,7 @@ import {
 } from './pages/pull-download.routes.ts';
 import { registerSearchRoutes, type SearchRouteDeps } from './pages/search.routes.ts';
 import { registerSshKeyPages, type SshKeyPageDeps } from './pages/ssh-keys.routes.ts';
+import { registerSyncForkRoutes } from './pages/sync-fork.routes.ts';
 import { registerTokenRoutes, type TokenRouteDeps } from './pages/tokens.routes.ts';
 import {
   registerWebhookSettingsRoutes,
@@ -96,6 +97,7 @@ export async function webPlugin(
   registerAdminRoutes(server, deps, pages);
   registerAdminHousekeepingRoutes(server, deps, pages);
   registerFederationSettingsRoutes(server, deps, pages);
+  registerSyncForkRoutes(server, deps, pages);
   registerAdminFederationRoutes(server, deps, pages);
   registerCiSettingsRoutes(server, deps, pages);
   registerWebhookSettingsRoutes(server, deps, pages);

@@ -22,6 +22,7 @@ import { registerBranchRoutes } from './branches.routes.ts';
 import { registerCollaboratorRoutes } from './collaborators.routes.ts';
 import { registerDeployKeyRoutes } from './deploy-keys.routes.ts';
 import { registerFederationApiRoutes } from './federation.routes.ts';
+import { registerFederationForkRoutes } from './federation-forks.routes.ts';
 import { registerHookRoutes } from './hooks.routes.ts';
 import { registerKeyRoutes } from './keys.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
@@ -125,6 +126,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   const views = new RepoViews(deps);
   registerDeployKeyRoutes(server, { ...deps, views });
   registerRepoRoutes(server, { ...deps, views, answers: new RepoAnswers(views, deps.caches) });
+  registerFederationForkRoutes(server, { ...deps, views });
   registerCollaboratorRoutes(server, deps);
   registerBranchRoutes(server, deps);
   registerReleaseRoutes(server, deps);

@@ -22,6 +22,14 @@ const FollowingSchema = Type.Object({
 const tags = ['federation'];
 const noContent = { 204: Type.Null(), ...errorResponses };
 
+/** A getter of federation that answers 404 when it is off (every federation route's rule). */
+export function federationOf(services: Pick<DomainServices, 'federation'>): () => Federation {
+  return () => {
+    if (!services.federation) throw new NotFound('federation is off on this server');
+    return services.federation;
+  };
+}
+
 /**
  * Kiln's own (not Gitea's) REST API for following and starring remote actors, the same actions
  * as the `/settings/federation` page: list, follow, unfollow; list, star, unstar. Names that
@@ -32,10 +40,7 @@ export function registerFederationApiRoutes(
   deps: FederationApiDeps,
 ): void {
   const server = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const federation = (): Federation => {
-    if (!deps.services.federation) throw new NotFound('federation is off on this server');
-    return deps.services.federation;
-  };
+  const federation = federationOf(deps.services);
 
   server.get(
     '/user/federation/following',

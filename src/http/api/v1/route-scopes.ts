@@ -14,6 +14,7 @@ export const ROUTE_SCOPES: ReadonlyArray<readonly [string, readonly ScopeCategor
   ['/version', []],
   ['/user', ['user']],
   ['/user/repos', ['user', 'repository']],
+  ['/user/federation/forks', ['user', 'repository']],
   ['/users/:username', ['user']],
   ['/users/:username/repos', ['user', 'repository']],
   ['/users/:username/tokens', ['user']],

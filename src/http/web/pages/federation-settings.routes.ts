@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
 import type { Federation } from '../../../domain/federation/federation.ts';
-import type { Following, FollowingService } from '../../../domain/federation/following.service.ts';
+import type { Following } from '../../../domain/federation/following.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { User } from '../../../domain/users/user.types.ts';
 import { formAction } from '../form-action.ts';
@@ -10,6 +10,7 @@ import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
+import { repoUrl } from '../paths.ts';
 import { signedInOrRedirect, signedInPoster } from '../require-user.ts';
 import { settingsFrame } from '../views/settings-nav.ts';
 
@@ -74,24 +75,48 @@ function federationPage(
         row(context, actor, html`<span class="Label">starred</span>`, 'unstar', 'Unstar'),
       ),
       'You have starred no repository on another server.',
-    )}`;
+    )}
+    <h2 class="h4 mb-2">Fork a repository of another server</h2>
+    <p class="color-fg-muted">Its branches and tags are copied into a new public repository of yours, and its server is told of the fork.</p>
+    ${actorForm(context, 'fork', 'Repository to fork', 'Fork')}`;
 }
 
 /** One form of the page: what it does with the actor it names, and what it says after. */
 type ActorAction = {
-  readonly run: (following: FollowingService, user: User, actor: string) => Promise<unknown>;
+  /** Does it; answers where to go next, or undefined to come back to this page. */
+  readonly run: (federation: Federation, user: User, actor: string) => Promise<string | undefined>;
   readonly flash: string;
 };
 
-const ACTIONS: Record<'follow' | 'unfollow' | 'star' | 'unstar', ActorAction> = {
-  follow: { run: (f, user, actor) => f.follow(user, actor), flash: 'Follow requested.' },
-  unfollow: { run: (f, user, actor) => f.unfollow(user, actor), flash: 'Unfollowed.' },
-  star: { run: (f, user, actor) => f.star(user, actor, true), flash: 'Starred.' },
-  unstar: { run: (f, user, actor) => f.star(user, actor, false), flash: 'Star taken back.' },
+/** Work after which the page is shown again. */
+async function stay(work: Promise<unknown>): Promise<undefined> {
+  await work;
+  return undefined;
+}
+
+const ACTIONS: Record<'follow' | 'unfollow' | 'star' | 'unstar' | 'fork', ActorAction> = {
+  follow: {
+    run: (f, user, actor) => stay(f.following.follow(user, actor)),
+    flash: 'Follow requested.',
+  },
+  unfollow: {
+    run: (f, user, actor) => stay(f.following.unfollow(user, actor)),
+    flash: 'Unfollowed.',
+  },
+  star: { run: (f, user, actor) => stay(f.following.star(user, actor, true)), flash: 'Starred.' },
+  unstar: {
+    run: (f, user, actor) => stay(f.following.star(user, actor, false)),
+    flash: 'Star taken back.',
+  },
+  fork: {
+    run: async (f, user, actor) => repoUrl((await f.forks.fork(user, actor)).repo),
+    flash: 'Forked.',
+  },
 };
 
 /**
  * `/settings/federation`: a signed-in person follows, unfollows, stars and unstars remote actors,
+ * forks remote repositories,
  * and sees each follow's state (requested until the remote accepts, refused after a `Reject`).
  * Every page answers 404 when federation is off.
  */
@@ -133,8 +158,7 @@ export function registerFederationSettingsRoutes(
         request,
         reply,
         async () => {
-          await run(federation.following, user, actor);
-          return { to: PATH, flash };
+          return { to: (await run(federation, user, actor)) ?? PATH, flash };
         },
         { answers: ['invalid'], back: PATH },
       );

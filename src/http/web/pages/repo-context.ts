@@ -34,14 +34,25 @@ export async function frameOf(
   options: { fork?: boolean } = {},
 ): Promise<RepoFrame> {
   const viewer = viewerUser(request.viewer);
-  const [parent, forkOwners, fediverse] = await Promise.all([
+  const [parent, remoteParent, forkOwners, fediverse] = await Promise.all([
     visibleParent(deps.services, viewer, visible.repo),
+    remoteParentOf(deps, visible),
     options.fork && viewer ? creatableOwners(deps.services, viewer) : undefined,
     tab === 'code' ? fediverseOf(deps, visible) : undefined,
   ]);
   // Forking into the account that already holds the repository would only collide with itself.
   const targets = forkOwners?.filter((owner) => owner.id !== visible.repo.owner.id);
-  return { visible, parent, tab, forkOwners: targets, fediverse };
+  return { visible, parent, remoteParent, tab, forkOwners: targets, fediverse };
+}
+
+/** The remote repository a fork of one elsewhere was made from (none for local forks). */
+async function remoteParentOf(
+  deps: { readonly services: Pick<DomainServices, 'federation'> },
+  visible: VisibleRepo,
+): Promise<string | undefined> {
+  const federation = deps.services.federation;
+  if (!federation || visible.repo.parentId) return undefined;
+  return (await federation.forks.upstreamOf(visible.repo))?.actor;
 }
 
 /** How to follow a public repository from the fediverse, and who already does. */

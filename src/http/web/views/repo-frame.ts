@@ -13,6 +13,8 @@ export type RepoFrame = {
   readonly visible: VisibleRepo;
   /** The repository this one was forked from, when the viewer may see it. */
   readonly parent?: Repository | undefined;
+  /** The actor of the repository on another server this one was forked from, if it was. */
+  readonly remoteParent?: string | undefined;
   readonly tab: RepoTab;
   /** Accounts the viewer may fork into; empty or absent hides the fork button. */
   readonly forkOwners?: readonly Account[] | undefined;
@@ -25,6 +27,25 @@ function fediverseLine(frame: RepoFrame): Html | null {
   if (!facts) return null;
   return html`<p class="f6 color-fg-muted mb-2 kiln-break">Follow from the fediverse: <code>${facts.actorUrl}</code>
     · ${facts.stars} star${facts.stars === 1 ? '' : 's'} and ${facts.followers} follower${facts.followers === 1 ? '' : 's'} from other servers</p>`;
+}
+
+/** "forked from forge.example/ada/kiln", linked to the remote repository. */
+function remoteParentLine(context: PageContext, frame: RepoFrame): Html | null {
+  const actor = frame.remoteParent;
+  if (!actor || !URL.canParse(actor)) return null;
+  const url = new URL(actor);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  const label = `${url.host}${url.pathname.replace(/^\/repos\//, '/')}`;
+  const { repo, access } = frame.visible;
+  // Writers may bring the fork up to its upstream (a fast-forward of the default branch).
+  const sync =
+    access.level === 'write' || access.level === 'admin'
+      ? html`<form method="post" action="${repoUrl(repo)}/sync-fork" class="d-inline ml-2">
+          <input type="hidden" name="_csrf" value="${context.csrf}">
+          <button class="btn btn-sm" type="submit">${icon('sync')} Sync fork</button>
+        </form>`
+      : null;
+  return html`<p class="f6 color-fg-muted mb-2">forked from <a href="${url.href}" rel="nofollow">${label}</a>${sync}</p>`;
 }
 
 function visibilityLabel(repo: Repository): Html {
@@ -81,7 +102,7 @@ export function repoFrame(context: PageContext, frame: RepoFrame, content: Html)
     ${
       frame.parent
         ? html`<p class="f6 color-fg-muted mb-2">forked from <a href="${repoUrl(frame.parent)}">${frame.parent.owner.handle}/${frame.parent.name}</a></p>`
-        : null
+        : remoteParentLine(context, frame)
     }
     ${fediverseLine(frame)}
     <nav class="UnderlineNav" aria-label="Repository">

@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import { deleteRef, findBranch, isAncestor, readDefaultBranch, updateRef } from '../../git/refs.ts';
+import {
+  fetchAllFromRemote,
+  fetchRemoteBranch,
+  type RemoteFetchOptions,
+  remoteDefaultBranch,
+} from '../../git/remote-fetch.ts';
+import { pinCloneAddress } from '../../outbound/clone-address.ts';
+import { Conflict, Invalid, NotFound } from '../errors.ts';
+import type { RepoService } from '../repos/repo.service.ts';
+import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
+import type { User } from '../users/user.types.ts';
+import type { DeliveryMessage } from './delivery.ts';
+import { ACTOR_CONTEXT } from './forgefed-context.ts';
+import type { KyselyKvStore } from './kv.store.ts';
+import type { LocalActor, LocalActors } from './local-actors.ts';
+import type { KyselyMessageQueue } from './message-queue.ts';
+import type { RemoteActors } from './remote-actors.ts';
+import type { RemoteDocuments } from './remote-documents.ts';
+import { forkOfOurs, readRemoteRepository } from './remote-repository.ts';
+import { deleteActivity } from './vocabulary.ts';
+
+/** The repository on another server a local repository was forked from. */
+export type RemoteUpstream = { readonly actor: string; readonly cloneUri: string };
+
+/** A repository on another server forked from a local one, as its server announced it. */
+export type RemoteFork = { readonly actor: string; readonly owner: string; readonly at: number };
+
+/** What `mergeUpstream` did: Gitea's `merge_type` (`""` when the branch was already there). */
+export type MergeUpstreamResult = { readonly mergeType: 'fast-forward' | '' };
+
+export type RemoteForksDeps = {
+  readonly actors: LocalActors;
+  readonly remote: RemoteActors;
+  readonly documents: RemoteDocuments;
+  readonly repos: Pick<RepoService, 'create' | 'delete' | 'handle' | 'require' | 'pushed'>;
+  /** The actor id a URL or handle names (ActorResolver). */
+  readonly resolve: (target: string) => Promise<string>;
+  readonly kv: KyselyKvStore;
+  readonly queue: KyselyMessageQueue;
+  /** Plain `http://` clone addresses, for servers on one machine (tests only). */
+  readonly allowHttp: boolean;
+};
+
+/** Where the upstream's branch is put while it is compared; removed again at once. */
+const UPSTREAM_REF = 'refs/kiln-upstream/head';
+
+/**
+ * Forks across servers (ForgeFed `forkedFrom` and `forks`). A local user forks a public
+ * repository of another server: Kiln reads its actor, copies its branches and tags from its
+ * `cloneUri` into a new public repository whose actor names the remote one as `forkedFrom`, and
+ * tells the upstream with a `Create` of the fork. An upstream here believes such a `Create` only
+ * after reading the fork's actor itself from the fork's server: one server cannot list forks in
+ * another's name, and the fork must say it was forked from the repository it names.
+ */
+export class RemoteForksService {
+  readonly #deps: RemoteForksDeps;
+
+  constructor(deps: RemoteForksDeps) {
+    this.#deps = deps;
+  }
+
+  /** Forks the remote repository `target` names into `user`'s account, as `name` if given. */
+  async fork(user: User, target: string, name?: string): Promise<VisibleRepo> {
+    const { repos, kv } = this.#deps;
+    const upstream = await readRemoteRepository(
+      this.#deps.documents,
+      await this.#deps.resolve(target),
+    );
+    const reach = await this.#reach(upstream.cloneUri);
+    const defaultBranch = await remoteDefaultBranch(upstream.cloneUri, reach).catch(
+      (error: unknown) => {
+        throw new Invalid(`${upstream.cloneUri} could not be read`, { cause: error });
+      },
+    );
+    const visible = await repos.create(user, {
+      name: name ?? upstream.name,
+      description: upstream.summary,
+      ...(defaultBranch ? { defaultBranch } : {}),
+    });
+    const { repo } = visible;
+    try {
+      await fetchAllFromRemote(repos.handle(repo), upstream.cloneUri, reach);
+      const record: RemoteUpstream = { actor: upstream.id, cloneUri: upstream.cloneUri };
+      await kv.setFor(['remote-fork', repo.id], record, null);
+    } catch (error) {
+      await repos.delete(user, repo.owner.handle, repo.name).catch(() => {});
+      throw new Invalid(`${upstream.cloneUri} could not be fetched`, { cause: error });
+    }
+    await this.#announce(repo, upstream.id);
+    return visible;
+  }
+
+  /** The remote repository `repo` was forked from, if it was forked from one. */
+  upstreamOf(repo: Repository): Promise<RemoteUpstream | undefined> {
+    return this.#deps.kv.get<RemoteUpstream>(['remote-fork', repo.id]);
+  }
+
+  /** The forks other servers made of `repo`, oldest first. */
+  async forksOf(repo: Repository): Promise<RemoteFork[]> {
+    const list: RemoteFork[] = [];
+    for await (const entry of this.#deps.kv.list(['forks', repo.id])) {
+      list.push(entry.value as RemoteFork);
+    }
+    return list.sort((a, b) => a.at - b.at || a.actor.localeCompare(b.actor, 'en'));
+  }
+
+  /**
+   * Brings `branch` of a remote fork up to the upstream's branch of that name, when that is a
+   * fast-forward; a branch with commits of its own is left alone (Conflict). Without `branch`,
+   * the fork's default branch.
+   */
+  async mergeUpstream(
+    user: User,
+    owner: string,
+    name: string,
+    asked?: string,
+  ): Promise<MergeUpstreamResult> {
+    const { repos } = this.#deps;
+    const { repo } = await repos.require(user, owner, name, 'write');
+    const upstream = await this.upstreamOf(repo);
+    if (!upstream) throw new NotFound('this repository is not a fork of a repository elsewhere');
+    const handle = repos.handle(repo);
+    const branch = asked ?? (await readDefaultBranch(handle)) ?? 'main';
+    const reach = await this.#reach(upstream.cloneUri);
+    const theirs = await fetchRemoteBranch(
+      handle,
+      upstream.cloneUri,
+      branch,
+      UPSTREAM_REF,
+      reach,
+    ).catch((error: unknown) => {
+      throw new Invalid(`the upstream branch ${branch} could not be fetched`, { cause: error });
+    });
+    try {
+      const ours = (await findBranch(handle, branch)) ?? null;
+      if (ours === theirs) return { mergeType: '' };
+      if (ours !== null && !(await isAncestor(handle, ours, theirs))) {
+        throw new Conflict(`${branch} has commits the upstream does not have: merge it by hand`);
+      }
+      await updateRef(handle, `refs/heads/${branch}`, theirs, ours, 'merge upstream');
+      await repos.pushed(repo, [{ ref: `refs/heads/${branch}`, oldSha: ours, newSha: theirs }]);
+      return { mergeType: 'fast-forward' };
+    } finally {
+      await deleteRef(handle, UPSTREAM_REF, theirs).catch(() => {});
+    }
+  }
+
+  /**
+   * A `Create` from another server: when its object is a repository forked from one of ours,
+   * and the fork's own actor (read from its server) says so, the fork is listed.
+   */
+  async created(sender: string, activity: Record<string, unknown>): Promise<void> {
+    const claim = await forkOfOurs(this.#deps, sender, activity);
+    if (!claim) return;
+    const { upstream, forkId } = claim;
+    const known = await this.#deps.kv.get<RemoteFork>(['forks', upstream.repo.id, forkId]);
+    if (known) return;
+    const record: RemoteFork = { actor: forkId, owner: sender, at: Date.now() };
+    await this.#deps.kv.setFor(['forks', upstream.repo.id, forkId], record, null);
+    await this.#deps.kv.setFor(['forked-from', forkId], upstream.repo.id, null);
+  }
+
+  /** A fork elsewhere deleted itself (gone, or no longer public): it is listed no more. */
+  async deleted(forkId: string): Promise<void> {
+    const { kv } = this.#deps;
+    const upstreamId = await kv.get<string>(['forked-from', forkId]);
+    if (upstreamId === undefined) return;
+    await kv.delete(['forks', upstreamId, forkId]);
+    await kv.delete(['forked-from', forkId]);
+  }
+
+  /**
+   * A fork of a remote repository stopped being public (made private, deleted, its owner made
+   * private): its upstream is told with the same `Delete` of the fork its followers get, so the
+   * upstream stops listing it at once.
+   */
+  async withdrawn(repo: Repository): Promise<void> {
+    const { actors } = this.#deps;
+    const upstream = await this.upstreamOf(repo);
+    if (!upstream) return;
+    const fork = actors.ofRepo(repo);
+    const activity = deleteActivity({
+      id: actors.urls.activity(randomUUID()),
+      actor: fork.id,
+      followers: actors.endpoints(fork).followers,
+      object: fork.id,
+      formerType: 'Repository',
+    });
+    await this.#deliver(fork, upstream.actor, {
+      ...activity,
+      cc: [...activity.cc, upstream.actor],
+    });
+  }
+
+  /** How git may reach a clone address: its scheme allowed, its address checked and pinned. */
+  async #reach(cloneUri: string): Promise<RemoteFetchOptions> {
+    const { allowHttp } = this.#deps;
+    const pinned = await pinCloneAddress(cloneUri, allowHttp).catch((error: unknown) => {
+      throw new Invalid(`${cloneUri} is not an address Kiln may fetch from`, { cause: error });
+    });
+    return { allowHttp, pinned };
+  }
+
+  /** Tells the upstream (ForgeFed: `Create` of the fork, addressed to the upstream). */
+  async #announce(repo: Repository, upstreamId: string): Promise<void> {
+    const { actors } = this.#deps;
+    const owner = actors.ofAccount(repo.owner);
+    const forkActor = actors.ofRepo(repo);
+    const document = (await actors.document(forkActor)) as Record<string, unknown>;
+    const activity = {
+      '@context': ACTOR_CONTEXT,
+      id: `${forkActor.id}#create/${randomUUID()}`,
+      type: 'Create',
+      actor: owner.id,
+      to: [upstreamId],
+      object: {
+        id: forkActor.id,
+        type: document.type,
+        name: repo.name,
+        attributedTo: owner.id,
+        forkedFrom: upstreamId,
+        cloneUri: document.cloneUri,
+      },
+    };
+    await this.#deliver(owner, upstreamId, activity);
+  }
+
+  /** Queues `activity` from `signer` to the inbox of the remote actor `to`. */
+  async #deliver(signer: LocalActor, to: string, activity: object): Promise<void> {
+    const inbox = (await this.#deps.remote.get(to)).inbox;
+    const message: DeliveryMessage = {
+      kind: 'deliver',
+      signer: signer.key,
+      signerId: signer.id,
+      inbox,
+      activity,
+    };
+    await this.#deps.queue.enqueue(message);
+  }
+}

@@ -1,0 +1,121 @@
+import { Invalid } from '../domain/errors.ts';
+import { afterEndOfOptions, runGit } from './command.ts';
+import { branchRef, checkFullRef } from './ref-names.ts';
+import { requireRepository } from './repo-exists.ts';
+import type { RepoHandle } from './repo-paths.ts';
+
+/** How long one fetch from another server may take before it is given up. */
+const REMOTE_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Options every command that talks to another server runs with. Redirects are not followed: the
+ * address was checked by the caller, and a redirect could lead anywhere (another network
+ * included). Nothing is prompted for and no credentials are offered (pinned for every git).
+ */
+const REMOTE_ARGS = ['-c', 'http.followRedirects=false', '-c', 'http.lowSpeedLimit=1000'];
+
+/** How the caller lets git reach another server. */
+export type RemoteFetchOptions = {
+  /** Plain `http://` too (servers on one machine, tests only). */
+  readonly allowHttp: boolean;
+  /** The address git must connect to for the URL's host and port (checked by the caller). */
+  readonly pinned: { readonly host: string; readonly port: number; readonly address: string };
+};
+
+/**
+ * Options for one URL: git connects to the address the caller checked and resolves nothing
+ * itself (`http.curloptResolve`), so DNS cannot change its answer between check and connect.
+ */
+function remoteArgs(options: RemoteFetchOptions): string[] {
+  const { host, port, address } = options.pinned;
+  const pinned = address.includes(':') ? `[${address}]` : address;
+  return [...REMOTE_ARGS, '-c', `http.curloptResolve=${host}:${port}:${pinned}`];
+}
+
+/**
+ * Only `https://` (and `http://` when the caller allows it, for tests on one machine) reach
+ * another server: every other transport git knows (`file`, `ext::`, ssh…) would reach this
+ * server's own disk or run programs, so a URL another server names is refused unless it is one
+ * of those two.
+ */
+function checkRemoteUrl(url: string, allowHttp: boolean): string {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  const allowed = parsed?.protocol === 'https:' || (allowHttp && parsed?.protocol === 'http:');
+  if (!parsed || !allowed || parsed.username || parsed.password) {
+    throw new Invalid(`${url} is not an address Kiln fetches from`);
+  }
+  return parsed.href;
+}
+
+/** The branch a remote repository's HEAD names, or undefined when it names none. */
+export async function remoteDefaultBranch(
+  url: string,
+  options: RemoteFetchOptions,
+): Promise<string | undefined> {
+  const { stdout } = await runGit(
+    [
+      ...remoteArgs(options),
+      'ls-remote',
+      '--symref',
+      ...afterEndOfOptions(checkRemoteUrl(url, options.allowHttp), 'HEAD'),
+    ],
+    { timeoutMs: REMOTE_TIMEOUT_MS, maxStdoutBytes: 64 * 1024 },
+  );
+  const match = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(stdout.toString('utf8'));
+  return match?.[1];
+}
+
+/**
+ * Copies every branch and tag of the repository at `url` into `target`, replacing what was there
+ * under the same names (a new fork's first copy).
+ */
+export async function fetchAllFromRemote(
+  target: RepoHandle,
+  url: string,
+  options: RemoteFetchOptions,
+): Promise<void> {
+  await fetchFromRemote(target, url, options, [
+    '+refs/heads/*:refs/heads/*',
+    '+refs/tags/*:refs/tags/*',
+  ]);
+}
+
+/**
+ * Copies the remote branch `branch` into `target` under `localRef` (forced) and returns the
+ * commit it points at now.
+ */
+export async function fetchRemoteBranch(
+  target: RepoHandle,
+  url: string,
+  branch: string,
+  localRef: string,
+  options: RemoteFetchOptions,
+): Promise<string> {
+  await fetchFromRemote(target, url, options, [`+${branchRef(branch)}:${checkFullRef(localRef)}`]);
+  const { stdout } = await runGit(['rev-parse', '--verify', '--end-of-options', localRef], {
+    gitDir: target.path,
+  });
+  return stdout.toString('utf8').trim();
+}
+
+async function fetchFromRemote(
+  target: RepoHandle,
+  url: string,
+  options: RemoteFetchOptions,
+  refspecs: readonly string[],
+): Promise<void> {
+  const checked = checkRemoteUrl(url, options.allowHttp);
+  await requireRepository(target);
+  await runGit(
+    [
+      ...remoteArgs(options),
+      'fetch',
+      '--quiet',
+      '--no-write-fetch-head',
+      '--no-auto-gc',
+      '--no-recurse-submodules',
+      ...afterEndOfOptions(checked, ...refspecs),
+    ],
+    { gitDir: target.path, timeoutMs: REMOTE_TIMEOUT_MS },
+  );
+}
