@@ -210,8 +210,47 @@ const orgOwners = (
   ],
 });
 
+/** A key is addressed by an id only its owner learns; test/ssh/ssh-keys-api.test.ts covers each. */
+const keyById: Entry = { skip: 'key ids and key texts: see test/ssh/ssh-keys-api.test.ts' };
+/** A review is addressed by an id only its pull's readers learn; test/pulls/reviews.test.ts. */
+const reviewById: Entry = { skip: 'review ids: see test/pulls/reviews.test.ts' };
+/** Git LFS: owner, reader, outsider and anonymous on public and private repositories. */
+const lfs: Entry = { skip: 'Git LFS: see the access matrix of test/lfs/lfs-access.test.ts' };
+/** Forks of remote repositories need a second server: test/federation/remote-forks.test.ts. */
+const remoteForks: Entry = { skip: 'remote forks: see test/federation/remote-forks.test.ts' };
+
 export const TABLE: Record<string, Entry> = {
   'GET /': anyone('/'),
+  'GET /api/v1/users/:username/keys': {
+    probes: [
+      api('GET', (c) => `/api/v1/users/${c.ownerHandle}/keys`, 'anyone', [200], { scoped: false }),
+    ],
+  },
+  'GET /api/v1/user/keys': {
+    probes: [api('GET', () => '/api/v1/user/keys', 'user', [200], { scoped: false })],
+  },
+  'POST /api/v1/user/keys': keyById,
+  'GET /api/v1/user/keys/:id': keyById,
+  'DELETE /api/v1/user/keys/:id': keyById,
+  'POST /api/v1/admin/users/:username/keys': keyById,
+  'DELETE /api/v1/admin/users/:username/keys/:id': keyById,
+  'GET /api/v1/repos/:owner/:name/keys': keyById,
+  'POST /api/v1/repos/:owner/:name/keys': keyById,
+  'GET /api/v1/repos/:owner/:name/keys/:id': keyById,
+  'DELETE /api/v1/repos/:owner/:name/keys/:id': keyById,
+  'POST /api/v1/user/federation/forks': remoteForks,
+  'GET /api/v1/repos/:owner/:name/federation/upstream': remoteForks,
+  'GET /api/v1/repos/:owner/:name/federation/forks': remoteForks,
+  'POST /api/v1/repos/:owner/:name/merge-upstream': remoteForks,
+  'GET /api/v1/repos/:owner/:name/pulls/:number/reviews': {
+    probes: [api('GET', (c) => r(`/pulls/${c.subject.pull}/reviews`)(c), 'read', [200])],
+  },
+  'POST /api/v1/repos/:owner/:name/pulls/:number/reviews': reviewById,
+  'GET /api/v1/repos/:owner/:name/pulls/:number/reviews/:id': reviewById,
+  'POST /api/v1/repos/:owner/:name/pulls/:number/reviews/:id': reviewById,
+  'DELETE /api/v1/repos/:owner/:name/pulls/:number/reviews/:id': reviewById,
+  'GET /api/v1/repos/:owner/:name/pulls/:number/reviews/:id/comments': reviewById,
+  'POST /api/v1/repos/:owner/:name/pulls/:number/reviews/:id/dismissals': reviewById,
   'GET /healthz': anyone('/healthz'),
   'GET /metrics': anyone('/metrics'),
   'GET /api/swagger': anyone('/api/swagger', [200, 302]),
@@ -727,6 +766,27 @@ function webEntries(): Record<string, Entry> {
     'POST /settings/password': {
       skip: 'needs the current password, which only the person has (test/web)',
     },
+    'GET /settings/keys': { probes: [page(() => '/settings/keys', 'user', false)] },
+    'POST /settings/keys': keyById,
+    'POST /settings/keys/:id/delete': keyById,
+    'GET /repos/:owner/:name/settings/keys': { probes: [page(w('/settings/keys'), 'admin')] },
+    'POST /repos/:owner/:name/settings/keys': keyById,
+    'POST /repos/:owner/:name/settings/keys/:id/delete': keyById,
+    'POST /repos/:owner/:name/sync-fork': remoteForks,
+    'POST /settings/federation/fork': remoteForks,
+    'POST /repos/:owner/:name/pulls/:number/force-merge': {
+      skip: 'merges past what blocks them: see test/pulls/protection-rules.test.ts',
+    },
+    'POST /repos/:owner/:name/pulls/:number/reviews': reviewById,
+    'POST /repos/:owner/:name/pulls/:number/reviews/:id/dismiss': reviewById,
+    'POST /:owner/:name/info/lfs/objects/batch': lfs,
+    'PUT /:owner/:name/info/lfs/objects/:oid': lfs,
+    'GET /:owner/:name/info/lfs/objects/:oid': lfs,
+    'POST /:owner/:name/info/lfs/verify': lfs,
+    'POST /:owner/:name/info/lfs/locks': lfs,
+    'GET /:owner/:name/info/lfs/locks': lfs,
+    'POST /:owner/:name/info/lfs/locks/verify': lfs,
+    'POST /:owner/:name/info/lfs/locks/:id/unlock': lfs,
     'GET /settings/tokens': { probes: [page(() => '/settings/tokens', 'user', false)] },
     'POST /settings/tokens': {
       probes: [

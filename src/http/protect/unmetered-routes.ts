@@ -6,6 +6,7 @@
  * page that runs git is metered or argued for, never forgotten. docs/bot-protection.md shows
  * the same two lists.
  */
+import { GITEA_REPO_SECTIONS } from '../web/pages/gitea-paths.routes.ts';
 
 /** Families of routes SPEC.md never meters, by path prefix. */
 export const UNMETERED_PREFIXES: ReadonlyArray<readonly [prefix: string, reason: string]> = [
@@ -19,6 +20,8 @@ export const UNMETERED_PREFIXES: ReadonlyArray<readonly [prefix: string, reason:
   ['/api/actions_artifacts/', 'signed artifact links of running jobs (upload-artifact v4)'],
   ['/api/swagger', 'the API description, one static document'],
 ];
+
+const GITEA_SECTION = "Gitea's address of a repository's section: a redirect, database only";
 
 /** Single GET routes that are not metered, by their registered pattern. */
 export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
@@ -36,6 +39,7 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/settings/tokens/:id/delete': 'account settings: signed-in users only',
   '/settings/sessions': 'account settings: signed-in users only',
   '/settings/federation': 'account settings: signed-in users only, database only',
+  '/settings/keys': 'account settings: signed-in users only, database only',
   '/admin/runners': 'administrators only',
   '/admin/housekeeping': 'administrators only',
   '/admin/hooks': 'system webhooks: administrators only, database only',
@@ -50,6 +54,9 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/org/create': 'the organisation form: signed-in users only',
   '/org/:org/members': "an organisation's members: its members only, database only",
   '/org/:org/settings': "an organisation's settings: its owners only, database only",
+  '/org/:org/teams': "an organisation's teams: its members only, database only",
+  '/org/:org/teams/:team':
+    "one team, its members and repositories: the organisation's members only",
   '/:owner': 'a person or organisation: database only',
   '/:owner/:name': 'a redirect to the repository page',
   '/:owner/:name/pulls/:number': "Gitea's address of a pull request: a redirect, database only",
@@ -102,6 +109,13 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/repos/:owner/:name/settings': 'repository settings: owners only',
   '/repos/:owner/:name/settings/ci': 'repository CI settings: owners only',
   '/repos/:owner/:name/settings/hooks': 'repository webhooks: owners only',
+  '/repos/:owner/:name/settings/keys': 'repository deploy keys: owners only, database only',
+  ...Object.fromEntries(
+    GITEA_REPO_SECTIONS.flatMap((section) => [
+      [`/:owner/:name/${section}`, GITEA_SECTION],
+      [`/:owner/:name/${section}/*`, GITEA_SECTION],
+    ]),
+  ),
   '/repos/:owner/:name/settings/hooks/:id':
     'one webhook and its last 50 deliveries: owners only, database only',
 };
