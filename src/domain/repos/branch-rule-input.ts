@@ -42,6 +42,13 @@ export function checkRuleName(name: string): string {
   const unreadable = [...clean].some((ch) => /\s/.test(ch) || ch < ' ' || ch === '\u007f');
   if (unreadable) throw new Invalid(`"${clean}" is not a valid rule name`);
   if (isRulePattern(clean)) {
+    // A pattern names branches, so it is held to their rules with its glob characters read as
+    // letters: no reflog syntax, no `..`, no backslash (which no branch name holds), no option.
+    const shape = clean.replace(/[*?[\]{}]/g, 'x');
+    const unsafe = clean.includes('\\') || clean.includes('@{') || clean.startsWith('-');
+    if (unsafe || !isValidRefName(`refs/heads/${shape}`)) {
+      throw new Invalid(`"${clean}" is not a valid rule name`);
+    }
     checkPattern(clean, 'rule_name');
     return clean;
   }
