@@ -106,7 +106,8 @@ describe.runIf(browserEnabled)('the forge in a browser', () => {
     await page.goto(url('/repos/browsy/demo'));
     await page.getByText('Code', { exact: true }).last().click();
     await screenshot(page, 'clone-menu');
-    const copy = page.locator('.kiln-clone-menu button[data-copy]');
+    // The HTTPS field's button; the SSH field beside it has its own.
+    const copy = page.locator(`.kiln-clone-menu button[data-copy="${cloneUrl}"]`);
     await copy.click();
     await expect.poll(() => copy.getAttribute('aria-label')).toBe('Copied!');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(cloneUrl);

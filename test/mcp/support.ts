@@ -86,7 +86,10 @@ export function withNullUrls(value: Json, base: string): Json {
   if (Array.isArray(value)) return value.map((item) => withNullUrls(item, base));
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, withNullUrls(item, base)]),
+      // MCP knows no host: the SSH clone URL, named by host rather than base URL, is empty there.
+      Object.entries(value).map(([key, item]) =>
+        key === 'ssh_url' ? [key, ''] : [key, withNullUrls(item, base)],
+      ),
     );
   }
   return value;

@@ -49,13 +49,18 @@ export function breadcrumb(repo: Repository, ref: string, path: string): Html {
   return html`<nav aria-label="Breadcrumb" class="f4 kiln-break"><a class="text-bold" href="${srcUrl(repo, ref)}">${repo.name}</a>${links}</nav>`;
 }
 
-/** The clone URL in a read-only field with a copy button (`data-copy`, see kiln.js). */
-export function cloneField(url: string, id: string): Html {
+/**
+ * The clone URL in a read-only field with a copy button (`data-copy`, see kiln.js); `kind`
+ * names the transport when a menu offers more than one, so each field and button says which.
+ */
+export function cloneField(url: string, id: string, kind = ''): Html {
+  const name = kind ? `${kind} clone URL` : 'Clone URL';
+  const copy = kind ? `Copy ${kind} clone URL` : 'Copy clone URL';
   return html`<div class="input-group">
-    <label for="${id}" class="sr-only">Clone URL</label>
+    <label for="${id}" class="sr-only">${name}</label>
     <input id="${id}" class="form-control input-monospace input-sm" type="text" value="${url}" readonly>
     <span class="input-group-button">
-      <button class="btn btn-sm" type="button" data-copy="${url}" aria-label="Copy clone URL">${icon('copy')}</button>
+      <button class="btn btn-sm" type="button" data-copy="${url}" aria-label="${copy}">${icon('copy')}</button>
     </span>
   </div>`;
 }
@@ -66,12 +71,12 @@ export function cloneMenu(url: string, zipUrl: string, sshUrl = ''): Html {
     <summary class="btn btn-sm btn-primary" aria-haspopup="true">${icon('code')} Code <span class="dropdown-caret"></span></summary>
     <div class="dropdown-menu dropdown-menu-sw p-3 kiln-clone-menu">
       <p class="text-bold mb-2">${icon('terminal')} Clone over HTTPS</p>
-      ${cloneField(url, 'clone-url')}
+      ${cloneField(url, 'clone-url', 'HTTPS')}
       <p class="f6 color-fg-muted mt-2 mb-0">Use a <a href="/settings/tokens">personal access token</a> as the password.</p>
       ${
         sshUrl
           ? html`<p class="text-bold mt-3 mb-2">${icon('key')} Clone over SSH</p>
-      ${cloneField(sshUrl, 'clone-url-ssh')}
+      ${cloneField(sshUrl, 'clone-url-ssh', 'SSH')}
       <p class="f6 color-fg-muted mt-2 mb-0">With a key added under <a href="/settings/keys">SSH keys</a>.</p>`
           : null
       }
