@@ -75,6 +75,15 @@ export function parseRuleSettings(stored: string): BranchRuleSettings {
   return Object.fromEntries(entries) as BranchRuleSettings;
 }
 
+/**
+ * Whether a deploy key may push under a rule, as Gitea decides it: pushing is enabled and,
+ * under a push whitelist, the rule lets deploy keys push. Who added the key plays no part, so a
+ * key cannot borrow its adder's place on the whitelist.
+ */
+export function deployKeyMayPushUnder(rule: BranchRuleSettings): boolean {
+  return rule.enablePush && (!rule.enablePushWhitelist || rule.pushWhitelistDeployKeys);
+}
+
 /** Whether a rule name is a pattern (Gitea's glob characters) rather than one branch's name. */
 export function isRulePattern(name: string): boolean {
   return /[*?[\]{}\\]/.test(name);

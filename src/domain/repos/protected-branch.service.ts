@@ -5,6 +5,7 @@ import type { User } from '../users/user.types.ts';
 import {
   type BranchRuleSettings,
   DEFAULT_RULE_SETTINGS,
+  deployKeyMayPushUnder,
   isRulePattern,
   ruleFor,
 } from './branch-rule.ts';
@@ -79,16 +80,22 @@ export class ProtectedBranchService {
    * them (push disabled, or a push whitelist without them), the names of plain rules that do
    * (so the branch cannot be created either), and the patterns of pattern rules that do, as
    * shell patterns. Invariant: nobody pushes to a branch whose rule does not let them, over
-   * any transport that starts receive-pack through `receivePack` with these.
+   * any transport that starts receive-pack through `receivePack` with these. A push made with
+   * a deploy key is the key's, not its adder's: under a push whitelist it goes through only
+   * when the rule lets deploy keys push (`pushWhitelistDeployKeys`), whoever added the key.
    */
   async pushRestrictions(
     repo: Repository,
     pusher: User,
+    via: { readonly deployKey?: boolean } = {},
   ): Promise<{ frozenRefs: string[]; frozenPatterns: string[] }> {
     const records = await this.records(repo);
     const barred = new Set<ProtectedBranchRecord>();
     for (const record of records) {
-      if (!(await this.#mayPushUnder(repo, record, pusher))) barred.add(record);
+      const may = via.deployKey
+        ? deployKeyMayPushUnder(record)
+        : await this.#mayPushUnder(repo, record, pusher);
+      if (!may) barred.add(record);
     }
     if (barred.size === 0) return { frozenRefs: [], frozenPatterns: [] };
     const branches = await this.#ports.branchNames(repo);
