@@ -1,3 +1,4 @@
+import { isValidRefName } from '../../git/ref-names.ts';
 import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.ts';
 import type { TeamMembership } from '../orgs/team-membership.ts';
 import type { UserService } from '../users/user.service.ts';
@@ -8,6 +9,7 @@ import {
   deployKeyMayPushUnder,
   isRulePattern,
   ruleFor,
+  shellPatternsOf,
 } from './branch-rule.ts';
 import {
   checkApprovals,
@@ -103,12 +105,15 @@ export class ProtectedBranchService {
       const rule = ruleFor(records, branch);
       return rule !== undefined && barred.has(rule);
     });
-    const plain = [...barred].filter((r) => !isRulePattern(r.branch)).map((r) => r.branch);
+    // A rule governs the branch its name spells exactly, a pattern's name too (`ruleFor`),
+    // when that name is one a branch can have.
+    const plain = [...barred]
+      .map((r) => r.branch)
+      .filter((b) => !isRulePattern(b) || isValidRefName(`refs/heads/${b}`));
     const patterns = [...barred].filter((r) => isRulePattern(r.branch)).map((r) => r.branch);
     return {
       frozenRefs: [...new Set([...governed, ...plain])].sort().map((b) => `refs/heads/${b}`),
-      // A pattern the shell cannot read as written still freezes the branches it matches now.
-      frozenPatterns: patterns.filter((p) => !/[\s{}\\]/.test(p)).map((p) => `refs/heads/${p}`),
+      frozenPatterns: [...new Set(patterns.flatMap(shellPatternsOf))].map((p) => `refs/heads/${p}`),
     };
   }
 
