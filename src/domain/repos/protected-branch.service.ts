@@ -117,6 +117,15 @@ export class ProtectedBranchService {
     };
   }
 
+  /**
+   * Whether `pusher` may move `branch` by a push, for what moves a branch without one (a fork
+   * brought up to its upstream): the same rule the hook applies (`pushRestrictions`).
+   */
+  async mayPushTo(repo: Repository, branch: string, pusher: User): Promise<boolean> {
+    const rule = await this.ruleOf(repo, branch);
+    return !rule || this.#mayPushUnder(repo, rule, pusher);
+  }
+
   async #mayPushUnder(repo: Repository, rule: BranchRuleSettings, pusher: User) {
     if (!rule.enablePush) return false;
     if (!rule.enablePushWhitelist) return true;
