@@ -3,42 +3,31 @@
  * key, not as whoever added it. Under a push whitelist it goes through only when the rule lets
  * deploy keys push, whether or not its adder is on the whitelist.
  */
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ServedSsh } from '../../src/ssh/serve-ssh.ts';
 import type { GitClient } from '../support/git.ts';
 import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
-import { type Person, useWorld } from '../support/world.ts';
-import {
-  type KeyPair,
-  makeKeyPair,
-  removeKeyPairs,
-  sshGitEnv,
-  sshUrl,
-  startSsh,
-} from './ssh-support.ts';
+import type { Person } from '../support/world.ts';
+import { type KeyPair, makeKeyPair, sshGitEnv, sshUrl, useSshWorld } from './ssh-support.ts';
 
 let kiln: TestServer;
 let git: GitClient;
 let ssh: ServedSsh;
 let owner: Person;
 
-useWorld(
+useSshWorld(
   {
     people: ['owner'],
     repos: [{ owner: 'owner', name: 'app', private: true, autoInit: true }],
     timeoutMs: 60_000,
   },
-  async (world) => {
+  (world, served) => {
     ({ kiln, git } = world);
     owner = world.people.owner;
-    ssh = await startSsh(kiln);
+    ssh = served;
   },
 );
-afterAll(async () => {
-  await ssh?.server.close();
-  removeKeyPairs();
-});
 
 const protections = () => `/repos/${owner.user.handle}/app/branch_protections`;
 
