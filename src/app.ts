@@ -118,7 +118,11 @@ export async function createApp(config: Config): Promise<App> {
     branchPushes: pullParts.branchPushes,
   });
   const runners = buildRunners(database, admins, orgs, caches.registry);
-  const federation = await buildFederation({ ...core, repos });
+  const federation = await buildFederation({
+    ...core,
+    repos,
+    protectedBranches: repoParts.protectedBranches,
+  });
   const { webhooks, webhookWorker, webhookNotifier } = buildWebhooks({
     ...core,
     repos,

@@ -71,6 +71,7 @@ async function runGit(
     output = await receivePush(services, {
       repo,
       pusher,
+      viaDeployKey: context.principal.kind === 'deploy',
       input: context.input,
       transport,
       log: {

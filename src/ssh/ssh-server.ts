@@ -224,6 +224,14 @@ async function runCommand(
   },
 ): Promise<void> {
   const { channel } = run;
+  // Invariant: a connection speaks for its key only while the key and its owner may act. Each
+  // command asks again, as each HTTP request does, so a connection kept open (a multiplexing
+  // client's) outlives neither a disabled account nor a removed key.
+  const principal = await parts.services.sshKeys.identify(run.principal.key.fingerprint);
+  if (!principal) {
+    channel.stderr.write('Kiln: this key no longer gives access.\n');
+    return finish(channel, 1);
+  }
   const parsed = splitCommand(run.line);
   const command = parsed && parts.commands.get(parsed.name);
   if (!parsed || !command) {
@@ -240,7 +248,7 @@ async function runCommand(
   channel.once('close', onAbort);
   try {
     const result = await command({
-      principal: run.principal,
+      principal,
       args: parsed.args,
       env: run.env,
       input,

@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import type { EventBus } from '../domain/events.ts';
-import type { Federation } from '../domain/federation/federation.ts';
+import type { Federation, FederationDeps } from '../domain/federation/federation.ts';
 import { openFederation } from '../domain/federation/open-federation.ts';
 import { visibleToAnyone } from '../domain/repos/repo.policy.ts';
 import type { RepoService } from '../domain/repos/repo.service.ts';
@@ -22,6 +22,7 @@ export function buildFederation(parts: {
   readonly git: GitContext;
   readonly users: UserService;
   readonly repos: RepoService;
+  readonly protectedBranches: FederationDeps['protectedBranches'];
   readonly caches: CacheRegistry;
 }): Promise<Federation | undefined> {
   const { config, database } = parts;
@@ -32,6 +33,7 @@ export function buildFederation(parts: {
     changes: database.changes,
     users: parts.users,
     repos: parts.repos,
+    protectedBranches: parts.protectedBranches,
     catFiles: parts.git.catFiles,
     userAgent: `Kiln/${KILN_VERSION} (+${config.baseUrl?.href ?? ''})`,
     report: reportFederation,

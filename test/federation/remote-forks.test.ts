@@ -149,6 +149,22 @@ describe('forks across two Kiln instances', () => {
     });
   });
 
+  it('merge-upstream moves no branch a protection bars its caller from pushing to (403)', async () => {
+    const rules = `/repos/${reader.handle}/tool/branch_protections`;
+    const rule = await call(a, reader.token, 'POST', rules, {
+      rule_name: 'ma*',
+      enable_push: false,
+    });
+    expect(rule.status).toBe(201);
+    const before = await branchOnA('tool', 'main');
+    await pushToB({ 'barred.txt': 'barred\n' });
+    const path = `/repos/${reader.handle}/tool/merge-upstream`;
+    const refused = await call(a, reader.token, 'POST', path, { branch: 'main' });
+    expect(refused.status).toBe(403);
+    expect(await branchOnA('tool', 'main')).toBe(before);
+    expect((await call(a, reader.token, 'DELETE', `${rules}/ma*`)).status).toBe(204);
+  });
+
   it('"Sync fork" on the fork\'s page does the same for its writers only', async () => {
     const sha = await pushToB({ 'synced.txt': 'synced\n' });
     const page = `/repos/${reader.handle}/tool`;

@@ -219,4 +219,22 @@ describe('protection rules with reviews', () => {
     await git.ok(['commit', '-q', '--allow-empty', '-m', 'again'], { cwd: world.work });
     expect((await push(alice.token, 'release/2')).code).not.toBe(0);
   });
+
+  it('keeps new branches of a barred rule with alternatives from being created', async () => {
+    await call(`${repo}/branch_protections`, {
+      body: { rule_name: '{hotfix,patch}/*', enable_push: false },
+    });
+    await git.ok(['commit', '-q', '--allow-empty', '-m', 'hot'], { cwd: world.work });
+    for (const ref of ['hotfix/1', 'patch/a/b']) {
+      const url = repoUrl(kiln.url, world.owner.handle, world.name, {
+        token: carol.token,
+        as: 'username',
+      });
+      const refused = await git.run(['push', '-q', url, `HEAD:refs/heads/${ref}`], {
+        cwd: world.work,
+      });
+      expect(refused.code, ref).not.toBe(0);
+      expect(refused.stderr).toContain('you may not push to this protected branch');
+    }
+  });
 });

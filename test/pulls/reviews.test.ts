@@ -99,6 +99,30 @@ describe('pull request reviews', () => {
     expect(again.status).toBe(422);
   });
 
+  it('keeps a pending comment out of reach of anyone but its reviewer, by id too', async () => {
+    const pending = await call(reviews, {
+      token: alice.token,
+      body: { comments: [{ path: 'code.txt', new_position: 4, body: 'draft thought' }] },
+    });
+    expect(pending.body.state).toBe('PENDING');
+    const lineComments = `/repos/${world.owner.handle}/${world.name}/pulls/1/comments`;
+    const mine = await world.api(lineComments, { token: alice.token });
+    const draft = mine.body.find((c: { body: string }) => c.body === 'draft thought');
+    const byId = `/repos/${world.owner.handle}/${world.name}/pulls/comments/${draft.id}`;
+    // The repository's admin may change anyone's comment, but a draft is not there for them yet.
+    const edited = await world.api(byId, { method: 'PATCH', body: { body: 'seen' } });
+    expect(edited.status).toBe(404);
+    expect(JSON.stringify(edited.body)).not.toContain('draft thought');
+    expect((await world.api(byId, { method: 'DELETE' })).status).toBe(404);
+    const reply = await world.api(lineComments, { body: { body: 'a', in_reply_to_id: draft.id } });
+    expect(reply.status).toBe(422);
+    // Its reviewer still edits it, and the submitted review carries it unchanged otherwise.
+    expect(
+      (await world.api(byId, { method: 'PATCH', token: alice.token, body: { body: 'ok' } })).status,
+    ).toBe(200);
+    await call(`${reviews}/${pending.body.id}`, { method: 'DELETE', token: alice.token });
+  });
+
   it.each([
     [
       'the author approving',

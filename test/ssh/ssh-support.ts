@@ -2,9 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { type ServedSsh, serveSsh } from '../../src/ssh/serve-ssh.ts';
 import { runScript, type ScriptResult } from '../support/doc-blocks.ts';
 import type { TestServer } from '../support/server.ts';
+import { useWorld, type World, type WorldOptions } from '../support/world.ts';
 
 /** A key pair made by OpenSSH's own `ssh-keygen`, as a user makes one. */
 export type KeyPair = { readonly privatePath: string; readonly publicKey: string };
@@ -66,4 +68,23 @@ export async function runSsh(key: KeyPair, port: number, command = ''): Promise<
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
   }).catch((error: unknown) => ({ code: null, stdout: '', stderr: String(error) }));
+}
+
+/**
+ * One world for the suite with the SSH edge started beside its server (`startSsh`); the edge is
+ * closed and the key pairs made are removed once the suite is done.
+ */
+export function useSshWorld<P extends string = never, R extends string = never>(
+  options: WorldOptions<P, R>,
+  ready: (world: World<P, R>, ssh: ServedSsh) => void,
+): void {
+  let served: ServedSsh | undefined;
+  useWorld(options, async (world) => {
+    served = await startSsh(world.kiln);
+    ready(world, served);
+  });
+  afterAll(async () => {
+    await served?.server.close();
+    removeKeyPairs();
+  });
 }

@@ -7,6 +7,7 @@ import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { isLoopbackUrl } from '../../lib/host-allowlist.ts';
 import type { Release } from '../releases/release.types.ts';
+import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
@@ -45,6 +46,8 @@ export type FederationDeps = {
   readonly changes: ChangeClock | undefined;
   readonly users: UserService;
   readonly repos: RepoService;
+  /** Who may move which branch (a fork brought up to its upstream moves one). */
+  readonly protectedBranches: Pick<ProtectedBranchService, 'mayPushTo'>;
   readonly catFiles: CatFilePool;
   readonly userAgent: string;
   /** Where failures of background work are reported (the server's log). */
@@ -163,6 +166,7 @@ export class Federation {
       remote,
       documents: this.documents,
       repos: deps.repos,
+      protectedBranches: deps.protectedBranches,
       resolve: (target) => this.following.resolve(target),
       kv: this.kv,
       queue: this.queue,

@@ -7,7 +7,8 @@ import {
   remoteDefaultBranch,
 } from '../../git/remote-fetch.ts';
 import { pinCloneAddress } from '../../outbound/clone-address.ts';
-import { Conflict, Invalid, NotFound } from '../errors.ts';
+import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
+import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
@@ -35,6 +36,8 @@ export type RemoteForksDeps = {
   readonly remote: RemoteActors;
   readonly documents: RemoteDocuments;
   readonly repos: Pick<RepoService, 'create' | 'delete' | 'handle' | 'require' | 'pushed'>;
+  /** Who may move which branch: bringing a fork up to date moves one as a push would. */
+  readonly protectedBranches: Pick<ProtectedBranchService, 'mayPushTo'>;
   /** The actor id a URL or handle names (ActorResolver). */
   readonly resolve: (target: string) => Promise<string>;
   readonly kv: KyselyKvStore;
@@ -123,6 +126,10 @@ export class RemoteForksService {
     if (!upstream) throw new NotFound('this repository is not a fork of a repository elsewhere');
     const handle = repos.handle(repo);
     const branch = asked ?? (await readDefaultBranch(handle)) ?? 'main';
+    // Invariant: this moves a branch without git's hook, so it asks the hook's rule itself.
+    if (!(await this.#deps.protectedBranches.mayPushTo(repo, branch, user))) {
+      throw new Forbidden('you may not push to this protected branch');
+    }
     const reach = await this.#reach(upstream.cloneUri);
     const theirs = await fetchRemoteBranch(
       handle,

@@ -116,7 +116,9 @@ export class ReviewCommentService {
       throw new Invalid('body must be 1 byte to 64 KiB');
     }
     const parent =
-      input.inReplyTo === undefined ? undefined : await this.#findInPull(context, input.inReplyTo);
+      input.inReplyTo === undefined
+        ? undefined
+        : await this.#findInPull(context, input.inReplyTo, actor);
     const anchor = parent
       ? {
           path: parent.path,
@@ -205,7 +207,7 @@ export class ReviewCommentService {
   /** The comment with this wire id in a repository the actor can see, and its pull. */
   async #findInRepo(actor: User, owner: string, name: string, wireId: number) {
     const base = await this.#repos.get(actor, owner, name);
-    const comment = await this.#store.findInRepoByWireId(base.repo.id, wireId);
+    const comment = await this.#store.findInRepoByWireId(base.repo.id, wireId, actor.id);
     if (!comment) throw new NotFound(`review comment does not exist [id: ${wireId}]`);
     const pull = await this.#pullStore.findById(comment.pullId);
     if (!pull) throw new NotFound(`review comment does not exist [id: ${wireId}]`);
@@ -213,8 +215,8 @@ export class ReviewCommentService {
     return { comment, context };
   }
 
-  async #findInPull(context: PullInContext, wireId: number): Promise<ReviewComment> {
-    const comment = await this.#store.findInPullByWireId(context.pull.id, wireId);
+  async #findInPull(context: PullInContext, wireId: number, actor: User) {
+    const comment = await this.#store.findInPullByWireId(context.pull.id, wireId, actor.id);
     if (!comment)
       throw new Invalid(
         `in_reply_to_id does not name a comment of this pull request [id: ${wireId}]`,

@@ -71,18 +71,9 @@ export class ReviewCommentStore {
    * until the review is submitted: it is listed only when `viewerId` is that reviewer.
    */
   async listByPull(pullId: string, viewerId?: string): Promise<ReviewComment[]> {
-    const rows = await this.#db
-      .selectFrom('review_comments')
-      .leftJoin('pull_reviews', 'pull_reviews.id', 'review_comments.review_id')
+    const rows = await this.#visibleTo(viewerId)
       .selectAll('review_comments')
       .where('review_comments.pull_id', '=', pullId)
-      .where((eb) =>
-        eb.or([
-          eb('review_comments.review_id', 'is', null),
-          eb('pull_reviews.state', '!=', 'PENDING'),
-          eb('pull_reviews.reviewer_id', '=', viewerId ?? ''),
-        ]),
-      )
       .orderBy('review_comments.created_at')
       .orderBy('review_comments.id')
       .execute();
@@ -101,23 +92,35 @@ export class ReviewCommentStore {
     return rows.map(toComment);
   }
 
-  /** The comment of the pull whose wire id is `wireId`. */
-  async findInPullByWireId(pullId: string, wireId: number): Promise<ReviewComment | undefined> {
-    const rows = await this.#db
-      .selectFrom('review_comments')
-      .selectAll()
-      .where('pull_id', '=', pullId)
+  /**
+   * The comment of the pull whose wire id is `wireId`, among those `viewerId` may see: another
+   * reviewer's pending comment is not found.
+   */
+  async findInPullByWireId(
+    pullId: string,
+    wireId: number,
+    viewerId: string | undefined,
+  ): Promise<ReviewComment | undefined> {
+    const rows = await this.#visibleTo(viewerId)
+      .selectAll('review_comments')
+      .where('review_comments.pull_id', '=', pullId)
       .execute();
     const row = rows.find((candidate) => foldId(candidate.id) === wireId);
     return row && toComment(row);
   }
 
-  /** The comment of the repository whose wire id is `wireId`; reads ids first, then one row. */
-  async findInRepoByWireId(repoId: string, wireId: number): Promise<ReviewComment | undefined> {
-    const ids = await this.#db
-      .selectFrom('review_comments')
-      .select('id')
-      .where('repo_id', '=', repoId)
+  /**
+   * The comment of the repository whose wire id is `wireId`, among those `viewerId` may see
+   * (another reviewer's pending comment is not found); reads ids first, then one row.
+   */
+  async findInRepoByWireId(
+    repoId: string,
+    wireId: number,
+    viewerId: string | undefined,
+  ): Promise<ReviewComment | undefined> {
+    const ids = await this.#visibleTo(viewerId)
+      .select('review_comments.id')
+      .where('review_comments.repo_id', '=', repoId)
       .execute();
     const match = ids.find((row) => foldId(row.id) === wireId);
     if (!match) return undefined;
@@ -127,6 +130,23 @@ export class ReviewCommentStore {
       .where('id', '=', match.id)
       .executeTakeFirst();
     return row && toComment(row);
+  }
+
+  /**
+   * The comments `viewerId` may see. Invariant: a comment of a pending review is its reviewer's
+   * alone until the review is submitted, however it is reached (a list, a wire id, a reply).
+   */
+  #visibleTo(viewerId: string | undefined) {
+    return this.#db
+      .selectFrom('review_comments')
+      .leftJoin('pull_reviews', 'pull_reviews.id', 'review_comments.review_id')
+      .where((eb) =>
+        eb.or([
+          eb('review_comments.review_id', 'is', null),
+          eb('pull_reviews.state', '!=', 'PENDING'),
+          eb('pull_reviews.reviewer_id', '=', viewerId ?? ''),
+        ]),
+      );
   }
 
   async updateBody(id: string, body: string, at: number): Promise<void> {

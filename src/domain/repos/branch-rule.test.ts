@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RULE_SETTINGS, parseRuleSettings, ruleFor } from './branch-rule.ts';
+import {
+  DEFAULT_RULE_SETTINGS,
+  deployKeyMayPushUnder,
+  parseRuleSettings,
+  ruleFor,
+} from './branch-rule.ts';
 
 const rule = (branch: string, at: number) => ({ branch, createdAt: new Date(at) });
 
@@ -33,5 +38,29 @@ describe('the rule of a branch', () => {
     expect(read.requiredApprovals).toBe(2);
     expect(read.enablePush).toBe(true);
     expect(read.pushWhitelistUserIds).toEqual(['u']);
+  });
+});
+
+describe('a deploy key under a rule', () => {
+  const settings = fc.record({
+    enablePush: fc.boolean(),
+    enablePushWhitelist: fc.boolean(),
+    pushWhitelistDeployKeys: fc.boolean(),
+    pushWhitelistUserIds: fc.array(fc.string(), { maxLength: 3 }),
+    pushWhitelistTeams: fc.array(fc.string(), { maxLength: 3 }),
+  });
+
+  it('pushes only where pushing is on and a whitelist, if any, lets deploy keys in', () => {
+    fc.assert(
+      fc.property(settings, (change) => {
+        const rule = { ...DEFAULT_RULE_SETTINGS, ...change };
+        const may = deployKeyMayPushUnder(rule);
+        if (!rule.enablePush) expect(may).toBe(false);
+        if (rule.enablePushWhitelist && !rule.pushWhitelistDeployKeys) expect(may).toBe(false);
+        // Whoever the whitelist names, people or teams, a deploy key's verdict stays the same.
+        const unlisted = { ...rule, pushWhitelistUserIds: [], pushWhitelistTeams: [] };
+        expect(deployKeyMayPushUnder(unlisted)).toBe(may);
+      }),
+    );
   });
 });

@@ -1,4 +1,9 @@
-import { compileCheckGlob, matchBudget, matchesCheckGlob } from '../ci/check-glob.ts';
+import {
+  type CheckGlob,
+  compileCheckGlob,
+  matchBudget,
+  matchesCheckGlob,
+} from '../ci/check-glob.ts';
 
 /**
  * The review, push and merge rules of a branch protection, in Gitea's terms. Whitelisted
@@ -75,6 +80,15 @@ export function parseRuleSettings(stored: string): BranchRuleSettings {
   return Object.fromEntries(entries) as BranchRuleSettings;
 }
 
+/**
+ * Whether a deploy key may push under a rule, as Gitea decides it: pushing is enabled and,
+ * under a push whitelist, the rule lets deploy keys push. Who added the key plays no part, so a
+ * key cannot borrow its adder's place on the whitelist.
+ */
+export function deployKeyMayPushUnder(rule: BranchRuleSettings): boolean {
+  return rule.enablePush && (!rule.enablePushWhitelist || rule.pushWhitelistDeployKeys);
+}
+
 /** Whether a rule name is a pattern (Gitea's glob characters) rather than one branch's name. */
 export function isRulePattern(name: string): boolean {
   return /[*?[\]{}\\]/.test(name);
@@ -102,4 +116,48 @@ export function ruleFor<R extends { readonly branch: string; readonly createdAt:
       return false;
     }
   });
+}
+
+type GlobToken = CheckGlob['alternatives'][number][number];
+
+/** Characters no branch name holds (git check-ref-format), or that start a shell pattern. */
+const NEVER_IN_REF = /[\s*?[\\~^:]/;
+/** Characters that mean something inside a shell bracket expression. */
+const BRACKET_SPECIAL = /[\]\\!^[-]/;
+
+/**
+ * A rule name as `case` patterns for the push hook, one per alternative (`{a,b}` spelled out,
+ * at most `MAX_GLOB_ALTERNATIVES`). Invariant: every branch the rule matches (`ruleFor`) is
+ * matched by one of them, so a barred pattern freezes branches not yet created too. An
+ * alternative that needs a character no branch name holds matches no branch and is left out; a
+ * set the shell would read otherwise, or a literal brace, becomes any one character, which
+ * freezes more, never less.
+ * A name that does not compile matches no branch and gives none.
+ */
+export function shellPatternsOf(rule: string): string[] {
+  let glob: CheckGlob;
+  try {
+    glob = compileCheckGlob(rule);
+  } catch {
+    return [];
+  }
+  const patterns = glob.alternatives.flatMap((tokens) => {
+    const parts = tokens.map(shellToken);
+    return parts.includes(undefined) ? [] : [parts.join('')];
+  });
+  return [...new Set(patterns)];
+}
+
+function shellToken(token: GlobToken): string | undefined {
+  if (token.kind === 'star') return '*';
+  if (token.kind === 'one') return '?';
+  if (token.kind === 'char') {
+    if (NEVER_IN_REF.test(token.char)) return undefined;
+    // The hook's list refuses braces; a literal one may stand for any character.
+    return /[{}]/.test(token.char) ? '?' : token.char;
+  }
+  const chars = token.ranges.flat();
+  if (chars.some((char) => BRACKET_SPECIAL.test(char) || /\s/.test(char))) return '?';
+  const body = token.ranges.map(([low, high]) => (low === high ? low : `${low}-${high}`));
+  return `[${token.negated ? '!' : ''}${body.join('')}]`;
 }

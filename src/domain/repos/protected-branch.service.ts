@@ -1,3 +1,4 @@
+import { isValidRefName } from '../../git/ref-names.ts';
 import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.ts';
 import type { TeamMembership } from '../orgs/team-membership.ts';
 import type { UserService } from '../users/user.service.ts';
@@ -5,8 +6,10 @@ import type { User } from '../users/user.types.ts';
 import {
   type BranchRuleSettings,
   DEFAULT_RULE_SETTINGS,
+  deployKeyMayPushUnder,
   isRulePattern,
   ruleFor,
+  shellPatternsOf,
 } from './branch-rule.ts';
 import {
   checkApprovals,
@@ -79,16 +82,22 @@ export class ProtectedBranchService {
    * them (push disabled, or a push whitelist without them), the names of plain rules that do
    * (so the branch cannot be created either), and the patterns of pattern rules that do, as
    * shell patterns. Invariant: nobody pushes to a branch whose rule does not let them, over
-   * any transport that starts receive-pack through `receivePack` with these.
+   * any transport that starts receive-pack through `receivePack` with these. A push made with
+   * a deploy key is the key's, not its adder's: under a push whitelist it goes through only
+   * when the rule lets deploy keys push (`pushWhitelistDeployKeys`), whoever added the key.
    */
   async pushRestrictions(
     repo: Repository,
     pusher: User,
+    via: { readonly deployKey?: boolean } = {},
   ): Promise<{ frozenRefs: string[]; frozenPatterns: string[] }> {
     const records = await this.records(repo);
     const barred = new Set<ProtectedBranchRecord>();
     for (const record of records) {
-      if (!(await this.#mayPushUnder(repo, record, pusher))) barred.add(record);
+      const may = via.deployKey
+        ? deployKeyMayPushUnder(record)
+        : await this.#mayPushUnder(repo, record, pusher);
+      if (!may) barred.add(record);
     }
     if (barred.size === 0) return { frozenRefs: [], frozenPatterns: [] };
     const branches = await this.#ports.branchNames(repo);
@@ -96,13 +105,25 @@ export class ProtectedBranchService {
       const rule = ruleFor(records, branch);
       return rule !== undefined && barred.has(rule);
     });
-    const plain = [...barred].filter((r) => !isRulePattern(r.branch)).map((r) => r.branch);
+    // A rule governs the branch its name spells exactly, a pattern's name too (`ruleFor`),
+    // when that name is one a branch can have.
+    const plain = [...barred]
+      .map((r) => r.branch)
+      .filter((b) => !isRulePattern(b) || isValidRefName(`refs/heads/${b}`));
     const patterns = [...barred].filter((r) => isRulePattern(r.branch)).map((r) => r.branch);
     return {
       frozenRefs: [...new Set([...governed, ...plain])].sort().map((b) => `refs/heads/${b}`),
-      // A pattern the shell cannot read as written still freezes the branches it matches now.
-      frozenPatterns: patterns.filter((p) => !/[\s{}\\]/.test(p)).map((p) => `refs/heads/${p}`),
+      frozenPatterns: [...new Set(patterns.flatMap(shellPatternsOf))].map((p) => `refs/heads/${p}`),
     };
+  }
+
+  /**
+   * Whether `pusher` may move `branch` by a push, for what moves a branch without one (a fork
+   * brought up to its upstream): the same rule the hook applies (`pushRestrictions`).
+   */
+  async mayPushTo(repo: Repository, branch: string, pusher: User): Promise<boolean> {
+    const rule = await this.ruleOf(repo, branch);
+    return !rule || this.#mayPushUnder(repo, rule, pusher);
   }
 
   async #mayPushUnder(repo: Repository, rule: BranchRuleSettings, pusher: User) {

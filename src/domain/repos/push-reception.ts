@@ -20,6 +20,8 @@ export type PushReceptionServices = {
 export type IncomingPush = {
   readonly repo: Repository;
   readonly pusher: User;
+  /** Whether the push came with a deploy key (pushed as its adder, but judged as the key). */
+  readonly viaDeployKey?: boolean;
   /** What the client sends receive-pack. */
   readonly input: Readable;
   readonly transport: TransportOptions;
@@ -53,7 +55,9 @@ export async function receivePush(
     ...push.transport,
     protectedRefs: await services.protectedBranches.refs(repo),
     // Who may push where (`enable_push` and its whitelists) holds on every transport alike.
-    ...(await services.protectedBranches.pushRestrictions(repo, pusher)),
+    ...(await services.protectedBranches.pushRestrictions(repo, pusher, {
+      deployKey: push.viaDeployKey ?? false,
+    })),
   });
   const failed = (error: unknown) => log.error(error, 'after-push work failed');
   const recorded = pack.result.then(({ changes, error }) => {
