@@ -47,11 +47,17 @@ async function serve(configured: Config): Promise<void> {
   if (derived.note) warn(derived.note);
   if (config.ssh.enabled) {
     const { serveSsh } = await import('../ssh/serve-ssh.ts');
-    ssh = await serveSsh({ ...app, log: server.log }).catch(async (error: unknown) => {
-      await server.close();
-      await app.close();
-      throw error;
-    });
+    const { lfsSshCommands } = await import('../ssh/lfs-authenticate.ts');
+    const extraCommands = config.lfs.enabled
+      ? lfsSshCommands(app.services, config.baseUrl?.href)
+      : undefined;
+    ssh = await serveSsh({ ...app, log: server.log, extraCommands }).catch(
+      async (error: unknown) => {
+        await server.close();
+        await app.close();
+        throw error;
+      },
+    );
     say(`ssh listening on ${ssh.host.includes(':') ? `[${ssh.host}]` : ssh.host}:${ssh.port}`);
   }
   startedUp();
