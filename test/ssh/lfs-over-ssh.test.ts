@@ -113,6 +113,18 @@ describe('git lfs over an ssh:// remote', () => {
     const refused = await git.run(['push', 'origin', 'main'], { cwd: clone, ...as(keys.reader) });
     expect(refused.code).not.toBe(0);
   });
+  it('locks, lists and unlocks a file', async () => {
+    const clone = await git.clone(url('art'), [], as(keys.owner));
+    const lfs = (args: string[]) => git.run(['lfs', ...args], { cwd: clone, ...as(keys.owner) });
+    const locked = await lfs(['lock', 'big.bin']);
+    expect(locked.code, locked.stderr).toBe(0);
+    const listed = await lfs(['locks']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('big.bin');
+    const unlocked = await lfs(['unlock', 'big.bin']);
+    expect(unlocked.code, unlocked.stderr).toBe(0);
+    expect((await lfs(['locks'])).stdout).not.toContain('big.bin');
+  });
 });
 
 describe('git-lfs-authenticate', () => {
