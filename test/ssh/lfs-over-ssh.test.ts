@@ -36,6 +36,7 @@ const keys: Record<'owner' | 'reader' | 'stranger' | 'deploy', KeyPair> = {
   reader: makeKeyPair(),
   stranger: makeKeyPair(),
   deploy: makeKeyPair(),
+  writer: makeKeyPair(),
 };
 
 useWorld(
@@ -73,6 +74,12 @@ useWorld(
       body: { title: 'deploy', key: keys.deploy.publicKey, read_only: true },
     });
     expect(deploy.status).toBe(201);
+    const writer = await apiCall(kiln.url, `/repos/${owner.user.handle}/other/keys`, {
+      method: 'POST',
+      token: owner.token,
+      body: { title: 'writer', key: keys.writer.publicKey, read_only: false },
+    });
+    expect(writer.status).toBe(201);
     for (const name of ['art', 'other']) {
       await app.services.collaborators.put(
         owner.user,
@@ -155,6 +162,16 @@ describe('git-lfs-authenticate', () => {
     const elsewhere = await authenticate(keys.deploy, 'art', 'download');
     expect(elsewhere.code).toBe(1);
     expect(elsewhere.stderr).toMatch(/^Kiln: repository does not exist/);
+  });
+
+  it('lets a writable deploy key push objects to its repository only', async () => {
+    const content = randomBytes(2048);
+    const dir = await lfsWorkTree(git, url('other'));
+    await git.commit(dir, { 'firmware.bin': content });
+    await git.ok(['push', '-q', 'origin', 'main'], { cwd: dir, ...as(keys.writer) });
+    const clone = await git.clone(url('other'), [], as(keys.deploy));
+    expect((await readFile(path.join(clone, 'firmware.bin'))).equals(content)).toBe(true);
+    expect((await authenticate(keys.writer, 'art', 'upload')).code).toBe(1);
   });
 
   it('refuses anything but a repository and an operation', async () => {
