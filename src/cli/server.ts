@@ -47,11 +47,19 @@ async function serve(configured: Config): Promise<void> {
   if (derived.note) warn(derived.note);
   if (config.ssh.enabled) {
     const { serveSsh } = await import('../ssh/serve-ssh.ts');
-    ssh = await serveSsh({ ...app, log: server.log }).catch(async (error: unknown) => {
-      await server.close();
-      await app.close();
-      throw error;
-    });
+    const { lfsSshCommands } = await import('../ssh/lfs-authenticate.ts');
+    // SSH has no request to read a host from: the base URL, else the address HTTP listens on
+    // unless it is a wildcard, which names no host a client could reach.
+    const wildcard = /^(0\.0\.0\.0|::|\[::\])$/.test(host);
+    const httpBase = config.baseUrl?.href ?? (wildcard ? undefined : `http://${host}:${port}`);
+    const extraCommands = config.lfs.enabled ? lfsSshCommands(app.services, httpBase) : undefined;
+    ssh = await serveSsh({ ...app, log: server.log, extraCommands }).catch(
+      async (error: unknown) => {
+        await server.close();
+        await app.close();
+        throw error;
+      },
+    );
     say(`ssh listening on ${ssh.host.includes(':') ? `[${ssh.host}]` : ssh.host}:${ssh.port}`);
   }
   startedUp();

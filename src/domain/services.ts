@@ -28,6 +28,7 @@ import type { Federation } from './federation/federation.ts';
 import type { SshKeyService } from './keys/ssh-key.service.ts';
 import type { LfsService } from './lfs/lfs.service.ts';
 import type { LfsLockService } from './lfs/lfs-lock.service.ts';
+import type { LfsSshGrants } from './lfs/lfs-ssh-grant.ts';
 import type { OrgService } from './orgs/org.service.ts';
 import type { TeamService } from './orgs/team.service.ts';
 import type { CompareService } from './pulls/compare.service.ts';
@@ -144,6 +145,8 @@ export type DomainServices = {
   readonly lfs: LfsService;
   /** Git LFS file locks. */
   readonly lfsLocks: LfsLockService;
+  /** Short-lived LFS credentials that `git-lfs-authenticate` hands out over SSH. */
+  readonly lfsSshGrants: LfsSshGrants;
   /** ActivityPub / ForgeFed; undefined when federation is off (see Federation.fromConfig). */
   readonly federation: Federation | undefined;
 };

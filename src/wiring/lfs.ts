@@ -6,6 +6,7 @@ import { LfsService } from '../domain/lfs/lfs.service.ts';
 import { LfsLockService } from '../domain/lfs/lfs-lock.service.ts';
 import { LfsLockStore } from '../domain/lfs/lfs-lock.store.ts';
 import { LfsObjectStore } from '../domain/lfs/lfs-object.store.ts';
+import { LfsSshGrants } from '../domain/lfs/lfs-ssh-grant.ts';
 import { LfsObjectFiles } from '../storage/lfs-object-files.ts';
 
 /**
@@ -30,6 +31,7 @@ export function buildLfs(config: Config, database: Database, dataDir: string) {
   return {
     lfs: lfsService(database, dataDir, config.lfs.maxFileSize),
     lfsLocks: new LfsLockService(new LfsLockStore(database.db)),
+    lfsSshGrants: new LfsSshGrants(config.secretKey),
   };
 }
 

@@ -4,8 +4,8 @@ import { Invalid } from '../../domain/errors.ts';
 import type { BatchAnswer } from '../../domain/lfs/lfs.service.ts';
 import type { DomainServices } from '../../domain/services.ts';
 import { type BaseUrlConfig, baseUrlOf } from '../base-url.ts';
-import { gitAccess } from './git-access.ts';
 import { prepareGitEdge } from './git-edge.ts';
+import { type LfsAuthServices, lfsAuthentication } from './lfs-grant-auth.ts';
 import { registerLfsLockRoutes } from './lfs-locks.routes.ts';
 import { LFS_JSON, lfsErrorHandler, readLfsJson } from './lfs-wire.ts';
 
@@ -14,7 +14,7 @@ type ObjectParams = RepoParams & { oid: string };
 
 /** What the LFS API uses: credentials, repositories, objects and locks. */
 export type LfsDeps = {
-  readonly services: Pick<DomainServices, 'tokens' | 'ciTaskTokens' | 'repos' | 'lfs' | 'lfsLocks'>;
+  readonly services: Pick<DomainServices, 'repos' | 'lfs' | 'lfsLocks'> & LfsAuthServices;
   /** For the addresses of the actions a batch answers. */
   readonly config: BaseUrlConfig;
 };
@@ -32,14 +32,17 @@ const ACTIONS_EXPIRE_SECONDS = 3600;
  * The Git LFS API at `/{owner}/{name}.git/info/lfs/…` (and without `.git`): the batch request,
  * the basic transfer's object uploads and downloads, verify, and locks. Access is git's own
  * (git-access.ts): readers download, writers upload and lock, everyone else gets what a
- * missing repository gets. An action's `href` is an address on this server and its `header`
- * repeats the caller's own Authorization, so the transfer is checked exactly like the batch.
+ * missing repository gets; a grant from `git-lfs-authenticate` over SSH gives its key's access
+ * to its one repository and operation (lfs-grant-auth.ts). An action's `href` is an address on
+ * this server and its `header` repeats the caller's own Authorization, so the transfer is
+ * checked exactly like the batch.
  */
 export async function lfsPlugin(server: FastifyInstance, deps: LfsDeps): Promise<void> {
   const { services } = deps;
-  prepareGitEdge(server, services, lfsErrorHandler);
+  const auth = lfsAuthentication(services);
+  prepareGitEdge(server, services, lfsErrorHandler, auth.viewerOf);
   const access = (request: FastifyRequest<{ Params: RepoParams }>, write: boolean) =>
-    gitAccess(services.repos, request, request.params.owner, request.params.name, write);
+    auth.access(request, request.params.owner, request.params.name, write);
 
   server.post<{ Params: RepoParams; Body: Readable }>(
     '/:owner/:name/info/lfs/objects/batch',
@@ -58,10 +61,11 @@ export async function lfsPlugin(server: FastifyInstance, deps: LfsDeps): Promise
       const base = `${baseUrlOf(request, deps.config)}/${encodeURIComponent(repo.owner.handle)}/${encodeURIComponent(repo.name)}.git/info/lfs`;
       const authorization = request.headers.authorization;
       const header = authorization ? { Authorization: authorization } : undefined;
+      const expiresIn = auth.grantSecondsLeft(request) ?? ACTIONS_EXPIRE_SECONDS;
       const action = (href: string) => ({
         href,
         ...(header ? { header } : {}),
-        expires_in: ACTIONS_EXPIRE_SECONDS,
+        expires_in: expiresIn,
       });
       const wire = (answer: BatchAnswer) => {
         const { oid, size } = answer;
