@@ -120,11 +120,14 @@ describe.skipIf(why !== '')(`the container image${why}`, () => {
 
   it('serves the API from its root file system as its own user', async () => {
     const port = String(20_000 + (process.pid % 20_000));
-    // The image's own environment, with the address moved to loopback and a free port.
+    // The image's own environment, with the addresses moved to loopback and free ports.
     const env = [
       ...(ociConfig(join(out, 'oci')).Env ?? []),
       'SERVICE_HTTP_HOST=127.0.0.1',
       `SERVICE_HTTP_PORT=${port}`,
+      // SSH too: the image's 2222 may be taken on the machine running the test.
+      'SERVICE_SSH_HOST=127.0.0.1',
+      'SERVICE_SSH_PORT=0',
       'SERVICE_LOG_LEVEL=warn',
     ];
     const script = [
@@ -153,6 +156,7 @@ describe.skipIf(why !== '')(`the container image${why}`, () => {
     expect(answered, log).toBe(true);
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    expect(log).toMatch(/^ssh listening on 127\.0\.0\.1:\d+$/m);
     // The key Kiln made on its first start belongs to the image's user, not to root.
     const uid = Number(
       /^kiln:x:(\d+):/m.exec(readFileSync(join(rootfs, 'etc', 'passwd'), 'utf8'))?.[1],
