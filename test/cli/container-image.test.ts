@@ -12,7 +12,7 @@
  * no database.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,6 +81,9 @@ describe.skipIf(why !== '')(`the container image${why}`, () => {
       server.kill('SIGKILL');
       await exited;
     }
+    // chroot --userspec changes the user, which clears the parent-death signal unshare set,
+    // so Kiln outlives unshare: every process whose root is the image's is stopped here.
+    if (rootfs) stopProcessesRootedIn(rootfs);
     if (out) rmSync(out, { recursive: true, force: true });
   });
 
@@ -164,3 +167,15 @@ describe.skipIf(why !== '')(`the container image${why}`, () => {
     expect(statSync(join(rootfs, 'data', 'secret-key')).uid).toBe(uid);
   });
 });
+
+/** SIGKILLs every process whose root directory is `dir` (a chroot), as /proc shows it. */
+function stopProcessesRootedIn(dir: string): void {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/root`) === dir) process.kill(Number(entry), 'SIGKILL');
+    } catch {
+      // Gone already, or not ours to read.
+    }
+  }
+}
