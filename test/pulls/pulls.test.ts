@@ -4,7 +4,7 @@
  * refs/pull/N/head, and the .diff/.patch downloads.
  */
 import { describe, expect, it } from 'vitest';
-import { processesIn } from '../../src/git/test-support.ts';
+import { eventually, processesIn } from '../../src/git/test-support.ts';
 import { type GitClient, repoUrl } from '../support/git.ts';
 import type { Json } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
@@ -157,8 +157,15 @@ describe('listing and editing', () => {
     await git.ok(['push', '-q', 'origin', moved.branch], { cwd: moved.work });
     await expect.poll(() => lsRemote(world, `refs/pull/${moved.number}/head`)).toBe(moved.sha);
     await git.ok(['pack-refs', '--all'], { cwd: packed.handle.path });
-    // Whatever git the setup left running in the forks goes, so any found later is the list's.
-    for (const fork of forks) await kiln.app.git.catFiles.evict(fork.handle);
+    // Whatever git the setup left running in the forks goes (the pool's cat-file, and a push's
+    // receive-pack or `gc --auto` that may outlive the client's answer), so any found later is
+    // the list's.
+    for (const fork of forks) {
+      await eventually(async () => {
+        await kiln.app.git.catFiles.evict(fork.handle);
+        return (await processesIn(fork.handle.path)).length === 0;
+      });
+    }
 
     const listed = await world.api(`/repos/${world.owner.handle}/${world.name}/pulls?state=open`);
     expect(listed.status).toBe(200);
