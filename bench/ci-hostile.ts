@@ -15,10 +15,13 @@
  * harness), bot protection off so that every request does its work (metering would answer most
  * of a single address's page requests with 429). Pages are requested by 4 keep-alive clients in
  * a worker thread (bench/_page-clients.ts), runner-protocol bodies by clients in another
- * (bench/_runner-clients.ts), so that building and sending the load never delays the probe.
+ * (bench/_runner-clients.ts), pushes in a third (bench/_push-clients.ts), so that building and
+ * sending the load never delays the probe.
  * The probe asks one request after another, 10 ms apart. The log
  * is seeded through the store on the shared data directory (what 10,000 UpdateLog rows would
- * write), the diff with real git.
+ * write), the diff with real git. `CI_HOSTILE_NODE_OPTIONS` is handed to the server as
+ * NODE_OPTIONS (`--cpu-prof --cpu-prof-dir=/tmp/prof`); the server is then stopped, not killed,
+ * so that it writes its profile.
  */
 
 import { Agent } from 'node:http';
@@ -39,6 +42,7 @@ import { GitClient, repoUrl } from '../test/support/git.ts';
 import { giveUpAfter } from './_give-up.ts';
 import { unaryCaller } from './_kiln.ts';
 import { pageClients } from './_page-clients.ts';
+import { pushClients } from './_push-clients.ts';
 import { runnerClients } from './_runner-clients.ts';
 
 const { values: args } = parseArgs({
@@ -67,21 +71,6 @@ async function probe(url: string, ms: number): Promise<number[]> {
   return latencies;
 }
 
-/** Runs `send` back to back with `concurrency` in flight until `ms` have passed. */
-async function loop(ms: number, concurrency: number, send: () => Promise<unknown>) {
-  const end = Date.now() + ms;
-  let sent = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() < end) {
-        await send();
-        sent++;
-      }
-    }),
-  );
-  return sent;
-}
-
 const logRows = (count: number, bytes: number) =>
   Array.from({ length: count }, () =>
     create(LogRowSchema, { time: timestampFromDate(new Date()), content: 'x'.repeat(bytes) }),
@@ -100,7 +89,8 @@ try {
   const { token: registration } = await app.services.runnerAdmin.createToken(OPERATOR, {
     kind: 'instance',
   });
-  const kiln = await deployment.start();
+  const nodeOptions = process.env.CI_HOSTILE_NODE_OPTIONS;
+  const kiln = await deployment.start(nodeOptions ? { NODE_OPTIONS: nodeOptions } : undefined);
   const url = kiln.url;
   const unary = unaryCaller(url, new Agent({ keepAlive: true }));
   const origin = repoUrl(url, user.handle, 'ci', { token, as: 'password' });
@@ -259,15 +249,12 @@ try {
       key: 'matrix-push',
       name: '(iii) pushes of a workflow with a 10,000-combination matrix',
       run: async (ms) => {
-        let pushes = 0;
-        await loop(ms, 1, async () => {
-          await git.commit(
-            work,
-            { '.gitea/workflows/wide.yml': `${matrix}# ${pushes}\n` },
-            `wide ${pushes}`,
-          );
-          await push(work);
-          pushes++;
+        const pushes = await pushClients({
+          dir: work,
+          origin,
+          path: '.gitea/workflows/wide.yml',
+          content: matrix,
+          ms,
         });
         return `${pushes} pushes`;
       },
@@ -328,6 +315,8 @@ try {
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   process.stdout.write(`${JSON.stringify({ figures })}\n`);
+  // A profiled server writes its profile only when it exits on its own.
+  if (nodeOptions) await kiln.stop();
 } finally {
   await git.dispose();
   await deployment.dispose();
