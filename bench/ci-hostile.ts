@@ -24,6 +24,7 @@
  * so that it writes its profile.
  */
 
+import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -69,6 +70,12 @@ async function probe(url: string, ms: number): Promise<number[]> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return latencies;
+}
+
+/** CPU time (user and system, ms) the server process has used, from /proc (Linux). */
+function serverCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 const logRows = (count: number, bytes: number) =>
@@ -288,13 +295,15 @@ try {
     },
   ];
   for (const phase of phases.filter((p) => !ONLY || ONLY.includes(p.key))) {
+    const cpuBefore = serverCpuMs(kiln.pid);
     const [what, latencies] = await Promise.all([phase.run(PHASE_MS), probe(url, PHASE_MS)]);
     // Whatever the input left running is let finish before the next phase's probe.
     await probe(url, 2000);
+    const cpu = serverCpuMs(kiln.pid) - cpuBefore;
     const p99 = quantile(latencies, 0.99);
     const ratio = p99 / idle;
     lines.push(
-      `  ${phase.name}: p99 ${p99.toFixed(1)} ms, median ${quantile(latencies, 0.5).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(0)} ms over ${latencies.length} probes, ÷ idle ${ratio.toFixed(2)}  (${what})`,
+      `  ${phase.name}: p99 ${p99.toFixed(1)} ms, median ${quantile(latencies, 0.5).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(0)} ms over ${latencies.length} probes, ÷ idle ${ratio.toFixed(2)}, server CPU ${cpu} ms  (${what})`,
     );
     figures.push(
       {
