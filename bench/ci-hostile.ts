@@ -15,12 +15,16 @@
  * harness), bot protection off so that every request does its work (metering would answer most
  * of a single address's page requests with 429). Pages are requested by 4 keep-alive clients in
  * a worker thread (bench/_page-clients.ts), runner-protocol bodies by clients in another
- * (bench/_runner-clients.ts), so that building and sending the load never delays the probe.
+ * (bench/_runner-clients.ts), pushes in a third (bench/_push-clients.ts), so that building and
+ * sending the load never delays the probe.
  * The probe asks one request after another, 10 ms apart. The log
  * is seeded through the store on the shared data directory (what 10,000 UpdateLog rows would
- * write), the diff with real git.
+ * write), the diff with real git. `CI_HOSTILE_NODE_OPTIONS` is handed to the server as
+ * NODE_OPTIONS (`--cpu-prof --cpu-prof-dir=/tmp/prof`); the server is then stopped, not killed,
+ * so that it writes its profile.
  */
 
+import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -39,6 +43,7 @@ import { GitClient, repoUrl } from '../test/support/git.ts';
 import { giveUpAfter } from './_give-up.ts';
 import { unaryCaller } from './_kiln.ts';
 import { pageClients } from './_page-clients.ts';
+import { pushClients } from './_push-clients.ts';
 import { runnerClients } from './_runner-clients.ts';
 
 const { values: args } = parseArgs({
@@ -67,19 +72,10 @@ async function probe(url: string, ms: number): Promise<number[]> {
   return latencies;
 }
 
-/** Runs `send` back to back with `concurrency` in flight until `ms` have passed. */
-async function loop(ms: number, concurrency: number, send: () => Promise<unknown>) {
-  const end = Date.now() + ms;
-  let sent = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() < end) {
-        await send();
-        sent++;
-      }
-    }),
-  );
-  return sent;
+/** CPU time (user and system, ms) the server process has used, from /proc (Linux). */
+function serverCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 const logRows = (count: number, bytes: number) =>
@@ -100,7 +96,8 @@ try {
   const { token: registration } = await app.services.runnerAdmin.createToken(OPERATOR, {
     kind: 'instance',
   });
-  const kiln = await deployment.start();
+  const nodeOptions = process.env.CI_HOSTILE_NODE_OPTIONS;
+  const kiln = await deployment.start(nodeOptions ? { NODE_OPTIONS: nodeOptions } : undefined);
   const url = kiln.url;
   const unary = unaryCaller(url, new Agent({ keepAlive: true }));
   const origin = repoUrl(url, user.handle, 'ci', { token, as: 'password' });
@@ -259,15 +256,12 @@ try {
       key: 'matrix-push',
       name: '(iii) pushes of a workflow with a 10,000-combination matrix',
       run: async (ms) => {
-        let pushes = 0;
-        await loop(ms, 1, async () => {
-          await git.commit(
-            work,
-            { '.gitea/workflows/wide.yml': `${matrix}# ${pushes}\n` },
-            `wide ${pushes}`,
-          );
-          await push(work);
-          pushes++;
+        const pushes = await pushClients({
+          dir: work,
+          origin,
+          path: '.gitea/workflows/wide.yml',
+          content: matrix,
+          ms,
         });
         return `${pushes} pushes`;
       },
@@ -301,13 +295,15 @@ try {
     },
   ];
   for (const phase of phases.filter((p) => !ONLY || ONLY.includes(p.key))) {
+    const cpuBefore = serverCpuMs(kiln.pid);
     const [what, latencies] = await Promise.all([phase.run(PHASE_MS), probe(url, PHASE_MS)]);
     // Whatever the input left running is let finish before the next phase's probe.
     await probe(url, 2000);
+    const cpu = serverCpuMs(kiln.pid) - cpuBefore;
     const p99 = quantile(latencies, 0.99);
     const ratio = p99 / idle;
     lines.push(
-      `  ${phase.name}: p99 ${p99.toFixed(1)} ms, median ${quantile(latencies, 0.5).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(0)} ms over ${latencies.length} probes, ÷ idle ${ratio.toFixed(2)}  (${what})`,
+      `  ${phase.name}: p99 ${p99.toFixed(1)} ms, median ${quantile(latencies, 0.5).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(0)} ms over ${latencies.length} probes, ÷ idle ${ratio.toFixed(2)}, server CPU ${cpu} ms  (${what})`,
     );
     figures.push(
       {
@@ -328,6 +324,8 @@ try {
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   process.stdout.write(`${JSON.stringify({ figures })}\n`);
+  // A profiled server writes its profile only when it exits on its own.
+  if (nodeOptions) await kiln.stop();
 } finally {
   await git.dispose();
   await deployment.dispose();

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { lazily } from '../../lib/lazily.ts';
 import type { IncomingMessage } from '../../lib/node-http.ts';
+import type { RunnerPacing } from './runner-pacing.ts';
 import type { RunnerRegistry } from './runner-registry.ts';
 import type { RunnerTasks } from './runner-tasks.ts';
 
@@ -21,6 +22,8 @@ export interface ActionsDeps {
   readonly baseUrl?: (request: FastifyRequest) => string;
   /** Largest request body read for any method; a larger one is `resource_exhausted`. */
   readonly maxRequestBytes?: number;
+  /** Paces refused calls and log uploads (runner-pacing.ts); its defaults when absent. */
+  readonly pacing?: RunnerPacing;
 }
 
 /**
@@ -66,6 +69,7 @@ export function registerActionsRoutes(fastify: FastifyInstance, deps: ActionsDep
           deps.runners,
           maxRequestBytes,
           deps.tasks && deps.baseUrl ? { tasks: deps.tasks, baseUrl: deps.baseUrl } : undefined,
+          deps.pacing,
         ),
     ),
   );

@@ -27,6 +27,7 @@ import {
   authenticatedRunner,
   runnerAuthInterceptor,
 } from './runner-auth.ts';
+import { RunnerPacing } from './runner-pacing.ts';
 import type { RunnerRecord, RunnerRegistry } from './runner-registry.ts';
 import { type BaseUrlOf, createRunnerService } from './runner-service.ts';
 import type { RunnerTasks } from './runner-tasks.ts';
@@ -59,18 +60,26 @@ export class ConnectRuntime {
   readonly #runners: RunnerRegistry;
   /** Runners whose headers were checked before their call's body was read. */
   readonly #authenticated = new WeakMap<FastifyRequest, RunnerRecord>();
+  readonly #pacing: RunnerPacing;
+  /** Log uploads without Content-Length, by the runner their bytes are charged to as read. */
+  readonly #undeclared = new WeakMap<FastifyRequest, string>();
 
   constructor(
     runners: RunnerRegistry,
     maxRequestBytes: number,
     tasks?: { readonly tasks: RunnerTasks; readonly baseUrl: (request: FastifyRequest) => string },
+    pacing = new RunnerPacing(),
   ) {
+    this.#pacing = pacing;
     const baseUrlOf: BaseUrlOf = (context) => context.values.get(requestBaseUrl);
     const decoded: DecodedBodies = new WeakMap();
     // UpdateLog carries a job's whole output, 100 rows a call: it has a decoder of its own.
     const decoders = new Map([[UpdateLogRequestSchema, decodeUpdateLogRequest]]);
-    this.parseProtoBody = createProtoBodyParser(services, maxRequestBytes, decoded, decoders);
-    this.parseJsonBody = createJsonBodyParser(maxRequestBytes);
+    const parseProto = createProtoBodyParser(services, maxRequestBytes, decoded, decoders);
+    const parseJson = createJsonBodyParser(maxRequestBytes);
+    this.parseProtoBody = (request, payload) =>
+      parseProto(request, this.#counted(request, payload));
+    this.parseJsonBody = (request, payload) => parseJson(request, this.#counted(request, payload));
     this.#runners = runners;
     const recorder = {
       all: (path: string, _options: unknown, handler: RouteHandler) => {
@@ -108,11 +117,41 @@ export class ConnectRuntime {
 
   /**
    * Checks the runner headers before the body is read (see `authenticateBeforeBody`); what it
-   * throws is answered by `sendError`, the body left unread.
+   * throws is answered by `sendError`, the body left unread. Refusals and log uploads wait
+   * their turn first (runner-pacing.ts), the body still unread.
    */
   async authenticate(request: FastifyRequest): Promise<void> {
-    const runner = await authenticateBeforeBody(this.#runners, request);
-    if (runner !== undefined) this.#authenticated.set(request, runner);
+    let runner: RunnerRecord | undefined;
+    try {
+      runner = await authenticateBeforeBody(this.#runners, request);
+    } catch (error) {
+      if (error instanceof ConnectError && error.code === Code.Unauthenticated) {
+        if (!(await this.#pacing.refusal())) request.raw.socket.destroy();
+      }
+      throw error;
+    }
+    if (runner === undefined) return;
+    this.#authenticated.set(request, runner);
+    if (request.routeOptions.url?.endsWith(UPDATE_LOG) !== true) return;
+    const length = request.headers['content-length'];
+    const declared = length === undefined ? undefined : Number(length);
+    if (declared === undefined) this.#undeclared.set(request, runner.id);
+    if (!(await this.#pacing.logUpload(runner.id, declared ?? 0))) {
+      throw new ConnectError('log uploads too fast; retry shortly', Code.ResourceExhausted);
+    }
+  }
+
+  /** The body as read, its bytes charged to its runner's log pace if it declared no length. */
+  #counted(request: FastifyRequest, payload: AsyncIterable<Uint8Array>) {
+    const runnerId = this.#undeclared.get(request);
+    if (runnerId === undefined) return payload;
+    const pacing = this.#pacing;
+    return (async function* () {
+      for await (const chunk of payload) {
+        pacing.charge(runnerId, chunk.byteLength);
+        yield chunk;
+      }
+    })();
   }
 
   /** The procedures served, as paths below the prefix (`/ping.v1.PingService/Ping`). */
@@ -140,6 +179,8 @@ export class ConnectRuntime {
       .send(JSON.stringify({ code: codeToString(connect.code), message: connect.rawMessage }));
   }
 }
+
+const UPDATE_LOG = `/${RunnerService.typeName}/${RunnerService.method.updateLog.name}`;
 
 const requestLog = createContextKey<FastifyBaseLogger | undefined>(undefined, {
   description: 'the Fastify request logger',

@@ -52,7 +52,10 @@ export function registerPageGate(
         details: { retryAfterSeconds },
       });
     }
-    turns.hold(request, release);
+    // The next page starts on a later turn of the event loop, never in the same run of callbacks
+    // as the page that gave the turn back: what arrived on the sockets meanwhile (an API call,
+    // a health check) is read between the two.
+    turns.hold(request, () => setImmediate(release));
   });
   const giveBack = async (request: FastifyRequest) => turns.giveBack(request);
   server.addHook('onSend', async (request) => giveBack(request));

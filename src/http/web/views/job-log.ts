@@ -1,8 +1,9 @@
 import { parseAnnotationCommand } from '../../../domain/ci/annotations/annotation-command.ts';
 import type { JobStep, JobView, LogTail } from '../../../domain/ci/run-query.service.ts';
-import { type Html, html } from '../html.ts';
+import { encodedBytes, type Html, html } from '../html.ts';
 import { annotationLogLine } from './annotations.ts';
 import { ansiToHtml } from './ansi.ts';
+import { builtKey, builtPages, sectionTables } from './job-log-kept.ts';
 import { cutMark, cutText, pacer, RenderBudget } from './render-budget.ts';
 import { duration, statusIcon } from './run-status.ts';
 
@@ -156,21 +157,7 @@ async function renderRows(
   return newestFirst ? { rows, from, to: window.from + count } : { rows, from: window.from, to };
 }
 
-function sectionBox(
-  section: LogSection,
-  rows: ReadonlyMap<number, Html>,
-  shown: { from: number; to: number },
-  links: LogLinks,
-): Html {
-  const lines: Html[] = [];
-  for (
-    let row = Math.max(section.start, shown.from);
-    row < Math.min(section.end, shown.to);
-    row++
-  ) {
-    const line = rows.get(row);
-    if (line) lines.push(line);
-  }
+function sectionBox(section: LogSection, table: Html | undefined, links: LogLinks): Html {
   const open = section.status === 'failure' || section.status === 'running';
   const step = section.step;
   const elsewhere =
@@ -183,7 +170,7 @@ function sectionBox(
       <span class="flex-auto text-bold kiln-break">${section.name}</span>
       ${step ? html`<span class="f6 color-fg-muted">${duration(step.startedAt, step.stoppedAt)}</span>` : null}
     </summary>
-    ${lines.length > 0 ? html`<div class="kiln-code kiln-log"><table><tbody>${lines}</tbody></table></div>` : elsewhere}
+    ${table ?? elsewhere}
   </details>`;
 }
 
@@ -213,6 +200,7 @@ function pageNav(shown: { from: number; to: number }, total: number, links: LogL
  * its lines; a line longer than `limits.lineChars` is cut with a mark, and the rows not on the
  * page are reached by links (`?from=`, `?before=`) and in the raw log, streamed whole.
  * `newestFirst` keeps the window's last rows when not all fit (the page of the latest lines).
+ * The rows of a window seen before are laid out as kept (`builtPages`), already encoded.
  */
 export async function jobLog(
   job: JobView,
@@ -224,12 +212,21 @@ export async function jobLog(
     return html`<p class="color-fg-muted">No log yet.</p>`;
   }
   const sections = logSections(job, window.total);
-  const shown = await renderRows(
-    window,
-    sectionFinder(sections),
-    options.limits ?? LOG_PAGE_LIMITS,
-    options.newestFirst,
-  );
+  const key = options.limits === undefined ? builtKey(job, window, sections, options) : undefined;
+  let shown = key === undefined ? undefined : builtPages.get(key);
+  if (shown === undefined) {
+    const rows = await renderRows(
+      window,
+      sectionFinder(sections),
+      options.limits ?? LOG_PAGE_LIMITS,
+      options.newestFirst,
+    );
+    shown = { from: rows.from, to: rows.to, tables: sectionTables(sections, rows) };
+    let bytes = 1024;
+    for (const table of shown.tables.values()) bytes += encodedBytes(table);
+    if (key !== undefined) builtPages.set(key, shown, bytes);
+  }
+  const { tables } = shown;
   const nav = pageNav(shown, window.total, links);
-  return html`${nav}${sections.map((section) => sectionBox(section, shown.rows, shown, links))}${nav}`;
+  return html`${nav}${sections.map((section) => sectionBox(section, tables.get(section.key), links))}${nav}`;
 }

@@ -64,7 +64,7 @@ export function cutMark(left: number, where: string): Html {
 }
 
 /** How long a page builds rows before it lets the event loop run what waits. */
-export const BUILD_SLICE_MS = 4;
+export const BUILD_SLICE_MS = 1;
 
 /** Builds waiting for their next slice, oldest first. */
 const waiting: Array<() => void> = [];

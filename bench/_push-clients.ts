@@ -1,0 +1,54 @@
+/**
+ * A client committing and pushing in a loop, in a worker thread of its own, like the page and
+ * runner clients (_page-clients.ts, _runner-clients.ts). Starting git forks the process that
+ * starts it, and the calling thread waits while the kernel copies its page tables: from the
+ * bench's main thread, which also holds an app and the probe, each commit and push held the
+ * probe's own event loop for tens of milliseconds, so the figure measured the bench.
+ *
+ *   const pushes = await pushClients({ dir, origin, files: (n) => ({ … }), ms });
+ */
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { GitClient } from '../test/support/git.ts';
+
+type Load = {
+  /** A work tree whose commits go to `origin`'s main. */
+  readonly dir: string;
+  readonly origin: string;
+  /** The path and content of the file each commit changes; `${n}` is appended as a comment. */
+  readonly path: string;
+  readonly content: string;
+  readonly ms: number;
+};
+
+/** Commits and pushes back to back until `ms` have passed; resolves with the pushes made. */
+export function pushClients(load: Load): Promise<number> {
+  const worker = new Worker(new URL(import.meta.url), { workerData: load });
+  return new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+}
+
+async function run({ dir, origin, path, content, ms }: Load): Promise<number> {
+  const git = await GitClient.create();
+  const end = Date.now() + ms;
+  let pushes = 0;
+  try {
+    while (Date.now() < end) {
+      await git.commit(dir, { [path]: `${content}# ${pushes}\n` }, `wide ${pushes}`);
+      await git.ok(['push', '-q', origin, 'HEAD:refs/heads/main'], {
+        cwd: dir,
+        timeoutMs: 300_000,
+      });
+      pushes++;
+    }
+  } finally {
+    await git.dispose();
+  }
+  return pushes;
+}
+
+if (!isMainThread && parentPort) {
+  parentPort.postMessage(await run(workerData as Load));
+  process.exit(0);
+}
