@@ -108,11 +108,11 @@ export class LfsObjectFiles {
    */
   async copy(oid: string, start: number, sink: (bytes: Buffer) => Promise<void>): Promise<void> {
     const file = await open(this.#path(oid), 'r');
-    const buffers = [Buffer.allocUnsafeSlow(COPY_CHUNK), Buffer.allocUnsafeSlow(COPY_CHUNK)];
+    let buffer = Buffer.allocUnsafeSlow(COPY_CHUNK);
+    let spare = Buffer.allocUnsafeSlow(COPY_CHUNK);
     let writing: Promise<void> | undefined;
     try {
-      for (let position = start, turn = 0; ; turn ^= 1) {
-        const buffer = buffers[turn] as Buffer;
+      for (let position = start; ; [buffer, spare] = [spare, buffer]) {
         const { bytesRead } = await file.read(buffer, 0, COPY_CHUNK, position);
         // The other buffer's write ends before this one's begins: the bytes go out in order.
         await writing;
