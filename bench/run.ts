@@ -274,9 +274,9 @@ const SECTIONS: Record<string, { title: string; text: string }> = {
   lfs: {
     title: 'Git LFS',
     text: [
-      'A real Kiln in-process (SQLite) and one private repository. A 200 MB random object is uploaded with the basic transfer, a streamed `PUT` with the token in Basic authentication as git-lfs sends it, and compared with `cp` of the same file into the data directory; it is then downloaded and compared with reading the stored bytes from disk. A batch request naming 1,000 objects is timed against one naming a single object. Medians over three rounds (fifty batches of each size).',
+      'A real Kiln in-process (SQLite) and one private repository. A 200 MB random object is uploaded with the basic transfer, a streamed `PUT` with the token in Basic authentication as git-lfs sends it, and compared with `cp` of the same file into the data directory; it is then downloaded and compared with reading the stored bytes from disk. Both transfers are made by `curl`, a client in a process of its own as git-lfs is (a client inside the server put its own buffers, and the garbage collections they cause, on the server’s account). A batch request naming 1,000 objects is timed against one naming a single object. Medians over three rounds (fifty batches of each size).',
       '',
-      '- The server hashes the upload as it streams it to a temporary file, then renames it into place: one write of the bytes. The client runs in the same process as the server, so its reading and sending share the event loop with the server’s work. A batch reads what it needs with one query, whatever the number of objects.',
+      '- The server hashes the upload as it streams it to a temporary file, then renames it into place: one write of the bytes. A download is read from disk into two buffers used in turn, each written to the socket before it is filled again: buffers allocated per read would each count as external memory and set off full garbage collections of the server’s heap. A batch reads what it needs with one query, whatever the number of objects.',
     ].join('\n'),
   },
   artifacts: {

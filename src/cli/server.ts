@@ -52,7 +52,9 @@ async function serve(configured: Config): Promise<void> {
     // unless it is a wildcard, which names no host a client could reach.
     const wildcard = /^(0\.0\.0\.0|::|\[::\])$/.test(host);
     const httpBase = config.baseUrl?.href ?? (wildcard ? undefined : `http://${host}:${port}`);
-    const extraCommands = config.lfs.enabled ? lfsSshCommands(app.services, httpBase) : undefined;
+    const extraCommands = config.lfs.enabled
+      ? lfsSshCommands(app.services, httpBase, server.log)
+      : undefined;
     ssh = await serveSsh({ ...app, log: server.log, extraCommands }).catch(
       async (error: unknown) => {
         await server.close();

@@ -41,6 +41,11 @@ export class PktLineReader {
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
   }
 
+  /** Whether bytes of a packet not yet whole are held (a stream ending now ends mid-packet). */
+  hasPartial(): boolean {
+    return this.buffered.length > 0;
+  }
+
   /** The next whole packet, or undefined until more bytes arrive. */
   next(): Packet | undefined {
     if (this.buffered.length < 4) return undefined;

@@ -5,7 +5,7 @@ import { sshGitAccess } from '../domain/keys/ssh-git-access.ts';
 import type { GitAccessRepos } from '../domain/repos/git-access.ts';
 import { type PushReceptionServices, receivePush } from '../domain/repos/push-reception.ts';
 import { uploadArchive, uploadPack } from '../git/transport.ts';
-import type { SshCommand, SshCommandContext } from './ssh-commands.ts';
+import { repoPathOf, type SshCommand, type SshCommandContext } from './ssh-commands.ts';
 
 /** What git over SSH uses: the access rules and the push use case every git transport shares. */
 export type GitSshServices = PushReceptionServices & { readonly repos: GitAccessRepos };
@@ -18,9 +18,6 @@ export type SshLog = {
 
 const GIT_SERVICES = ['git-upload-pack', 'git-receive-pack', 'git-upload-archive'] as const;
 type GitSshService = (typeof GIT_SERVICES)[number];
-
-/** `owner/name` or `owner/name.git`, with or without a leading slash, and nothing else. */
-const REPO_PATH = /^\/?([^/]+)\/([^/]+?)\/?$/;
 
 /**
  * The git commands of the SSH server, for its command table: each resolves the repository the
@@ -45,14 +42,14 @@ async function runGit(
   if (path === undefined || rest.length > 0) {
     return { status: 1, message: `usage: ${service} 'OWNER/NAME.git'` };
   }
-  const match = REPO_PATH.exec(path);
-  if (!match?.[1] || !match[2]) throw new NotFound('repository does not exist');
+  const target = repoPathOf(path);
+  if (!target) throw new NotFound('repository does not exist');
   const write = service === 'git-receive-pack';
   const { repo, pusher } = await sshGitAccess(
     services.repos,
     context.principal,
-    match[1],
-    match[2],
+    target.owner,
+    target.name,
     write,
   );
   const handle = services.repos.handle(repo);

@@ -1,20 +1,24 @@
-import { NotFound } from '../domain/errors.ts';
 import { sshGitAccess } from '../domain/keys/ssh-git-access.ts';
 import { LFS_SSH_GRANT_SECONDS, type LfsSshGrants } from '../domain/lfs/lfs-ssh-grant.ts';
 import type { GitAccessRepos } from '../domain/repos/git-access.ts';
-import type { SshCommand, SshCommandContext } from './ssh-commands.ts';
+import type { SshLog } from './git-commands.ts';
+import { type LfsTransferServices, lfsTransferCommand } from './lfs-transfer-session.ts';
+import { lfsCommandTarget, type SshCommand, type SshCommandContext } from './ssh-commands.ts';
 
-/** What `git-lfs-authenticate` uses: the access rules of git over SSH, and the grants. */
-export type LfsSshServices = {
+/**
+ * What the LFS commands use: the access rules of git over SSH, the grants of
+ * `git-lfs-authenticate`, and the objects and locks `git-lfs-transfer` serves.
+ */
+export type LfsSshServices = LfsTransferServices & {
   readonly repos: GitAccessRepos;
   readonly lfsSshGrants: Pick<LfsSshGrants, 'mint'>;
 };
 
-/** `owner/name` or `owner/name.git`, with or without a leading slash. */
-const REPO_PATH = /^\/?([^/]+)\/([^/]+?)\/?$/;
-
 /**
- * The `git-lfs-authenticate <repo> <upload|download>` command, for the SSH server's table:
+ * The LFS commands of the SSH server's table: `git-lfs-transfer` (lfs-transfer-session.ts),
+ * which git-lfs tries first, and `git-lfs-authenticate`, its fallback for older clients.
+ *
+ * The `git-lfs-authenticate <repo> <upload|download>` command:
  * git-lfs runs it to learn where the repository's LFS API is and with what to call it. The
  * answer is the API's address on `baseUrl` and a grant for this key, this repository and this
  * operation, good for LFS_SSH_GRANT_SECONDS. The key gets exactly what it gets for git: a
@@ -23,8 +27,12 @@ const REPO_PATH = /^\/?([^/]+)\/([^/]+?)\/?$/;
 export function lfsSshCommands(
   services: LfsSshServices,
   baseUrl: string | undefined,
+  log: SshLog,
 ): Array<[string, SshCommand]> {
-  return [['git-lfs-authenticate', (context) => authenticate(services, baseUrl, context)]];
+  return [
+    ['git-lfs-transfer', lfsTransferCommand(services, log)],
+    ['git-lfs-authenticate', (context) => authenticate(services, baseUrl, context)],
+  ];
 }
 
 async function authenticate(
@@ -32,19 +40,12 @@ async function authenticate(
   baseUrl: string | undefined,
   context: SshCommandContext,
 ) {
-  const [path, operation, ...rest] = context.args;
-  if (
-    path === undefined ||
-    (operation !== 'upload' && operation !== 'download') ||
-    rest.length > 0
-  ) {
-    return { status: 1, message: "usage: git-lfs-authenticate 'OWNER/NAME.git' upload|download" };
-  }
-  const match = REPO_PATH.exec(path);
-  if (!match?.[1] || !match[2]) throw new NotFound('repository does not exist');
+  const target = lfsCommandTarget('git-lfs-authenticate', context.args);
+  if ('status' in target) return target;
+  const { operation } = target;
   const write = operation === 'upload';
   const { principal } = context;
-  const { repo } = await sshGitAccess(services.repos, principal, match[1], match[2], write);
+  const { repo } = await sshGitAccess(services.repos, principal, target.owner, target.name, write);
   if (baseUrl === undefined) {
     return {
       status: 1,

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { NotFound } from '../domain/errors.ts';
 import type { SshPrincipal } from '../domain/keys/ssh-key.service.ts';
 
 /** What one `exec` request gets: who asked, what they asked, and the channel's streams. */
@@ -24,6 +25,43 @@ export type SshCommandResult = { readonly status: number; readonly message?: str
 
 /** The commands an SSH client may run, by name: a table so that more can be added beside git's. */
 export type SshCommandTable = ReadonlyMap<string, SshCommand>;
+
+/** `owner/name` or `owner/name.git`, with or without a leading slash, and nothing else. */
+const REPO_PATH = /^\/?([^/]+)\/([^/]+?)\/?$/;
+
+/** The owner and name a command's repository path names, or undefined for any other path. */
+export function repoPathOf(path: string): { owner: string; name: string } | undefined {
+  const match = REPO_PATH.exec(path);
+  return match?.[1] && match[2] ? { owner: match[1], name: match[2] } : undefined;
+}
+
+/** What an LFS command (`git-lfs-transfer`, `git-lfs-authenticate`) is asked about. */
+export type LfsCommandTarget = {
+  readonly owner: string;
+  readonly name: string;
+  readonly operation: 'upload' | 'download';
+};
+
+/**
+ * The `<repo> <upload|download>` of the LFS command `command`: its target, or the result that
+ * refuses a command line that is not that (a path that names no repository reads as missing).
+ */
+export function lfsCommandTarget(
+  command: string,
+  args: readonly string[],
+): LfsCommandTarget | SshCommandResult {
+  const [path, operation, ...rest] = args;
+  if (
+    path === undefined ||
+    (operation !== 'upload' && operation !== 'download') ||
+    rest.length > 0
+  ) {
+    return { status: 1, message: `usage: ${command} 'OWNER/NAME.git' upload|download` };
+  }
+  const target = repoPathOf(path);
+  if (!target) throw new NotFound('repository does not exist');
+  return { ...target, operation };
+}
 
 /** Longest command line read; git's are a path or two long. */
 const MAX_COMMAND = 1024;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,42 @@ describe('LfsObjectFiles', () => {
     expect(stored.equals(bytes)).toBe(true);
     expect(await files.size(oid)).toBe(bytes.length);
     expect(await files.hash(oid)).toBe(oid);
+  });
+
+  it('copies an object from any offset, in order, each buffer written before its reuse', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 3 * 1024 * 1024 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        async (size, where) => {
+          const bytes = randomBytes(size);
+          const oid = oidOf(bytes);
+          await files.write(oid, chunks(bytes), { declaredSize: size });
+          const start = Math.floor(where * size);
+          const copied: Buffer[] = [];
+          await files.copy(oid, start, async (chunk) => {
+            // A copy, taken before the sink resolves: the buffer is filled again afterwards.
+            copied.push(Buffer.from(chunk));
+            await new Promise((resolve) => setImmediate(resolve));
+          });
+          expect(Buffer.concat(copied).equals(bytes.subarray(start))).toBe(true);
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+
+  it('stops a copy when the sink fails, and leaves nothing open', async () => {
+    const bytes = Buffer.alloc(3 * 1024 * 1024, 7);
+    const oid = oidOf(bytes);
+    await files.write(oid, chunks(bytes), {});
+    let calls = 0;
+    const failing = files.copy(oid, 0, async () => {
+      calls += 1;
+      throw new Error('the client went away');
+    });
+    await expect(failing).rejects.toThrow('the client went away');
+    expect(calls).toBe(1);
   });
 
   it('keeps nothing of a body that is not the object, too short, too long or too large', async () => {

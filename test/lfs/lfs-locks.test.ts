@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { basic } from '../git/fixtures.ts';
 import { type GitClient, noise, repoUrl } from '../support/git.ts';
@@ -129,6 +130,41 @@ describe('locks', () => {
       locks: { path: string }[];
     };
     expect(byPath.locks.map((l) => l.path)).toEqual(['b.bin']);
+  });
+
+  it('holds a path in every branch: a refspec or a ref narrows nothing, as in Gitea', async () => {
+    const locks = `${kiln.url}/${people.owner.user.handle}/game.git/info/lfs/locks`;
+    const asReader = { ...LFS_HEADERS, ...basic(people.reader.token) };
+    const asWriter = { ...LFS_HEADERS, ...basic(people.writer.token) };
+    const paths = async (response: Response) =>
+      ((await response.json()) as { locks: { path: string }[] }).locks.map((l) => l.path);
+    const all = await paths(await fetch(locks, { headers: asReader }));
+    expect(all.length).toBeGreaterThan(0);
+    const verified = async (ref: unknown) => {
+      const response = await fetch(`${locks}/verify`, {
+        method: 'POST',
+        headers: asWriter,
+        body: JSON.stringify({ ref }),
+      });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { theirs: { path: string }[] };
+      return body.theirs.map((l) => l.path);
+    };
+    const everyone = await verified({ name: 'refs/heads/main' });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.constantFrom('refs/heads/main', 'refs/heads/other', ''), fc.string()),
+        async (ref) => {
+          const listed = await fetch(`${locks}?refspec=${encodeURIComponent(ref)}`, {
+            headers: asReader,
+          });
+          expect(listed.status).toBe(200);
+          expect(await paths(listed)).toEqual(all);
+          expect(await verified({ name: ref })).toEqual(everyone);
+        },
+      ),
+      { numRuns: 15 },
+    );
   });
 });
 

@@ -3,6 +3,7 @@
  * checked on upload (a wrong hash or a cut-short body keeps nothing), and the batch API's
  * answers for objects the repository has and has not.
  */
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -196,6 +197,46 @@ describe('downloads', () => {
       }),
       { numRuns: 15 },
     );
+  });
+
+  it('resumes a download from any offset and answers HEAD with the head alone', async () => {
+    const content = randomBytes(2 * 1024 * 1024 + 5);
+    const oid = oidOf(content);
+    const put = await fetch(api('art', `objects/${oid}`), {
+      method: 'PUT',
+      headers: { ...basic(owner.token), 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(content),
+    });
+    expect(put.status).toBe(200);
+    const at = (offset: number) =>
+      fetch(api('art', `objects/${oid}`), {
+        headers: { ...basic(owner.token), range: `bytes=${offset}-` },
+      });
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: content.length - 1 }), async (offset) => {
+        const got = await at(offset);
+        expect(got.status).toBe(206);
+        expect(got.headers.get('content-range')).toBe(
+          `bytes ${offset}-${content.length - 1}/${content.length}`,
+        );
+        expect(Buffer.from(await got.arrayBuffer()).equals(content.subarray(offset))).toBe(true);
+      }),
+      { numRuns: 8 },
+    );
+    const past = await at(content.length);
+    expect(past.status).toBe(416);
+    await past.arrayBuffer();
+    const whole = await fetch(api('art', `objects/${oid}`), { headers: basic(owner.token) });
+    expect(whole.headers.get('cache-control')).toMatch(/no-store/);
+    expect(whole.headers.get('content-length')).toBe(String(content.length));
+    expect(Buffer.from(await whole.arrayBuffer()).equals(content)).toBe(true);
+    const head = await fetch(api('art', `objects/${oid}`), {
+      method: 'HEAD',
+      headers: basic(owner.token),
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(content.length));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
   });
 });
 

@@ -12,6 +12,7 @@ import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { type Person, useWorld } from '../support/world.ts';
 import {
+  execSsh,
   type KeyPair,
   makeKeyPair,
   removeKeyPairs,
@@ -33,8 +34,12 @@ const keys: Record<'owner' | 'reader' | 'stranger' | 'deploy' | 'writer', KeyPai
   writer: makeKeyPair(),
 };
 
-/** Sets the world up for the calling suite and gives what its tests use. */
-export function useLfsSshWorld() {
+/**
+ * Sets the world up for the calling suite and gives what its tests use. With `pureSsh`, the SSH
+ * edge knows no base URL, so `git-lfs-authenticate` cannot answer and whatever git-lfs does
+ * goes over `git-lfs-transfer`.
+ */
+export function useLfsSshWorld(options: { pureSsh?: boolean } = {}) {
   useWorld(
     {
       people: ['owner', 'reader', 'stranger'],
@@ -54,7 +59,11 @@ export function useLfsSshWorld() {
         config: { ...app.config, ssh: { ...app.config.ssh, port: 0, host: '127.0.0.1' } },
         dataDir: app.dataDir,
         log: kiln.server.log,
-        extraCommands: lfsSshCommands(app.services, kiln.url),
+        extraCommands: lfsSshCommands(
+          app.services,
+          options.pureSsh ? undefined : kiln.url,
+          kiln.server.log,
+        ),
       });
       for (const who of ['owner', 'reader', 'stranger'] as const) {
         const added = await apiCall(kiln.url, '/user/keys', {
@@ -99,6 +108,8 @@ export function useLfsSshWorld() {
     reader: () => reader,
     keys,
     sshPort: () => ssh.port,
+    /** Runs `command` over SSH with `key`, `input` on its standard input. */
+    exec: (key: KeyPair, command: string, input: Buffer) => execSsh(key, ssh.port, command, input),
     /** The `ssh://` remote of the owner's repository `name`. */
     url: (name: string) => sshUrl(ssh.port, owner.user.handle, name),
     /** The environment that makes git use `key`. */

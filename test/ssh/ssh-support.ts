@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +68,42 @@ export async function runSsh(key: KeyPair, port: number, command = ''): Promise<
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
   }).catch((error: unknown) => ({ code: null, stdout: '', stderr: String(error) }));
+}
+
+/** What a command run over SSH gave: its exit status and its two streams. */
+export type ExecResult = { code: number | null; stdout: Buffer; stderr: string };
+
+/**
+ * Runs `ssh … git@127.0.0.1 COMMAND` with `input` on its standard input, and collects the
+ * command's bytes as they are (a binary protocol's answers).
+ */
+export function execSsh(
+  key: KeyPair,
+  port: number,
+  command: string,
+  input: Buffer,
+): Promise<ExecResult> {
+  const quoted = `'${command.replaceAll("'", "'\\''")}'`;
+  const child = spawn('sh', ['-c', `${sshCommand(key, port)} -T git@127.0.0.1 ${quoted}`], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+  });
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  // The server may stop reading before all of the input went (a refused session).
+  child.stdin.on('error', () => {});
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) =>
+      resolve({
+        code,
+        stdout: Buffer.concat(stdout),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      }),
+    );
+  });
 }
 
 /**

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { signJwt, verifyJwt } from '../../lib/jwt.ts';
 import { Forbidden, NotFound, Unauthenticated } from '../errors.ts';
 import { sshGitAccess } from '../keys/ssh-git-access.ts';
-import type { SshKeyService } from '../keys/ssh-key.service.ts';
+import type { SshKeyService, SshPrincipal } from '../keys/ssh-key.service.ts';
 import { type GitAccessRepos, requireGitAccess } from '../repos/git-access.ts';
 import type { VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
@@ -105,13 +105,29 @@ export async function lfsGrantAccess(
   if (!principal || principal.key.id !== claims.keyId) {
     throw new Unauthenticated('the SSH key of this credential is no longer valid');
   }
+  const granted = await lfsSshAccess(deps.repos, principal, owner, name, write);
+  if (granted.visible.repo.id !== claims.repoId) throw new NotFound('repository does not exist');
+  return granted;
+}
+
+/**
+ * The LFS access an SSH key gives to `owner/name`, for a read or a write: a person's key is that
+ * person under git's rules; a deploy key opens its own repository only (read-only or not), and
+ * its locks are those of the account that added it. Shared by the grants of
+ * `git-lfs-authenticate` and by `git-lfs-transfer`, so the two cannot drift apart.
+ */
+export async function lfsSshAccess(
+  repos: GitAccessRepos,
+  principal: SshPrincipal,
+  owner: string,
+  name: string,
+  write: boolean,
+): Promise<LfsGrantAccess> {
   if (principal.kind === 'user') {
-    const visible = await requireGitAccess(deps.repos, principal.user, owner, name, write);
-    if (visible.repo.id !== claims.repoId) throw new NotFound('repository does not exist');
+    const visible = await requireGitAccess(repos, principal.user, owner, name, write);
     return { visible, user: principal.user };
   }
-  const { repo, pusher } = await sshGitAccess(deps.repos, principal, owner, name, write);
-  if (repo.id !== claims.repoId) throw new NotFound('repository does not exist');
+  const { repo, pusher } = await sshGitAccess(repos, principal, owner, name, write);
   const level = principal.key.readOnly ? 'read' : 'write';
   return { visible: { repo, access: { level } }, user: pusher };
 }

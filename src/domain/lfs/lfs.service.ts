@@ -124,10 +124,32 @@ export class LfsService {
     oid: string,
     start = 0,
   ): Promise<{ size: number; stream: Readable }> {
+    const size = await this.#reachableSize(repo, oid);
+    return { size, stream: this.#deps.bytes.read(oid, start) };
+  }
+
+  /** The size of `oid` when `repo` reaches it; NotFound otherwise. */
+  async #reachableSize(repo: Repository, oid: string): Promise<number> {
     if (!isOid(oid)) throw new Invalid('Invalid object ID.');
     const found = (await this.#deps.store.known(repo.id, [oid])).get(oid);
     if (!found?.reachable) throw new NotFound('Object not found.');
-    return { size: found.size, stream: this.#deps.bytes.read(oid, start) };
+    return found.size;
+  }
+
+  /**
+   * The object `oid` of `repo` for a caller that writes its bytes itself: its size, and `copy`,
+   * which hands the bytes from `start` to a sink in reused buffers (LfsObjectBytes.copy).
+   * NotFound otherwise.
+   */
+  async locate(
+    repo: Repository,
+    oid: string,
+  ): Promise<{
+    size: number;
+    copy: (start: number, sink: (bytes: Buffer) => Promise<void>) => Promise<void>;
+  }> {
+    const size = await this.#reachableSize(repo, oid);
+    return { size, copy: (start, sink) => this.#deps.bytes.copy(oid, start, sink) };
   }
 
   /**

@@ -38,6 +38,11 @@ export type LfsObjectBytes = {
   ): Promise<number>;
   /** A stream of the object's bytes from `start`, and up to `end` (inclusive) when given. */
   read(oid: string, start?: number, end?: number): Readable;
+  /**
+   * Hands the object's bytes from `start` to `sink` in chunks whose memory is used again once
+   * `sink` resolves for them (so `sink` must be done with a chunk when it resolves).
+   */
+  copy(oid: string, start: number, sink: (bytes: Buffer) => Promise<void>): Promise<void>;
   /** The SHA-256 of the stored bytes (for `kiln doctor`). */
   hash(oid: string): Promise<string>;
   /**

@@ -1,10 +1,11 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Invalid } from '../../domain/errors.ts';
 import type { BatchAnswer } from '../../domain/lfs/lfs.service.ts';
 import type { DomainServices } from '../../domain/services.ts';
 import { type BaseUrlConfig, baseUrlOf } from '../base-url.ts';
 import { prepareGitEdge } from './git-edge.ts';
+import { sendObject } from './lfs-download.ts';
 import { type LfsAuthServices, lfsAuthentication } from './lfs-grant-auth.ts';
 import { registerLfsLockRoutes } from './lfs-locks.routes.ts';
 import { LFS_JSON, lfsErrorHandler, readLfsJson } from './lfs-wire.ts';
@@ -103,7 +104,7 @@ export async function lfsPlugin(server: FastifyInstance, deps: LfsDeps): Promise
     async (request, reply) => {
       const { repo } = await access(request, false);
       const start = rangeStart(request.headers.range);
-      const { size, stream } = await services.lfs.open(repo, request.params.oid, start);
+      const { size, copy } = await services.lfs.locate(repo, request.params.oid);
       reply
         .type('application/octet-stream')
         .header('Cache-Control', 'no-store')
@@ -111,12 +112,14 @@ export async function lfsPlugin(server: FastifyInstance, deps: LfsDeps): Promise
         .header('Content-Security-Policy', DOWNLOAD_POLICY);
       if (start > 0) {
         if (start >= size) {
-          stream.destroy();
           return reply.status(416).header('Content-Range', `bytes */${size}`).send();
         }
         reply.status(206).header('Content-Range', `bytes ${start}-${size - 1}/${size}`);
       }
-      return reply.header('Content-Length', String(size - start)).send(stream);
+      reply.header('Content-Length', String(size - start));
+      // A stream keeps the length given above; Node writes no body to a HEAD.
+      if (request.method === 'HEAD') return reply.send(Readable.from([]));
+      return sendObject(request, reply, (sink) => copy(start, sink));
     },
   );
 
