@@ -24,7 +24,7 @@ export type TestServer = {
  */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiln-test-'));
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ migrated: true });
   const configFile = join(dataDir, 'empty.toml');
   writeFileSync(configFile, '');
   const config = loadConfig({
