@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -90,4 +90,33 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
       await withAdmin((admin) => admin.query(`drop database if exists ${name} with (force)`));
     },
   };
+}
+
+/**
+ * The SQLite counterpart of the template: one database file migrated per test process, copied
+ * into a new server's data directory (`<dataDir>/kiln.db`, where the server opens it), so a
+ * server starts with its migrations already applied rather than running them all again.
+ */
+let sqliteTemplate: Promise<string> | undefined;
+function migratedSqliteFile(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kiln-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const database = await openDatabase({ databaseUrl: undefined, dataDir: dir });
+    try {
+      await migrate(database);
+    } finally {
+      await database.close();
+    }
+    return join(dir, 'kiln.db');
+  })();
+  return sqliteTemplate;
+}
+
+/** Puts a migrated SQLite database where a server with this data directory will open it. */
+export async function seedMigratedSqlite(dataDir: string): Promise<void> {
+  const file = await migratedSqliteFile();
+  // As the server would make it: the data directory is private to the account it runs as.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  copyFileSync(file, join(dataDir, 'kiln.db'));
 }
