@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Database, migrate } from '../../src/db/database.ts';
+import { insertJob, insertRun } from '../support/ci-rows.ts';
 import {
   insertOwner,
   insertRepos,
@@ -31,54 +32,15 @@ describe('runs stored before migration 0033', () => {
     const owner = await insertOwner(database, 'ada');
     const [repo = ''] = await insertRepos(database, owner, ['ci']);
     for (const [index, run] of RUNS.entries()) {
-      const runId = `run-${index}`;
-      await database.db
-        .insertInto('workflow_runs')
-        .values({
-          id: runId,
-          repo_id: repo,
-          number: index + 1,
-          workflow_name: 'ci',
-          workflow_file: 'ci.yml',
-          event: 'push',
-          ref: 'refs/heads/main',
-          sha: 'b'.repeat(40),
-          triggered_by: owner,
-          status: 'SUCCESS',
-          created_at: index,
-          started_at: null,
-          stopped_at: null,
-          updated_at: index,
-          error: null,
-          concurrency_group: null,
-          pull_id: null,
-          approved_by: null,
-          approved_at: null,
-        })
-        .execute();
+      const runId = await insertRun(database.db, {
+        repoId: repo,
+        number: index + 1,
+        status: 'SUCCESS',
+        triggeredBy: owner,
+        at: index,
+      });
       for (const attempt of run.jobs) {
-        await database.db
-          .insertInto('ci_tasks')
-          .values({
-            run_id: runId,
-            name: 'build',
-            runs_on: '[]',
-            needs: '[]',
-            outputs: '{}',
-            job_key: 'build',
-            payload: '{}',
-            runner_id: null,
-            status: 'success',
-            log_rows: 0,
-            deadline_at: null,
-            created_at: index,
-            started_at: null,
-            stopped_at: null,
-            token_hash: null,
-            heartbeat_at: null,
-            attempt,
-          })
-          .execute();
+        await insertJob(database.db, runId, { status: 'success', attempt, at: index });
       }
     }
 

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Database, migrate } from '../../src/db/database.ts';
+import { insertRunWithJob } from '../support/ci-rows.ts';
 import {
   insertOwner,
   insertRepos,
@@ -26,50 +27,19 @@ describe('concurrency groups stored before migration 0025', () => {
     const owner = await insertOwner(database, 'ada');
     const [repo = ''] = await insertRepos(database, owner, ['ci']);
     for (const [index, group] of GROUPS.entries()) {
-      const runId = `run-${index}`;
-      await database.db
-        .insertInto('workflow_runs')
-        .values({
-          id: runId,
-          repo_id: repo,
+      await insertRunWithJob(
+        database.db,
+        {
+          repoId: repo,
           number: index + 1,
-          workflow_name: 'ci',
-          workflow_file: '.forgejo/workflows/ci.yml',
-          event: 'push',
-          ref: 'refs/heads/main',
-          sha: 'a'.repeat(40),
-          triggered_by: owner,
           status: 'BLOCKED',
-          created_at: index,
-          started_at: null,
-          stopped_at: null,
-          updated_at: index,
-          error: null,
-          concurrency_group: group,
-        })
-        .execute();
-      await database.db
-        .insertInto('ci_tasks')
-        .values({
-          run_id: runId,
-          name: 'build',
-          runs_on: '[]',
-          needs: '[]',
-          outputs: '{}',
-          job_key: 'build',
-          payload: '{}',
-          runner_id: null,
-          status: 'blocked',
-          log_rows: 0,
-          deadline_at: null,
-          created_at: index,
-          started_at: null,
-          stopped_at: null,
-          token_hash: null,
-          heartbeat_at: null,
-          concurrency_group: group,
-        })
-        .execute();
+          workflowFile: '.forgejo/workflows/ci.yml',
+          triggeredBy: owner,
+          concurrencyGroup: group,
+          at: index,
+        },
+        { status: 'blocked', concurrencyGroup: group, at: index },
+      );
     }
 
     await migrate(database);

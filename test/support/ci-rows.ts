@@ -1,29 +1,52 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Tables, WorkflowRunStatus } from '../../src/db/tables.ts';
+import type { CiTaskStatus, Tables, WorkflowRunStatus } from '../../src/db/tables.ts';
 
 /**
- * A workflow run and its one job written straight to the tables, for suites that ask who may see
- * or use a run rather than how one starts (test/runner covers that end to end). The run is a push
- * to `main` of `ci.yml` unless told otherwise; the job is `build`.
+ * Workflow runs and jobs written straight to the tables, for suites that ask who may see or use
+ * a run, or what a migration makes of stored rows, rather than how one starts (test/runner covers
+ * that end to end). Only columns present since the CI tables took their shape are written unless
+ * a caller names more, so suites that migrate part of the way can use these as well.
  */
-export async function insertRunWithJob(
-  db: Kysely<Tables>,
-  run: {
-    readonly repoId: string;
-    readonly number: number;
-    readonly status: WorkflowRunStatus;
-    readonly sha?: string;
-    readonly ref?: string;
-    readonly baseRef?: string;
-    readonly forkPull?: boolean;
-  },
-  job: { readonly status: 'running' | 'failure'; readonly tokenHash?: string | null },
-): Promise<{ runId: string; taskId: number }> {
+
+/** A run as a suite describes it: a push to `main` of `ci.yml` unless told otherwise. */
+export type RunRow = {
+  readonly repoId: string;
+  readonly number: number;
+  readonly status: WorkflowRunStatus;
+  readonly sha?: string;
+  readonly ref?: string;
+  readonly baseRef?: string;
+  readonly forkPull?: boolean;
+  readonly workflowFile?: string;
+  readonly triggeredBy?: string | null;
+  readonly concurrencyGroup?: string | null;
+  /** Its creation time (and start, and end when done); now unless told. */
+  readonly at?: number;
+};
+
+/** A job of a run: `build` unless told otherwise. */
+export type JobRow = {
+  readonly status: CiTaskStatus;
+  readonly tokenHash?: string | null;
+  readonly attempt?: number;
+  readonly concurrencyGroup?: string | null;
+  readonly at?: number;
+};
+
+const ENDED_RUN: ReadonlySet<WorkflowRunStatus> = new Set([
+  'SUCCESS',
+  'FAILURE',
+  'CANCELLED',
+  'SKIPPED',
+]);
+const WAITING_JOB: ReadonlySet<CiTaskStatus> = new Set(['blocked', 'pending', 'running']);
+
+/** Writes one run without jobs; returns its id. */
+export async function insertRun(db: Kysely<Tables>, run: RunRow): Promise<string> {
   const runId = randomUUID();
-  const now = Date.now();
+  const at = run.at ?? Date.now();
   const ref = run.ref ?? 'refs/heads/main';
-  const done = job.status !== 'running';
   await db
     .insertInto('workflow_runs')
     .values({
@@ -31,22 +54,28 @@ export async function insertRunWithJob(
       repo_id: run.repoId,
       number: run.number,
       workflow_name: 'ci',
-      workflow_file: 'ci.yml',
+      workflow_file: run.workflowFile ?? 'ci.yml',
       event: ref.startsWith('refs/pull/') ? 'pull_request' : 'push',
       ref,
       sha: run.sha ?? 'a'.repeat(40),
-      triggered_by: null,
+      triggered_by: run.triggeredBy ?? null,
       status: run.status,
       base_ref: run.baseRef ?? '',
       fork_pull: run.forkPull === true,
-      created_at: now,
-      started_at: now,
-      stopped_at: done ? now : null,
-      updated_at: now,
+      created_at: at,
+      started_at: at,
+      stopped_at: ENDED_RUN.has(run.status) ? at : null,
+      updated_at: at,
       error: null,
-      concurrency_group: null,
+      concurrency_group: run.concurrencyGroup ?? null,
     })
     .execute();
+  return runId;
+}
+
+/** Writes one job of `runId`; returns its task id. */
+export async function insertJob(db: Kysely<Tables>, runId: string, job: JobRow): Promise<number> {
+  const at = job.at ?? Date.now();
   const row = await db
     .insertInto('ci_tasks')
     .values({
@@ -61,13 +90,26 @@ export async function insertRunWithJob(
       status: job.status,
       log_rows: 0,
       deadline_at: null,
-      created_at: now,
-      started_at: now,
-      stopped_at: done ? now : null,
+      created_at: at,
+      started_at: at,
+      stopped_at: WAITING_JOB.has(job.status) ? null : at,
       token_hash: job.tokenHash ?? null,
-      heartbeat_at: now,
+      heartbeat_at: at,
+      ...(job.attempt === undefined ? {} : { attempt: job.attempt }),
+      ...(job.concurrencyGroup === undefined ? {} : { concurrency_group: job.concurrencyGroup }),
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return { runId, taskId: Number(row.id) };
+  return Number(row.id);
+}
+
+/** A run and its one job. */
+export async function insertRunWithJob(
+  db: Kysely<Tables>,
+  run: RunRow,
+  job: JobRow,
+): Promise<{ runId: string; taskId: number }> {
+  const runId = await insertRun(db, run);
+  const taskId = await insertJob(db, runId, job);
+  return { runId, taskId };
 }

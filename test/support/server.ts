@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { buildServer } from '../../src/http/server.ts';
-import { createTestDatabase } from './database.ts';
+import { createTestDatabase, seedMigratedSqlite } from './database.ts';
 import { Factories } from './factories.ts';
 
 export type TestServer = {
@@ -24,7 +24,8 @@ export type TestServer = {
  */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kiln-test-'));
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ migrated: true });
+  if (database.url === undefined) await seedMigratedSqlite(join(dataDir, 'data'));
   const configFile = join(dataDir, 'empty.toml');
   writeFileSync(configFile, '');
   const config = loadConfig({

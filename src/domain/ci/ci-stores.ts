@@ -6,6 +6,7 @@ import { CiTaskStore } from './ci-task.store.ts';
 import { JobGroupStore } from './job-group.store.ts';
 import { PullApprovalStore } from './pull-approval.store.ts';
 import { TaskReportStore } from './task-report.store.ts';
+import { TaskRunnerStore } from './task-runner.store.ts';
 import { TasksVersionStore } from './tasks-version.store.ts';
 import { WorkflowRunStore } from './workflow-run.store.ts';
 
@@ -19,6 +20,7 @@ export class CiStores {
   readonly runs: WorkflowRunStore;
   readonly jobs: CiJobStore;
   readonly tasks: CiTaskStore;
+  readonly taskRunners: TaskRunnerStore;
   readonly reports: TaskReportStore;
   readonly versions: TasksVersionStore;
   readonly groups: JobGroupStore;
@@ -31,6 +33,7 @@ export class CiStores {
     this.runs = new WorkflowRunStore(db);
     this.jobs = new CiJobStore(db);
     this.tasks = new CiTaskStore(db);
+    this.taskRunners = new TaskRunnerStore(db);
     this.reports = new TaskReportStore(db);
     this.versions = new TasksVersionStore(db);
     this.groups = new JobGroupStore(db);

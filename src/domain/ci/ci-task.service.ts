@@ -55,7 +55,7 @@ export class CiTaskService {
     now = Date.now(),
     tokenHash: string | null = null,
   ): Promise<CiTask | undefined> {
-    return this.#stores.transaction(async ({ tasks, runs, groups }) => {
+    return this.#stores.transaction(async ({ tasks, taskRunners, runs, groups }) => {
       // A job of a `concurrency` group is claimed under its repository's CI lock, taken before
       // any other, and only while no other job of the group runs: two replicas handing out two
       // jobs of one group at once cannot both succeed.
@@ -64,14 +64,14 @@ export class CiTaskService {
       if (group !== undefined) await groups.lock(group.repoId);
       // Writing the runner row first takes its lock on PostgreSQL, so two claims for one
       // ephemeral runner queue here and the second sees the first's task below.
-      const runner = await tasks.lockRunner(runnerId);
+      const runner = await taskRunners.lockRunner(runnerId);
       if (runner === undefined) return undefined;
-      if (runner.ephemeral && (await tasks.hasHadTask(runnerId))) return undefined;
+      if (runner.ephemeral && (await taskRunners.hasHadTask(runnerId))) return undefined;
       const deadlineAt = now + this.#taskTimeoutMs;
       const task = await tasks.claim(taskId, runnerId, { now, deadlineAt, tokenHash, group });
       if (task === undefined) return undefined;
       await tasks.addSteps(task.id, task.stepNames);
-      await tasks.markRunnerActive(runnerId);
+      await taskRunners.markRunnerActive(runnerId);
       await runs.markStarted(task.runId, now);
       return task;
     });
@@ -79,7 +79,7 @@ export class CiTaskService {
 
   /** Removes the runner if it is ephemeral and none of its tasks is still running. */
   async retireEphemeral(runnerId: string): Promise<void> {
-    await this.#stores.tasks.deleteIdleEphemeral(runnerId);
+    await this.#stores.taskRunners.deleteIdleEphemeral(runnerId);
   }
 
   /**
@@ -101,14 +101,14 @@ export class CiTaskService {
     result: CiTaskResult,
     now = Date.now(),
   ): Promise<TaskCompletion> {
-    return this.#stores.transaction(async ({ tasks }) => {
+    return this.#stores.transaction(async ({ tasks, taskRunners }) => {
       if (!(await tasks.complete(taskId, runnerId, result, now))) {
         return { completed: false, runnerRemoved: false };
       }
       // An ephemeral runner has exactly one task, which just ended: it goes.
-      if (await tasks.deleteIdleEphemeral(runnerId))
+      if (await taskRunners.deleteIdleEphemeral(runnerId))
         return { completed: true, runnerRemoved: true };
-      await tasks.idleIfFree(runnerId);
+      await taskRunners.idleIfFree(runnerId);
       return { completed: true, runnerRemoved: false };
     });
   }
@@ -128,7 +128,7 @@ export class CiTaskService {
       for (const repoId of repos) await stores.groups.lock(repoId);
       const failed = await stores.tasks.failZombies(now, silentBefore);
       const runnerIds = failed.flatMap((task) => (task.runnerId === null ? [] : [task.runnerId]));
-      await stores.tasks.markRunnersOffline([...new Set(runnerIds)]);
+      await stores.taskRunners.markRunnersOffline([...new Set(runnerIds)]);
       await this.#settle(
         stores,
         failed.map((task) => task.runId),

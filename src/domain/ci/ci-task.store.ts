@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { LeaseQueue, type LeaseQueueShape } from '../../db/lease-queue.ts';
 import type { Tables } from '../../db/tables.ts';
 import type { RunnerScope } from '../runners/runner.types.ts';
@@ -29,25 +29,10 @@ const TASK_QUEUE: LeaseQueueShape<Tables, 'ci_tasks'> = {
 };
 
 /**
- * "The runner holds no running task": the one condition under which an ephemeral runner may be
- * removed and an active runner turns idle.
- */
-function holdsNoRunningTask(runnerId: string) {
-  return ({ not, exists, selectFrom }: ExpressionBuilder<Tables, 'runners'>) =>
-    not(
-      exists(
-        selectFrom('ci_tasks')
-          .select('id')
-          .where('runner_id', '=', runnerId)
-          .where('status', '=', 'running'),
-      ),
-    );
-}
-
-/**
- * Queries over the tasks runners take (`ci_tasks` with the `runners` rows they change): claim,
- * release, completion, the zombie and abandoned-job sweeps, and what FetchTask picks from. Every
- * change is conditional on the current status, so replicas racing on one task apply it once.
+ * Queries over the tasks runners take (`ci_tasks` and their steps): claim, release, completion,
+ * the zombie and abandoned-job sweeps, and what FetchTask picks from; the `runners` rows these
+ * change are TaskRunnerStore's. Every change is conditional on the current status, so replicas
+ * racing on one task apply it once.
  */
 export class CiTaskStore {
   readonly #db: Kysely<Tables>;
@@ -56,31 +41,6 @@ export class CiTaskStore {
   constructor(db: Kysely<Tables>) {
     this.#db = db;
     this.#queue = new LeaseQueue(db, TASK_QUEUE);
-  }
-
-  /**
-   * Writes the runner's row without changing it, which takes its lock on PostgreSQL inside a
-   * transaction; returns whether it is ephemeral, or undefined when it is gone.
-   */
-  async lockRunner(runnerId: string): Promise<{ ephemeral: boolean } | undefined> {
-    const row = await this.#db
-      .updateTable('runners')
-      .set((eb) => ({ status: eb.ref('status') }))
-      .where('id', '=', runnerId)
-      .returning('ephemeral')
-      .executeTakeFirst();
-    return row === undefined ? undefined : { ephemeral: Boolean(row.ephemeral) };
-  }
-
-  /** Whether the runner has ever been given a task. */
-  async hasHadTask(runnerId: string): Promise<boolean> {
-    const row = await this.#db
-      .selectFrom('ci_tasks')
-      .select('id')
-      .where('runner_id', '=', runnerId)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
   }
 
   /**
@@ -124,14 +84,6 @@ export class CiTaskStore {
       .execute();
   }
 
-  async markRunnerActive(runnerId: string): Promise<void> {
-    await this.#db
-      .updateTable('runners')
-      .set({ status: 'active' })
-      .where('id', '=', runnerId)
-      .execute();
-  }
-
   /** Undoes a claim still running for this runner, steps included; whether it did. */
   async release(taskId: number, runnerId: string): Promise<boolean> {
     const released = await this.#queue.release(taskId, {
@@ -163,28 +115,6 @@ export class CiTaskStore {
     return done !== undefined;
   }
 
-  /** Removes the runner if it is ephemeral and holds no running task; whether it did. */
-  async deleteIdleEphemeral(runnerId: string): Promise<boolean> {
-    const result = await this.#db
-      .deleteFrom('runners')
-      .where('id', '=', runnerId)
-      .where('ephemeral', '=', true)
-      .where(holdsNoRunningTask(runnerId))
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
-  }
-
-  /** An active runner that holds no running task any more is idle. */
-  async idleIfFree(runnerId: string): Promise<void> {
-    await this.#db
-      .updateTable('runners')
-      .set({ status: 'idle' })
-      .where('id', '=', runnerId)
-      .where('status', '=', 'active')
-      .where(holdsNoRunningTask(runnerId))
-      .execute();
-  }
-
   /**
    * Fails running tasks past their deadline or silent since `silentBefore`; what it failed. The
    * step that was running fails with its job, and those after it never ran.
@@ -211,15 +141,6 @@ export class CiTaskStore {
       }
     }
     return failed.map((task) => ({ runnerId: task.runner_id, runId: task.run_id }));
-  }
-
-  async markRunnersOffline(runnerIds: readonly string[]): Promise<void> {
-    if (runnerIds.length === 0) return;
-    await this.#db
-      .updateTable('runners')
-      .set({ status: 'offline' })
-      .where('id', 'in', [...runnerIds])
-      .execute();
   }
 
   /** Cancels jobs still waiting whose last change is before `before`; their runs' ids. */
@@ -253,22 +174,5 @@ export class CiTaskStore {
     }
     const rows = await query.orderBy('ci_tasks.id').limit(limit).execute();
     return rows.map((row) => ({ id: Number(row.id), runsOn: parseStringArray(row.runs_on) }));
-  }
-
-  /** The scope a runner was registered in, or undefined when it is gone. */
-  async findRunnerScope(runnerId: string): Promise<RunnerScope | undefined> {
-    const row = await this.#db
-      .selectFrom('runners')
-      .select(['scope_kind', 'scope_repo_id', 'scope_org_id'])
-      .where('id', '=', runnerId)
-      .executeTakeFirst();
-    if (row === undefined) return undefined;
-    if (row.scope_kind === 'repository' && row.scope_repo_id !== null) {
-      return { kind: 'repository', repoId: row.scope_repo_id };
-    }
-    if (row.scope_kind === 'organisation' && row.scope_org_id !== null) {
-      return { kind: 'organisation', orgId: row.scope_org_id };
-    }
-    return { kind: 'instance' };
   }
 }

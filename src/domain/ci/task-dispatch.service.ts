@@ -11,6 +11,7 @@ import type { CiTaskStore } from './ci-task.store.ts';
 import type { CiVariableService } from './ci-variable.service.ts';
 import type { RuntimeTokens } from './runtime-token.ts';
 import { ACTIONS_SOURCE_PATH, taskContext } from './task-context.ts';
+import type { TaskRunnerStore } from './task-runner.store.ts';
 import { type TasksVersions, versionScopeOf } from './tasks-version.ts';
 import { substituteInputs } from './workflow/inputs-substitution.ts';
 import type { JobStatus } from './workflow/job-status.ts';
@@ -41,6 +42,7 @@ export type TaskDispatchDeps = {
     readonly runs: WorkflowRunStore;
     readonly jobs: CiJobStore;
     readonly tasks: CiTaskStore;
+    readonly taskRunners: TaskRunnerStore;
   };
   readonly tasks: CiTaskService;
   readonly versions: TasksVersions;
@@ -113,7 +115,7 @@ export class TaskDispatchService {
   async #scopeOf(runnerId: string): Promise<RunnerScope | undefined> {
     const known = this.#scopes.get(runnerId);
     if (known !== undefined) return known;
-    const scope = await this.#deps.stores.tasks.findRunnerScope(runnerId);
+    const scope = await this.#deps.stores.taskRunners.findRunnerScope(runnerId);
     if (scope === undefined) return undefined;
     this.#scopes.set(runnerId, scope);
     return scope;

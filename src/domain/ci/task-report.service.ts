@@ -4,12 +4,12 @@ import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { Conflict, Forbidden } from '../errors.ts';
 import { AnnotationCollector } from './annotations/annotation-collector.ts';
 import type { CiTaskResult } from './ci.types.ts';
-import { secretLogForms } from './ci-names.ts';
 import type { CiSecretService } from './ci-secret.service.ts';
 import type { CiStores } from './ci-stores.ts';
 import type { CiTaskService } from './ci-task.service.ts';
 import { LogCaps } from './logs/log-caps.ts';
 import { type LogLimits, MAX_ROWS_PER_CALL } from './logs/log-limits.ts';
+import { SecretMasks } from './logs/secret-masks.ts';
 import type { LogRow, TaskLogs } from './logs/task-logs.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import { storeOutputs } from './task-outputs.ts';
@@ -43,12 +43,10 @@ export class TaskReportService {
   readonly #tasks: CiTaskService;
   readonly #lifecycle: RunLifecycle;
   readonly #logs: TaskLogs;
-  readonly #secrets: CiSecretService;
   readonly #logRetentionMs: number;
   readonly #caps: LogCaps;
   readonly #annotations: AnnotationCollector;
-  /** Secret values to mask, per running task; rebuilt after a restart or on another replica. */
-  readonly #masks = new BoundedMap<number, string[]>(1_000);
+  readonly #masks: SecretMasks;
 
   constructor(deps: {
     stores: CiStores;
@@ -63,15 +61,11 @@ export class TaskReportService {
     /** Where the task holders' and masks' caches are declared (the composition root's). */
     caches?: CacheRegistry;
   }) {
-    const freshness = 'immutable';
     deps.caches?.add(
-      { name: 'ci_task_holders', key: 'task id', freshness, bound: '10,000 tasks' },
+      { name: 'ci_task_holders', key: 'task id', freshness: 'immutable', bound: '10,000 tasks' },
       this.#holders,
     );
-    deps.caches?.add(
-      { name: 'ci_task_masks', key: 'task id', freshness, bound: '1,000 tasks' },
-      this.#masks,
-    );
+    this.#masks = new SecretMasks(deps.secrets, deps.caches);
     this.#logRetentionMs = deps.logRetentionMs ?? 90 * 86_400_000;
     this.#caps = new LogCaps(deps.logs, deps.stores.reports, deps.logLimits, deps.caches);
     this.#annotations = new AnnotationCollector(deps.stores.annotations);
@@ -79,7 +73,6 @@ export class TaskReportService {
     this.#tasks = deps.tasks;
     this.#lifecycle = deps.lifecycle;
     this.#logs = deps.logs;
-    this.#secrets = deps.secrets;
   }
 
   /** Task id → its runner, for log uploads: which runner holds a task never changes. */
@@ -133,7 +126,7 @@ export class TaskReportService {
       } else {
         const done = await this.#tasks.completeTask(report.taskId, runner.id, report.result, now);
         if (done.completed) {
-          this.#masks.delete(report.taskId);
+          this.#masks.forget(report.taskId);
           await this.#stores.transaction((stores) =>
             this.#lifecycle.settle(stores, task.runId, now),
           );
@@ -185,7 +178,7 @@ export class TaskReportService {
       if (await this.#caps.repositoryFull(taskId)) {
         return this.#truncate(taskId, ack, 'repository', index + rows.length, noMore);
       }
-      const mask = await this.#maskFor(taskId);
+      const mask = await this.#masks.maskFor(taskId);
       const unseen = ack === index ? rows : rows.slice(ack - index);
       // A task without secrets (most) stores the rows as they came, without a copy of each.
       const masked =
@@ -221,29 +214,10 @@ export class TaskReportService {
 
   async #seal(taskId: number, rows: number): Promise<void> {
     await this.#stores.reports.sealLog(taskId, rows, await this.#logs.byteCount(taskId));
-    this.#masks.delete(taskId);
+    this.#masks.forget(taskId);
     this.#holders.delete(taskId);
     this.#caps.forget(taskId);
     await this.#logs.close(taskId);
-  }
-
-  /** What masks the task's secrets in a line; undefined when the task has none to mask. */
-  async #maskFor(taskId: number): Promise<((text: string) => string) | undefined> {
-    let values = this.#masks.get(taskId);
-    if (values === undefined) {
-      const secrets = Object.values(await this.#secrets.secretsForTask(taskId));
-      // Longest first, so a secret containing another is masked whole.
-      values = [...new Set(secrets.flatMap(secretLogForms))].sort((a, b) => b.length - a.length);
-      this.#masks.set(taskId, values);
-    }
-    if (values.length === 0) return undefined;
-    const secrets = values;
-    // Most lines hold no secret: a search is cheaper than splitting every line by every value.
-    return (text) =>
-      secrets.reduce(
-        (masked, secret) => (masked.includes(secret) ? masked.split(secret).join('***') : masked),
-        text,
-      );
   }
 
   /**

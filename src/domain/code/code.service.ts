@@ -2,10 +2,9 @@ import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { streamCommitChanges } from '../../git/commit-download.ts';
 import { diffCommits } from '../../git/diff.ts';
 import { log } from '../../git/log.ts';
-import { checkTreePath, readBlob, readCommit, readTree } from '../../git/read-objects.ts';
+import { readCommit, readTree } from '../../git/read-objects.ts';
 import { listRefs, type RefListing } from '../../git/refs.ts';
 import type { RepoHandle } from '../../git/repo-paths.ts';
-import { isDomainError, NotFound } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
@@ -17,38 +16,16 @@ import type {
   Readme,
   ReadmeEntry,
   RefSummary,
-  ResolvedRef,
   TreeItem,
-  TreeItemKind,
 } from './code.types.ts';
-import { type LfsPointers, lfsFileContent, lfsRawFile, type RawFile } from './lfs-files.ts';
-import {
-  isMarkdownName,
-  looksBinary,
-  looksLikeSha,
-  pathAfter,
-  pickReadme,
-  refCandidates,
-} from './ref-path.ts';
+import { locateSpec, statLocation } from './code-location.ts';
+import { browse, itemKind, missing } from './code-reads.ts';
+import { type BlobSource, fileView, rawFile, readmeAmong, readmeText } from './file-contents.ts';
+import type { LfsPointers, RawFile } from './lfs-files.ts';
+import { looksLikeSha } from './ref-path.ts';
 
-/** Files above this many bytes are not shown inline (the raw view still serves them). */
-export const MAX_INLINE_BYTES = 1024 * 1024;
-/** The raw view serves files up to this size. */
-export const MAX_RAW_BYTES = 64 * 1024 * 1024;
-const MAX_README_BYTES = 512 * 1024;
 /** Bounds of the commit page's diff; beyond them the page says it is cut. */
 export const COMMIT_DIFF_LIMITS = { maxFiles: 300, maxLines: 5000 } as const;
-
-function itemKind(mode: string): TreeItemKind {
-  if (mode === '040000') return 'dir';
-  if (mode === '160000') return 'submodule';
-  if (mode === '120000') return 'symlink';
-  return 'file';
-}
-
-function missing(what: string): NotFound {
-  return new NotFound(`${what} not found`);
-}
 
 /**
  * Reading a repository's code for pages: refs, trees, files, history and commits, for whoever
@@ -88,58 +65,23 @@ export class CodeService {
 
   /**
    * Splits `{ref}/{path}` of a URL: the longest prefix that is a branch (or else a tag) wins,
-   * then a leading commit id; an empty spec means the default branch. All lookups go through the
-   * repository's cat-file process, so no git is spawned.
+   * then a leading commit id; an empty spec means the default branch (code-location.ts).
    *
    * @throws NotFound when no prefix names a commit or the path is malformed.
    */
   async locate(visible: VisibleRepo, spec: string): Promise<CodeLocation> {
-    const clean = spec.replace(/\/+$/, '');
-    const handle = this.#handle(visible);
-    if (clean === '') {
-      const branch = await this.defaultBranch(visible);
-      const sha = await this.#commitOf(handle, `refs/heads/${branch}`);
-      if (sha) return { ref: { name: branch, kind: 'branch', sha }, path: '' };
-      // HEAD may name a branch that was never pushed while others were: show the first of those.
-      const [first] = (await listRefs(handle, this.#pool)).branches;
-      if (!first) throw missing('branch');
-      return { ref: { name: first.name, kind: 'branch', sha: first.sha }, path: '' };
-    }
-    const ref = await this.#longestRef(handle, clean);
-    const path = pathAfter(clean, ref.name);
-    return { ref, path: path === '' ? '' : this.#checkPath(path) };
+    return locateSpec(this.#pool, this.#handle(visible), spec, () => this.defaultBranch(visible));
   }
 
   /** What `location.path` is in its commit: a directory, file, symlink or submodule. */
   async stat(visible: VisibleRepo, location: CodeLocation): Promise<TreeItem> {
-    return this.#browse(async () => {
-      const handle = this.#handle(visible);
-      if (location.path === '') {
-        const commit = await readCommit(this.#pool, handle, location.ref.sha);
-        return { name: '', path: '', kind: 'dir', mode: '040000', sha: commit.tree };
-      }
-      const slash = location.path.lastIndexOf('/');
-      const parent = slash === -1 ? '' : location.path.slice(0, slash);
-      const name = location.path.slice(slash + 1);
-      const tree = await readTree(this.#pool, handle, location.ref.sha, {
-        ...(parent ? { path: parent } : {}),
-      });
-      const entry = tree.entries.find((item) => item.name === name);
-      if (!entry) throw missing('path');
-      return {
-        name,
-        path: location.path,
-        kind: itemKind(entry.mode),
-        mode: entry.mode,
-        sha: entry.sha,
-      };
-    });
+    return statLocation(this.#pool, this.#handle(visible), location);
   }
 
   /** A directory's entries: directories first, then by name. */
   async tree(visible: VisibleRepo, dir: TreeItem): Promise<TreeItem[]> {
     if (dir.kind !== 'dir') throw missing('directory');
-    const tree = await this.#browse(() => readTree(this.#pool, this.#handle(visible), dir.sha));
+    const tree = await browse(() => readTree(this.#pool, this.#handle(visible), dir.sha));
     const prefix = dir.path === '' ? '' : `${dir.path}/`;
     return tree.entries
       .map((entry) => ({
@@ -157,75 +99,27 @@ export class CodeService {
 
   /** A file for display: its text, or a note that it is binary or too large to show. */
   async file(visible: VisibleRepo, item: TreeItem): Promise<FileView> {
-    if (item.kind !== 'file' && item.kind !== 'symlink') throw missing('file');
-    const blob = await this.#browse(() =>
-      readBlob(this.#pool, this.#handle(visible), item.sha, { maxBytes: MAX_INLINE_BYTES }),
-    );
-    const base = { path: item.path, name: item.name, sha: blob.sha, mode: item.mode };
-    const stored =
-      item.kind === 'file' && this.#lfs
-        ? await lfsFileContent(this.#lfs, visible.repo, blob, MAX_INLINE_BYTES)
-        : undefined;
-    if (stored) {
-      const { oid, size, content } = stored;
-      return { ...base, sizeBytes: size, lfs: { oid }, content };
-    }
-    if (blob.sizeBytes > MAX_INLINE_BYTES || blob.truncated) {
-      return { ...base, sizeBytes: blob.sizeBytes, content: { kind: 'too-large' } };
-    }
-    if (looksBinary(blob.content)) {
-      return { ...base, sizeBytes: blob.sizeBytes, content: { kind: 'binary' } };
-    }
-    return {
-      ...base,
-      sizeBytes: blob.sizeBytes,
-      content: { kind: 'text', text: blob.content.toString('utf8') },
-    };
+    return fileView(this.#source(visible), item);
   }
 
-  /**
-   * A file's bytes for the raw view, up to MAX_RAW_BYTES; a file stored with Git LFS is its
-   * object, streamed (`stream`) when larger than a page would read.
-   */
+  /** A file's bytes for the raw view (file-contents.ts). */
   async raw(visible: VisibleRepo, item: TreeItem): Promise<RawFile> {
-    if (item.kind !== 'file' && item.kind !== 'symlink') throw missing('file');
-    const blob = await this.#browse(() =>
-      readBlob(this.#pool, this.#handle(visible), item.sha, { maxBytes: MAX_RAW_BYTES }),
-    );
-    const stored =
-      item.kind === 'file' && this.#lfs
-        ? await lfsRawFile(this.#lfs, visible.repo, blob, MAX_INLINE_BYTES)
-        : undefined;
-    if (stored) return stored;
-    return {
-      content: blob.content,
-      sizeBytes: blob.sizeBytes,
-      truncated: blob.truncated,
-      binary: looksBinary(blob.content),
-    };
+    return rawFile(this.#source(visible), item);
   }
 
   /** The README among a directory's entries, if it has one: markdown first, then plain text. */
   readmeOf(items: readonly TreeItem[]): ReadmeEntry | undefined {
-    const files = items.filter((item) => item.kind === 'file');
-    const name = pickReadme(files.map((item) => item.name));
-    const item = files.find((file) => file.name === name);
-    return item && { item, markdown: isMarkdownName(item.name) };
+    return readmeAmong(items);
   }
 
-  /** A README's text (its first MAX_README_BYTES), unless it is binary. */
+  /** A README's text (its first part), unless it is binary. */
   async readme(visible: VisibleRepo, entry: ReadmeEntry): Promise<Readme | undefined> {
-    const { item } = entry;
-    const blob = await this.#browse(() =>
-      readBlob(this.#pool, this.#handle(visible), item.sha, { maxBytes: MAX_README_BYTES }),
-    );
-    if (looksBinary(blob.content)) return undefined;
-    return { ...entry, text: blob.content.toString('utf8') };
+    return readmeText(this.#source(visible), entry);
   }
 
   /** The newest commit of a location's ref. */
   async tip(visible: VisibleRepo, location: CodeLocation) {
-    return this.#browse(() => readCommit(this.#pool, this.#handle(visible), location.ref.sha));
+    return browse(() => readCommit(this.#pool, this.#handle(visible), location.ref.sha));
   }
 
   /**
@@ -242,7 +136,7 @@ export class CodeService {
   ): Promise<HistoryPage> {
     const page = Math.max(1, Math.floor(paging.page));
     const perPage = Math.max(1, Math.min(100, Math.floor(paging.perPage)));
-    const commits = await this.#browse(() =>
+    const commits = await browse(() =>
       log(this.#pool, this.#handle(visible), location.ref.sha, {
         skip: (page - 1) * perPage,
         limit: perPage + 1,
@@ -266,7 +160,7 @@ export class CodeService {
   ): Promise<CommitDetails> {
     if (!looksLikeSha(id)) throw missing('commit');
     const handle = this.#handle(visible);
-    return this.#browse(async () => {
+    return browse(async () => {
       const commit = await readCommit(this.#pool, handle, id);
       const diff = await diffCommits(this.#pool, handle, {
         to: commit.sha,
@@ -281,7 +175,7 @@ export class CodeService {
   async commitDownload(visible: VisibleRepo, id: string, kind: 'diff' | 'patch') {
     if (!looksLikeSha(id)) throw missing('commit');
     const handle = this.#handle(visible);
-    return this.#browse(() => streamCommitChanges(this.#pool, handle, id, kind));
+    return browse(() => streamCommitChanges(this.#pool, handle, id, kind));
   }
 
   /** Tip commits of some branches or tags (one cat-file round per ref, pipelined). */
@@ -311,50 +205,7 @@ export class CodeService {
     return this.#repos.handle(visible.repo);
   }
 
-  #checkPath(path: string): string {
-    try {
-      return checkTreePath(path);
-    } catch {
-      throw missing('path');
-    }
-  }
-
-  async #commitOf(handle: RepoHandle, object: string): Promise<string | undefined> {
-    const info = await this.#pool.info(handle, `${object}^{commit}`);
-    return info?.type === 'commit' ? info.sha : undefined;
-  }
-
-  async #longestRef(handle: RepoHandle, spec: string): Promise<ResolvedRef> {
-    const candidates = refCandidates(spec);
-    // All lookups are queued at once; the cat-file process answers them in one pipelined round.
-    const found = await Promise.all(
-      candidates.map(async (name) => {
-        const [branch, tag] = await Promise.all([
-          this.#commitOf(handle, `refs/heads/${name}`),
-          this.#commitOf(handle, `refs/tags/${name}`),
-        ]);
-        if (branch) return { name, kind: 'branch' as const, sha: branch };
-        if (tag) return { name, kind: 'tag' as const, sha: tag };
-        return undefined;
-      }),
-    );
-    const ref = found.find((candidate) => candidate !== undefined);
-    if (ref) return ref;
-    const first = spec.split('/')[0] ?? '';
-    if (looksLikeSha(first)) {
-      const sha = await this.#commitOf(handle, first);
-      if (sha) return { name: first, kind: 'commit', sha };
-    }
-    throw missing('revision');
-  }
-
-  /** Runs a git read, turning malformed input (Invalid) into NotFound. */
-  async #browse<T>(read: () => Promise<T>): Promise<T> {
-    try {
-      return await read();
-    } catch (error) {
-      if (isDomainError(error) && error.code === 'invalid') throw missing('object');
-      throw error;
-    }
+  #source(visible: VisibleRepo): BlobSource {
+    return { pool: this.#pool, handle: this.#handle(visible), repo: visible.repo, lfs: this.#lfs };
   }
 }

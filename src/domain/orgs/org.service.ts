@@ -7,6 +7,7 @@ import { isActionsBot } from '../users/actions-bot.ts';
 import { assertValidHandle } from '../users/handle.ts';
 import { type Account, isUser, type User } from '../users/user.types.ts';
 import type { OrgRole, OrgSettings, OrgStore, OrgVisibility } from './org.store.ts';
+import { type OrgSettingsInput, parseOrgSettings } from './org-input.ts';
 
 export type { OrgRole, OrgSettings, OrgVisibility };
 
@@ -19,40 +20,6 @@ export type OrgView = {
   /** Whether the viewer may change it: an owner, or an instance administrator. */
   readonly canAdminister: boolean;
 };
-
-/** The settings form's fields, as typed. */
-export type OrgSettingsInput = {
-  readonly fullName: string;
-  readonly description: string;
-  readonly website: string;
-  readonly visibility: string;
-};
-
-export function parseOrgVisibility(value: string): OrgVisibility {
-  if (value === 'public' || value === 'private') return value;
-  throw new Invalid('visibility must be public or private');
-}
-
-export function parseOrgRole(value: string): OrgRole {
-  if (value === 'owner' || value === 'member') return value;
-  throw new Invalid('role must be owner or member');
-}
-
-function checkedWebsite(value: string): string {
-  const website = value.trim();
-  if (website === '') return '';
-  if (website.length > 255) throw new Invalid('website must be at most 255 characters');
-  let url: URL | undefined;
-  try {
-    url = new URL(website);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new Invalid('website must be an http:// or https:// address');
-  }
-  return website;
-}
 
 /** The accounts the organisations' use cases look up, handed in by the composition root. */
 export type AccountLookup = {
@@ -163,16 +130,7 @@ export class OrgService {
 
   async updateSettings(actor: User, name: string, input: OrgSettingsInput): Promise<void> {
     const { org } = await this.administered(actor, name);
-    const fullName = input.fullName.trim();
-    const description = input.description.trim();
-    if (fullName.length > 100) throw new Invalid('full name must be at most 100 characters');
-    if (description.length > 255) throw new Invalid('description must be at most 255 characters');
-    await this.#store.updateSettings(org.id, {
-      fullName,
-      description,
-      website: checkedWebsite(input.website),
-      visibility: parseOrgVisibility(input.visibility),
-    });
+    await this.#store.updateSettings(org.id, parseOrgSettings(input));
     const after = (await this.#users.findById(org.id)) ?? org;
     await this.#events?.publish('org.changed', { before: org, after });
   }

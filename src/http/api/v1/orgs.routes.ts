@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { parseOrgVisibility } from '../../../domain/orgs/org.service.ts';
+import { parseOrgVisibility } from '../../../domain/orgs/org-input.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { toApiOrganization } from '../../../present/org.ts';
 import { errorResponses } from '../../../present/schemas/common.ts';

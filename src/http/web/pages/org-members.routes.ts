@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
-import { type OrgRole, type OrgView, parseOrgRole } from '../../../domain/orgs/org.service.ts';
+import type { OrgRole, OrgView } from '../../../domain/orgs/org.service.ts';
+import { parseOrgRole } from '../../../domain/orgs/org-input.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import type { Account, User } from '../../../domain/users/user.types.ts';
 import { viewerUser } from '../../auth/viewer.ts';
