@@ -48,8 +48,9 @@ export function buildPulls(parts: PullParts) {
     catFiles: git.catFiles,
     events,
   });
+  const commentStore = new ReviewCommentStore(db);
   const reviewComments = new ReviewCommentService({
-    store: new ReviewCommentStore(db),
+    store: commentStore,
     pullStore: store,
     pulls,
     repos,
@@ -57,7 +58,10 @@ export function buildPulls(parts: PullParts) {
     events,
   });
   const reviewStore = new PullReviewStore(db);
-  const pullTimeline = new PullTimelineService(new PullTimelineStore(db), repos, git.catFiles);
+  const pullTimeline = new PullTimelineService(new PullTimelineStore(db), repos, git.catFiles, {
+    reviews: reviewStore,
+    comments: commentStore,
+  });
   const protectedBranches = parts.protectedBranches;
   const mergeGates = new MergeGateService(protectedBranches, new CommitCheckStore(db), {
     reviews: (pullId) => reviewStore.listByPull(pullId, undefined),
