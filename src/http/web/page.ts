@@ -64,49 +64,15 @@ export class Pages {
   }
 }
 
-/** A piece at least this large is written as it is kept; smaller ones are copied together. */
-const KEPT_PIECE_BYTES = 16 * 1024;
-/** How many bytes of small pieces are gathered into one write. */
-const JOINED_BYTES = 64 * 1024;
-
-/**
- * The pieces of a page with each run of small ones copied into one buffer: a page of many short
- * fragments (a pull's timeline holds hundreds of rendered comments) would otherwise cost one
- * write to the socket each, which is most of its time; large fragments are still not copied.
- */
-function joinSmallPieces(chunks: readonly Buffer[]): Buffer[] {
-  const joined: Buffer[] = [];
-  let run: Buffer[] = [];
-  let runBytes = 0;
-  const flush = () => {
-    const [only] = run;
-    if (only) joined.push(run.length === 1 ? only : Buffer.concat(run, runBytes));
-    run = [];
-    runBytes = 0;
-  };
-  for (const chunk of chunks) {
-    if (chunk.length >= KEPT_PIECE_BYTES) {
-      flush();
-      joined.push(chunk);
-      continue;
-    }
-    run.push(chunk);
-    runBytes += chunk.length;
-    if (runBytes >= JOINED_BYTES) flush();
-  }
-  flush();
-  return joined;
-}
-
 /**
  * Sends a whole document. It is encoded once here: a string would be measured for
  * Content-Length and encoded again by the socket, and pages of user content reach megabytes. A
  * page carrying encoded fragments (a highlighted file, a rendered README) goes out as its
- * pieces, large fragments' bytes written as they are kept rather than copied into one buffer of
- * the page's size (small ones are joined, `joinSmallPieces`).
+ * pieces, the fragments' bytes written as they are kept rather than copied into one buffer of
+ * the page's size.
  */
 export function sendMarkup(reply: FastifyReply, markup: Html): FastifyReply {
-  const chunks = joinSmallPieces(toChunks(markup));
+  const chunks = toChunks(markup);
   const [only] = chunks;
   if (chunks.length === 1 && only) return reply.send(only);
   const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
