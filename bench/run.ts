@@ -303,7 +303,7 @@ const SECTIONS: Record<string, { title: string; text: string }> = {
     text: [
       'Kiln in-process on 127.0.0.1 (SQLite, bot protection off). One repository made with `git fast-import`, two pulls changing a 400-line file; one gets 200 reviews carrying 2,000 line comments, written straight to the tables. The conversation pages of both are fetched anonymously, alternating, medians.',
       '',
-      '- The timeline shows its first 5 and latest 15 items (a link shows all), and only their bodies and threads are rendered; the rows of every review and comment are still read.',
+      '- The timeline shows its first 5 and latest 15 items (a link shows all). Only those are read: one query orders the ids of the merged reviews and events and counts them, then the shown reviews and events are read by id and the comments of the threads they show (one pass over the pull’s comments, which have no index by line), four queries whatever the pull’s size.',
     ].join('\n'),
   },
   'big-repo': {

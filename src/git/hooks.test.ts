@@ -94,6 +94,21 @@ describe('pre-receive hook', () => {
     expect(result.ok).toBe(true);
   });
 
+  it('protects the refs a pattern matches, with no list of branches', async () => {
+    const byPattern = protectedRefsEnv([], ['refs/heads/fea*']);
+    await rewrite('feature');
+    const forced = await push(['--force', 'feature'], byPattern);
+    expect(forced.output).toContain("kiln: refusing to force-push protected branch 'feature'");
+    const deleted = await push([':feature'], byPattern);
+    expect(deleted.output).toContain("kiln: refusing to delete protected branch 'feature'");
+    expect(await findBranch(repo, 'feature')).not.toBeUndefined();
+    // A branch the pattern matches may still be created; other branches stay free.
+    await git(['checkout', '--quiet', '-b', 'feast', 'origin/main'], { cwd: work });
+    expect((await push(['feast'], byPattern)).ok).toBe(true);
+    await rewrite('main');
+    expect((await push(['--force', 'main'], byPattern)).ok).toBe(true);
+  });
+
   it('protects nothing when the variable is absent', async () => {
     await rewrite('main');
     expect((await push(['--force', 'main'], {})).ok).toBe(true);
@@ -145,6 +160,10 @@ describe('protectedRefsEnv', () => {
       KILN_PROTECTED_REFS: 'refs/heads/a\nrefs/heads/b',
     });
     expect(protectedRefsEnv([])).toEqual({});
+    expect(protectedRefsEnv([], ['refs/heads/release/*'])).toEqual({
+      KILN_PROTECTED_PATTERNS: 'refs/heads/release/*',
+    });
+    expect(() => protectedRefsEnv([], ['refs/heads/{a,b}'])).toThrow();
     expect(() => protectedRefsEnv(['main'])).toThrow();
     expect(() => protectedRefsEnv(['refs/heads/a\nrefs/heads/b'])).toThrow();
   });

@@ -29,9 +29,39 @@ export const PROTECTED_REFS_ENV = 'KILN_PROTECTED_REFS';
  */
 export { PRE_RECEIVE_HOOK };
 
-/** The environment for receive-pack that makes the hook protect `refs` (full names). */
-export function protectedRefsEnv(refs: readonly string[]): Record<string, string> {
-  return refs.length === 0 ? {} : { [PROTECTED_REFS_ENV]: refs.map(checkFullRef).join('\n') };
+/** Newline-separated shell patterns over full ref names whose refs are protected likewise. */
+export const PROTECTED_PATTERNS_ENV = 'KILN_PROTECTED_PATTERNS';
+
+/**
+ * The environment for receive-pack that makes the hook protect `refs` (full names) and the refs
+ * matching `patterns` (read as `frozenRefsEnv` reads its own). A pattern is matched against the
+ * refs a push names, so a rule over many branches costs the same as one over a single branch.
+ */
+export function protectedRefsEnv(
+  refs: readonly string[],
+  patterns: readonly string[] = [],
+): Record<string, string> {
+  return {
+    ...listEnv(PROTECTED_REFS_ENV, refs.map(checkFullRef)),
+    ...listEnv(PROTECTED_PATTERNS_ENV, patterns.map(checkHookPattern)),
+  };
+}
+
+/** One variable of newline-separated entries, or none when there are no entries. */
+function listEnv(name: string, entries: readonly string[]): Record<string, string> {
+  return entries.length === 0 ? {} : { [name]: entries.join('\n') };
+}
+
+/**
+ * A shell pattern over full ref names as the hook reads it; anything else (braces, a
+ * backslash, whitespace, a pattern outside `refs/`) is refused here: the hook could not read
+ * it as the rule means it.
+ */
+function checkHookPattern(pattern: string): string {
+  if (!pattern.startsWith('refs/') || /[\s{}\\]/.test(pattern)) {
+    throw new Error(`not a pattern the hook can read: ${JSON.stringify(pattern)}`);
+  }
+  return pattern;
 }
 
 /** Newline-separated full ref names this pusher may not create, move or delete at all. */
@@ -49,14 +79,9 @@ export function frozenRefsEnv(
   refs: readonly string[],
   patterns: readonly string[],
 ): Record<string, string> {
-  for (const pattern of patterns) {
-    if (!pattern.startsWith('refs/') || /[\s{}\\]/.test(pattern)) {
-      throw new Error(`not a pattern the hook can read: ${JSON.stringify(pattern)}`);
-    }
-  }
   return {
-    ...(refs.length === 0 ? {} : { [FROZEN_REFS_ENV]: refs.map(checkFullRef).join('\n') }),
-    ...(patterns.length === 0 ? {} : { [FROZEN_PATTERNS_ENV]: patterns.join('\n') }),
+    ...listEnv(FROZEN_REFS_ENV, refs.map(checkFullRef)),
+    ...listEnv(FROZEN_PATTERNS_ENV, patterns.map(checkHookPattern)),
   };
 }
 

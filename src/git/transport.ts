@@ -42,6 +42,8 @@ export interface TransportOptions {
 export interface ReceivePackOptions extends TransportOptions {
   /** Full ref names the pre-receive hook must not let this push delete or rewind. */
   protectedRefs?: readonly string[];
+  /** Shell patterns over full ref names, likewise (see `protectedRefsEnv`). */
+  protectedPatterns?: readonly string[];
   /** Full ref names this push may not touch at all (the pusher may not push there). */
   frozenRefs?: readonly string[];
   /** Shell patterns over full ref names, likewise (see `frozenRefsEnv`). */
@@ -293,10 +295,9 @@ export async function receivePack(
   options: ReceivePackOptions = {},
 ): Promise<ReceivePack> {
   await requireRepository(repo);
-  const protectedRefs = options.protectedRefs ?? [];
   const env = {
     ...protocolEnv(options),
-    ...protectedRefsEnv(protectedRefs),
+    ...protectedRefsEnv(options.protectedRefs ?? [], options.protectedPatterns ?? []),
     ...frozenRefsEnv(options.frozenRefs ?? [], options.frozenPatterns ?? []),
   };
   // Always: a repository made by an older Kiln gets the current hook before its next push.

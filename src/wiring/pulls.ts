@@ -5,6 +5,7 @@ import { BranchPushStore } from '../domain/pulls/branch-push.store.ts';
 import { CompareService } from '../domain/pulls/compare.service.ts';
 import { MergeGateService } from '../domain/pulls/merge-gate.service.ts';
 import { MergeabilityService } from '../domain/pulls/mergeability.service.ts';
+import { OutdatedHeadsService } from '../domain/pulls/outdated-heads.service.ts';
 import { PullService } from '../domain/pulls/pull.service.ts';
 import { PullStore } from '../domain/pulls/pull.store.ts';
 import { PullMergeService } from '../domain/pulls/pull-merge.service.ts';
@@ -19,7 +20,6 @@ import type { ProtectedBranchService } from '../domain/repos/protected-branch.se
 import type { RepoService } from '../domain/repos/repo.service.ts';
 import type { UserService } from '../domain/users/user.service.ts';
 import type { GitContext } from '../git/git-context.ts';
-import { findBranch, isAncestor } from '../git/refs.ts';
 import type { CacheRegistry } from '../lib/cache-registry.ts';
 
 export type PullParts = {
@@ -48,8 +48,9 @@ export function buildPulls(parts: PullParts) {
     catFiles: git.catFiles,
     events,
   });
+  const commentStore = new ReviewCommentStore(db);
   const reviewComments = new ReviewCommentService({
-    store: new ReviewCommentStore(db),
+    store: commentStore,
     pullStore: store,
     pulls,
     repos,
@@ -57,15 +58,15 @@ export function buildPulls(parts: PullParts) {
     events,
   });
   const reviewStore = new PullReviewStore(db);
-  const pullTimeline = new PullTimelineService(new PullTimelineStore(db), repos, git.catFiles);
+  const pullTimeline = new PullTimelineService(new PullTimelineStore(db), repos, git.catFiles, {
+    reviews: reviewStore,
+    comments: commentStore,
+  });
   const protectedBranches = parts.protectedBranches;
+  const outdatedHeads = new OutdatedHeadsService({ repos, pulls, caches: parts.caches });
   const mergeGates = new MergeGateService(protectedBranches, new CommitCheckStore(db), {
     reviews: (pullId) => reviewStore.listByPull(pullId, undefined),
-    behind: async (repo, baseBranch, headSha) => {
-      const handle = repos.handle(repo);
-      const tip = await findBranch(handle, baseBranch);
-      return tip !== undefined && !(await isAncestor(handle, tip, headSha));
-    },
+    behind: (repo, baseBranch, headSha) => outdatedHeads.behind(repo, baseBranch, headSha),
   });
   return {
     pulls,

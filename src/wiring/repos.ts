@@ -24,7 +24,6 @@ import { RepoAccessService } from '../domain/repos/repo-access.service.ts';
 import { RepoLifecycleService } from '../domain/repos/repo-lifecycle.service.ts';
 import { RepoListingService } from '../domain/repos/repo-listing.service.ts';
 import type { UserStore } from '../domain/users/user.store.ts';
-import { listRefs } from '../git/refs.ts';
 import type { CoreParts } from './parts.ts';
 
 export type RepoParts = CoreParts & {
@@ -87,8 +86,6 @@ export function buildRepos(parts: RepoParts) {
     users: parts.users,
     // Rules that name teams (who may approve, push or merge) ask the organisation's teams.
     teams,
-    branchNames: async (repo) =>
-      (await listRefs(repos.handle(repo), git.catFiles)).branches.map((branch) => branch.name),
   });
   const releaseStore = new ReleaseStore(db, parts.caches);
   const tags = new TagService(repos, releaseStore, git.catFiles);

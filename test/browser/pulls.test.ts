@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../support/server.ts';
 import { type Chromium, screenshot } from './chromium.ts';
 import { type WorkTree, withToken } from './git-cli.ts';
-import { browserEnabled, useBrowserWorld } from './suite.ts';
+import { browserEnabled, signInAs, useBrowserWorld } from './suite.ts';
 
 let kiln: TestServer;
 let chrome: Chromium;
@@ -38,10 +38,7 @@ describe.runIf(browserEnabled)('pull requests in a browser', () => {
     await work.git('commit', '-q', '-am', 'Polish the spring');
     await work.git('push', '-q', remote, 'polish');
 
-    await page.goto(url('/login'));
-    await page.getByLabel('Username or email').fill('reviewer');
-    await page.getByLabel('Password').fill('a long enough secret');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAs(chrome, kiln.url, 'reviewer', 'a long enough secret');
 
     await page.goto(url('/repos/reviewer/widgets/pulls'));
     await page.getByRole('link', { name: 'New pull request' }).click();
@@ -135,10 +132,7 @@ describe.runIf(browserEnabled)('pull requests in a browser', () => {
     const { user } = await kiln.make.user({ handle: 'tidy', password: 'a long enough secret' });
     await kiln.app.services.repos.create(user, { name: 'scratch', description: 'Temporary' });
 
-    await page.goto(url('/login'));
-    await page.getByLabel('Username or email').fill('tidy');
-    await page.getByLabel('Password').fill('a long enough secret');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAs(chrome, kiln.url, 'tidy', 'a long enough secret');
 
     await page.goto(url('/repos/tidy/scratch/settings'));
     await page.getByRole('button', { name: 'Delete tidy/scratch' }).click();

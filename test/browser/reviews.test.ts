@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../support/server.ts';
 import { type Chromium, screenshot } from './chromium.ts';
 import { type WorkTree, withToken } from './git-cli.ts';
-import { browserEnabled, useBrowserWorld } from './suite.ts';
+import { browserEnabled, signInAs, useBrowserWorld } from './suite.ts';
 
 let kiln: TestServer;
 let chrome: Chromium;
@@ -57,13 +57,7 @@ describe.runIf(browserEnabled)('reviews in a browser', () => {
     });
     const pullPath = '/repos/lead/gadgets/pulls/1';
 
-    const signIn = async (handle: string) => {
-      await chrome.context.clearCookies();
-      await page.goto(url('/login'));
-      await page.getByLabel('Username or email').fill(handle);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-    };
+    const signIn = (handle: string) => signInAs(chrome, kiln.url, handle, PASSWORD);
 
     await signIn('mate');
     await page.goto(url(`${pullPath}/files`));

@@ -35,3 +35,21 @@ export function useBrowserWorld(
 ): void {
   if (browserEnabled) useForSuite(() => startBrowserWorld(env), stopBrowserWorld, ready);
 }
+
+/**
+ * Signs `handle` in through the login form, as a person would, after dropping whoever was
+ * signed in before (a suite that switches people between steps asks for this).
+ */
+export async function signInAs(
+  chrome: Chromium,
+  baseUrl: string,
+  handle: string,
+  password: string,
+): Promise<void> {
+  const { page } = chrome;
+  await chrome.context.clearCookies();
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Username or email').fill(handle);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}

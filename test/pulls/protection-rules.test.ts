@@ -120,6 +120,13 @@ describe('protection rules with reviews', () => {
     await world.pushBranch('main', { 'c.txt': 'c\n' });
     const third = await merge(pull.number);
     expect(third.body.message).toBe(refusal('The head branch is behind the base branch'));
+    // Asked again about the same two commits, the answer is remembered rather than asked of git.
+    const outdatedHits = () =>
+      kiln.app.caches.readings().find((cache) => cache.name === 'pull_outdated_heads')?.hits;
+    const hitsBefore = outdatedHits() ?? 0;
+    const again = await merge(pull.number);
+    expect(again.body.message).toBe(refusal('The head branch is behind the base branch'));
+    expect(outdatedHits()).toBe(hitsBefore + 1);
 
     // The head takes the base in; the approval (not stale-dismissing) still counts.
     await git.ok(['fetch', '-q', 'origin'], { cwd: world.work });

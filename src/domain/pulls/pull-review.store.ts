@@ -65,6 +65,21 @@ export class PullReviewStore {
     return rows.map(toReview);
   }
 
+  /** The pull's submitted reviews among `ids`, oldest first (as `listByPull` orders them). */
+  async listSubmittedByIds(pullId: string, ids: readonly string[]): Promise<PullReview[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('pull_reviews')
+      .selectAll()
+      .where('pull_id', '=', pullId)
+      .where('id', 'in', ids)
+      .where('state', '!=', 'PENDING')
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toReview);
+  }
+
   /** The pending review of `reviewerId` on the pull, if there is one. */
   async findPending(pullId: string, reviewerId: string): Promise<PullReview | undefined> {
     const row = await this.#db

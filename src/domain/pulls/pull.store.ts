@@ -1,90 +1,24 @@
-import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { uniqueOrConflict } from '../../db/errors.ts';
 import { KeptTexts } from '../../db/kept-texts.ts';
-import type { PullRequestsTable } from '../../db/tables.ts';
 import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { contentHash } from '../../lib/content-hash.ts';
 import type { Page } from '../paging.ts';
 import type { Pull, PullSort, PullStateFilter } from './pull.types.ts';
+import {
+  type NewPull,
+  newPullRow,
+  PULL_COLUMNS,
+  PULL_ORDERS,
+  type PullFieldUpdate,
+  type PullRow,
+  toPull,
+} from './pull-rows.ts';
 
-/** Every column but the body, which `KeptTexts` reads only when it does not hold it. */
-const PULL_COLUMNS = [
-  'pull_requests.id',
-  'pull_requests.repo_id',
-  'pull_requests.number',
-  'pull_requests.title',
-  'pull_requests.body_hash',
-  'pull_requests.state',
-  'pull_requests.merged',
-  'pull_requests.merged_at',
-  'pull_requests.merge_commit_sha',
-  'pull_requests.merged_by_id',
-  'pull_requests.author_id',
-  'pull_requests.assignee_id',
-  'pull_requests.head_repo_id',
-  'pull_requests.head_branch',
-  'pull_requests.head_sha',
-  'pull_requests.base_branch',
-  'pull_requests.created_at',
-  'pull_requests.updated_at',
-  'pull_requests.closed_at',
-] as const;
+export type { NewPull, PullFieldUpdate };
 
 /** Characters of pull request bodies kept in memory (see `KeptTexts`). */
 const KEPT_BODIES_CHARS = 4 * 1024 * 1024;
-
-type PullRow = Omit<Selectable<PullRequestsTable>, 'body'>;
-
-function toPull(row: PullRow, body: string): Pull {
-  const date = (value: number | null) => (value === null ? null : new Date(value));
-  return {
-    id: row.id,
-    repoId: row.repo_id,
-    number: Number(row.number),
-    title: row.title,
-    body,
-    state: row.state,
-    merged: Boolean(row.merged),
-    mergedAt: date(row.merged_at),
-    mergeCommitSha: row.merge_commit_sha,
-    mergedById: row.merged_by_id,
-    authorId: row.author_id,
-    assigneeId: row.assignee_id,
-    headRepoId: row.head_repo_id,
-    headBranch: row.head_branch,
-    headSha: row.head_sha,
-    baseBranch: row.base_branch,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
-    closedAt: date(row.closed_at),
-  };
-}
-
-/** A pull about to be opened: the store gives it its number, open and unmerged. */
-export type NewPull = {
-  readonly id: string;
-  readonly repoId: string;
-  readonly title: string;
-  readonly body: string;
-  readonly authorId: string;
-  readonly headRepoId: string;
-  readonly headBranch: string;
-  readonly headSha: string;
-  readonly baseBranch: string;
-  /** Epoch milliseconds; also its first update time. */
-  readonly createdAt: number;
-};
-
-/** What an edit may change; `closedAt` null reopens. */
-export type PullFieldUpdate = {
-  title?: string;
-  body?: string;
-  state?: Pull['state'];
-  closedAt?: number | null;
-  headSha?: string;
-  assigneeId?: string | null;
-};
 
 const DUPLICATE = 'pull request already exists for these targets';
 
@@ -128,27 +62,7 @@ export class PullStore {
    * a failed insert rolls the counter back.
    */
   async insertNumbered(pull: NewPull): Promise<Pull> {
-    const row: Omit<PullRequestsTable, 'number'> = {
-      id: pull.id,
-      repo_id: pull.repoId,
-      title: pull.title,
-      body: pull.body,
-      body_hash: contentHash(pull.body),
-      state: 'open',
-      merged: false,
-      merged_at: null,
-      merge_commit_sha: null,
-      merged_by_id: null,
-      author_id: pull.authorId,
-      assignee_id: null,
-      head_repo_id: pull.headRepoId,
-      head_branch: pull.headBranch,
-      head_sha: pull.headSha,
-      base_branch: pull.baseBranch,
-      created_at: pull.createdAt,
-      updated_at: pull.createdAt,
-      closed_at: null,
-    };
+    const row = newPullRow(pull);
     return uniqueOrConflict(
       () =>
         this.#db.transaction().execute(async (trx) => {
@@ -158,7 +72,7 @@ export class PullStore {
             .where('id', '=', row.repo_id)
             .returning('pull_counter')
             .executeTakeFirstOrThrow();
-          const numbered: PullRequestsTable = { ...row, number: Number(pull_counter) };
+          const numbered = { ...row, number: Number(pull_counter) };
           await trx.insertInto('pull_requests').values(numbered).execute();
           return toPull(numbered, numbered.body);
         }),
@@ -188,41 +102,22 @@ export class PullStore {
     if (filter.state !== 'all') base = base.where('pull_requests.state', '=', filter.state);
     if (filter.authorId) base = base.where('pull_requests.author_id', '=', filter.authorId);
     let query = base.select(PULL_COLUMNS);
-    switch (filter.sort) {
-      case 'oldest':
-        query = query
-          .orderBy('pull_requests.created_at', 'asc')
-          .orderBy('pull_requests.number', 'asc');
-        break;
-      case 'recentupdate':
-        query = query
-          .orderBy('pull_requests.updated_at', 'desc')
-          .orderBy('pull_requests.number', 'desc');
-        break;
-      case 'leastupdate':
-        query = query
-          .orderBy('pull_requests.updated_at', 'asc')
-          .orderBy('pull_requests.number', 'asc');
-        break;
-      case 'mostcomment':
-      case 'leastcomment': {
-        const direction = filter.sort === 'mostcomment' ? 'desc' : 'asc';
-        query = query
-          .orderBy(
-            (eb) =>
-              eb
-                .selectFrom('review_comments')
-                .select((inner) => inner.fn.countAll().as('n'))
-                .whereRef('review_comments.pull_id', '=', 'pull_requests.id'),
-            direction,
-          )
-          .orderBy('pull_requests.number', 'desc');
-        break;
+    if (filter.sort === 'mostcomment' || filter.sort === 'leastcomment') {
+      const direction = filter.sort === 'mostcomment' ? 'desc' : 'asc';
+      query = query
+        .orderBy(
+          (eb) =>
+            eb
+              .selectFrom('review_comments')
+              .select((inner) => inner.fn.countAll().as('n'))
+              .whereRef('review_comments.pull_id', '=', 'pull_requests.id'),
+          direction,
+        )
+        .orderBy('pull_requests.number', 'desc');
+    } else {
+      for (const [column, direction] of PULL_ORDERS[filter.sort]) {
+        query = query.orderBy(column, direction);
       }
-      default:
-        query = query
-          .orderBy('pull_requests.created_at', 'desc')
-          .orderBy('pull_requests.number', 'desc');
     }
     const [rows, count] = await Promise.all([
       query.limit(page.limit).offset(page.offset).execute(),

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { ReviewCommentsTable } from '../../db/tables.ts';
 import { foldId } from '../../lib/ids.ts';
@@ -24,6 +24,12 @@ function toComment(row: Selectable<ReviewCommentsTable>): ReviewComment {
     resolvedAt: row.resolved_at === null ? null : new Date(Number(row.resolved_at)),
     reviewId: row.review_id,
   };
+}
+
+/** The line a comment's thread is on, on its own side, as `lineOf` (review-threads.ts) reads it. */
+function threadLine(table: 'review_comments' | 'shown') {
+  const column = (name: string) => sql.ref(`${table}.${name}`);
+  return sql<number>`coalesce(case when ${column('side')} = 'RIGHT' then ${column('line')} else ${column('old_line')} end, 0)`;
 }
 
 /**
@@ -74,6 +80,39 @@ export class ReviewCommentStore {
     const rows = await this.#visibleTo(viewerId)
       .selectAll('review_comments')
       .where('review_comments.pull_id', '=', pullId)
+      .orderBy('review_comments.created_at')
+      .orderBy('review_comments.id')
+      .execute();
+    return rows.map(toComment);
+  }
+
+  /**
+   * The comments `viewerId` may see on the threads that the comments of `reviewIds`, or line
+   * comments made on their own, are on (a thread is one line of one side of one file), oldest
+   * first: what a page needs to draw those threads whole, without the pull's other comments.
+   */
+  async listOnThreadsOf(
+    pullId: string,
+    reviewIds: readonly string[],
+    viewerId: string | undefined,
+  ): Promise<ReviewComment[]> {
+    const shown = this.#db
+      .selectFrom('review_comments as shown')
+      .select(['shown.path', 'shown.side', threadLine('shown').as('thread_line')])
+      .where('shown.pull_id', '=', pullId)
+      .where((eb) =>
+        reviewIds.length === 0
+          ? eb('shown.review_id', 'is', null)
+          : eb.or([eb('shown.review_id', 'is', null), eb('shown.review_id', 'in', reviewIds)]),
+      );
+    // A row-value IN over a subquery that does not refer to the outer row: both engines read
+    // it once and probe it per comment, so the cost is one pass over the pull's comments.
+    const rows = await this.#visibleTo(viewerId)
+      .selectAll('review_comments')
+      .where('review_comments.pull_id', '=', pullId)
+      .where(
+        sql<boolean>`(review_comments.path, review_comments.side, ${threadLine('review_comments')}) in (${shown})`,
+      )
       .orderBy('review_comments.created_at')
       .orderBy('review_comments.id')
       .execute();

@@ -1,5 +1,4 @@
-import { isValidRefName } from '../../git/ref-names.ts';
-import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.ts';
+import { Forbidden, NotFound, Unauthenticated } from '../errors.ts';
 import type { TeamMembership } from '../orgs/team-membership.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
@@ -7,18 +6,12 @@ import {
   type BranchRuleSettings,
   DEFAULT_RULE_SETTINGS,
   deployKeyMayPushUnder,
-  isRulePattern,
   ruleFor,
-  shellPatternsOf,
 } from './branch-rule.ts';
-import {
-  checkApprovals,
-  checkNames,
-  checkPatterns,
-  checkRuleName,
-  type ProtectionChange,
-} from './branch-rule-input.ts';
-import type { ProtectedBranchStore, StoredRule } from './protected-branch.store.ts';
+import { changedRule } from './branch-rule-change.ts';
+import { hookRefsOf } from './branch-rule-hook.ts';
+import { checkRuleName, type ProtectionChange } from './branch-rule-input.ts';
+import type { ProtectedBranchStore } from './protected-branch.store.ts';
 import { mayAdministerRepo, mayWrite } from './repo.policy.ts';
 import type { RepoService } from './repo.service.ts';
 import type { ProtectedBranchRecord, RepoAccess, Repository } from './repo.types.ts';
@@ -28,12 +21,10 @@ export type { ProtectionChange };
 /** A change to a protection's required checks; what is left out stays as it is. */
 export type RequiredCheckChange = ProtectionChange;
 
-/** What the rules read beyond their own rows: people by handle, team membership, branches. */
+/** What the rules read beyond their own rows: people by handle, team membership. */
 export type ProtectedBranchPorts = {
   readonly users: Pick<UserService, 'findAccount' | 'findManyByIds'>;
   readonly teams: TeamMembership;
-  /** The repository's branch names, to expand pattern rules for the push hook. */
-  readonly branchNames: (repo: Repository) => Promise<string[]>;
 };
 
 /**
@@ -63,18 +54,14 @@ export class ProtectedBranchService {
   }
 
   /**
-   * Full ref names of the existing branches some rule protects (`refs/heads/main`), for the
-   * hook: a pattern protects the branches it matches now, which are the only ones a push could
-   * delete or rewind.
+   * What the hook protects from deletion and rewinding, as full ref names and shell patterns
+   * (`hookRefsOf`): the hook matches them against the refs a push names, so no branch is listed.
    */
-  async refs(repo: Repository): Promise<string[]> {
-    const records = await this.records(repo);
-    if (records.length === 0) return [];
-    const plain = new Set(records.map((record) => record.branch));
-    const branches = await this.#ports.branchNames(repo);
-    const matched = branches.filter((branch) => plain.has(branch) || ruleFor(records, branch));
-    const names = new Set([...matched, ...[...plain].filter((name) => !isRulePattern(name))]);
-    return [...names].sort().map((branch) => `refs/heads/${branch}`);
+  async protectedRefs(
+    repo: Repository,
+  ): Promise<{ protectedRefs: string[]; protectedPatterns: string[] }> {
+    const { names, patterns } = hookRefsOf(await this.records(repo));
+    return { protectedRefs: names, protectedPatterns: patterns };
   }
 
   /**
@@ -92,29 +79,16 @@ export class ProtectedBranchService {
     via: { readonly deployKey?: boolean } = {},
   ): Promise<{ frozenRefs: string[]; frozenPatterns: string[] }> {
     const records = await this.records(repo);
-    const barred = new Set<ProtectedBranchRecord>();
+    const barred: ProtectedBranchRecord[] = [];
     for (const record of records) {
       const may = via.deployKey
         ? deployKeyMayPushUnder(record)
         : await this.#mayPushUnder(repo, record, pusher);
-      if (!may) barred.add(record);
+      if (!may) barred.push(record);
     }
-    if (barred.size === 0) return { frozenRefs: [], frozenPatterns: [] };
-    const branches = await this.#ports.branchNames(repo);
-    const governed = branches.filter((branch) => {
-      const rule = ruleFor(records, branch);
-      return rule !== undefined && barred.has(rule);
-    });
-    // A rule governs the branch its name spells exactly, a pattern's name too (`ruleFor`),
-    // when that name is one a branch can have.
-    const plain = [...barred]
-      .map((r) => r.branch)
-      .filter((b) => !isRulePattern(b) || isValidRefName(`refs/heads/${b}`));
-    const patterns = [...barred].filter((r) => isRulePattern(r.branch)).map((r) => r.branch);
-    return {
-      frozenRefs: [...new Set([...governed, ...plain])].sort().map((b) => `refs/heads/${b}`),
-      frozenPatterns: [...new Set(patterns.flatMap(shellPatternsOf))].map((p) => `refs/heads/${p}`),
-    };
+    // The barred rules' names and patterns reach every branch they govern (`hookRefsOf`).
+    const { names, patterns } = hookRefsOf(barred);
+    return { frozenRefs: names, frozenPatterns: patterns };
   }
 
   /**
@@ -168,7 +142,7 @@ export class ProtectedBranchService {
     const repo = await this.#adminRepo(viewer, owner, name);
     const clean = checkRuleName(rule);
     const base = { enableStatusCheck: false, statusCheckContexts: [], ...DEFAULT_RULE_SETTINGS };
-    const stored = await this.#apply(base, change);
+    const stored = await changedRule(base, change, this.#ports.users);
     if (!(await this.#store.add(repo.id, clean, stored))) {
       throw new Forbidden('Branch protection already exist');
     }
@@ -185,7 +159,7 @@ export class ProtectedBranchService {
   ): Promise<ProtectedBranchRecord> {
     const repo = await this.#adminRepo(viewer, owner, name);
     const current = await this.#find(repo, rule);
-    const stored = await this.#apply(current, change);
+    const stored = await changedRule(current, change, this.#ports.users);
     if (!(await this.#store.setRule(repo.id, current.branch, stored))) throw notProtected(rule);
     return this.#find(repo, current.branch);
   }
@@ -240,51 +214,6 @@ export class ProtectedBranchService {
     if (ids.includes(user.id)) return true;
     if (teams.length === 0 || repo.owner.kind !== 'org') return false;
     return this.#ports.teams.isMemberOfAnyTeam(user.id, repo.owner.id, teams);
-  }
-
-  /** The stored rule after a change: every value checked, people found by handle. */
-  async #apply(current: StoredRule, change: ProtectionChange): Promise<StoredRule> {
-    const ids = async (handles: readonly string[] | undefined, fallback: readonly string[]) => {
-      if (handles === undefined) return fallback;
-      const found: string[] = [];
-      for (const handle of checkNames(handles, 'user names')) {
-        const account = await this.#ports.users.findAccount(handle);
-        if (account?.kind !== 'user') {
-          throw new Invalid(`user does not exist [name: ${handle}]`);
-        }
-        found.push(account.id);
-      }
-      return [...new Set(found)];
-    };
-    const teams = (names: readonly string[] | undefined, fallback: readonly string[]) =>
-      names === undefined ? fallback : checkNames(names, 'team names');
-    const {
-      pushWhitelistUsernames,
-      mergeWhitelistUsernames,
-      approvalsWhitelistUsernames,
-      pushWhitelistTeams,
-      mergeWhitelistTeams,
-      approvalsWhitelistTeams,
-      statusCheckContexts,
-      requiredApprovals,
-      ...flags
-    } = change;
-    const defined = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
-    return {
-      ...current,
-      ...defined,
-      statusCheckContexts: checkPatterns(statusCheckContexts ?? current.statusCheckContexts),
-      requiredApprovals: checkApprovals(requiredApprovals ?? current.requiredApprovals),
-      pushWhitelistUserIds: await ids(pushWhitelistUsernames, current.pushWhitelistUserIds),
-      mergeWhitelistUserIds: await ids(mergeWhitelistUsernames, current.mergeWhitelistUserIds),
-      approvalsWhitelistUserIds: await ids(
-        approvalsWhitelistUsernames,
-        current.approvalsWhitelistUserIds,
-      ),
-      pushWhitelistTeams: teams(pushWhitelistTeams, current.pushWhitelistTeams),
-      mergeWhitelistTeams: teams(mergeWhitelistTeams, current.mergeWhitelistTeams),
-      approvalsWhitelistTeams: teams(approvalsWhitelistTeams, current.approvalsWhitelistTeams),
-    };
   }
 
   async #find(repo: Repository, rule: string): Promise<ProtectedBranchRecord> {

@@ -11,7 +11,7 @@ import type { Repository } from './repo.types.ts';
 /** What receiving a push uses: the repository on disk, its protected refs, the push use case. */
 export type PushReceptionServices = {
   readonly repos: Pick<RepoService, 'handle'>;
-  readonly protectedBranches: Pick<ProtectedBranchService, 'refs' | 'pushRestrictions'>;
+  readonly protectedBranches: Pick<ProtectedBranchService, 'protectedRefs' | 'pushRestrictions'>;
   readonly pushHandling: Pick<PushService, 'afterPush'>;
   readonly pullSuggestions: Pick<PullSuggestionService, 'afterPush'>;
 };
@@ -53,7 +53,7 @@ export async function receivePush(
   const { repo, pusher, log } = push;
   const pack = await receivePack(services.repos.handle(repo), push.input, {
     ...push.transport,
-    protectedRefs: await services.protectedBranches.refs(repo),
+    ...(await services.protectedBranches.protectedRefs(repo)),
     // Who may push where (`enable_push` and its whitelists) holds on every transport alike.
     ...(await services.protectedBranches.pushRestrictions(repo, pusher, {
       deployKey: push.viaDeployKey ?? false,
