@@ -1,0 +1,52 @@
+import { TokenBuckets } from '../../lib/token-buckets.ts';
+import type { BlocksService } from './blocks.service.ts';
+import { actorHost } from './blocks.ts';
+
+/** Whether a verified activity may go on to the inbox, and if not why. */
+export type Admission =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly why: 'blocked'; readonly reason: string }
+  | { readonly ok: false; readonly why: 'flooding'; readonly retryAfterSeconds: number };
+
+const MINUTE_MS = 60_000;
+
+/**
+ * What every verified inbox POST passes before anything of it is kept: the sender must not be
+ * blocked (for the repository whose inbox it is, when it is one) and must not be sending faster
+ * than its bucket, nor its server faster than its own. Buckets count verified senders only, so
+ * nobody can spend another server's allowance by naming its actors in unsigned requests; they
+ * are held per process (each replica allows as much).
+ */
+export class InboxGuard {
+  readonly #blocks: Pick<BlocksService, 'refusal'>;
+  readonly #perActor: TokenBuckets;
+  readonly #perHost: TokenBuckets;
+
+  constructor(deps: {
+    blocks: Pick<BlocksService, 'refusal'>;
+    /** Activities per minute from one actor, and from all actors of one server. */
+    perActorPerMinute: number;
+    perHostPerMinute: number;
+  }) {
+    this.#blocks = deps.blocks;
+    this.#perActor = new TokenBuckets({ capacity: deps.perActorPerMinute, refillMs: MINUTE_MS });
+    this.#perHost = new TokenBuckets({ capacity: deps.perHostPerMinute, refillMs: MINUTE_MS });
+  }
+
+  /** Admits or refuses one activity `sender` signed, posted to `repoId`'s inbox if given. */
+  async admit(sender: string, repoId?: string): Promise<Admission> {
+    const refused = await this.#blocks.refusal(sender, repoId);
+    if (refused) return { ok: false, why: 'blocked', reason: refused.reason };
+    const host = actorHost(sender) ?? sender;
+    for (const [buckets, key] of [
+      [this.#perActor, sender],
+      [this.#perHost, host],
+    ] as const) {
+      const taken = buckets.take(key);
+      if (!taken.ok) {
+        return { ok: false, why: 'flooding', retryAfterSeconds: taken.retryAfterSeconds };
+      }
+    }
+    return { ok: true };
+  }
+}
