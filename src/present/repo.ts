@@ -2,6 +2,7 @@ import type { AccessLevel, Repository } from '../domain/repos/repo.types.ts';
 import { foldId } from '../lib/ids.ts';
 import { rfc3339 } from '../lib/time.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
+import { type RemoteParent, toApiRemoteParent } from './remote-parent.ts';
 import type { ApiParentRepository, ApiRepository } from './schemas/repo.ts';
 import { sshCloneUrl } from './ssh-url.ts';
 import { toApiUser } from './user.ts';
@@ -18,6 +19,8 @@ export type RepoFacts = {
   readonly forks?: number;
   /** Stars given from other servers (Kiln has no local stars). */
   readonly stars?: number;
+  /** The repository on another server this one was forked from, if it was. */
+  readonly remoteParent?: RemoteParent | undefined;
 };
 
 const UNIX_EPOCH = '1970-01-01T00:00:00Z';
@@ -45,7 +48,7 @@ export function toApiParentRepository(
     description: repo.description,
     empty: facts.empty,
     private: repo.private,
-    fork: repo.parentId !== null,
+    fork: repo.parentId !== null || facts.remoteParent !== undefined,
     template: false,
     mirror: false,
     size: 0,
@@ -108,5 +111,6 @@ export function toApiRepository(
 ): ApiRepository {
   const api: ApiRepository = toApiParentRepository(facts, context);
   if (parent && parent.access !== 'none') api.parent = toApiParentRepository(parent, context);
+  else if (facts.remoteParent) api.parent = toApiRemoteParent(facts.remoteParent);
   return api;
 }

@@ -1,0 +1,119 @@
+import { GO_ZERO_TIME } from '../lib/time.ts';
+import type { ApiParentRepository } from './schemas/repo.ts';
+import type { ApiUser } from './schemas/user.ts';
+
+/** The repository on another server a local one was forked from, as Kiln keeps it. */
+export type RemoteParent = {
+  /** Its ActivityPub id (on Kiln, the repository's page URL). */
+  readonly actor: string;
+  readonly cloneUri: string;
+  /** Its `name` when it was forked; read from the id when not kept. */
+  readonly name?: string | undefined;
+};
+
+const UNIX_EPOCH = '1970-01-01T00:00:00Z';
+
+/**
+ * Who owns the remote repository and what it is called, from its id: `/repos/{owner}/{name}` on
+ * Kiln, the last two path segments elsewhere, with the host: `ada@forge.example`.
+ */
+export function remoteNames(parent: RemoteParent): { login: string; name: string } {
+  const url = new URL(parent.actor);
+  const segments = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  const tail = segments[0] === 'repos' ? segments.slice(1) : segments;
+  const owner = tail.length >= 2 ? (tail[tail.length - 2] ?? '') : '';
+  const name = parent.name || (tail[tail.length - 1] ?? '');
+  return { login: owner ? `${owner}@${url.host}` : url.host, name };
+}
+
+/**
+ * Gitea's Repository object for a parent on another server, built from what its actor said:
+ * `full_name` is `owner@host/name` (the handle the fediverse writes, and never a local
+ * `owner/name`), `html_url` the actor (its page), `clone_url` its `cloneUri`, `id` 0 as no
+ * local repository has it. What Kiln cannot know of it (counts, permissions) is zero or false.
+ */
+export function toApiRemoteParent(parent: RemoteParent): ApiParentRepository {
+  const { login, name } = remoteNames(parent);
+  const ownerPage = new URL(parent.actor);
+  const owner: ApiUser = {
+    id: 0,
+    login,
+    login_name: '',
+    source_id: 0,
+    full_name: '',
+    avatar_url: '',
+    html_url: `${ownerPage.origin}/${encodeURIComponent(login.split('@')[0] ?? '')}`,
+    language: '',
+    is_admin: false,
+    last_login: GO_ZERO_TIME,
+    created: GO_ZERO_TIME,
+    restricted: false,
+    active: true,
+    prohibit_login: false,
+    location: '',
+    website: '',
+    description: '',
+    visibility: 'public',
+    followers_count: 0,
+    following_count: 0,
+    starred_repos_count: 0,
+    username: login,
+  };
+  return {
+    id: 0,
+    owner,
+    name,
+    full_name: `${login}/${name}`,
+    description: '',
+    empty: false,
+    private: false,
+    fork: false,
+    template: false,
+    mirror: false,
+    size: 0,
+    language: '',
+    languages_url: '',
+    html_url: parent.actor,
+    url: parent.actor,
+    link: '',
+    ssh_url: '',
+    clone_url: parent.cloneUri,
+    original_url: parent.actor,
+    website: '',
+    stars_count: 0,
+    forks_count: 0,
+    watchers_count: 0,
+    open_issues_count: 0,
+    open_pr_counter: 0,
+    release_counter: 0,
+    default_branch: '',
+    archived: false,
+    created_at: UNIX_EPOCH,
+    updated_at: UNIX_EPOCH,
+    archived_at: UNIX_EPOCH,
+    permissions: { admin: false, push: false, pull: true },
+    has_issues: false,
+    has_wiki: false,
+    has_pull_requests: true,
+    has_projects: false,
+    projects_mode: 'repo',
+    has_releases: true,
+    has_packages: false,
+    has_actions: false,
+    ignore_whitespace_conflicts: false,
+    allow_merge_commits: true,
+    allow_rebase: false,
+    allow_rebase_explicit: false,
+    allow_squash_merge: false,
+    allow_fast_forward_only_merge: false,
+    allow_rebase_update: false,
+    default_delete_branch_after_merge: false,
+    default_merge_style: 'merge',
+    default_allow_maintainer_edit: false,
+    avatar_url: '',
+    internal: false,
+    mirror_interval: '',
+    object_format_name: 'sha1',
+    mirror_updated: UNIX_EPOCH,
+  };
+}
