@@ -51,7 +51,7 @@ export function normaliseBlockTarget(kind: BlockKind, typed: string): string {
     if (!actor) throw new Invalid(`"${typed}" is not the URL of an actor`);
     return actor;
   }
-  const host = URL.canParse(text) ? actorHost(text) : text.toLowerCase().replace(/\/+$/, '');
+  const host = text.includes('://') ? actorHost(text) : text.toLowerCase().replace(/\/+$/, '');
   if (!host || !HOST_RULE.test(host)) throw new Invalid(`"${typed}" is not a host name`);
   const [name, port] = host.split(':');
   return port === '443' || port === '80' ? (name ?? host) : host;
