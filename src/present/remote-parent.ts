@@ -1,4 +1,5 @@
 import { GO_ZERO_TIME } from '../lib/time.ts';
+import { KILN_REPO_FEATURES, UNIX_EPOCH } from './repo-features.ts';
 import type { ApiParentRepository } from './schemas/repo.ts';
 import type { ApiUser } from './schemas/user.ts';
 
@@ -10,8 +11,6 @@ export type RemoteParent = {
   /** Its `name` when it was forked; read from the id when not kept. */
   readonly name?: string | undefined;
 };
-
-const UNIX_EPOCH = '1970-01-01T00:00:00Z';
 
 /**
  * Who owns the remote repository and what it is called, from its id: `/repos/{owner}/{name}` on
@@ -92,28 +91,6 @@ export function toApiRemoteParent(parent: RemoteParent): ApiParentRepository {
     updated_at: UNIX_EPOCH,
     archived_at: UNIX_EPOCH,
     permissions: { admin: false, push: false, pull: true },
-    has_issues: false,
-    has_wiki: false,
-    has_pull_requests: true,
-    has_projects: false,
-    projects_mode: 'repo',
-    has_releases: true,
-    has_packages: false,
-    has_actions: false,
-    ignore_whitespace_conflicts: false,
-    allow_merge_commits: true,
-    allow_rebase: false,
-    allow_rebase_explicit: false,
-    allow_squash_merge: false,
-    allow_fast_forward_only_merge: false,
-    allow_rebase_update: false,
-    default_delete_branch_after_merge: false,
-    default_merge_style: 'merge',
-    default_allow_maintainer_edit: false,
-    avatar_url: '',
-    internal: false,
-    mirror_interval: '',
-    object_format_name: 'sha1',
-    mirror_updated: UNIX_EPOCH,
+    ...KILN_REPO_FEATURES,
   };
 }
