@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectGiteaDefinition } from '../api/gitea-swagger.ts';
 import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
 import type { TestServer } from '../support/server.ts';
@@ -102,6 +103,9 @@ describe('remote forks: an upstream away, the fork record, sync and size', () =>
     expect(parent.html_url).toBe(upstream('tool'));
     expect(parent.clone_url).toBe(`${proxy.url}/${author.handle}/tool.git`);
     expect(parent.private).toBe(false);
+    // Gitea's clients read it as they read any Repository object.
+    expectGiteaDefinition(record, 'Repository');
+    expectGiteaDefinition(parent, 'Repository');
     // In lists too.
     const mine = (await call(a, reader.token, 'GET', '/user/repos')).json as unknown as Json[];
     expect(mine.find((repo) => repo.name === 'tool')?.fork).toBe(true);
