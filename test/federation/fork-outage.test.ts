@@ -158,20 +158,33 @@ describe('remote forks: an upstream away, the fork record, sync and size', () =>
     expect((await call(a, reader.token, 'GET', `/repos/${reader.handle}/big`)).status).toBe(404);
   }, 60_000);
 
-  it('an upstream made private stops at once: no forks collection, no new fork', async () => {
+  it('an upstream made private stops at once: no forks collection, no new fork, forks forgotten', async () => {
     const collection = `${proxy.url}/federation/repos/${author.handle}/closing/forks`;
-    expect((await fetch(collection, { headers: { accept: AP } })).status).toBe(200);
-    const hidden = await call(b, author.token, 'PATCH', `/repos/${author.handle}/closing`, {
-      private: true,
-    });
-    expect(hidden.status).toBe(200);
-    expect((await fetch(collection, { headers: { accept: AP } })).status).toBe(404);
-    const forked = await call(a, reader.token, 'POST', '/user/federation/forks', {
+    const first = await call(a, reader.token, 'POST', '/user/federation/forks', {
       actor: upstream('closing'),
     });
-    expect(forked.status).toBe(422);
-    expect((await call(a, reader.token, 'GET', `/repos/${reader.handle}/closing`)).status).toBe(
-      404,
-    );
+    expect(first.status).toBe(201);
+    expect(await eventually(async () => (await forksOnB('closing')).length === 1)).toBe(true);
+    const setPrivate = async (value: boolean) =>
+      (
+        await call(b, author.token, 'PATCH', `/repos/${author.handle}/closing`, {
+          private: value,
+        })
+      ).status;
+    expect(await setPrivate(true)).toBe(200);
+    expect((await fetch(collection, { headers: { accept: AP } })).status).toBe(404);
+    const again = await call(a, reader.token, 'POST', '/user/federation/forks', {
+      actor: upstream('closing'),
+      name: 'closing-two',
+    });
+    expect(again.status).toBe(422);
+    const two = await call(a, reader.token, 'GET', `/repos/${reader.handle}/closing-two`);
+    expect(two.status).toBe(404);
+    // Its forks are forgotten with its followers: made public again, it starts afresh.
+    expect(await eventually(async () => (await forksOnB('closing')).length === 0)).toBe(true);
+    expect(await setPrivate(false)).toBe(200);
+    const shown = await fetch(collection, { headers: { accept: AP } });
+    expect(shown.status).toBe(200);
+    expect(((await shown.json()) as Json).totalItems).toBe(0);
   });
 });

@@ -206,12 +206,17 @@ export class RemoteForksService {
   }
 
   /**
-   * A fork of a remote repository stopped being public (made private, deleted, its owner made
-   * private): its upstream is told with the same `Delete` of the fork its followers get, so the
-   * upstream stops listing it at once.
+   * A repository stopped being public (made private, deleted, its owner made private). Its
+   * forks elsewhere are forgotten, as its followers are: made public again it starts afresh.
+   * When it is itself a fork of a remote repository, its upstream is told with the same
+   * `Delete` of the fork its followers get, so the upstream stops listing it at once.
    */
   async withdrawn(repo: Repository): Promise<void> {
-    const { actors } = this.#deps;
+    const { actors, kv } = this.#deps;
+    for (const fork of await this.forksOf(repo)) {
+      await kv.delete(['forks', repo.id, fork.actor]);
+      await kv.delete(['forked-from', fork.actor]);
+    }
     const upstream = await this.upstreamOf(repo);
     if (!upstream) return;
     const fork = actors.ofRepo(repo);
