@@ -147,6 +147,17 @@ describe('federation blocks', () => {
     expect(made.status).toBe(201);
     expect((await like(bad, 'open')).status).toBe(403);
     expect((await like(bad, 'other')).status).toBe(202);
+    // Through the shared inbox, what names the repository is refused all the same.
+    const shared = `${kiln.url}/federation/inbox`;
+    const viaShared = (name: string) =>
+      bad.send(shared, {
+        id: `${bad.id}#shared-${++likes}`,
+        type: 'Like',
+        actor: bad.id,
+        object: repoActor(name),
+      });
+    expect((await viaShared('open')).status).toBe(403);
+    expect((await viaShared('other')).status).toBe(202);
     expect(await mayPropose(bad.id, 'open')).toEqual({
       ok: false,
       reason: 'you are blocked from this repository',

@@ -141,11 +141,6 @@ export class Federation {
       instances: this.instances,
       repos: deps.repos,
     });
-    this.inboxGuard = new InboxGuard({
-      blocks: this.blocks,
-      perActorPerMinute: config.federation.inboxLimitPerActor,
-      perHostPerMinute: config.federation.inboxLimitPerHost,
-    });
     this.proposals = proposalGate({ blocks: this.blocks, repos: deps.repos });
     this.outbox = new OutboxStore(db);
     // Invariant: federation reaches this machine's loopback addresses only when the instance's
@@ -167,6 +162,12 @@ export class Federation {
       caches: deps.caches,
       remoteUpstream: async (repo) =>
         (await this.kv.get<RemoteUpstream>(['remote-fork', repo.id]))?.actor,
+    });
+    this.inboxGuard = new InboxGuard({
+      blocks: this.blocks,
+      actors: this.actors,
+      perActorPerMinute: config.federation.inboxLimitPerActor,
+      perHostPerMinute: config.federation.inboxLimitPerHost,
     });
     const instanceKeyId = new URL(`${this.urls.instance()}#main-key`);
     this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent, async (request) =>

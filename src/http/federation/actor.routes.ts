@@ -125,7 +125,7 @@ export async function actorRoutes(
     }
     // Invariant: nothing of a blocked or flooding sender is kept, not even that it was seen.
     const repoId = target?.kind === 'repo' ? target.repo.id : undefined;
-    const admitted = await federation.inboxGuard.admit(verified.sender, repoId);
+    const admitted = await federation.inboxGuard.admit(verified.sender, verified.activity, repoId);
     if (!admitted.ok) {
       if (admitted.why === 'blocked') {
         return reply.status(403).type('text/plain').send(admitted.reason);
