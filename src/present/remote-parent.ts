@@ -14,15 +14,27 @@ export type RemoteParent = {
 
 /**
  * Who owns the remote repository and what it is called, from its id: `/repos/{owner}/{name}` on
- * Kiln, the last two path segments elsewhere, with the host: `ada@forge.example`.
+ * Kiln, `/{owner}/{name}` where the id's last segment is the name; elsewhere (an id such as
+ * Forgejo's `/api/v1/activitypub/repository-id/7`) the owner is not in the id, and the server's
+ * host stands for it. With the host: `ada@forge.example`.
  */
 export function remoteNames(parent: RemoteParent): { login: string; name: string } {
   const url = new URL(parent.actor);
-  const segments = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-  const tail = segments[0] === 'repos' ? segments.slice(1) : segments;
-  const owner = tail.length >= 2 ? (tail[tail.length - 2] ?? '') : '';
-  const name = parent.name || (tail[tail.length - 1] ?? '');
+  const segments = url.pathname.split('/').filter(Boolean).map(safeDecode);
+  const tail = segments[0] === 'repos' && segments.length === 3 ? segments.slice(1) : segments;
+  const last = tail[tail.length - 1] ?? '';
+  const name = parent.name || last;
+  const named = tail.length === 2 && last === name;
+  const owner = named ? (tail[0] ?? '') : '';
   return { login: owner ? `${owner}@${url.host}` : url.host, name };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /**
@@ -41,7 +53,9 @@ export function toApiRemoteParent(parent: RemoteParent): ApiParentRepository {
     source_id: 0,
     full_name: '',
     avatar_url: '',
-    html_url: `${ownerPage.origin}/${encodeURIComponent(login.split('@')[0] ?? '')}`,
+    html_url: login.includes('@')
+      ? `${ownerPage.origin}/${encodeURIComponent(login.split('@')[0] ?? '')}`
+      : ownerPage.origin,
     language: '',
     is_admin: false,
     last_login: GO_ZERO_TIME,
