@@ -1,3 +1,5 @@
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { Invalid, TooLarge } from '../domain/errors.ts';
 import { afterEndOfOptions, runGit } from './command.ts';
 import { branchRef, checkFullRef } from './ref-names.ts';
@@ -101,7 +103,16 @@ export async function fetchRemoteBranch(
   localRef: string,
   options: RemoteFetchOptions,
 ): Promise<string> {
-  await fetchFromRemote(target, url, options, [`+${branchRef(branch)}:${checkFullRef(localRef)}`]);
+  const ref = checkFullRef(localRef);
+  await fetchFromRemote(target, url, options, [`+${branchRef(branch)}:${ref}`]).catch(
+    async (error: unknown) => {
+      // Past the limit, what was fetched must not stay reachable under the caller's ref.
+      if (error instanceof TooLarge) {
+        await runGit(['update-ref', '-d', ref], { gitDir: target.path }).catch(() => {});
+      }
+      throw error;
+    },
+  );
   const { stdout } = await runGit(['rev-parse', '--verify', '--end-of-options', localRef], {
     gitDir: target.path,
   });
@@ -152,11 +163,28 @@ async function fetchFromRemote(
       { gitDir: target.path, timeoutMs: REMOTE_TIMEOUT_MS, signal: controller.signal },
     );
   } catch (error) {
-    if (stopped) throw tooLarge();
+    if (stopped) {
+      await removeUnfinishedPacks(target);
+      throw tooLarge();
+    }
     throw error;
   } finally {
     clearInterval(watch);
   }
   // A fetch quicker than one measurement is judged once it is done.
   if (limit > 0 && (await over())) throw tooLarge();
+}
+
+/**
+ * Removes the pack a killed fetch was writing (`objects/pack/tmp_*`): git leaves it behind when
+ * it is stopped, and it would hold the very bytes the limit refused.
+ */
+async function removeUnfinishedPacks(target: RepoHandle): Promise<void> {
+  const packs = path.join(target.path, 'objects', 'pack');
+  const names = await readdir(packs).catch(() => [] as string[]);
+  await Promise.all(
+    names
+      .filter((name) => name.startsWith('tmp_'))
+      .map((name) => rm(path.join(packs, name), { force: true })),
+  );
 }

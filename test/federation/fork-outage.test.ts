@@ -158,6 +158,26 @@ describe('remote forks: an upstream away, the fork record, sync and size', () =>
     expect((await call(a, reader.token, 'GET', `/repos/${reader.handle}/big`)).status).toBe(404);
   }, 60_000);
 
+  it('a sync that would grow the fork past the cap is 413 and moves nothing', async () => {
+    const before = (
+      await call(a, reader.token, 'GET', `/repos/${reader.handle}/tool/branches/main`)
+    ).json.commit as Json;
+    await pushToB('tool', { 'noise.bin': randomBytes(3 * 1024 * 1024).toString('base64') });
+    const synced = await call(
+      a,
+      reader.token,
+      'POST',
+      `/repos/${reader.handle}/tool/merge-upstream`,
+      {
+        branch: 'main',
+      },
+    );
+    expect(synced.status).toBe(413);
+    const after = (await call(a, reader.token, 'GET', `/repos/${reader.handle}/tool/branches/main`))
+      .json.commit as Json;
+    expect(after.id).toBe(before.id);
+  }, 60_000);
+
   it('an upstream made private stops at once: no forks collection, no new fork, forks forgotten', async () => {
     const collection = `${proxy.url}/federation/repos/${author.handle}/closing/forks`;
     const first = await call(a, reader.token, 'POST', '/user/federation/forks', {

@@ -155,13 +155,16 @@ export class RemoteForksService {
       throw new Forbidden('you may not push to this protected branch');
     }
     const reach = await this.#reach(upstream.cloneUri);
+    // The cap holds for every copy from the upstream, so a sync cannot grow the fork past it.
+    const capped = { ...reach, maxBytes: this.#deps.maxForkBytes };
     const theirs = await fetchRemoteBranch(
       handle,
       upstream.cloneUri,
       branch,
       UPSTREAM_REF,
-      reach,
+      capped,
     ).catch((error: unknown) => {
+      if (isDomainError(error) && error.code === 'too_large') throw error;
       throw new Invalid(`the upstream branch ${branch} could not be fetched`, { cause: error });
     });
     try {
