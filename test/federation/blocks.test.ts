@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser } from '../support/http.ts';
+import { apiCall, Browser } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { FediverseActor, startFederatedKiln } from './support.ts';
 
@@ -19,12 +19,8 @@ describe('federation blocks', () => {
   let good: FediverseActor;
 
   const call = async (token: string, method: string, path: string, body?: Json) => {
-    const response = await fetch(`${kiln.url}/api/v1${path}`, {
-      method,
-      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, json: (await response.json().catch(() => null)) as Json };
+    const answer = await apiCall(kiln.url, path, { method, token, body });
+    return { status: answer.status, json: (answer.body ?? {}) as Json };
   };
   const repoActor = (name: string) => `${kiln.url}/repos/${owner.handle}/${name}`;
   const inboxOf = (name: string) => `${kiln.url}/federation/repos/${owner.handle}/${name}/inbox`;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectGiteaDefinition } from '../api/gitea-swagger.ts';
 import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
+import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import { OutageProxy } from './outage-proxy.ts';
@@ -28,12 +29,8 @@ describe('remote forks: an upstream away, the fork record, sync and size', () =>
     path: string,
     body?: Json,
   ) => {
-    const response = await fetch(`${server.url}/api/v1${path}`, {
-      method,
-      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, json: (await response.json().catch(() => null)) as Json };
+    const answer = await apiCall(server.url, path, { method, token, body });
+    return { status: answer.status, json: (answer.body ?? {}) as Json };
   };
   const pushToB = async (name: string, files: Record<string, string>) => {
     const sha = await git.commit(work, files, 'upstream change');
