@@ -6,8 +6,7 @@ import {
   type RemoteFetchOptions,
   remoteDefaultBranch,
 } from '../../git/remote-fetch.ts';
-import { pinCloneAddress } from '../../outbound/clone-address.ts';
-import { Conflict, Forbidden, Invalid, isDomainError, NotFound } from '../errors.ts';
+import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
 import type { PushService } from '../repos/push.service.ts';
 import type { RepoService } from '../repos/repo.service.ts';
@@ -15,6 +14,7 @@ import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import { ACTOR_CONTEXT } from './forgefed-context.ts';
+import { copyFailure, reachClone } from './fork-reach.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
@@ -99,10 +99,7 @@ export class RemoteForksService {
     });
     const { repo } = visible;
     try {
-      await fetchAllFromRemote(repos.handle(repo), upstream.cloneUri, {
-        ...reach,
-        maxBytes: this.#deps.maxForkBytes,
-      });
+      await fetchAllFromRemote(repos.handle(repo), upstream.cloneUri, reach);
       const record: RemoteUpstream = {
         actor: upstream.id,
         cloneUri: upstream.cloneUri,
@@ -112,8 +109,7 @@ export class RemoteForksService {
     } catch (error) {
       // Nothing half-copied stays behind: the new repository goes with whatever it received.
       await repos.delete(user, repo.owner.handle, repo.name).catch(() => {});
-      if (isDomainError(error) && error.code === 'too_large') throw error;
-      throw new Invalid(`${upstream.cloneUri} could not be fetched`, { cause: error });
+      throw copyFailure(`${upstream.cloneUri} could not be fetched`, error);
     }
     await this.#announce(repo, upstream.id);
     return visible;
@@ -155,17 +151,14 @@ export class RemoteForksService {
       throw new Forbidden('you may not push to this protected branch');
     }
     const reach = await this.#reach(upstream.cloneUri);
-    // The cap holds for every copy from the upstream, so a sync cannot grow the fork past it.
-    const capped = { ...reach, maxBytes: this.#deps.maxForkBytes };
     const theirs = await fetchRemoteBranch(
       handle,
       upstream.cloneUri,
       branch,
       UPSTREAM_REF,
-      capped,
+      reach,
     ).catch((error: unknown) => {
-      if (isDomainError(error) && error.code === 'too_large') throw error;
-      throw new Invalid(`the upstream branch ${branch} could not be fetched`, { cause: error });
+      throw copyFailure(`the upstream branch ${branch} could not be fetched`, error);
     });
     try {
       const ours = (await findBranch(handle, branch)) ?? null;
@@ -236,13 +229,9 @@ export class RemoteForksService {
     });
   }
 
-  /** How git may reach a clone address: its scheme allowed, its address checked and pinned. */
-  async #reach(cloneUri: string): Promise<RemoteFetchOptions> {
-    const { allowHttp } = this.#deps;
-    const pinned = await pinCloneAddress(cloneUri, allowHttp).catch((error: unknown) => {
-      throw new Invalid(`${cloneUri} is not an address Kiln may fetch from`, { cause: error });
-    });
-    return { allowHttp, pinned };
+  /** How git may reach a clone address (checked, pinned, and capped at the fork size). */
+  #reach(cloneUri: string): Promise<RemoteFetchOptions> {
+    return reachClone(cloneUri, this.#deps.allowHttp, this.#deps.maxForkBytes);
   }
 
   /** Tells the upstream (ForgeFed: `Create` of the fork, addressed to the upstream). */
