@@ -122,6 +122,7 @@ export async function createApp(config: Config): Promise<App> {
     ...core,
     repos,
     protectedBranches: repoParts.protectedBranches,
+    pushHandling: repoParts.pushHandling,
   });
   const { webhooks, webhookWorker, webhookNotifier } = buildWebhooks({
     ...core,

@@ -112,6 +112,11 @@ export type Config = {
     /** Actor and collection documents only for signed GETs (the instance actor excepted). */
     readonly requireSignedFetch: boolean;
     readonly giveUpAfterMs: number;
+    /** The most bytes a fork of a remote repository may take on disk; 0 for no limit. */
+    readonly maxForkBytes: number;
+    /** Activities per minute accepted from one remote actor, and from one remote server. */
+    readonly inboxLimitPerActor: number;
+    readonly inboxLimitPerHost: number;
     /**
      * The address `serve` derives from a loopback listening address when `baseUrl` is unset
      * (src/cli/defaults.ts): federation's own, for this machine only. Links elsewhere keep
@@ -264,6 +269,9 @@ export function toConfig(values: ConfigValues): Config {
       allowPrivateAddresses: values['service.federation.allow-private-addresses'],
       requireSignedFetch: values['service.federation.require-signed-fetch'],
       giveUpAfterMs: values['service.federation.give-up-after'],
+      maxForkBytes: values['service.federation.max-fork-size'],
+      inboxLimitPerActor: values['service.federation.inbox-limit-per-actor'],
+      inboxLimitPerHost: values['service.federation.inbox-limit-per-host'],
     }),
   });
 }

@@ -384,6 +384,27 @@ export const configSchema = {
     description:
       'A server that has failed every delivery for this long is given up on: its queued deliveries are dropped until it answers again.',
   }),
+  'service.federation.max-fork-size': integerField({
+    default: 1024 ** 3,
+    min: 0,
+    max: 2 ** 50,
+    description:
+      'Largest repository, in bytes on disk, copied from another server when a user forks one of its repositories; 0 for no limit. A copy that grows past it is stopped, the new repository removed, and the user told (`413`).',
+  }),
+  'service.federation.inbox-limit-per-actor': integerField({
+    default: 120,
+    min: 1,
+    max: 1_000_000,
+    description:
+      'Activities one remote actor may send to the inboxes per minute (a token bucket of this size, refilled evenly over the minute). Past it the inbox answers `429` with `Retry-After`.',
+  }),
+  'service.federation.inbox-limit-per-host': integerField({
+    default: 1200,
+    min: 1,
+    max: 10_000_000,
+    description:
+      'Activities all actors of one remote server together may send to the inboxes per minute (a token bucket like the one per actor). Past it the inbox answers `429` with `Retry-After`.',
+  }),
   'service.ci.heartbeat-timeout': durationField({
     default: 600_000,
     minMs: 1000,

@@ -1,8 +1,14 @@
-import { Invalid } from '../domain/errors.ts';
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Invalid, TooLarge } from '../domain/errors.ts';
 import { afterEndOfOptions, runGit } from './command.ts';
 import { branchRef, checkFullRef } from './ref-names.ts';
 import { requireRepository } from './repo-exists.ts';
 import type { RepoHandle } from './repo-paths.ts';
+import { repositorySizeBytes } from './repo-size.ts';
+
+/** How often a capped fetch measures what it has written so far. */
+const SIZE_POLL_MS = 200;
 
 /** How long one fetch from another server may take before it is given up. */
 const REMOTE_TIMEOUT_MS = 5 * 60_000;
@@ -20,6 +26,12 @@ export type RemoteFetchOptions = {
   readonly allowHttp: boolean;
   /** The address git must connect to for the URL's host and port (checked by the caller). */
   readonly pinned: { readonly host: string; readonly port: number; readonly address: string };
+  /**
+   * The most bytes the target repository may take on disk once the fetch is done; 0 or absent
+   * for no limit. Measured while git writes (the incoming pack included), so a fetch past it is
+   * stopped rather than finished.
+   */
+  readonly maxBytes?: number;
 };
 
 /**
@@ -91,7 +103,16 @@ export async function fetchRemoteBranch(
   localRef: string,
   options: RemoteFetchOptions,
 ): Promise<string> {
-  await fetchFromRemote(target, url, options, [`+${branchRef(branch)}:${checkFullRef(localRef)}`]);
+  const ref = checkFullRef(localRef);
+  await fetchFromRemote(target, url, options, [`+${branchRef(branch)}:${ref}`]).catch(
+    async (error: unknown) => {
+      // Past the limit, what was fetched must not stay reachable under the caller's ref.
+      if (error instanceof TooLarge) {
+        await runGit(['update-ref', '-d', ref], { gitDir: target.path }).catch(() => {});
+      }
+      throw error;
+    },
+  );
   const { stdout } = await runGit(['rev-parse', '--verify', '--end-of-options', localRef], {
     gitDir: target.path,
   });
@@ -106,16 +127,64 @@ async function fetchFromRemote(
 ): Promise<void> {
   const checked = checkRemoteUrl(url, options.allowHttp);
   await requireRepository(target);
-  await runGit(
-    [
-      ...remoteArgs(options),
-      'fetch',
-      '--quiet',
-      '--no-write-fetch-head',
-      '--no-auto-gc',
-      '--no-recurse-submodules',
-      ...afterEndOfOptions(checked, ...refspecs),
-    ],
-    { gitDir: target.path, timeoutMs: REMOTE_TIMEOUT_MS },
+  const limit = options.maxBytes ?? 0;
+  const controller = new AbortController();
+  const over = async () => ((await repositorySizeBytes(target)) ?? 0) > limit;
+  let stopped = false;
+  // Invariant: another server cannot make Kiln store more than `maxBytes` for it: the
+  // repository is measured while git writes and the fetch is killed as soon as it is past.
+  const watch =
+    limit > 0
+      ? setInterval(() => {
+          void over().then(
+            (past) => {
+              if (past && !stopped) {
+                stopped = true;
+                controller.abort();
+              }
+            },
+            () => {},
+          );
+        }, SIZE_POLL_MS)
+      : undefined;
+  const tooLarge = () =>
+    new TooLarge(`the repository is larger than the ${limit} bytes this server copies`);
+  try {
+    await runGit(
+      [
+        ...remoteArgs(options),
+        'fetch',
+        '--quiet',
+        '--no-write-fetch-head',
+        '--no-auto-gc',
+        '--no-recurse-submodules',
+        ...afterEndOfOptions(checked, ...refspecs),
+      ],
+      { gitDir: target.path, timeoutMs: REMOTE_TIMEOUT_MS, signal: controller.signal },
+    );
+  } catch (error) {
+    if (stopped) {
+      await removeUnfinishedPacks(target);
+      throw tooLarge();
+    }
+    throw error;
+  } finally {
+    clearInterval(watch);
+  }
+  // A fetch quicker than one measurement is judged once it is done.
+  if (limit > 0 && (await over())) throw tooLarge();
+}
+
+/**
+ * Removes the pack a killed fetch was writing (`objects/pack/tmp_*`): git leaves it behind when
+ * it is stopped, and it would hold the very bytes the limit refused.
+ */
+async function removeUnfinishedPacks(target: RepoHandle): Promise<void> {
+  const packs = path.join(target.path, 'objects', 'pack');
+  const names = await readdir(packs).catch(() => [] as string[]);
+  await Promise.all(
+    names
+      .filter((name) => name.startsWith('tmp_'))
+      .map((name) => rm(path.join(packs, name), { force: true })),
   );
 }

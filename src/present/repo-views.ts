@@ -31,11 +31,12 @@ export class RepoViews {
   }
 
   async facts(repo: Repository, access: RepoFacts['access'], stars?: number): Promise<RepoFacts> {
-    const [{ defaultBranch, empty }, starCount] = await Promise.all([
+    const [{ defaultBranch, empty }, starCount, remoteParent] = await Promise.all([
       this.#services.repos.headFacts(repo),
       stars ?? this.#stars(repo),
+      this.#services.federation?.forks.upstreamOf(repo),
     ]);
-    return { repo, access, defaultBranch, empty, stars: starCount };
+    return { repo, access, defaultBranch, empty, stars: starCount, remoteParent };
   }
 
   /** Remote stars (federation); none when federation is off or the repository is not public. */

@@ -2,6 +2,8 @@ import type { AccessLevel, Repository } from '../domain/repos/repo.types.ts';
 import { foldId } from '../lib/ids.ts';
 import { rfc3339 } from '../lib/time.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
+import { type RemoteParent, toApiRemoteParent } from './remote-parent.ts';
+import { KILN_REPO_FEATURES, UNIX_EPOCH } from './repo-features.ts';
 import type { ApiParentRepository, ApiRepository } from './schemas/repo.ts';
 import { sshCloneUrl } from './ssh-url.ts';
 import { toApiUser } from './user.ts';
@@ -18,9 +20,9 @@ export type RepoFacts = {
   readonly forks?: number;
   /** Stars given from other servers (Kiln has no local stars). */
   readonly stars?: number;
+  /** The repository on another server this one was forked from, if it was. */
+  readonly remoteParent?: RemoteParent | undefined;
 };
-
-const UNIX_EPOCH = '1970-01-01T00:00:00Z';
 
 function permissions(access: AccessLevel) {
   return {
@@ -45,7 +47,7 @@ export function toApiParentRepository(
     description: repo.description,
     empty: facts.empty,
     private: repo.private,
-    fork: repo.parentId !== null,
+    fork: repo.parentId !== null || facts.remoteParent !== undefined,
     template: false,
     mirror: false,
     size: 0,
@@ -72,31 +74,7 @@ export function toApiParentRepository(
     updated_at: rfc3339(repo.updatedAt),
     archived_at: UNIX_EPOCH,
     permissions: permissions(facts.access),
-    // No issue tracker: has_issues false keeps Renovate and other clients off the issue API.
-    has_issues: false,
-    has_wiki: false,
-    has_pull_requests: true,
-    has_projects: false,
-    projects_mode: 'repo',
-    has_releases: true,
-    has_packages: false,
-    has_actions: false,
-    ignore_whitespace_conflicts: false,
-    // Kiln merges with merge commits only, and says so.
-    allow_merge_commits: true,
-    allow_rebase: false,
-    allow_rebase_explicit: false,
-    allow_squash_merge: false,
-    allow_fast_forward_only_merge: false,
-    allow_rebase_update: false,
-    default_delete_branch_after_merge: false,
-    default_merge_style: 'merge',
-    default_allow_maintainer_edit: false,
-    avatar_url: '',
-    internal: false,
-    mirror_interval: '',
-    object_format_name: 'sha1',
-    mirror_updated: UNIX_EPOCH,
+    ...KILN_REPO_FEATURES,
   };
 }
 
@@ -108,5 +86,6 @@ export function toApiRepository(
 ): ApiRepository {
   const api: ApiRepository = toApiParentRepository(facts, context);
   if (parent && parent.access !== 'none') api.parent = toApiParentRepository(parent, context);
+  else if (facts.remoteParent) api.parent = toApiRemoteParent(facts.remoteParent);
   return api;
 }

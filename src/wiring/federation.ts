@@ -23,6 +23,7 @@ export function buildFederation(parts: {
   readonly users: UserService;
   readonly repos: RepoService;
   readonly protectedBranches: FederationDeps['protectedBranches'];
+  readonly pushHandling: FederationDeps['pushHandling'];
   readonly caches: CacheRegistry;
 }): Promise<Federation | undefined> {
   const { config, database } = parts;
@@ -34,6 +35,7 @@ export function buildFederation(parts: {
     users: parts.users,
     repos: parts.repos,
     protectedBranches: parts.protectedBranches,
+    pushHandling: parts.pushHandling,
     catFiles: parts.git.catFiles,
     userAgent: `Kiln/${KILN_VERSION} (+${config.baseUrl?.href ?? ''})`,
     report: reportFederation,

@@ -30,6 +30,14 @@ export type FederationTables = {
     attempts: number;
     created_at: number;
   };
+  /** Blocks made at run time (migration `0040-federation-blocks`). */
+  federation_blocks: {
+    key: string;
+    repo_id: string | null;
+    kind: string;
+    target: string;
+    created_at: number;
+  };
 };
 
 /** The database seen with the federation tables only; the rest of Kiln never reads them. */

@@ -8,6 +8,7 @@ import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { isLoopbackUrl } from '../../lib/host-allowlist.ts';
 import type { Release } from '../releases/release.types.ts';
 import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
+import type { PushService } from '../repos/push.service.ts';
 import type { Push } from '../repos/push-events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
@@ -16,18 +17,22 @@ import { ActorKeysStore } from './actor-keys.store.ts';
 import { ActorKeys } from './actor-keys.ts';
 import { ActorResolver } from './actor-resolver.ts';
 import { ActorUrls } from './actor-urls.ts';
+import { BlocksService } from './blocks.service.ts';
+import { BlocksStore } from './blocks.store.ts';
 import { Delivery, type DeliveryMessage } from './delivery.ts';
 import { federationDb } from './federation.tables.ts';
 import { FollowersStore } from './followers.store.ts';
 import { FollowingService } from './following.service.ts';
 import { HostPolicy } from './host-policy.ts';
 import { InboxService } from './inbox.service.ts';
+import { InboxGuard } from './inbox-guard.ts';
 import { InstancesService } from './instances.service.ts';
 import { KyselyKvStore } from './kv.store.ts';
 import { LocalActors } from './local-actors.ts';
 import { KyselyMessageQueue } from './message-queue.ts';
 import { federationBaseUrl } from './open-federation.ts';
 import { OutboxStore } from './outbox.store.ts';
+import { type ProposalGate, proposalGate } from './proposal-gate.ts';
 import { type AnnounceMessage, Publisher } from './publisher.ts';
 import { QueueStore } from './queue.store.ts';
 import { RemoteActors } from './remote-actors.ts';
@@ -48,6 +53,8 @@ export type FederationDeps = {
   readonly repos: RepoService;
   /** Who may move which branch (a fork brought up to its upstream moves one). */
   readonly protectedBranches: Pick<ProtectedBranchService, 'mayPushTo'>;
+  /** The use case a git push ends in (a fork brought up to its upstream ends in it too). */
+  readonly pushHandling: Pick<PushService, 'afterPush'>;
   readonly catFiles: CatFilePool;
   readonly userAgent: string;
   /** Where failures of background work are reported (the server's log). */
@@ -71,6 +78,12 @@ export class Federation {
   readonly actors: LocalActors;
   readonly documents: RemoteDocuments;
   readonly inbox: InboxService;
+  /** Blocks of remote actors and servers (site-wide and per repository). */
+  readonly blocks: BlocksService;
+  /** What each verified inbox POST passes first: blocks, then the rate limits. */
+  readonly inboxGuard: InboxGuard;
+  /** Whether a remote actor may propose a pull request to a repository (blocks, visibility). */
+  readonly proposals: ProposalGate;
   /** Other servers: the ones known, the ones blocked by an administrator. */
   readonly instances: InstancesService;
   /** Forks of repositories on other servers, and other servers' forks of ours. */
@@ -122,6 +135,13 @@ export class Federation {
       () => this.instances.blockedHosts(),
     );
     this.queue = new KyselyMessageQueue(queueStore);
+    this.blocks = new BlocksService({
+      store: new BlocksStore(db),
+      hosts: this.hosts,
+      instances: this.instances,
+      repos: deps.repos,
+    });
+    this.proposals = proposalGate({ blocks: this.blocks, repos: deps.repos });
     this.outbox = new OutboxStore(db);
     // Invariant: federation reaches this machine's loopback addresses only when the instance's
     // own base URL is loopback (as `serve` derives it when service.base-url is unset). Then only
@@ -142,6 +162,12 @@ export class Federation {
       caches: deps.caches,
       remoteUpstream: async (repo) =>
         (await this.kv.get<RemoteUpstream>(['remote-fork', repo.id]))?.actor,
+    });
+    this.inboxGuard = new InboxGuard({
+      blocks: this.blocks,
+      actors: this.actors,
+      perActorPerMinute: config.federation.inboxLimitPerActor,
+      perHostPerMinute: config.federation.inboxLimitPerHost,
     });
     const instanceKeyId = new URL(`${this.urls.instance()}#main-key`);
     this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent, async (request) =>
@@ -167,6 +193,9 @@ export class Federation {
       documents: this.documents,
       repos: deps.repos,
       protectedBranches: deps.protectedBranches,
+      pushHandling: deps.pushHandling,
+      report: deps.report,
+      maxForkBytes: config.federation.maxForkBytes,
       resolve: (target) => this.following.resolve(target),
       kv: this.kv,
       queue: this.queue,

@@ -6,14 +6,15 @@ import {
   type RemoteFetchOptions,
   remoteDefaultBranch,
 } from '../../git/remote-fetch.ts';
-import { pinCloneAddress } from '../../outbound/clone-address.ts';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
+import type { PushService } from '../repos/push.service.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import { ACTOR_CONTEXT } from './forgefed-context.ts';
+import { copyFailure, reachClone } from './fork-reach.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
@@ -23,7 +24,12 @@ import { forkOfOurs, readRemoteRepository } from './remote-repository.ts';
 import { deleteActivity } from './vocabulary.ts';
 
 /** The repository on another server a local repository was forked from. */
-export type RemoteUpstream = { readonly actor: string; readonly cloneUri: string };
+export type RemoteUpstream = {
+  readonly actor: string;
+  readonly cloneUri: string;
+  /** The upstream's `name` when it was forked (records made before it was kept lack it). */
+  readonly name?: string;
+};
 
 /** A repository on another server forked from a local one, as its server announced it. */
 export type RemoteFork = { readonly actor: string; readonly owner: string; readonly at: number };
@@ -35,7 +41,16 @@ export type RemoteForksDeps = {
   readonly actors: LocalActors;
   readonly remote: RemoteActors;
   readonly documents: RemoteDocuments;
-  readonly repos: Pick<RepoService, 'create' | 'delete' | 'handle' | 'require' | 'pushed'>;
+  readonly repos: Pick<RepoService, 'create' | 'delete' | 'handle' | 'require'>;
+  /**
+   * The use case a git push ends in: bringing a fork up to its upstream moves a branch as a
+   * push does, so webhooks, CI and followers hear of it the same way.
+   */
+  readonly pushHandling: Pick<PushService, 'afterPush'>;
+  /** Where failures of the reactions to a sync go (the server's log). */
+  readonly report: (error: unknown) => void;
+  /** The most bytes a fork's first copy may take on disk; 0 for no limit. */
+  readonly maxForkBytes: number;
   /** Who may move which branch: bringing a fork up to date moves one as a push would. */
   readonly protectedBranches: Pick<ProtectedBranchService, 'mayPushTo'>;
   /** The actor id a URL or handle names (ActorResolver). */
@@ -85,11 +100,16 @@ export class RemoteForksService {
     const { repo } = visible;
     try {
       await fetchAllFromRemote(repos.handle(repo), upstream.cloneUri, reach);
-      const record: RemoteUpstream = { actor: upstream.id, cloneUri: upstream.cloneUri };
+      const record: RemoteUpstream = {
+        actor: upstream.id,
+        cloneUri: upstream.cloneUri,
+        name: upstream.name,
+      };
       await kv.setFor(['remote-fork', repo.id], record, null);
     } catch (error) {
+      // Nothing half-copied stays behind: the new repository goes with whatever it received.
       await repos.delete(user, repo.owner.handle, repo.name).catch(() => {});
-      throw new Invalid(`${upstream.cloneUri} could not be fetched`, { cause: error });
+      throw copyFailure(`${upstream.cloneUri} could not be fetched`, error);
     }
     await this.#announce(repo, upstream.id);
     return visible;
@@ -138,7 +158,7 @@ export class RemoteForksService {
       UPSTREAM_REF,
       reach,
     ).catch((error: unknown) => {
-      throw new Invalid(`the upstream branch ${branch} could not be fetched`, { cause: error });
+      throw copyFailure(`the upstream branch ${branch} could not be fetched`, error);
     });
     try {
       const ours = (await findBranch(handle, branch)) ?? null;
@@ -147,7 +167,10 @@ export class RemoteForksService {
         throw new Conflict(`${branch} has commits the upstream does not have: merge it by hand`);
       }
       await updateRef(handle, `refs/heads/${branch}`, theirs, ours, 'merge upstream');
-      await repos.pushed(repo, [{ ref: `refs/heads/${branch}`, oldSha: ours, newSha: theirs }]);
+      // The same use case a git push ends in: the record first, then the `push` event.
+      const changes = [{ ref: `refs/heads/${branch}`, oldSha: ours, newSha: theirs }];
+      await this.#deps.pushHandling.afterPush({ repo, pusher: user, changes }, this.#deps.report)
+        .recorded;
       return { mergeType: 'fast-forward' };
     } finally {
       await deleteRef(handle, UPSTREAM_REF, theirs).catch(() => {});
@@ -179,12 +202,17 @@ export class RemoteForksService {
   }
 
   /**
-   * A fork of a remote repository stopped being public (made private, deleted, its owner made
-   * private): its upstream is told with the same `Delete` of the fork its followers get, so the
-   * upstream stops listing it at once.
+   * A repository stopped being public (made private, deleted, its owner made private). Its
+   * forks elsewhere are forgotten, as its followers are: made public again it starts afresh.
+   * When it is itself a fork of a remote repository, its upstream is told with the same
+   * `Delete` of the fork its followers get, so the upstream stops listing it at once.
    */
   async withdrawn(repo: Repository): Promise<void> {
-    const { actors } = this.#deps;
+    const { actors, kv } = this.#deps;
+    for (const fork of await this.forksOf(repo)) {
+      await kv.delete(['forks', repo.id, fork.actor]);
+      await kv.delete(['forked-from', fork.actor]);
+    }
     const upstream = await this.upstreamOf(repo);
     if (!upstream) return;
     const fork = actors.ofRepo(repo);
@@ -201,13 +229,9 @@ export class RemoteForksService {
     });
   }
 
-  /** How git may reach a clone address: its scheme allowed, its address checked and pinned. */
-  async #reach(cloneUri: string): Promise<RemoteFetchOptions> {
-    const { allowHttp } = this.#deps;
-    const pinned = await pinCloneAddress(cloneUri, allowHttp).catch((error: unknown) => {
-      throw new Invalid(`${cloneUri} is not an address Kiln may fetch from`, { cause: error });
-    });
-    return { allowHttp, pinned };
+  /** How git may reach a clone address (checked, pinned, and capped at the fork size). */
+  #reach(cloneUri: string): Promise<RemoteFetchOptions> {
+    return reachClone(cloneUri, this.#deps.allowHttp, this.#deps.maxForkBytes);
   }
 
   /** Tells the upstream (ForgeFed: `Create` of the fork, addressed to the upstream). */

@@ -116,12 +116,22 @@ export async function actorRoutes(
 
   const inbox = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
     const ref = refOf(request.params);
-    if (ref.kind !== 'instance') await find(ref);
+    const target = ref.kind === 'instance' ? undefined : await find(ref);
     const body = request.body;
     if (!Buffer.isBuffer(body)) throw new Unsupported('send application/activity+json');
     const verified = await verifyInboxPost(inboxVerifier(federation), request, body);
     if ('status' in verified) {
       return reply.status(verified.status).type('text/plain').send(verified.message);
+    }
+    // Invariant: nothing of a blocked or flooding sender is kept, not even that it was seen.
+    const repoId = target?.kind === 'repo' ? target.repo.id : undefined;
+    const admitted = await federation.inboxGuard.admit(verified.sender, verified.activity, repoId);
+    if (!admitted.ok) {
+      if (admitted.why === 'blocked') {
+        return reply.status(403).type('text/plain').send(admitted.reason);
+      }
+      reply.header('Retry-After', String(admitted.retryAfterSeconds));
+      return reply.status(429).type('text/plain').send('too many activities: try again later');
     }
     try {
       await federation.inbox.receive(verified);

@@ -110,6 +110,8 @@ export const UNMETERED_ROUTES: Readonly<Record<string, string>> = {
   '/repos/:owner/:name/settings/ci': 'repository CI settings: owners only',
   '/repos/:owner/:name/settings/hooks': 'repository webhooks: owners only',
   '/repos/:owner/:name/settings/keys': 'repository deploy keys: owners only, database only',
+  '/repos/:owner/:name/settings/federation':
+    'repository federation blocks: its administrators only, database only',
   ...Object.fromEntries(
     GITEA_REPO_SECTIONS.flatMap((section) => [
       [`/:owner/:name/${section}`, GITEA_SECTION],

@@ -31,6 +31,7 @@ import {
   type PullDownloadRouteDeps,
   registerPullDownloadRoutes,
 } from './pages/pull-download.routes.ts';
+import { registerRepoFederationBlockRoutes } from './pages/repo-federation-blocks.routes.ts';
 import { registerSearchRoutes, type SearchRouteDeps } from './pages/search.routes.ts';
 import { registerSshKeyPages, type SshKeyPageDeps } from './pages/ssh-keys.routes.ts';
 import { registerSyncForkRoutes } from './pages/sync-fork.routes.ts';
@@ -98,6 +99,7 @@ export async function webPlugin(
   registerAdminHousekeepingRoutes(server, deps, pages);
   registerFederationSettingsRoutes(server, deps, pages);
   registerSyncForkRoutes(server, deps, pages);
+  registerRepoFederationBlockRoutes(server, deps, pages);
   registerAdminFederationRoutes(server, deps, pages);
   registerCiSettingsRoutes(server, deps, pages);
   registerWebhookSettingsRoutes(server, deps, pages);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../../../domain/errors.ts';
+import type { Block } from '../../../domain/federation/blocks.ts';
 import type { Federation } from '../../../domain/federation/federation.ts';
 import type { KnownInstance } from '../../../domain/federation/instances.service.ts';
 import type { DomainServices } from '../../../domain/services.ts';
@@ -50,7 +51,34 @@ function instanceRow(context: PageContext, known: KnownInstance): Html {
   </tr>`;
 }
 
-function page(context: PageContext, instances: readonly KnownInstance[]): Html {
+function actorBlocks(context: PageContext, actors: readonly Block[]): Html {
+  const rows = actors.map(
+    (
+      block,
+    ) => html`<li class="Box-row d-flex flex-items-center" data-blocked-actor="${block.target}">
+      <code class="flex-auto">${block.target}</code>
+      <form method="post" action="${PATH}/actors/unblock">
+        <input type="hidden" name="_csrf" value="${context.csrf}">
+        <input type="hidden" name="actor" value="${block.target}">
+        <button class="btn btn-sm" type="submit" aria-label="unblock ${block.target}">Unblock</button>
+      </form>
+    </li>`,
+  );
+  return html`<h2 class="h4 mb-2 mt-4">Blocked actors</h2>
+    <p class="color-fg-muted mb-2">A blocked actor's activities are refused everywhere on this server, and it may propose nothing.</p>
+    ${actors.length === 0 ? html`<p class="color-fg-muted">No actor is blocked.</p>` : html`<ul class="Box mb-3">${rows}</ul>`}
+    <form method="post" action="${PATH}/actors/block" class="d-flex kiln-gap-sm">
+      <input type="hidden" name="_csrf" value="${context.csrf}">
+      <input class="form-control" type="text" name="actor" required maxlength="2000" aria-label="Actor to block" placeholder="https://other.example/users/bob">
+      <button class="btn btn-danger" type="submit">Block</button>
+    </form>`;
+}
+
+function page(
+  context: PageContext,
+  instances: readonly KnownInstance[],
+  actors: readonly Block[],
+): Html {
   const headings = [
     'Server',
     'State',
@@ -79,6 +107,7 @@ function page(context: PageContext, instances: readonly KnownInstance[]): Html {
       <input class="form-control" type="text" name="host" required maxlength="300" aria-label="Host to block" placeholder="bad.example">
       <button class="btn btn-danger" type="submit">Block</button>
     </form>
+    ${actorBlocks(context, actors)}
   </div>`;
 }
 
@@ -103,10 +132,13 @@ export function registerAdminFederationRoutes(
   server.get(PATH, async (request, reply) => {
     const federation = federationFor(viewerUser(request.viewer));
     reply.header('Cache-Control', 'no-store');
-    const instances = await federation.instances.list();
+    const [instances, { actors }] = await Promise.all([
+      federation.instances.list(),
+      federation.blocks.site(),
+    ]);
     return pages.send(request, reply, {
       title: 'Federation · Admin',
-      body: (context) => page(context, instances),
+      body: (context) => page(context, instances, actors),
     });
   });
 
@@ -130,4 +162,27 @@ export function registerAdminFederationRoutes(
     };
   server.post(`${PATH}/block`, change('block'));
   server.post(`${PATH}/unblock`, change('unblock'));
+
+  const changeActor =
+    (action: 'block' | 'unblock') => async (request: FastifyRequest, reply: FastifyReply) => {
+      const federation = federationFor(viewerUser(request.viewer));
+      const user = signedInPoster(request, reply);
+      if (!user) return reply;
+      const actor = field(request.body, 'actor', 2000);
+      return formAction(
+        pages,
+        request,
+        reply,
+        async () => {
+          const done =
+            action === 'block'
+              ? await federation.blocks.blockSite('actor', actor)
+              : await federation.blocks.unblockSite('actor', actor);
+          return { to: PATH, flash: `${action === 'block' ? 'Blocked' : 'Unblocked'} ${done}.` };
+        },
+        { answers: ['invalid', 'not_found'], back: PATH },
+      );
+    };
+  server.post(`${PATH}/actors/block`, changeActor('block'));
+  server.post(`${PATH}/actors/unblock`, changeActor('unblock'));
 }

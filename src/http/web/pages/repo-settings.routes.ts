@@ -59,6 +59,7 @@ export function registerRepoSettingsRoutes(
             branches: refs.branches.map((branch) => branch.name),
             collaborators: people,
             protectedBranches: protections,
+            federation: deps.services.federation !== undefined,
           }),
         ),
     });

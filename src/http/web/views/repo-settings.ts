@@ -15,6 +15,8 @@ export type RepoSettingsData = {
   readonly branches: readonly string[];
   readonly collaborators: ReadonlyArray<{ user: User; permission: CollaboratorPermission }>;
   readonly protectedBranches: readonly ProtectedBranchRecord[];
+  /** Whether federation is on (its blocks page exists only then). */
+  readonly federation?: boolean;
 };
 
 const PERMISSIONS: readonly CollaboratorPermission[] = ['read', 'write', 'admin'];
@@ -154,6 +156,7 @@ export function repoSettingsPage(context: PageContext, data: RepoSettingsData): 
       <a class="SideNav-item" href="${base}/hooks">Webhooks</a>
       <a class="SideNav-item" href="${base}/keys">Deploy keys</a>
       <a class="SideNav-item" href="${base}/ci">CI secrets and variables</a>
+      ${data.federation ? html`<a class="SideNav-item" href="${base}/federation">Federation blocks</a>` : null}
       <a class="SideNav-item" href="#danger">Danger zone</a>
     </nav>
     <div class="flex-auto min-width-0">
