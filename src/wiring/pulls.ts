@@ -18,8 +18,10 @@ import { ReviewCommentStore } from '../domain/pulls/review-comment.store.ts';
 import type { ProtectedBranchService } from '../domain/repos/protected-branch.service.ts';
 import type { RepoService } from '../domain/repos/repo.service.ts';
 import type { UserService } from '../domain/users/user.service.ts';
+import { mergeBase } from '../git/diff.ts';
 import type { GitContext } from '../git/git-context.ts';
 import { findBranch, isAncestor } from '../git/refs.ts';
+import { changedPaths } from '../git/workflow-files.ts';
 import type { CacheRegistry } from '../lib/cache-registry.ts';
 
 export type PullParts = {
@@ -65,6 +67,12 @@ export function buildPulls(parts: PullParts) {
       const handle = repos.handle(repo);
       const tip = await findBranch(handle, baseBranch);
       return tip !== undefined && !(await isAncestor(handle, tip, headSha));
+    },
+    changedFiles: async (repo, baseBranch, headSha) => {
+      const handle = repos.handle(repo);
+      const tip = await findBranch(handle, baseBranch);
+      const base = tip && (await mergeBase(handle, tip, headSha));
+      return changedPaths(handle, headSha, base ?? undefined);
     },
   });
   return {

@@ -3,6 +3,7 @@ import { CommitAuthorStore } from '../domain/branches/commit-author.store.ts';
 import { CommitStatusService } from '../domain/branches/commit-status.service.ts';
 import { ArchiveService } from '../domain/code/archive.service.ts';
 import { CodeService } from '../domain/code/code.service.ts';
+import { CommitSignersStore } from '../domain/keys/commit-signers.store.ts';
 import { SshKeyService } from '../domain/keys/ssh-key.service.ts';
 import { SshKeyStore } from '../domain/keys/ssh-key.store.ts';
 import type { LfsService } from '../domain/lfs/lfs.service.ts';
@@ -89,6 +90,7 @@ export function buildRepos(parts: RepoParts) {
     teams,
     branchNames: async (repo) =>
       (await listRefs(repos.handle(repo), git.catFiles)).branches.map((branch) => branch.name),
+    allowedSigners: () => new CommitSignersStore(db).allowedSigners(),
   });
   const releaseStore = new ReleaseStore(db, parts.caches);
   const tags = new TagService(repos, releaseStore, git.catFiles);

@@ -1,8 +1,10 @@
+import type { PushRule } from '../../git/push-rules.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
 import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.ts';
 import type { TeamMembership } from '../orgs/team-membership.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
+import { hasUnprotectedFiles, pushRulesOf, wantsPushRules } from './branch-push-rules.ts';
 import {
   type BranchRuleSettings,
   DEFAULT_RULE_SETTINGS,
@@ -13,6 +15,7 @@ import {
 } from './branch-rule.ts';
 import {
   checkApprovals,
+  checkFilePatterns,
   checkNames,
   checkPatterns,
   checkRuleName,
@@ -34,6 +37,16 @@ export type ProtectedBranchPorts = {
   readonly teams: TeamMembership;
   /** The repository's branch names, to expand pattern rules for the push hook. */
   readonly branchNames: (repo: Repository) => Promise<string[]>;
+  /** git's allowed-signers list of people's keys, for rules that want signed commits. */
+  readonly allowedSigners: () => Promise<string>;
+};
+
+/** What the push hook is given for one pusher (see `pushRestrictions`). */
+export type PushRestrictions = {
+  readonly frozenRefs: string[];
+  readonly frozenPatterns: string[];
+  readonly pushRules: PushRule[];
+  readonly allowedSigners?: string;
 };
 
 /**
@@ -90,17 +103,25 @@ export class ProtectedBranchService {
     repo: Repository,
     pusher: User,
     via: { readonly deployKey?: boolean } = {},
-  ): Promise<{ frozenRefs: string[]; frozenPatterns: string[] }> {
+  ): Promise<PushRestrictions> {
     const records = await this.records(repo);
     const barred = new Set<ProtectedBranchRecord>();
+    // Barred, but let through with changes to unprotected files only: the hook decides.
+    const limited = new Set<ProtectedBranchRecord>();
     for (const record of records) {
       const may = via.deployKey
         ? deployKeyMayPushUnder(record)
         : await this.#mayPushUnder(repo, record, pusher);
-      if (!may) barred.add(record);
+      if (!may) (hasUnprotectedFiles(record) ? limited : barred).add(record);
     }
-    if (barred.size === 0) return { frozenRefs: [], frozenPatterns: [] };
+    const wanted = wantsPushRules(records, limited);
+    if (barred.size === 0 && !wanted) return { frozenRefs: [], frozenPatterns: [], pushRules: [] };
     const branches = await this.#ports.branchNames(repo);
+    const pushRules = wanted ? pushRulesOf(records, branches, limited) : [];
+    const signers = pushRules.some((rule) => rule.signed)
+      ? { allowedSigners: await this.#ports.allowedSigners() }
+      : {};
+    if (barred.size === 0) return { frozenRefs: [], frozenPatterns: [], pushRules, ...signers };
     const governed = branches.filter((branch) => {
       const rule = ruleFor(records, branch);
       return rule !== undefined && barred.has(rule);
@@ -114,6 +135,8 @@ export class ProtectedBranchService {
     return {
       frozenRefs: [...new Set([...governed, ...plain])].sort().map((b) => `refs/heads/${b}`),
       frozenPatterns: [...new Set(patterns.flatMap(shellPatternsOf))].map((p) => `refs/heads/${p}`),
+      pushRules,
+      ...signers,
     };
   }
 
@@ -270,9 +293,13 @@ export class ProtectedBranchService {
       ...flags
     } = change;
     const defined = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+    const files = (list: string | undefined, what: string) =>
+      list === undefined ? {} : { [what]: checkFilePatterns(list, 'file patterns') };
     return {
       ...current,
       ...defined,
+      ...files(flags.protectedFilePatterns, 'protectedFilePatterns'),
+      ...files(flags.unprotectedFilePatterns, 'unprotectedFilePatterns'),
       statusCheckContexts: checkPatterns(statusCheckContexts ?? current.statusCheckContexts),
       requiredApprovals: checkApprovals(requiredApprovals ?? current.requiredApprovals),
       pushWhitelistUserIds: await ids(pushWhitelistUsernames, current.pushWhitelistUserIds),
