@@ -70,6 +70,7 @@ export function buildRepos(parts: RepoParts) {
       access,
       orgs,
       admins,
+      teams: teamGrants,
       paths: git.paths,
       catFiles: git.catFiles,
       refUpdates: git.refUpdates,
