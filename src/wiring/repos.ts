@@ -10,6 +10,7 @@ import type { LfsService } from '../domain/lfs/lfs.service.ts';
 import { TeamService } from '../domain/orgs/team.service.ts';
 import { TeamStore } from '../domain/orgs/team.store.ts';
 import { TeamGrantStore } from '../domain/orgs/team-grant.store.ts';
+import { TeamIds } from '../domain/orgs/team-ids.ts';
 import { ReleaseService } from '../domain/releases/release.service.ts';
 import { ReleaseStore } from '../domain/releases/release.store.ts';
 import { TagService } from '../domain/releases/tag.service.ts';
@@ -87,8 +88,8 @@ export function buildRepos(parts: RepoParts) {
   });
   const protectedBranches = new ProtectedBranchService(repos, new ProtectedBranchStore(db), {
     users: parts.users,
-    // Rules that name teams (who may approve, push or merge) ask the organisation's teams.
-    teams,
+    // Rules that name teams (who may approve, push or merge) keep and ask them by id.
+    teamIds: new TeamIds(new TeamStore(db), teamGrants, orgs),
     branchNames: async (repo) =>
       (await listRefs(repos.handle(repo), git.catFiles)).branches.map((branch) => branch.name),
     allowedSigners: () => new CommitSignersStore(db).allowedSigners(),

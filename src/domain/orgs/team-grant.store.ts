@@ -83,4 +83,16 @@ export class TeamGrantStore {
       .executeTakeFirst();
     return row !== undefined;
   }
+
+  /** Whether the person is a member row of any of these teams. */
+  async isMemberOfAnyTeamId(userId: string, teamIds: readonly string[]): Promise<boolean> {
+    if (teamIds.length === 0) return false;
+    const row = await this.#db
+      .selectFrom('team_members')
+      .select('team_id')
+      .where('user_id', '=', userId)
+      .where('team_id', 'in', [...teamIds])
+      .executeTakeFirst();
+    return row !== undefined;
+  }
 }

@@ -17,9 +17,9 @@ type Flags = Omit<
   | 'pushWhitelistUserIds'
   | 'mergeWhitelistUserIds'
   | 'approvalsWhitelistUserIds'
-  | 'pushWhitelistTeams'
-  | 'mergeWhitelistTeams'
-  | 'approvalsWhitelistTeams'
+  | 'pushWhitelistTeamIds'
+  | 'mergeWhitelistTeamIds'
+  | 'approvalsWhitelistTeamIds'
 >;
 
 /**

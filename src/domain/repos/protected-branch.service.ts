@@ -1,7 +1,7 @@
 import type { PushRule } from '../../git/push-rules.ts';
 import { isValidRefName } from '../../git/ref-names.ts';
 import { Forbidden, Invalid, NotFound, Unauthenticated } from '../errors.ts';
-import type { TeamMembership } from '../orgs/team-membership.ts';
+import type { TeamIds } from '../orgs/team-ids.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
 import { hasUnprotectedFiles, pushRulesOf, wantsPushRules } from './branch-push-rules.ts';
@@ -24,17 +24,23 @@ import {
 import type { ProtectedBranchStore, StoredRule } from './protected-branch.store.ts';
 import { mayAdministerRepo, mayWrite } from './repo.policy.ts';
 import type { RepoService } from './repo.service.ts';
-import type { ProtectedBranchRecord, RepoAccess, Repository } from './repo.types.ts';
+import {
+  atLeast,
+  type ProtectedBranchRecord,
+  type RepoAccess,
+  type Repository,
+} from './repo.types.ts';
 
 export { MAX_REQUIRED_CHECKS } from './branch-rule-input.ts';
 export type { ProtectionChange };
 /** A change to a protection's required checks; what is left out stays as it is. */
 export type RequiredCheckChange = ProtectionChange;
 
-/** What the rules read beyond their own rows: people by handle, team membership, branches. */
+/** What the rules read beyond their own rows: people by handle, teams by id, branches. */
 export type ProtectedBranchPorts = {
   readonly users: Pick<UserService, 'findAccount' | 'findManyByIds'>;
-  readonly teams: TeamMembership;
+  /** Teams by id, as rules keep them. */
+  readonly teamIds: Pick<TeamIds, 'idsOf' | 'namesOf' | 'isMemberOfAny'>;
   /** The repository's branch names, to expand pattern rules for the push hook. */
   readonly branchNames: (repo: Repository) => Promise<string[]>;
   /** git's allowed-signers list of people's keys, for rules that want signed commits. */
@@ -152,7 +158,7 @@ export class ProtectedBranchService {
   async #mayPushUnder(repo: Repository, rule: BranchRuleSettings, pusher: User) {
     if (!rule.enablePush) return false;
     if (!rule.enablePushWhitelist) return true;
-    return this.#listed(repo, pusher, rule.pushWhitelistUserIds, rule.pushWhitelistTeams);
+    return this.#listed(repo, pusher, rule.pushWhitelistUserIds, rule.pushWhitelistTeamIds);
   }
 
   async protect(actor: User, owner: string, name: string, branch: string): Promise<void> {
@@ -191,7 +197,7 @@ export class ProtectedBranchService {
     const repo = await this.#adminRepo(viewer, owner, name);
     const clean = checkRuleName(rule);
     const base = { enableStatusCheck: false, statusCheckContexts: [], ...DEFAULT_RULE_SETTINGS };
-    const stored = await this.#apply(base, change);
+    const stored = await this.#apply(repo, base, change);
     if (!(await this.#store.add(repo.id, clean, stored))) {
       throw new Forbidden('Branch protection already exist');
     }
@@ -208,7 +214,7 @@ export class ProtectedBranchService {
   ): Promise<ProtectedBranchRecord> {
     const repo = await this.#adminRepo(viewer, owner, name);
     const current = await this.#find(repo, rule);
-    const stored = await this.#apply(current, change);
+    const stored = await this.#apply(repo, current, change);
     if (!(await this.#store.setRule(repo.id, current.branch, stored))) throw notProtected(rule);
     return this.#find(repo, current.branch);
   }
@@ -232,25 +238,33 @@ export class ProtectedBranchService {
       context.base.repo,
       reviewer,
       rule.approvalsWhitelistUserIds,
-      rule.approvalsWhitelistTeams,
+      rule.approvalsWhitelistTeamIds,
     );
   }
 
   /** Whether the rule's merge whitelist (when enabled) lets `user` merge. */
   async mayMergeUnder(repo: Repository, rule: BranchRuleSettings, user: User): Promise<boolean> {
     if (!rule.enableMergeWhitelist) return true;
-    return this.#listed(repo, user, rule.mergeWhitelistUserIds, rule.mergeWhitelistTeams);
+    return this.#listed(repo, user, rule.mergeWhitelistUserIds, rule.mergeWhitelistTeamIds);
   }
 
-  /** The handles of the people a rule lists, by account id. */
+  /** The present handles of the people and names of the teams rules list, by id. */
   async handlesOf(records: readonly ProtectedBranchRecord[]): Promise<Map<string, string>> {
     const ids = records.flatMap((r) => [
       ...r.pushWhitelistUserIds,
       ...r.mergeWhitelistUserIds,
       ...r.approvalsWhitelistUserIds,
     ]);
-    const accounts = await this.#ports.users.findManyByIds([...new Set(ids)]);
-    return new Map([...accounts].map(([id, account]) => [id, account.handle]));
+    const teamIds = records.flatMap((r) => [
+      ...r.pushWhitelistTeamIds,
+      ...r.mergeWhitelistTeamIds,
+      ...r.approvalsWhitelistTeamIds,
+    ]);
+    const [accounts, teams] = await Promise.all([
+      this.#ports.users.findManyByIds([...new Set(ids)]),
+      this.#ports.teamIds.namesOf([...new Set(teamIds)]),
+    ]);
+    return new Map([...[...accounts].map(([id, a]) => [id, a.handle] as const), ...teams]);
   }
 
   /** Lifts a protection; NotFound when there was no rule of that name. */
@@ -259,14 +273,25 @@ export class ProtectedBranchService {
     if (!(await this.#store.remove(repo.id, rule))) throw notProtected(rule);
   }
 
+  /**
+   * Whether a whitelist (people, teams by id) lets `user` act. Invariant: a place on a
+   * whitelist never outlasts write access: it is asked again at each use, so someone who lost
+   * it since being listed may no longer push, merge or approve by the list.
+   */
   async #listed(repo: Repository, user: User, ids: readonly string[], teams: readonly string[]) {
-    if (ids.includes(user.id)) return true;
-    if (teams.length === 0 || repo.owner.kind !== 'org') return false;
-    return this.#ports.teams.isMemberOfAnyTeam(user.id, repo.owner.id, teams);
+    const named =
+      ids.includes(user.id) ||
+      (repo.owner.kind === 'org' &&
+        (await this.#ports.teamIds.isMemberOfAny(user.id, repo.owner.id, teams)));
+    return named && atLeast(await this.#repos.accessOf(user, repo), 'write');
   }
 
   /** The stored rule after a change: every value checked, people found by handle. */
-  async #apply(current: StoredRule, change: ProtectionChange): Promise<StoredRule> {
+  async #apply(
+    repo: Repository,
+    current: StoredRule,
+    change: ProtectionChange,
+  ): Promise<StoredRule> {
     const ids = async (handles: readonly string[] | undefined, fallback: readonly string[]) => {
       if (handles === undefined) return fallback;
       const found: string[] = [];
@@ -279,8 +304,12 @@ export class ProtectedBranchService {
       }
       return [...new Set(found)];
     };
-    const teams = (names: readonly string[] | undefined, fallback: readonly string[]) =>
-      names === undefined ? fallback : checkNames(names, 'team names');
+    // Teams by id, looked up in the repository's organisation; a person's repository has none.
+    const teams = async (names: readonly string[] | undefined, fallback: readonly string[]) => {
+      if (names === undefined) return fallback;
+      const checked = checkNames(names, 'team names');
+      return repo.owner.kind === 'org' ? this.#ports.teamIds.idsOf(repo.owner.id, checked) : [];
+    };
     const {
       pushWhitelistUsernames,
       mergeWhitelistUsernames,
@@ -308,9 +337,12 @@ export class ProtectedBranchService {
         approvalsWhitelistUsernames,
         current.approvalsWhitelistUserIds,
       ),
-      pushWhitelistTeams: teams(pushWhitelistTeams, current.pushWhitelistTeams),
-      mergeWhitelistTeams: teams(mergeWhitelistTeams, current.mergeWhitelistTeams),
-      approvalsWhitelistTeams: teams(approvalsWhitelistTeams, current.approvalsWhitelistTeams),
+      pushWhitelistTeamIds: await teams(pushWhitelistTeams, current.pushWhitelistTeamIds),
+      mergeWhitelistTeamIds: await teams(mergeWhitelistTeams, current.mergeWhitelistTeamIds),
+      approvalsWhitelistTeamIds: await teams(
+        approvalsWhitelistTeams,
+        current.approvalsWhitelistTeamIds,
+      ),
     };
   }
 
