@@ -161,6 +161,7 @@ export class MergeGateService {
     throw new NotAllowed(`not allowed to merge [reason: ${first.reason}]`);
   }
 
+  // `block_on_official_review_requests` never blocks: Kiln has no review requests to wait for.
   async #reviewBlockers(rule: ProtectedBranchRecord, pull: GatedPull, headSha: string) {
     const needsReviews = rule.requiredApprovals > 0 || rule.blockOnRejectedReviews;
     if (!needsReviews) return [];
