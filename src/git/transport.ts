@@ -9,6 +9,7 @@ import { GitError } from './git-error.ts';
 import { ensureHooks, frozenRefsEnv, protectedRefsEnv } from './hooks.ts';
 import { encodePktLine, FLUSH_PKT } from './pkt-line.ts';
 import { type PushCommand, PushCommandReader } from './push-commands.ts';
+import { type PushRule, writePushRules } from './push-rules.ts';
 import { isValidRefName, isZeroSha } from './ref-names.ts';
 import { type RefChange, snapshotRefs } from './refs.ts';
 import { requireRepository } from './repo-exists.ts';
@@ -48,6 +49,10 @@ export interface ReceivePackOptions extends TransportOptions {
   frozenRefs?: readonly string[];
   /** Shell patterns over full ref names, likewise (see `frozenRefsEnv`). */
   frozenPatterns?: readonly string[];
+  /** What the hook checks in the pushed commits (push-rules.ts). */
+  pushRules?: readonly PushRule[];
+  /** git's allowed-signers list (`principal key` lines) for rules that want signed commits. */
+  allowedSigners?: string;
 }
 
 export interface PushResult {
@@ -302,11 +307,24 @@ export async function receivePack(
   };
   // Always: a repository made by an older Kiln gets the current hook before its next push.
   await ensureHooks(repo);
-  const proc = spawnGit(serviceCommand('git-receive-pack', repo, options), {
-    cwd: repo.path,
-    env,
-    signal: options.signal,
-  });
+  const ruleFiles = await writePushRules(options.pushRules ?? [], options.allowedSigners);
+  let proc: GitProcess;
+  try {
+    proc = spawnGit(serviceCommand('git-receive-pack', repo, options), {
+      cwd: repo.path,
+      env: { ...env, ...ruleFiles?.env },
+      signal: options.signal,
+    });
+  } catch (error) {
+    await ruleFiles?.dispose();
+    throw error;
+  }
+  if (ruleFiles) {
+    void proc.done
+      .catch(() => undefined)
+      .then(() => ruleFiles.dispose())
+      .catch(() => undefined);
+  }
   const commands = new PushCommandReader();
   // No limit: a push's pack may be any size, and pushing needs write access.
   feed(

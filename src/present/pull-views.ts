@@ -39,7 +39,10 @@ export class PullViews {
     const [accounts, heads, counts] = await Promise.all([
       users.findManyByIds(accountIds),
       pulls.liveHeads(items),
-      pulls.reviewCommentCounts(items.map((item) => item.pull)),
+      pulls.reviewCommentCounts(
+        items.map((item) => item.pull),
+        viewer,
+      ),
     ]);
     const repoFacts = new Map<string, Promise<RepoFacts | null>>();
     const factsOf = (repo: Repository) => {

@@ -19,7 +19,10 @@ import { ReviewCommentStore } from '../domain/pulls/review-comment.store.ts';
 import type { ProtectedBranchService } from '../domain/repos/protected-branch.service.ts';
 import type { RepoService } from '../domain/repos/repo.service.ts';
 import type { UserService } from '../domain/users/user.service.ts';
+import { mergeBase } from '../git/diff.ts';
 import type { GitContext } from '../git/git-context.ts';
+import { findBranch } from '../git/refs.ts';
+import { changedPaths } from '../git/workflow-files.ts';
 import type { CacheRegistry } from '../lib/cache-registry.ts';
 
 export type PullParts = {
@@ -67,6 +70,12 @@ export function buildPulls(parts: PullParts) {
   const mergeGates = new MergeGateService(protectedBranches, new CommitCheckStore(db), {
     reviews: (pullId) => reviewStore.listByPull(pullId, undefined),
     behind: (repo, baseBranch, headSha) => outdatedHeads.behind(repo, baseBranch, headSha),
+    changedFiles: async (repo, baseBranch, headSha) => {
+      const handle = repos.handle(repo);
+      const tip = await findBranch(handle, baseBranch);
+      const base = tip && (await mergeBase(handle, tip, headSha));
+      return changedPaths(handle, headSha, base ?? undefined);
+    },
   });
   return {
     pulls,

@@ -3,12 +3,14 @@ import { CommitAuthorStore } from '../domain/branches/commit-author.store.ts';
 import { CommitStatusService } from '../domain/branches/commit-status.service.ts';
 import { ArchiveService } from '../domain/code/archive.service.ts';
 import { CodeService } from '../domain/code/code.service.ts';
+import { CommitSignersStore } from '../domain/keys/commit-signers.store.ts';
 import { SshKeyService } from '../domain/keys/ssh-key.service.ts';
 import { SshKeyStore } from '../domain/keys/ssh-key.store.ts';
 import type { LfsService } from '../domain/lfs/lfs.service.ts';
 import { TeamService } from '../domain/orgs/team.service.ts';
 import { TeamStore } from '../domain/orgs/team.store.ts';
 import { TeamGrantStore } from '../domain/orgs/team-grant.store.ts';
+import { TeamIds } from '../domain/orgs/team-ids.ts';
 import { ReleaseService } from '../domain/releases/release.service.ts';
 import { ReleaseStore } from '../domain/releases/release.store.ts';
 import { TagService } from '../domain/releases/tag.service.ts';
@@ -24,6 +26,7 @@ import { RepoAccessService } from '../domain/repos/repo-access.service.ts';
 import { RepoLifecycleService } from '../domain/repos/repo-lifecycle.service.ts';
 import { RepoListingService } from '../domain/repos/repo-listing.service.ts';
 import type { UserStore } from '../domain/users/user.store.ts';
+import { listRefs } from '../git/refs.ts';
 import type { CoreParts } from './parts.ts';
 
 export type RepoParts = CoreParts & {
@@ -68,6 +71,7 @@ export function buildRepos(parts: RepoParts) {
       access,
       orgs,
       admins,
+      teams: teamGrants,
       paths: git.paths,
       catFiles: git.catFiles,
       refUpdates: git.refUpdates,
@@ -84,8 +88,11 @@ export function buildRepos(parts: RepoParts) {
   });
   const protectedBranches = new ProtectedBranchService(repos, new ProtectedBranchStore(db), {
     users: parts.users,
-    // Rules that name teams (who may approve, push or merge) ask the organisation's teams.
-    teams,
+    // Rules that name teams (who may approve, push or merge) keep and ask them by id.
+    teamIds: new TeamIds(new TeamStore(db), teamGrants, orgs),
+    branchNames: async (repo) =>
+      (await listRefs(repos.handle(repo), git.catFiles)).branches.map((branch) => branch.name),
+    allowedSigners: () => new CommitSignersStore(db).allowedSigners(),
   });
   const releaseStore = new ReleaseStore(db, parts.caches);
   const tags = new TagService(repos, releaseStore, git.catFiles);

@@ -68,12 +68,17 @@ describe('pull request reviews', () => {
     const lineComments = `/repos/${world.owner.handle}/${world.name}/pulls/1/comments`;
     expect((await world.api(lineComments, { token: bob.token })).body).toEqual([]);
     expect((await world.api(lineComments, { token: alice.token })).body).toHaveLength(1);
+    // The pull's count is what each caller may read: the pending comment is alice's alone.
+    const pull = `/repos/${world.owner.handle}/${world.name}/pulls/1`;
+    expect((await world.api(pull, { token: bob.token })).body.review_comments).toBe(0);
+    expect((await world.api(pull, { token: alice.token })).body.review_comments).toBe(1);
 
     const submitted = await call(`${reviews}/${id}`, {
       token: alice.token,
       body: { event: 'APPROVED', body: 'looks right' },
     });
     expect(submitted.status).toBe(200);
+    expect((await world.api(pull, { token: bob.token })).body.review_comments).toBe(1);
     expect(submitted.body).toMatchObject({
       id,
       state: 'APPROVED',

@@ -39,6 +39,8 @@ import { teamsMigration } from './0037-teams.ts';
 import { branchProtectionRulesMigration } from './0038-branch-protection-rules.ts';
 import { federationBlocksMigration } from './0040-federation-blocks.ts';
 
+import { branchRuleTeamIdsMigration } from './0041-branch-rule-team-ids.ts';
+
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
   accountsMigration,
@@ -80,4 +82,6 @@ export const migrations: readonly Migration[] = [
   teamsMigration,
   branchProtectionRulesMigration,
   federationBlocksMigration,
+
+  branchRuleTeamIdsMigration,
 ];

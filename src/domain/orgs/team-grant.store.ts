@@ -70,4 +70,29 @@ export class TeamGrantStore {
       .executeTakeFirst();
     return row !== undefined;
   }
+
+  /** Whether the person is a member row of a team of the organisation that may create repos. */
+  async mayCreateRepos(userId: string, orgId: string): Promise<boolean> {
+    const row = await this.#db
+      .selectFrom('team_members as tm')
+      .innerJoin('teams as t', 't.id', 'tm.team_id')
+      .select('t.id')
+      .where('tm.user_id', '=', userId)
+      .where('t.org_id', '=', orgId)
+      .where('t.can_create_org_repo', '=', true)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Whether the person is a member row of any of these teams. */
+  async isMemberOfAnyTeamId(userId: string, teamIds: readonly string[]): Promise<boolean> {
+    if (teamIds.length === 0) return false;
+    const row = await this.#db
+      .selectFrom('team_members')
+      .select('team_id')
+      .where('user_id', '=', userId)
+      .where('team_id', 'in', [...teamIds])
+      .executeTakeFirst();
+    return row !== undefined;
+  }
 }

@@ -126,6 +126,17 @@ export class TeamStore {
     return row ? toTeam(row) : undefined;
   }
 
+  /** The teams of these ids that still exist, in no particular order. */
+  async findByIds(ids: readonly string[]): Promise<Team[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('teams')
+      .selectAll()
+      .where('id', 'in', [...new Set(ids)])
+      .execute();
+    return rows.map(toTeam);
+  }
+
   /** The organisation's teams, Owners first, then by name. */
   async listByOrg(orgId: string): Promise<Team[]> {
     const rows = await this.#db

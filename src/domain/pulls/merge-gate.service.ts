@@ -9,6 +9,7 @@ import { NotAllowed } from '../errors.ts';
 import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
 import type { ProtectedBranchRecord, Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
+import { contentBlockers } from './merge-content-rules.ts';
 import type { PullReview } from './pull-review.types.ts';
 import { countedVerdicts } from './review-verdicts.ts';
 
@@ -23,7 +24,13 @@ export type MergeBlocker =
     }
   | { readonly kind: 'changes_requested'; readonly reason: string; readonly by: readonly string[] }
   | { readonly kind: 'outdated'; readonly reason: string }
-  | { readonly kind: 'merge_whitelist'; readonly reason: string };
+  | { readonly kind: 'merge_whitelist'; readonly reason: string }
+  | { readonly kind: 'unsigned'; readonly reason: string }
+  | {
+      readonly kind: 'protected_files';
+      readonly reason: string;
+      readonly files: readonly string[];
+    };
 
 /** What the base branch's protection says about merging a head into it. */
 export type MergeGate = {
@@ -65,6 +72,12 @@ export type MergeGatePorts = {
   readonly reviews: (pullId: string) => Promise<readonly PullReview[]>;
   /** Whether the base branch has commits the head lacks. */
   readonly behind: (repo: Repository, baseBranch: string, headSha: string) => Promise<boolean>;
+  /** The files the head changes since it left the base branch. */
+  readonly changedFiles: (
+    repo: Repository,
+    baseBranch: string,
+    headSha: string,
+  ) => Promise<string[]>;
 };
 
 /**
@@ -115,6 +128,9 @@ export class MergeGateService {
     if (rule.blockOnOutdatedBranch && (await this.#ports.behind(repo, baseBranch, headSha))) {
       blockers.push({ kind: 'outdated', reason: reasons.outdated });
     }
+    blockers.push(
+      ...(await contentBlockers(rule, () => this.#ports.changedFiles(repo, baseBranch, headSha))),
+    );
     return { enforced: rule.enableStatusCheck, checks, passed: blockers.length === 0, blockers };
   }
 
@@ -138,10 +154,14 @@ export class MergeGateService {
     const [first] = gate.blockers;
     if (!first) return [];
     if (first.kind === 'merge_whitelist') throw new NotAllowed(NOT_ON_MERGE_WHITELIST);
+    // Kiln cannot sign a merge, and no override makes an unsigned commit signed.
+    const unsigned = gate.blockers.find((blocker) => blocker.kind === 'unsigned');
+    if (unsigned) throw new NotAllowed(`not allowed to merge [reason: ${unsigned.reason}]`);
     if (override.force && override.mayOverride) return gate.blockers;
     throw new NotAllowed(`not allowed to merge [reason: ${first.reason}]`);
   }
 
+  // `block_on_official_review_requests` never blocks: Kiln has no review requests to wait for.
   async #reviewBlockers(rule: ProtectedBranchRecord, pull: GatedPull, headSha: string) {
     const needsReviews = rule.requiredApprovals > 0 || rule.blockOnRejectedReviews;
     if (!needsReviews) return [];

@@ -413,8 +413,12 @@ export class PullService {
     return kind === 'diff' ? streamDiff(handle, base, head) : streamPatch(handle, base, head);
   }
 
-  async reviewCommentCounts(pulls: readonly Pull[]): Promise<Map<string, number>> {
-    return this.#deps.store.countReviewComments(pulls.map((pull) => pull.id));
+  /** Gitea's `review_comments` of each pull as `viewer` sees them (no one else's pending ones). */
+  async reviewCommentCounts(pulls: readonly Pull[], viewer?: User): Promise<Map<string, number>> {
+    return this.#deps.store.countReviewComments(
+      pulls.map((pull) => pull.id),
+      viewer?.id,
+    );
   }
 
   /**

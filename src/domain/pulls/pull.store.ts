@@ -147,13 +147,28 @@ export class PullStore {
   }
 
   /** Review comment counts of the given pulls (absent = none). */
-  async countReviewComments(pullIds: readonly string[]): Promise<Map<string, number>> {
+  /**
+   * The line comments of each pull that `viewerId` may see: a pending review's comments are
+   * its reviewer's alone (as review-comment.store.ts lists them), so nobody else's count them.
+   */
+  async countReviewComments(
+    pullIds: readonly string[],
+    viewerId?: string,
+  ): Promise<Map<string, number>> {
     if (pullIds.length === 0) return new Map();
     const rows = await this.#db
       .selectFrom('review_comments')
-      .select(['pull_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('pull_id', 'in', [...new Set(pullIds)])
-      .groupBy('pull_id')
+      .leftJoin('pull_reviews', 'pull_reviews.id', 'review_comments.review_id')
+      .select(['review_comments.pull_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('review_comments.pull_id', 'in', [...new Set(pullIds)])
+      .where((eb) =>
+        eb.or([
+          eb('review_comments.review_id', 'is', null),
+          eb('pull_reviews.state', '!=', 'PENDING'),
+          eb('pull_reviews.reviewer_id', '=', viewerId ?? ''),
+        ]),
+      )
+      .groupBy('review_comments.pull_id')
       .execute();
     return new Map(rows.map((row) => [row.pull_id, Number(row.n)]));
   }

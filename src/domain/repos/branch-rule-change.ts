@@ -1,23 +1,33 @@
 import { Invalid } from '../errors.ts';
+import type { TeamIds } from '../orgs/team-ids.ts';
 import type { UserService } from '../users/user.service.ts';
 import {
   checkApprovals,
+  checkFilePatterns,
   checkNames,
   checkPatterns,
   type ProtectionChange,
 } from './branch-rule-input.ts';
 import type { StoredRule } from './protected-branch.store.ts';
+import type { Repository } from './repo.types.ts';
 
 /**
  * The stored rule after a change (Gitea's POST and PATCH): every value checked, people found by
- * handle (kept by account id, so a rename keeps them listed), teams kept by name; what the
- * change leaves out stays as it is.
+ * handle (kept by account id, so a rename keeps them listed), teams looked up in the
+ * repository's organisation and kept by id (a team deleted and made again under its name does not
+ * inherit the place; a person's repository has no teams); what the change leaves out stays as it
+ * is.
  */
 export async function changedRule(
+  repo: Repository,
   current: StoredRule,
   change: ProtectionChange,
-  users: Pick<UserService, 'findAccount'>,
+  ports: {
+    readonly users: Pick<UserService, 'findAccount'>;
+    readonly teamIds: Pick<TeamIds, 'idsOf'>;
+  },
 ): Promise<StoredRule> {
+  const { users, teamIds } = ports;
   const ids = async (handles: readonly string[] | undefined, fallback: readonly string[]) => {
     if (handles === undefined) return fallback;
     const found: string[] = [];
@@ -30,8 +40,11 @@ export async function changedRule(
     }
     return [...new Set(found)];
   };
-  const teams = (names: readonly string[] | undefined, fallback: readonly string[]) =>
-    names === undefined ? fallback : checkNames(names, 'team names');
+  const teams = async (names: readonly string[] | undefined, fallback: readonly string[]) => {
+    if (names === undefined) return fallback;
+    const checked = checkNames(names, 'team names');
+    return repo.owner.kind === 'org' ? teamIds.idsOf(repo.owner.id, checked) : [];
+  };
   const {
     pushWhitelistUsernames,
     mergeWhitelistUsernames,
@@ -44,9 +57,13 @@ export async function changedRule(
     ...flags
   } = change;
   const defined = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+  const files = (list: string | undefined, what: string) =>
+    list === undefined ? {} : { [what]: checkFilePatterns(list, 'file patterns') };
   return {
     ...current,
     ...defined,
+    ...files(flags.protectedFilePatterns, 'protectedFilePatterns'),
+    ...files(flags.unprotectedFilePatterns, 'unprotectedFilePatterns'),
     statusCheckContexts: checkPatterns(statusCheckContexts ?? current.statusCheckContexts),
     requiredApprovals: checkApprovals(requiredApprovals ?? current.requiredApprovals),
     pushWhitelistUserIds: await ids(pushWhitelistUsernames, current.pushWhitelistUserIds),
@@ -55,8 +72,11 @@ export async function changedRule(
       approvalsWhitelistUsernames,
       current.approvalsWhitelistUserIds,
     ),
-    pushWhitelistTeams: teams(pushWhitelistTeams, current.pushWhitelistTeams),
-    mergeWhitelistTeams: teams(mergeWhitelistTeams, current.mergeWhitelistTeams),
-    approvalsWhitelistTeams: teams(approvalsWhitelistTeams, current.approvalsWhitelistTeams),
+    pushWhitelistTeamIds: await teams(pushWhitelistTeams, current.pushWhitelistTeamIds),
+    mergeWhitelistTeamIds: await teams(mergeWhitelistTeams, current.mergeWhitelistTeamIds),
+    approvalsWhitelistTeamIds: await teams(
+      approvalsWhitelistTeams,
+      current.approvalsWhitelistTeamIds,
+    ),
   };
 }

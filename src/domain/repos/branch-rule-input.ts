@@ -1,4 +1,5 @@
 import { isValidRefName } from '../../git/ref-names.ts';
+import { compileFileGlob, FileGlobError, splitFilePatterns } from '../../lib/file-glob.ts';
 import { CheckGlobError, compileCheckGlob } from '../ci/check-glob.ts';
 import { Invalid } from '../errors.ts';
 import { type BranchRuleSettings, isRulePattern } from './branch-rule.ts';
@@ -16,9 +17,9 @@ type Flags = Omit<
   | 'pushWhitelistUserIds'
   | 'mergeWhitelistUserIds'
   | 'approvalsWhitelistUserIds'
-  | 'pushWhitelistTeams'
-  | 'mergeWhitelistTeams'
-  | 'approvalsWhitelistTeams'
+  | 'pushWhitelistTeamIds'
+  | 'mergeWhitelistTeamIds'
+  | 'approvalsWhitelistTeamIds'
 >;
 
 /**
@@ -95,4 +96,28 @@ export function checkApprovals(count: number): number {
     throw new Invalid(`required_approvals must be 0 to ${MAX_REQUIRED_APPROVALS}`);
   }
   return count;
+}
+
+/** Most patterns one file pattern list may hold. */
+export const MAX_FILE_PATTERNS = 50;
+
+/**
+ * A `protected_file_patterns` or `unprotected_file_patterns` list as stored: Gitea's
+ * `;`-separated patterns, each one that compiles (lib/file-glob.ts). Throws `Invalid` naming
+ * the first that does not, or when there are too many.
+ */
+export function checkFilePatterns(list: string, what: string): string {
+  const patterns = splitFilePatterns(list);
+  if (patterns.length > MAX_FILE_PATTERNS) {
+    throw new Invalid(`at most ${MAX_FILE_PATTERNS} ${what}`);
+  }
+  for (const pattern of patterns) {
+    try {
+      compileFileGlob(pattern);
+    } catch (error) {
+      if (!(error instanceof FileGlobError)) throw error;
+      throw new Invalid(`${what} "${pattern}" is not a valid pattern: ${error.message}`);
+    }
+  }
+  return list;
 }

@@ -47,7 +47,7 @@ describe('a deploy key under a rule', () => {
     enablePushWhitelist: fc.boolean(),
     pushWhitelistDeployKeys: fc.boolean(),
     pushWhitelistUserIds: fc.array(fc.string(), { maxLength: 3 }),
-    pushWhitelistTeams: fc.array(fc.string(), { maxLength: 3 }),
+    pushWhitelistTeamIds: fc.array(fc.string(), { maxLength: 3 }),
   });
 
   it('pushes only where pushing is on and a whitelist, if any, lets deploy keys in', () => {
@@ -58,7 +58,7 @@ describe('a deploy key under a rule', () => {
         if (!rule.enablePush) expect(may).toBe(false);
         if (rule.enablePushWhitelist && !rule.pushWhitelistDeployKeys) expect(may).toBe(false);
         // Whoever the whitelist names, people or teams, a deploy key's verdict stays the same.
-        const unlisted = { ...rule, pushWhitelistUserIds: [], pushWhitelistTeams: [] };
+        const unlisted = { ...rule, pushWhitelistUserIds: [], pushWhitelistTeamIds: [] };
         expect(deployKeyMayPushUnder(unlisted)).toBe(may);
       }),
     );

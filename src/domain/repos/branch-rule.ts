@@ -7,23 +7,23 @@ import {
 
 /**
  * The review, push and merge rules of a branch protection, in Gitea's terms. Whitelisted
- * people are kept by account id (a rename keeps them listed); teams by name, as Gitea's API
- * takes them.
+ * people and teams are kept by id: a rename keeps them listed, and a team deleted and made
+ * again under its name is a new team, not on the list (Gitea's API names both; see the service).
  */
 export type BranchRuleSettings = {
   /** Anyone may push (with write access); false: nobody but the push whitelist, if enabled. */
   readonly enablePush: boolean;
   readonly enablePushWhitelist: boolean;
   readonly pushWhitelistUserIds: readonly string[];
-  readonly pushWhitelistTeams: readonly string[];
+  readonly pushWhitelistTeamIds: readonly string[];
   readonly pushWhitelistDeployKeys: boolean;
   readonly enableMergeWhitelist: boolean;
   readonly mergeWhitelistUserIds: readonly string[];
-  readonly mergeWhitelistTeams: readonly string[];
+  readonly mergeWhitelistTeamIds: readonly string[];
   readonly requiredApprovals: number;
   readonly enableApprovalsWhitelist: boolean;
   readonly approvalsWhitelistUserIds: readonly string[];
-  readonly approvalsWhitelistTeams: readonly string[];
+  readonly approvalsWhitelistTeamIds: readonly string[];
   readonly blockOnRejectedReviews: boolean;
   readonly blockOnOfficialReviewRequests: boolean;
   readonly blockOnOutdatedBranch: boolean;
@@ -39,15 +39,15 @@ export const DEFAULT_RULE_SETTINGS: BranchRuleSettings = {
   enablePush: true,
   enablePushWhitelist: false,
   pushWhitelistUserIds: [],
-  pushWhitelistTeams: [],
+  pushWhitelistTeamIds: [],
   pushWhitelistDeployKeys: false,
   enableMergeWhitelist: false,
   mergeWhitelistUserIds: [],
-  mergeWhitelistTeams: [],
+  mergeWhitelistTeamIds: [],
   requiredApprovals: 0,
   enableApprovalsWhitelist: false,
   approvalsWhitelistUserIds: [],
-  approvalsWhitelistTeams: [],
+  approvalsWhitelistTeamIds: [],
   blockOnRejectedReviews: false,
   blockOnOfficialReviewRequests: false,
   blockOnOutdatedBranch: false,

@@ -1,7 +1,9 @@
+import type { PushRule } from '../../git/push-rules.ts';
 import { Forbidden, NotFound, Unauthenticated } from '../errors.ts';
-import type { TeamMembership } from '../orgs/team-membership.ts';
+import type { TeamIds } from '../orgs/team-ids.ts';
 import type { UserService } from '../users/user.service.ts';
 import type { User } from '../users/user.types.ts';
+import { hasUnprotectedFiles, pushRulesOf, wantsPushRules } from './branch-push-rules.ts';
 import {
   type BranchRuleSettings,
   DEFAULT_RULE_SETTINGS,
@@ -14,17 +16,35 @@ import { checkRuleName, type ProtectionChange } from './branch-rule-input.ts';
 import type { ProtectedBranchStore } from './protected-branch.store.ts';
 import { mayAdministerRepo, mayWrite } from './repo.policy.ts';
 import type { RepoService } from './repo.service.ts';
-import type { ProtectedBranchRecord, RepoAccess, Repository } from './repo.types.ts';
+import {
+  atLeast,
+  type ProtectedBranchRecord,
+  type RepoAccess,
+  type Repository,
+} from './repo.types.ts';
 
 export { MAX_REQUIRED_CHECKS } from './branch-rule-input.ts';
 export type { ProtectionChange };
 /** A change to a protection's required checks; what is left out stays as it is. */
 export type RequiredCheckChange = ProtectionChange;
 
-/** What the rules read beyond their own rows: people by handle, team membership. */
+/** What the rules read beyond their own rows: people by handle, teams by id, branches. */
 export type ProtectedBranchPorts = {
   readonly users: Pick<UserService, 'findAccount' | 'findManyByIds'>;
-  readonly teams: TeamMembership;
+  /** Teams by id, as rules keep them. */
+  readonly teamIds: Pick<TeamIds, 'idsOf' | 'namesOf' | 'isMemberOfAny'>;
+  /** The repository's branch names, to place content rules (files, signatures) for the hook. */
+  readonly branchNames: (repo: Repository) => Promise<string[]>;
+  /** git's allowed-signers list of people's keys, for rules that want signed commits. */
+  readonly allowedSigners: () => Promise<string>;
+};
+
+/** What the push hook is given for one pusher (see `pushRestrictions`). */
+export type PushRestrictions = {
+  readonly frozenRefs: string[];
+  readonly frozenPatterns: string[];
+  readonly pushRules: PushRule[];
+  readonly allowedSigners?: string;
 };
 
 /**
@@ -77,18 +97,29 @@ export class ProtectedBranchService {
     repo: Repository,
     pusher: User,
     via: { readonly deployKey?: boolean } = {},
-  ): Promise<{ frozenRefs: string[]; frozenPatterns: string[] }> {
+  ): Promise<PushRestrictions> {
     const records = await this.records(repo);
     const barred: ProtectedBranchRecord[] = [];
+    // Barred, but let through with changes to unprotected files only: the hook decides.
+    const limited = new Set<ProtectedBranchRecord>();
     for (const record of records) {
       const may = via.deployKey
         ? deployKeyMayPushUnder(record)
         : await this.#mayPushUnder(repo, record, pusher);
-      if (!may) barred.push(record);
+      if (!may) hasUnprotectedFiles(record) ? limited.add(record) : barred.push(record);
     }
     // The barred rules' names and patterns reach every branch they govern (`hookRefsOf`).
     const { names, patterns } = hookRefsOf(barred);
-    return { frozenRefs: names, frozenPatterns: patterns };
+    // Content rules (files, signatures) are placed on branches (`pushRulesOf`): the branch list
+    // is read only when some rule looks into the commits.
+    if (!wantsPushRules(records, limited)) {
+      return { frozenRefs: names, frozenPatterns: patterns, pushRules: [] };
+    }
+    const pushRules = pushRulesOf(records, await this.#ports.branchNames(repo), limited);
+    const signers = pushRules.some((rule) => rule.signed)
+      ? { allowedSigners: await this.#ports.allowedSigners() }
+      : {};
+    return { frozenRefs: names, frozenPatterns: patterns, pushRules, ...signers };
   }
 
   /**
@@ -103,7 +134,7 @@ export class ProtectedBranchService {
   async #mayPushUnder(repo: Repository, rule: BranchRuleSettings, pusher: User) {
     if (!rule.enablePush) return false;
     if (!rule.enablePushWhitelist) return true;
-    return this.#listed(repo, pusher, rule.pushWhitelistUserIds, rule.pushWhitelistTeams);
+    return this.#listed(repo, pusher, rule.pushWhitelistUserIds, rule.pushWhitelistTeamIds);
   }
 
   async protect(actor: User, owner: string, name: string, branch: string): Promise<void> {
@@ -142,7 +173,7 @@ export class ProtectedBranchService {
     const repo = await this.#adminRepo(viewer, owner, name);
     const clean = checkRuleName(rule);
     const base = { enableStatusCheck: false, statusCheckContexts: [], ...DEFAULT_RULE_SETTINGS };
-    const stored = await changedRule(base, change, this.#ports.users);
+    const stored = await changedRule(repo, base, change, this.#ports);
     if (!(await this.#store.add(repo.id, clean, stored))) {
       throw new Forbidden('Branch protection already exist');
     }
@@ -159,7 +190,7 @@ export class ProtectedBranchService {
   ): Promise<ProtectedBranchRecord> {
     const repo = await this.#adminRepo(viewer, owner, name);
     const current = await this.#find(repo, rule);
-    const stored = await changedRule(current, change, this.#ports.users);
+    const stored = await changedRule(repo, current, change, this.#ports);
     if (!(await this.#store.setRule(repo.id, current.branch, stored))) throw notProtected(rule);
     return this.#find(repo, current.branch);
   }
@@ -183,25 +214,33 @@ export class ProtectedBranchService {
       context.base.repo,
       reviewer,
       rule.approvalsWhitelistUserIds,
-      rule.approvalsWhitelistTeams,
+      rule.approvalsWhitelistTeamIds,
     );
   }
 
   /** Whether the rule's merge whitelist (when enabled) lets `user` merge. */
   async mayMergeUnder(repo: Repository, rule: BranchRuleSettings, user: User): Promise<boolean> {
     if (!rule.enableMergeWhitelist) return true;
-    return this.#listed(repo, user, rule.mergeWhitelistUserIds, rule.mergeWhitelistTeams);
+    return this.#listed(repo, user, rule.mergeWhitelistUserIds, rule.mergeWhitelistTeamIds);
   }
 
-  /** The handles of the people a rule lists, by account id. */
+  /** The present handles of the people and names of the teams rules list, by id. */
   async handlesOf(records: readonly ProtectedBranchRecord[]): Promise<Map<string, string>> {
     const ids = records.flatMap((r) => [
       ...r.pushWhitelistUserIds,
       ...r.mergeWhitelistUserIds,
       ...r.approvalsWhitelistUserIds,
     ]);
-    const accounts = await this.#ports.users.findManyByIds([...new Set(ids)]);
-    return new Map([...accounts].map(([id, account]) => [id, account.handle]));
+    const teamIds = records.flatMap((r) => [
+      ...r.pushWhitelistTeamIds,
+      ...r.mergeWhitelistTeamIds,
+      ...r.approvalsWhitelistTeamIds,
+    ]);
+    const [accounts, teams] = await Promise.all([
+      this.#ports.users.findManyByIds([...new Set(ids)]),
+      this.#ports.teamIds.namesOf([...new Set(teamIds)]),
+    ]);
+    return new Map([...[...accounts].map(([id, a]) => [id, a.handle] as const), ...teams]);
   }
 
   /** Lifts a protection; NotFound when there was no rule of that name. */
@@ -210,10 +249,17 @@ export class ProtectedBranchService {
     if (!(await this.#store.remove(repo.id, rule))) throw notProtected(rule);
   }
 
+  /**
+   * Whether a whitelist (people, teams by id) lets `user` act. Invariant: a place on a
+   * whitelist never outlasts write access: it is asked again at each use, so someone who lost
+   * it since being listed may no longer push, merge or approve by the list.
+   */
   async #listed(repo: Repository, user: User, ids: readonly string[], teams: readonly string[]) {
-    if (ids.includes(user.id)) return true;
-    if (teams.length === 0 || repo.owner.kind !== 'org') return false;
-    return this.#ports.teams.isMemberOfAnyTeam(user.id, repo.owner.id, teams);
+    const named =
+      ids.includes(user.id) ||
+      (repo.owner.kind === 'org' &&
+        (await this.#ports.teamIds.isMemberOfAny(user.id, repo.owner.id, teams)));
+    return named && atLeast(await this.#repos.accessOf(user, repo), 'write');
   }
 
   async #find(repo: Repository, rule: string): Promise<ProtectedBranchRecord> {

@@ -54,7 +54,8 @@ export async function receivePush(
   const pack = await receivePack(services.repos.handle(repo), push.input, {
     ...push.transport,
     ...(await services.protectedBranches.protectedRefs(repo)),
-    // Who may push where (`enable_push` and its whitelists) holds on every transport alike.
+    // Who may push where (`enable_push` and its whitelists), and what the pushed commits must
+    // be (signed, leaving protected files alone), hold on every transport alike.
     ...(await services.protectedBranches.pushRestrictions(repo, pusher, {
       deployKey: push.viaDeployKey ?? false,
     })),

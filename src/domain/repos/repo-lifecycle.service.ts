@@ -12,6 +12,7 @@ import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { EventPublisher } from '../events.ts';
 import type { OrgService } from '../orgs/org.service.ts';
 import type { User } from '../users/user.types.ts';
+import type { CreationOwnerDeps } from './creation-owner.ts';
 import { ownerForCreation } from './creation-owner.ts';
 import { type IsolationRepair, ObjectIsolation } from './object-isolation.ts';
 import { mayCreateRepos } from './repo.policy.ts';
@@ -37,6 +38,8 @@ export type RepoLifecycleDeps = {
   readonly access: Pick<RepoAccessService, 'get' | 'require'>;
   readonly orgs: Pick<OrgService, 'getOrg' | 'roleOf'>;
   readonly admins: AdminPolicy;
+  /** Teams that let their members create repositories in their organisation. */
+  readonly teams?: CreationOwnerDeps['teams'];
   readonly paths: RepoPaths;
   /** Per-repository object readers, ended when their repository is deleted. */
   readonly catFiles?: CatFilePool | undefined;

@@ -2,14 +2,21 @@ import type { Repository } from '../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../domain/services.ts';
 import type { Account, User } from '../../domain/users/user.types.ts';
 
-/** The accounts a person may create repositories in: themselves, then organisations they own. */
+/**
+ * The accounts a person may create repositories in: themselves, then organisations they own or
+ * belong to a team of that may create repositories.
+ */
 export async function creatableOwners(
-  services: Pick<DomainServices, 'orgs' | 'users'>,
+  services: Pick<DomainServices, 'orgs' | 'users'> & Partial<Pick<DomainServices, 'teams'>>,
   user: User,
 ): Promise<Account[]> {
-  const memberships = await services.orgs.membershipsOf(user.id);
+  const [memberships, teams] = await Promise.all([
+    services.orgs.membershipsOf(user.id),
+    services.teams?.teamsOf(user) ?? [],
+  ]);
   const owned = [...memberships].filter(([, role]) => role === 'owner').map(([id]) => id);
-  const accounts = await services.users.findManyByIds(owned);
+  const creators = teams.filter((view) => view.team.canCreateOrgRepo).map((v) => v.team.orgId);
+  const accounts = await services.users.findManyByIds([...new Set([...owned, ...creators])]);
   const orgs = [...accounts.values()].sort((a, b) => a.handle.localeCompare(b.handle, 'en'));
   return [user, ...orgs];
 }

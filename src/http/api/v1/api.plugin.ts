@@ -40,6 +40,7 @@ import { registerRepoRoutes } from './repos.routes.ts';
 import { registerReviewCommentRoutes } from './review-comments.routes.ts';
 import { classifyRouteScopes } from './route-scopes.ts';
 import { registerStatusRoutes } from './statuses.routes.ts';
+import { registerTeamRepoRoutes } from './team-repos.routes.ts';
 import { registerTeamRoutes } from './teams.routes.ts';
 import { registerTokenRoutes } from './tokens.routes.ts';
 import { registerUserRoutes } from './users.routes.ts';
@@ -126,7 +127,9 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerKeyRoutes(server, deps);
   const views = new RepoViews(deps);
   registerDeployKeyRoutes(server, { ...deps, views });
-  registerRepoRoutes(server, { ...deps, views, answers: new RepoAnswers(views, deps.caches) });
+  const repoAnswers = new RepoAnswers(views, deps.caches);
+  registerRepoRoutes(server, { ...deps, views, answers: repoAnswers });
+  registerTeamRepoRoutes(server, { ...deps, answers: repoAnswers });
   registerFederationForkRoutes(server, { ...deps, views });
   registerFederationBlockRoutes(server, deps);
   registerCollaboratorRoutes(server, deps);

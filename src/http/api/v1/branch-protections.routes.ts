@@ -26,8 +26,8 @@ const adminErrors = errorResponses;
 
 /**
  * Gitea's BranchProtection for a Kiln rule: its name (a branch or a glob), who may push, merge
- * and approve, what blocks a merge and the required checks. People are shown by their handle
- * now; one whose account is gone is left out.
+ * and approve, what blocks a merge and the required checks. People and teams are shown by
+ * their names now (`handles` maps both ids); one whose account or team is gone is left out.
  */
 export function toApiBranchProtection(
   record: ProtectedBranchRecord,
@@ -44,17 +44,17 @@ export function toApiBranchProtection(
     enable_push: record.enablePush,
     enable_push_whitelist: record.enablePushWhitelist,
     push_whitelist_usernames: names(record.pushWhitelistUserIds),
-    push_whitelist_teams: [...record.pushWhitelistTeams],
+    push_whitelist_teams: names(record.pushWhitelistTeamIds),
     push_whitelist_deploy_keys: record.pushWhitelistDeployKeys,
     enable_merge_whitelist: record.enableMergeWhitelist,
     merge_whitelist_usernames: names(record.mergeWhitelistUserIds),
-    merge_whitelist_teams: [...record.mergeWhitelistTeams],
+    merge_whitelist_teams: names(record.mergeWhitelistTeamIds),
     enable_status_check: record.enableStatusCheck,
     status_check_contexts: [...record.statusCheckContexts],
     required_approvals: record.requiredApprovals,
     enable_approvals_whitelist: record.enableApprovalsWhitelist,
     approvals_whitelist_username: names(record.approvalsWhitelistUserIds),
-    approvals_whitelist_teams: [...record.approvalsWhitelistTeams],
+    approvals_whitelist_teams: names(record.approvalsWhitelistTeamIds),
     block_on_rejected_reviews: record.blockOnRejectedReviews,
     block_on_official_review_requests: record.blockOnOfficialReviewRequests,
     block_on_outdated_branch: record.blockOnOutdatedBranch,

@@ -34,7 +34,7 @@ const REPOSITORY_SCHEMA: Record<string, unknown> = { ...ApiRepositorySchema };
  * every list use this one function, so a list's items are the single GET's texts, and the texts
  * RepoAnswers keeps serve both.
  */
-function repositorySerializer(reply: FastifyReply): SerializeRepository {
+export function repositorySerializer(reply: FastifyReply): SerializeRepository {
   const serialize = reply.compileSerializationSchema(REPOSITORY_SCHEMA);
   return (repository) => {
     const written = serialize(repository);
@@ -46,7 +46,7 @@ function repositorySerializer(reply: FastifyReply): SerializeRepository {
  * Fastify sends text or bytes with a JSON content type as they are, without serializing them
  * again.
  */
-function sendSerialized(reply: FastifyReply, serialized: string | Buffer): FastifyReply {
+export function sendSerialized(reply: FastifyReply, serialized: string | Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(serialized);
 }
 

@@ -15,7 +15,7 @@ import { signedInOrRedirect, signedInPoster } from '../require-user.ts';
 
 /** What repository creation and forking use. */
 export type NewRepoRouteDeps = {
-  readonly services: Pick<DomainServices, 'repos' | 'orgs' | 'users'>;
+  readonly services: Pick<DomainServices, 'repos' | 'orgs' | 'users' | 'teams'>;
 };
 
 type NewRepoValues = {

@@ -116,6 +116,10 @@ export function mergeBlockersView(
         return 'Branch out of date: the base branch has commits the head lacks';
       case 'merge_whitelist':
         return 'You are not on the merge whitelist of this branch';
+      case 'unsigned':
+        return 'Signed commits required: Kiln does not sign the commits a merge makes';
+      case 'protected_files':
+        return `Changes protected files: ${blocker.files.join(', ')}`;
     }
   };
   return html`<div class="mb-2" id="merge-blockers"><div class="color-fg-attention">${icon('alert')} Merging is blocked:</div>
