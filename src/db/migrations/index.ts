@@ -37,6 +37,7 @@ import { lfsMigration } from './0035-lfs.ts';
 import { pullReviewsMigration } from './0036-pull-reviews.ts';
 import { teamsMigration } from './0037-teams.ts';
 import { branchProtectionRulesMigration } from './0038-branch-protection-rules.ts';
+import { remotePullAuthorsMigration } from './0039-remote-pull-authors.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -78,4 +79,5 @@ export const migrations: readonly Migration[] = [
   pullReviewsMigration,
   teamsMigration,
   branchProtectionRulesMigration,
+  remotePullAuthorsMigration,
 ];
