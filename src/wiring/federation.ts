@@ -24,6 +24,7 @@ export function buildFederation(parts: {
   readonly repos: RepoService;
   readonly protectedBranches: FederationDeps['protectedBranches'];
   readonly caches: CacheRegistry;
+  readonly remotePulls: FederationDeps['remotePulls'];
 }): Promise<Federation | undefined> {
   const { config, database } = parts;
   return openFederation({
@@ -38,6 +39,7 @@ export function buildFederation(parts: {
     userAgent: `Kiln/${KILN_VERSION} (+${config.baseUrl?.href ?? ''})`,
     report: reportFederation,
     caches: parts.caches,
+    remotePulls: parts.remotePulls,
   });
 }
 

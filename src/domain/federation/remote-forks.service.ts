@@ -201,6 +201,11 @@ export class RemoteForksService {
     });
   }
 
+  /** How git may reach a clone address (Invalid when it may not), for proposals too. */
+  reachOf(cloneUri: string): Promise<RemoteFetchOptions> {
+    return this.#reach(cloneUri);
+  }
+
   /** How git may reach a clone address: its scheme allowed, its address checked and pinned. */
   async #reach(cloneUri: string): Promise<RemoteFetchOptions> {
     const { allowHttp } = this.#deps;

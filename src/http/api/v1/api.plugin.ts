@@ -23,6 +23,7 @@ import { registerCollaboratorRoutes } from './collaborators.routes.ts';
 import { registerDeployKeyRoutes } from './deploy-keys.routes.ts';
 import { registerFederationApiRoutes } from './federation.routes.ts';
 import { registerFederationForkRoutes } from './federation-forks.routes.ts';
+import { registerFederationPullRoutes } from './federation-pulls.routes.ts';
 import { registerHookRoutes } from './hooks.routes.ts';
 import { registerKeyRoutes } from './keys.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
@@ -127,6 +128,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerDeployKeyRoutes(server, { ...deps, views });
   registerRepoRoutes(server, { ...deps, views, answers: new RepoAnswers(views, deps.caches) });
   registerFederationForkRoutes(server, { ...deps, views });
+  registerFederationPullRoutes(server, deps);
   registerCollaboratorRoutes(server, deps);
   registerBranchRoutes(server, deps);
   registerReleaseRoutes(server, deps);

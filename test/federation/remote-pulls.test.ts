@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
+import { GitClient, repoUrl } from '../support/git.ts';
+import type { TestServer } from '../support/server.ts';
+import { AP, apiCall, FediverseActor, startFederatedKiln } from './support.ts';
+
+type Json = Record<string, unknown>;
+
+/**
+ * A user of A forks a repository of B and proposes a branch of the fork back: B opens a pull
+ * request by A's user, A sees it accepted with its URL; what B cannot take is refused.
+ */
+describe('pull requests proposed across two Kiln instances', () => {
+  let a: TestServer;
+  let b: TestServer;
+  let git: GitClient;
+  let work: string;
+  let author: { handle: string; token: string };
+  let proposer: { handle: string; token: string };
+  let stranger: FediverseActor;
+
+  const call = apiCall;
+  const pushTo = async (server: TestServer, owner: typeof author, repo: string, ref: string) => {
+    const url = repoUrl(server.url, owner.handle, repo, { token: owner.token, as: 'username' });
+    await git.ok(['push', '-q', '-f', url, `HEAD:${ref}`], { cwd: work });
+  };
+  const proposals = async () =>
+    (await call(a, proposer.token, 'GET', `/repos/${proposer.handle}/tool/federation/pulls`))
+      .json as unknown as Json[];
+  const answered = async (id: unknown) => {
+    let found: Json | undefined;
+    await eventually(async () => {
+      found = (await proposals()).find((pull) => pull.id === id);
+      return found?.state !== 'pending';
+    }, 30_000);
+    return found;
+  };
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startFederatedKiln(), startFederatedKiln()]);
+    git = await GitClient.create();
+    const made = await b.make.userWithToken();
+    author = { handle: made.user.handle, token: made.token };
+    const madeA = await a.make.userWithToken();
+    proposer = { handle: madeA.user.handle, token: madeA.token };
+    expect((await call(b, author.token, 'POST', '/user/repos', { name: 'tool' })).status).toBe(201);
+    expect(
+      (await call(b, author.token, 'POST', '/user/repos', { name: 'secret', private: true }))
+        .status,
+    ).toBe(201);
+    work = await git.init();
+    await git.commit(work, { 'README.md': 'tool\n' }, 'first');
+    await pushTo(b, author, 'tool', 'main');
+    await pushTo(b, author, 'secret', 'main');
+    const forked = await call(a, proposer.token, 'POST', '/user/federation/forks', {
+      actor: `${b.url}/repos/${author.handle}/tool`,
+    });
+    expect(forked.status).toBe(201);
+    stranger = new FediverseActor();
+    await stranger.start();
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close(), stranger?.stop()]);
+    await git?.dispose();
+  });
+
+  it('proposes a branch: pending, then open upstream with the remote author', async () => {
+    await git.ok(['checkout', '-q', '-b', 'feature'], { cwd: work });
+    const sha = await git.commit(work, { 'feature.txt': 'new\n' }, 'add a feature');
+    await pushTo(a, proposer, 'tool', 'refs/heads/feature');
+    const proposed = await call(
+      a,
+      proposer.token,
+      'POST',
+      `/repos/${proposer.handle}/tool/federation/pulls`,
+      { head: 'feature', base: 'main', title: 'Add a feature', body: 'Please take it.' },
+    );
+    expect(proposed.status).toBe(202);
+    expect(proposed.json).toMatchObject({
+      head: 'feature',
+      base: 'main',
+      title: 'Add a feature',
+      state: 'pending',
+      url: null,
+      upstream: `${b.url}/repos/${author.handle}/tool`,
+    });
+    const done = await answered(proposed.json.id);
+    expect(done?.state).toBe('open');
+    expect(done?.url).toBe(`${b.url}/${author.handle}/tool/pulls/1`);
+
+    const login = `${proposer.handle}@${new URL(a.url).host}`;
+    const actor = `${a.url}/${proposer.handle}`;
+    const pull = await call(b, author.token, 'GET', `/repos/${author.handle}/tool/pulls/1`);
+    expect(pull.status).toBe(200);
+    expect(pull.json.title).toBe('Add a feature');
+    expect(pull.json.body).toBe('Please take it.');
+    expect((pull.json.head as Json).sha).toBe(sha);
+    expect((pull.json.base as Json).ref).toBe('main');
+    expect(pull.json.user).toMatchObject({ login, html_url: actor });
+    const list = await call(b, author.token, 'GET', `/repos/${author.handle}/tool/pulls`);
+    expect((list.json as unknown as Json[]).map((p) => (p.user as Json).login)).toEqual([login]);
+    const listPage = await (await fetch(`${b.url}/${author.handle}/tool/pulls`)).text();
+    expect(listPage).toContain(`href="${actor}" rel="nofollow">@${login}</a>`);
+    const pullPage = await (await fetch(`${b.url}/${author.handle}/tool/pulls/1`)).text();
+    expect(pullPage).toContain(`href="${actor}" rel="nofollow">@${login}</a>`);
+    // The remote author is no one here: no profile, no sign-in, not a person of this server.
+    expect((await fetch(`${b.url}/api/v1/users/${encodeURIComponent(login)}`)).status).toBe(404);
+    expect((await fetch(`${b.url}/api/v1/users/kiln-federation`)).status).toBe(404);
+  });
+
+  it('the repository actor names itself as sendPatchesTo', async () => {
+    const actor = (await (
+      await fetch(`${b.url}/repos/${author.handle}/tool`, { headers: { accept: AP } })
+    ).json()) as Json;
+    expect(actor.sendPatchesTo).toBe(`${b.url}/repos/${author.handle}/tool`);
+  });
+
+  it('refuses on the author’s side what no upstream would take', async () => {
+    const path = `/repos/${proposer.handle}/tool/federation/pulls`;
+    const nothing = await call(a, proposer.token, 'POST', path, {
+      head: 'main',
+      base: 'main',
+      title: 'Nothing',
+    });
+    expect(nothing.status).toBe(422);
+    const missing = await call(a, proposer.token, 'POST', path, {
+      head: 'no-such-branch',
+      base: 'main',
+      title: 'Missing',
+    });
+    expect(missing.status).toBe(422);
+    await git.ok(['checkout', '-q', '-b', 'huge', 'main'], { cwd: work });
+    await git.commitMany(work, 251, 'many');
+    await pushTo(a, proposer, 'tool', 'refs/heads/huge');
+    const huge = await call(a, proposer.token, 'POST', path, {
+      head: 'huge',
+      base: 'main',
+      title: 'Too many commits',
+    });
+    expect(huge.status).toBe(422);
+    expect(String(huge.json.message)).toContain('250 commits');
+    const notFork = await call(a, proposer.token, 'POST', '/user/repos', { name: 'own' });
+    expect(notFork.status).toBe(201);
+    const own = await call(
+      a,
+      proposer.token,
+      'POST',
+      `/repos/${proposer.handle}/own/federation/pulls`,
+      {
+        head: 'main',
+        base: 'main',
+        title: 'x',
+      },
+    );
+    expect(own.status).toBe(404);
+  });
+
+  it('rejects offers it cannot take, with the reason', async () => {
+    const inbox = `${b.url}/federation/repos/${author.handle}/tool/inbox`;
+    const strangerHost = stranger.id.replace('/actor', '');
+    const offer = (id: string, target: string, origin: string, object?: Json) => ({
+      '@context': ['https://www.w3.org/ns/activitystreams', 'https://forgefed.org/ns'],
+      id: `${stranger.id}#offer/${id}`,
+      type: 'Offer',
+      actor: stranger.id,
+      target,
+      object: object ?? {
+        type: 'Ticket',
+        attributedTo: stranger.id,
+        summary: 'A change',
+        attachment: {
+          type: 'Offer',
+          origin: { type: 'Branch', context: origin, ref: 'refs/heads/main' },
+          target: { type: 'Branch', context: target, ref: 'refs/heads/main' },
+        },
+      },
+    });
+    const tool = `${b.url}/repos/${author.handle}/tool`;
+    const cases = [
+      offer('private', `${b.url}/repos/${author.handle}/secret`, `${strangerHost}/repos/x/y`),
+      offer('unknown-origin', tool, `${strangerHost}/repos/x/y`),
+      offer('other-host-origin', tool, `${a.url}/repos/${proposer.handle}/tool`),
+      offer('not-a-ticket', tool, '', { type: 'Note', content: 'hello' }),
+    ];
+    for (const activity of cases) {
+      expect((await stranger.send(inbox, activity)).status).toBeLessThan(300);
+    }
+    const rejects = () =>
+      stranger.received.map((r) => r.activity).filter((activity) => activity.type === 'Reject');
+    expect(await eventually(async () => rejects().length === cases.length, 30_000)).toBe(true);
+    for (const activity of cases) {
+      const reject = rejects().find((r) => r.object === activity.id);
+      expect(reject, String(activity.id)).toBeDefined();
+      expect(typeof reject?.summary).toBe('string');
+      expect(reject?.to).toEqual([stranger.id]);
+    }
+    const secretReject = rejects().find((r) => r.object === cases[0]?.id);
+    // Private and missing look the same: the server itself answers, naming nothing.
+    expect(secretReject?.actor).toBe(`${b.url}/federation/actor`);
+    const pulls = await call(
+      b,
+      author.token,
+      'GET',
+      `/repos/${author.handle}/tool/pulls?state=all`,
+    );
+    expect((pulls.json as unknown as Json[]).length).toBe(1);
+  });
+});
