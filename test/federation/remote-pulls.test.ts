@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
@@ -106,6 +107,32 @@ describe('pull requests proposed across two Kiln instances', () => {
     // The remote author is no one here: no profile, no sign-in, not a person of this server.
     expect((await fetch(`${b.url}/api/v1/users/${encodeURIComponent(login)}`)).status).toBe(404);
     expect((await fetch(`${b.url}/api/v1/users/kiln-federation`)).status).toBe(404);
+  });
+
+  it('the account remote pulls are filed under never acts and is never granted anything', async () => {
+    const collaborator = await call(
+      b,
+      author.token,
+      'PUT',
+      `/repos/${author.handle}/tool/collaborators/kiln-federation`,
+      { permission: 'write' },
+    );
+    expect(collaborator.status).toBeGreaterThanOrEqual(400);
+    expect(collaborator.status).toBeLessThan(500);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('kiln-federation', 'KILN-FEDERATION', 'kiln-federation@noreply.invalid'),
+        fc.string({ maxLength: 40 }),
+        async (login, password) => {
+          const basic = Buffer.from(`${login}:${password}`).toString('base64');
+          const response = await fetch(`${b.url}/api/v1/user`, {
+            headers: { authorization: `Basic ${basic}` },
+          });
+          expect(response.status).toBe(401);
+        },
+      ),
+      { numRuns: 15 },
+    );
   });
 
   it('the repository actor names itself as sendPatchesTo', async () => {
