@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
+import { Browser } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { AP, apiCall, FediverseActor, startFederatedKiln } from './support.ts';
 
@@ -17,7 +18,7 @@ describe('pull requests proposed across two Kiln instances', () => {
   let git: GitClient;
   let work: string;
   let author: { handle: string; token: string };
-  let proposer: { handle: string; token: string };
+  let proposer: { handle: string; token: string; password: string };
   let stranger: FediverseActor;
 
   const call = apiCall;
@@ -43,7 +44,7 @@ describe('pull requests proposed across two Kiln instances', () => {
     const made = await b.make.userWithToken();
     author = { handle: made.user.handle, token: made.token };
     const madeA = await a.make.userWithToken();
-    proposer = { handle: madeA.user.handle, token: madeA.token };
+    proposer = { handle: madeA.user.handle, token: madeA.token, password: madeA.password };
     expect((await call(b, author.token, 'POST', '/user/repos', { name: 'tool' })).status).toBe(201);
     expect(
       (await call(b, author.token, 'POST', '/user/repos', { name: 'secret', private: true }))
@@ -133,6 +134,34 @@ describe('pull requests proposed across two Kiln instances', () => {
       ),
       { numRuns: 15 },
     );
+  });
+
+  it('"Propose to upstream" on the fork\'s page proposes a branch, for its writers only', async () => {
+    await git.ok(['checkout', '-q', '-b', 'from-page', 'main'], { cwd: work });
+    await git.commit(work, { 'page.txt': 'page\n' }, 'from the page');
+    await pushTo(a, proposer, 'tool', 'refs/heads/from-page');
+    const page = `/repos/${proposer.handle}/tool`;
+    expect(await (await new Browser(a.url).get(page)).text()).not.toContain('Propose to upstream');
+    const browser = new Browser(a.url);
+    await browser.get('/login');
+    await browser.post('/login', { login: proposer.handle, password: proposer.password });
+    expect(await (await browser.get(page)).text()).toContain('Propose to upstream');
+    const missing = await browser.post(`${page}/propose-upstream`, {
+      head: 'nope',
+      base: 'main',
+      title: 'Nope',
+    });
+    // Refused with the reason on the fork's page; nothing is proposed.
+    expect(missing.status).toBe(303);
+    expect((await proposals()).some((pull) => pull.title === 'Nope')).toBe(false);
+    const proposed = await browser.post(`${page}/propose-upstream`, {
+      head: 'from-page',
+      base: 'main',
+      title: 'From the page',
+    });
+    expect(proposed.status).toBe(303);
+    const mine = (await proposals()).find((pull) => pull.title === 'From the page');
+    expect((await answered(mine?.id))?.state).toBe('open');
   });
 
   it('the repository actor names itself as sendPatchesTo', async () => {
@@ -230,6 +259,7 @@ describe('pull requests proposed across two Kiln instances', () => {
       'GET',
       `/repos/${author.handle}/tool/pulls?state=all`,
     );
-    expect((pulls.json as unknown as Json[]).length).toBe(1);
+    const posters = (pulls.json as unknown as Json[]).map((pull) => (pull.user as Json).login);
+    expect(posters).not.toContain(`tester@${new URL(stranger.id).host}`);
   });
 });

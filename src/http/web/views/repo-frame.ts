@@ -43,9 +43,24 @@ function remoteParentLine(context: PageContext, frame: RepoFrame): Html | null {
       ? html`<form method="post" action="${repoUrl(repo)}/sync-fork" class="d-inline ml-2">
           <input type="hidden" name="_csrf" value="${context.csrf}">
           <button class="btn btn-sm" type="submit">${icon('sync')} Sync fork</button>
-        </form>`
+        </form>${proposeForm(context, repo)}`
       : null;
   return html`<p class="f6 color-fg-muted mb-2">forked from <a href="${url.href}" rel="nofollow">${label}</a>${sync}</p>`;
+}
+
+/** "Propose to upstream": a branch of the fork offered to its upstream as a pull request. */
+function proposeForm(context: PageContext, repo: Repository): Html {
+  return html`<details class="d-inline-block ml-2 kiln-propose">
+    <summary class="btn btn-sm">${icon('git-pull-request')} Propose to upstream</summary>
+    <form method="post" action="${repoUrl(repo)}/propose-upstream" class="Box p-2 mt-1">
+      <input type="hidden" name="_csrf" value="${context.csrf}">
+      <label class="d-block">Branch of this fork <input class="form-control input-sm" name="head" required maxlength="255"></label>
+      <label class="d-block">into the upstream's <input class="form-control input-sm" name="base" value="main" required maxlength="255"></label>
+      <label class="d-block">Title <input class="form-control input-sm" name="title" required maxlength="255"></label>
+      <label class="d-block">Description <textarea class="form-control input-sm" name="body"></textarea></label>
+      <button class="btn btn-sm btn-primary mt-1" type="submit">Propose</button>
+    </form>
+  </details>`;
 }
 
 function visibilityLabel(repo: Repository): Html {
