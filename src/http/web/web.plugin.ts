@@ -27,7 +27,6 @@ import {
   registerFederationSettingsRoutes,
 } from './pages/federation-settings.routes.ts';
 import { type HomeRouteDeps, registerHomeRoutes } from './pages/home.routes.ts';
-import { registerProposeUpstreamRoutes } from './pages/propose-upstream.routes.ts';
 import {
   type PullDownloadRouteDeps,
   registerPullDownloadRoutes,
@@ -99,7 +98,6 @@ export async function webPlugin(
   registerAdminHousekeepingRoutes(server, deps, pages);
   registerFederationSettingsRoutes(server, deps, pages);
   registerSyncForkRoutes(server, deps, pages);
-  registerProposeUpstreamRoutes(server, deps, pages);
   registerAdminFederationRoutes(server, deps, pages);
   registerCiSettingsRoutes(server, deps, pages);
   registerWebhookSettingsRoutes(server, deps, pages);
