@@ -164,6 +164,29 @@ describe('pull requests proposed across two Kiln instances', () => {
     expect((await answered(mine?.id))?.state).toBe('open');
   });
 
+  it('merged or closed upstream, the proposal shows merged or closed on the author’s side', async () => {
+    const stateOf = async (title: string) =>
+      (await proposals()).find((pull) => pull.title === title)?.state;
+    const merged = await call(
+      b,
+      author.token,
+      'POST',
+      `/repos/${author.handle}/tool/pulls/1/merge`,
+      {
+        Do: 'merge',
+      },
+    );
+    expect(merged.status).toBe(200);
+    expect(await eventually(async () => (await stateOf('Add a feature')) === 'merged')).toBe(true);
+    const closed = await call(b, author.token, 'PATCH', `/repos/${author.handle}/tool/pulls/2`, {
+      state: 'closed',
+    });
+    expect(closed.status).toBe(201);
+    expect(await eventually(async () => (await stateOf('From the page')) === 'closed')).toBe(true);
+    const closedOne = (await proposals()).find((pull) => pull.title === 'From the page');
+    expect(closedOne?.reason).toBe('closed without merging');
+  });
+
   it('the repository actor names itself as sendPatchesTo', async () => {
     const actor = (await (
       await fetch(`${b.url}/repos/${author.handle}/tool`, { headers: { accept: AP } })

@@ -63,7 +63,7 @@ export type FederationDeps = {
   /** Where the local actors' caches are declared (the composition root's registry). */
   readonly caches?: CacheRegistry;
   /** Opens pull requests proposed from other servers. */
-  readonly remotePulls: Pick<RemotePullService, 'open' | 'openedBy'>;
+  readonly remotePulls: Pick<RemotePullService, 'open' | 'openedBy' | 'proposalOf'>;
   /** Who may propose pull requests from other servers (every remote actor when absent). */
   readonly proposalGate?: ProposalGate;
 };

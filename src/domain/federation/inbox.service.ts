@@ -102,6 +102,10 @@ export class InboxService {
       case 'Reject':
         if (await this.#proposals?.answered(sender, activity)) return;
         return this.#following.answered(sender, activity, 'rejected');
+      case 'Resolve':
+        // A pull request proposed from here was merged upstream.
+        await this.#proposals?.answered(sender, activity);
+        return;
       case 'Create':
         // A fork of one of ours is listed; any Create is also kept for the sender's followers.
         await this.#forks.created(sender, activity);

@@ -3,6 +3,7 @@ import { deleteRef, findBranch } from '../../git/refs.ts';
 import { fetchRemoteBranch, type RemoteFetchOptions } from '../../git/remote-fetch.ts';
 import { isRecord } from '../../lib/narrow.ts';
 import { isDomainError } from '../errors.ts';
+import type { Pull } from '../pulls/pull.types.ts';
 import type { RemotePullService } from '../pulls/remote-pulls.service.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
@@ -16,6 +17,7 @@ import {
   type PullOffer,
   readOffer,
   rejectOfferActivity,
+  resolveActivity,
 } from './pull-offers.ts';
 import type { RemoteActors } from './remote-actors.ts';
 import type { RemoteDocuments } from './remote-documents.ts';
@@ -48,7 +50,7 @@ export type IncomingPullsDeps = {
   readonly remote: Pick<RemoteActors, 'get'>;
   readonly documents: RemoteDocuments;
   readonly repos: Pick<RepoService, 'handle'>;
-  readonly pulls: Pick<RemotePullService, 'open' | 'openedBy'>;
+  readonly pulls: Pick<RemotePullService, 'open' | 'openedBy' | 'proposalOf'>;
   readonly queue: KyselyMessageQueue;
   readonly gate: ProposalGate;
   /** How git may reach a clone address (checked and pinned; Invalid when it may not). */
@@ -101,6 +103,30 @@ export class IncomingPullsService {
         rejectOfferActivity(this.#newId(answerer), answerer.id, sender, offerId, reason),
       );
     }
+  }
+
+  /**
+   * A pull proposed from elsewhere was closed here: its proposer's server is told, `Resolve` of
+   * the pull request (its page) when merged, `Reject` of the offer when closed without merging,
+   * from the repository while it is public (a private one tells nothing, as it federates nothing).
+   */
+  async pullClosed(base: Repository, pull: Pull, merged: boolean): Promise<void> {
+    const proposal = await this.#deps.pulls.proposalOf(pull);
+    if (!proposal) return;
+    const repo = await this.#local(this.#deps.actors.ofRepo(base).id);
+    if (!repo) return;
+    const to = proposal.author.actor;
+    const url = this.#pullUrl(base, pull.number);
+    const activity = merged
+      ? resolveActivity(this.#newId(repo), repo.id, to, url)
+      : rejectOfferActivity(
+          this.#newId(repo),
+          repo.id,
+          to,
+          proposal.offerId,
+          'closed without merging',
+        );
+    await this.#answer(repo, to, activity);
   }
 
   async #open(

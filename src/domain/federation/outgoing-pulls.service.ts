@@ -48,6 +48,25 @@ export type OutgoingPullsDeps = {
   readonly reach: (cloneUri: string) => Promise<RemoteFetchOptions>;
 };
 
+/** Where an offer's record is kept. */
+type OfferPlace = { readonly repoId: string; readonly id: string };
+
+/** The record after an answer from its upstream. */
+function nextState(
+  record: OutgoingPull,
+  answer: Record<string, unknown>,
+  upstream: string,
+): OutgoingPull {
+  if (answer.type === 'Resolve') return { ...record, state: 'merged' };
+  if (answer.type === 'Accept') {
+    const result = idOf(answer.result);
+    const url = result && sameHost(result, upstream) ? result : record.url;
+    return { ...record, state: record.state === 'pending' ? 'open' : record.state, url };
+  }
+  const reason = typeof answer.summary === 'string' ? answer.summary.slice(0, 1000) : null;
+  return { ...record, state: record.state === 'pending' ? 'rejected' : 'closed', reason };
+}
+
 /** A proposal to a remote upstream, as the REST API takes it. */
 export type ProposalInput = { head: string; base: string; title: string; body?: string };
 
@@ -134,32 +153,26 @@ export class OutgoingPullsService {
   }
 
   /**
-   * An `Accept` or `Reject` of one of our offers: recorded when it comes from the upstream the
-   * offer went to (anyone else's answer changes nothing). Returns whether it was such an answer.
+   * An answer about one of our offers, recorded when it comes from the upstream the offer went
+   * to (anyone else's changes nothing): `Accept` opened it (`result`, its page upstream, is kept
+   * when on the upstream's host), `Reject` refused it — or, once open, closed it unmerged — and
+   * `Resolve` of its page says it was merged. Returns whether it was about one of our offers.
    */
   async answered(sender: string, answer: Record<string, unknown>): Promise<boolean> {
-    const offerId = idOf(answer.object);
-    const where = offerId
-      ? await this.#deps.kv.get<{ repoId: string; id: string }>(['offer', offerId])
+    const about = idOf(answer.object);
+    const where = about
+      ? ((await this.#deps.kv.get<OfferPlace>(['offer', about])) ??
+        (await this.#deps.kv.get<OfferPlace>(['offer-url', about])))
       : undefined;
     if (!where) return false;
     const key = ['outgoing-pull', where.repoId, where.id] as const;
     const record = await this.#deps.kv.get<OutgoingPull>(key);
     if (!record || record.upstream !== sender) return true;
-    const result = idOf(answer.result);
-    const next: OutgoingPull =
-      answer.type === 'Accept'
-        ? {
-            ...record,
-            state: 'open',
-            url: result && sameHost(result, sender) ? result : record.url,
-          }
-        : {
-            ...record,
-            state: 'rejected',
-            reason: typeof answer.summary === 'string' ? answer.summary.slice(0, 1000) : null,
-          };
+    const next = nextState(record, answer, sender);
     await this.#deps.kv.setFor(key, next, null);
+    if (next.url && next.url !== record.url) {
+      await this.#deps.kv.setFor(['offer-url', next.url], where, null);
+    }
     return true;
   }
 

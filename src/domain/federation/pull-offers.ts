@@ -113,6 +113,11 @@ export function rejectOfferActivity(
   };
 }
 
+/** `Resolve` of a pull request opened from an offer: it was merged. */
+export function resolveActivity(id: string, actor: string, to: string, pullUrl: string) {
+  return { '@context': ACTOR_CONTEXT, id, type: 'Resolve', actor, to: [to], object: pullUrl };
+}
+
 function readBranch(value: unknown): BranchRef | undefined {
   if (!isRecord(value)) return undefined;
   const repo = idOf(value.context);

@@ -39,6 +39,18 @@ export class RemoteAuthorStore {
     return row?.pull_id;
   }
 
+  /** The offer that opened `pullId` and who sent it, when it came from another server. */
+  async proposalOf(pullId: string): Promise<{ author: RemoteAuthor; offerId: string } | undefined> {
+    const row = await this.#db
+      .selectFrom('pull_remote_authors')
+      .select(['actor', 'login', 'avatar_url', 'offer_id'])
+      .where('pull_id', '=', pullId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const author = { actor: row.actor, login: row.login, avatarUrl: row.avatar_url };
+    return { author, offerId: row.offer_id };
+  }
+
   /** The remote proposers of those of `pullIds` that have one. */
   async forPulls(pullIds: readonly string[]): Promise<Map<string, RemoteAuthor>> {
     if (pullIds.length === 0) return new Map();

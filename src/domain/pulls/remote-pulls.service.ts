@@ -80,6 +80,14 @@ export class RemotePullService {
     return pull;
   }
 
+  /** The offer that opened `pull` and its remote author, when it was proposed from elsewhere. */
+  async proposalOf(
+    pull: Pick<Pull, 'id' | 'authorId'>,
+  ): Promise<{ author: RemoteAuthor; offerId: string } | undefined> {
+    if (pull.authorId !== REMOTE_AUTHOR_ID) return undefined;
+    return this.#deps.authors.proposalOf(pull.id);
+  }
+
   /** The remote authors of those of `pulls` that have one, by pull id. */
   authorsOf(pulls: readonly Pick<Pull, 'id' | 'authorId'>[]): Promise<Map<string, RemoteAuthor>> {
     const remote = pulls.filter((pull) => pull.authorId === REMOTE_AUTHOR_ID);
