@@ -218,6 +218,14 @@ describe('pull requests proposed across two Kiln instances', () => {
     });
     expect(huge.status).toBe(422);
     expect(String(huge.json.message)).toContain('250 commits');
+    // Someone who may not push to the fork may not propose from it either.
+    const other = await a.make.userWithToken();
+    const foreign = await call(a, other.token, 'POST', path, {
+      head: 'feature',
+      base: 'main',
+      title: 'Not mine',
+    });
+    expect([403, 404]).toContain(foreign.status);
     const notFork = await call(a, proposer.token, 'POST', '/user/repos', { name: 'own' });
     expect(notFork.status).toBe(201);
     const own = await call(
