@@ -185,6 +185,12 @@ describe('pull requests proposed across two Kiln instances', () => {
     expect(await eventually(async () => (await stateOf('From the page')) === 'closed')).toBe(true);
     const closedOne = (await proposals()).find((pull) => pull.title === 'From the page');
     expect(closedOne?.reason).toBe('closed without merging');
+    // The fork's page lists what it proposed, with where each stands and its page upstream.
+    const forkPage = await (await fetch(`${a.url}/${proposer.handle}/tool`)).text();
+    expect(forkPage).toContain('Proposed to the upstream');
+    expect(forkPage).toContain(
+      `<a href="${b.url}/${author.handle}/tool/pulls/1" rel="nofollow">Add a feature</a> <span class="Label">merged</span>`,
+    );
   });
 
   it('the repository actor names itself as sendPatchesTo', async () => {

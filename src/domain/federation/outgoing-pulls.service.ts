@@ -5,6 +5,7 @@ import { isRecord } from '../../lib/narrow.ts';
 import { Invalid, NotFound } from '../errors.ts';
 import { visibleToAnyone } from '../repos/repo.policy.ts';
 import type { RepoService } from '../repos/repo.service.ts';
+import type { Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { KyselyKvStore } from './kv.store.ts';
@@ -145,6 +146,11 @@ export class OutgoingPullsService {
   /** The pull requests proposed from the fork `owner/name`, oldest first. */
   async list(viewer: User | undefined, owner: string, name: string): Promise<OutgoingPull[]> {
     const { repo } = await this.#deps.repos.require(viewer, owner, name, 'read');
+    return this.proposalsOf(repo);
+  }
+
+  /** The pull requests proposed from `repo` (whose reader the caller has checked), oldest first. */
+  async proposalsOf(repo: Pick<Repository, 'id'>): Promise<OutgoingPull[]> {
     const list: OutgoingPull[] = [];
     for await (const entry of this.#deps.kv.list(['outgoing-pull', repo.id])) {
       list.push(entry.value as OutgoingPull);
