@@ -84,6 +84,7 @@ const QUICK: Record<string, string[]> = {
   'matrix-expansion': ['--repetitions', '5'],
   cache: ['--rounds', '3'],
   'runner-job-overhead': ['--rounds', '3'],
+  'federated-pull': ['--rounds', '3'],
 };
 
 /** What each section says besides its figures: how it is measured and why the figures hold. */
@@ -179,6 +180,14 @@ const SECTIONS: Record<string, { title: string; text: string }> = {
       '',
       '- Actor and WebFinger GETs against `/api/v1/version` on the same server. An actor answer is an account lookup and a JSON document. The public keys in it are exported (PEM and multibase) once per actor and process: exporting them on every request had made an actor answer cost six times a `/version` (0.16–0.29). Lookups and documents are then kept while the database’s change clock stands still, as repository lookups are (docs/architecture.md), which took the actor from 0.51 to 0.97 and WebFinger from 0.48 to 0.87 in runs of the same hour; with PostgreSQL nothing is kept and every answer is read.',
       '- A push to a repository with 1,000 remote followers spread over 10 inboxes (a sink in the bench process that answers 202) against the same push to a server with federation off, medians of alternating pushes with the real git client, each push answered before the next starts and the work it set off given 400 ms to finish. A push only enqueues one row for federation; reading the commits, recording the activities and the 20 signed deliveries (a `Push` and a `Note` to each inbox) happen afterwards in the queue worker, so the push answers as fast either way. The bench’s inbox sink must answer while git runs, so git is not run synchronously from it: a blocked sink had left deliveries hanging until their time-out. On this shared two-core machine single pushes move by tens of milliseconds, so the ratio moves by about ±0.2 from run to run.',
+    ].join('\n'),
+  },
+  'federated-pull': {
+    title: 'Pull requests proposed across servers',
+    text: [
+      'Two real `kiln serve` processes on 127.0.0.1 started as `npm start` starts Kiln, federation on. A person of A forks a repository of B; each round pushes a one-commit branch to the fork and proposes it (`POST …/federation/pulls`), timed until B’s API answers the new pull request. The baseline, in the same round, is what B would do for a local pull plus the one thing a remote one adds: a pull request opened on B from a branch of its own, then one `git fetch` of the proposed branch from the fork. Medians, the first round left out.',
+      '',
+      '- The proposal answers at once (202) after checking the range against the limits (one fetch of the upstream’s base branch, a merge base, a count and a `format-patch` under a cap) and queueing the signed `Offer`. B’s inbox queues the offer for its worker, which reads the proposer’s and the fork’s actors, fetches the branch, checks the range again and opens the pull; the `Accept` then goes back through A’s queue, outside the time measured. Every step is a round trip on loopback or a short git process, so the ratio is about the number of git processes and HTTP hops on each side: 2.2–2.3 in three runs on this shared, loaded two-core machine (about 200 ms against 85 ms, medians of 9).',
     ].join('\n'),
   },
   merge: {

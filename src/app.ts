@@ -121,6 +121,7 @@ export async function createApp(config: Config): Promise<App> {
   const federation = await buildFederation({
     ...core,
     repos,
+    remotePulls: pullParts.remotePulls,
     protectedBranches: repoParts.protectedBranches,
     pushHandling: repoParts.pushHandling,
   });

@@ -482,6 +482,19 @@ export type PullRequestsTable = {
   closed_at: number | null;
 };
 
+/** Who on another server proposed a pull request filed under the remote author account (0039). */
+export type PullRemoteAuthorsTable = {
+  pull_id: string;
+  /** The proposer's ActivityPub actor id. */
+  actor: string;
+  /** `name@host`. */
+  login: string;
+  avatar_url: string | null;
+  /** The id of the `Offer` that opened the pull: one offer opens one pull. */
+  offer_id: string;
+  created_at: number;
+};
+
 export type ReviewCommentsTable = {
   id: string;
   pull_id: string;
@@ -692,6 +705,7 @@ export type Tables = {
   ci_org_variables: CiOrgSettingsTable;
   releases: ReleasesTable;
   pull_requests: PullRequestsTable;
+  pull_remote_authors: PullRemoteAuthorsTable;
   branch_pushes: BranchPushesTable;
   review_comments: ReviewCommentsTable;
   lfs_objects: LfsObjectsTable;

@@ -39,6 +39,7 @@ import type { PullMergeService } from './pulls/pull-merge.service.ts';
 import type { PullReviewService } from './pulls/pull-review.service.ts';
 import type { PullSuggestionService } from './pulls/pull-suggestions.service.ts';
 import type { PullTimelineService } from './pulls/pull-timeline.service.ts';
+import type { RemotePullService } from './pulls/remote-pulls.service.ts';
 import type { ReviewCommentService } from './pulls/review-comment.service.ts';
 import type { ReleaseService } from './releases/release.service.ts';
 import type { TagService } from './releases/tag.service.ts';
@@ -95,6 +96,8 @@ export type DomainServices = {
   readonly pullReviews: PullReviewService;
   /** Pushes, closes, reopens and merges of each pull, for its timeline. */
   readonly pullTimeline: PullTimelineService;
+  /** Pulls proposed from other servers (federation), and their remote authors. */
+  readonly remotePulls: RemotePullService;
   readonly webhooks: WebhookService;
   readonly branches: BranchService;
   /** Commit statuses: a stub that keeps nothing (SPEC.md). */

@@ -23,6 +23,7 @@ export type McpServices = Pick<
   | 'admins'
   | 'branches'
   | 'pulls'
+  | 'remotePulls'
   | 'pullMerges'
   | 'mergeability'
   | 'reviewComments'

@@ -10,7 +10,7 @@ import type { ApiPullRequest } from './schemas/pull.ts';
 
 /** What the pull request loader reads besides the repositories' own facts. */
 export type PullViewDeps = {
-  readonly services: Pick<DomainServices, 'pulls' | 'users' | 'repos'>;
+  readonly services: Pick<DomainServices, 'pulls' | 'users' | 'repos' | 'remotePulls'>;
 };
 
 /**
@@ -32,17 +32,18 @@ export class PullViews {
     context: ConvertContext,
   ): Promise<ApiPullRequest[]> {
     if (items.length === 0) return [];
-    const { pulls, users, repos } = this.#services;
+    const { pulls, users, repos, remotePulls } = this.#services;
     const accountIds = items.flatMap(({ pull }) =>
       [pull.authorId, pull.assigneeId, pull.mergedById].filter((id): id is string => id !== null),
     );
-    const [accounts, heads, counts] = await Promise.all([
+    const [accounts, heads, counts, remoteAuthors] = await Promise.all([
       users.findManyByIds(accountIds),
       pulls.liveHeads(items),
       pulls.reviewCommentCounts(
         items.map((item) => item.pull),
         viewer,
       ),
+      remotePulls.authorsOf(items.map((item) => item.pull)),
     ]);
     const repoFacts = new Map<string, Promise<RepoFacts | null>>();
     const factsOf = (repo: Repository) => {
@@ -83,6 +84,7 @@ export class PullViews {
           headBranchExists: live.branchExists,
           baseSha,
           author,
+          remoteAuthor: remoteAuthors.get(pull.id),
           assignee: pull.assigneeId ? (accounts.get(pull.assigneeId) ?? null) : null,
           mergedBy: pull.mergedById ? (accounts.get(pull.mergedById) ?? null) : null,
           reviewComments: counts.get(pull.id) ?? 0,

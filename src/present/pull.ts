@@ -1,12 +1,13 @@
 import type { Pull } from '../domain/pulls/pull.types.ts';
 import { pullHeadRef } from '../domain/pulls/pull.types.ts';
+import type { RemoteAuthor } from '../domain/users/remote-author.ts';
 import type { Account } from '../domain/users/user.types.ts';
 import { foldId } from '../lib/ids.ts';
 import { rfc3339 } from '../lib/time.ts';
 import { type ConvertContext, urlFrom } from './context.ts';
 import { type RepoFacts, toApiRepository } from './repo.ts';
 import type { ApiPRBranchInfo, ApiPullRequest } from './schemas/pull.ts';
-import { toApiUser } from './user.ts';
+import { toApiRemoteUser, toApiUser } from './user.ts';
 
 /** Everything a PullRequest object shows, already loaded by the caller. */
 export type PullFacts = {
@@ -20,6 +21,8 @@ export type PullFacts = {
   /** The current tip of the base branch (not the merge base). */
   readonly baseSha: string;
   readonly author: Account;
+  /** The person of another server who proposed it, when it was proposed from elsewhere. */
+  readonly remoteAuthor?: RemoteAuthor | undefined;
   readonly assignee: Account | null;
   readonly mergedBy: Account | null;
   readonly reviewComments: number;
@@ -59,7 +62,9 @@ export function toApiPullRequest(facts: PullFacts, context: ConvertContext): Api
     id: foldId(pull.id),
     url: htmlUrl,
     number: pull.number,
-    user: toApiUser(facts.author, context),
+    user: facts.remoteAuthor
+      ? toApiRemoteUser(facts.remoteAuthor, facts.author, context)
+      : toApiUser(facts.author, context),
     title: pull.title,
     body: pull.body,
     labels: [],

@@ -1,3 +1,4 @@
+import type { RemoteAuthor } from '../domain/users/remote-author.ts';
 import type { Account } from '../domain/users/user.types.ts';
 import { foldId } from '../lib/ids.ts';
 import { GO_ZERO_TIME, rfc3339 } from '../lib/time.ts';
@@ -44,4 +45,25 @@ export function toApiUser(account: Account, context: ConvertContext, view?: User
   };
   if (view?.self && account.email !== null) user.email = account.email;
   return user;
+}
+
+/**
+ * A person of another server who proposed a pull request here, as Gitea's User object: `login`
+ * is `name@host` and `html_url` their actor on their server. `account` is the remote author
+ * account the pull is filed under (its id and dates; nothing of it is a person).
+ */
+export function toApiRemoteUser(
+  author: RemoteAuthor,
+  account: Account,
+  context: ConvertContext,
+): ApiUser {
+  const user = toApiUser(
+    { ...account, handle: author.login, fullName: '', description: '' },
+    context,
+  );
+  return {
+    ...user,
+    html_url: author.actor,
+    ...(author.avatarUrl ? { avatar_url: author.avatarUrl } : {}),
+  };
 }

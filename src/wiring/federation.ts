@@ -25,6 +25,7 @@ export function buildFederation(parts: {
   readonly protectedBranches: FederationDeps['protectedBranches'];
   readonly pushHandling: FederationDeps['pushHandling'];
   readonly caches: CacheRegistry;
+  readonly remotePulls: FederationDeps['remotePulls'];
 }): Promise<Federation | undefined> {
   const { config, database } = parts;
   return openFederation({
@@ -40,6 +41,7 @@ export function buildFederation(parts: {
     userAgent: `Kiln/${KILN_VERSION} (+${config.baseUrl?.href ?? ''})`,
     report: reportFederation,
     caches: parts.caches,
+    remotePulls: parts.remotePulls,
   });
 }
 
@@ -52,7 +54,10 @@ export function buildFederation(parts: {
  */
 export function subscribeFederation(
   events: Pick<EventBus, 'subscribe'>,
-  federation: Pick<Federation, 'announcePush' | 'announceRelease' | 'announceRepo' | 'withdrawal'>,
+  federation: Pick<
+    Federation,
+    'announcePush' | 'announceRelease' | 'announceRepo' | 'withdrawal' | 'offers'
+  >,
 ): void {
   const { withdrawal } = federation;
   events.subscribe('push', (push) => federation.announcePush(push));
@@ -69,6 +74,12 @@ export function subscribeFederation(
   });
   events.subscribe('org.changed', ({ before, after }) =>
     reported(withdrawal.accountChanged(before, after)),
+  );
+  // A pull proposed from another server, closed or merged here: its proposer's server is told.
+  events.subscribe('pull', ({ action, context, merged }) =>
+    action === 'closed'
+      ? reported(federation.offers.pullClosed(context.base, context.pull, merged))
+      : Promise.resolve(),
   );
   events.subscribe('org.deleted', async (org) => {
     if (!org.private) await reported(withdrawal.withdrawAccount(org));

@@ -14,6 +14,8 @@ import { PullReviewStore } from '../domain/pulls/pull-review.store.ts';
 import { PullSuggestionService } from '../domain/pulls/pull-suggestions.service.ts';
 import { PullTimelineService } from '../domain/pulls/pull-timeline.service.ts';
 import { PullTimelineStore } from '../domain/pulls/pull-timeline.store.ts';
+import { RemoteAuthorStore } from '../domain/pulls/remote-author.store.ts';
+import { RemotePullService } from '../domain/pulls/remote-pulls.service.ts';
 import { ReviewCommentService } from '../domain/pulls/review-comment.service.ts';
 import { ReviewCommentStore } from '../domain/pulls/review-comment.store.ts';
 import type { ProtectedBranchService } from '../domain/repos/protected-branch.service.ts';
@@ -104,6 +106,13 @@ export function buildPulls(parts: PullParts) {
       official: (context, reviewer) => protectedBranches.isOfficialReviewer(context, reviewer),
     }),
     pullTimeline,
+    /** Pulls proposed from other servers, and who proposed them. */
+    remotePulls: new RemotePullService({
+      store,
+      authors: new RemoteAuthorStore(db),
+      repos,
+      events,
+    }),
   };
 }
 

@@ -218,6 +218,8 @@ const reviewById: Entry = { skip: 'review ids: see test/pulls/reviews.test.ts' }
 const lfs: Entry = { skip: 'Git LFS: see the access matrix of test/lfs/lfs-access.test.ts' };
 /** Forks of remote repositories need a second server: test/federation/remote-forks.test.ts. */
 const remoteForks: Entry = { skip: 'remote forks: see test/federation/remote-forks.test.ts' };
+/** Pull requests proposed to another server need one too: test/federation/remote-pulls.test.ts. */
+const remotePulls: Entry = { skip: 'remote pulls: see test/federation/remote-pulls.test.ts' };
 
 export const TABLE: Record<string, Entry> = {
   'GET /': anyone('/'),
@@ -242,6 +244,8 @@ export const TABLE: Record<string, Entry> = {
   'GET /api/v1/repos/:owner/:name/federation/upstream': remoteForks,
   'GET /api/v1/repos/:owner/:name/federation/forks': remoteForks,
   'POST /api/v1/repos/:owner/:name/merge-upstream': remoteForks,
+  'POST /api/v1/repos/:owner/:name/federation/pulls': remotePulls,
+  'GET /api/v1/repos/:owner/:name/federation/pulls': remotePulls,
   'GET /api/v1/repos/:owner/:name/pulls/:number/reviews': {
     probes: [api('GET', (c) => r(`/pulls/${c.subject.pull}/reviews`)(c), 'read', [200])],
   },
@@ -775,6 +779,7 @@ function webEntries(): Record<string, Entry> {
     'POST /repos/:owner/:name/settings/keys': keyById,
     'POST /repos/:owner/:name/settings/keys/:id/delete': keyById,
     'POST /repos/:owner/:name/sync-fork': remoteForks,
+    'POST /repos/:owner/:name/propose-upstream': remotePulls,
     'POST /settings/federation/fork': remoteForks,
     'POST /repos/:owner/:name/pulls/:number/force-merge': {
       skip: 'merges past what blocks them: see test/pulls/protection-rules.test.ts',

@@ -36,7 +36,7 @@ describe('federation blocks', () => {
     (await call(owner.token, 'GET', `/repos/${owner.handle}/${name}`)).json.stars_count;
   const ids: Record<string, string> = {};
   const mayPropose = (actor: string, name = 'open') =>
-    kiln.app.services.federation?.proposals.mayPropose(actor, ids[name] ?? '');
+    kiln.app.services.federation?.proposalGate.mayPropose(actor, ids[name] ?? '');
 
   beforeAll(async () => {
     [bad, good] = [new FediverseActor(), new FediverseActor()];

@@ -233,3 +233,22 @@ export class FediverseActor {
     return signRequest(request, this.keys.privateKey, new URL(`${this.id}#main-key`), { spec });
   }
 }
+
+/** A REST call with a token: the answer's status and JSON body (null when it has none). */
+export async function apiCall(
+  server: TestServer,
+  token: string,
+  method: string,
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${server.url}/api/v1${path}`, {
+    method,
+    headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return {
+    status: response.status,
+    json: (await response.json().catch(() => null)) as Record<string, unknown>,
+  };
+}

@@ -41,6 +41,8 @@ import { federationBlocksMigration } from './0040-federation-blocks.ts';
 
 import { branchRuleTeamIdsMigration } from './0041-branch-rule-team-ids.ts';
 
+import { remotePullAuthorsMigration } from './0039-remote-pull-authors.ts';
+
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
   accountsMigration,
@@ -84,4 +86,6 @@ export const migrations: readonly Migration[] = [
   federationBlocksMigration,
 
   branchRuleTeamIdsMigration,
+
+  remotePullAuthorsMigration,
 ];

@@ -6,6 +6,7 @@ import type { Dialect } from '../../db/migration.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import type { CacheRegistry } from '../../lib/cache-registry.ts';
 import { isLoopbackUrl } from '../../lib/host-allowlist.ts';
+import type { RemotePullService } from '../pulls/remote-pulls.service.ts';
 import type { Release } from '../releases/release.types.ts';
 import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
 import type { PushService } from '../repos/push.service.ts';
@@ -26,12 +27,14 @@ import { FollowingService } from './following.service.ts';
 import { HostPolicy } from './host-policy.ts';
 import { InboxService } from './inbox.service.ts';
 import { InboxGuard } from './inbox-guard.ts';
+import { IncomingPullsService, type OfferMessage } from './incoming-pulls.service.ts';
 import { InstancesService } from './instances.service.ts';
 import { KyselyKvStore } from './kv.store.ts';
 import { LocalActors } from './local-actors.ts';
 import { KyselyMessageQueue } from './message-queue.ts';
 import { federationBaseUrl } from './open-federation.ts';
 import { OutboxStore } from './outbox.store.ts';
+import { OutgoingPullsService } from './outgoing-pulls.service.ts';
 import { type ProposalGate, proposalGate } from './proposal-gate.ts';
 import { type AnnounceMessage, Publisher } from './publisher.ts';
 import { QueueStore } from './queue.store.ts';
@@ -61,9 +64,11 @@ export type FederationDeps = {
   readonly report: (error: unknown) => void;
   /** Where the local actors' caches are declared (the composition root's registry). */
   readonly caches?: CacheRegistry;
+  /** Opens pull requests proposed from other servers. */
+  readonly remotePulls: Pick<RemotePullService, 'open' | 'openedBy' | 'proposalOf'>;
 };
 
-type QueueMessage = DeliveryMessage | AnnounceMessage;
+type QueueMessage = DeliveryMessage | AnnounceMessage | OfferMessage;
 
 /**
  * Kiln as a citizen of the fediverse: its parts, built once in the composition root. Federation
@@ -83,11 +88,15 @@ export class Federation {
   /** What each verified inbox POST passes first: blocks, then the rate limits. */
   readonly inboxGuard: InboxGuard;
   /** Whether a remote actor may propose a pull request to a repository (blocks, visibility). */
-  readonly proposals: ProposalGate;
+  readonly proposalGate: ProposalGate;
   /** Other servers: the ones known, the ones blocked by an administrator. */
   readonly instances: InstancesService;
   /** Forks of repositories on other servers, and other servers' forks of ours. */
   readonly forks: RemoteForksService;
+  /** Pull requests proposed from local forks to their upstreams elsewhere. */
+  readonly proposals: OutgoingPullsService;
+  /** Pull requests other servers propose to local repositories. */
+  readonly offers: IncomingPullsService;
   /** Local users following and starring remote actors. */
   readonly following: FollowingService;
   readonly followers: FollowersStore;
@@ -141,7 +150,7 @@ export class Federation {
       instances: this.instances,
       repos: deps.repos,
     });
-    this.proposals = proposalGate({ blocks: this.blocks, repos: deps.repos });
+    this.proposalGate = proposalGate({ blocks: this.blocks, repos: deps.repos });
     this.outbox = new OutboxStore(db);
     // Invariant: federation reaches this machine's loopback addresses only when the instance's
     // own base URL is loopback (as `serve` derives it when service.base-url is unset). Then only
@@ -201,7 +210,34 @@ export class Federation {
       queue: this.queue,
       allowHttp: config.federation.allowPrivateAddresses,
     });
+    const reach = (cloneUri: string) => this.forks.reachOf(cloneUri);
+    this.proposals = new OutgoingPullsService({
+      actors: this.actors,
+      remote,
+      documents: this.documents,
+      repos: deps.repos,
+      kv: this.kv,
+      queue: this.queue,
+      reach,
+    });
+    this.offers = new IncomingPullsService({
+      actors: this.actors,
+      remote,
+      documents: this.documents,
+      repos: deps.repos,
+      pulls: deps.remotePulls,
+      queue: this.queue,
+      // Offers pass the blocks and the repository's visibility, asked afresh for each one.
+      gate: {
+        mayPropose: async ({ actor, repo }) => {
+          const answer = await this.proposalGate.mayPropose(actor, repo.id);
+          return answer.ok ? undefined : answer.reason;
+        },
+      },
+      reach,
+    });
     this.inbox = new InboxService({
+      proposals: this.proposals,
       forks: this.forks,
       actors: this.actors,
       remote,
@@ -285,6 +321,8 @@ export class Federation {
       if (outcome === 'dropped') await this.instances.failed(new URL(message.inbox).host);
       return;
     }
+    // An offer that cannot be answered now (the proposer's server away) is tried again later.
+    if (message.kind === 'offer') return this.offers.run(message);
     // An announcement that fails (the repository vanished mid-way, git refused) is reported and
     // not retried: running it again would fail the same way.
     await this.#publisher.run(message).catch(this.#report);

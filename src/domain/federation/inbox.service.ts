@@ -4,10 +4,12 @@ import { isDomainError } from '../errors.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { FollowersStore } from './followers.store.ts';
 import type { FollowingService } from './following.service.ts';
+import type { OfferMessage } from './incoming-pulls.service.ts';
 import type { InstancesService } from './instances.service.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
+import type { OutgoingPullsService } from './outgoing-pulls.service.ts';
 import { idOf, type RemoteActors } from './remote-actors.ts';
 import type { RemoteForksService } from './remote-forks.service.ts';
 import type { RemoteStarsStore } from './remote-stars.store.ts';
@@ -40,6 +42,7 @@ export class InboxService {
   readonly #following: FollowingService;
   readonly #instances: Pick<InstancesService, 'seen'>;
   readonly #forks: Pick<RemoteForksService, 'created' | 'deleted'>;
+  readonly #proposals: Pick<OutgoingPullsService, 'answered'> | undefined;
 
   constructor(deps: {
     actors: LocalActors;
@@ -51,8 +54,11 @@ export class InboxService {
     following: FollowingService;
     instances: Pick<InstancesService, 'seen'>;
     forks: Pick<RemoteForksService, 'created' | 'deleted'>;
+    /** Pull requests proposed from here to other servers: their answers. */
+    proposals?: Pick<OutgoingPullsService, 'answered'>;
   }) {
     this.#forks = deps.forks;
+    this.#proposals = deps.proposals;
     this.#actors = deps.actors;
     this.#remote = deps.remote;
     this.#followers = deps.followers;
@@ -85,10 +91,21 @@ export class InboxService {
         if (object !== undefined) await this.#following.withdrawn(sender, object);
         return;
       }
+      case 'Offer':
+        // A pull request proposed to one of ours: fetching its branch takes longer than an
+        // inbox request may, so the queue's worker takes it and answers with Accept or Reject.
+        await this.#queue.enqueue({ kind: 'offer', sender, activity } satisfies OfferMessage);
+        return;
       case 'Accept':
+        if (await this.#proposals?.answered(sender, activity)) return;
         return this.#following.answered(sender, activity, 'accepted');
       case 'Reject':
+        if (await this.#proposals?.answered(sender, activity)) return;
         return this.#following.answered(sender, activity, 'rejected');
+      case 'Resolve':
+        // A pull request proposed from here was merged upstream.
+        await this.#proposals?.answered(sender, activity);
+        return;
       case 'Create':
         // A fork of one of ours is listed; any Create is also kept for the sender's followers.
         await this.#forks.created(sender, activity);

@@ -229,6 +229,11 @@ export class RemoteForksService {
     });
   }
 
+  /** How git may reach a clone address (Invalid when it may not), for proposals too. */
+  reachOf(cloneUri: string): Promise<RemoteFetchOptions> {
+    return this.#reach(cloneUri);
+  }
+
   /** How git may reach a clone address (checked, pinned, and capped at the fork size). */
   #reach(cloneUri: string): Promise<RemoteFetchOptions> {
     return reachClone(cloneUri, this.#deps.allowHttp, this.#deps.maxForkBytes);

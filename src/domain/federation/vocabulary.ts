@@ -89,6 +89,8 @@ export function repositoryDocument(
     attributedTo: repo.ownerId,
     team: repo.ownerId,
     cloneUri: repo.cloneUri,
+    // Pull requests are proposed to the repository itself (`Offer{Ticket}` to its inbox).
+    sendPatchesTo: actor.id,
     forks: repo.forks,
     ...(repo.forkedFrom ? { forkedFrom: repo.forkedFrom } : {}),
   };

@@ -67,7 +67,7 @@ export type NewPull = {
   readonly title: string;
   readonly body: string;
   readonly authorId: string;
-  readonly headRepoId: string;
+  readonly headRepoId: string | null;
   readonly headBranch: string;
   readonly headSha: string;
   readonly baseBranch: string;

@@ -89,7 +89,8 @@ function announced({ base, head, pull }: PullInContext): PullEvent['context'] {
   return { base: base.repo, head, pull };
 }
 
-function checkText(title: string | undefined, body: string | undefined): void {
+/** Refuses a title or body a pull may not have (Invalid, with the reason). */
+export function checkText(title: string | undefined, body: string | undefined): void {
   if (title !== undefined && (title.trim() === '' || title.length > MAX_TITLE_LENGTH)) {
     throw new Invalid(`title must be 1 to ${MAX_TITLE_LENGTH} characters`);
   }

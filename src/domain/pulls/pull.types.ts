@@ -41,3 +41,10 @@ export function pullHeadRef(number: number): string {
 
 /** Largest body kept: 1 MB, as the product promises. */
 export const MAX_PULL_BODY_BYTES = 1024 * 1024;
+
+/**
+ * What a pull request proposed from another server may carry: as many commits as a pull's
+ * commit list shows, and patches no larger than a page renders a diff from. Larger offers are
+ * refused with the reason, so the proposer can split them.
+ */
+export const PROPOSED_PULL_LIMITS = { maxCommits: 250, maxPatchBytes: 2 * 1024 * 1024 } as const;

@@ -25,6 +25,7 @@ export const RESERVED_HANDLES: ReadonlySet<string> = new Set([
   'help',
   'issues',
   'kiln-actions',
+  'kiln-federation',
   'login',
   'logout',
   'metrics',

@@ -5,6 +5,14 @@ import { prepared } from '../../db/prepared.ts';
 import type { UsersTable } from '../../db/tables.ts';
 import { likePattern } from '../../lib/like.ts';
 import { ACTIONS_BOT_ID } from './actions-bot.ts';
+import { REMOTE_AUTHOR_ID } from './remote-author.ts';
+
+/**
+ * Accounts that are no one's: the actions bot and the account pulls from other servers are filed
+ * under. Never counted, listed, found or signed in as (remote-author.ts says why it matters).
+ */
+const SYSTEM_ACCOUNT_IDS: string[] = [ACTIONS_BOT_ID, REMOTE_AUTHOR_ID];
+
 import type { Account, NewAccount, PersonRow } from './user.types.ts';
 
 function toAccount(row: UsersTable): Account {
@@ -83,6 +91,7 @@ export class UserStore {
       .selectFrom('users')
       .selectAll()
       .where('handle_lower', '=', handle.toLowerCase())
+      .where('id', '!=', REMOTE_AUTHOR_ID)
       .executeTakeFirst();
     return row && toAccount(row);
   }
@@ -98,7 +107,7 @@ export class UserStore {
    * the actions bot is never found: it acts only through a live task token (actions-bot.ts).
    */
   async findActiveUserById(id: string): Promise<Account | undefined> {
-    if (id === ACTIONS_BOT_ID) return undefined;
+    if (SYSTEM_ACCOUNT_IDS.includes(id)) return undefined;
     const [row] = await this.#byId({ id });
     if (row?.kind !== 'user' || (row.disabled_at ?? null) !== null) return undefined;
     return toAccount(row);
@@ -128,7 +137,7 @@ export class UserStore {
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('kind', '=', kind)
-      .where('id', '!=', ACTIONS_BOT_ID)
+      .where('id', 'not in', SYSTEM_ACCOUNT_IDS)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -139,7 +148,7 @@ export class UserStore {
       .selectFrom('users')
       .selectAll()
       .where('kind', '=', 'user')
-      .where('id', '!=', ACTIONS_BOT_ID)
+      .where('id', 'not in', SYSTEM_ACCOUNT_IDS)
       .orderBy('handle_lower')
       .execute();
     return rows.map(toPersonRow);
@@ -154,7 +163,7 @@ export class UserStore {
     const people = this.#db
       .selectFrom('users')
       .where('kind', '=', 'user')
-      .where('id', '!=', ACTIONS_BOT_ID)
+      .where('id', 'not in', SYSTEM_ACCOUNT_IDS)
       .where(
         sql<boolean>`(handle_lower like ${pattern} escape '\\' or lower(full_name) like ${pattern} escape '\\' or email_lower like ${pattern} escape '\\')`,
       );
@@ -212,6 +221,7 @@ export class UserStore {
       .selectFrom('users')
       .select(['id', 'password_hash'])
       .where('kind', '=', 'user')
+      .where('id', 'not in', SYSTEM_ACCOUNT_IDS)
       .where((eb) => eb.or([eb('handle_lower', '=', lower), eb('email_lower', '=', lower)]))
       .executeTakeFirst();
     return row?.password_hash ? { id: row.id, passwordHash: row.password_hash } : undefined;
@@ -246,7 +256,7 @@ export class UserStore {
     const rows = await this.#db
       .selectFrom('users')
       .selectAll()
-      .where('id', '!=', ACTIONS_BOT_ID)
+      .where('id', 'not in', SYSTEM_ACCOUNT_IDS)
       .where(
         sql<boolean>`(handle_lower like ${pattern} escape '\\' or lower(full_name) like ${pattern} escape '\\')`,
       )

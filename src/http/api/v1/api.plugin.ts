@@ -24,6 +24,7 @@ import { registerDeployKeyRoutes } from './deploy-keys.routes.ts';
 import { registerFederationApiRoutes } from './federation.routes.ts';
 import { registerFederationBlockRoutes } from './federation-blocks.routes.ts';
 import { registerFederationForkRoutes } from './federation-forks.routes.ts';
+import { registerFederationPullRoutes } from './federation-pulls.routes.ts';
 import { registerHookRoutes } from './hooks.routes.ts';
 import { registerKeyRoutes } from './keys.routes.ts';
 import { registerLabelRoutes } from './labels.routes.ts';
@@ -132,6 +133,7 @@ export async function apiV1Plugin(server: FastifyInstance, deps: ApiV1Deps): Pro
   registerTeamRepoRoutes(server, { ...deps, answers: repoAnswers });
   registerFederationForkRoutes(server, { ...deps, views });
   registerFederationBlockRoutes(server, deps);
+  registerFederationPullRoutes(server, deps);
   registerCollaboratorRoutes(server, deps);
   registerBranchRoutes(server, deps);
   registerReleaseRoutes(server, deps);

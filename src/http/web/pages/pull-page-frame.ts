@@ -30,6 +30,7 @@ export type PullPageRouteDeps = RepoPageDeps & {
     | 'ciRunQueries'
     | 'mergeability'
     | 'ciRunApprovals'
+    | 'remotePulls'
     | 'mergeGates'
     | 'pullReviews'
     | 'pullTimeline'
@@ -79,11 +80,12 @@ export function pullPageFrame(deps: PullPageRouteDeps, pages: Pages): PullPageFr
     }),
     render: async (request, reply, found, tab, content, loaded = {}) => {
       const { base, head, pull } = found;
-      const [frame, commits, diff, authors] = await Promise.all([
+      const [frame, commits, diff, authors, remoteAuthors] = await Promise.all([
         frameOf(deps, request, base, 'pulls'),
         loaded.commits ?? pulls.commits(found),
         loaded.diff ?? pulls.diff(found),
         users.findManyByIds(pull.mergedById ? [pull.authorId, pull.mergedById] : [pull.authorId]),
+        deps.services.remotePulls.authorsOf([pull]),
       ]);
       const headLabel =
         head && head.id !== base.repo.id
@@ -91,10 +93,17 @@ export function pullPageFrame(deps: PullPageRouteDeps, pages: Pages): PullPageFr
           : pull.headBranch;
       // A merged pull's header names who merged it, as the API's `merged_by` does, not its author.
       const named = pull.merged && pull.mergedById ? pull.mergedById : pull.authorId;
-      const header = pullHeader(base.repo, pull, authors.get(named), headLabel, tab, {
-        commits: commits.length,
-        files: diff.totalFiles,
-      });
+      // A pull proposed from another server names its remote author.
+      const remote = named === pull.authorId ? remoteAuthors.get(pull.id) : undefined;
+      const header = pullHeader(
+        base.repo,
+        pull,
+        authors.get(named),
+        headLabel,
+        tab,
+        { commits: commits.length, files: diff.totalFiles },
+        remote,
+      );
       return pages.send(request, reply, {
         title: `${pull.title} · Pull request #${pull.number} · ${base.repo.owner.handle}/${base.repo.name}`,
         body: (context) => repoFrame(context, frame, html`${header}${content(context)}`),

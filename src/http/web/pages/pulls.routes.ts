@@ -21,7 +21,7 @@ import { frameOf, openRepo, type RepoPageDeps } from './repo-context.ts';
 
 /** What the pull list and the new-pull form use. */
 export type PullListRouteDeps = RepoPageDeps & {
-  readonly services: Pick<DomainServices, 'pulls'>;
+  readonly services: Pick<DomainServices, 'pulls' | 'remotePulls'>;
 };
 
 const PER_PAGE = 25;
@@ -99,7 +99,11 @@ export function registerPullListRoutes(
         ),
         frameOf(deps, request, visible, 'pulls'),
       ]);
-      const authors = await users.findManyByIds(list.items.map(({ pull }) => pull.authorId));
+      const pullsShown = list.items.map(({ pull }) => pull);
+      const [authors, remoteAuthors] = await Promise.all([
+        users.findManyByIds(pullsShown.map((pull) => pull.authorId)),
+        deps.services.remotePulls.authorsOf(pullsShown),
+      ]);
       const base = `${repoUrl(repo)}/pulls`;
       const stateLink = (name: 'open' | 'closed', count: number, glyph: string) =>
         html`<a class="btn-link ${state === name ? 'text-bold color-fg-default' : 'color-fg-muted'}" href="${base}?state=${name}" ${state === name ? html`aria-current="page"` : null}>${icon(glyph)} ${count} ${name === 'open' ? 'Open' : 'Closed'}</a>`;
@@ -110,7 +114,7 @@ export function registerPullListRoutes(
       ${
         list.items.length === 0
           ? html`<div class="blankslate Box"><h3 class="blankslate-heading">No ${state} pull requests</h3></div>`
-          : html`<ul class="Box">${list.items.map(({ pull }) => pullRow(repo, pull, authors.get(pull.authorId)))}</ul>`
+          : html`<ul class="Box">${list.items.map(({ pull }) => pullRow(repo, pull, authors.get(pull.authorId), remoteAuthors.get(pull.id)))}</ul>`
       }
       ${pager(page, page * PER_PAGE < list.total, (n) => withPage(`${base}?state=${state}`, n))}`;
       return pages.send(request, reply, {

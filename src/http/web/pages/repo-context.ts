@@ -42,7 +42,12 @@ export async function frameOf(
   ]);
   // Forking into the account that already holds the repository would only collide with itself.
   const targets = forkOwners?.filter((owner) => owner.id !== visible.repo.owner.id);
-  return { visible, parent, remoteParent, tab, forkOwners: targets, fediverse };
+  // What this fork proposed to its upstream elsewhere, on its code page only.
+  const proposals =
+    remoteParent && tab === 'code'
+      ? await deps.services.federation?.proposals.proposalsOf(visible.repo)
+      : undefined;
+  return { visible, parent, remoteParent, tab, forkOwners: targets, fediverse, proposals };
 }
 
 /** The remote repository a fork of one elsewhere was made from (none for local forks). */

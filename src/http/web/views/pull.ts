@@ -1,6 +1,7 @@
 import type { Pull } from '../../../domain/pulls/pull.types.ts';
 import type { ReviewComment } from '../../../domain/pulls/review-comment.service.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
+import type { RemoteAuthor } from '../../../domain/users/remote-author.ts';
 import type { Account } from '../../../domain/users/user.types.ts';
 import { type Html, html } from '../html.ts';
 import { icon } from '../icons.ts';
@@ -22,8 +23,30 @@ export function pullState(pull: Pull): Html {
   return html`<span class="State State--open">${icon('git-pull-request')} Open</span>`;
 }
 
+/**
+ * Who opened a pull, linked: a local account to its page, a person of another server as
+ * `@name@host` to their actor on their server (`rel="nofollow"`: it leads off this site).
+ */
+function posterLink(
+  author: Account | undefined,
+  remote: RemoteAuthor | undefined,
+  cls: string,
+  nobody: string,
+): Html {
+  if (remote)
+    return html`<a class="${cls}" href="${remote.actor}" rel="nofollow">@${remote.login}</a>`;
+  return author
+    ? html`<a class="${cls}" href="${accountUrl(author.handle)}">${author.handle}</a>`
+    : html`${nobody}`;
+}
+
 /** One row of the pull request list. */
-export function pullRow(repo: Repository, pull: Pull, author: Account | undefined): Html {
+export function pullRow(
+  repo: Repository,
+  pull: Pull,
+  author: Account | undefined,
+  remote?: RemoteAuthor,
+): Html {
   const glyph = pull.merged
     ? 'git-merge'
     : pull.state === 'closed'
@@ -42,7 +65,7 @@ export function pullRow(repo: Repository, pull: Pull, author: Account | undefine
     <span class="${color} mt-1">${icon(glyph)}</span>
     <div class="flex-auto min-width-0">
       <a class="Link--primary text-bold kiln-break" href="${pullUrl(repo, pull.number)}">${pull.title}</a>
-      <p class="f6 color-fg-muted mb-0 mt-1">#${pull.number} ${when} by ${author ? html`<a class="Link--muted" href="${accountUrl(author.handle)}">${author.handle}</a>` : 'someone'} · <span class="branch-name">${pull.headBranch}</span> → <span class="branch-name">${pull.baseBranch}</span></p>
+      <p class="f6 color-fg-muted mb-0 mt-1">#${pull.number} ${when} by ${posterLink(author, remote, 'Link--muted', 'someone')} · <span class="branch-name">${pull.headBranch}</span> → <span class="branch-name">${pull.baseBranch}</span></p>
     </div>
   </li>`;
 }
@@ -58,6 +81,7 @@ export function pullHeader(
   headLabel: string,
   tab: PullTab,
   counts: { commits: number; files: number },
+  remote?: RemoteAuthor,
 ): Html {
   const base = pullUrl(repo, pull.number);
   const tabLink = (name: string, href: string, glyph: string, current: boolean, count?: number) =>
@@ -66,7 +90,7 @@ export function pullHeader(
     <h2 class="h2 text-normal kiln-break">${pull.title} <span class="color-fg-muted">#${pull.number}</span></h2>
     <div class="d-flex flex-items-center flex-wrap kiln-gap mt-2">
       ${pullState(pull)}
-      <span class="color-fg-muted">${author ? html`<a class="text-bold Link--primary" href="${accountUrl(author.handle)}">${author.handle}</a>` : 'Someone'}
+      <span class="color-fg-muted">${posterLink(author, remote, 'text-bold Link--primary', 'Someone')}
         ${pull.merged ? 'merged' : 'wants to merge'} into <span class="branch-name">${pull.baseBranch}</span> from <span class="branch-name">${headLabel}</span></span>
     </div>
   </div>

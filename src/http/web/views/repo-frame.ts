@@ -1,3 +1,4 @@
+import type { OutgoingPull } from '../../../domain/federation/outgoing-pulls.service.ts';
 import { mayAdministerRepo } from '../../../domain/repos/repo.policy.ts';
 import type { Repository, VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { Account } from '../../../domain/users/user.types.ts';
@@ -15,6 +16,8 @@ export type RepoFrame = {
   readonly parent?: Repository | undefined;
   /** The actor of the repository on another server this one was forked from, if it was. */
   readonly remoteParent?: string | undefined;
+  /** The pull requests this fork proposed to that upstream, with where each stands. */
+  readonly proposals?: readonly OutgoingPull[] | undefined;
   readonly tab: RepoTab;
   /** Accounts the viewer may fork into; empty or absent hides the fork button. */
   readonly forkOwners?: readonly Account[] | undefined;
@@ -43,9 +46,38 @@ function remoteParentLine(context: PageContext, frame: RepoFrame): Html | null {
       ? html`<form method="post" action="${repoUrl(repo)}/sync-fork" class="d-inline ml-2">
           <input type="hidden" name="_csrf" value="${context.csrf}">
           <button class="btn btn-sm" type="submit">${icon('sync')} Sync fork</button>
-        </form>`
+        </form>${proposeForm(context, repo)}`
       : null;
-  return html`<p class="f6 color-fg-muted mb-2">forked from <a href="${url.href}" rel="nofollow">${label}</a>${sync}</p>`;
+  return html`<p class="f6 color-fg-muted mb-2">forked from <a href="${url.href}" rel="nofollow">${label}</a>${sync}</p>${proposalList(frame.proposals ?? [])}`;
+}
+
+/** The pull requests proposed to the upstream: each one's title, state and page once open. */
+function proposalList(proposals: readonly OutgoingPull[]): Html | null {
+  if (proposals.length === 0) return null;
+  const row = (pull: OutgoingPull) => {
+    const title = pull.url
+      ? html`<a href="${pull.url}" rel="nofollow">${pull.title}</a>`
+      : html`${pull.title}`;
+    const why = pull.reason ? html`: ${pull.reason}` : null;
+    return html`<li>${title} <span class="Label">${pull.state}</span>${why}</li>`;
+  };
+  return html`<div class="f6 color-fg-muted mb-2 kiln-proposals">Proposed to the upstream:
+    <ul class="ml-3">${proposals.map(row)}</ul></div>`;
+}
+
+/** "Propose to upstream": a branch of the fork offered to its upstream as a pull request. */
+function proposeForm(context: PageContext, repo: Repository): Html {
+  return html`<details class="d-inline-block ml-2 kiln-propose">
+    <summary class="btn btn-sm">${icon('git-pull-request')} Propose to upstream</summary>
+    <form method="post" action="${repoUrl(repo)}/propose-upstream" class="Box p-2 mt-1">
+      <input type="hidden" name="_csrf" value="${context.csrf}">
+      <label class="d-block">Branch of this fork <input class="form-control input-sm" name="head" required maxlength="255"></label>
+      <label class="d-block">into the upstream's <input class="form-control input-sm" name="base" value="main" required maxlength="255"></label>
+      <label class="d-block">Title <input class="form-control input-sm" name="title" required maxlength="255"></label>
+      <label class="d-block">Description <textarea class="form-control input-sm" name="body"></textarea></label>
+      <button class="btn btn-sm btn-primary mt-1" type="submit">Propose</button>
+    </form>
+  </details>`;
 }
 
 function visibilityLabel(repo: Repository): Html {

@@ -1,0 +1,104 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { OutgoingPull } from '../../../domain/federation/outgoing-pulls.service.ts';
+import type { DomainServices } from '../../../domain/services.ts';
+import { errorResponses } from '../../../present/schemas/common.ts';
+import { Type } from '../../../present/schemas/type.ts';
+import { requireUser } from '../../auth/api-auth.ts';
+import { viewerUser } from '../../auth/viewer.ts';
+import { federationOf } from './federation.routes.ts';
+import { RepoParams } from './params.ts';
+
+/** What the routes use: federation (absent when off). */
+export type FederationPullRouteDeps = {
+  readonly services: Pick<DomainServices, 'federation'>;
+};
+
+const tags = ['federation'];
+const ProposeBody = Type.Object({
+  head: Type.String({ minLength: 1, maxLength: 255 }),
+  base: Type.String({ minLength: 1, maxLength: 255 }),
+  title: Type.String({ minLength: 1, maxLength: 255 }),
+  body: Type.Optional(Type.String({ maxLength: 1024 * 1024 })),
+});
+const OutgoingPullSchema = Type.Object({
+  id: Type.String(),
+  head: Type.String(),
+  base: Type.String(),
+  title: Type.String(),
+  upstream: Type.String(),
+  state: Type.Union([
+    Type.Literal('pending'),
+    Type.Literal('open'),
+    Type.Literal('merged'),
+    Type.Literal('closed'),
+    Type.Literal('rejected'),
+  ]),
+  url: Type.Union([Type.String(), Type.Null()]),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+});
+
+/** An outgoing pull request on the wire (snake case, RFC 3339 time). */
+function toWire(pull: OutgoingPull) {
+  return {
+    id: pull.id,
+    head: pull.head,
+    base: pull.base,
+    title: pull.title,
+    upstream: pull.upstream,
+    state: pull.state,
+    url: pull.url,
+    reason: pull.reason,
+    created_at: new Date(pull.createdAt).toISOString(),
+  };
+}
+
+/**
+ * Proposing pull requests from a fork of a repository of another server to that upstream
+ * (Kiln's own routes, beside `federation/upstream`): 202 with the outgoing pull request while
+ * the upstream has not answered, and the list with each one's state. 404 when federation is off
+ * or the repository is no such fork.
+ */
+export function registerFederationPullRoutes(
+  parent: FastifyInstance,
+  deps: FederationPullRouteDeps,
+): void {
+  const server = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const federation = federationOf(deps.services);
+
+  server.post(
+    '/repos/:owner/:name/federation/pulls',
+    {
+      schema: {
+        summary: 'Propose a branch of this fork to its upstream on another server',
+        tags,
+        params: RepoParams,
+        body: ProposeBody,
+        response: { 202: OutgoingPullSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const user = requireUser(request);
+      const { owner, name } = request.params;
+      const pull = await federation().proposals.propose(user, owner, name, request.body);
+      return reply.status(202).send(toWire(pull));
+    },
+  );
+  server.get(
+    '/repos/:owner/:name/federation/pulls',
+    {
+      schema: {
+        summary: 'The pull requests proposed from this fork to its upstream',
+        tags,
+        params: RepoParams,
+        response: { 200: Type.Array(OutgoingPullSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { owner, name } = request.params;
+      const list = await federation().proposals.list(viewerUser(request.viewer), owner, name);
+      return list.map(toWire);
+    },
+  );
+}
