@@ -3,7 +3,7 @@
  * after one over smart HTTP: where to open a pull for a new branch, the pull already open for
  * it, nothing for the default branch.
  */
-import { beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ServedSsh } from '../../src/ssh/serve-ssh.ts';
 import type { GitClient } from '../support/git.ts';
 import type { TestServer } from '../support/server.ts';
@@ -18,19 +18,17 @@ let pair: KeyPair;
 let work: string;
 useSshWorld(
   { people: ['dev'], repos: [{ owner: 'dev', name: 'hints', autoInit: true }] },
-  (world, served) => {
+  async (world, served) => {
     ({ kiln, git } = world);
     dev = world.people.dev;
     ssh = served;
+    pair = makeKeyPair();
+    await kiln.app.services.sshKeys.addUserKey(dev.user, { title: 'laptop', key: pair.publicKey });
+    work = await git.tempDir('ssh-hints-');
+    const url = sshUrl(ssh.port, dev.user.handle, 'hints');
+    await git.ok(['clone', '-q', url, work], { env: sshGitEnv(pair, ssh.port) });
   },
 );
-beforeAll(async () => {
-  pair = makeKeyPair();
-  await kiln.app.services.sshKeys.addUserKey(dev.user, { title: 'laptop', key: pair.publicKey });
-  work = await git.tempDir('ssh-hints-');
-  const url = sshUrl(ssh.port, dev.user.handle, 'hints');
-  await git.ok(['clone', '-q', url, work], { env: sshGitEnv(pair, ssh.port) });
-});
 
 /** One commit on `branch` pushed over SSH (protocol `version`); what git printed to stderr. */
 async function push(branch: string, version = '0'): Promise<string> {

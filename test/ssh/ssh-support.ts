@@ -81,12 +81,12 @@ export async function runSsh(key: KeyPair, port: number, command = ''): Promise<
  */
 export function useSshWorld<P extends string = never, R extends string = never>(
   options: WorldOptions<P, R>,
-  ready: (world: World<P, R>, ssh: ServedSsh) => void,
+  ready: (world: World<P, R>, ssh: ServedSsh) => void | Promise<void>,
 ): void {
   let served: ServedSsh | undefined;
   useWorld(options, async (world) => {
     served = await startSsh(world.kiln);
-    ready(world, served);
+    await ready(world, served);
   });
   afterAll(async () => {
     await served?.server.close();
