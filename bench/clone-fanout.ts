@@ -26,7 +26,6 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   cliUserWithToken,
   type ServerProcess,
@@ -35,29 +34,20 @@ import {
 } from '../test/git/server-process.ts';
 import { GitClient, repoUrl } from '../test/support/git.ts';
 import {
-  housekeepingDone,
+  cloneAtOnce,
+  cloneBenchArgs,
   MB,
   type MemoryPeaks,
+  printFigures,
   sampleMemory,
+  seedServedRepository,
   startHttpBackend,
-  syntheticRepository,
 } from './_git-serve.ts';
 import { cpuUs } from './_http-load.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    rounds: { type: 'string', default: '3' },
-    clones: { type: 'string', default: '50' },
-    megabytes: { type: 'string', default: '50' },
-    commits: { type: 'string', default: '300' },
-  },
-});
-const ROUNDS = Number(args.rounds);
-const CLONES = Number(args.clones);
-const MEGABYTES = Number(args.megabytes);
-const COMMITS = Number(args.commits);
+const { rounds: ROUNDS, clones: CLONES, ...args } = cloneBenchArgs({ rounds: 3, clones: 50 });
 const OWNER = 'bench-owner';
 const RATIO_TARGET = 1.1;
 const RSS_TARGET_MB = 300;
@@ -83,26 +73,8 @@ watchdog.unref();
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Starts `count` bare clones of `url` at once; the wall ms until the last has finished. */
-async function fanOut(url: string, tag: string, tip: string, count = CLONES): Promise<number> {
-  const dirs = Array.from({ length: count }, (_, i) => join(root, `${tag}-${i}`));
-  const started = performance.now();
-  const results = await Promise.all(
-    dirs.map((dir) =>
-      git.run(['clone', '-q', '--bare', url, dir], { cwd: root, timeoutMs: 300_000 }),
-    ),
-  );
-  const ms = performance.now() - started;
-  try {
-    for (const [i, result] of results.entries()) {
-      if (result.code !== 0) throw new Error(`${tag}: clone ${i} failed:\n${result.stderr}`);
-      const head = await git.ok(['--git-dir', dirs[i]!, 'rev-parse', 'HEAD']);
-      if (head !== tip) throw new Error(`${tag}: clone ${i} ended on ${head}, not ${tip}`);
-    }
-  } finally {
-    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-  }
-  return ms;
-}
+const fanOut = (url: string, tag: string, tip: string, count = CLONES) =>
+  cloneAtOnce(git, root, { url, tag, tip, count });
 
 type Side = {
   readonly url: string;
@@ -123,23 +95,18 @@ try {
   );
   log(`kiln: pid ${server.pid} (node ${startFlags().join(' ')})`);
 
-  const source = join(root, 'source.git');
-  log(`generating ${COMMITS} commits, ${MEGABYTES} MB of random data`);
-  const repository = await syntheticRepository(git, source, {
-    commits: COMMITS,
-    megabytes: MEGABYTES,
+  log(`generating ${args.commits} commits, ${args.megabytes} MB of random data`);
+  const repository = await seedServedRepository(git, server, {
+    ...args,
+    rounds: ROUNDS,
+    clones: CLONES,
+    token,
+    owner: OWNER,
+    source: join(root, 'source.git'),
+    dataDir: join(root, 'data'),
   });
   log(`repository: ${(repository.bytes / MB).toFixed(1)} MB in ${repository.packs} pack(s)`);
-  const created = await fetch(`${server.url}/api/v1/user/repos`, {
-    method: 'POST',
-    headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'served' }),
-  });
-  if (created.status !== 201) throw new Error(`creating the repository: ${created.status}`);
-  const pushUrl = repoUrl(server.url, OWNER, 'served', { token, as: 'password' });
-  await git.ok(['--git-dir', source, 'push', '-q', pushUrl, 'main'], { timeoutMs: 300_000 });
   const ownerDir = join(root, 'data', 'repositories', OWNER);
-  await housekeepingDone(server.pid, join(ownerDir, 'served.git'));
   backend = await startHttpBackend(ownerDir);
 
   const fresh = () => ({ ms: [], serverCpuMs: [], benchCpuMs: [] });
@@ -218,12 +185,7 @@ try {
       ];
     }),
   );
-  for (const figure of figures) {
-    const unit = figure.unit === 'ratio' ? '' : ` ${figure.unit}`;
-    process.stdout.write(
-      `${figure.pass ? 'met   ' : 'MISSED'} ${figure.name}: ${figure.measured}${unit} (target ${figure.target})\n`,
-    );
-  }
+  printFigures(figures);
   for (const [name, d] of Object.entries(details)) {
     process.stdout.write(
       `${name.padEnd(13)} median ${d.medianMs} ms (${d.ms.join(', ')}); CPU per round: Kiln's server ${d.kilnServerCpuMedianMs} ms, the bench process ${d.benchProcessCpuMedianMs} ms\n`,
@@ -233,7 +195,7 @@ try {
     `RSS peaks during Kiln's rounds: server ${(peaks.server / MB).toFixed(1)} MB, with its spawner ${rss} MB; git processes ${(peaks.git / MB).toFixed(1)} MB (each counts the pack's pages it has read)\n`,
   );
   process.stdout.write(
-    `${JSON.stringify({ figures, details: { repositoryMB: Number((repository.bytes / MB).toFixed(1)), commits: COMMITS, clones: CLONES, rounds: ROUNDS, sides: details } })}\n`,
+    `${JSON.stringify({ figures, details: { repositoryMB: Number((repository.bytes / MB).toFixed(1)), commits: args.commits, clones: CLONES, rounds: ROUNDS, sides: details } })}\n`,
   );
   process.exitCode = figures.every((figure) => figure.pass) ? 0 : 1;
 } finally {

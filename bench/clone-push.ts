@@ -30,7 +30,6 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   cliUserWithToken,
   type ServerProcess,
@@ -38,20 +37,17 @@ import {
   startServerProcess,
 } from '../test/git/server-process.ts';
 import { GitClient, repoUrl } from '../test/support/git.ts';
-import { MB, sampleMemory, startHttpBackend, syntheticRepository } from './_git-serve.ts';
+import {
+  cloneBenchArgs,
+  MB,
+  sampleMemory,
+  startHttpBackend,
+  syntheticRepository,
+} from './_git-serve.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    rounds: { type: 'string', default: '11' },
-    commits: { type: 'string', default: '300' },
-    megabytes: { type: 'string', default: '50' },
-  },
-});
-const ROUNDS = Number(args.rounds);
-const COMMITS = Number(args.commits);
-const MEGABYTES = Number(args.megabytes);
+const { rounds: ROUNDS, commits: COMMITS, megabytes: MEGABYTES } = cloneBenchArgs({ rounds: 11 });
 const OWNER = 'bench-owner';
 const TUNED_FLAGS = ['--max-semi-space-size=2', '--initial-old-space-size=64'];
 

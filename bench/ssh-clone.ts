@@ -23,30 +23,25 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   cliUserWithToken,
   type ServerProcess,
   serverEnv,
   startServerProcess,
 } from '../test/git/server-process.ts';
-import { GitClient, repoUrl } from '../test/support/git.ts';
-import { housekeepingDone, MB, sampleMemory, syntheticRepository } from './_git-serve.ts';
+import { GitClient } from '../test/support/git.ts';
+import {
+  cloneAtOnce,
+  cloneBenchArgs,
+  MB,
+  printFigures,
+  sampleMemory,
+  seedServedRepository,
+} from './_git-serve.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    rounds: { type: 'string', default: '5' },
-    clones: { type: 'string', default: '50' },
-    megabytes: { type: 'string', default: '50' },
-    commits: { type: 'string', default: '300' },
-  },
-});
-const ROUNDS = Number(args.rounds);
-const CLONES = Number(args.clones);
-const MEGABYTES = Number(args.megabytes);
-const COMMITS = Number(args.commits);
+const args = cloneBenchArgs({ rounds: 5, clones: 50 });
 const OWNER = 'bench-owner';
 const RATIO_TARGET = 1.2;
 const RSS_TARGET_MB = 300;
@@ -75,32 +70,6 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
-/** Clones `url` bare `count` times at once; the wall ms until the last has finished. */
-async function clones(
-  url: string,
-  tag: string,
-  tip: string,
-  env: Record<string, string>,
-  count = 1,
-) {
-  const dirs = Array.from({ length: count }, (_, i) => join(root, `${tag}-${i}`));
-  const started = performance.now();
-  const results = await Promise.all(
-    dirs.map((dir) => git.run(['clone', '-q', '--bare', url, dir], { env, timeoutMs: 300_000 })),
-  );
-  const ms = performance.now() - started;
-  try {
-    for (const [i, result] of results.entries()) {
-      if (result.code !== 0) throw new Error(`${tag}: clone ${i} failed:\n${result.stderr}`);
-      const head = await git.ok(['--git-dir', dirs[i] ?? '', 'rev-parse', 'HEAD']);
-      if (head !== tip) throw new Error(`${tag}: clone ${i} ended on ${head}, not ${tip}`);
-    }
-  } finally {
-    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-  }
-  return ms;
-}
-
 try {
   const port = await freePort();
   const env = { ...serverEnv(join(root, 'data')), SERVICE_SSH_PORT: String(port) };
@@ -119,18 +88,16 @@ try {
     });
   const key = (await readFile(`${keyPath}.pub`, 'utf8')).trim();
   if ((await api('/user/keys', { title: 'bench', key })).status !== 201) throw new Error('key');
-  if ((await api('/user/repos', { name: 'served' })).status !== 201) throw new Error('repo');
 
-  const source = join(root, 'source.git');
-  log(`generating ${COMMITS} commits, ${MEGABYTES} MB of random data`);
-  const repository = await syntheticRepository(git, source, {
-    commits: COMMITS,
-    megabytes: MEGABYTES,
+  log(`generating ${args.commits} commits, ${args.megabytes} MB of random data`);
+  const repository = await seedServedRepository(git, server, {
+    ...args,
+    token,
+    owner: OWNER,
+    source: join(root, 'source.git'),
+    dataDir: join(root, 'data'),
   });
-  const pushUrl = repoUrl(server.url, OWNER, 'served', { token, as: 'password' });
-  await git.ok(['--git-dir', source, 'push', '-q', pushUrl, 'main'], { timeoutMs: 300_000 });
-  const served = join(root, 'data', 'repositories', OWNER, 'served.git');
-  await housekeepingDone(server.pid, served);
+  const { served } = repository;
 
   const ssh = {
     GIT_SSH_COMMAND: `ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes -o IdentityAgent=none -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -i ${keyPath} -p ${port}`,
@@ -140,49 +107,44 @@ try {
     file: { url: `file://${served}`, env: {}, ms: [] as number[] },
   };
   const names = ['ssh', 'file'] as const;
-  for (const name of names)
-    await clones(sides[name].url, `warm-${name}`, repository.tip, sides[name].env);
-  for (let round = 0; round < ROUNDS; round++) {
+  const clone = (name: (typeof names)[number], tag: string, count = 1) =>
+    cloneAtOnce(git, root, { ...sides[name], tag, tip: repository.tip, count });
+  for (const name of names) await clone(name, `warm-${name}`);
+  for (let round = 0; round < args.rounds; round++) {
     for (const name of round % 2 === 0 ? names : [...names].reverse()) {
-      const side = sides[name];
-      side.ms.push(await clones(side.url, `${name}-${round}`, repository.tip, side.env));
+      sides[name].ms.push(await clone(name, `${name}-${round}`));
     }
     log(
       `round ${round + 1}: ssh ${sides.ssh.ms.at(-1)?.toFixed(0)} ms, file ${sides.file.ms.at(-1)?.toFixed(0)} ms`,
     );
   }
   const stop = sampleMemory(server.pid, 100);
-  const fanMs = await clones(sides.ssh.url, 'fan', repository.tip, ssh, CLONES);
+  const fanMs = await clone('ssh', 'fan', args.clones);
   const peaks = await stop();
-  log(`${CLONES} SSH clones at once: ${fanMs.toFixed(0)} ms`);
+  log(`${args.clones} SSH clones at once: ${fanMs.toFixed(0)} ms`);
 
   const ratio = Number((median(sides.ssh.ms) / median(sides.file.ms)).toFixed(3));
   const rss = Number((peaks.node / MB).toFixed(1));
   const size = `${(repository.bytes / MB).toFixed(0)} MB`;
   const figures = [
     {
-      name: `Clone of a ${size} repository over SSH ÷ file://, medians of ${ROUNDS}`,
+      name: `Clone of a ${size} repository over SSH ÷ file://, medians of ${args.rounds}`,
       target: `≤ ${RATIO_TARGET}`,
       measured: ratio,
       unit: 'ratio',
       pass: ratio <= RATIO_TARGET,
     },
     {
-      name: `Kiln's node processes (server and git spawner) during ${CLONES} SSH clones at once, RSS peak`,
+      name: `Kiln's node processes (server and git spawner) during ${args.clones} SSH clones at once, RSS peak`,
       target: `≤ ${RSS_TARGET_MB} MB`,
       measured: rss,
       unit: 'MB',
       pass: rss <= RSS_TARGET_MB,
     },
   ];
-  for (const figure of figures) {
-    const unit = figure.unit === 'ratio' ? '' : ` ${figure.unit}`;
-    process.stdout.write(
-      `${figure.pass ? 'met   ' : 'MISSED'} ${figure.name}: ${figure.measured}${unit} (target ${figure.target})\n`,
-    );
-  }
+  printFigures(figures);
   process.stdout.write(
-    `ssh ${sides.ssh.ms.map((ms) => ms.toFixed(0)).join(', ')} ms; file ${sides.file.ms.map((ms) => ms.toFixed(0)).join(', ')} ms; ${CLONES} at once ${fanMs.toFixed(0)} ms\n`,
+    `ssh ${sides.ssh.ms.map((ms) => ms.toFixed(0)).join(', ')} ms; file ${sides.file.ms.map((ms) => ms.toFixed(0)).join(', ')} ms; ${args.clones} at once ${fanMs.toFixed(0)} ms\n`,
   );
   process.stdout.write(`${JSON.stringify({ figures })}\n`);
   process.exitCode = figures.every((figure) => figure.pass) ? 0 : 1;

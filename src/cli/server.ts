@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { App } from '../app.ts';
 import type { Config } from '../config/config.ts';
+import type { PullSuggestion } from '../domain/pulls/pull-suggestions.service.ts';
 import { errorCode } from '../lib/thrown.ts';
 import type { ServedSsh } from '../ssh/serve-ssh.ts';
 import { startedUp } from '../start-up.js';
@@ -55,7 +56,12 @@ async function serve(configured: Config): Promise<void> {
     const extraCommands = config.lfs.enabled
       ? lfsSshCommands(app.services, httpBase, server.log)
       : undefined;
-    ssh = await serveSsh({ ...app, log: server.log, extraCommands }).catch(
+    const { pushHintLines } = await import('../http/git/push-hints.ts');
+    const webBase = httpBase?.replace(/\/+$/, '');
+    const pushHints = webBase
+      ? (suggestions: readonly PullSuggestion[]) => pushHintLines(suggestions, webBase)
+      : undefined;
+    ssh = await serveSsh({ ...app, log: server.log, extraCommands, pushHints }).catch(
       async (error: unknown) => {
         await server.close();
         await app.close();

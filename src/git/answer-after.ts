@@ -5,6 +5,12 @@ import { encodePktLine } from './pkt-line.ts';
 export type PushNotes = {
   /** Whether the client reads its answer in side-band channels (asked once the answer ends). */
   readonly sideband: () => boolean;
+  /**
+   * Whether the client has sent its commands. Before that, what git writes (a conversation's
+   * advertisement, which ends with a flush its client waits for) passes whole; only the answer
+   * to the commands has its last bytes held back.
+   */
+  readonly commandsRead: () => boolean;
   /** The lines, asked for after `settle`; a failure sends none. */
   readonly lines: () => Promise<readonly string[]>;
 };
@@ -25,9 +31,11 @@ function progressPacket(line: string): Buffer {
  * exists) is complete before the client, or anything it starts next, can look. `settle` must not
  * reject; the answer ends either way.
  *
- * With `notes`, the last four bytes are held back: when the answer is side-band and they are its
- * final flush, the notes go on channel 2 just before it, the place where git relays what hooks
- * print; any other ending (no side-band, a push cut short) is passed on untouched.
+ * With `notes`, once the client has sent its commands the last four bytes are held back: when
+ * the answer is side-band and they are its final flush, the notes go on channel 2 just before
+ * it, the place where git relays what hooks print; any other ending (no side-band, a push cut
+ * short) is passed on untouched. So a stateless answer (smart HTTP) and a whole conversation
+ * (SSH) end alike.
  */
 export function answerAfter(
   output: Readable,
@@ -35,14 +43,14 @@ export function answerAfter(
   notes?: PushNotes,
 ): Readable {
   async function* relay(): AsyncGenerator<Buffer> {
-    let held = Buffer.alloc(0);
+    let held: Buffer = Buffer.alloc(0);
     for await (const chunk of output) {
       if (!notes) {
         yield chunk as Buffer;
         continue;
       }
-      const all = Buffer.concat([held, chunk as Buffer]);
-      const keep = Math.min(FLUSH.length, all.length);
+      const all = held.length === 0 ? (chunk as Buffer) : Buffer.concat([held, chunk as Buffer]);
+      const keep = notes.commandsRead() ? Math.min(FLUSH.length, all.length) : 0;
       if (all.length > keep) yield all.subarray(0, all.length - keep);
       held = all.subarray(all.length - keep);
     }

@@ -70,6 +70,8 @@ export interface ReceivePack {
    * commands, which is before its answer ends.
    */
   readonly sideband: () => boolean;
+  /** Whether the client's commands have all gone to git (its answer comes after them). */
+  readonly commandsRead: () => boolean;
   /** Settles after receive-pack has exited; never rejects. */
   readonly result: Promise<PushResult>;
 }
@@ -348,7 +350,7 @@ export async function receivePack(
     });
   const sideband = () =>
     commands.capabilities.includes('side-band-64k') || commands.capabilities.includes('side-band');
-  return { output, result, sideband };
+  return { output, result, sideband, commandsRead: () => commands.complete };
 }
 
 /** The commands whose refs now hold what the client asked for, sorted by ref name. */

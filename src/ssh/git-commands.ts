@@ -3,12 +3,19 @@ import type { Readable, Writable } from 'node:stream';
 import { NotFound } from '../domain/errors.ts';
 import { sshGitAccess } from '../domain/keys/ssh-git-access.ts';
 import type { GitAccessRepos } from '../domain/repos/git-access.ts';
-import { type PushReceptionServices, receivePush } from '../domain/repos/push-reception.ts';
+import {
+  type IncomingPush,
+  type PushReceptionServices,
+  receivePush,
+} from '../domain/repos/push-reception.ts';
 import { uploadArchive, uploadPack } from '../git/transport.ts';
 import { repoPathOf, type SshCommand, type SshCommandContext } from './ssh-commands.ts';
 
 /** What git over SSH uses: the access rules and the push use case every git transport shares. */
 export type GitSshServices = PushReceptionServices & { readonly repos: GitAccessRepos };
+
+/** The lines shown after a push of a branch (Gitea's, with the web's addresses), if any. */
+export type PushHints = IncomingPush['hints'];
 
 /** Where failures after the answer began are told (the server's log). */
 export type SshLog = {
@@ -25,16 +32,19 @@ type GitSshService = (typeof GIT_SERVICES)[number];
  * streams git between the channel and the repository. A path that names no repository, or
  * one the key may not see, reads as a missing repository, whatever exists.
  */
-export function gitCommands(services: GitSshServices, log: SshLog): Array<[string, SshCommand]> {
+export function gitCommands(
+  services: GitSshServices,
+  log: SshLog,
+  hints?: PushHints,
+): Array<[string, SshCommand]> {
   return GIT_SERVICES.map((service) => [
     service,
-    (context) => runGit(services, log, service, context),
+    (context) => runGit({ services, log, hints }, service, context),
   ]);
 }
 
 async function runGit(
-  services: GitSshServices,
-  log: SshLog,
+  { services, log, hints }: { services: GitSshServices; log: SshLog; hints: PushHints },
   service: GitSshService,
   context: SshCommandContext,
 ) {
@@ -71,6 +81,7 @@ async function runGit(
       viaDeployKey: context.principal.kind === 'deploy',
       input: context.input,
       transport,
+      hints,
       log: {
         warn: (error, message) => log.warn({ err: error }, message),
         error: (error, message) => log.error({ err: error }, message),

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { chmod, link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadOnFirstUse } from '../lib/load-on-first-use.ts';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-modes.ts';
+import { makeOpensshPrivateKey } from './openssh-private-key.ts';
 
-const ssh2 = loadOnFirstUse<typeof import('ssh2')>('ssh2');
-
-/** The host keys, by the file names OpenSSH gives them, and how each is made. */
+/** The host keys, by the file names OpenSSH gives them, and of which type each is. */
 const HOST_KEYS = [
-  { file: 'ssh_host_ed25519_key', make: () => ssh2().utils.generateKeyPairSync('ed25519') },
-  { file: 'ssh_host_rsa_key', make: () => ssh2().utils.generateKeyPairSync('rsa', { bits: 3072 }) },
+  { file: 'ssh_host_ed25519_key', type: 'ed25519' },
+  { file: 'ssh_host_rsa_key', type: 'rsa' },
 ] as const;
 
 /**
@@ -23,7 +21,7 @@ export async function loadHostKeys(dataDir: string): Promise<Buffer[]> {
   const dir = join(dataDir, 'ssh');
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const keys: Buffer[] = [];
-  for (const { file, make } of HOST_KEYS) {
+  for (const { file, type } of HOST_KEYS) {
     const target = join(dir, file);
     const existing = await readFile(target).catch(() => undefined);
     if (existing) {
@@ -31,7 +29,10 @@ export async function loadHostKeys(dataDir: string): Promise<Buffer[]> {
       continue;
     }
     const temporary = join(dir, `.${file}.${randomUUID()}`);
-    await writeFile(temporary, make().private, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+    await writeFile(temporary, await makeOpensshPrivateKey(type), {
+      mode: PRIVATE_FILE_MODE,
+      flag: 'wx',
+    });
     await chmod(temporary, PRIVATE_FILE_MODE);
     try {
       await link(temporary, target);

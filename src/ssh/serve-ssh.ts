@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.ts';
 import type { DomainServices } from '../domain/services.ts';
-import { type GitSshServices, gitCommands, type SshLog } from './git-commands.ts';
+import { type GitSshServices, gitCommands, type PushHints, type SshLog } from './git-commands.ts';
 import { loadHostKeys } from './host-keys.ts';
 import type { SshCommand } from './ssh-commands.ts';
 import { createSshServer, type SshServer } from './ssh-server.ts';
@@ -16,6 +16,8 @@ export type SshEdgeDeps = {
   readonly log: SshLog;
   /** Commands served beside git's (`git-lfs-authenticate`, say), by name. */
   readonly extraCommands?: ReadonlyArray<readonly [string, SshCommand]>;
+  /** What a push of a branch shows its pusher (where to open its pull), as over HTTP. */
+  readonly pushHints?: PushHints;
 };
 
 /** A started SSH server and where it listens. */
@@ -34,7 +36,7 @@ export async function serveSsh(deps: SshEdgeDeps): Promise<ServedSsh> {
   const { ssh } = deps.config;
   const services: GitSshServices & typeof deps.services = deps.services;
   const commands = new Map<string, SshCommand>([
-    ...gitCommands(services, deps.log),
+    ...gitCommands(services, deps.log, deps.pushHints),
     ...(deps.extraCommands ?? []),
   ]);
   const server = createSshServer({

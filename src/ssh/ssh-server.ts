@@ -2,13 +2,10 @@ import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { Connection, ServerChannel, Session } from 'ssh2';
 import { DomainError } from '../domain/errors.ts';
-import { loadOnFirstUse } from '../lib/load-on-first-use.ts';
-import { KILN_VERSION } from '../version.ts';
 import type { SshLog } from './git-commands.ts';
 import { authenticate, connectionThrottle, greeting, type SshAuthServices } from './ssh-auth.ts';
 import { type SshCommandTable, splitCommand } from './ssh-commands.ts';
-
-const ssh2 = loadOnFirstUse<typeof import('ssh2')>('ssh2');
+import { sshProtocol } from './ssh-protocol.ts';
 
 /** The limits of `service.ssh.*` the server applies to each connection. */
 export type SshServerSettings = {
@@ -49,21 +46,6 @@ type Peer = {
 /** Variables an `env` request may set; the rest are ignored, as OpenSSH's AcceptEnv does. */
 const ACCEPTED_ENV = new Set(['GIT_PROTOCOL']);
 
-// Curve25519 first; NIST curves for clients without it. No SHA-1 key exchange or host keys.
-const ALGORITHMS = {
-  kex: [
-    'curve25519-sha256',
-    'curve25519-sha256@libssh.org',
-    'ecdh-sha2-nistp256',
-    'ecdh-sha2-nistp384',
-    'ecdh-sha2-nistp521',
-  ],
-  serverHostKey: ['ssh-ed25519', 'rsa-sha2-512', 'rsa-sha2-256'],
-  // AES-GCM is OpenSSL's, in native code; ssh2's ChaCha20-Poly1305, which OpenSSH clients
-  // prefer, is not, and held a 5 MB clone to a tenth of the speed. So it is not offered.
-  cipher: ['aes128-gcm@openssh.com', 'aes256-gcm@openssh.com', 'aes128-ctr', 'aes256-ctr'],
-} as const;
-
 /**
  * Kiln's SSH server: git over SSH for the user `git`, authenticated by public key, running the
  * commands of its table and nothing else: no shell (a shell request is greeted and refused),
@@ -77,26 +59,15 @@ export function createSshServer(parts: SshServerParts): SshServer {
   let closing = false;
   let drained: (() => void) | undefined;
 
-  const ssh = new (ssh2().Server)(
-    {
-      hostKeys: parts.hostKeys.map((key) => ({ key })),
-      algorithms: {
-        kex: [...ALGORITHMS.kex],
-        serverHostKey: [...ALGORITHMS.serverHostKey],
-        cipher: [...ALGORITHMS.cipher],
-      },
-      ident: `Kiln_${KILN_VERSION}`,
-    },
-    (client, info) => {
-      const peer = peers.get(`${info.ip}|${info.port}`);
-      if (!peer) return client.end();
-      peer.client = client;
-      client.on('error', () => peer.socket.destroy());
-      servePeer(parts, peer, client, info.ip, () => {
-        if (closing && peer.running === 0) client.end();
-      });
-    },
-  );
+  const ssh = sshProtocol(parts.hostKeys, (client, info) => {
+    const peer = peers.get(`${info.ip}|${info.port}`);
+    if (!peer) return client.end();
+    peer.client = client;
+    client.on('error', () => peer.socket.destroy());
+    servePeer(parts, peer, client, info.ip, () => {
+      if (closing && peer.running === 0) client.end();
+    });
+  });
 
   const net: NetServer = createServer((socket) => {
     if (closing || peers.size >= settings.maxSessions) {
@@ -116,7 +87,12 @@ export function createSshServer(parts: SshServerParts): SshServer {
       peers.delete(key);
       if (closing && peers.size === 0) drained?.();
     });
-    ssh.injectSocket(socket);
+    try {
+      ssh.take(socket);
+    } catch (error) {
+      log.error({ err: error }, 'ssh connection refused: the SSH server cannot start');
+      socket.destroy();
+    }
   });
   net.on('error', (error) => log.error({ err: error }, 'ssh server failed'));
 

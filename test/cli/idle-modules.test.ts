@@ -1,7 +1,7 @@
 /**
- * What an idle `kiln serve` holds: the libraries that only some requests need (federation, the
- * runner protocol, workflows, metrics, the pages' icons, Node's fetch) are not loaded until such
- * a request comes, and then they are. Each costs megabytes of resident memory from start otherwise
+ * What an idle `kiln serve` holds: the libraries that only some requests need (federation, SSH,
+ * the runner protocol, workflows, metrics, the pages' icons, Node's fetch) are not loaded until
+ * such a request comes, and then they are. Each costs megabytes of resident memory from start otherwise
  * (docs/performance.md, “Starting Kiln”). Started through the launcher, as users start it, with a
  * preload that records every module the process loads.
  */
@@ -10,6 +10,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeKeyPair, removeKeyPairs, runSsh } from '../ssh/ssh-support.ts';
 import { serveThroughLauncher, useCliInstance } from '../support/cli.ts';
 import { postgresAdminUrl } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
@@ -20,6 +21,7 @@ const RECORDER = fileURLToPath(new URL('../support/record-loads.js', import.meta
  * driver only where the suite runs on SQLite). */
 const LAZY = [
   '@fedify/fedify',
+  'ssh2',
   '@connectrpc/connect',
   '@bufbuild/protobuf',
   'prom-client',
@@ -39,9 +41,8 @@ useCliInstance('kiln-idle-', (instance) => {
     ...instance.env,
     PATH: process.env.PATH ?? '',
     SERVICE_HTTP_PORT: '0',
-    // Federation is on by default (a loopback base URL is derived when none is set), and then
-    // Fedify loads at start; off, none of it may.
-    SERVICE_FEDERATION_ENABLED: 'false',
+    // Federation and SSH are on by default (a loopback base URL is derived when none is set):
+    // their libraries wait all the same for the first peer.
     SERVICE_SSH_PORT: '0',
     KILN_TEST_LOADS: loads,
     NODE_OPTIONS: `--import ${RECORDER}`,
@@ -50,11 +51,13 @@ useCliInstance('kiln-idle-', (instance) => {
 
 let child: ChildProcess;
 let url: string;
+let stdout: () => string;
 beforeAll(async () => {
-  ({ child, url } = await serveThroughLauncher(process.execPath, env));
+  ({ child, url, stdout } = await serveThroughLauncher(process.execPath, env));
 });
 afterAll(() => {
   child.kill('SIGTERM');
+  removeKeyPairs();
 });
 
 /** The npm packages the server has loaded so far. */
@@ -101,5 +104,29 @@ describe('an idle kiln serve', () => {
     expect(
       ['@connectrpc/connect', '@primer/octicons', 'prom-client'].filter((n) => !loaded.has(n)),
     ).toEqual([]);
+  });
+
+  it('loads ssh2 with the first SSH connection, which it serves', async () => {
+    const line = /^ssh listening on \S+:(\d+)$/m;
+    expect(await eventually(async () => line.test(stdout()))).toBe(true);
+    expect(loadedPackages().has('ssh2')).toBe(false);
+    // A key the server does not know: the handshake (host keys, key exchange) must have worked
+    // for OpenSSH to get as far as being refused.
+    const refused = await runSsh(makeKeyPair(), Number(line.exec(stdout())?.[1]));
+    expect(refused.code).toBe(255);
+    expect(refused.stderr).toContain('Permission denied (publickey)');
+    expect(loadedPackages().has('ssh2')).toBe(true);
+  });
+
+  it('loads Fedify with the first federation request that signs or checks', async () => {
+    const nodeinfo = await fetch(`${url}/.well-known/nodeinfo`);
+    expect(nodeinfo.status).toBe(200);
+    expect(loadedPackages().has('@fedify/fedify')).toBe(false);
+    const actor = await fetch(`${url}/federation/actor`, {
+      headers: { accept: 'application/activity+json' },
+    });
+    expect(actor.status).toBe(200);
+    expect(JSON.stringify(await actor.json())).toContain('BEGIN PUBLIC KEY');
+    expect(loadedPackages().has('@fedify/fedify')).toBe(true);
   });
 });

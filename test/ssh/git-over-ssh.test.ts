@@ -4,21 +4,20 @@
  * HTTP (a private repository refused exactly as a missing one), deploy keys, and the ways in
  * that close: a disabled account, a removed key, a user other than `git`, other commands.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ServedSsh } from '../../src/ssh/serve-ssh.ts';
 import { ACCESS_MATRIX, type Visibility } from '../git/fixtures.ts';
 import type { GitClient } from '../support/git.ts';
 import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
-import { type Person, useWorld } from '../support/world.ts';
+import type { Person } from '../support/world.ts';
 import {
   type KeyPair,
   makeKeyPair,
-  removeKeyPairs,
   runSsh,
   sshGitEnv,
   sshUrl,
-  startSsh,
+  useSshWorld,
 } from './ssh-support.ts';
 
 const WHO = ['stranger', 'read', 'write', 'admin', 'owner'] as const;
@@ -31,7 +30,7 @@ let people: Record<Who, Person>;
 const keys = new Map<Who, KeyPair>();
 const names: Record<Visibility, string> = { public: 'open', private: 'secret' };
 
-useWorld(
+useSshWorld(
   {
     people: [...WHO],
     repos: [
@@ -40,10 +39,10 @@ useWorld(
     ],
     timeoutMs: 60_000,
   },
-  async (world) => {
+  async (world, served) => {
     ({ kiln, git } = world);
     people = world.people;
-    ssh = await startSsh(kiln);
+    ssh = served;
     for (const who of WHO) {
       const pair = makeKeyPair();
       keys.set(who, pair);
@@ -68,11 +67,6 @@ useWorld(
     }
   },
 );
-afterAll(async () => {
-  await ssh?.server.close();
-  removeKeyPairs();
-});
-
 const keyOf = (who: Who): KeyPair => keys.get(who) as KeyPair;
 const url = (name: string, owner = people.owner.user.handle) => sshUrl(ssh.port, owner, name);
 const as = (key: KeyPair, env: Record<string, string> = {}) => ({

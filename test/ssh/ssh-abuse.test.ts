@@ -5,18 +5,18 @@
  * good key, until the lock ends.
  */
 import { connect } from 'node:net';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ServedSsh } from '../../src/ssh/serve-ssh.ts';
 import type { GitClient } from '../support/git.ts';
 import type { TestServer } from '../support/server.ts';
-import { type Person, useWorld } from '../support/world.ts';
-import { makeKeyPair, removeKeyPairs, sshGitEnv, sshUrl, startSsh } from './ssh-support.ts';
+import type { Person } from '../support/world.ts';
+import { makeKeyPair, sshGitEnv, sshUrl, useSshWorld } from './ssh-support.ts';
 
 let kiln: TestServer;
 let git: GitClient;
 let owner: Person;
 let ssh: ServedSsh;
-useWorld(
+useSshWorld(
   {
     env: {
       SERVICE_SSH_LOGIN_TIMEOUT: '3s',
@@ -26,17 +26,12 @@ useWorld(
     people: ['owner'],
     repos: [{ owner: 'owner', name: 'r', autoInit: true }],
   },
-  async (world) => {
+  async (world, served) => {
     ({ kiln, git } = world);
     owner = world.people.owner;
-    ssh = await startSsh(kiln);
+    ssh = served;
   },
 );
-afterAll(async () => {
-  await ssh?.server.close();
-  removeKeyPairs();
-});
-
 /** A bare TCP connection: what it read before the server closed it, and after how long. */
 function openConnection() {
   const socket = connect(ssh.port, '127.0.0.1');

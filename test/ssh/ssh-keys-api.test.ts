@@ -228,6 +228,17 @@ describe('deploy keys', () => {
     expect((await api(secret, { method: 'POST', token: stranger.token, body })).status).toBe(404);
     expect((await api(open, { token: stranger.token })).status).toBe(403);
     expect((await api(open, { method: 'POST', token: stranger.token, body })).status).toBe(403);
-    expect((await api(open)).status).toBe(403);
+  });
+
+  it('ask an anonymous caller for a token, as Gitea does, about a repository it can see', async () => {
+    const open = `/repos/${owner.user.handle}/open/keys`;
+    const listed = await api(open);
+    expect(listed.status).toBe(401);
+    expect(listed.body).toMatchObject({ message: 'token is required' });
+    expect((await api(`${open}/1`)).status).toBe(401);
+    // A private repository stays missing, as it is to a signed-in stranger.
+    expect((await api(`/repos/${owner.user.handle}/secret/keys`)).status).toBe(404);
+    expect((await api(`/repos/${owner.user.handle}/secret/keys/1`)).status).toBe(404);
+    expect((await api(`/repos/${owner.user.handle}/nothing/keys`)).status).toBe(404);
   });
 });

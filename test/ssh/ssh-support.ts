@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import { pushHintLines } from '../../src/http/git/push-hints.ts';
 import { type ServedSsh, serveSsh } from '../../src/ssh/serve-ssh.ts';
 import { runScript, type ScriptResult } from '../support/doc-blocks.ts';
 import type { TestServer } from '../support/server.ts';
@@ -50,7 +51,10 @@ export function sshUrl(port: number, owner: string, name: string): string {
   return `ssh://git@127.0.0.1:${port}/${owner}/${name}.git`;
 }
 
-/** Starts the SSH edge beside a test server, as `kiln serve` does (its settings, port 0). */
+/**
+ * Starts the SSH edge beside a test server, as `kiln serve` does (its settings, port 0, the
+ * hints after a push pointing at the test server's pages).
+ */
 export async function startSsh(kiln: TestServer): Promise<ServedSsh> {
   const { app } = kiln;
   return serveSsh({
@@ -58,6 +62,7 @@ export async function startSsh(kiln: TestServer): Promise<ServedSsh> {
     config: { ...app.config, ssh: { ...app.config.ssh, port: 0, host: '127.0.0.1' } },
     dataDir: app.dataDir,
     log: kiln.server.log,
+    pushHints: (suggestions) => pushHintLines(suggestions, kiln.url),
   });
 }
 
@@ -112,12 +117,12 @@ export function execSsh(
  */
 export function useSshWorld<P extends string = never, R extends string = never>(
   options: WorldOptions<P, R>,
-  ready: (world: World<P, R>, ssh: ServedSsh) => void,
+  ready: (world: World<P, R>, ssh: ServedSsh) => void | Promise<void>,
 ): void {
   let served: ServedSsh | undefined;
   useWorld(options, async (world) => {
     served = await startSsh(world.kiln);
-    ready(world, served);
+    await ready(world, served);
   });
   afterAll(async () => {
     await served?.server.close();

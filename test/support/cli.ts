@@ -62,16 +62,17 @@ export function olderSystemNode(): { path: string; version: string } | undefined
 
 /**
  * Starts `kiln serve` through the launcher on `node` with exactly `env` (which should ask for
- * port 0), and resolves once it prints its listening line; rejects when it exits first. The
- * caller stops the process.
+ * port 0), and resolves once it prints its listening line; rejects when it exits first.
+ * `stdout` is what it has printed so far (the SSH line comes after). The caller stops the
+ * process.
  */
 export async function serveThroughLauncher(
   node: string,
   env: Record<string, string>,
-): Promise<{ child: ChildProcess; url: string }> {
+): Promise<{ child: ChildProcess; url: string; stdout: () => string }> {
   const child = spawn(node, [LAUNCHER, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
     child.stdout?.on('data', (chunk) => {
       out += chunk;
       const match = /^listening on (\S+)\n/.exec(out);
@@ -79,7 +80,7 @@ export async function serveThroughLauncher(
     });
     child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
   });
-  return { child, url };
+  return { child, url, stdout: () => out };
 }
 
 /** Where the suite's `kiln` commands keep their data, and how to point one at it. */

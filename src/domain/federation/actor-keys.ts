@@ -1,12 +1,6 @@
-import {
-  exportJwk,
-  exportMultibaseKey,
-  exportSpki,
-  generateCryptoKeyPair,
-  importJwk,
-} from '@fedify/fedify';
 import { deriveSecretKey, openSecret, sealSecret } from '../ci/secret-box.ts';
 import type { ActorKeysStore } from './actor-keys.store.ts';
+import { fedify } from './fedify.ts';
 
 /** A local actor's two key pairs: RSA for draft-cavage peers, Ed25519 for newer ones. */
 export type ActorKeyPairs = {
@@ -52,10 +46,13 @@ export class ActorKeys {
   publicKeys(actor: string): Promise<PublishedKeys> {
     let pending = this.#published.get(actor);
     if (!pending) {
-      pending = this.get(actor).then(async (keys) => ({
-        rsaPem: await exportSpki(keys.rsa.publicKey),
-        ed25519Multibase: await exportMultibaseKey(keys.ed25519.publicKey),
-      }));
+      pending = this.get(actor).then(async (keys) => {
+        const { exportMultibaseKey, exportSpki } = await fedify();
+        return {
+          rsaPem: await exportSpki(keys.rsa.publicKey),
+          ed25519Multibase: await exportMultibaseKey(keys.ed25519.publicKey),
+        };
+      });
       this.#published.set(actor, pending);
       pending.catch(() => this.#published.delete(actor));
     }
@@ -65,6 +62,7 @@ export class ActorKeys {
   async #load(actor: string): Promise<ActorKeyPairs> {
     const existing = await this.#find(actor);
     if (existing) return existing;
+    const { exportJwk, generateCryptoKeyPair } = await fedify();
     const [rsa, ed25519] = await Promise.all([
       // 2048 bits rather than Fedify's default 4096: what draft-cavage peers (Mastodon, Gitea,
       // Forgejo) all read, and a quarter of the signing cost.
@@ -97,6 +95,7 @@ export class ActorKeys {
   async #find(actor: string): Promise<ActorKeyPairs | undefined> {
     const stored = await this.#store.find(actor);
     if (!stored) return undefined;
+    const { importJwk } = await fedify();
     const open = (sealed: string, kind: string) =>
       importJwk(JSON.parse(openSecret(this.#sealKey, sealed, `${actor}/${kind}`)), 'private');
     const pub = (text: string) => importJwk(JSON.parse(text), 'public');

@@ -1,5 +1,5 @@
-import { signRequest } from '@fedify/fedify';
 import type { ActorKeys } from './actor-keys.ts';
+import { fedify } from './fedify.ts';
 import type { HostPolicy } from './host-policy.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import type { SafeFetch } from './safe-fetch.ts';
@@ -81,6 +81,7 @@ export class Delivery {
 
   async #post(message: DeliveryMessage, target: URL, body: ArrayBuffer): Promise<number> {
     const keys = await this.#keys.get(message.signer);
+    const { signRequest } = await fedify();
     const keyId = new URL(`${message.signerId}#main-key`);
     const preferred = await this.#kv.get<string>(['signature-spec', target.origin]);
     const first = preferred === 'rfc9421' ? 'rfc9421' : 'draft-cavage-http-signatures-12';

@@ -1,4 +1,3 @@
-import { signRequest } from '@fedify/fedify';
 import type { Config } from '../../config/config.ts';
 import type { ChangeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/database.ts';
@@ -22,6 +21,7 @@ import { BlocksService } from './blocks.service.ts';
 import { BlocksStore } from './blocks.store.ts';
 import { Delivery, type DeliveryMessage } from './delivery.ts';
 import { federationDb } from './federation.tables.ts';
+import { fedify } from './fedify.ts';
 import { FollowersStore } from './followers.store.ts';
 import { FollowingService } from './following.service.ts';
 import { HostPolicy } from './host-policy.ts';
@@ -179,11 +179,13 @@ export class Federation {
       perHostPerMinute: config.federation.inboxLimitPerHost,
     });
     const instanceKeyId = new URL(`${this.urls.instance()}#main-key`);
-    this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent, async (request) =>
-      signRequest(request, (await keys.get('instance')).rsa.privateKey, instanceKeyId, {
+    this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent, async (request) => {
+      const { signRequest } = await fedify();
+      const { privateKey } = (await keys.get('instance')).rsa;
+      return signRequest(request, privateKey, instanceKeyId, {
         spec: 'draft-cavage-http-signatures-12',
-      }),
-    );
+      });
+    });
     const remote = new RemoteActors(this.documents);
     this.following = new FollowingService({
       actors: this.actors,

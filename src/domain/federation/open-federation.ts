@@ -19,9 +19,8 @@ export function federationIsOn(config: FederationSettings): boolean {
 }
 
 /**
- * Builds federation when the configuration turns it on, and only then loads it: Fedify and the
- * ActivityStreams vocabulary it brings are about 40 MB of a process's resident memory, which an
- * installation that does not federate should not hold.
+ * Builds federation when the configuration turns it on, and only then loads its modules. Fedify
+ * itself waits longer still, for the first work that needs it (`fedify.ts`).
  */
 export async function openFederation(deps: FederationDeps): Promise<Federation | undefined> {
   if (!federationIsOn(deps.config)) return undefined;

@@ -1,5 +1,5 @@
 import type { DocumentLoader, RemoteDocument } from '@fedify/fedify';
-import { preloadedContexts } from '@fedify/fedify';
+import { fedify } from './fedify.ts';
 import { FORGEFED_CONTEXT, FORGEFED_CONTEXT_DOCUMENT } from './forgefed-context.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import { RemoteFetchError, type SafeFetch } from './safe-fetch.ts';
@@ -38,6 +38,7 @@ export class RemoteDocuments {
 
   /** Contexts are served from memory only; nothing fetches a context over the network. */
   readonly contextLoader: DocumentLoader = async (url) => {
+    const { preloadedContexts } = await fedify();
     const known =
       url === FORGEFED_CONTEXT || url === `${FORGEFED_CONTEXT}#`
         ? FORGEFED_CONTEXT_DOCUMENT
@@ -48,6 +49,7 @@ export class RemoteDocuments {
 
   /** A document loader for Fedify: contexts from memory, anything else fetched and cached. */
   readonly loader: DocumentLoader = async (url) => {
+    const { preloadedContexts } = await fedify();
     if (url === FORGEFED_CONTEXT || url in preloadedContexts) return this.contextLoader(url);
     const documentUrl = withoutFragment(url);
     const cached = await this.#kv.get<Cached>(['document', documentUrl]);

@@ -1,6 +1,6 @@
 import { foldId, newId } from '../../lib/ids.ts';
 import { isKeyProblem, parseSshPublicKey } from '../../lib/ssh-public-key.ts';
-import { Invalid, NotFound } from '../errors.ts';
+import { Invalid, NotFound, Unauthenticated } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
 import type { UserService } from '../users/user.service.ts';
@@ -54,8 +54,16 @@ export class SshKeyService {
     await this.#deps.store.delete((await this.getUserKey(user, wireId)).id);
   }
 
-  /** A repository's deploy keys; only its administrators may see them. */
+  /**
+   * A repository's deploy keys; only its administrators may see them. Someone not signed in is
+   * asked to (Unauthenticated, as Gitea asks for a token first), but only about a repository
+   * they can see: a private one stays missing to them.
+   */
   async listDeployKeys(viewer: User | undefined, owner: string, name: string) {
+    if (!viewer) {
+      await this.#deps.repos.require(viewer, owner, name, 'read');
+      throw new Unauthenticated('token is required');
+    }
     const { repo } = await this.#deps.repos.require(viewer, owner, name, 'admin');
     return { repo, keys: await this.#deps.store.listByRepo(repo.id) };
   }

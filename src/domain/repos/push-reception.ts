@@ -26,9 +26,8 @@ export type IncomingPush = {
   readonly input: Readable;
   readonly transport: TransportOptions;
   /**
-   * The lines to show the pusher after a branch was pushed (addresses are the edge's). Only for
-   * a stateless answer: they go before its last four bytes, which a conversation (SSH) cannot
-   * hold back, since its advertisement ends with the same flush its client waits for.
+   * The lines to show the pusher after a branch was pushed (addresses are the edge's), on the
+   * side-band channel git prints as `remote: …`, over any transport.
    */
   readonly hints?: (suggestions: readonly PullSuggestion[]) => readonly string[];
   readonly log: {
@@ -71,5 +70,9 @@ export async function receivePush(
     const { changes } = await pack.result;
     return hints(await services.pullSuggestions.afterPush(repo, pusher, changes));
   };
-  return answerAfter(pack.output, () => recorded, { sideband: pack.sideband, lines });
+  return answerAfter(pack.output, () => recorded, {
+    sideband: pack.sideband,
+    commandsRead: pack.commandsRead,
+    lines,
+  });
 }

@@ -1,6 +1,7 @@
-import { verifyRequest } from '@fedify/fedify';
+import type { verifyRequest } from '@fedify/fedify';
 import type { FastifyRequest } from 'fastify';
 import type { Federation } from '../../domain/federation/federation.ts';
+import { fedify } from '../../domain/federation/fedify.ts';
 import type { HostPolicy } from '../../domain/federation/host-policy.ts';
 import { idOf } from '../../domain/federation/remote-actors.ts';
 import type { RemoteDocuments } from '../../domain/federation/remote-documents.ts';
@@ -93,6 +94,7 @@ export async function verifySignature(
   keyId: string,
   body: Buffer | undefined,
 ): ReturnType<typeof verifyRequest> {
+  const { verifyRequest } = await fedify();
   const verify = () =>
     verifyRequest(toFetchRequest(verifier.scheme, request, body), {
       documentLoader: verifier.documents.loader,
