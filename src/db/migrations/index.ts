@@ -37,11 +37,11 @@ import { lfsMigration } from './0035-lfs.ts';
 import { pullReviewsMigration } from './0036-pull-reviews.ts';
 import { teamsMigration } from './0037-teams.ts';
 import { branchProtectionRulesMigration } from './0038-branch-protection-rules.ts';
+import { remotePullAuthorsMigration } from './0039-remote-pull-authors.ts';
 import { federationBlocksMigration } from './0040-federation-blocks.ts';
-
 import { branchRuleTeamIdsMigration } from './0041-branch-rule-team-ids.ts';
 
-import { remotePullAuthorsMigration } from './0039-remote-pull-authors.ts';
+import { reviewThreadIndexMigration } from './0043-review-thread-index.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
@@ -88,4 +88,6 @@ export const migrations: readonly Migration[] = [
   branchRuleTeamIdsMigration,
 
   remotePullAuthorsMigration,
+
+  reviewThreadIndexMigration,
 ];
