@@ -7,7 +7,7 @@
  * queries whatever the pull's size.
  */
 import fc from 'fast-check';
-import type { KyselyPlugin } from 'kysely';
+import type { CompiledQuery, KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { PullInContext } from '../../src/domain/pulls/pull.service.ts';
 import { PullReviewStore } from '../../src/domain/pulls/pull-review.store.ts';
@@ -196,5 +196,39 @@ describe('a page of the pull timeline', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it("reads the threads it shows by index, not by a pass over the pull's comments", async (context) => {
+    // The plan is SQLite's to choose with no statistics; PostgreSQL chooses by its own.
+    if (kiln.app.database.dialect !== 'sqlite') context.skip();
+    const db = kiln.app.database.db;
+    const compiled: CompiledQuery[] = [];
+    const spy: KyselyPlugin = {
+      transformQuery: (args) => {
+        compiled.push(db.getExecutor().compileQuery(args.node, args.queryId));
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    const reviewIds = [newId(), newId()];
+    await new ReviewCommentStore(db.withPlugin(spy)).listOnThreadsOf(
+      found.pull.id,
+      reviewIds,
+      undefined,
+    );
+    const query = compiled.at(-1);
+    if (!query) throw new Error('no query was made');
+    const plan = await db.executeQuery<{ detail: string }>({
+      ...query,
+      sql: `explain query plan ${query.sql}`,
+    });
+    const steps = plan.rows.map((row) => row.detail);
+    const onComments = steps.filter((step) =>
+      /^(SEARCH|SCAN) (review_comments|shown)\b/.test(step),
+    );
+    expect(onComments.length).toBeGreaterThan(0);
+    for (const step of onComments) {
+      expect(step).toMatch(/^SEARCH .*USING INDEX review_comments_(pull_review|thread) /);
+    }
   });
 });

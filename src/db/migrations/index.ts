@@ -41,6 +41,8 @@ import { remotePullAuthorsMigration } from './0039-remote-pull-authors.ts';
 import { federationBlocksMigration } from './0040-federation-blocks.ts';
 import { branchRuleTeamIdsMigration } from './0041-branch-rule-team-ids.ts';
 
+import { reviewThreadIndexMigration } from './0042-review-thread-index.ts';
+
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
 export const migrations: readonly Migration[] = [
   accountsMigration,
@@ -84,4 +86,5 @@ export const migrations: readonly Migration[] = [
   remotePullAuthorsMigration,
   federationBlocksMigration,
   branchRuleTeamIdsMigration,
+  reviewThreadIndexMigration,
 ];

@@ -1,6 +1,6 @@
-import { type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ReviewCommentsTable } from '../../db/tables.ts';
+import type { ReviewCommentsTable, Tables } from '../../db/tables.ts';
 import { foldId } from '../../lib/ids.ts';
 import type { ReviewComment } from './review-comment.types.ts';
 
@@ -30,6 +30,22 @@ function toComment(row: Selectable<ReviewCommentsTable>): ReviewComment {
 function threadLine(table: 'review_comments' | 'shown') {
   const column = (name: string) => sql.ref(`${table}.${name}`);
   return sql<number>`coalesce(case when ${column('side')} = 'RIGHT' then ${column('line')} else ${column('old_line')} end, 0)`;
+}
+
+/**
+ * Whether `viewerId` may see a comment, over `review_comments` left-joined to its review.
+ * Invariant: a comment of a pending review is its reviewer's alone until the review is
+ * submitted, however it is reached (a list, a thread, a wire id, a reply).
+ */
+function visibleTo(
+  eb: ExpressionBuilder<Tables, 'review_comments' | 'pull_reviews'>,
+  viewerId: string | undefined,
+) {
+  return eb.or([
+    eb('review_comments.review_id', 'is', null),
+    eb('pull_reviews.state', '!=', 'PENDING'),
+    eb('pull_reviews.reviewer_id', '=', viewerId ?? ''),
+  ]);
 }
 
 /**
@@ -96,23 +112,38 @@ export class ReviewCommentStore {
     reviewIds: readonly string[],
     viewerId: string | undefined,
   ): Promise<ReviewComment[]> {
-    const shown = this.#db
-      .selectFrom('review_comments as shown')
-      .select(['shown.path', 'shown.side', threadLine('shown').as('thread_line')])
-      .where('shown.pull_id', '=', pullId)
-      .where((eb) =>
-        reviewIds.length === 0
-          ? eb('shown.review_id', 'is', null)
-          : eb.or([eb('shown.review_id', 'is', null), eb('shown.review_id', 'in', reviewIds)]),
-      );
-    // A row-value IN over a subquery that does not refer to the outer row: both engines read
-    // it once and probe it per comment, so the cost is one pass over the pull's comments.
-    const rows = await this.#visibleTo(viewerId)
+    // The threads shown, then the comments on each: the keys are read by review through
+    // `review_comments_pull_review` (a union, since an OR with `is null` would read the pull's
+    // every comment), and the comments by their line through `review_comments_thread`, whose
+    // expression `threadLine` spells. The cross join keeps SQLite's planner, which has no
+    // statistics, from reading the pull's comments and probing the keys instead. So the cost
+    // follows the threads shown, not the pull's comments.
+    const keysWhere = (review: 'loose' | 'shown') =>
+      this.#db
+        .selectFrom('review_comments as shown')
+        .select(['shown.path', 'shown.side', threadLine('shown').as('line')])
+        .where('shown.pull_id', '=', pullId)
+        .where((eb) =>
+          review === 'loose'
+            ? eb('shown.review_id', 'is', null)
+            : eb('shown.review_id', 'in', reviewIds),
+        );
+    const keys =
+      reviewIds.length === 0 ? keysWhere('loose') : keysWhere('loose').unionAll(keysWhere('shown'));
+    const threads = this.#db
+      .selectFrom(keys.as('keyed'))
+      .select(['keyed.path', 'keyed.side', 'keyed.line'])
+      .distinct();
+    const rows = await this.#db
+      .selectFrom(threads.as('thread'))
+      .crossJoin('review_comments')
+      .leftJoin('pull_reviews', 'pull_reviews.id', 'review_comments.review_id')
+      .where((eb) => visibleTo(eb, viewerId))
       .selectAll('review_comments')
       .where('review_comments.pull_id', '=', pullId)
-      .where(
-        sql<boolean>`(review_comments.path, review_comments.side, ${threadLine('review_comments')}) in (${shown})`,
-      )
+      .whereRef('review_comments.path', '=', 'thread.path')
+      .whereRef('review_comments.side', '=', 'thread.side')
+      .where((eb) => eb(threadLine('review_comments'), '=', eb.ref('thread.line')))
       .orderBy('review_comments.created_at')
       .orderBy('review_comments.id')
       .execute();
@@ -171,21 +202,12 @@ export class ReviewCommentStore {
     return row && toComment(row);
   }
 
-  /**
-   * The comments `viewerId` may see. Invariant: a comment of a pending review is its reviewer's
-   * alone until the review is submitted, however it is reached (a list, a wire id, a reply).
-   */
+  /** The comments `viewerId` may see (see `visibleTo`). */
   #visibleTo(viewerId: string | undefined) {
     return this.#db
       .selectFrom('review_comments')
       .leftJoin('pull_reviews', 'pull_reviews.id', 'review_comments.review_id')
-      .where((eb) =>
-        eb.or([
-          eb('review_comments.review_id', 'is', null),
-          eb('pull_reviews.state', '!=', 'PENDING'),
-          eb('pull_reviews.reviewer_id', '=', viewerId ?? ''),
-        ]),
-      );
+      .where((eb) => visibleTo(eb, viewerId));
   }
 
   async updateBody(id: string, body: string, at: number): Promise<void> {

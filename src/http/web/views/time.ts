@@ -1,4 +1,4 @@
-import { type Html, html } from '../html.ts';
+import { type Html, trusted } from '../html.ts';
 
 const UNITS: ReadonlyArray<[string, number]> = [
   ['year', 365 * 24 * 3600],
@@ -41,10 +41,16 @@ export function shortDate(date: Date): string {
   return shortDateFormat.format(date);
 }
 
-/** A `<time>` with a relative label and the exact UTC time as its tooltip. */
+/**
+ * A `<time>` with a relative label and the exact UTC time as its tooltip. Written as text, not
+ * through `html`: an ISO time and `timeAgo`'s label hold only digits, letters, `+`, `-`, `:`,
+ * `.` and spaces, so there is nothing to escape, and a pull's page draws one per comment.
+ */
 export function relativeTime(date: Date): Html {
   const iso = date.toISOString();
-  return html`<time datetime="${iso}" title="${iso.slice(0, 16).replace('T', ' ')} UTC">${timeAgo(date)}</time>`;
+  return trusted(
+    `<time datetime="${iso}" title="${iso.slice(0, 16).replace('T', ' ')} UTC">${timeAgo(date)}</time>`,
+  );
 }
 
 /** A git signature time (seconds since the epoch) as a Date. */
