@@ -23,6 +23,9 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts'],
           environment: 'node',
+          // Some unit tests start git or worker threads, whose start-up takes seconds on a busy
+          // two-core machine; Vitest's 5 s default then fails them for the machine, not the code.
+          testTimeout: 20_000,
         },
       },
       {
