@@ -56,11 +56,18 @@ export function subscribeFederation(
   events: Pick<EventBus, 'subscribe'>,
   federation: Pick<
     Federation,
-    'announcePush' | 'announceRelease' | 'announceRepo' | 'withdrawal' | 'offers'
+    | 'announcePush'
+    | 'announceRelease'
+    | 'announceRepo'
+    | 'withdrawal'
+    | 'offers'
+    | 'proposalUpdates'
   >,
 ): void {
   const { withdrawal } = federation;
   events.subscribe('push', (push) => federation.announcePush(push));
+  // A push to a branch proposed to another server updates the pull request there.
+  events.subscribe('push', (push) => federation.proposalUpdates.pushed(push));
   events.subscribe('release.published', ({ repo, release }) =>
     federation.announceRelease(repo, release),
   );

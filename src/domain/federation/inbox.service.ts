@@ -5,6 +5,7 @@ import type { DeliveryMessage } from './delivery.ts';
 import type { FollowersStore } from './followers.store.ts';
 import type { FollowingService } from './following.service.ts';
 import type { OfferMessage } from './incoming-pulls.service.ts';
+import type { TicketUpdateMessage } from './incoming-updates.ts';
 import type { InstancesService } from './instances.service.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
@@ -106,6 +107,20 @@ export class InboxService {
         // A pull request proposed from here was merged upstream.
         await this.#proposals?.answered(sender, activity);
         return;
+      case 'Update':
+        // New commits on a pull request proposed here: the worker fetches them. Any other
+        // Update is kept for the sender's followers.
+        if (isRecord(activity.object) && activity.object.type === 'Ticket') {
+          const update: TicketUpdateMessage = {
+            kind: 'ticket-update',
+            sender,
+            activity,
+            receivedAt: Date.now(),
+          };
+          await this.#queue.enqueue(update);
+          return;
+        }
+        return this.#following.delivered(sender, activity);
       case 'Create':
         // A fork of one of ours is listed; any Create is also kept for the sender's followers.
         await this.#forks.created(sender, activity);
