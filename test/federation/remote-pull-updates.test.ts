@@ -23,17 +23,7 @@ describe('a push to a proposed branch updates the pull request upstream', () => 
 
   it('moves the head upstream, records the push, and ignores anyone but the proposer', async () => {
     const { a, b, git, work, author, proposer, stranger, pushTo } = world;
-    await git.ok(['checkout', '-q', '-b', 'feature'], { cwd: work });
-    const first = await git.commit(work, { 'feature.txt': 'one\n' }, 'feature, part one');
-    await pushTo(a, proposer, 'tool', 'refs/heads/feature');
-    const proposed = await call(
-      a,
-      proposer.token,
-      'POST',
-      `/repos/${proposer.handle}/tool/federation/pulls`,
-      { head: 'feature', base: 'main', title: 'A feature' },
-    );
-    expect(proposed.status).toBe(202);
+    const first = await world.proposeFeature();
     await eventually(async () => (await upstreamPull()).number === 1, 30_000);
     expect(await headOf()).toBe(first);
 
