@@ -62,6 +62,7 @@ export function subscribeFederation(
     | 'withdrawal'
     | 'offers'
     | 'proposalUpdates'
+    | 'reviewNotes'
   >,
 ): void {
   const { withdrawal } = federation;
@@ -87,6 +88,10 @@ export function subscribeFederation(
     action === 'closed'
       ? reported(federation.offers.pullClosed(context.base, context.pull, merged))
       : Promise.resolve(),
+  );
+  // A line comment on a pull proposed from another server goes to its proposer.
+  events.subscribe('review-comment.created', (event) =>
+    reported(federation.reviewNotes.commented(event)),
   );
   events.subscribe('org.deleted', async (org) => {
     if (!org.private) await reported(withdrawal.withdrawAccount(org));

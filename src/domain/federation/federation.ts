@@ -37,6 +37,7 @@ import { federationBaseUrl } from './open-federation.ts';
 import { OutboxStore } from './outbox.store.ts';
 import { OutgoingPullsService } from './outgoing-pulls.service.ts';
 import { type ProposalGate, proposalGate } from './proposal-gate.ts';
+import { ProposalNotes } from './proposal-notes.ts';
 import { type ProposalUpdateMessage, ProposalUpdates } from './proposal-updates.ts';
 import { type AnnounceMessage, Publisher } from './publisher.ts';
 import { QueueStore } from './queue.store.ts';
@@ -44,6 +45,7 @@ import { RemoteActors } from './remote-actors.ts';
 import { RemoteDocuments } from './remote-documents.ts';
 import { RemoteForksService, type RemoteUpstream } from './remote-forks.service.ts';
 import { RemoteStarsStore } from './remote-stars.store.ts';
+import { ReviewNotes } from './review-notes.ts';
 import { createSafeFetch } from './safe-fetch.ts';
 import { Withdrawal } from './withdrawal.ts';
 
@@ -111,6 +113,10 @@ export class Federation {
   readonly proposalUpdates: ProposalUpdates;
   /** New heads of pull requests proposed from other servers. */
   readonly offerUpdates: IncomingUpdatesService;
+  /** Review comments on proposals from here, as their upstreams send them. */
+  readonly proposalNotes: ProposalNotes;
+  /** Review comments here on pulls proposed from elsewhere, sent to their proposers. */
+  readonly reviewNotes: ReviewNotes;
   /** Local users following and starring remote actors. */
   readonly following: FollowingService;
   readonly followers: FollowersStore;
@@ -267,7 +273,10 @@ export class Federation {
       gate: this.offers.gate,
       reach,
     });
+    this.reviewNotes = new ReviewNotes({ actors: this.actors, offers: this.offers });
+    this.proposalNotes = new ProposalNotes({ kv: this.kv, repos: deps.repos });
     this.inbox = new InboxService({
+      notes: this.proposalNotes,
       proposals: this.proposals,
       forks: this.forks,
       actors: this.actors,

@@ -112,23 +112,31 @@ export class IncomingPullsService {
    * the pull request (its page) when merged, `Reject` of the offer when closed without merging,
    * from the repository while it is public (a private one tells nothing, as it federates nothing).
    */
-  async pullClosed(base: Repository, pull: Pull, merged: boolean): Promise<void> {
+  pullClosed(base: Repository, pull: Pull, merged: boolean): Promise<void> {
+    return this.tellProposer(base, pull, (from, to, url, offerId) =>
+      merged
+        ? resolveActivity(this.#newId(from), from.id, to, url)
+        : rejectOfferActivity(this.#newId(from), from.id, to, offerId, 'closed without merging'),
+    );
+  }
+
+  /**
+   * Sends the proposer of `pull` the activity `build` makes, from the repository while it is
+   * public (a private one tells nothing, as it federates nothing); nothing for a local pull.
+   * `build` gets the repository's actor, the proposer, the pull's page and the offer's id.
+   */
+  async tellProposer(
+    base: Repository,
+    pull: Pull,
+    build: (from: LocalActor, to: string, url: string, offerId: string) => object,
+  ): Promise<void> {
     const proposal = await this.#deps.pulls.proposalOf(pull);
     if (!proposal) return;
     const repo = await this.#local(this.#deps.actors.ofRepo(base).id);
     if (!repo) return;
     const to = proposal.author.actor;
     const url = this.#pullUrl(base, pull.number);
-    const activity = merged
-      ? resolveActivity(this.#newId(repo), repo.id, to, url)
-      : rejectOfferActivity(
-          this.#newId(repo),
-          repo.id,
-          to,
-          proposal.offerId,
-          'closed without merging',
-        );
-    await this.#answer(repo, to, activity);
+    await this.#answer(repo, to, build(repo, to, url, proposal.offerId));
   }
 
   async #open(

@@ -52,7 +52,7 @@ export type OutgoingPullsDeps = {
 };
 
 /** Where an offer's record is kept. */
-type OfferPlace = { readonly repoId: string; readonly id: string };
+export type OfferPlace = { readonly repoId: string; readonly id: string };
 
 /** The record after an answer from its upstream. */
 function nextState(
