@@ -56,11 +56,19 @@ export function subscribeFederation(
   events: Pick<EventBus, 'subscribe'>,
   federation: Pick<
     Federation,
-    'announcePush' | 'announceRelease' | 'announceRepo' | 'withdrawal' | 'offers'
+    | 'announcePush'
+    | 'announceRelease'
+    | 'announceRepo'
+    | 'withdrawal'
+    | 'offers'
+    | 'proposalUpdates'
+    | 'reviewNotes'
   >,
 ): void {
   const { withdrawal } = federation;
   events.subscribe('push', (push) => federation.announcePush(push));
+  // A push to a branch proposed to another server updates the pull request there.
+  events.subscribe('push', (push) => federation.proposalUpdates.pushed(push));
   events.subscribe('release.published', ({ repo, release }) =>
     federation.announceRelease(repo, release),
   );
@@ -80,6 +88,10 @@ export function subscribeFederation(
     action === 'closed'
       ? reported(federation.offers.pullClosed(context.base, context.pull, merged))
       : Promise.resolve(),
+  );
+  // A line comment on a pull proposed from another server goes to its proposer.
+  events.subscribe('review-comment.created', (event) =>
+    reported(federation.reviewNotes.commented(event)),
   );
   events.subscribe('org.deleted', async (org) => {
     if (!org.private) await reported(withdrawal.withdrawAccount(org));

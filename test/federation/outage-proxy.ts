@@ -49,6 +49,11 @@ export class OutageProxy {
     await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
   }
 
+  /** Off the network now. */
+  takeDown(): void {
+    this.#down = true;
+  }
+
   /** Back on the network. */
   up(): void {
     this.#down = false;

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
+import type { GitClient } from '../support/git.ts';
 import { Browser } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
-import { AP, apiCall, FediverseActor, startFederatedKiln } from './support.ts';
+import { type Account, forkAcross } from './fork-across.ts';
+import { AP, apiCall, type FediverseActor } from './support.ts';
 
 type Json = Record<string, unknown>;
 
@@ -17,15 +18,13 @@ describe('pull requests proposed across two Kiln instances', () => {
   let b: TestServer;
   let git: GitClient;
   let work: string;
-  let author: { handle: string; token: string };
-  let proposer: { handle: string; token: string; password: string };
+  let author: Account;
+  let proposer: Account;
   let stranger: FediverseActor;
+  let pushTo: Awaited<ReturnType<typeof forkAcross>>['pushTo'];
+  let close: (() => Promise<void>) | undefined;
 
   const call = apiCall;
-  const pushTo = async (server: TestServer, owner: typeof author, repo: string, ref: string) => {
-    const url = repoUrl(server.url, owner.handle, repo, { token: owner.token, as: 'username' });
-    await git.ok(['push', '-q', '-f', url, `HEAD:${ref}`], { cwd: work });
-  };
   const proposals = async () =>
     (await call(a, proposer.token, 'GET', `/repos/${proposer.handle}/tool/federation/pulls`))
       .json as unknown as Json[];
@@ -39,32 +38,15 @@ describe('pull requests proposed across two Kiln instances', () => {
   };
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startFederatedKiln(), startFederatedKiln()]);
-    git = await GitClient.create();
-    const made = await b.make.userWithToken();
-    author = { handle: made.user.handle, token: made.token };
-    const madeA = await a.make.userWithToken();
-    proposer = { handle: madeA.user.handle, token: madeA.token, password: madeA.password };
-    expect((await call(b, author.token, 'POST', '/user/repos', { name: 'tool' })).status).toBe(201);
+    const world = await forkAcross();
+    ({ a, b, git, work, author, proposer, stranger, pushTo, close } = world);
     expect(
       (await call(b, author.token, 'POST', '/user/repos', { name: 'secret', private: true }))
         .status,
     ).toBe(201);
-    work = await git.init();
-    await git.commit(work, { 'README.md': 'tool\n' }, 'first');
-    await pushTo(b, author, 'tool', 'main');
     await pushTo(b, author, 'secret', 'main');
-    const forked = await call(a, proposer.token, 'POST', '/user/federation/forks', {
-      actor: `${b.url}/repos/${author.handle}/tool`,
-    });
-    expect(forked.status).toBe(201);
-    stranger = new FediverseActor();
-    await stranger.start();
   });
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close(), stranger?.stop()]);
-    await git?.dispose();
-  });
+  afterAll(() => close?.());
 
   it('proposes a branch: pending, then open upstream with the remote author', async () => {
     await git.ok(['checkout', '-q', '-b', 'feature'], { cwd: work });

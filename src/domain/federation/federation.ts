@@ -28,6 +28,7 @@ import { HostPolicy } from './host-policy.ts';
 import { InboxService } from './inbox.service.ts';
 import { InboxGuard } from './inbox-guard.ts';
 import { IncomingPullsService, type OfferMessage } from './incoming-pulls.service.ts';
+import { IncomingUpdatesService, type TicketUpdateMessage } from './incoming-updates.ts';
 import { InstancesService } from './instances.service.ts';
 import { KyselyKvStore } from './kv.store.ts';
 import { LocalActors } from './local-actors.ts';
@@ -36,12 +37,15 @@ import { federationBaseUrl } from './open-federation.ts';
 import { OutboxStore } from './outbox.store.ts';
 import { OutgoingPullsService } from './outgoing-pulls.service.ts';
 import { type ProposalGate, proposalGate } from './proposal-gate.ts';
+import { ProposalNotes } from './proposal-notes.ts';
+import { type ProposalUpdateMessage, ProposalUpdates } from './proposal-updates.ts';
 import { type AnnounceMessage, Publisher } from './publisher.ts';
 import { QueueStore } from './queue.store.ts';
 import { RemoteActors } from './remote-actors.ts';
 import { RemoteDocuments } from './remote-documents.ts';
 import { RemoteForksService, type RemoteUpstream } from './remote-forks.service.ts';
 import { RemoteStarsStore } from './remote-stars.store.ts';
+import { ReviewNotes } from './review-notes.ts';
 import { createSafeFetch } from './safe-fetch.ts';
 import { Withdrawal } from './withdrawal.ts';
 
@@ -65,10 +69,18 @@ export type FederationDeps = {
   /** Where the local actors' caches are declared (the composition root's registry). */
   readonly caches?: CacheRegistry;
   /** Opens pull requests proposed from other servers. */
-  readonly remotePulls: Pick<RemotePullService, 'open' | 'openedBy' | 'proposalOf'>;
+  readonly remotePulls: Pick<
+    RemotePullService,
+    'open' | 'openedBy' | 'proposalOf' | 'numbered' | 'advance'
+  >;
 };
 
-type QueueMessage = DeliveryMessage | AnnounceMessage | OfferMessage;
+type QueueMessage =
+  | DeliveryMessage
+  | AnnounceMessage
+  | OfferMessage
+  | ProposalUpdateMessage
+  | TicketUpdateMessage;
 
 /**
  * Kiln as a citizen of the fediverse: its parts, built once in the composition root. Federation
@@ -97,6 +109,14 @@ export class Federation {
   readonly proposals: OutgoingPullsService;
   /** Pull requests other servers propose to local repositories. */
   readonly offers: IncomingPullsService;
+  /** Pushes to proposed branches, told to their upstreams (`wiring/federation.ts`). */
+  readonly proposalUpdates: ProposalUpdates;
+  /** New heads of pull requests proposed from other servers. */
+  readonly offerUpdates: IncomingUpdatesService;
+  /** Review comments on proposals from here, as their upstreams send them. */
+  readonly proposalNotes: ProposalNotes;
+  /** Review comments here on pulls proposed from elsewhere, sent to their proposers. */
+  readonly reviewNotes: ReviewNotes;
   /** Local users following and starring remote actors. */
   readonly following: FollowingService;
   readonly followers: FollowersStore;
@@ -222,6 +242,13 @@ export class Federation {
       queue: this.queue,
       reach,
     });
+    this.proposalUpdates = new ProposalUpdates({
+      actors: this.actors,
+      repos: deps.repos,
+      proposals: this.proposals,
+      kv: this.kv,
+      queue: this.queue,
+    });
     this.offers = new IncomingPullsService({
       actors: this.actors,
       remote,
@@ -238,7 +265,18 @@ export class Federation {
       },
       reach,
     });
+    this.offerUpdates = new IncomingUpdatesService({
+      actors: this.actors,
+      documents: this.documents,
+      repos: deps.repos,
+      pulls: deps.remotePulls,
+      gate: this.offers.gate,
+      reach,
+    });
+    this.reviewNotes = new ReviewNotes({ actors: this.actors, offers: this.offers });
+    this.proposalNotes = new ProposalNotes({ kv: this.kv, repos: deps.repos });
     this.inbox = new InboxService({
+      notes: this.proposalNotes,
       proposals: this.proposals,
       forks: this.forks,
       actors: this.actors,
@@ -325,6 +363,8 @@ export class Federation {
     }
     // An offer that cannot be answered now (the proposer's server away) is tried again later.
     if (message.kind === 'offer') return this.offers.run(message);
+    if (message.kind === 'proposal-update') return this.proposalUpdates.run(message);
+    if (message.kind === 'ticket-update') return this.offerUpdates.run(message);
     // An announcement that fails (the repository vanished mid-way, git refused) is reported and
     // not retried: running it again would fail the same way.
     await this.#publisher.run(message).catch(this.#report);

@@ -5,11 +5,13 @@ import type { DeliveryMessage } from './delivery.ts';
 import type { FollowersStore } from './followers.store.ts';
 import type { FollowingService } from './following.service.ts';
 import type { OfferMessage } from './incoming-pulls.service.ts';
+import type { TicketUpdateMessage } from './incoming-updates.ts';
 import type { InstancesService } from './instances.service.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
 import type { OutgoingPullsService } from './outgoing-pulls.service.ts';
+import type { ProposalNotes } from './proposal-notes.ts';
 import { idOf, type RemoteActors } from './remote-actors.ts';
 import type { RemoteForksService } from './remote-forks.service.ts';
 import type { RemoteStarsStore } from './remote-stars.store.ts';
@@ -43,6 +45,7 @@ export class InboxService {
   readonly #instances: Pick<InstancesService, 'seen'>;
   readonly #forks: Pick<RemoteForksService, 'created' | 'deleted'>;
   readonly #proposals: Pick<OutgoingPullsService, 'answered'> | undefined;
+  readonly #notes: Pick<ProposalNotes, 'received'> | undefined;
 
   constructor(deps: {
     actors: LocalActors;
@@ -56,7 +59,10 @@ export class InboxService {
     forks: Pick<RemoteForksService, 'created' | 'deleted'>;
     /** Pull requests proposed from here to other servers: their answers. */
     proposals?: Pick<OutgoingPullsService, 'answered'>;
+    /** Review comments on those pull requests, as their upstreams send them. */
+    notes?: Pick<ProposalNotes, 'received'>;
   }) {
+    this.#notes = deps.notes;
     this.#forks = deps.forks;
     this.#proposals = deps.proposals;
     this.#actors = deps.actors;
@@ -106,7 +112,23 @@ export class InboxService {
         // A pull request proposed from here was merged upstream.
         await this.#proposals?.answered(sender, activity);
         return;
+      case 'Update':
+        // New commits on a pull request proposed here: the worker fetches them. Any other
+        // Update is kept for the sender's followers.
+        if (isRecord(activity.object) && activity.object.type === 'Ticket') {
+          const update: TicketUpdateMessage = {
+            kind: 'ticket-update',
+            sender,
+            activity,
+            receivedAt: Date.now(),
+          };
+          await this.#queue.enqueue(update);
+          return;
+        }
+        return this.#following.delivered(sender, activity);
       case 'Create':
+        // A review comment on a pull request proposed from here is kept beside the proposal.
+        if (await this.#notes?.received(sender, activity)) return;
         // A fork of one of ours is listed; any Create is also kept for the sender's followers.
         await this.#forks.created(sender, activity);
         return this.#following.delivered(sender, activity);

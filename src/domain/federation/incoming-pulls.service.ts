@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { deleteRef, findBranch } from '../../git/refs.ts';
-import { fetchRemoteBranch, type RemoteFetchOptions } from '../../git/remote-fetch.ts';
+import { findBranch } from '../../git/refs.ts';
+import type { RemoteFetchOptions } from '../../git/remote-fetch.ts';
 import { isRecord } from '../../lib/narrow.ts';
 import { isDomainError } from '../errors.ts';
 import type { Pull } from '../pulls/pull.types.ts';
@@ -11,7 +11,7 @@ import type { RemoteAuthor } from '../users/remote-author.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
-import { proposedPatches } from './proposal-limits.ts';
+import { Refused, withProposedHead } from './proposed-head.ts';
 import {
   acceptOfferActivity,
   type PullOffer,
@@ -57,9 +57,6 @@ export type IncomingPullsDeps = {
   readonly reach: (cloneUri: string) => Promise<RemoteFetchOptions>;
 };
 
-/** Why an offer is refused: its message goes back to the proposer in the `Reject`. */
-class Refused extends Error {}
-
 /**
  * Pull requests proposed from other servers (ForgeFed `Offer{Ticket}`). An offer is taken only
  * for a public repository here, from a person whose server also holds the fork named as
@@ -75,6 +72,11 @@ export class IncomingPullsService {
 
   constructor(deps: IncomingPullsDeps) {
     this.#deps = deps;
+  }
+
+  /** The gate offers pass (updates of what they opened pass it too). */
+  get gate(): ProposalGate {
+    return this.#deps.gate;
   }
 
   /** Runs an offer the inbox queued (the fetch takes time an inbox request must not wait). */
@@ -110,23 +112,31 @@ export class IncomingPullsService {
    * the pull request (its page) when merged, `Reject` of the offer when closed without merging,
    * from the repository while it is public (a private one tells nothing, as it federates nothing).
    */
-  async pullClosed(base: Repository, pull: Pull, merged: boolean): Promise<void> {
+  pullClosed(base: Repository, pull: Pull, merged: boolean): Promise<void> {
+    return this.tellProposer(base, pull, (from, to, url, offerId) =>
+      merged
+        ? resolveActivity(this.#newId(from), from.id, to, url)
+        : rejectOfferActivity(this.#newId(from), from.id, to, offerId, 'closed without merging'),
+    );
+  }
+
+  /**
+   * Sends the proposer of `pull` the activity `build` makes, from the repository while it is
+   * public (a private one tells nothing, as it federates nothing); nothing for a local pull.
+   * `build` gets the repository's actor, the proposer, the pull's page and the offer's id.
+   */
+  async tellProposer(
+    base: Repository,
+    pull: Pull,
+    build: (from: LocalActor, to: string, url: string, offerId: string) => object,
+  ): Promise<void> {
     const proposal = await this.#deps.pulls.proposalOf(pull);
     if (!proposal) return;
     const repo = await this.#local(this.#deps.actors.ofRepo(base).id);
     if (!repo) return;
     const to = proposal.author.actor;
     const url = this.#pullUrl(base, pull.number);
-    const activity = merged
-      ? resolveActivity(this.#newId(repo), repo.id, to, url)
-      : rejectOfferActivity(
-          this.#newId(repo),
-          repo.id,
-          to,
-          proposal.offerId,
-          'closed without merging',
-        );
-    await this.#answer(repo, to, activity);
+    await this.#answer(repo, to, build(repo, to, url, proposal.offerId));
   }
 
   async #open(
@@ -147,35 +157,23 @@ export class IncomingPullsService {
     const handle = this.#deps.repos.handle(repo);
     const baseSha = await findBranch(handle, offer.target.branch);
     if (!baseSha) throw new Refused(`${offer.target.branch} is not a branch of ${repo.name}`);
-    const scratch = `refs/kiln-incoming/${randomUUID()}`;
-    const headSha = await fetchRemoteBranch(
+    return withProposedHead(
       handle,
-      fork.cloneUri,
-      offer.origin.branch,
-      scratch,
-      reach,
-    ).catch((error: unknown) => {
-      throw new Refused(
-        `the branch ${offer.origin.branch} could not be fetched from ${fork.cloneUri}`,
-        { cause: error },
-      );
-    });
-    try {
-      const checked = await proposedPatches(handle, baseSha, headSha);
-      if ('problem' in checked) throw new Refused(checked.problem);
-      const pull = await this.#deps.pulls.open(repo, {
-        offerId: offer.id,
-        author: await this.#author(sender),
-        title: offer.title,
-        body: offer.body,
-        baseBranch: offer.target.branch,
-        headBranch: offer.origin.branch,
-        headSha,
-      });
-      return this.#pullUrl(repo, pull.number);
-    } finally {
-      await deleteRef(handle, scratch, headSha).catch(() => {});
-    }
+      { cloneUri: fork.cloneUri, branch: offer.origin.branch, reach },
+      baseSha,
+      async (headSha) => {
+        const pull = await this.#deps.pulls.open(repo, {
+          offerId: offer.id,
+          author: await this.#author(sender),
+          title: offer.title,
+          body: offer.body,
+          baseBranch: offer.target.branch,
+          headBranch: offer.origin.branch,
+          headSha,
+        });
+        return this.#pullUrl(repo, pull.number);
+      },
+    );
   }
 
   /** Who proposed: `name@host` from their actor, and their avatar when on their own server. */

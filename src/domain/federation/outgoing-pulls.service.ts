@@ -36,6 +36,8 @@ export type OutgoingPull = {
   /** Why the upstream refused it, when it did. */
   readonly reason: string | null;
   readonly createdAt: number;
+  /** The proposer's actor key (`user:<id>`): later updates are signed by the proposer. */
+  readonly proposer?: string;
 };
 
 export type OutgoingPullsDeps = {
@@ -50,7 +52,7 @@ export type OutgoingPullsDeps = {
 };
 
 /** Where an offer's record is kept. */
-type OfferPlace = { readonly repoId: string; readonly id: string };
+export type OfferPlace = { readonly repoId: string; readonly id: string };
 
 /** The record after an answer from its upstream. */
 function nextState(
@@ -105,7 +107,7 @@ export class OutgoingPullsService {
     const handle = repos.handle(repo);
     const headSha = await findBranch(handle, input.head);
     if (!headSha) throw new Invalid(`head branch does not exist [name: ${input.head}]`);
-    const patches = await this.#patches(handle, upstream, input.base, headSha);
+    const patches = await this.patchesOf(handle, upstream, input.base, headSha);
     const person = actors.ofAccount(user);
     const fork = actors.ofRepo(repo);
     const offer: PullOffer = {
@@ -129,6 +131,7 @@ export class OutgoingPullsService {
       url: null,
       reason: null,
       createdAt: Date.now(),
+      proposer: person.key,
     };
     await kv.setFor(['outgoing-pull', repo.id, record.id], record, null);
     await kv.setFor(['offer', offer.id], { repoId: repo.id, id: record.id }, null);
@@ -136,7 +139,7 @@ export class OutgoingPullsService {
       kind: 'deliver',
       signer: person.key,
       signerId: person.id,
-      inbox: await this.#patchInbox(upstream.actor),
+      inbox: await this.patchInbox(upstream.actor),
       activity: offerActivity(offer),
     };
     await this.#deps.queue.enqueue(message);
@@ -183,7 +186,7 @@ export class OutgoingPullsService {
   }
 
   /** The inbox of the actor the upstream names as `sendPatchesTo` (on its own server). */
-  async #patchInbox(upstream: string): Promise<string> {
+  async patchInbox(upstream: string): Promise<string> {
     const { document } = await this.#deps.documents.loader(upstream);
     const named = isRecord(document) ? idOf(document.sendPatchesTo) : undefined;
     const to = named && sameHost(named, upstream) ? named : upstream;
@@ -195,7 +198,7 @@ export class OutgoingPullsService {
    * limits the upstream applies; Invalid with the reason when there is nothing to propose or
    * too much.
    */
-  async #patches(
+  async patchesOf(
     handle: ReturnType<RepoService['handle']>,
     upstream: RemoteUpstream,
     base: string,

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { offerActivity, type PullOffer, readOffer, splitPatches } from './pull-offers.ts';
+import {
+  offerActivity,
+  type PullOffer,
+  readOffer,
+  readUpdate,
+  splitPatches,
+  updateActivity,
+} from './pull-offers.ts';
 
 const url = fc.webUrl({ withFragments: false, withQueryParameters: false });
 const branch = fc.stringMatching(/^[a-z][a-z0-9._/-]{0,30}$/);
@@ -15,6 +22,27 @@ const offerArb: fc.Arbitrary<PullOffer> = fc.record({
 });
 
 describe('pull offers', () => {
+  it('reads back every update of a ticket it writes', () => {
+    const updateArb = fc.record({
+      id: url,
+      actor: url,
+      ticket: url,
+      origin: fc.record({ repo: url, branch }),
+      target: fc.record({ repo: url, branch }),
+      patches: fc.array(fc.string({ maxLength: 100 }), { maxLength: 4 }),
+    });
+    fc.assert(
+      fc.property(updateArb, (update) => {
+        const activity = JSON.parse(JSON.stringify(updateActivity(update))) as Record<
+          string,
+          unknown
+        >;
+        expect(activity).toMatchObject({ type: 'Update', object: { type: 'Ticket' } });
+        expect(readUpdate(activity)).toEqual(update);
+      }),
+    );
+  });
+
   it('reads back every offer it writes', () => {
     fc.assert(
       fc.property(offerArb, (offer) => {

@@ -61,22 +61,54 @@ export function offerActivity(offer: PullOffer) {
       summary: offer.title,
       content: offer.body,
       mediaType: 'text/markdown',
-      attachment: {
-        type: 'Offer',
-        origin: branchObject(offer.origin),
-        target: branchObject(offer.target),
-        object: {
-          type: 'OrderedCollection',
-          itemsType: 'Patch',
-          totalItems: offer.patches.length,
-          orderedItems: offer.patches.map((content) => ({
-            type: 'Patch',
-            attributedTo: offer.actor,
-            mediaType: 'application/x-git-patch',
-            content,
-          })),
-        },
-      },
+      attachment: branchesAndPatches(offer),
+    },
+  };
+}
+
+/** The ticket's attachment: the two branches and the commits as patches. */
+function branchesAndPatches(change: Pick<PullOffer, 'actor' | 'origin' | 'target' | 'patches'>) {
+  return {
+    type: 'Offer',
+    origin: branchObject(change.origin),
+    target: branchObject(change.target),
+    object: {
+      type: 'OrderedCollection',
+      itemsType: 'Patch',
+      totalItems: change.patches.length,
+      orderedItems: change.patches.map((content) => ({
+        type: 'Patch',
+        attributedTo: change.actor,
+        mediaType: 'application/x-git-patch',
+        content,
+      })),
+    },
+  };
+}
+
+/** New commits on a proposed branch, as its proposer tells the upstream. */
+export type TicketUpdate = Omit<PullOffer, 'title' | 'body'> & {
+  /** The pull request's URL upstream once accepted, else the id of the offer that proposed it. */
+  readonly ticket: string;
+};
+
+/**
+ * `Update` of the proposed `Ticket`, sent by its proposer after a push to the proposed branch:
+ * the ticket's attachment carries the branches and the patches anew, as in the offer.
+ */
+export function updateActivity(update: TicketUpdate) {
+  return {
+    '@context': ACTOR_CONTEXT,
+    id: update.id,
+    type: 'Update',
+    actor: update.actor,
+    to: [update.target.repo],
+    object: {
+      id: update.ticket,
+      type: 'Ticket',
+      attributedTo: update.actor,
+      context: update.target.repo,
+      attachment: branchesAndPatches(update),
     },
   };
 }
@@ -159,4 +191,18 @@ export function readOffer(activity: Record<string, unknown>): PullOffer | string
   const body =
     typeof source === 'string' ? source : typeof ticket.content === 'string' ? ticket.content : '';
   return { id, actor, title, body, origin, target, patches: readPatches(attachment.object) };
+}
+
+/** The change an `Update{Ticket}` brings, or undefined when it is not one Kiln can read. */
+export function readUpdate(activity: Record<string, unknown>): TicketUpdate | undefined {
+  const id = idOf(activity);
+  const actor = idOf(activity.actor);
+  const ticket = activity.object;
+  if (!id || !actor || !isRecord(ticket) || ticket.type !== 'Ticket') return undefined;
+  const ticketId = idOf(ticket);
+  const attachment = isRecord(ticket.attachment) ? ticket.attachment : ticket;
+  const origin = readBranch(attachment.origin);
+  const target = readBranch(attachment.target);
+  if (!ticketId || !origin || !target) return undefined;
+  return { id, actor, ticket: ticketId, origin, target, patches: readPatches(attachment.object) };
 }

@@ -80,6 +80,30 @@ export class RemotePullService {
     return pull;
   }
 
+  /** Pull request `number` of `base`, when there is one. */
+  numbered(base: Pick<Repository, 'id'>, number: number): Promise<Pull | undefined> {
+    return this.#deps.store.findByNumber(base.id, number);
+  }
+
+  /**
+   * Moves the head of `pull`, proposed from elsewhere, to `headSha` (already in the base) and
+   * announces `synchronized` as a push to a local head branch does, so the timeline, webhooks
+   * and reviews see the new commits. False when the head was already there or moved meanwhile.
+   */
+  async advance(base: Repository, pull: Pull, headSha: string): Promise<boolean> {
+    if (pull.state !== 'open' || pull.headSha === headSha) return false;
+    await setRef(this.#deps.repos.handle(base), pullHeadRef(pull.number), headSha);
+    if (!(await this.#deps.store.advanceHead(pull.id, pull.headSha, headSha))) return false;
+    await this.#deps.events?.publish('pull', {
+      action: 'synchronized',
+      context: { base, head: null, pull: { ...pull, headSha } },
+      actor: remoteAuthorAccount,
+      merged: false,
+      previousHeadSha: pull.headSha,
+    });
+    return true;
+  }
+
   /** The offer that opened `pull` and its remote author, when it was proposed from elsewhere. */
   async proposalOf(
     pull: Pick<Pull, 'id' | 'authorId'>,

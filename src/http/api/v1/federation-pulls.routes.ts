@@ -1,13 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { OutgoingPull } from '../../../domain/federation/outgoing-pulls.service.ts';
+import type { ProposalNote } from '../../../domain/federation/proposal-notes.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { errorResponses } from '../../../present/schemas/common.ts';
 import { Type } from '../../../present/schemas/type.ts';
 import { requireUser } from '../../auth/api-auth.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { federationOf } from './federation.routes.ts';
-import { RepoParams } from './params.ts';
+import { RepoParams, repoParamsWith } from './params.ts';
 
 /** What the routes use: federation (absent when off). */
 export type FederationPullRouteDeps = {
@@ -38,6 +39,30 @@ const OutgoingPullSchema = Type.Object({
   reason: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),
 });
+
+const ProposalParams = repoParamsWith({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const ProposalNoteSchema = Type.Object({
+  id: Type.String(),
+  user: Type.Object({ login: Type.String(), html_url: Type.String() }),
+  body: Type.String(),
+  path: Type.Union([Type.String(), Type.Null()]),
+  line: Type.Union([Type.Integer(), Type.Null()]),
+  html_url: Type.String(),
+  created_at: Type.String(),
+});
+
+/** A review comment made upstream on a proposal, on the wire (`html_url` is upstream). */
+function noteToWire(note: ProposalNote) {
+  return {
+    id: note.id,
+    user: { login: note.login, html_url: note.actor },
+    body: note.body,
+    path: note.path,
+    line: note.line,
+    html_url: note.id,
+    created_at: new Date(note.createdAt).toISOString(),
+  };
+}
 
 /** An outgoing pull request on the wire (snake case, RFC 3339 time). */
 function toWire(pull: OutgoingPull) {
@@ -99,6 +124,27 @@ export function registerFederationPullRoutes(
       const { owner, name } = request.params;
       const list = await federation().proposals.list(viewerUser(request.viewer), owner, name);
       return list.map(toWire);
+    },
+  );
+  server.get(
+    '/repos/:owner/:name/federation/pulls/:id/comments',
+    {
+      schema: {
+        summary: 'The review comments the upstream made on a proposal, oldest first',
+        tags,
+        params: ProposalParams,
+        response: { 200: Type.Array(ProposalNoteSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { owner, name, id } = request.params;
+      const notes = await federation().proposalNotes.list(
+        viewerUser(request.viewer),
+        owner,
+        name,
+        id,
+      );
+      return notes.map(noteToWire);
     },
   );
 }

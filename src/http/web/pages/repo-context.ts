@@ -43,10 +43,15 @@ export async function frameOf(
   // Forking into the account that already holds the repository would only collide with itself.
   const targets = forkOwners?.filter((owner) => owner.id !== visible.repo.owner.id);
   // What this fork proposed to its upstream elsewhere, on its code page only.
-  const proposals =
-    remoteParent && tab === 'code'
-      ? await deps.services.federation?.proposals.proposalsOf(visible.repo)
-      : undefined;
+  const federation = remoteParent && tab === 'code' ? deps.services.federation : undefined;
+  const proposals = federation
+    ? await Promise.all(
+        (await federation.proposals.proposalsOf(visible.repo)).map(async (proposal) => ({
+          ...proposal,
+          notes: await federation.proposalNotes.notesOf(visible.repo, proposal.id),
+        })),
+      )
+    : undefined;
   return { visible, parent, remoteParent, tab, forkOwners: targets, fediverse, proposals };
 }
 

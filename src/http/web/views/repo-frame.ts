@@ -1,4 +1,5 @@
 import type { OutgoingPull } from '../../../domain/federation/outgoing-pulls.service.ts';
+import type { ProposalNote } from '../../../domain/federation/proposal-notes.ts';
 import { mayAdministerRepo } from '../../../domain/repos/repo.policy.ts';
 import type { Repository, VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { Account } from '../../../domain/users/user.types.ts';
@@ -17,7 +18,7 @@ export type RepoFrame = {
   /** The actor of the repository on another server this one was forked from, if it was. */
   readonly remoteParent?: string | undefined;
   /** The pull requests this fork proposed to that upstream, with where each stands. */
-  readonly proposals?: readonly OutgoingPull[] | undefined;
+  readonly proposals?: readonly ProposalWithNotes[] | undefined;
   readonly tab: RepoTab;
   /** Accounts the viewer may fork into; empty or absent hides the fork button. */
   readonly forkOwners?: readonly Account[] | undefined;
@@ -51,15 +52,37 @@ function remoteParentLine(context: PageContext, frame: RepoFrame): Html | null {
   return html`<p class="f6 color-fg-muted mb-2">forked from <a href="${url.href}" rel="nofollow">${label}</a>${sync}</p>${proposalList(frame.proposals ?? [])}`;
 }
 
+/** A proposal to the upstream with the review comments made on it there. */
+export type ProposalWithNotes = OutgoingPull & { readonly notes?: readonly ProposalNote[] };
+
+/** What a comment's body shows here: its start, as text (its markdown is the upstream's). */
+const NOTE_PREVIEW_CHARS = 500;
+
+/** The review comments made upstream on one proposal: who, where, and what they wrote. */
+function noteList(notes: readonly ProposalNote[]): Html | null {
+  if (notes.length === 0) return null;
+  const row = (note: ProposalNote) => {
+    const where = note.path
+      ? html` on <code>${note.path}${note.line ? `:${note.line}` : ''}</code>`
+      : null;
+    const body =
+      note.body.length > NOTE_PREVIEW_CHARS
+        ? `${note.body.slice(0, NOTE_PREVIEW_CHARS)}…`
+        : note.body;
+    return html`<li class="kiln-proposal-note"><a href="${note.actor}" rel="nofollow">@${note.login}</a>${where}: <span class="kiln-break">${body}</span></li>`;
+  };
+  return html`<ul class="ml-3">${notes.map(row)}</ul>`;
+}
+
 /** The pull requests proposed to the upstream: each one's title, state and page once open. */
-function proposalList(proposals: readonly OutgoingPull[]): Html | null {
+function proposalList(proposals: readonly ProposalWithNotes[]): Html | null {
   if (proposals.length === 0) return null;
-  const row = (pull: OutgoingPull) => {
+  const row = (pull: ProposalWithNotes) => {
     const title = pull.url
       ? html`<a href="${pull.url}" rel="nofollow">${pull.title}</a>`
       : html`${pull.title}`;
     const why = pull.reason ? html`: ${pull.reason}` : null;
-    return html`<li>${title} <span class="Label">${pull.state}</span>${why}</li>`;
+    return html`<li>${title} <span class="Label">${pull.state}</span>${why}${noteList(pull.notes ?? [])}</li>`;
   };
   return html`<div class="f6 color-fg-muted mb-2 kiln-proposals">Proposed to the upstream:
     <ul class="ml-3">${proposals.map(row)}</ul></div>`;

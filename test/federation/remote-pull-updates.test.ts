@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
+import { forkAcross } from './fork-across.ts';
+import { apiCall as call } from './support.ts';
+
+type Json = Record<string, unknown>;
+
+/**
+ * A branch proposed from a fork on A to its upstream on B: pushing to the branch on A moves the
+ * pull request on B (its head, its commits, its `synchronized`), and only the proposer can.
+ */
+describe('a push to a proposed branch updates the pull request upstream', () => {
+  let world: Awaited<ReturnType<typeof forkAcross>>;
+  const upstreamPull = async () =>
+    (await call(world.b, world.author.token, 'GET', `/repos/${world.author.handle}/tool/pulls/1`))
+      .json;
+  const headOf = async () => ((await upstreamPull()).head as Json).sha;
+
+  beforeAll(async () => {
+    world = await forkAcross();
+  });
+  afterAll(() => world?.close());
+
+  it('moves the head upstream, records the push, and ignores anyone but the proposer', async () => {
+    const { a, b, git, work, author, proposer, stranger, pushTo } = world;
+    const first = await world.proposeFeature();
+    await eventually(async () => (await upstreamPull()).number === 1, 30_000);
+    expect(await headOf()).toBe(first);
+
+    // Someone else's Update naming the pull changes nothing.
+    const pullUrl = `${b.url}/${author.handle}/tool/pulls/1`;
+    const branch = (repo: string, ref: string) => ({ type: 'Branch', context: repo, ref });
+    const forged = {
+      '@context': ['https://www.w3.org/ns/activitystreams', 'https://forgefed.org/ns'],
+      id: `${stranger.id}#update/1`,
+      type: 'Update',
+      actor: stranger.id,
+      object: {
+        id: pullUrl,
+        type: 'Ticket',
+        attachment: {
+          type: 'Offer',
+          origin: branch(`${a.url}/repos/${proposer.handle}/tool`, 'refs/heads/feature'),
+          target: branch(`${b.url}/repos/${author.handle}/tool`, 'refs/heads/main'),
+        },
+      },
+    };
+    const inbox = `${b.url}/federation/repos/${author.handle}/tool/inbox`;
+    expect((await stranger.send(inbox, forged)).status).toBeLessThan(300);
+
+    const second = await git.commit(work, { 'feature.txt': 'one\ntwo\n' }, 'feature, part two');
+    await pushTo(a, proposer, 'tool', 'refs/heads/feature');
+    expect(await eventually(async () => (await headOf()) === second, 30_000)).toBe(true);
+
+    // The push is on the pull's timeline, as a local push would be.
+    // Recorded as the pull's synchronized is heard, which may be just after its head moved.
+    const pageText = async () =>
+      (await (await fetch(`${b.url}/${author.handle}/tool/pulls/1`)).text())
+        .replace(/<[^>]+>/g, '')
+        .replace(/\s+/g, ' ');
+    const pushed = `pushed 1 commit (${first.slice(0, 7)}..${second.slice(0, 7)})`;
+    expect(await eventually(async () => (await pageText()).includes(pushed), 30_000)).toBe(true);
+    expect(await pageText()).toContain('Commits2');
+  });
+
+  it('a line comment upstream reaches the proposer’s server beside the proposal; no one else’s', async () => {
+    const { a, b, author, proposer, stranger } = world;
+    const pullUrl = `${b.url}/${author.handle}/tool/pulls/1`;
+    const forged = {
+      '@context': ['https://www.w3.org/ns/activitystreams', 'https://forgefed.org/ns'],
+      id: `${stranger.id}#create/1`,
+      type: 'Create',
+      actor: stranger.id,
+      object: {
+        id: `${stranger.id}#note/1`,
+        type: 'Note',
+        attributedTo: stranger.id,
+        inReplyTo: pullUrl,
+        content: 'forged',
+      },
+    };
+    const inbox = `${a.url}/federation/users/${proposer.handle}/inbox`;
+    expect((await stranger.send(inbox, forged)).status).toBeLessThan(300);
+    const commented = await call(
+      b,
+      author.token,
+      'POST',
+      `/repos/${author.handle}/tool/pulls/1/comments`,
+      {
+        body: 'Why **two** lines?',
+        path: 'feature.txt',
+        line: 2,
+      },
+    );
+    expect(commented.status).toBe(201);
+
+    const fork = `/repos/${proposer.handle}/tool/federation/pulls`;
+    const [proposal] = (await call(a, proposer.token, 'GET', fork)).json as unknown as Json[];
+    const notes = async () =>
+      (await call(a, proposer.token, 'GET', `${fork}/${String(proposal?.id)}/comments`))
+        .json as unknown as Json[];
+    expect(await eventually(async () => (await notes()).length > 0, 30_000)).toBe(true);
+    const [note, ...more] = await notes();
+    expect(more).toEqual([]);
+    expect(note).toMatchObject({
+      body: 'Why **two** lines?',
+      path: 'feature.txt',
+      line: 2,
+      user: {
+        login: `${author.handle}@${new URL(b.url).host}`,
+        html_url: `${b.url}/${author.handle}`,
+      },
+    });
+    expect(String(note?.html_url).startsWith(`${pullUrl}/`)).toBe(true);
+    // The fork's page shows it under the proposal, as text.
+    const page = await (await fetch(`${a.url}/${proposer.handle}/tool`)).text();
+    expect(page).toContain(`@${author.handle}@${new URL(b.url).host}`);
+    expect(page).toContain('Why **two** lines?');
+    expect(page).not.toContain('forged');
+    // Another proposal's id, or none, is 404.
+    expect((await call(a, proposer.token, 'GET', `${fork}/nope/comments`)).status).toBe(404);
+  });
+});
