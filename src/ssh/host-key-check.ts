@@ -41,12 +41,6 @@ function keyFromJwk(jwk: JsonWebKey): KeyObject {
 
 type WireReader = ReturnType<typeof wireReader>;
 
-const CURVES: Record<string, string> = {
-  nistp256: 'P-256',
-  nistp384: 'P-384',
-  nistp521: 'P-521',
-};
-
 /** Reads one private key of OpenSSH's format after its type name, and checks it is whole. */
 function checkPrivateFields(type: string, read: WireReader): void {
   if (type === 'ssh-ed25519') {
@@ -81,24 +75,7 @@ function checkPrivateFields(type: string, read: WireReader): void {
     });
     return;
   }
-  const curve = /^ecdsa-sha2-(nistp\d+)$/.exec(type)?.[1];
-  const crv = curve ? CURVES[curve] : undefined;
-  if (!crv) throw new UnusableHostKeyError(`its key type ${JSON.stringify(type)} is not served`);
-  if (read.text() !== curve) throw new UnusableHostKeyError('its curve does not match its type');
-  const point = read.string();
-  const half = (point.length - 1) / 2;
-  if (point[0] !== 4 || !Number.isInteger(half)) {
-    throw new UnusableHostKeyError('its public point is not an uncompressed point');
-  }
-  const size = { 'P-256': 32, 'P-384': 48, 'P-521': 66 }[crv] ?? half;
-  const scalar = magnitude(read.string());
-  keyFromJwk({
-    kty: 'EC',
-    crv,
-    x: b64url(point.subarray(1, 1 + half)),
-    y: b64url(point.subarray(1 + half)),
-    d: b64url(Buffer.concat([Buffer.alloc(Math.max(0, size - scalar.length)), scalar])),
-  });
+  throw new UnusableHostKeyError(`its key type ${JSON.stringify(type)} is not served`);
 }
 
 const OPENSSH =
@@ -106,7 +83,7 @@ const OPENSSH =
 const MAGIC = Buffer.from('openssh-key-v1\0', 'latin1');
 
 /** OpenSSH's own format (`ssh-keygen`'s default, and what Kiln writes). */
-function checkOpensshKey(body: string): void {
+function checkOpensshKey(body: string): string {
   const bytes = Buffer.from(body.replace(/\s+/g, ''), 'base64');
   const outer = wireReader(bytes);
   if (!outer.take(MAGIC.length).equals(MAGIC)) {
@@ -135,10 +112,11 @@ function checkOpensshKey(body: string): void {
   if (!padded || padding.some((byte, index) => byte !== index + 1)) {
     throw new UnusableHostKeyError('its padding is wrong (a damaged file)');
   }
+  return type;
 }
 
-/** The older PEM formats ssh-keygen writes with `-m PEM`, which node:crypto reads. */
-function checkPemKey(text: string): void {
+/** The older PEM format ssh-keygen writes for RSA with `-m PEM`, which node:crypto reads. */
+function checkPemKey(text: string): string {
   if (/Proc-Type:\s*4,ENCRYPTED/.test(text)) {
     throw new UnusableHostKeyError('it is encrypted with a passphrase, which a server cannot type');
   }
@@ -148,21 +126,22 @@ function checkPemKey(text: string): void {
   } catch {
     throw new UnusableHostKeyError('it is not a private key');
   }
-  if (key.asymmetricKeyType !== 'rsa' && key.asymmetricKeyType !== 'ec') {
-    throw new UnusableHostKeyError(`its key type ${key.asymmetricKeyType} is not served`);
-  }
+  if (key.asymmetricKeyType !== 'rsa') throw new UnusableHostKeyError('it is not an RSA key');
+  return 'ssh-rsa';
 }
 
 /**
- * Checks, with node:crypto alone, that `file` holds one unencrypted private key the SSH server can
- * serve (ed25519, RSA or ECDSA, in OpenSSH's format or RSA/EC PEM), so that a damaged host key
- * stops `kiln serve` at start with one line rather than failing each connection later, when
- * the SSH library that would have read it is loaded. Throws UnusableHostKeyError saying why.
+ * Checks, with node:crypto alone, that `file` holds one unencrypted private key of `type` (in
+ * OpenSSH's format, or RSA PEM), so that a damaged host key stops `kiln serve` at start with one
+ * line rather than failing each connection later, when the SSH library that would have read it
+ * is loaded. Throws UnusableHostKeyError saying why.
  */
-export function checkHostKey(file: Buffer): void {
+export function checkHostKey(file: Buffer, type: 'ed25519' | 'rsa'): void {
   const text = file.toString('latin1');
   const openssh = OPENSSH.exec(text);
-  if (openssh?.[1]) checkOpensshKey(openssh[1]);
-  else if (/^-----BEGIN (RSA|EC) PRIVATE KEY-----\r?\n/.test(text)) checkPemKey(text);
+  let found: string;
+  if (openssh?.[1]) found = checkOpensshKey(openssh[1]);
+  else if (/^-----BEGIN RSA PRIVATE KEY-----\r?\n/.test(text)) found = checkPemKey(text);
   else throw new UnusableHostKeyError('it is not a private key in OpenSSH or PEM format');
+  if (found !== `ssh-${type}`) throw new UnusableHostKeyError(`it is not an ${type} key`);
 }

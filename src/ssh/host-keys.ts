@@ -3,7 +3,7 @@ import { chmod, link, mkdir, readFile, unlink, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-modes.ts';
 import { checkHostKey, UnusableHostKeyError } from './host-key-check.ts';
-import { makeOpensshPrivateKey } from './openssh-private-key.ts';
+import { type HostKeyType, makeOpensshPrivateKey } from './openssh-private-key.ts';
 
 /** The host keys, by the file names OpenSSH gives them, and of which type each is. */
 const HOST_KEYS = [
@@ -16,9 +16,9 @@ const HOST_KEYS = [
  * library only loads with the first connection, so without this a damaged key would let the
  * server start and then fail every handshake: it must stop the start instead, with one line.
  */
-function usableHostKey(path: string, bytes: Buffer): Buffer {
+function usableHostKey(path: string, type: HostKeyType, bytes: Buffer): Buffer {
   try {
-    checkHostKey(bytes);
+    checkHostKey(bytes, type);
   } catch (error) {
     if (!(error instanceof UnusableHostKeyError)) throw error;
     throw new Error(
@@ -43,7 +43,7 @@ export async function loadHostKeys(dataDir: string): Promise<Buffer[]> {
     const target = join(dir, file);
     const existing = await readFile(target).catch(() => undefined);
     if (existing) {
-      keys.push(usableHostKey(target, existing));
+      keys.push(usableHostKey(target, type, existing));
       continue;
     }
     const temporary = join(dir, `.${file}.${randomUUID()}`);
