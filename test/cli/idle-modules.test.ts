@@ -86,6 +86,11 @@ describe('an idle kiln serve', () => {
     expect(['ajv', '@fastify/ajv-compiler'].filter((name) => loaded.has(name))).toEqual([]);
   });
 
+  it('has not loaded the other commands’ code (dump, restore, doctor)', () => {
+    const urls = readFileSync(loads, 'utf8').split('\n');
+    expect(urls.filter((line) => line.includes('/src/domain/backup/'))).toEqual([]);
+  });
+
   it('serves health and the API without the libraries other requests need', async () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/api/v1/version`)).status).toBe(200);
