@@ -5,9 +5,7 @@ import { lfsService } from '../app.ts';
 import type { Config } from '../config/config.ts';
 import { migrate, openDatabase } from '../db/database.ts';
 import { AdminPolicy } from '../domain/admin/admin.policy.ts';
-import { runChecks } from '../domain/backup/doctor.service.ts';
-import { type DumpSources, type DumpSummary, writeDump } from '../domain/backup/dump.service.ts';
-import { restoreDump } from '../domain/backup/restore.service.ts';
+import type { DumpSources, DumpSummary } from '../domain/backup/dump.service.ts';
 import { SshKeyStore } from '../domain/keys/ssh-key.store.ts';
 import { OrgService } from '../domain/orgs/org.service.ts';
 import { OrgStore } from '../domain/orgs/org.store.ts';
@@ -15,7 +13,6 @@ import { HousekeepingStore } from '../domain/repos/housekeeping.store.ts';
 import { RepoStore } from '../domain/repos/repo.store.ts';
 import { UserService } from '../domain/users/user.service.ts';
 import { UserStore } from '../domain/users/user.store.ts';
-import { fileSink, streamSink } from '../lib/tar-writer.ts';
 import { startedUp } from '../start-up.js';
 import { KILN_VERSION } from '../version.ts';
 import { type Command, requiredValue, UsageError } from './command.ts';
@@ -53,7 +50,11 @@ async function runDump(config: Config, output: string): Promise<void> {
   }
 }
 
+// The dump, restore and doctor code is imported by the command that runs it: `kiln serve`, which
+// shares this command table, has no use for it.
 async function dumpTo(sources: DumpSources, output: string): Promise<void> {
+  const { writeDump } = await import('../domain/backup/dump.service.ts');
+  const { fileSink, streamSink } = await import('../lib/tar-writer.ts');
   if (output === '-') {
     const summary = await writeDump(sources, streamSink(process.stdout));
     report(summary, 'stdout');
@@ -95,6 +96,7 @@ function printable(text: string): string {
 /** `kiln restore --input FILE`: into the configured data directory and database, both empty. */
 async function runRestore(config: Config, input: string): Promise<void> {
   const source = input === '-' ? process.stdin : createReadStream(input);
+  const { restoreDump } = await import('../domain/backup/restore.service.ts');
   // The data directory is made 0700 and tightened by the restore itself, once it is known empty.
   const summary = await restoreDump(
     { databaseUrl: config.databaseUrl, dataDir: config.dataDir },
@@ -129,6 +131,7 @@ async function runDoctor(config: Config, lfsHash: string | undefined): Promise<n
   try {
     const userStore = new UserStore(database.db);
     const admins = new AdminPolicy(config.adminHandles, config.ci.actionOwners);
+    const { runChecks } = await import('../domain/backup/doctor.service.ts');
     const report = await runChecks({
       database,
       repos: new RepoStore(database.db),

@@ -1,5 +1,6 @@
 import type { CacheRegistry, HitCounter } from '../lib/cache-registry.ts';
 import { contentHash } from '../lib/content-hash.ts';
+import { withDigitGroups } from '../lib/digit-groups.ts';
 import { SizedLru } from '../lib/sized-lru.ts';
 
 /** A row whose long text is wanted: its key, and the hash stored beside the text. */
@@ -31,7 +32,7 @@ export class KeptTexts {
 
   /** Declares these texts as the cache `name` to `caches` (the process's registry), if given. */
   declareTo(caches: CacheRegistry | undefined, name: string): void {
-    const bound = `${(this.#maxChars / 1024 / 1024).toLocaleString('en')} Mi characters`;
+    const bound = `${withDigitGroups(this.#maxChars / 1024 / 1024)} Mi characters`;
     caches?.add({ name, key: 'content hash of the text', freshness: 'immutable', bound }, this);
   }
 

@@ -6,6 +6,7 @@
  */
 import { BoundedMap } from '../lib/bounded-map.ts';
 import type { CacheRegistry } from '../lib/cache-registry.ts';
+import { withDigitGroups } from '../lib/digit-groups.ts';
 import { SizedLru } from '../lib/sized-lru.ts';
 import type { HeadState } from './branches-present.ts';
 import type { GitResult } from './command.ts';
@@ -40,7 +41,7 @@ export type GitCaches = {
   readonly keptAnswers: KeptAnswersTally;
 };
 
-const repositories = `${REMEMBERED_REPOSITORIES.toLocaleString('en')} repositories`;
+const repositories = `${withDigitGroups(REMEMBERED_REPOSITORIES)} repositories`;
 
 /** Builds the git caches on `clock`, declaring each to `registry` when there is one. */
 export function gitCaches(

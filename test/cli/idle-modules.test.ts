@@ -80,6 +80,17 @@ async function loadedBuiltins(): Promise<string[]> {
 }
 
 describe('an idle kiln serve', () => {
+  it('compiles no schema before a request comes', () => {
+    // Fastify's own error serializer brings a part of fast-json-stringify; Ajv waits.
+    const loaded = loadedPackages();
+    expect(['ajv', '@fastify/ajv-compiler'].filter((name) => loaded.has(name))).toEqual([]);
+  });
+
+  it('has not loaded the other commands’ code (dump, restore, doctor)', () => {
+    const urls = readFileSync(loads, 'utf8').split('\n');
+    expect(urls.filter((line) => line.includes('/src/domain/backup/'))).toEqual([]);
+  });
+
   it('serves health and the API without the libraries other requests need', async () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/api/v1/version`)).status).toBe(200);

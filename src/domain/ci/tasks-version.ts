@@ -1,5 +1,6 @@
 import { BoundedMap } from '../../lib/bounded-map.ts';
 import type { CacheRegistry } from '../../lib/cache-registry.ts';
+import { withDigitGroups } from '../../lib/digit-groups.ts';
 import type { RunnerScope } from '../runners/runner.types.ts';
 import type { TasksVersionStore } from './tasks-version.store.ts';
 
@@ -41,7 +42,7 @@ export class TasksVersions {
         name: 'ci_tasks_versions',
         key: 'runner scope',
         freshness: 'ttl',
-        bound: `${this.#cache.limit.toLocaleString('en')} scopes`,
+        bound: `${withDigitGroups(this.#cache.limit)} scopes`,
       },
       this.#cache,
     );

@@ -1,5 +1,6 @@
 import type { ChangeClock } from '../../db/change-clock.ts';
 import type { CacheRegistry } from '../../lib/cache-registry.ts';
+import { withDigitGroups } from '../../lib/digit-groups.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
 import { isDomainError, NotFound } from '../errors.ts';
 import { visibleToAnyone } from '../repos/repo.policy.ts';
@@ -63,7 +64,7 @@ export class LocalActors {
     this.urls = deps.urls;
     this.#changes = deps.changes;
     const freshness = 'change-stamp';
-    const bound = `${REMEMBERED.toLocaleString('en')} entries`;
+    const bound = `${withDigitGroups(REMEMBERED)} entries`;
     deps.caches?.add(
       { name: 'federation_actors', key: 'actor route', freshness, bound },
       this.#lookups,

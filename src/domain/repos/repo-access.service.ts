@@ -1,5 +1,6 @@
 import type { ChangeClock } from '../../db/change-clock.ts';
 import type { CacheRegistry } from '../../lib/cache-registry.ts';
+import { withDigitGroups } from '../../lib/digit-groups.ts';
 import { StampedMemo } from '../../lib/stamped-memo.ts';
 import type { AdminPolicy } from '../admin/admin.policy.ts';
 import { Forbidden, NotFound } from '../errors.ts';
@@ -78,7 +79,7 @@ export class RepoAccessService {
 
   constructor(deps: RepoAccessDeps) {
     this.#deps = deps;
-    const bound = `${REMEMBERED_LOOKUPS.toLocaleString('en')} lookups`;
+    const bound = `${withDigitGroups(REMEMBERED_LOOKUPS)} lookups`;
     deps.caches?.add(
       { name: 'repo_lookups', key: 'owner, name and viewer', freshness: 'change-stamp', bound },
       this.#lookups,

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/config.ts';
 import { BoundedMap } from '../../lib/bounded-map.ts';
 import type { CacheRegistry } from '../../lib/cache-registry.ts';
+import { withDigitGroups } from '../../lib/digit-groups.ts';
 import { HostAllowlist } from '../../lib/host-allowlist.ts';
 import { type ConnectionPools, createConnectionPools } from '../../outbound/connection-pools.ts';
 import type { ClaimedDelivery, DeliveryStore, RecordEntry } from './delivery.store.ts';
@@ -70,7 +71,7 @@ export class DeliveryWorker {
         name: 'webhook_delivery_hooks',
         key: 'hook id',
         freshness: 'change-stamp',
-        bound: `${HOOKS_KEPT.toLocaleString('en')} hook rows`,
+        bound: `${withDigitGroups(HOOKS_KEPT)} hook rows`,
       },
       this.#hooks,
     );

@@ -15,21 +15,35 @@ type Validator = ((data: unknown) => unknown) & { errors?: unknown };
 type Serializer = (data: unknown) => string;
 type Factory<T> = (externalSchemas: unknown, options: unknown) => (route: RouteSchema) => T;
 
-// Resolved from Fastify's own location, so these are exactly the versions Fastify would use.
+// Resolved from Fastify's own location, so these are exactly the versions Fastify would use; and
+// required with the first schema compiled, since Ajv and fast-json-stringify are about a hundred
+// modules an idle server has no use for.
 const fastifyRequire = createRequire(createRequire(import.meta.url).resolve('fastify'));
-const ajvSelector = fastifyRequire('@fastify/ajv-compiler') as () => Factory<Validator>;
-const fjsSelector = fastifyRequire(
-  '@fastify/fast-json-stringify-compiler',
-) as () => Factory<Serializer>;
+const ajvSelector = () => (fastifyRequire('@fastify/ajv-compiler') as () => Factory<Validator>)();
+const fjsSelector = () =>
+  (fastifyRequire('@fastify/fast-json-stringify-compiler') as () => Factory<Serializer>)();
+
+/** `factory`, made and applied to its options only when a first route's schema is compiled. */
+function onFirstCompile<T>(
+  factory: () => Factory<T>,
+  externalSchemas: unknown,
+  options: unknown,
+): (route: RouteSchema) => T {
+  let compile: ((route: RouteSchema) => T) | undefined;
+  return (route) => {
+    compile ??= factory()(externalSchemas, options);
+    return compile(route);
+  };
+}
 
 function keyOf(route: RouteSchema, part: string | undefined): string {
   return `${part ?? ''}\u0000${JSON.stringify(route.schema)}`;
 }
 
 /** Validators compiled on first use; `.errors` is copied so Fastify reads it as from Ajv's. */
-function lazyValidators(build: Factory<Validator>): Factory<Validator> {
+function lazyValidators(build: () => Factory<Validator>): Factory<Validator> {
   return (externalSchemas, options) => {
-    const compile = build(externalSchemas, options);
+    const compile = onFirstCompile(build, externalSchemas, options);
     const cache = new Map<string, Validator>();
     return (route) => {
       const key = keyOf(route, route.httpPart);
@@ -48,9 +62,9 @@ function lazyValidators(build: Factory<Validator>): Factory<Validator> {
   };
 }
 
-function lazySerializers(build: Factory<Serializer>): Factory<Serializer> {
+function lazySerializers(build: () => Factory<Serializer>): Factory<Serializer> {
   return (externalSchemas, options) => {
-    const compile = build(externalSchemas, options);
+    const compile = onFirstCompile(build, externalSchemas, options);
     const cache = new Map<string, Serializer>();
     return (route) => {
       const key = keyOf(route, undefined);
@@ -75,9 +89,7 @@ function lazySerializers(build: Factory<Serializer>): Factory<Serializer> {
  * whose path and query schemas are plain strings, which need no conversion. Same Ajv, same
  * error shape, same lazy compilation and sharing as every other route.
  */
-export const strictValidatorCompiler: FastifySchemaCompiler<unknown> = lazyValidators(
-  ajvSelector(),
-)(
+export const strictValidatorCompiler: FastifySchemaCompiler<unknown> = lazyValidators(ajvSelector)(
   {},
   { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false } },
 ) as FastifySchemaCompiler<unknown>;
@@ -89,7 +101,7 @@ type CompilersFactory = NonNullable<
 /** The `schemaController.compilersFactory` option for `Fastify(...)`. */
 export function lazySchemaCompilers(): CompilersFactory {
   return {
-    buildValidator: lazyValidators(ajvSelector()),
-    buildSerializer: lazySerializers(fjsSelector()),
+    buildValidator: lazyValidators(ajvSelector),
+    buildSerializer: lazySerializers(fjsSelector),
   } as unknown as CompilersFactory;
 }

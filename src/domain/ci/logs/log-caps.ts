@@ -1,5 +1,6 @@
 import { BoundedMap } from '../../../lib/bounded-map.ts';
 import type { CacheRegistry } from '../../../lib/cache-registry.ts';
+import { withDigitGroups } from '../../../lib/digit-groups.ts';
 import type { TaskReportStore } from '../task-report.store.ts';
 import { DEFAULT_LOG_LIMITS, type LogLimits } from './log-limits.ts';
 import type { AppendLimit, TaskLogs } from './task-logs.ts';
@@ -48,7 +49,7 @@ export class LogCaps {
     this.#limits = limits;
     // Immutable: a task's checkpoint only grows and its truncation is final until it is sealed.
     const freshness = 'immutable';
-    const bound = `${REMEMBERED_TASKS.toLocaleString('en')} tasks`;
+    const bound = `${withDigitGroups(REMEMBERED_TASKS)} tasks`;
     caches?.add({ name: 'ci_log_checkpoints', key: 'task id', freshness, bound }, this.#checked);
     caches?.add({ name: 'ci_log_truncations', key: 'task id', freshness, bound }, this.#dropping);
   }

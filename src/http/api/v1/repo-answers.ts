@@ -2,6 +2,7 @@ import type { Repository, VisibleRepo } from '../../../domain/repos/repo.types.t
 import type { User } from '../../../domain/users/user.types.ts';
 import { BoundedMap } from '../../../lib/bounded-map.ts';
 import type { CacheRegistry } from '../../../lib/cache-registry.ts';
+import { withDigitGroups } from '../../../lib/digit-groups.ts';
 import { fingerprint } from '../../../lib/fingerprint.ts';
 import type { ConvertContext } from '../../../present/context.ts';
 import { type RepoFacts, toApiRepository } from '../../../present/repo.ts';
@@ -89,7 +90,7 @@ export class RepoAnswers {
         name: 'api_repo_answers',
         key: 'fingerprint of the repository row, access and facts',
         freshness,
-        bound: `${REMEMBERED_ANSWERS.toLocaleString('en')} answers`,
+        bound: `${withDigitGroups(REMEMBERED_ANSWERS)} answers`,
       },
       this.#answers,
     );
@@ -98,7 +99,7 @@ export class RepoAnswers {
         name: 'api_repo_lists',
         key: 'the answers joined in a list',
         freshness,
-        bound: `${REMEMBERED_LISTS.toLocaleString('en')} lists`,
+        bound: `${withDigitGroups(REMEMBERED_LISTS)} lists`,
       },
       this.#lists,
     );
