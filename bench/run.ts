@@ -9,11 +9,12 @@
  * y}]}) feed the chart. Everything else a bench prints is for people and is passed through.
  * A bench that prints no such line keeps the figures of its last reported run on the page.
  *
- *   npm run bench [-- --only list-scaling,api] [--quick] [--no-write]
+ *   npm run bench [-- --only list-scaling,api] [--quick] [--no-write] [--check]
  *
  * `--quick` passes each bench the small arguments listed in QUICK (for a smoke run). The page's
  * explanatory text per bench lives in SECTIONS below, so the page is regenerated whole from this
  * file and the benches' results; the results themselves are kept in a comment at its end.
+ * `--check` (with `--only nothing`) fails when the page differs from that rendering.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -51,6 +52,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     quick: { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
+    check: { type: 'boolean', default: false },
   },
 });
 
@@ -553,6 +555,17 @@ for (const name of benches()) {
   );
 }
 const results = [...previous.values()].sort((a, b) => a.bench.localeCompare(b.bench));
+if (args.check) {
+  // The page is rendered from this file and the recorded results: prose written into the page
+  // alone is lost at the next run, so a page that differs from its rendering is an error.
+  if (readFileSync(PAGE, 'utf8') !== render(results)) {
+    process.stderr.write(
+      `${PAGE} differs from what bench/run.ts renders: write its prose in bench/run.ts\n`,
+    );
+    process.exit(1);
+  }
+  process.exit(0);
+}
 if (!args['no-write']) {
   writeFileSync(PAGE, render(results));
   const series = results.flatMap((result) => result.series ?? []);
