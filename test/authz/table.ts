@@ -220,6 +220,10 @@ const lfs: Entry = { skip: 'Git LFS: see the access matrix of test/lfs/lfs-acces
 const remoteForks: Entry = { skip: 'remote forks: see test/federation/remote-forks.test.ts' };
 /** Pull requests proposed to another server need one too: test/federation/remote-pulls.test.ts. */
 const remotePulls: Entry = { skip: 'remote pulls: see test/federation/remote-pulls.test.ts' };
+/** Blocks of remote actors and servers answer only with federation on: blocks.test.ts. */
+const federationBlocks: Entry = {
+  skip: 'federation is off in this world; see test/federation/blocks.test.ts',
+};
 
 export const TABLE: Record<string, Entry> = {
   'GET /': anyone('/'),
@@ -246,6 +250,15 @@ export const TABLE: Record<string, Entry> = {
   'POST /api/v1/repos/:owner/:name/merge-upstream': remoteForks,
   'POST /api/v1/repos/:owner/:name/federation/pulls': remotePulls,
   'GET /api/v1/repos/:owner/:name/federation/pulls': remotePulls,
+  'GET /api/v1/repos/:owner/:name/federation/pulls/:id/comments': {
+    skip: 'remote pull comments: see test/federation/remote-pull-updates.test.ts',
+  },
+  'GET /api/v1/admin/federation/blocks': federationBlocks,
+  'POST /api/v1/admin/federation/blocks': federationBlocks,
+  'DELETE /api/v1/admin/federation/blocks': federationBlocks,
+  'GET /api/v1/repos/:owner/:name/federation/blocks': federationBlocks,
+  'POST /api/v1/repos/:owner/:name/federation/blocks': federationBlocks,
+  'DELETE /api/v1/repos/:owner/:name/federation/blocks': federationBlocks,
   'GET /api/v1/repos/:owner/:name/pulls/:number/reviews': {
     probes: [api('GET', (c) => r(`/pulls/${c.subject.pull}/reviews`)(c), 'read', [200])],
   },
@@ -844,6 +857,11 @@ function webEntries(): Record<string, Entry> {
     'GET /admin/federation': federationPages,
     'POST /admin/federation/block': federationPages,
     'POST /admin/federation/unblock': federationPages,
+    'POST /admin/federation/actors/block': federationBlocks,
+    'POST /admin/federation/actors/unblock': federationBlocks,
+    'GET /repos/:owner/:name/settings/federation': federationBlocks,
+    'POST /repos/:owner/:name/settings/federation/block': federationBlocks,
+    'POST /repos/:owner/:name/settings/federation/unblock': federationBlocks,
     'GET /admin/runners': { probes: [page(() => '/admin/runners', 'site-admin', false)] },
     'GET /admin/housekeeping': {
       probes: [page(() => '/admin/housekeeping', 'site-admin', false)],
