@@ -159,7 +159,12 @@ describe.skipIf(why !== '')(`the container image${why}`, () => {
     expect(answered, log).toBe(true);
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    expect(log).toMatch(/^ssh listening on 127\.0\.0\.1:\d+$/m);
+    // SSH starts after HTTP answers, once its host keys are made on this first start.
+    const sshListening = await eventually(
+      async () => /^ssh listening on 127\.0\.0\.1:\d+$/m.test(log),
+      60_000,
+    );
+    expect(sshListening, log).toBe(true);
     // The key Kiln made on its first start belongs to the image's user, not to root.
     const uid = Number(
       /^kiln:x:(\d+):/m.exec(readFileSync(join(rootfs, 'etc', 'passwd'), 'utf8'))?.[1],
