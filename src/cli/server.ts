@@ -4,7 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { PullSuggestion } from '../domain/pulls/pull-suggestions.service.ts';
 import { errorCode } from '../lib/thrown.ts';
 import type { ServedSsh } from '../ssh/serve-ssh.ts';
-import { startedUp } from '../start-up.js';
+import { releaseStartUpGarbage, startedUp } from '../start-up.js';
 import { type Command, say, warn } from './command.ts';
 import { privateDataDir } from './data-dir.ts';
 import { withDerivedBaseUrl, withSecretKey } from './defaults.ts';
@@ -71,6 +71,7 @@ async function serve(configured: Config): Promise<void> {
     say(`ssh listening on ${ssh.host.includes(':') ? `[${ssh.host}]` : ssh.host}:${ssh.port}`);
   }
   startedUp();
+  releaseStartUpGarbage();
 }
 
 /**

@@ -6,7 +6,7 @@ import type { MeasuredCache } from '../lib/cache-registry.ts';
 import { type ChangeClock, SqliteChangeClock } from './change-clock.ts';
 import { ensureChangeNotices } from './change-notices.ts';
 import type { Dialect } from './migration.ts';
-import { migrations } from './migrations/index.ts';
+import { migrationNames } from './migrations/names.ts';
 import { CHANGE_LISTENER_NAME, PostgresChangeClock } from './postgres-change-clock.ts';
 import { poolNotingWrites } from './postgres-writes.ts';
 import { runDirectly } from './prepared.ts';
@@ -135,7 +135,9 @@ export class DatabaseNewerError extends Error {
   }
 }
 
-function migrator(database: Database): Migrator {
+/** Kysely's migrator over every migration, which it loads: only when one is to be applied. */
+async function migrator(database: Database): Promise<Migrator> {
+  const { migrations } = await import('./migrations/index.ts');
   return new Migrator({
     db: database.db as Kysely<unknown>,
     migrationTableName: 'kiln_migrations',
@@ -154,7 +156,7 @@ function migrator(database: Database): Migrator {
 
 /** Refuses a database that has migrations this version does not know; else what it has applied. */
 async function refuseNewerDatabase(database: Database): Promise<Set<string>> {
-  const known = new Set(migrations.map((migration) => migration.name));
+  const known = new Set(migrationNames());
   const applied = await appliedMigrations(database);
   const unknown = applied.filter((name) => !known.has(name));
   if (unknown.length > 0) throw new DatabaseNewerError(unknown);
@@ -168,10 +170,11 @@ async function refuseNewerDatabase(database: Database): Promise<Set<string>> {
 export async function migrate(database: Database): Promise<MigrationResultSet> {
   const applied = await refuseNewerDatabase(database);
   // Kysely's migrator sorts the names with localeCompare, whose first use loads ICU's collation
-  // data for good (about 3 MB of an idle server): a start with nothing to apply skips it.
-  const pending = migrations.some((migration) => !applied.has(migration.name));
+  // data for good (about 3 MB of an idle server), and the migrations are modules of their own:
+  // a start with nothing to apply loads neither.
+  const pending = migrationNames().some((name) => !applied.has(name));
   const result: MigrationResultSet = pending
-    ? await migrator(database).migrateToLatest()
+    ? await (await migrator(database)).migrateToLatest()
     : { results: [] };
   if (result.error) throw result.error;
   await ensureChangeNotices(database);
@@ -181,12 +184,12 @@ export async function migrate(database: Database): Promise<MigrationResultSet> {
 /** Applies migrations up to and including `name` (a restore rebuilds a dump's schema so). */
 export async function migrateTo(database: Database, name: string): Promise<MigrationResultSet> {
   await refuseNewerDatabase(database);
-  const result = await migrator(database).migrateTo(name);
+  const result = await (await migrator(database)).migrateTo(name);
   if (result.error) throw result.error;
   return result;
 }
 
 /** The names of every migration this version knows, in order. */
 export function knownMigrations(): string[] {
-  return migrations.map((migration) => migration.name);
+  return migrationNames();
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKeyPair, removeKeyPairs, runSsh } from '../ssh/ssh-support.ts';
-import { serveThroughLauncher, useCliInstance } from '../support/cli.ts';
+import { runCli, serveThroughLauncher, useCliInstance } from '../support/cli.ts';
 import { postgresAdminUrl } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 
@@ -53,6 +53,9 @@ let child: ChildProcess;
 let url: string;
 let stdout: () => string;
 beforeAll(async () => {
+  // Every start after the first finds its database up to date: that is the start measured.
+  const { KILN_TEST_LOADS: _, NODE_OPTIONS: __, ...plain } = env;
+  expect((await runCli(['migrate'], plain)).code).toBe(0);
   ({ child, url, stdout } = await serveThroughLauncher(process.execPath, env));
 });
 afterAll(() => {
@@ -89,6 +92,11 @@ describe('an idle kiln serve', () => {
   it('has not loaded the other commands’ code (dump, restore, doctor)', () => {
     const urls = readFileSync(loads, 'utf8').split('\n');
     expect(urls.filter((line) => line.includes('/src/domain/backup/'))).toEqual([]);
+  });
+
+  it('has not loaded the migrations of a database already up to date', () => {
+    const urls = readFileSync(loads, 'utf8').split('\n');
+    expect(urls.filter((line) => /\/src\/db\/migrations\/(\d{4}-|index)/.test(line))).toEqual([]);
   });
 
   it('serves health and the API without the libraries other requests need', async () => {
