@@ -112,7 +112,7 @@ export class ReviewCommentStore {
     // expression `threadLine` spells. The cross join keeps SQLite's planner, which has no
     // statistics, from reading the pull's comments and probing the keys instead. So the cost
     // follows the threads shown, not the pull's comments. Written as one template rather than
-    // built: composing this query cost about as much as running it, on every pull page.
+    // built: composing it through the builder added a good part of running it, on every view.
     const keysOf = (reviews: RawBuilder<unknown>) =>
       sql`select shown.path, shown.side, ${threadLine('shown')} as line
         from review_comments as shown where shown.pull_id = ${pullId} and ${reviews}`;
