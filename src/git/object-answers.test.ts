@@ -8,6 +8,7 @@ import { commitsBetween } from './pull-refs.ts';
 import { RepoPaths } from './repo-paths.ts';
 import { initBare } from './repository.ts';
 import { commitFiles, useTestRepo, withoutGitOnPath } from './test-support.ts';
+import { changedPaths } from './workflow-files.ts';
 
 const fixture = useTestRepo({ pool: true });
 
@@ -23,7 +24,9 @@ describe('answers about objects by their ids', () => {
       commits: await commitsBetween(fixture.pool, fixture.repo, base, head, 250),
       from: await mergeBase(fixture.repo, base, head),
       diff: await diffCommits(fixture.pool, fixture.repo, { from: base, to: head }),
+      paths: await changedPaths(fixture.repo, head, base),
     };
+    expect(first.paths).toEqual(['a']);
     expect(first.commits.map((commit) => commit.sha)).toEqual([head]);
     expect(first.diff.files).toHaveLength(1);
 
@@ -31,6 +34,7 @@ describe('answers about objects by their ids', () => {
       commits: await commitsBetween(fixture.pool, fixture.repo, base, head, 250),
       from: await mergeBase(fixture.repo, base, head),
       diff: await diffCommits(fixture.pool, fixture.repo, { from: base, to: head }),
+      paths: await changedPaths(fixture.repo, head, base),
     }));
     expect(again).toEqual(first);
   });

@@ -1,5 +1,6 @@
 import type { CatFilePool } from './cat-file-pool.ts';
 import { afterEndOfOptions, runGit } from './command.ts';
+import { runGitOnObjects } from './object-answers.ts';
 import { readBlob } from './read-objects.ts';
 import { checkRevision } from './ref-names.ts';
 import { requireRepository } from './repo-exists.ts';
@@ -66,7 +67,9 @@ export async function readWorkflowFiles(
 
 /**
  * The paths that differ between two commits (both sides of a rename), or, without `from`, the
- * paths the commit changed against its first parent (every path for a root commit).
+ * paths the commit changed against its first parent (every path for a root commit). Asked with
+ * full commit ids, the answer is kept with the other answers about objects: a protected pull's
+ * page asks it on every view, and the same two commits always differ in the same paths.
  */
 export async function changedPaths(repo: RepoHandle, to: string, from?: string): Promise<string[]> {
   await requireRepository(repo);
@@ -88,7 +91,7 @@ export async function changedPaths(repo: RepoHandle, to: string, from?: string):
           '--no-renames',
           ...afterEndOfOptions(checkRevision(from), checkRevision(to)),
         ];
-  const { stdout } = await runGit(args, { gitDir: repo.path });
+  const { stdout } = await runGitOnObjects(repo, from === undefined ? [to] : [from, to], args);
   return stdout
     .toString('utf8')
     .split('\0')

@@ -23,7 +23,6 @@ import type { RepoService } from '../domain/repos/repo.service.ts';
 import type { UserService } from '../domain/users/user.service.ts';
 import { mergeBase } from '../git/diff.ts';
 import type { GitContext } from '../git/git-context.ts';
-import { findBranch } from '../git/refs.ts';
 import { changedPaths } from '../git/workflow-files.ts';
 import type { CacheRegistry } from '../lib/cache-registry.ts';
 
@@ -72,9 +71,12 @@ export function buildPulls(parts: PullParts) {
   const mergeGates = new MergeGateService(protectedBranches, new CommitCheckStore(db), {
     reviews: (pullId) => reviewStore.listByPull(pullId, undefined),
     behind: (repo, baseBranch, headSha) => outdatedHeads.behind(repo, baseBranch, headSha),
+    // Asked on every view of a protected pull's page: the tip comes from the cat-file process,
+    // and git's answers for the pair of commit ids are kept (object-answers.ts), so a view of a
+    // pull whose base and head have not moved starts no git.
     changedFiles: async (repo, baseBranch, headSha) => {
       const handle = repos.handle(repo);
-      const tip = await findBranch(handle, baseBranch);
+      const tip = await pulls.branchTip(repo, baseBranch);
       const base = tip && (await mergeBase(handle, tip, headSha));
       return changedPaths(handle, headSha, base ?? undefined);
     },

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/users/user.types.ts';
+import { withoutGitOnPath } from '../../src/git/test-support.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { type PullWorld, pullWorld } from './support.ts';
@@ -93,6 +94,11 @@ describe('protected and unprotected files', () => {
     const refused = await merge(alice.token, false);
     expect(refused.status).toBe(405);
     expect(refused.body.message).toBe('not allowed to merge [reason: Changed protected files]');
+    // Which files the pull changes is known by its commits: asked again, no git starts.
+    const again = await withoutGitOnPath(await git.tempDir('no-git-'), () =>
+      merge(alice.token, false),
+    );
+    expect(again).toEqual(refused);
     expect((await merge(alice.token, true)).status).toBe(405);
     expect((await merge(world.token, true)).status).toBe(200);
   });

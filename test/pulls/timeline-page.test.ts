@@ -201,28 +201,10 @@ describe('a page of the pull timeline', () => {
   it("reads the threads it shows by index, not by a pass over the pull's comments", async (context) => {
     // The plan is SQLite's to choose with no statistics; PostgreSQL chooses by its own.
     if (kiln.app.database.dialect !== 'sqlite') context.skip();
-    const db = kiln.app.database.db;
-    const compiled: CompiledQuery[] = [];
-    const spy: KyselyPlugin = {
-      transformQuery: (args) => {
-        compiled.push(db.getExecutor().compileQuery(args.node, args.queryId));
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    };
     const reviewIds = [newId(), newId()];
-    await new ReviewCommentStore(db.withPlugin(spy)).listOnThreadsOf(
-      found.pull.id,
-      reviewIds,
-      undefined,
+    const steps = await planOf((db) =>
+      new ReviewCommentStore(db).listOnThreadsOf(found.pull.id, reviewIds, undefined),
     );
-    const query = compiled.at(-1);
-    if (!query) throw new Error('no query was made');
-    const plan = await db.executeQuery<{ detail: string }>({
-      ...query,
-      sql: `explain query plan ${query.sql}`,
-    });
-    const steps = plan.rows.map((row) => row.detail);
     const onComments = steps.filter((step) =>
       /^(SEARCH|SCAN) (review_comments|shown)\b/.test(step),
     );
@@ -231,4 +213,35 @@ describe('a page of the pull timeline', () => {
       expect(step).toMatch(/^SEARCH .*USING INDEX review_comments_(pull_review|thread) /);
     }
   });
+
+  it('reads the ends of the timeline in index order, without sorting its every item', async (context) => {
+    if (kiln.app.database.dialect !== 'sqlite') context.skip();
+    const steps = await planOf((db) => new PullTimelineStore(db).endsOf(found.pull.id, 5, 15));
+    expect(steps).toContain('SEARCH pull_reviews USING INDEX pull_reviews_timeline (pull_id=?)');
+    expect(steps).toContain(
+      'SEARCH pull_timeline USING COVERING INDEX pull_timeline_order (pull_id=?)',
+    );
+    expect(steps.filter((step) => /^SCAN (pull_reviews|pull_timeline)\b/.test(step))).toEqual([]);
+  });
 });
+
+/** SQLite's plan of the last statement `run` makes, one step's detail a line. */
+async function planOf(run: (db: typeof kiln.app.database.db) => Promise<unknown>) {
+  const db = kiln.app.database.db;
+  const compiled: CompiledQuery[] = [];
+  const spy: KyselyPlugin = {
+    transformQuery: (args) => {
+      compiled.push(db.getExecutor().compileQuery(args.node, args.queryId));
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+  await run(db.withPlugin(spy));
+  const query = compiled.at(-1);
+  if (!query) throw new Error('no query was made');
+  const plan = await db.executeQuery<{ detail: string }>({
+    ...query,
+    sql: `explain query plan ${query.sql}`,
+  });
+  return plan.rows.map((row) => row.detail);
+}

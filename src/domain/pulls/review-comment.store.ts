@@ -1,6 +1,6 @@
-import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { ReviewCommentsTable, Tables } from '../../db/tables.ts';
+import type { ReviewCommentsTable } from '../../db/tables.ts';
 import { foldId } from '../../lib/ids.ts';
 import type { ReviewComment } from './review-comment.types.ts';
 
@@ -37,15 +37,9 @@ function threadLine(table: 'review_comments' | 'shown') {
  * Invariant: a comment of a pending review is its reviewer's alone until the review is
  * submitted, however it is reached (a list, a thread, a wire id, a reply).
  */
-function visibleTo(
-  eb: ExpressionBuilder<Tables, 'review_comments' | 'pull_reviews'>,
-  viewerId: string | undefined,
-) {
-  return eb.or([
-    eb('review_comments.review_id', 'is', null),
-    eb('pull_reviews.state', '!=', 'PENDING'),
-    eb('pull_reviews.reviewer_id', '=', viewerId ?? ''),
-  ]);
+function visibleTo(viewerId: string | undefined): RawBuilder<boolean> {
+  return sql<boolean>`(review_comments.review_id is null or pull_reviews.state <> 'PENDING'
+    or pull_reviews.reviewer_id = ${viewerId ?? ''})`;
 }
 
 /**
@@ -117,36 +111,26 @@ export class ReviewCommentStore {
     // every comment), and the comments by their line through `review_comments_thread`, whose
     // expression `threadLine` spells. The cross join keeps SQLite's planner, which has no
     // statistics, from reading the pull's comments and probing the keys instead. So the cost
-    // follows the threads shown, not the pull's comments.
-    const keysWhere = (review: 'loose' | 'shown') =>
-      this.#db
-        .selectFrom('review_comments as shown')
-        .select(['shown.path', 'shown.side', threadLine('shown').as('line')])
-        .where('shown.pull_id', '=', pullId)
-        .where((eb) =>
-          review === 'loose'
-            ? eb('shown.review_id', 'is', null)
-            : eb('shown.review_id', 'in', reviewIds),
-        );
+    // follows the threads shown, not the pull's comments. Written as one template rather than
+    // built: composing it through the builder added a good part of running it, on every view.
+    const keysOf = (reviews: RawBuilder<unknown>) =>
+      sql`select shown.path, shown.side, ${threadLine('shown')} as line
+        from review_comments as shown where shown.pull_id = ${pullId} and ${reviews}`;
+    const loose = keysOf(sql`shown.review_id is null`);
     const keys =
-      reviewIds.length === 0 ? keysWhere('loose') : keysWhere('loose').unionAll(keysWhere('shown'));
-    const threads = this.#db
-      .selectFrom(keys.as('keyed'))
-      .select(['keyed.path', 'keyed.side', 'keyed.line'])
-      .distinct();
-    const rows = await this.#db
-      .selectFrom(threads.as('thread'))
-      .crossJoin('review_comments')
-      .leftJoin('pull_reviews', 'pull_reviews.id', 'review_comments.review_id')
-      .where((eb) => visibleTo(eb, viewerId))
-      .selectAll('review_comments')
-      .where('review_comments.pull_id', '=', pullId)
-      .whereRef('review_comments.path', '=', 'thread.path')
-      .whereRef('review_comments.side', '=', 'thread.side')
-      .where((eb) => eb(threadLine('review_comments'), '=', eb.ref('thread.line')))
-      .orderBy('review_comments.created_at')
-      .orderBy('review_comments.id')
-      .execute();
+      reviewIds.length === 0
+        ? loose
+        : sql`${loose} union all ${keysOf(sql`shown.review_id in (${sql.join(reviewIds)})`)}`;
+    const { rows } = await sql<Selectable<ReviewCommentsTable>>`
+      select review_comments.* from (select distinct keyed.path, keyed.side, keyed.line
+        from (${keys}) as keyed) as thread
+      cross join review_comments
+      left join pull_reviews on pull_reviews.id = review_comments.review_id
+      where review_comments.pull_id = ${pullId}
+        and review_comments.path = thread.path and review_comments.side = thread.side
+        and ${threadLine('review_comments')} = thread.line
+        and ${visibleTo(viewerId)}
+      order by review_comments.created_at, review_comments.id`.execute(this.#db);
     return rows.map(toComment);
   }
 
@@ -207,7 +191,7 @@ export class ReviewCommentStore {
     return this.#db
       .selectFrom('review_comments')
       .leftJoin('pull_reviews', 'pull_reviews.id', 'review_comments.review_id')
-      .where((eb) => visibleTo(eb, viewerId));
+      .where(visibleTo(viewerId));
   }
 
   async updateBody(id: string, body: string, at: number): Promise<void> {

@@ -16,9 +16,13 @@ export function lineOf(comment: Pick<ReviewComment, 'side' | 'line' | 'oldLine'>
   return (comment.side === 'RIGHT' ? comment.line : comment.oldLine) ?? 0;
 }
 
-/** What puts comments in one thread: the same file, side and line, as in Gitea and GitHub. */
+/**
+ * What puts comments in one thread: the same file, side and line, as in Gitea and GitHub. The
+ * side and the line never hold a space, so the path after them is told apart whatever it holds
+ * (a pull page groups every comment it shows through this, so no JSON per comment).
+ */
 function keyOf(comment: ReviewComment): string {
-  return JSON.stringify([comment.path, comment.side, lineOf(comment)]);
+  return `${comment.side} ${lineOf(comment)} ${comment.path}`;
 }
 
 /**

@@ -24,7 +24,7 @@ import { reviewThreadView } from '../views/review-thread.ts';
 import type { PullPageFrame, PullPageRouteDeps } from './pull-page-frame.ts';
 import { PULL_CONFIRMATIONS } from './pull-state.routes.ts';
 import { loadTimeline } from './pull-timeline-parts.ts';
-import { pullMarkdownBase, reviewCommentBoxes } from './review-comment-boxes.ts';
+import { pullMarkdownBase } from './review-comment-boxes.ts';
 
 /** What a page that shows no merge button assumes of CI. */
 const OPEN_GATE: MergeGate = { enforced: false, checks: [], passed: true, blockers: [] };
@@ -117,12 +117,7 @@ export function registerPullConversationRoute(
         extraPeople: blockedBy,
         all,
       });
-      const parts = await reviewCommentBoxes(
-        deps,
-        pages.renderer,
-        found,
-        timeline.shownThreads.flatMap((thread) => thread.comments),
-      );
+      const parts = timeline.boxes;
       return frame.render(request, reply, found, 'conversation', (context) => {
         const threadViewer = frame.threadViewer(found, viewer, context, 'conversation');
         const thread = (shown: Parameters<typeof reviewThreadView>[0]) =>
