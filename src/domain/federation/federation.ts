@@ -257,12 +257,7 @@ export class Federation {
       pulls: deps.remotePulls,
       queue: this.queue,
       // Offers pass the blocks and the repository's visibility, asked afresh for each one.
-      gate: {
-        mayPropose: async ({ actor, repo }) => {
-          const answer = await this.proposalGate.mayPropose(actor, repo.id);
-          return answer.ok ? undefined : answer.reason;
-        },
-      },
+      gate: this.proposalGate,
       reach,
     });
     this.offerUpdates = new IncomingUpdatesService({

@@ -11,6 +11,7 @@ import type { RemoteAuthor } from '../users/remote-author.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
+import type { ProposalGate } from './proposal-gate.ts';
 import { Refused, withProposedHead } from './proposed-head.ts';
 import {
   acceptOfferActivity,
@@ -22,21 +23,6 @@ import {
 import type { RemoteActors } from './remote-actors.ts';
 import type { RemoteDocuments } from './remote-documents.ts';
 import { readRemoteRepository, sameHost } from './remote-repository.ts';
-
-/**
- * Whether a remote actor may propose pull requests to a repository here: undefined when it may,
- * else the reason it is refused (sent back in the `Reject`). Blocks of authors and servers and
- * rate limits plug in here; Kiln asks it once per offer, before anything is fetched.
- */
-export type ProposalGate = {
-  mayPropose(proposal: {
-    readonly actor: string;
-    readonly repo: Repository;
-  }): Promise<string | undefined>;
-};
-
-/** The gate that lets every remote actor propose. */
-export const OPEN_PROPOSALS: ProposalGate = { mayPropose: async () => undefined };
 
 /** An offer waiting in the queue for the worker (received by an inbox, answered from there). */
 export type OfferMessage = {
@@ -147,8 +133,8 @@ export class IncomingPullsService {
     const { repo } = target;
     const earlier = await this.#deps.pulls.openedBy(offer.id);
     if (earlier) return this.#pullUrl(repo, earlier.number);
-    const refusal = await this.#deps.gate.mayPropose({ actor: sender, repo });
-    if (refusal !== undefined) throw new Refused(refusal);
+    const answer = await this.#deps.gate.mayPropose(sender, repo.id);
+    if (!answer.ok) throw new Refused(answer.reason);
     if (!sameHost(offer.origin.repo, sender)) {
       throw new Refused('the origin branch must be in a repository on the proposer’s server');
     }
