@@ -20,6 +20,7 @@ import { ActorUrls } from './actor-urls.ts';
 import { BlocksService } from './blocks.service.ts';
 import { BlocksStore } from './blocks.store.ts';
 import { Delivery, type DeliveryMessage } from './delivery.ts';
+import { type FederatedPulls, federatedPulls, type PullMessage } from './federated-pulls.ts';
 import { federationDb } from './federation.tables.ts';
 import { fedify } from './fedify.ts';
 import { FollowersStore } from './followers.store.ts';
@@ -27,25 +28,19 @@ import { FollowingService } from './following.service.ts';
 import { HostPolicy } from './host-policy.ts';
 import { InboxService } from './inbox.service.ts';
 import { InboxGuard } from './inbox-guard.ts';
-import { IncomingPullsService, type OfferMessage } from './incoming-pulls.service.ts';
-import { IncomingUpdatesService, type TicketUpdateMessage } from './incoming-updates.ts';
 import { InstancesService } from './instances.service.ts';
 import { KyselyKvStore } from './kv.store.ts';
 import { LocalActors } from './local-actors.ts';
 import { KyselyMessageQueue } from './message-queue.ts';
 import { federationBaseUrl } from './open-federation.ts';
 import { OutboxStore } from './outbox.store.ts';
-import { OutgoingPullsService } from './outgoing-pulls.service.ts';
 import { type ProposalGate, proposalGate } from './proposal-gate.ts';
-import { ProposalNotes } from './proposal-notes.ts';
-import { type ProposalUpdateMessage, ProposalUpdates } from './proposal-updates.ts';
 import { type AnnounceMessage, Publisher } from './publisher.ts';
 import { QueueStore } from './queue.store.ts';
 import { RemoteActors } from './remote-actors.ts';
 import { RemoteDocuments } from './remote-documents.ts';
 import { RemoteForksService, type RemoteUpstream } from './remote-forks.service.ts';
 import { RemoteStarsStore } from './remote-stars.store.ts';
-import { ReviewNotes } from './review-notes.ts';
 import { createSafeFetch } from './safe-fetch.ts';
 import { Withdrawal } from './withdrawal.ts';
 
@@ -75,12 +70,7 @@ export type FederationDeps = {
   >;
 };
 
-type QueueMessage =
-  | DeliveryMessage
-  | AnnounceMessage
-  | OfferMessage
-  | ProposalUpdateMessage
-  | TicketUpdateMessage;
+type QueueMessage = DeliveryMessage | AnnounceMessage | PullMessage;
 
 /**
  * Kiln as a citizen of the fediverse: its parts, built once in the composition root. Federation
@@ -105,18 +95,8 @@ export class Federation {
   readonly instances: InstancesService;
   /** Forks of repositories on other servers, and other servers' forks of ours. */
   readonly forks: RemoteForksService;
-  /** Pull requests proposed from local forks to their upstreams elsewhere. */
-  readonly proposals: OutgoingPullsService;
-  /** Pull requests other servers propose to local repositories. */
-  readonly offers: IncomingPullsService;
-  /** Pushes to proposed branches, told to their upstreams (`wiring/federation.ts`). */
-  readonly proposalUpdates: ProposalUpdates;
-  /** New heads of pull requests proposed from other servers. */
-  readonly offerUpdates: IncomingUpdatesService;
-  /** Review comments on proposals from here, as their upstreams send them. */
-  readonly proposalNotes: ProposalNotes;
-  /** Review comments here on pulls proposed from elsewhere, sent to their proposers. */
-  readonly reviewNotes: ReviewNotes;
+  /** Pull requests across servers: proposed from here, and proposed to here. */
+  readonly pulls: FederatedPulls;
   /** Local users following and starring remote actors. */
   readonly following: FollowingService;
   readonly followers: FollowersStore;
@@ -232,47 +212,20 @@ export class Federation {
       queue: this.queue,
       allowHttp: config.federation.allowPrivateAddresses,
     });
-    const reach = (cloneUri: string) => this.forks.reachOf(cloneUri);
-    this.proposals = new OutgoingPullsService({
+    this.pulls = federatedPulls({
       actors: this.actors,
       remote,
       documents: this.documents,
       repos: deps.repos,
       kv: this.kv,
       queue: this.queue,
-      reach,
-    });
-    this.proposalUpdates = new ProposalUpdates({
-      actors: this.actors,
-      repos: deps.repos,
-      proposals: this.proposals,
-      kv: this.kv,
-      queue: this.queue,
-    });
-    this.offers = new IncomingPullsService({
-      actors: this.actors,
-      remote,
-      documents: this.documents,
-      repos: deps.repos,
-      pulls: deps.remotePulls,
-      queue: this.queue,
-      // Offers pass the blocks and the repository's visibility, asked afresh for each one.
+      remotePulls: deps.remotePulls,
       gate: this.proposalGate,
-      reach,
+      reach: (cloneUri) => this.forks.reachOf(cloneUri),
     });
-    this.offerUpdates = new IncomingUpdatesService({
-      actors: this.actors,
-      documents: this.documents,
-      repos: deps.repos,
-      pulls: deps.remotePulls,
-      gate: this.offers.gate,
-      reach,
-    });
-    this.reviewNotes = new ReviewNotes({ actors: this.actors, offers: this.offers });
-    this.proposalNotes = new ProposalNotes({ kv: this.kv, repos: deps.repos });
     this.inbox = new InboxService({
-      notes: this.proposalNotes,
-      proposals: this.proposals,
+      notes: this.pulls.proposalNotes,
+      proposals: this.pulls.proposals,
       forks: this.forks,
       actors: this.actors,
       remote,
@@ -357,9 +310,12 @@ export class Federation {
       return;
     }
     // An offer that cannot be answered now (the proposer's server away) is tried again later.
-    if (message.kind === 'offer') return this.offers.run(message);
-    if (message.kind === 'proposal-update') return this.proposalUpdates.run(message);
-    if (message.kind === 'ticket-update') return this.offerUpdates.run(message);
+    if (
+      message.kind === 'offer' ||
+      message.kind === 'proposal-update' ||
+      message.kind === 'ticket-update'
+    )
+      return this.pulls.run(message);
     // An announcement that fails (the repository vanished mid-way, git refused) is reported and
     // not retried: running it again would fail the same way.
     await this.#publisher.run(message).catch(this.#report);

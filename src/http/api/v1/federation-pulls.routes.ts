@@ -106,7 +106,7 @@ export function registerFederationPullRoutes(
     async (request, reply) => {
       const user = requireUser(request);
       const { owner, name } = request.params;
-      const pull = await federation().proposals.propose(user, owner, name, request.body);
+      const pull = await federation().pulls.proposals.propose(user, owner, name, request.body);
       return reply.status(202).send(toWire(pull));
     },
   );
@@ -122,7 +122,7 @@ export function registerFederationPullRoutes(
     },
     async (request) => {
       const { owner, name } = request.params;
-      const list = await federation().proposals.list(viewerUser(request.viewer), owner, name);
+      const list = await federation().pulls.proposals.list(viewerUser(request.viewer), owner, name);
       return list.map(toWire);
     },
   );
@@ -138,7 +138,7 @@ export function registerFederationPullRoutes(
     },
     async (request) => {
       const { owner, name, id } = request.params;
-      const notes = await federation().proposalNotes.list(
+      const notes = await federation().pulls.proposalNotes.list(
         viewerUser(request.viewer),
         owner,
         name,

@@ -46,9 +46,9 @@ export async function frameOf(
   const federation = remoteParent && tab === 'code' ? deps.services.federation : undefined;
   const proposals = federation
     ? await Promise.all(
-        (await federation.proposals.proposalsOf(visible.repo)).map(async (proposal) => ({
+        (await federation.pulls.proposals.proposalsOf(visible.repo)).map(async (proposal) => ({
           ...proposal,
-          notes: await federation.proposalNotes.notesOf(visible.repo, proposal.id),
+          notes: await federation.pulls.proposalNotes.notesOf(visible.repo, proposal.id),
         })),
       )
     : undefined;
