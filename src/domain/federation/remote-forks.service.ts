@@ -102,6 +102,18 @@ export class RemoteForksService {
     return this.#deps.kv.get<RemoteUpstream>(['remote-fork', repo.id]);
   }
 
+  /** The remote upstreams of those of `repos` forked from one, by repository id: one query. */
+  async upstreamsOf(repos: readonly Repository[]): Promise<Map<string, RemoteUpstream>> {
+    const ids = [...new Set(repos.map((repo) => repo.id))];
+    const found = await this.#deps.kv.getMany<RemoteUpstream>(ids.map((id) => ['remote-fork', id]));
+    const upstreams = new Map<string, RemoteUpstream>();
+    ids.forEach((id, at) => {
+      const upstream = found[at];
+      if (upstream) upstreams.set(id, upstream);
+    });
+    return upstreams;
+  }
+
   /** The forks other servers made of `repo`, oldest first. */
   async forksOf(repo: Repository): Promise<RemoteFork[]> {
     const list: RemoteFork[] = [];
