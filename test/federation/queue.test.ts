@@ -131,7 +131,7 @@ describe('federation queue and key-value store', () => {
             if (fate === 'expired') await kv.setFor([scope, name], name, -1);
             expected.push(fate === 'kept' ? name : undefined);
           }
-          const keys = names.map((name) => [scope, name]);
+          const keys = names.map((name): [string, string] => [scope, name]);
           expect(await kv.getMany<string>([...keys].reverse())).toEqual([...expected].reverse());
         },
       ),

@@ -112,11 +112,29 @@ describe('a push to a proposed branch updates the pull request upstream', () => 
       },
     });
     expect(String(note?.html_url).startsWith(`${pullUrl}/`)).toBe(true);
-    // The fork's page shows it under the proposal, as text.
+    // The fork's page shows it under the proposal, rendered as a local comment is.
     const page = await (await fetch(`${a.url}/${proposer.handle}/tool`)).text();
     expect(page).toContain(`@${author.handle}@${new URL(b.url).host}`);
-    expect(page).toContain('Why **two** lines?');
+    expect(page).toContain('Why <strong>two</strong> lines?');
     expect(page).not.toContain('forged');
+    // Raw markup in a remote note is sanitised as in a local comment, never passed through.
+    const hostile = await call(
+      b,
+      author.token,
+      'POST',
+      `/repos/${author.handle}/tool/pulls/1/comments`,
+      {
+        body: 'Look <img src=x onerror="alert(1)"> <script>alert(2)</script> [here](javascript:alert(3))',
+        path: 'feature.txt',
+        line: 1,
+      },
+    );
+    expect(hostile.status).toBe(201);
+    expect(await eventually(async () => (await notes()).length === 2, 30_000)).toBe(true);
+    const after = await (await fetch(`${a.url}/${proposer.handle}/tool`)).text();
+    expect(after).toContain('Look');
+    const notesHtml = after.slice(after.indexOf('kiln-proposals'));
+    expect(notesHtml).not.toMatch(/<[^>]*\sonerror=|<script|href="javascript:/i);
     // Another proposal's id, or none, is 404.
     expect((await call(a, proposer.token, 'GET', `${fork}/nope/comments`)).status).toBe(404);
   });
