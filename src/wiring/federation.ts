@@ -87,6 +87,16 @@ export function subscribeFederation(
   events.subscribe('review-comment.created', (event) =>
     reported(federation.pulls.reviewNotes.commented(event)),
   );
+  // Its edits and deletions follow it; a submitted review's body and line comments go too.
+  events.subscribe('review-comment.updated', (event) =>
+    reported(federation.pulls.reviewNotes.updated(event)),
+  );
+  events.subscribe('review-comment.deleted', (event) =>
+    reported(federation.pulls.reviewNotes.deleted(event)),
+  );
+  events.subscribe('review.submitted', (event) =>
+    reported(federation.pulls.reviewNotes.reviewed(event)),
+  );
   events.subscribe('org.deleted', async (org) => {
     if (!org.private) await reported(withdrawal.withdrawAccount(org));
   });

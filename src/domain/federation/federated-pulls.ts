@@ -13,6 +13,7 @@ import { type ProposalUpdateMessage, ProposalUpdates } from './proposal-updates.
 import type { RemoteActors } from './remote-actors.ts';
 import type { RemoteDocuments } from './remote-documents.ts';
 import { ReviewNotes } from './review-notes.ts';
+import type { SentNotesStore } from './sent-notes.store.ts';
 
 /** What pull requests across servers are built from: federation's shared parts. */
 export type FederatedPullsDeps = {
@@ -21,6 +22,8 @@ export type FederatedPullsDeps = {
   readonly documents: RemoteDocuments;
   readonly repos: RepoService;
   readonly kv: KyselyKvStore;
+  /** Which comments went out to remote proposers as which notes. */
+  readonly sentNotes: SentNotesStore;
   readonly queue: KyselyMessageQueue;
   readonly remotePulls: Pick<
     RemotePullService,
@@ -95,7 +98,7 @@ export function federatedPulls(deps: FederatedPullsDeps): FederatedPulls {
     offers,
     offerUpdates,
     proposalNotes: new ProposalNotes({ kv, repos }),
-    reviewNotes: new ReviewNotes({ actors, offers }),
+    reviewNotes: new ReviewNotes({ actors, offers, sent: deps.sentNotes }),
     run(message) {
       if (message.kind === 'offer') return offers.run(message);
       if (message.kind === 'proposal-update') return proposalUpdates.run(message);

@@ -42,6 +42,7 @@ import { RemoteDocuments } from './remote-documents.ts';
 import { RemoteForksService, type RemoteUpstream } from './remote-forks.service.ts';
 import { RemoteStarsStore } from './remote-stars.store.ts';
 import { createSafeFetch } from './safe-fetch.ts';
+import { SentNotesStore } from './sent-notes.store.ts';
 import { Withdrawal } from './withdrawal.ts';
 
 export type FederationDeps = {
@@ -213,6 +214,7 @@ export class Federation {
       allowHttp: config.federation.allowPrivateAddresses,
     });
     this.pulls = federatedPulls({
+      sentNotes: new SentNotesStore(db),
       actors: this.actors,
       remote,
       documents: this.documents,

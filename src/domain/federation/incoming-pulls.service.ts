@@ -24,6 +24,14 @@ import type { RemoteActors } from './remote-actors.ts';
 import type { RemoteDocuments } from './remote-documents.ts';
 import { readRemoteRepository, sameHost } from './remote-repository.ts';
 
+/** Who proposed a pull from elsewhere, and the repository actor that speaks to them. */
+export type ProposerOf = {
+  readonly from: LocalActor;
+  readonly to: string;
+  readonly url: string;
+  readonly offerId: string;
+};
+
 /** An offer waiting in the queue for the worker (received by an inbox, answered from there). */
 export type OfferMessage = {
   readonly kind: 'offer';
@@ -116,13 +124,28 @@ export class IncomingPullsService {
     pull: Pull,
     build: (from: LocalActor, to: string, url: string, offerId: string) => object,
   ): Promise<void> {
+    const found = await this.proposerOf(base, pull);
+    if (found)
+      await this.send(found.from, found.to, build(found.from, found.to, found.url, found.offerId));
+  }
+
+  /**
+   * Who proposed `pull` from another server and what speaks to them: the repository's actor
+   * (`from`, while the repository is public), the proposer (`to`), the pull's page and the
+   * offer's id. Undefined for a local pull, or a repository that federates nothing now.
+   */
+  async proposerOf(base: Repository, pull: Pull): Promise<ProposerOf | undefined> {
     const proposal = await this.#deps.pulls.proposalOf(pull);
-    if (!proposal) return;
-    const repo = await this.#local(this.#deps.actors.ofRepo(base).id);
-    if (!repo) return;
-    const to = proposal.author.actor;
+    if (!proposal) return undefined;
+    const from = await this.#local(this.#deps.actors.ofRepo(base).id);
+    if (!from) return undefined;
     const url = this.#pullUrl(base, pull.number);
-    await this.#answer(repo, to, build(repo, to, url, proposal.offerId));
+    return { from, to: proposal.author.actor, url, offerId: proposal.offerId };
+  }
+
+  /** Queues `activity`, signed by `from`, to the inbox of the remote actor `to`. */
+  send(from: LocalActor, to: string, activity: object): Promise<void> {
+    return this.#answer(from, to, activity);
   }
 
   async #open(

@@ -49,6 +49,10 @@ const ProposalNoteSchema = Type.Object({
   line: Type.Union([Type.Integer(), Type.Null()]),
   html_url: Type.String(),
   created_at: Type.String(),
+  /** The note this one answers in a review thread; null when it is about the pull. */
+  in_reply_to: Type.Union([Type.String(), Type.Null()]),
+  /** On a review's body: `approved`, `changes_requested` or `commented`. */
+  review_state: Type.Union([Type.String(), Type.Null()]),
 });
 
 /** A review comment made upstream on a proposal, on the wire (`html_url` is upstream). */
@@ -61,6 +65,8 @@ function noteToWire(note: ProposalNote) {
     line: note.line,
     html_url: note.id,
     created_at: new Date(note.createdAt).toISOString(),
+    in_reply_to: note.inReplyTo ?? null,
+    review_state: note.reviewState ?? null,
   };
 }
 
