@@ -19,8 +19,8 @@ import { ActorResolver } from './actor-resolver.ts';
 import { ActorUrls } from './actor-urls.ts';
 import { BlocksService } from './blocks.service.ts';
 import { BlocksStore } from './blocks.store.ts';
-import { Delivery, type DeliveryMessage } from './delivery.ts';
-import { type FederatedPulls, federatedPulls, type PullMessage } from './federated-pulls.ts';
+import { Delivery } from './delivery.ts';
+import { type FederatedPulls, federatedPulls } from './federated-pulls.ts';
 import { federationDb } from './federation.tables.ts';
 import { fedify } from './fedify.ts';
 import { FollowersStore } from './followers.store.ts';
@@ -35,8 +35,9 @@ import { KyselyMessageQueue } from './message-queue.ts';
 import { federationBaseUrl } from './open-federation.ts';
 import { OutboxStore } from './outbox.store.ts';
 import { type ProposalGate, proposalGate } from './proposal-gate.ts';
-import { type AnnounceMessage, Publisher } from './publisher.ts';
+import { Publisher } from './publisher.ts';
 import { QueueStore } from './queue.store.ts';
+import { QueueWorker } from './queue-worker.ts';
 import { RemoteActors } from './remote-actors.ts';
 import { RemoteDocuments } from './remote-documents.ts';
 import { RemoteForksService, type RemoteUpstream } from './remote-forks.service.ts';
@@ -70,8 +71,6 @@ export type FederationDeps = {
     'open' | 'openedBy' | 'proposalOf' | 'numbered' | 'advance'
   >;
 };
-
-type QueueMessage = DeliveryMessage | AnnounceMessage | PullMessage;
 
 /**
  * Kiln as a citizen of the fediverse: its parts, built once in the composition root. Federation
@@ -110,10 +109,8 @@ export class Federation {
   /** Takes back what stops being public (`wiring/federation.ts` subscribes it). */
   readonly withdrawal: Withdrawal;
   readonly #publisher: Publisher;
-  readonly #delivery: Delivery;
   readonly #users: UserService;
-  readonly #report: (error: unknown) => void;
-  #worker: { controller: AbortController; done: Promise<void> } | undefined;
+  readonly #worker: QueueWorker;
 
   static fromConfig(deps: FederationDeps): Federation | undefined {
     const { federation, secretKey } = deps.config;
@@ -126,7 +123,6 @@ export class Federation {
     const { config } = deps;
     const db = federationDb(deps.db);
     this.#users = deps.users;
-    this.#report = deps.report;
     this.urls = new ActorUrls(baseUrl);
     this.signedFetchRequired = config.federation.requireSignedFetch;
     this.kv = new KyselyKvStore(db);
@@ -246,13 +242,21 @@ export class Federation {
       outbox: this.outbox,
       queue: this.queue,
     });
-    this.#delivery = new Delivery({
+    const delivery = new Delivery({
       keys,
       kv: this.kv,
       fetch,
       hosts: this.hosts,
       giveUpAfterMs: config.federation.giveUpAfterMs,
       userAgent: deps.userAgent,
+    });
+    this.#worker = new QueueWorker({
+      queue: this.queue,
+      delivery,
+      instances: this.instances,
+      publisher: this.#publisher,
+      pulls: this.pulls,
+      report: deps.report,
     });
     this.withdrawal = new Withdrawal({
       forks: this.forks,
@@ -281,48 +285,15 @@ export class Federation {
 
   /** Starts the queue worker of this process (every replica runs one; each message runs once). */
   start(): void {
-    if (this.#worker) return;
-    void this.instances.refresh().catch(this.#report);
-    const controller = new AbortController();
-    const done = this.queue
-      .listen((message) => this.#run(message as QueueMessage), { signal: controller.signal })
-      .catch((error: unknown) => this.#report(error));
-    this.#worker = { controller, done };
+    this.#worker.start();
   }
 
-  async stop(): Promise<void> {
-    const worker = this.#worker;
-    if (!worker) return;
-    this.#worker = undefined;
-    worker.controller.abort();
-    await worker.done;
+  stop(): Promise<void> {
+    return this.#worker.stop();
   }
 
   /** NodeInfo's usage figures: people, and activities published. */
   async usage(): Promise<{ users: number; localPosts: number }> {
     return { users: await this.#users.countPeople(), localPosts: await this.outbox.count() };
   }
-
-  async #run(message: QueueMessage): Promise<void> {
-    if (message.kind === 'deliver') {
-      // `retry` throws so that the queue backs off; anything else is done with.
-      const outcome = await this.#delivery.deliver(message);
-      if (outcome === 'retry') throw new RetryLater();
-      if (outcome === 'dropped') await this.instances.failed(new URL(message.inbox).host);
-      return;
-    }
-    // An offer that cannot be answered now (the proposer's server away) is tried again later.
-    if (
-      message.kind === 'offer' ||
-      message.kind === 'proposal-update' ||
-      message.kind === 'ticket-update'
-    )
-      return this.pulls.run(message);
-    // An announcement that fails (the repository vanished mid-way, git refused) is reported and
-    // not retried: running it again would fail the same way.
-    await this.#publisher.run(message).catch(this.#report);
-  }
 }
-
-/** Thrown to hand a delivery back to the queue for a later attempt. */
-class RetryLater extends Error {}
