@@ -11,15 +11,13 @@
  *
  * Stops by itself; everything lives in a temporary directory that is removed at the end.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import { benchGit, seededServer } from './_federated-servers.ts';
 import { seedBenchPerson } from './_seed.ts';
-import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '9' } } });
@@ -31,55 +29,14 @@ const children = new Set<ChildProcess>();
 
 type Instance = { url: string; token: string; handle: string };
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** A data dir with one person (and, on the upstream, a repository), then `kiln serve` on it. */
 async function instance(name: string, handle: string, withRepo: boolean): Promise<Instance> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env = {
-    SERVICE_DATA_DIR: join(root, name),
-    SERVICE_HTTP_PORT: String(port),
-    SERVICE_BASE_URL: url,
-    SERVICE_SECRET_KEY: 'federated pull bench secret key',
-    SERVICE_FEDERATION_ALLOW_PRIVATE_ADDRESSES: 'true',
-    SERVICE_PROTECT_ENABLED: 'false',
-    SERVICE_SSH_ENABLED: 'false',
-  };
-  const { createApp } = await import('../src/app.ts');
-  const { loadConfig } = await import('../src/config/load.ts');
-  writeFileSync(join(root, 'none.toml'), '');
-  const app = await createApp(
-    loadConfig({ file: join(root, 'none.toml'), env: { ...env, SERVICE_LOG_LEVEL: 'silent' } }),
-  );
-  const { user, token } = await seedBenchPerson(app.services, { handle });
-  if (withRepo) await app.services.repos.create(user, { name: 'tool', autoInit: true });
-  await app.close();
-  const child = spawn(process.execPath, [...startFlags(), 'src/main.ts', 'serve'], {
-    cwd: join(import.meta.dirname, '..'),
-    env: { ...process.env, ...startEnv(), ...env },
-    stdio: ['ignore', 'pipe', process.env.BENCH_STDERR ? 'inherit' : 'ignore'],
+  const { url, seeded } = await seededServer({ root, children }, name, {}, async (app) => {
+    const { user, token } = await seedBenchPerson(app.services, { handle });
+    if (withRepo) await app.services.repos.create(user, { name: 'tool', autoInit: true });
+    return token;
   });
-  children.add(child);
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('no listening line within 30 s')), 30_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (/listening on/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening`)));
-  });
-  return { url, token, handle };
+  return { url, token: seeded, handle };
 }
 
 async function api(kiln: Instance, method: string, path: string, body?: object) {
@@ -92,12 +49,7 @@ async function api(kiln: Instance, method: string, path: string, body?: object) 
   return { status: response.status, json };
 }
 
-async function git(cwd: string, ...argv: string[]): Promise<void> {
-  await promisify(execFile)('git', argv, {
-    cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', HOME: root },
-  });
-}
+const git = (cwd: string, ...argv: string[]) => benchGit(root, cwd, ...argv);
 
 const remote = (kiln: Instance, repo: string) =>
   `${kiln.url.replace('http://', `http://${kiln.token}:@`)}/${kiln.handle}/${repo}.git`;

@@ -12,16 +12,17 @@
  *
  * Stops by itself; everything lives in a temporary directory that is removed at the end.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import type { App } from '../src/app.ts';
+import { benchGit, seededServer } from './_federated-servers.ts';
 import { seedBenchPerson } from './_seed.ts';
-import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
 const { values: args } = parseArgs({
@@ -49,74 +50,44 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 const root = mkdtempSync(join(tmpdir(), 'kiln-bench-fed-'));
 const children = new Set<ChildProcess>();
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 type Instance = { url: string; token: string; handle: string; child: ChildProcess };
 
 /** A data dir with one user, a token and a repository, then a `kiln serve` on it. */
 async function instance(name: string, federation: boolean, inboxes: string[]): Promise<Instance> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env = {
-    SERVICE_DATA_DIR: join(root, name),
-    SERVICE_HTTP_PORT: String(port),
-    SERVICE_BASE_URL: url,
-    SERVICE_SECRET_KEY: 'federation bench secret key',
-    SERVICE_FEDERATION_ENABLED: String(federation),
-    SERVICE_FEDERATION_ALLOW_PRIVATE_ADDRESSES: 'true',
-    SERVICE_PROTECT_ENABLED: 'false',
-  };
-  const { createApp } = await import('../src/app.ts');
-  const { loadConfig } = await import('../src/config/load.ts');
-  writeFileSync(join(root, 'none.toml'), '');
-  const app = await createApp(
-    loadConfig({ file: join(root, 'none.toml'), env: { ...env, SERVICE_LOG_LEVEL: 'silent' } }),
+  const { url, child, seeded } = await seededServer(
+    { root, children },
+    name,
+    { env: { SERVICE_FEDERATION_ENABLED: String(federation) } },
+    async (app) => {
+      const { user, token } = await seedBenchPerson(app.services, {
+        handle: 'ada',
+        fullName: 'Ada',
+      });
+      const { repo } = await app.services.repos.create(user, { name: 'tool', autoInit: true });
+      if (inboxes.length > 0) await seedFollowers(app, repo.id, inboxes);
+      return { token, handle: user.handle };
+    },
   );
-  const { user, token } = await seedBenchPerson(app.services, { handle: 'ada', fullName: 'Ada' });
-  const { repo } = await app.services.repos.create(user, { name: 'tool', autoInit: true });
-  if (inboxes.length > 0) {
-    const rows = Array.from({ length: FOLLOWERS }, (_, n) => ({
-      actor: `repo:${repo.id}`,
-      follower: `${inboxes[n % inboxes.length]}/actor/${n}`,
-      inbox: `${inboxes[n % inboxes.length]}/inbox`,
-      shared_inbox: null,
-      host: new URL(inboxes[n % inboxes.length] ?? url).host,
-      created_at: Date.now(),
-    }));
-    const db = app.database.db.withTables<{ federation_followers: (typeof rows)[number] }>();
-    for (let at = 0; at < rows.length; at += 200) {
-      await db
-        .insertInto('federation_followers')
-        .values(rows.slice(at, at + 200))
-        .execute();
-    }
+  return { url, child, ...seeded };
+}
+
+/** The repository's remote followers, spread over `inboxes`, written straight to the table. */
+async function seedFollowers(app: App, repoId: string, inboxes: string[]): Promise<void> {
+  const rows = Array.from({ length: FOLLOWERS }, (_, n) => ({
+    actor: `repo:${repoId}`,
+    follower: `${inboxes[n % inboxes.length]}/actor/${n}`,
+    inbox: `${inboxes[n % inboxes.length]}/inbox`,
+    shared_inbox: null,
+    host: new URL(inboxes[n % inboxes.length] ?? 'http://127.0.0.1').host,
+    created_at: Date.now(),
+  }));
+  const db = app.database.db.withTables<{ federation_followers: (typeof rows)[number] }>();
+  for (let at = 0; at < rows.length; at += 200) {
+    await db
+      .insertInto('federation_followers')
+      .values(rows.slice(at, at + 200))
+      .execute();
   }
-  await app.close();
-  const child = spawn(process.execPath, [...startFlags(), 'src/main.ts', 'serve'], {
-    cwd: join(import.meta.dirname, '..'),
-    env: { ...process.env, ...startEnv(), ...env },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  children.add(child);
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('no listening line within 30 s')), 30_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (/listening on/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening`)));
-  });
-  return { url, token, handle: user.handle, child };
 }
 
 async function rate(url: string, headers: Record<string, string> = {}): Promise<number> {
@@ -146,13 +117,7 @@ async function discovery(kiln: Instance) {
   };
 }
 
-/** git, without blocking this process: the followers' inbox sink must keep answering. */
-async function git(cwd: string, ...argv: string[]): Promise<void> {
-  await promisify(execFile)('git', argv, {
-    cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', HOME: root },
-  });
-}
+const git = (cwd: string, ...argv: string[]) => benchGit(root, cwd, ...argv);
 
 async function pushes(on: Instance, off: Instance) {
   const work = async (kiln: Instance, name: string) => {

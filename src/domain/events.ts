@@ -1,5 +1,6 @@
 import type { PullInContext } from './pulls/pull.service.ts';
 import type { PullEvent } from './pulls/pull-events.ts';
+import type { PullReview } from './pulls/pull-review.types.ts';
 import type { ReviewComment } from './pulls/review-comment.types.ts';
 import type { Release } from './releases/release.types.ts';
 import type { Push } from './repos/push-events.ts';
@@ -20,6 +21,25 @@ export type DomainEvents = {
   readonly 'review-comment.created': {
     readonly context: PullInContext;
     readonly comment: ReviewComment;
+    readonly actor: User;
+  };
+  /** A line-review comment's body was edited: as it now is (`ReviewCommentService`). */
+  readonly 'review-comment.updated': {
+    readonly context: PullInContext;
+    readonly comment: ReviewComment;
+    readonly actor: User;
+  };
+  /** A line-review comment was deleted: as it was (`ReviewCommentService`). */
+  readonly 'review-comment.deleted': {
+    readonly context: PullInContext;
+    readonly comment: ReviewComment;
+    readonly actor: User;
+  };
+  /** A review was submitted with a verdict, with the line comments it carries (`PullReviewService`). */
+  readonly 'review.submitted': {
+    readonly context: PullInContext;
+    readonly review: PullReview;
+    readonly comments: readonly ReviewComment[];
     readonly actor: User;
   };
   /** A repository was created, private ones too (`RepoLifecycleService`). */
@@ -87,6 +107,9 @@ export class EventBus {
     push: [],
     pull: [],
     'review-comment.created': [],
+    'review-comment.updated': [],
+    'review-comment.deleted': [],
+    'review.submitted': [],
     'repo.created': [],
     'repo.changed': [],
     'repo.deleted': [],

@@ -1,3 +1,4 @@
+import type { RemoteUpstream } from '../domain/federation/remote-forks.service.ts';
 import { visibleToAnyone } from '../domain/repos/repo.policy.ts';
 import type { Repository, VisibleRepo } from '../domain/repos/repo.types.ts';
 import type { DomainServices } from '../domain/services.ts';
@@ -30,11 +31,24 @@ export class RepoViews {
     this.#services = deps.services;
   }
 
-  async facts(repo: Repository, access: RepoFacts['access'], stars?: number): Promise<RepoFacts> {
+  /**
+   * What one Repository object shows of `repo`. `known` holds what a list read for all its
+   * repositories at once (remote stars, remote upstreams); what it lacks is read here.
+   */
+  async facts(
+    repo: Repository,
+    access: RepoFacts['access'],
+    known: {
+      readonly stars?: number;
+      readonly upstreams?: ReadonlyMap<string, RemoteUpstream>;
+    } = {},
+  ): Promise<RepoFacts> {
     const [{ defaultBranch, empty }, starCount, remoteParent] = await Promise.all([
       this.#services.repos.headFacts(repo),
-      stars ?? this.#stars(repo),
-      this.#services.federation?.forks.upstreamOf(repo),
+      known.stars ?? this.#stars(repo),
+      known.upstreams
+        ? known.upstreams.get(repo.id)
+        : this.#services.federation?.forks.upstreamOf(repo),
     ]);
     return { repo, access, defaultBranch, empty, stars: starCount, remoteParent };
   }
@@ -65,7 +79,7 @@ export class RepoViews {
 
   /**
    * What each Repository object of a list shows, in the list's order: parents, their access and
-   * remote stars are read once for the whole list, not once per repository.
+   * remote stars and remote upstreams are read once for the whole list, not once per repository.
    */
   async shownMany(viewer: User | undefined, visible: readonly VisibleRepo[]): Promise<ShownRepo[]> {
     const parentIds = visible.flatMap(({ repo }) => (repo.parentId ? [repo.parentId] : []));
@@ -79,12 +93,16 @@ export class RepoViews {
     const stars = await this.#services.federation?.stars.countMany(
       visible.filter(({ repo }) => visibleToAnyone(repo)).map(({ repo }) => repo.id),
     );
+    const upstreams = await this.#services.federation?.forks.upstreamsOf([
+      ...visible.map(({ repo }) => repo),
+      ...parents.values(),
+    ]);
     return Promise.all(
       visible.map(async ({ repo, access }) => {
         const parent = repo.parentId ? parentAccess.get(repo.parentId) : undefined;
         const [facts, parentFacts] = await Promise.all([
-          this.facts(repo, access.level, stars?.get(repo.id) ?? 0),
-          parent ? this.facts(parent.repo, parent.access.level) : undefined,
+          this.facts(repo, access.level, { stars: stars?.get(repo.id) ?? 0, upstreams }),
+          parent ? this.facts(parent.repo, parent.access.level, { upstreams }) : undefined,
         ]);
         return { facts, parent, parentFacts };
       }),

@@ -56,19 +56,13 @@ export function subscribeFederation(
   events: Pick<EventBus, 'subscribe'>,
   federation: Pick<
     Federation,
-    | 'announcePush'
-    | 'announceRelease'
-    | 'announceRepo'
-    | 'withdrawal'
-    | 'offers'
-    | 'proposalUpdates'
-    | 'reviewNotes'
+    'announcePush' | 'announceRelease' | 'announceRepo' | 'withdrawal' | 'pulls'
   >,
 ): void {
   const { withdrawal } = federation;
   events.subscribe('push', (push) => federation.announcePush(push));
   // A push to a branch proposed to another server updates the pull request there.
-  events.subscribe('push', (push) => federation.proposalUpdates.pushed(push));
+  events.subscribe('push', (push) => federation.pulls.proposalUpdates.pushed(push));
   events.subscribe('release.published', ({ repo, release }) =>
     federation.announceRelease(repo, release),
   );
@@ -86,12 +80,22 @@ export function subscribeFederation(
   // A pull proposed from another server, closed or merged here: its proposer's server is told.
   events.subscribe('pull', ({ action, context, merged }) =>
     action === 'closed'
-      ? reported(federation.offers.pullClosed(context.base, context.pull, merged))
+      ? reported(federation.pulls.offers.pullClosed(context.base, context.pull, merged))
       : Promise.resolve(),
   );
   // A line comment on a pull proposed from another server goes to its proposer.
   events.subscribe('review-comment.created', (event) =>
-    reported(federation.reviewNotes.commented(event)),
+    reported(federation.pulls.reviewNotes.commented(event)),
+  );
+  // Its edits and deletions follow it; a submitted review's body and line comments go too.
+  events.subscribe('review-comment.updated', (event) =>
+    reported(federation.pulls.reviewNotes.updated(event)),
+  );
+  events.subscribe('review-comment.deleted', (event) =>
+    reported(federation.pulls.reviewNotes.deleted(event)),
+  );
+  events.subscribe('review.submitted', (event) =>
+    reported(federation.pulls.reviewNotes.reviewed(event)),
   );
   events.subscribe('org.deleted', async (org) => {
     if (!org.private) await reported(withdrawal.withdrawAccount(org));

@@ -106,6 +106,7 @@ export function buildPulls(parts: PullParts) {
       pulls,
       comments: reviewComments,
       official: (context, reviewer) => protectedBranches.isOfficialReviewer(context, reviewer),
+      events,
     }),
     pullTimeline,
     /** Pulls proposed from other servers, and who proposed them. */

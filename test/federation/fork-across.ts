@@ -9,14 +9,16 @@ export type Account = { handle: string; token: string; password: string };
 /**
  * Two federated Kilns: `author` on B owns the public repository `tool` (one commit on `main`,
  * from the working copy `work`), `proposer` on A has forked it; `stranger` is a bare fediverse
- * actor of a third server. `close` ends all of it. `options` sets the servers' environments, and
- * `started` runs once both listen, before anything is created (a proxy in front learns its target).
+ * actor of a third server. `close` ends all of it. `options` sets the servers' environments,
+ * `started` runs once both listen, before anything is created (a proxy in front learns its target),
+ * and `fork: false` leaves the fork to the test (made while the upstream is away, say).
  */
 export async function forkAcross(
   options: {
     envA?: Record<string, string>;
     envB?: Record<string, string>;
     started?: (a: TestServer, b: TestServer) => void;
+    fork?: boolean;
   } = {},
 ) {
   const [a, b] = await Promise.all([
@@ -42,10 +44,12 @@ export async function forkAcross(
   const work = await git.init();
   await git.commit(work, { 'README.md': 'tool\n' }, 'first');
   await pushTo(b, author, 'tool', 'main');
-  const forked = await apiCall(a, proposer.token, 'POST', '/user/federation/forks', {
-    actor: `${b.url}/repos/${author.handle}/tool`,
-  });
-  expect(forked.status).toBe(201);
+  if (options.fork !== false) {
+    const forked = await apiCall(a, proposer.token, 'POST', '/user/federation/forks', {
+      actor: `${b.url}/repos/${author.handle}/tool`,
+    });
+    expect(forked.status).toBe(201);
+  }
   const stranger = new FediverseActor();
   await stranger.start();
   /** Pushes a first commit to `feature` of A's fork and proposes it upstream; its sha. */

@@ -2,81 +2,64 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectGiteaDefinition } from '../api/gitea-swagger.ts';
 import { eventually } from '../support/eventually.ts';
-import { GitClient, repoUrl } from '../support/git.ts';
-import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { Receiver } from '../webhooks/receiver.ts';
+import { type Account, forkAcross } from './fork-across.ts';
 import { OutageProxy } from './outage-proxy.ts';
-import { AP, startFederatedKiln } from './support.ts';
+import { AP, apiCall } from './support.ts';
 
 type Json = Record<string, unknown>;
 
 /** The fork's record, its sync as a push, its size cap, and an upstream that is away a while. */
 describe('remote forks: an upstream away, the fork record, sync and size', () => {
+  let fixture: Awaited<ReturnType<typeof forkAcross>>;
   let a: TestServer;
   let b: TestServer;
   let proxy: OutageProxy;
-  let git: GitClient;
-  let work: string;
   let receiver: Receiver;
-  let author: { handle: string; token: string };
-  let reader: { handle: string; token: string };
+  let author: Account;
+  let reader: Account;
 
-  const call = async (
-    server: TestServer,
-    token: string,
-    method: string,
-    path: string,
-    body?: Json,
-  ) => {
-    const answer = await apiCall(server.url, path, { method, token, body });
-    return { status: answer.status, json: (answer.body ?? {}) as Json };
-  };
   const pushToB = async (name: string, files: Record<string, string>) => {
-    const sha = await git.commit(work, files, 'upstream change');
-    const url = repoUrl(b.url, author.handle, name, { token: author.token, as: 'username' });
-    await git.ok(['push', '-q', url, 'HEAD:main'], { cwd: work });
+    const sha = await fixture.git.commit(fixture.work, files, 'upstream change');
+    await fixture.pushTo(b, author, name, 'main');
     return sha;
   };
   const upstream = (name: string) => `${proxy.url}/repos/${author.handle}/${name}`;
   const forksOnB = async (name: string) =>
-    (await call(b, author.token, 'GET', `/repos/${author.handle}/${name}/federation/forks`))
+    (await apiCall(b, author.token, 'GET', `/repos/${author.handle}/${name}/federation/forks`))
       .json as unknown as Json[];
 
   beforeAll(async () => {
     // B is reached only through the proxy: its base URL is the proxy's, so its actors, inboxes
-    // and clone addresses all go through it.
+    // and clone addresses all go through it. The fork itself is made by the first test.
     proxy = new OutageProxy();
     await proxy.start();
-    [a, b] = await Promise.all([
-      startFederatedKiln({
+    fixture = await forkAcross({
+      envA: {
         SERVICE_WEBHOOK_ALLOWED_HOSTS: 'loopback',
         SERVICE_FEDERATION_MAX_FORK_SIZE: String(2 * 1024 * 1024),
-      }),
-      startFederatedKiln({ SERVICE_BASE_URL: proxy.url }),
-    ]);
-    proxy.target = b.url;
-    git = await GitClient.create();
+      },
+      envB: { SERVICE_BASE_URL: proxy.url },
+      started: (_, upstreamServer) => {
+        proxy.target = upstreamServer.url;
+      },
+      fork: false,
+    });
+    ({ a, b, author, proposer: reader } = fixture);
     receiver = await Receiver.start();
-    const made = await b.make.userWithToken();
-    author = { handle: made.user.handle, token: made.token };
-    const madeA = await a.make.userWithToken();
-    reader = { handle: madeA.user.handle, token: madeA.token };
-    for (const name of ['tool', 'big', 'closing']) {
-      expect((await call(b, author.token, 'POST', '/user/repos', { name })).status).toBe(201);
+    for (const name of ['big', 'closing']) {
+      expect((await apiCall(b, author.token, 'POST', '/user/repos', { name })).status).toBe(201);
     }
-    work = await git.init();
-    await pushToB('tool', { 'README.md': 'tool\n' });
     await pushToB('closing', { 'README.md': 'closing\n' });
   }, 60_000);
   afterAll(async () => {
-    await Promise.all([a?.close(), b?.close(), proxy?.stop(), receiver?.close()]);
-    await git?.dispose();
+    await Promise.all([fixture?.close(), proxy?.stop(), receiver?.close()]);
   });
 
   it('a fork announced while its upstream is away is listed once the upstream is back', async () => {
     proxy.downAtFirstInbox = true;
-    const forked = await call(a, reader.token, 'POST', '/user/federation/forks', {
+    const forked = await apiCall(a, reader.token, 'POST', '/user/federation/forks', {
       actor: upstream('tool'),
     });
     expect(forked.status).toBe(201);
@@ -90,7 +73,7 @@ describe('remote forks: an upstream away, the fork record, sync and size', () =>
   }, 60_000);
 
   it('the fork’s record says fork, with its remote parent built from the upstream’s actor', async () => {
-    const record = (await call(a, reader.token, 'GET', `/repos/${reader.handle}/tool`)).json;
+    const record = (await apiCall(a, reader.token, 'GET', `/repos/${reader.handle}/tool`)).json;
     expect(record.fork).toBe(true);
     const parent = record.parent as Json;
     const host = new URL(proxy.url).host;
@@ -104,14 +87,14 @@ describe('remote forks: an upstream away, the fork record, sync and size', () =>
     expectGiteaDefinition(record, 'Repository');
     expectGiteaDefinition(parent, 'Repository');
     // In lists too.
-    const mine = (await call(a, reader.token, 'GET', '/user/repos')).json as unknown as Json[];
+    const mine = (await apiCall(a, reader.token, 'GET', '/user/repos')).json as unknown as Json[];
     expect(mine.find((repo) => repo.name === 'tool')?.fork).toBe(true);
     const page = await (await fetch(`${a.url}/${reader.handle}/tool`)).text();
     expect(page).toContain(`forked from <a href="${upstream('tool')}" rel="nofollow">`);
   });
 
   it('syncing the fork is a push: its webhooks hear it as they hear a git push', async () => {
-    const hook = await call(a, reader.token, 'POST', `/repos/${reader.handle}/tool/hooks`, {
+    const hook = await apiCall(a, reader.token, 'POST', `/repos/${reader.handle}/tool/hooks`, {
       type: 'gitea',
       config: { url: receiver.url, content_type: 'json' },
       events: ['push'],
@@ -119,7 +102,7 @@ describe('remote forks: an upstream away, the fork record, sync and size', () =>
     });
     expect(hook.status).toBe(201);
     const sha = await pushToB('tool', { 'more.txt': 'more\n' });
-    const synced = await call(
+    const synced = await apiCall(
       a,
       reader.token,
       'POST',
@@ -147,20 +130,20 @@ describe('remote forks: an upstream away, the fork record, sync and size', () =>
 
   it('a fork past the size cap is stopped: 413 with the reason, and nothing is left', async () => {
     await pushToB('big', { 'noise.bin': randomBytes(3 * 1024 * 1024).toString('base64') });
-    const forked = await call(a, reader.token, 'POST', '/user/federation/forks', {
+    const forked = await apiCall(a, reader.token, 'POST', '/user/federation/forks', {
       actor: upstream('big'),
     });
     expect(forked.status).toBe(413);
     expect(JSON.stringify(forked.json)).toContain('larger than the 2097152 bytes');
-    expect((await call(a, reader.token, 'GET', `/repos/${reader.handle}/big`)).status).toBe(404);
+    expect((await apiCall(a, reader.token, 'GET', `/repos/${reader.handle}/big`)).status).toBe(404);
   }, 60_000);
 
   it('a sync that would grow the fork past the cap is 413 and moves nothing', async () => {
     const before = (
-      await call(a, reader.token, 'GET', `/repos/${reader.handle}/tool/branches/main`)
+      await apiCall(a, reader.token, 'GET', `/repos/${reader.handle}/tool/branches/main`)
     ).json.commit as Json;
     await pushToB('tool', { 'noise.bin': randomBytes(3 * 1024 * 1024).toString('base64') });
-    const synced = await call(
+    const synced = await apiCall(
       a,
       reader.token,
       'POST',
@@ -170,32 +153,33 @@ describe('remote forks: an upstream away, the fork record, sync and size', () =>
       },
     );
     expect(synced.status).toBe(413);
-    const after = (await call(a, reader.token, 'GET', `/repos/${reader.handle}/tool/branches/main`))
-      .json.commit as Json;
+    const after = (
+      await apiCall(a, reader.token, 'GET', `/repos/${reader.handle}/tool/branches/main`)
+    ).json.commit as Json;
     expect(after.id).toBe(before.id);
   }, 60_000);
 
   it('an upstream made private stops at once: no forks collection, no new fork, forks forgotten', async () => {
     const collection = `${proxy.url}/federation/repos/${author.handle}/closing/forks`;
-    const first = await call(a, reader.token, 'POST', '/user/federation/forks', {
+    const first = await apiCall(a, reader.token, 'POST', '/user/federation/forks', {
       actor: upstream('closing'),
     });
     expect(first.status).toBe(201);
     expect(await eventually(async () => (await forksOnB('closing')).length === 1)).toBe(true);
     const setPrivate = async (value: boolean) =>
       (
-        await call(b, author.token, 'PATCH', `/repos/${author.handle}/closing`, {
+        await apiCall(b, author.token, 'PATCH', `/repos/${author.handle}/closing`, {
           private: value,
         })
       ).status;
     expect(await setPrivate(true)).toBe(200);
     expect((await fetch(collection, { headers: { accept: AP } })).status).toBe(404);
-    const again = await call(a, reader.token, 'POST', '/user/federation/forks', {
+    const again = await apiCall(a, reader.token, 'POST', '/user/federation/forks', {
       actor: upstream('closing'),
       name: 'closing-two',
     });
     expect(again.status).toBe(422);
-    const two = await call(a, reader.token, 'GET', `/repos/${reader.handle}/closing-two`);
+    const two = await apiCall(a, reader.token, 'GET', `/repos/${reader.handle}/closing-two`);
     expect(two.status).toBe(404);
     // Its forks are forgotten with its followers: made public again, it starts afresh.
     expect(await eventually(async () => (await forksOnB('closing')).length === 0)).toBe(true);

@@ -70,4 +70,39 @@ describe('a proposal updated while the fork’s server is away', () => {
     expect(payload.number).toBe(1);
     expect(((payload.pull_request as Json).head as Json).sha).toBe(second);
   }, 90_000);
+
+  it('a comment sent while the fork’s server is away lands there once it is back, once', async () => {
+    const { a, b, author, proposer } = world;
+    const fork = `/repos/${proposer.handle}/tool/federation/pulls`;
+    const [proposal] = (await call(a, proposer.token, 'GET', fork)).json as unknown as Json[];
+    const notes = async () =>
+      (await call(a, proposer.token, 'GET', `${fork}/${String(proposal?.id)}/comments`))
+        .json as unknown as Json[];
+    const before = (await notes()).length;
+    const cutBefore = proxy.cut;
+    proxy.takeDown();
+    const commented = await call(
+      b,
+      author.token,
+      'POST',
+      `/repos/${author.handle}/tool/pulls/1/comments`,
+      {
+        body: 'Sent while you were away',
+        path: 'feature.txt',
+        line: 1,
+      },
+    );
+    expect(commented.status).toBe(201);
+    // B's delivery to A's inbox is cut, and waits in B's queue.
+    expect(await eventually(async () => proxy.cut > cutBefore, 30_000)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    proxy.up();
+    const landed = async () =>
+      (await notes()).filter((note) => note.body === 'Sent while you were away');
+    expect(await eventually(async () => (await landed()).length > 0, 60_000)).toBe(true);
+    // Retried until it landed, and kept once.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await landed()).toHaveLength(1);
+    expect((await notes()).length).toBe(before + 1);
+  }, 90_000);
 });

@@ -116,6 +116,30 @@ describe('federation queue and key-value store', () => {
     );
   });
 
+  it('the key-value store reads many keys at once, in their order, absent and expired ones empty', async () => {
+    const kv = new KyselyKvStore(federationDb(one.db));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.string({ unit: 'binary', maxLength: 8 }), { maxLength: 8 }),
+        fc.array(fc.constantFrom('kept', 'absent', 'expired'), { minLength: 8, maxLength: 8 }),
+        async (names, fates) => {
+          const scope = `m${Math.random()}`;
+          const expected: (string | undefined)[] = [];
+          for (const [at, name] of names.entries()) {
+            const fate = fates[at];
+            if (fate === 'kept') await kv.setFor([scope, name], name, null);
+            if (fate === 'expired') await kv.setFor([scope, name], name, -1);
+            expected.push(fate === 'kept' ? name : undefined);
+          }
+          const keys = names.map((name): [string, string] => [scope, name]);
+          expect(await kv.getMany<string>([...keys].reverse())).toEqual([...expected].reverse());
+        },
+      ),
+      { numRuns: 25 },
+    );
+    expect(await kv.getMany([])).toEqual([]);
+  });
+
   it('compare-and-swap lets one writer win', async () => {
     const kv = new KyselyKvStore(federationDb(one.db));
     const other = new KyselyKvStore(federationDb(two.db));

@@ -4,7 +4,7 @@ import { eventually } from '../support/eventually.ts';
 import { GitClient, repoUrl } from '../support/git.ts';
 import { Browser } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
-import { AP, FediverseActor, startFederatedKiln } from './support.ts';
+import { AP, apiCall, FediverseActor, startFederatedKiln } from './support.ts';
 
 type Json = Record<string, unknown>;
 
@@ -18,23 +18,9 @@ describe('forks across two Kiln instances', () => {
   let reader: { handle: string; token: string; password: string };
   let stranger: FediverseActor;
 
-  const call = async (
-    server: TestServer,
-    token: string,
-    method: string,
-    path: string,
-    body?: Json,
-  ) => {
-    const response = await fetch(`${server.url}/api/v1${path}`, {
-      method,
-      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, json: (await response.json().catch(() => null)) as Json };
-  };
   const branchOnA = async (name: string, branch: string) =>
     (
-      (await call(a, reader.token, 'GET', `/repos/${reader.handle}/${name}/branches/${branch}`))
+      (await apiCall(a, reader.token, 'GET', `/repos/${reader.handle}/${name}/branches/${branch}`))
         .json.commit as Json | undefined
     )?.id;
   const pushToB = async (files: Record<string, string>) => {
@@ -51,9 +37,11 @@ describe('forks across two Kiln instances', () => {
     author = { handle: made.user.handle, token: made.token };
     const madeA = await a.make.userWithToken();
     reader = { handle: madeA.user.handle, token: madeA.token, password: madeA.password };
-    expect((await call(b, author.token, 'POST', '/user/repos', { name: 'tool' })).status).toBe(201);
+    expect((await apiCall(b, author.token, 'POST', '/user/repos', { name: 'tool' })).status).toBe(
+      201,
+    );
     expect(
-      (await call(b, author.token, 'POST', '/user/repos', { name: 'secret', private: true }))
+      (await apiCall(b, author.token, 'POST', '/user/repos', { name: 'secret', private: true }))
         .status,
     ).toBe(201);
     work = await git.init();
@@ -68,17 +56,18 @@ describe('forks across two Kiln instances', () => {
 
   it('forks a remote repository with its commits; the fork names its upstream', async () => {
     const upstream = `${b.url}/repos/${author.handle}/tool`;
-    const forked = await call(a, reader.token, 'POST', '/user/federation/forks', {
+    const forked = await apiCall(a, reader.token, 'POST', '/user/federation/forks', {
       actor: upstream,
     });
     expect(forked.status).toBe(201);
     expect(forked.json.full_name).toBe(`${reader.handle}/tool`);
     expect(forked.json.default_branch).toBe('main');
-    const bMain = (await call(b, author.token, 'GET', `/repos/${author.handle}/tool/branches/main`))
-      .json.commit as Json;
+    const bMain = (
+      await apiCall(b, author.token, 'GET', `/repos/${author.handle}/tool/branches/main`)
+    ).json.commit as Json;
     expect(await branchOnA('tool', 'main')).toBe(bMain.id);
 
-    const named = await call(
+    const named = await apiCall(
       a,
       reader.token,
       'GET',
@@ -99,11 +88,11 @@ describe('forks across two Kiln instances', () => {
 
   it('a second fork under a name already taken is 409; under another name it is made', async () => {
     const upstream = `${b.url}/repos/${author.handle}/tool`;
-    const again = await call(a, reader.token, 'POST', '/user/federation/forks', {
+    const again = await apiCall(a, reader.token, 'POST', '/user/federation/forks', {
       actor: upstream,
     });
     expect(again.status).toBe(409);
-    const other = await call(a, reader.token, 'POST', '/user/federation/forks', {
+    const other = await apiCall(a, reader.token, 'POST', '/user/federation/forks', {
       actor: upstream,
       name: 'tool-two',
     });
@@ -114,15 +103,16 @@ describe('forks across two Kiln instances', () => {
   it('the upstream learns of the fork and lists it', async () => {
     const path = `/repos/${author.handle}/tool/federation/forks`;
     const listed = await eventually(
-      async () => ((await call(b, author.token, 'GET', path)).json as unknown as Json[]).length > 0,
+      async () =>
+        ((await apiCall(b, author.token, 'GET', path)).json as unknown as Json[]).length > 0,
     );
     expect(listed).toBe(true);
     const both = await eventually(
       async () =>
-        ((await call(b, author.token, 'GET', path)).json as unknown as Json[]).length === 2,
+        ((await apiCall(b, author.token, 'GET', path)).json as unknown as Json[]).length === 2,
     );
     expect(both).toBe(true);
-    expect((await call(b, author.token, 'GET', path)).json).toEqual([
+    expect((await apiCall(b, author.token, 'GET', path)).json).toEqual([
       { actor: `${a.url}/repos/${reader.handle}/tool`, owner: `${a.url}/${reader.handle}` },
       { actor: `${a.url}/repos/${reader.handle}/tool-two`, owner: `${a.url}/${reader.handle}` },
     ]);
@@ -141,17 +131,17 @@ describe('forks across two Kiln instances', () => {
   it('merge-upstream fast-forwards the fork to new upstream commits, once', async () => {
     const sha = await pushToB({ 'more.txt': 'more\n' });
     const path = `/repos/${reader.handle}/tool/merge-upstream`;
-    const merged = await call(a, reader.token, 'POST', path, { branch: 'main' });
+    const merged = await apiCall(a, reader.token, 'POST', path, { branch: 'main' });
     expect(merged).toEqual({ status: 200, json: { merge_type: 'fast-forward' } });
     expect(await branchOnA('tool', 'main')).toBe(sha);
-    expect((await call(a, reader.token, 'POST', path, { branch: 'main' })).json).toEqual({
+    expect((await apiCall(a, reader.token, 'POST', path, { branch: 'main' })).json).toEqual({
       merge_type: '',
     });
   });
 
   it('merge-upstream moves no branch a protection bars its caller from pushing to (403)', async () => {
     const rules = `/repos/${reader.handle}/tool/branch_protections`;
-    const rule = await call(a, reader.token, 'POST', rules, {
+    const rule = await apiCall(a, reader.token, 'POST', rules, {
       rule_name: 'ma*',
       enable_push: false,
     });
@@ -159,10 +149,10 @@ describe('forks across two Kiln instances', () => {
     const before = await branchOnA('tool', 'main');
     await pushToB({ 'barred.txt': 'barred\n' });
     const path = `/repos/${reader.handle}/tool/merge-upstream`;
-    const refused = await call(a, reader.token, 'POST', path, { branch: 'main' });
+    const refused = await apiCall(a, reader.token, 'POST', path, { branch: 'main' });
     expect(refused.status).toBe(403);
     expect(await branchOnA('tool', 'main')).toBe(before);
-    expect((await call(a, reader.token, 'DELETE', `${rules}/ma*`)).status).toBe(204);
+    expect((await apiCall(a, reader.token, 'DELETE', `${rules}/ma*`)).status).toBe(204);
   });
 
   it('"Sync fork" on the fork\'s page does the same for its writers only', async () => {
@@ -187,14 +177,16 @@ describe('forks across two Kiln instances', () => {
     const mine = await branchOnA('tool', 'main');
     await pushToB({ 'theirs.txt': 'theirs\n' });
     const path = `/repos/${reader.handle}/tool/merge-upstream`;
-    expect((await call(a, reader.token, 'POST', path, { branch: 'main' })).status).toBe(409);
+    expect((await apiCall(a, reader.token, 'POST', path, { branch: 'main' })).status).toBe(409);
     expect(await branchOnA('tool', 'main')).toBe(mine);
   });
 
   it('merge-upstream on a repository forked from nowhere else is 404; without a token 401', async () => {
-    expect((await call(a, reader.token, 'POST', '/user/repos', { name: 'own' })).status).toBe(201);
+    expect((await apiCall(a, reader.token, 'POST', '/user/repos', { name: 'own' })).status).toBe(
+      201,
+    );
     const path = `/repos/${reader.handle}/own/merge-upstream`;
-    expect((await call(a, reader.token, 'POST', path, { branch: 'main' })).status).toBe(404);
+    expect((await apiCall(a, reader.token, 'POST', path, { branch: 'main' })).status).toBe(404);
     const anonymous = await fetch(`${a.url}/api/v1${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -210,13 +202,13 @@ describe('forks across two Kiln instances', () => {
       `${b.url}/${author.handle}`,
       'not a name at all',
     ]) {
-      const answer = await call(a, reader.token, 'POST', '/user/federation/forks', {
+      const answer = await apiCall(a, reader.token, 'POST', '/user/federation/forks', {
         actor,
         name: 'attempt',
       });
       expect(answer.status, actor).toBe(422);
     }
-    expect((await call(a, reader.token, 'GET', `/repos/${reader.handle}/attempt`)).status).toBe(
+    expect((await apiCall(a, reader.token, 'GET', `/repos/${reader.handle}/attempt`)).status).toBe(
       404,
     );
   });
@@ -245,7 +237,7 @@ describe('forks across two Kiln instances', () => {
       ),
       { numRuns: 12 },
     );
-    const listed = await call(
+    const listed = await apiCall(
       b,
       author.token,
       'GET',
@@ -258,13 +250,13 @@ describe('forks across two Kiln instances', () => {
   });
 
   it('a fork made private is no longer listed by its upstream', async () => {
-    const made = await call(a, reader.token, 'PATCH', `/repos/${reader.handle}/tool`, {
+    const made = await apiCall(a, reader.token, 'PATCH', `/repos/${reader.handle}/tool`, {
       private: true,
     });
     expect(made.status).toBe(200);
     const path = `/repos/${author.handle}/tool/federation/forks`;
     const actors = async () =>
-      ((await call(b, author.token, 'GET', path)).json as unknown as Json[]).map((f) => f.actor);
+      ((await apiCall(b, author.token, 'GET', path)).json as unknown as Json[]).map((f) => f.actor);
     expect(await eventually(async () => (await actors()).length === 1)).toBe(true);
     expect(await actors()).toEqual([`${a.url}/repos/${reader.handle}/tool-two`]);
   });

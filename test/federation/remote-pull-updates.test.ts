@@ -112,12 +112,96 @@ describe('a push to a proposed branch updates the pull request upstream', () => 
       },
     });
     expect(String(note?.html_url).startsWith(`${pullUrl}/`)).toBe(true);
-    // The fork's page shows it under the proposal, as text.
+    // The fork's page shows it under the proposal, rendered as a local comment is.
     const page = await (await fetch(`${a.url}/${proposer.handle}/tool`)).text();
     expect(page).toContain(`@${author.handle}@${new URL(b.url).host}`);
-    expect(page).toContain('Why **two** lines?');
+    expect(page).toContain('Why <strong>two</strong> lines?');
     expect(page).not.toContain('forged');
+    // Raw markup in a remote note is sanitised as in a local comment, never passed through.
+    const hostile = await call(
+      b,
+      author.token,
+      'POST',
+      `/repos/${author.handle}/tool/pulls/1/comments`,
+      {
+        body: 'Look <img src=x onerror="alert(1)"> <script>alert(2)</script> [here](javascript:alert(3))',
+        path: 'feature.txt',
+        line: 1,
+      },
+    );
+    expect(hostile.status).toBe(201);
+    expect(await eventually(async () => (await notes()).length === 2, 30_000)).toBe(true);
+    const after = await (await fetch(`${a.url}/${proposer.handle}/tool`)).text();
+    expect(after).toContain('Look');
+    const notesHtml = after.slice(after.indexOf('kiln-proposals'));
+    expect(notesHtml).not.toMatch(/<[^>]*\sonerror=|<script|href="javascript:/i);
     // Another proposal's id, or none, is 404.
     expect((await call(a, proposer.token, 'GET', `${fork}/nope/comments`)).status).toBe(404);
+  });
+
+  it('replies, edits, deletions and review bodies upstream follow to the proposer’s server', async () => {
+    const { a, b, author, proposer } = world;
+    const repoPath = `/repos/${author.handle}/tool/pulls`;
+    const fork = `/repos/${proposer.handle}/tool/federation/pulls`;
+    const [proposal] = (await call(a, proposer.token, 'GET', fork)).json as unknown as Json[];
+    const notes = async () =>
+      (await call(a, proposer.token, 'GET', `${fork}/${String(proposal?.id)}/comments`))
+        .json as unknown as Json[];
+    const noteSaying = async (body: string) => (await notes()).find((note) => note.body === body);
+    const arrives = (body: string) =>
+      eventually(async () => (await noteSaying(body)) !== undefined, 30_000);
+    const first = await noteSaying('Why **two** lines?');
+    expect(first).toBeDefined();
+    const comments = (await call(b, author.token, 'GET', `${repoPath}/1/comments`))
+      .json as unknown as Json[];
+    const parent = comments.find((comment) => comment.body === 'Why **two** lines?');
+
+    // A reply in the thread answers the parent's note, not the pull.
+    const reply = await call(b, author.token, 'POST', `${repoPath}/1/comments`, {
+      body: 'On second thought, _one_ is fine',
+      in_reply_to_id: parent?.id as number,
+    });
+    expect(reply.status).toBe(201);
+    expect(await arrives('On second thought, _one_ is fine')).toBe(true);
+    expect((await noteSaying('On second thought, _one_ is fine'))?.in_reply_to).toBe(first?.id);
+
+    // An edit replaces the note's body there; a deletion takes it away; neither doubles a note.
+    const edited = await call(
+      b,
+      author.token,
+      'PATCH',
+      `${repoPath}/comments/${String(reply.json.id)}`,
+      {
+        body: 'On second thought, keep both',
+      },
+    );
+    expect(edited.status).toBe(200);
+    expect(await arrives('On second thought, keep both')).toBe(true);
+    expect(await noteSaying('On second thought, _one_ is fine')).toBeUndefined();
+    const before = (await notes()).length;
+    const gone = await call(
+      b,
+      author.token,
+      'DELETE',
+      `${repoPath}/comments/${String(reply.json.id)}`,
+    );
+    expect(gone.status).toBe(204);
+    expect(await eventually(async () => (await notes()).length === before - 1, 30_000)).toBe(true);
+    expect(await noteSaying('On second thought, keep both')).toBeUndefined();
+
+    // A review's body goes with its verdict named, and shows on the fork's page rendered.
+    const reviewed = await call(b, author.token, 'POST', `${repoPath}/1/reviews`, {
+      event: 'REQUEST_CHANGES',
+      body: 'Please add **tests**',
+    });
+    expect(reviewed.status).toBe(200);
+    expect(await arrives('Please add **tests**')).toBe(true);
+    expect((await noteSaying('Please add **tests**'))?.review_state).toBe('changes_requested');
+    const page = await (await fetch(`${a.url}/${proposer.handle}/tool`)).text();
+    expect(page).toContain('data-review-state="changes_requested"');
+    expect(page).toContain('Please add <strong>tests</strong>');
+    // Each comment is there once.
+    const bodies = (await notes()).map((note) => note.body);
+    expect(new Set(bodies).size).toBe(bodies.length);
   });
 });

@@ -42,6 +42,7 @@ import { federationBlocksMigration } from './0040-federation-blocks.ts';
 import { branchRuleTeamIdsMigration } from './0041-branch-rule-team-ids.ts';
 
 import { reviewThreadIndexMigration } from './0042-review-thread-index.ts';
+import { federationSentNotesMigration } from './0043-federation-sent-notes.ts';
 import { timelineOrderIndexMigration } from './0044-timeline-order-index.ts';
 
 /** Every migration, in the order it is applied. Append only; never edit a released one. */
@@ -88,5 +89,6 @@ export const migrations: readonly Migration[] = [
   federationBlocksMigration,
   branchRuleTeamIdsMigration,
   reviewThreadIndexMigration,
+  federationSentNotesMigration,
   timelineOrderIndexMigration,
 ];

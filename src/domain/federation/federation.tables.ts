@@ -38,6 +38,14 @@ export type FederationTables = {
     target: string;
     created_at: number;
   };
+  /** Notes sent to remote proposers, by the comment or review they carry (migration `0043`). */
+  federation_sent_notes: {
+    source: string;
+    pull_id: string;
+    note_id: string;
+    recipient: string;
+    created_at: number;
+  };
 };
 
 /** The database seen with the federation tables only; the rest of Kiln never reads them. */

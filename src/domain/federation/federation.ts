@@ -19,7 +19,8 @@ import { ActorResolver } from './actor-resolver.ts';
 import { ActorUrls } from './actor-urls.ts';
 import { BlocksService } from './blocks.service.ts';
 import { BlocksStore } from './blocks.store.ts';
-import { Delivery, type DeliveryMessage } from './delivery.ts';
+import { Delivery } from './delivery.ts';
+import { type FederatedPulls, federatedPulls } from './federated-pulls.ts';
 import { federationDb } from './federation.tables.ts';
 import { fedify } from './fedify.ts';
 import { FollowersStore } from './followers.store.ts';
@@ -27,26 +28,22 @@ import { FollowingService } from './following.service.ts';
 import { HostPolicy } from './host-policy.ts';
 import { InboxService } from './inbox.service.ts';
 import { InboxGuard } from './inbox-guard.ts';
-import { IncomingPullsService, type OfferMessage } from './incoming-pulls.service.ts';
-import { IncomingUpdatesService, type TicketUpdateMessage } from './incoming-updates.ts';
 import { InstancesService } from './instances.service.ts';
 import { KyselyKvStore } from './kv.store.ts';
 import { LocalActors } from './local-actors.ts';
 import { KyselyMessageQueue } from './message-queue.ts';
 import { federationBaseUrl } from './open-federation.ts';
 import { OutboxStore } from './outbox.store.ts';
-import { OutgoingPullsService } from './outgoing-pulls.service.ts';
 import { type ProposalGate, proposalGate } from './proposal-gate.ts';
-import { ProposalNotes } from './proposal-notes.ts';
-import { type ProposalUpdateMessage, ProposalUpdates } from './proposal-updates.ts';
-import { type AnnounceMessage, Publisher } from './publisher.ts';
+import { Publisher } from './publisher.ts';
 import { QueueStore } from './queue.store.ts';
+import { QueueWorker } from './queue-worker.ts';
 import { RemoteActors } from './remote-actors.ts';
 import { RemoteDocuments } from './remote-documents.ts';
 import { RemoteForksService, type RemoteUpstream } from './remote-forks.service.ts';
 import { RemoteStarsStore } from './remote-stars.store.ts';
-import { ReviewNotes } from './review-notes.ts';
 import { createSafeFetch } from './safe-fetch.ts';
+import { SentNotesStore } from './sent-notes.store.ts';
 import { Withdrawal } from './withdrawal.ts';
 
 export type FederationDeps = {
@@ -75,13 +72,6 @@ export type FederationDeps = {
   >;
 };
 
-type QueueMessage =
-  | DeliveryMessage
-  | AnnounceMessage
-  | OfferMessage
-  | ProposalUpdateMessage
-  | TicketUpdateMessage;
-
 /**
  * Kiln as a citizen of the fediverse: its parts, built once in the composition root. Federation
  * is on only when enabled and when Kiln knows its own external URL (`service.base-url`: actor
@@ -105,18 +95,8 @@ export class Federation {
   readonly instances: InstancesService;
   /** Forks of repositories on other servers, and other servers' forks of ours. */
   readonly forks: RemoteForksService;
-  /** Pull requests proposed from local forks to their upstreams elsewhere. */
-  readonly proposals: OutgoingPullsService;
-  /** Pull requests other servers propose to local repositories. */
-  readonly offers: IncomingPullsService;
-  /** Pushes to proposed branches, told to their upstreams (`wiring/federation.ts`). */
-  readonly proposalUpdates: ProposalUpdates;
-  /** New heads of pull requests proposed from other servers. */
-  readonly offerUpdates: IncomingUpdatesService;
-  /** Review comments on proposals from here, as their upstreams send them. */
-  readonly proposalNotes: ProposalNotes;
-  /** Review comments here on pulls proposed from elsewhere, sent to their proposers. */
-  readonly reviewNotes: ReviewNotes;
+  /** Pull requests across servers: proposed from here, and proposed to here. */
+  readonly pulls: FederatedPulls;
   /** Local users following and starring remote actors. */
   readonly following: FollowingService;
   readonly followers: FollowersStore;
@@ -129,10 +109,8 @@ export class Federation {
   /** Takes back what stops being public (`wiring/federation.ts` subscribes it). */
   readonly withdrawal: Withdrawal;
   readonly #publisher: Publisher;
-  readonly #delivery: Delivery;
   readonly #users: UserService;
-  readonly #report: (error: unknown) => void;
-  #worker: { controller: AbortController; done: Promise<void> } | undefined;
+  readonly #worker: QueueWorker;
 
   static fromConfig(deps: FederationDeps): Federation | undefined {
     const { federation, secretKey } = deps.config;
@@ -145,7 +123,6 @@ export class Federation {
     const { config } = deps;
     const db = federationDb(deps.db);
     this.#users = deps.users;
-    this.#report = deps.report;
     this.urls = new ActorUrls(baseUrl);
     this.signedFetchRequired = config.federation.requireSignedFetch;
     this.kv = new KyselyKvStore(db);
@@ -232,52 +209,21 @@ export class Federation {
       queue: this.queue,
       allowHttp: config.federation.allowPrivateAddresses,
     });
-    const reach = (cloneUri: string) => this.forks.reachOf(cloneUri);
-    this.proposals = new OutgoingPullsService({
+    this.pulls = federatedPulls({
+      sentNotes: new SentNotesStore(db),
       actors: this.actors,
       remote,
       documents: this.documents,
       repos: deps.repos,
       kv: this.kv,
       queue: this.queue,
-      reach,
+      remotePulls: deps.remotePulls,
+      gate: this.proposalGate,
+      reach: (cloneUri) => this.forks.reachOf(cloneUri),
     });
-    this.proposalUpdates = new ProposalUpdates({
-      actors: this.actors,
-      repos: deps.repos,
-      proposals: this.proposals,
-      kv: this.kv,
-      queue: this.queue,
-    });
-    this.offers = new IncomingPullsService({
-      actors: this.actors,
-      remote,
-      documents: this.documents,
-      repos: deps.repos,
-      pulls: deps.remotePulls,
-      queue: this.queue,
-      // Offers pass the blocks and the repository's visibility, asked afresh for each one.
-      gate: {
-        mayPropose: async ({ actor, repo }) => {
-          const answer = await this.proposalGate.mayPropose(actor, repo.id);
-          return answer.ok ? undefined : answer.reason;
-        },
-      },
-      reach,
-    });
-    this.offerUpdates = new IncomingUpdatesService({
-      actors: this.actors,
-      documents: this.documents,
-      repos: deps.repos,
-      pulls: deps.remotePulls,
-      gate: this.offers.gate,
-      reach,
-    });
-    this.reviewNotes = new ReviewNotes({ actors: this.actors, offers: this.offers });
-    this.proposalNotes = new ProposalNotes({ kv: this.kv, repos: deps.repos });
     this.inbox = new InboxService({
-      notes: this.proposalNotes,
-      proposals: this.proposals,
+      notes: this.pulls.proposalNotes,
+      proposals: this.pulls.proposals,
       forks: this.forks,
       actors: this.actors,
       remote,
@@ -296,13 +242,21 @@ export class Federation {
       outbox: this.outbox,
       queue: this.queue,
     });
-    this.#delivery = new Delivery({
+    const delivery = new Delivery({
       keys,
       kv: this.kv,
       fetch,
       hosts: this.hosts,
       giveUpAfterMs: config.federation.giveUpAfterMs,
       userAgent: deps.userAgent,
+    });
+    this.#worker = new QueueWorker({
+      queue: this.queue,
+      delivery,
+      instances: this.instances,
+      publisher: this.#publisher,
+      pulls: this.pulls,
+      report: deps.report,
     });
     this.withdrawal = new Withdrawal({
       forks: this.forks,
@@ -331,45 +285,15 @@ export class Federation {
 
   /** Starts the queue worker of this process (every replica runs one; each message runs once). */
   start(): void {
-    if (this.#worker) return;
-    void this.instances.refresh().catch(this.#report);
-    const controller = new AbortController();
-    const done = this.queue
-      .listen((message) => this.#run(message as QueueMessage), { signal: controller.signal })
-      .catch((error: unknown) => this.#report(error));
-    this.#worker = { controller, done };
+    this.#worker.start();
   }
 
-  async stop(): Promise<void> {
-    const worker = this.#worker;
-    if (!worker) return;
-    this.#worker = undefined;
-    worker.controller.abort();
-    await worker.done;
+  stop(): Promise<void> {
+    return this.#worker.stop();
   }
 
   /** NodeInfo's usage figures: people, and activities published. */
   async usage(): Promise<{ users: number; localPosts: number }> {
     return { users: await this.#users.countPeople(), localPosts: await this.outbox.count() };
   }
-
-  async #run(message: QueueMessage): Promise<void> {
-    if (message.kind === 'deliver') {
-      // `retry` throws so that the queue backs off; anything else is done with.
-      const outcome = await this.#delivery.deliver(message);
-      if (outcome === 'retry') throw new RetryLater();
-      if (outcome === 'dropped') await this.instances.failed(new URL(message.inbox).host);
-      return;
-    }
-    // An offer that cannot be answered now (the proposer's server away) is tried again later.
-    if (message.kind === 'offer') return this.offers.run(message);
-    if (message.kind === 'proposal-update') return this.proposalUpdates.run(message);
-    if (message.kind === 'ticket-update') return this.offerUpdates.run(message);
-    // An announcement that fails (the repository vanished mid-way, git refused) is reported and
-    // not retried: running it again would fail the same way.
-    await this.#publisher.run(message).catch(this.#report);
-  }
 }
-
-/** Thrown to hand a delivery back to the queue for a later attempt. */
-class RetryLater extends Error {}

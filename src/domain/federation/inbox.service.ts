@@ -45,7 +45,7 @@ export class InboxService {
   readonly #instances: Pick<InstancesService, 'seen'>;
   readonly #forks: Pick<RemoteForksService, 'created' | 'deleted'>;
   readonly #proposals: Pick<OutgoingPullsService, 'answered'> | undefined;
-  readonly #notes: Pick<ProposalNotes, 'received'> | undefined;
+  readonly #notes: Pick<ProposalNotes, 'received' | 'updated' | 'deleted'> | undefined;
 
   constructor(deps: {
     actors: LocalActors;
@@ -60,7 +60,7 @@ export class InboxService {
     /** Pull requests proposed from here to other servers: their answers. */
     proposals?: Pick<OutgoingPullsService, 'answered'>;
     /** Review comments on those pull requests, as their upstreams send them. */
-    notes?: Pick<ProposalNotes, 'received'>;
+    notes?: Pick<ProposalNotes, 'received' | 'updated' | 'deleted'>;
   }) {
     this.#notes = deps.notes;
     this.#forks = deps.forks;
@@ -87,8 +87,10 @@ export class InboxService {
       case 'Undo':
         return this.#undo(sender, activity);
       case 'Delete': {
-        // An actor deleting itself: its follows and stars go with it.
         const object = idOf(activity.object);
+        // A note about a proposal from here, taken back by the upstream that sent it.
+        if (object !== undefined && (await this.#notes?.deleted(sender, object))) return;
+        // An actor deleting itself: its follows and stars go with it.
         if (object === sender) {
           await this.#followers.removeFollower(sender);
           await this.#stars.removeActor(sender);
@@ -125,6 +127,8 @@ export class InboxService {
           await this.#queue.enqueue(update);
           return;
         }
+        // An edited comment about a proposal from here.
+        if (await this.#notes?.updated(sender, activity)) return;
         return this.#following.delivered(sender, activity);
       case 'Create':
         // A review comment on a pull request proposed from here is kept beside the proposal.

@@ -11,6 +11,7 @@ import type { RemoteAuthor } from '../users/remote-author.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
+import type { ProposalGate } from './proposal-gate.ts';
 import { Refused, withProposedHead } from './proposed-head.ts';
 import {
   acceptOfferActivity,
@@ -23,20 +24,13 @@ import type { RemoteActors } from './remote-actors.ts';
 import type { RemoteDocuments } from './remote-documents.ts';
 import { readRemoteRepository, sameHost } from './remote-repository.ts';
 
-/**
- * Whether a remote actor may propose pull requests to a repository here: undefined when it may,
- * else the reason it is refused (sent back in the `Reject`). Blocks of authors and servers and
- * rate limits plug in here; Kiln asks it once per offer, before anything is fetched.
- */
-export type ProposalGate = {
-  mayPropose(proposal: {
-    readonly actor: string;
-    readonly repo: Repository;
-  }): Promise<string | undefined>;
+/** Who proposed a pull from elsewhere, and the repository actor that speaks to them. */
+export type ProposerOf = {
+  readonly from: LocalActor;
+  readonly to: string;
+  readonly url: string;
+  readonly offerId: string;
 };
-
-/** The gate that lets every remote actor propose. */
-export const OPEN_PROPOSALS: ProposalGate = { mayPropose: async () => undefined };
 
 /** An offer waiting in the queue for the worker (received by an inbox, answered from there). */
 export type OfferMessage = {
@@ -130,13 +124,28 @@ export class IncomingPullsService {
     pull: Pull,
     build: (from: LocalActor, to: string, url: string, offerId: string) => object,
   ): Promise<void> {
+    const found = await this.proposerOf(base, pull);
+    if (found)
+      await this.send(found.from, found.to, build(found.from, found.to, found.url, found.offerId));
+  }
+
+  /**
+   * Who proposed `pull` from another server and what speaks to them: the repository's actor
+   * (`from`, while the repository is public), the proposer (`to`), the pull's page and the
+   * offer's id. Undefined for a local pull, or a repository that federates nothing now.
+   */
+  async proposerOf(base: Repository, pull: Pull): Promise<ProposerOf | undefined> {
     const proposal = await this.#deps.pulls.proposalOf(pull);
-    if (!proposal) return;
-    const repo = await this.#local(this.#deps.actors.ofRepo(base).id);
-    if (!repo) return;
-    const to = proposal.author.actor;
+    if (!proposal) return undefined;
+    const from = await this.#local(this.#deps.actors.ofRepo(base).id);
+    if (!from) return undefined;
     const url = this.#pullUrl(base, pull.number);
-    await this.#answer(repo, to, build(repo, to, url, proposal.offerId));
+    return { from, to: proposal.author.actor, url, offerId: proposal.offerId };
+  }
+
+  /** Queues `activity`, signed by `from`, to the inbox of the remote actor `to`. */
+  send(from: LocalActor, to: string, activity: object): Promise<void> {
+    return this.#answer(from, to, activity);
   }
 
   async #open(
@@ -147,8 +156,8 @@ export class IncomingPullsService {
     const { repo } = target;
     const earlier = await this.#deps.pulls.openedBy(offer.id);
     if (earlier) return this.#pullUrl(repo, earlier.number);
-    const refusal = await this.#deps.gate.mayPropose({ actor: sender, repo });
-    if (refusal !== undefined) throw new Refused(refusal);
+    const answer = await this.#deps.gate.mayPropose(sender, repo.id);
+    if (!answer.ok) throw new Refused(answer.reason);
     if (!sameHost(offer.origin.repo, sender)) {
       throw new Refused('the origin branch must be in a repository on the proposer’s server');
     }

@@ -51,7 +51,7 @@ function service() {
       'handle' | 'findById'
     >,
     pulls,
-    gate: { mayPropose: async () => undefined },
+    gate: { mayPropose: async () => ({ ok: true }) },
     reach: async () => {
       touched.fetches += 1;
       throw new Error('nothing may be fetched for this update');

@@ -4,8 +4,8 @@ import type { Pull } from '../pulls/pull.types.ts';
 import type { RemotePullService } from '../pulls/remote-pulls.service.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository } from '../repos/repo.types.ts';
-import type { ProposalGate } from './incoming-pulls.service.ts';
 import type { LocalActors } from './local-actors.ts';
+import type { ProposalGate } from './proposal-gate.ts';
 import { Refused, Unfetchable, withProposedHead } from './proposed-head.ts';
 import { readUpdate } from './pull-offers.ts';
 import type { RemoteDocuments } from './remote-documents.ts';
@@ -56,7 +56,7 @@ export class IncomingUpdatesService {
     const proposal = await this.#deps.pulls.proposalOf(pull);
     if (proposal?.author.actor !== sender) return;
     if (update.origin.branch !== pull.headBranch || !sameHost(update.origin.repo, sender)) return;
-    if ((await this.#deps.gate.mayPropose({ actor: sender, repo })) !== undefined) return;
+    if (!(await this.#deps.gate.mayPropose(sender, repo.id)).ok) return;
     try {
       const fork = await readRemoteRepository(this.#deps.documents, update.origin.repo);
       const reach = await this.#deps.reach(fork.cloneUri);

@@ -8,6 +8,8 @@ export type GateAnswer = { readonly ok: true } | { readonly ok: false; readonly 
 /**
  * The one question the code receiving proposals (an `Offer` of a pull request from another
  * server) asks before it keeps anything: may this remote actor propose to this repository?
+ * Offers ask it once each before anything is fetched, and so does every update of what they
+ * opened; blocks and rate limits plug in here.
  */
 export type ProposalGate = {
   mayPropose(actorUri: string, repoId: string): Promise<GateAnswer>;

@@ -4,7 +4,7 @@ import type { Repository } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import type { OfferPlace, OutgoingPull } from './outgoing-pulls.service.ts';
-import { readNote } from './pull-notes.ts';
+import { type PullNote, type ReviewNoteState, readNote } from './pull-notes.ts';
 import { sameHost } from './remote-repository.ts';
 
 /** A review comment made upstream on a proposal from here, as kept beside the proposal. */
@@ -18,7 +18,14 @@ export type ProposalNote = {
   readonly path: string | null;
   readonly line: number | null;
   readonly createdAt: number;
+  /** The note this one answers in a thread, when it is a reply (else it is about the pull). */
+  readonly inReplyTo?: string | null;
+  /** What a review said, on the note of a review's body. */
+  readonly reviewState?: ReviewNoteState | null;
 };
+
+/** Where a kept note is: the fork and the proposal it is about. */
+type NotePlace = OfferPlace;
 
 /** `name@host` of an actor, from its id alone (nothing is fetched for a comment). */
 function loginOf(actor: string): string {
@@ -29,9 +36,11 @@ function loginOf(actor: string): string {
 
 /**
  * Review comments the upstream of a proposal sends as `Create{Note}` replying to the pull
- * request. Invariant: a note is kept only when it replies to the page of one of our proposals
- * and comes from the upstream that proposal went to, with its id and author on that server;
- * anything else is not ours to keep. A note delivered again replaces itself, never doubles.
+ * request (or, in a thread, to a note kept about it), edited by `Update` and taken back by
+ * `Delete` of the note. Invariant: a note is kept, changed or removed only when it is about one
+ * of our proposals and comes from the upstream that proposal went to, with its id and author on
+ * that server; anything else is not ours to keep. A note delivered again replaces itself, never
+ * doubles.
  */
 export class ProposalNotes {
   readonly #kv: KyselyKvStore;
@@ -42,15 +51,66 @@ export class ProposalNotes {
     this.#repos = deps.repos;
   }
 
-  /** Keeps the note `activity` carries if it is about one of our proposals; whether it was. */
+  /**
+   * Keeps the note a `Create` carries if it is about one of our proposals (it replies to the
+   * pull request, or to a note kept about it); whether it was ours to judge.
+   */
   async received(sender: string, activity: Record<string, unknown>): Promise<boolean> {
     const note = readNote(activity);
     if (!note) return false;
-    const where = await this.#kv.get<OfferPlace>(['offer-url', note.inReplyTo]);
+    const aboutPull = await this.#kv.get<OfferPlace>(['offer-url', note.inReplyTo]);
+    const where =
+      aboutPull ?? (await this.#kv.get<NotePlace>(['proposal-note-at', note.inReplyTo]));
+    if (!where) return false;
+    if (!(await this.#fromUpstream(sender, where, note))) return true;
+    const earlier = await this.#kv.get<NotePlace>(['proposal-note-at', note.id]);
+    // A note id names one note: one already kept about another proposal is not moved.
+    if (earlier && (earlier.repoId !== where.repoId || earlier.id !== where.id)) return true;
+    await this.#keep(where, note, aboutPull ? null : note.inReplyTo);
+    return true;
+  }
+
+  /** An `Update` of a note kept here: its new body replaces the old; whether it was ours. */
+  async updated(sender: string, activity: Record<string, unknown>): Promise<boolean> {
+    const note = readNote(activity);
+    if (!note) return false;
+    const where = await this.#kv.get<NotePlace>(['proposal-note-at', note.id]);
+    if (!where) return false;
+    if (!(await this.#fromUpstream(sender, where, note))) return true;
+    const kept = await this.#kv.get<ProposalNote>([
+      'proposal-note',
+      where.repoId,
+      where.id,
+      note.id,
+    ]);
+    if (!kept) return true;
+    await this.#kv.setFor(
+      ['proposal-note', where.repoId, where.id, note.id],
+      { ...kept, body: note.content, reviewState: note.reviewState ?? kept.reviewState ?? null },
+      null,
+    );
+    return true;
+  }
+
+  /** A `Delete` of a note kept here (by the upstream that sent it): it goes; whether it was ours. */
+  async deleted(sender: string, noteId: string): Promise<boolean> {
+    const where = await this.#kv.get<NotePlace>(['proposal-note-at', noteId]);
     if (!where) return false;
     const record = await this.#kv.get<OutgoingPull>(['outgoing-pull', where.repoId, where.id]);
-    if (record?.upstream !== sender) return true;
-    if (!sameHost(note.id, sender) || !sameHost(note.attributedTo, sender)) return true;
+    if (record?.upstream !== sender || !sameHost(noteId, sender)) return true;
+    await this.#kv.delete(['proposal-note', where.repoId, where.id, noteId]);
+    await this.#kv.delete(['proposal-note-at', noteId]);
+    return true;
+  }
+
+  /** Whether `note` comes from the upstream the proposal at `where` went to, ids on its server. */
+  async #fromUpstream(sender: string, where: NotePlace, note: PullNote): Promise<boolean> {
+    const record = await this.#kv.get<OutgoingPull>(['outgoing-pull', where.repoId, where.id]);
+    if (record?.upstream !== sender) return false;
+    return sameHost(note.id, sender) && sameHost(note.attributedTo, sender);
+  }
+
+  async #keep(where: NotePlace, note: PullNote, parent: string | null): Promise<void> {
     const kept: ProposalNote = {
       id: note.id,
       login: loginOf(note.attributedTo),
@@ -59,9 +119,11 @@ export class ProposalNotes {
       path: note.anchor?.path ?? null,
       line: note.anchor?.line ?? null,
       createdAt: Date.parse(note.published),
+      inReplyTo: parent,
+      reviewState: note.reviewState,
     };
     await this.#kv.setFor(['proposal-note', where.repoId, where.id, note.id], kept, null);
-    return true;
+    await this.#kv.setFor(['proposal-note-at', note.id], where, null);
   }
 
   /** The comments on proposal `id` of the fork `owner/name`, oldest first. */

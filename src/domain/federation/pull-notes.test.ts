@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createNoteActivity, MAX_NOTE_BYTES, type PullNote, readNote } from './pull-notes.ts';
+import {
+  createNoteActivity,
+  deleteNoteActivity,
+  MAX_NOTE_BYTES,
+  noteActivity,
+  type PullNote,
+  REVIEW_NOTE_STATES,
+  readNote,
+} from './pull-notes.ts';
 
 const url = fc.webUrl({ withFragments: false, withQueryParameters: false });
 const noteArb: fc.Arbitrary<PullNote> = fc.record({
@@ -16,6 +24,7 @@ const noteArb: fc.Arbitrary<PullNote> = fc.record({
     { nil: null },
   ),
   published: fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+  reviewState: fc.option(fc.constantFrom(...REVIEW_NOTE_STATES), { nil: null }),
 });
 /** The activity carrying `note`, as another server reads it off the wire. */
 const sent = (note: PullNote) =>
@@ -75,5 +84,71 @@ describe('note authors', () => {
       };
       expect(readNote(activity)).toBeUndefined();
     }
+  });
+});
+
+describe('what a remote note says of itself', () => {
+  it('an edit reads back as the note it updates; an unknown review state is none', () => {
+    fc.assert(
+      fc.property(noteArb, fc.anything(), (note, state) => {
+        const activity = JSON.parse(
+          JSON.stringify(
+            noteActivity(
+              'Update',
+              'https://x.example/u',
+              'https://x.example/r',
+              'https://y.example/p',
+              note,
+            ),
+          ),
+        ) as Record<string, unknown>;
+        expect(activity.type).toBe('Update');
+        expect(readNote(activity)).toEqual(note);
+        (activity.object as Record<string, unknown>).reviewState = state;
+        const known = REVIEW_NOTE_STATES.find((one) => one === state) ?? null;
+        expect(readNote(activity)?.reviewState).toBe(known);
+      }),
+    );
+  });
+
+  it('replies only to web addresses, of bounded length', () => {
+    fc.assert(
+      fc.property(
+        noteArb,
+        fc.oneof(
+          fc.string(),
+          fc.constantFrom(
+            'javascript:alert(1)',
+            'data:,x',
+            `https://x.example/${'a'.repeat(2100)}`,
+          ),
+          fc.anything(),
+        ),
+        (note, inReplyTo) => {
+          const activity = sent(note);
+          (activity.object as Record<string, unknown>).inReplyTo = inReplyTo;
+          const read = readNote(activity);
+          if (read) {
+            expect(/^https?:/.test(new URL(read.inReplyTo).protocol)).toBe(true);
+            expect(read.inReplyTo.length).toBeLessThanOrEqual(2048);
+          }
+        },
+      ),
+    );
+  });
+
+  it('a deletion names the note as a tombstone', () => {
+    const activity = deleteNoteActivity(
+      'https://x.example/d',
+      'https://x.example/r',
+      'https://y.example/p',
+      'https://x.example/n',
+    );
+    expect(activity.object).toEqual({
+      id: 'https://x.example/n',
+      type: 'Tombstone',
+      formerType: 'Note',
+    });
+    expect(activity.to).toEqual(['https://y.example/p']);
   });
 });

@@ -1,20 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { deleteRef, findBranch, isAncestor, readDefaultBranch, updateRef } from '../../git/refs.ts';
 import {
   fetchAllFromRemote,
-  fetchRemoteBranch,
   type RemoteFetchOptions,
   remoteDefaultBranch,
 } from '../../git/remote-fetch.ts';
-import { Conflict, Forbidden, Invalid, NotFound } from '../errors.ts';
-import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
-import type { PushService } from '../repos/push.service.ts';
+import { Invalid } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
 import type { DeliveryMessage } from './delivery.ts';
 import { ACTOR_CONTEXT } from './forgefed-context.ts';
 import { copyFailure, reachClone } from './fork-reach.ts';
+import { type ForkSyncDeps, type MergeUpstreamResult, mergeUpstream } from './fork-sync.ts';
 import type { KyselyKvStore } from './kv.store.ts';
 import type { LocalActor, LocalActors } from './local-actors.ts';
 import type { KyselyMessageQueue } from './message-queue.ts';
@@ -34,25 +31,13 @@ export type RemoteUpstream = {
 /** A repository on another server forked from a local one, as its server announced it. */
 export type RemoteFork = { readonly actor: string; readonly owner: string; readonly at: number };
 
-/** What `mergeUpstream` did: Gitea's `merge_type` (`""` when the branch was already there). */
-export type MergeUpstreamResult = { readonly mergeType: 'fast-forward' | '' };
-
-export type RemoteForksDeps = {
+export type RemoteForksDeps = Omit<ForkSyncDeps, 'repos' | 'upstreamOf' | 'reach'> & {
   readonly actors: LocalActors;
   readonly remote: RemoteActors;
   readonly documents: RemoteDocuments;
   readonly repos: Pick<RepoService, 'create' | 'delete' | 'handle' | 'require'>;
-  /**
-   * The use case a git push ends in: bringing a fork up to its upstream moves a branch as a
-   * push does, so webhooks, CI and followers hear of it the same way.
-   */
-  readonly pushHandling: Pick<PushService, 'afterPush'>;
-  /** Where failures of the reactions to a sync go (the server's log). */
-  readonly report: (error: unknown) => void;
   /** The most bytes a fork's first copy may take on disk; 0 for no limit. */
   readonly maxForkBytes: number;
-  /** Who may move which branch: bringing a fork up to date moves one as a push would. */
-  readonly protectedBranches: Pick<ProtectedBranchService, 'mayPushTo'>;
   /** The actor id a URL or handle names (ActorResolver). */
   readonly resolve: (target: string) => Promise<string>;
   readonly kv: KyselyKvStore;
@@ -60,9 +45,6 @@ export type RemoteForksDeps = {
   /** Plain `http://` clone addresses, for servers on one machine (tests only). */
   readonly allowHttp: boolean;
 };
-
-/** Where the upstream's branch is put while it is compared; removed again at once. */
-const UPSTREAM_REF = 'refs/kiln-upstream/head';
 
 /**
  * Forks across servers (ForgeFed `forkedFrom` and `forks`). A local user forks a public
@@ -120,6 +102,18 @@ export class RemoteForksService {
     return this.#deps.kv.get<RemoteUpstream>(['remote-fork', repo.id]);
   }
 
+  /** The remote upstreams of those of `repos` forked from one, by repository id: one query. */
+  async upstreamsOf(repos: readonly Repository[]): Promise<Map<string, RemoteUpstream>> {
+    const ids = [...new Set(repos.map((repo) => repo.id))];
+    const found = await this.#deps.kv.getMany<RemoteUpstream>(ids.map((id) => ['remote-fork', id]));
+    const upstreams = new Map<string, RemoteUpstream>();
+    ids.forEach((id, at) => {
+      const upstream = found[at];
+      if (upstream) upstreams.set(id, upstream);
+    });
+    return upstreams;
+  }
+
   /** The forks other servers made of `repo`, oldest first. */
   async forksOf(repo: Repository): Promise<RemoteFork[]> {
     const list: RemoteFork[] = [];
@@ -131,50 +125,23 @@ export class RemoteForksService {
 
   /**
    * Brings `branch` of a remote fork up to the upstream's branch of that name, when that is a
-   * fast-forward; a branch with commits of its own is left alone (Conflict). Without `branch`,
-   * the fork's default branch.
+   * fast-forward (`fork-sync.ts`); without `branch`, the fork's default branch.
    */
-  async mergeUpstream(
+  mergeUpstream(
     user: User,
     owner: string,
     name: string,
     asked?: string,
   ): Promise<MergeUpstreamResult> {
-    const { repos } = this.#deps;
-    const { repo } = await repos.require(user, owner, name, 'write');
-    const upstream = await this.upstreamOf(repo);
-    if (!upstream) throw new NotFound('this repository is not a fork of a repository elsewhere');
-    const handle = repos.handle(repo);
-    const branch = asked ?? (await readDefaultBranch(handle)) ?? 'main';
-    // Invariant: this moves a branch without git's hook, so it asks the hook's rule itself.
-    if (!(await this.#deps.protectedBranches.mayPushTo(repo, branch, user))) {
-      throw new Forbidden('you may not push to this protected branch');
-    }
-    const reach = await this.#reach(upstream.cloneUri);
-    const theirs = await fetchRemoteBranch(
-      handle,
-      upstream.cloneUri,
-      branch,
-      UPSTREAM_REF,
-      reach,
-    ).catch((error: unknown) => {
-      throw copyFailure(`the upstream branch ${branch} could not be fetched`, error);
-    });
-    try {
-      const ours = (await findBranch(handle, branch)) ?? null;
-      if (ours === theirs) return { mergeType: '' };
-      if (ours !== null && !(await isAncestor(handle, ours, theirs))) {
-        throw new Conflict(`${branch} has commits the upstream does not have: merge it by hand`);
-      }
-      await updateRef(handle, `refs/heads/${branch}`, theirs, ours, 'merge upstream');
-      // The same use case a git push ends in: the record first, then the `push` event.
-      const changes = [{ ref: `refs/heads/${branch}`, oldSha: ours, newSha: theirs }];
-      await this.#deps.pushHandling.afterPush({ repo, pusher: user, changes }, this.#deps.report)
-        .recorded;
-      return { mergeType: 'fast-forward' };
-    } finally {
-      await deleteRef(handle, UPSTREAM_REF, theirs).catch(() => {});
-    }
+    return mergeUpstream(
+      {
+        ...this.#deps,
+        upstreamOf: (repo) => this.upstreamOf(repo),
+        reach: (uri) => this.#reach(uri),
+      },
+      user,
+      { owner, name, branch: asked },
+    );
   }
 
   /**

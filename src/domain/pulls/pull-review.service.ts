@@ -1,5 +1,6 @@
 import { newId } from '../../lib/ids.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
+import type { EventPublisher } from '../events.ts';
 import { mayAdministerRepo } from '../repos/repo.policy.ts';
 import type { User } from '../users/user.types.ts';
 import { mayCommentOnPull } from './pull.policy.ts';
@@ -24,6 +25,8 @@ export type PullReviewDeps = {
   readonly pulls: Pick<PullService, 'get' | 'currentHead'>;
   readonly comments: Pick<ReviewCommentService, 'addToReview' | 'listOfReview'>;
   readonly official: OfficialReviewer;
+  /** Where a submitted review is announced (`review.submitted`). */
+  readonly events?: EventPublisher;
 };
 
 /** Most line comments one review may carry at once. */
@@ -222,6 +225,13 @@ export class PullReviewService {
       updatedAt: new Date(at),
       submittedAt: new Date(at),
     };
+    const comments = await this.#deps.comments.listOfReview(review.id);
+    await this.#deps.events?.publish('review.submitted', {
+      context,
+      review: submitted,
+      comments,
+      actor,
+    });
     return submitted;
   }
 

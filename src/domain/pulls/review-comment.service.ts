@@ -159,7 +159,9 @@ export class ReviewCommentService {
     }
     const now = new Date();
     await this.#store.updateBody(comment.id, body, now.getTime());
-    return { context, comment: { ...comment, body, updatedAt: now } };
+    const updated = { ...comment, body, updatedAt: now };
+    await this.#events.publish('review-comment.updated', { context, comment: updated, actor });
+    return { context, comment: updated };
   }
 
   /**
@@ -167,13 +169,14 @@ export class ReviewCommentService {
    * the resolution over, so deleting the first comment does not reopen the thread.
    */
   async delete(actor: User, owner: string, name: string, wireId: number): Promise<void> {
-    const { comment } = await this.#findForChange(actor, owner, name, wireId);
+    const { comment, context } = await this.#findForChange(actor, owner, name, wireId);
     const thread = threadOf(await this.#store.listByPull(comment.pullId), comment);
     const next = thread?.comments.find((c) => c.id !== comment.id);
     if (thread?.first.id === comment.id && thread.resolved && next) {
       await this.#store.setResolution(next.id, thread.resolved.byId, thread.resolved.at.getTime());
     }
     await this.#store.delete(comment.id);
+    await this.#events.publish('review-comment.deleted', { context, comment, actor });
   }
 
   /**

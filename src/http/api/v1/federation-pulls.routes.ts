@@ -49,6 +49,10 @@ const ProposalNoteSchema = Type.Object({
   line: Type.Union([Type.Integer(), Type.Null()]),
   html_url: Type.String(),
   created_at: Type.String(),
+  /** The note this one answers in a review thread; null when it is about the pull. */
+  in_reply_to: Type.Union([Type.String(), Type.Null()]),
+  /** On a review's body: `approved`, `changes_requested` or `commented`. */
+  review_state: Type.Union([Type.String(), Type.Null()]),
 });
 
 /** A review comment made upstream on a proposal, on the wire (`html_url` is upstream). */
@@ -61,6 +65,8 @@ function noteToWire(note: ProposalNote) {
     line: note.line,
     html_url: note.id,
     created_at: new Date(note.createdAt).toISOString(),
+    in_reply_to: note.inReplyTo ?? null,
+    review_state: note.reviewState ?? null,
   };
 }
 
@@ -106,7 +112,7 @@ export function registerFederationPullRoutes(
     async (request, reply) => {
       const user = requireUser(request);
       const { owner, name } = request.params;
-      const pull = await federation().proposals.propose(user, owner, name, request.body);
+      const pull = await federation().pulls.proposals.propose(user, owner, name, request.body);
       return reply.status(202).send(toWire(pull));
     },
   );
@@ -122,7 +128,7 @@ export function registerFederationPullRoutes(
     },
     async (request) => {
       const { owner, name } = request.params;
-      const list = await federation().proposals.list(viewerUser(request.viewer), owner, name);
+      const list = await federation().pulls.proposals.list(viewerUser(request.viewer), owner, name);
       return list.map(toWire);
     },
   );
@@ -138,7 +144,7 @@ export function registerFederationPullRoutes(
     },
     async (request) => {
       const { owner, name, id } = request.params;
-      const notes = await federation().proposalNotes.list(
+      const notes = await federation().pulls.proposalNotes.list(
         viewerUser(request.viewer),
         owner,
         name,

@@ -13,6 +13,7 @@ import type { PageContext } from '../layout.ts';
 import type { Pages } from '../page.ts';
 import { signedInPoster } from '../require-user.ts';
 import { when } from './admin-runner-tables.view.ts';
+import { answerBlockForm, type BlockAction } from './federation-block-form.ts';
 
 const PATH = '/admin/federation';
 const CELL = 'p-2 border-top';
@@ -164,23 +165,15 @@ export function registerAdminFederationRoutes(
   server.post(`${PATH}/unblock`, change('unblock'));
 
   const changeActor =
-    (action: 'block' | 'unblock') => async (request: FastifyRequest, reply: FastifyReply) => {
+    (action: BlockAction) => async (request: FastifyRequest, reply: FastifyReply) => {
       const federation = federationFor(viewerUser(request.viewer));
       const user = signedInPoster(request, reply);
       if (!user) return reply;
       const actor = field(request.body, 'actor', 2000);
-      return formAction(
-        pages,
-        request,
-        reply,
-        async () => {
-          const done =
-            action === 'block'
-              ? await federation.blocks.blockSite('actor', actor)
-              : await federation.blocks.unblockSite('actor', actor);
-          return { to: PATH, flash: `${action === 'block' ? 'Blocked' : 'Unblocked'} ${done}.` };
-        },
-        { answers: ['invalid', 'not_found'], back: PATH },
+      return answerBlockForm(pages, request, reply, { action, back: PATH }, () =>
+        action === 'block'
+          ? federation.blocks.blockSite('actor', actor)
+          : federation.blocks.unblockSite('actor', actor),
       );
     };
   server.post(`${PATH}/actors/block`, changeActor('block'));

@@ -38,7 +38,10 @@ export function registerCodeRoutes(
   server.get('/repos/:owner/:name', { schema: { params: RepoParams } }, async (request, reply) => {
     const visible = await openRepo(deps, request);
     const { repo } = visible;
-    const frame = await frameOf(deps, request, visible, 'code', { fork: true });
+    const frame = await frameOf(deps, request, visible, 'code', {
+      fork: true,
+      renderer: pages.renderer,
+    });
     const about = repo.description
       ? html`<p class="f4 color-fg-muted mb-3 kiln-break">${repo.description}</p>`
       : null;

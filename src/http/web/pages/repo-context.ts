@@ -8,7 +8,9 @@ import { viewerUser } from '../../auth/viewer.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { creatableOwners, visibleParent } from '../owners.ts';
 import type { RepoParams } from '../page-params.ts';
+import type { ContentRenderer } from '../render/content-renderer.ts';
 import type { RepoFrame, RepoTab } from '../views/repo-frame.ts';
+import { forkProposals } from './fork-proposals.ts';
 
 /** What a repository page needs to open its repository and draw the frame around it. */
 export type RepoPageDeps = {
@@ -25,13 +27,16 @@ export async function openRepo(
   return deps.services.code.open(viewerUser(request.viewer), owner, name);
 }
 
-/** The frame of a repository page; the fork choices only when asked for (they cost a query). */
+/**
+ * The frame of a repository page; the fork choices only when asked for (they cost a query), and
+ * a remote fork's proposals only where a renderer is given for the notes on them.
+ */
 export async function frameOf(
   deps: RepoPageDeps,
   request: FastifyRequest,
   visible: VisibleRepo,
   tab: RepoTab,
-  options: { fork?: boolean } = {},
+  options: { fork?: boolean; renderer?: Pick<ContentRenderer, 'markdownList'> } = {},
 ): Promise<RepoFrame> {
   const viewer = viewerUser(request.viewer);
   const [parent, remoteParent, forkOwners, fediverse] = await Promise.all([
@@ -42,16 +47,12 @@ export async function frameOf(
   ]);
   // Forking into the account that already holds the repository would only collide with itself.
   const targets = forkOwners?.filter((owner) => owner.id !== visible.repo.owner.id);
-  // What this fork proposed to its upstream elsewhere, on its code page only.
-  const federation = remoteParent && tab === 'code' ? deps.services.federation : undefined;
-  const proposals = federation
-    ? await Promise.all(
-        (await federation.proposals.proposalsOf(visible.repo)).map(async (proposal) => ({
-          ...proposal,
-          notes: await federation.proposalNotes.notesOf(visible.repo, proposal.id),
-        })),
-      )
-    : undefined;
+  // What this fork proposed to its upstream elsewhere, on the pages that render its notes.
+  const federation = remoteParent && options.renderer ? deps.services.federation : undefined;
+  const proposals =
+    federation && options.renderer
+      ? await forkProposals(federation, visible.repo, options.renderer)
+      : undefined;
   return { visible, parent, remoteParent, tab, forkOwners: targets, fediverse, proposals };
 }
 

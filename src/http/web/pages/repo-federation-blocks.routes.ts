@@ -5,7 +5,6 @@ import type { Block, BlockKind } from '../../../domain/federation/blocks.ts';
 import type { Federation } from '../../../domain/federation/federation.ts';
 import type { Repository } from '../../../domain/repos/repo.types.ts';
 import type { DomainServices } from '../../../domain/services.ts';
-import { formAction } from '../form-action.ts';
 import { field } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import type { PageContext } from '../layout.ts';
@@ -14,6 +13,7 @@ import { RepoParams } from '../page-params.ts';
 import { repoUrl } from '../paths.ts';
 import { signedInOrRedirect, signedInPoster } from '../require-user.ts';
 import { repoFrame } from '../views/repo-frame.ts';
+import { answerBlockForm } from './federation-block-form.ts';
 import { frameOf, type RepoPageDeps } from './repo-context.ts';
 
 /** What the page uses: the repository pages' parts and federation (404 when off). */
@@ -105,20 +105,11 @@ export function registerRepoFederationBlockRoutes(
         const { repo } = await deps.services.repos.require(user, owner, name, 'admin');
         const back = `${repoUrl(repo)}/settings/federation`;
         const block = { kind: kindOf(request.body), target: field(request.body, 'target', 2000) };
-        return formAction(
-          pages,
-          request,
-          reply,
-          async () => {
-            if (action === 'block') {
-              const target = await federation.blocks.blockForRepo(user, owner, name, block);
-              return { to: back, flash: `Blocked ${target}.` };
-            }
-            await federation.blocks.unblockForRepo(user, owner, name, block);
-            return { to: back, flash: `Unblocked ${block.target}.` };
-          },
-          { answers: ['invalid', 'not_found'], back },
-        );
+        return answerBlockForm(pages, request, reply, { action, back }, async () => {
+          if (action === 'block') return federation.blocks.blockForRepo(user, owner, name, block);
+          await federation.blocks.unblockForRepo(user, owner, name, block);
+          return block.target;
+        });
       },
     );
   }

@@ -64,7 +64,7 @@ export function registerSyncForkRoutes(
     return mergeType ? 'The fork is up to date with its upstream.' : 'Already up to date.';
   });
   route('propose-upstream', async (federation, user, { owner, name }, body) => {
-    await federation.proposals.propose(user, owner, name, {
+    await federation.pulls.proposals.propose(user, owner, name, {
       head: field(body, 'head', 255),
       base: field(body, 'base', 255),
       title: field(body, 'title', 255),

@@ -1,5 +1,6 @@
 import type { OutgoingPull } from '../../../domain/federation/outgoing-pulls.service.ts';
 import type { ProposalNote } from '../../../domain/federation/proposal-notes.ts';
+import type { ReviewNoteState } from '../../../domain/federation/pull-notes.ts';
 import { mayAdministerRepo } from '../../../domain/repos/repo.policy.ts';
 import type { Repository, VisibleRepo } from '../../../domain/repos/repo.types.ts';
 import type { Account } from '../../../domain/users/user.types.ts';
@@ -52,24 +53,31 @@ function remoteParentLine(context: PageContext, frame: RepoFrame): Html | null {
   return html`<p class="f6 color-fg-muted mb-2">forked from <a href="${url.href}" rel="nofollow">${label}</a>${sync}</p>${proposalList(frame.proposals ?? [])}`;
 }
 
-/** A proposal to the upstream with the review comments made on it there. */
-export type ProposalWithNotes = OutgoingPull & { readonly notes?: readonly ProposalNote[] };
+/** A note made upstream, with its body as the renderer made it (sanitised markdown). */
+export type RenderedNote = ProposalNote & { readonly bodyHtml: Html | undefined };
 
-/** What a comment's body shows here: its start, as text (its markdown is the upstream's). */
-const NOTE_PREVIEW_CHARS = 500;
+/** A proposal to the upstream with the review comments made on it there. */
+export type ProposalWithNotes = OutgoingPull & { readonly notes?: readonly RenderedNote[] };
+
+const REVIEW_LABELS: Record<ReviewNoteState, string> = {
+  approved: 'approved',
+  changes_requested: 'requested changes',
+  commented: 'reviewed',
+};
 
 /** The review comments made upstream on one proposal: who, where, and what they wrote. */
-function noteList(notes: readonly ProposalNote[]): Html | null {
+function noteList(notes: readonly RenderedNote[]): Html | null {
   if (notes.length === 0) return null;
-  const row = (note: ProposalNote) => {
+  const row = (note: RenderedNote) => {
     const where = note.path
       ? html` on <code>${note.path}${note.line ? `:${note.line}` : ''}</code>`
       : null;
-    const body =
-      note.body.length > NOTE_PREVIEW_CHARS
-        ? `${note.body.slice(0, NOTE_PREVIEW_CHARS)}…`
-        : note.body;
-    return html`<li class="kiln-proposal-note"><a href="${note.actor}" rel="nofollow">@${note.login}</a>${where}: <span class="kiln-break">${body}</span></li>`;
+    const verdict = note.reviewState
+      ? html` <span class="Label" data-review-state="${note.reviewState}">${REVIEW_LABELS[note.reviewState]}</span>`
+      : null;
+    const reply = note.inReplyTo ? ' ml-3' : '';
+    return html`<li class="kiln-proposal-note${reply}"><a href="${note.actor}" rel="nofollow">@${note.login}</a>${verdict}${where}:
+      <div class="markdown-body kiln-break">${note.bodyHtml ?? note.body}</div></li>`;
   };
   return html`<ul class="ml-3">${notes.map(row)}</ul>`;
 }
