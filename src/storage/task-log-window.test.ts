@@ -45,6 +45,11 @@ describe('windows of a task log', () => {
           expect(window.rows.length).toBeLessThanOrEqual(maxRows);
           const size = window.rows.reduce((sum, line) => sum + stored(line), 0);
           if (window.rows.length > 1) expect(size).toBeLessThanOrEqual(maxBytes);
+          // Its place in the stored bytes (an empty window has none): after every row before
+          // it, as long as its rows.
+          expect(window.count).toBe(window.rows.length);
+          const before = all.slice(0, window.from).reduce((sum, line) => sum + stored(line), 0);
+          if (window.count > 0) expect(window.span).toEqual({ start: before, end: before + size });
           const edge = Math.min(row, contents.length);
           if (forward) {
             expect(window.from).toBe(edge);

@@ -4,6 +4,8 @@ import type { JobView } from '../../../domain/ci/run-query.service.ts';
 import { toBytes } from '../html.ts';
 import { jobLog, LOG_PAGE_LIMITS } from './job-log.ts';
 
+const stamp = '2026-01-01T00:00:00.000Z ';
+
 /** Rows drawn from a few texts, so that pages often coincide. */
 const row = fc.constantFrom('a', 'b <&', '\u001b[31mred', '::error::x');
 
@@ -56,10 +58,16 @@ const views = fc
         startedAt: new Date(1000),
         steps,
       } as unknown as JobView;
+      // Where the rows lie in the log as stored, one line each.
+      const stored = (contents: readonly string[]) =>
+        contents.reduce((sum, content) => sum + Buffer.byteLength(`${stamp}${content}\n`), 0);
+      const start = stored(log.slice(0, from));
       const window = {
         from,
         total: log.length,
-        rows: rows.map((content) => `2026-01-01T00:00:00.000Z ${content}`),
+        count: rows.length,
+        span: { start, end: start + stored(rows) },
+        rows: rows.map((content) => `${stamp}${content}`),
       };
       return { job, window, newestFirst: page.newestFirst };
     }),
