@@ -6,6 +6,8 @@ import { jobLog, LOG_PAGE_LIMITS } from './job-log.ts';
 
 const stamp = '2026-01-01T00:00:00.000Z ';
 
+let generated = 0;
+
 /** Rows drawn from a few texts, so that pages often coincide. */
 const row = fc.constantFrom('a', 'b <&', '\u001b[31mred', '::error::x');
 
@@ -30,8 +32,12 @@ const views = fc
       { minLength: 1, maxLength: 12 },
     ),
   })
-  .map(({ logs, pages }) =>
-    pages.map((page) => {
+  .map(({ logs, pages }) => {
+    // Jobs of one generated value are jobs of no other: kept pages outlive a run of the
+    // property, and two runs' logs for one job would break the rule every kept page relies on.
+    generated += 2;
+    const jobs = generated;
+    return pages.map((page) => {
       const log = logs[(page.id - 1) * 2 + page.attempt] ?? [];
       const from = Math.min(page.from, log.length);
       const rows = log.slice(from, from + page.length);
@@ -50,7 +56,7 @@ const views = fc
         return step;
       });
       const job = {
-        id: page.id,
+        id: jobs + page.id,
         attempt: page.attempt,
         runId: 1,
         name: 'job',
@@ -70,8 +76,8 @@ const views = fc
         rows: rows.map((content) => `${stamp}${content}`),
       };
       return { job, window, newestFirst: page.newestFirst };
-    }),
-  );
+    });
+  });
 
 const links = { page: '/job', raw: '/job/logs' };
 
