@@ -289,21 +289,21 @@ export class TaskLogFiles {
    * (the newest rows when `before` is the row count), at most `maxRows` rows and `maxBytes` of
    * stored text, and always at least one row when the log has any there. Only the window's
    * offsets and bytes are read, so a page of a log of any size costs what its window holds; its
-   * rows are decoded on first read, so a page whose rows were built before (keyed by the
-   * window's `span`) decodes none.
+   * rows are read and decoded when first asked for, so a page whose rows were built before
+   * (keyed by the window's `span`) reads only offsets.
    */
   async readWindow(
     taskId: number,
     at: { readonly from: number } | { readonly before: number },
     maxRows: number,
     maxBytes: number,
-  ): Promise<ReturnType<typeof decodedLater>> {
+  ): Promise<ReturnType<typeof readLater>> {
     const total = await this.rowCount(taskId);
     const clamp = (row: number) => Math.min(Math.max(0, Math.floor(row)), total);
     const forward = 'from' in at;
     const first = forward ? clamp(at.from) : Math.max(0, clamp(at.before) - maxRows);
     const last = forward ? Math.min(total, first + maxRows) : clamp(at.before);
-    if (first >= last) return decodedLater(first, total, Buffer.alloc(0), []);
+    if (first >= last) return readLater(undefined, first, total, [], 0);
     const paths = this.#paths(taskId);
     const index = await open(paths.index, 'r');
     let ends: RowEnds;
@@ -328,14 +328,7 @@ export class TaskLogFiles {
     const begin = ends.endOf(keepFirst - 1);
     const offsets: number[] = [];
     for (let row = keepFirst; row < keepLast; row++) offsets.push(ends.endOf(row) - begin);
-    const bytes = Buffer.alloc(offsets.at(-1) ?? 0);
-    const log = await open(paths.log, 'r');
-    try {
-      await log.read(bytes, 0, bytes.length, begin);
-    } finally {
-      await log.close();
-    }
-    return decodedLater(keepFirst, total, bytes, offsets, begin);
+    return readLater(paths.log, keepFirst, total, offsets, begin);
   }
 
   /**
@@ -394,32 +387,44 @@ async function readEnds(index: FileHandle, first: number, last: number): Promise
 }
 
 /**
- * A window whose rows are decoded from `bytes` on first read: `offsets` are where each row ends
- * in them, past its newline. `span` places the bytes in the log, which within an attempt is only
- * appended to, so the span and the rows' place name the rows for good.
+ * A window whose rows are read from the log and decoded when first asked for: `offsets` are
+ * where each row ends after `start`, past its newline. `span` places the rows in the log, which
+ * within an attempt is only appended to, so the span and the rows' place name the rows for good,
+ * and a page built from them before reads none of their bytes.
  */
-function decodedLater(
+function readLater(
+  path: string | undefined,
   from: number,
   total: number,
-  bytes: Buffer,
   offsets: readonly number[],
-  start = 0,
+  start: number,
 ) {
-  let rows: string[] | undefined;
+  const length = offsets.at(-1) ?? 0;
+  let rows: Promise<string[]> | undefined;
+  const read = async (): Promise<string[]> => {
+    if (path === undefined || length === 0) return [];
+    const bytes = Buffer.allocUnsafe(length);
+    const log = await open(path, 'r');
+    try {
+      await log.read(bytes, 0, length, start);
+    } finally {
+      await log.close();
+    }
+    const decoded: string[] = [];
+    let at = 0;
+    for (const end of offsets) {
+      decoded.push(bytes.toString('utf8', at, end - 1));
+      at = end;
+    }
+    return decoded;
+  };
   return {
     from,
     total,
     count: offsets.length,
-    span: { start, end: start + bytes.length },
-    get rows() {
-      if (rows === undefined) {
-        rows = [];
-        let at = 0;
-        for (const end of offsets) {
-          rows.push(bytes.toString('utf8', at, end - 1));
-          at = end;
-        }
-      }
+    span: { start, end: start + length },
+    readRows: (): Promise<string[]> => {
+      rows ??= read();
       return rows;
     },
   };

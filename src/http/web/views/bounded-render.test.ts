@@ -124,7 +124,13 @@ describe('jobLog', () => {
           const total = before + rows.length + (newestFirst ? 0 : 7);
           // Limits given explicitly: never kept, so the span is never read.
           const span = { start: 0, end: bytes(rows) };
-          const window = { from: before, total, count: rows.length, span, rows };
+          const window = {
+            from: before,
+            total,
+            count: rows.length,
+            span,
+            readRows: async () => rows,
+          };
           const links = { page: '/job', raw: '/job/logs' };
           // As sent: the rows are kept encoded, standing in the markup's text as tokens.
           const markup = toBytes(

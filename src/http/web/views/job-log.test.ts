@@ -73,7 +73,7 @@ const views = fc
         total: log.length,
         count: rows.length,
         span: { start, end: start + stored(rows) },
-        rows: rows.map((content) => `${stamp}${content}`),
+        readRows: async () => rows.map((content) => `${stamp}${content}`),
       };
       return { job, window, newestFirst: page.newestFirst };
     });
