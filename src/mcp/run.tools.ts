@@ -142,11 +142,12 @@ export function registerRunTools(
         {},
         { maxRows: rows, maxBytes: LOG_TAIL_LIMITS.bytes },
       );
+      const stored = await tail.readRows();
       return recordResult({
         job_id: job,
-        first_line: tail.rows.length === 0 ? null : tail.from + 1,
+        first_line: stored.length === 0 ? null : tail.from + 1,
         total_lines: tail.total,
-        lines: tail.rows.map(lineOf),
+        lines: stored.map(lineOf),
       });
     },
   );

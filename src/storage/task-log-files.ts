@@ -288,55 +288,47 @@ export class TaskLogFiles {
    * A window of rows for a page: from row `from` forwards, or ending just before row `before`
    * (the newest rows when `before` is the row count), at most `maxRows` rows and `maxBytes` of
    * stored text, and always at least one row when the log has any there. Only the window's
-   * offsets and bytes are read, so a page of a log of any size costs what its window holds.
+   * offsets and bytes are read, so a page of a log of any size costs what its window holds; its
+   * rows are read and decoded when first asked for, so a page whose rows were built before
+   * (keyed by the window's `span`) reads only offsets.
    */
   async readWindow(
     taskId: number,
     at: { readonly from: number } | { readonly before: number },
     maxRows: number,
     maxBytes: number,
-  ): Promise<{ from: number; total: number; rows: string[] }> {
+  ): Promise<ReturnType<typeof readLater>> {
     const total = await this.rowCount(taskId);
     const clamp = (row: number) => Math.min(Math.max(0, Math.floor(row)), total);
     const forward = 'from' in at;
     const first = forward ? clamp(at.from) : Math.max(0, clamp(at.before) - maxRows);
     const last = forward ? Math.min(total, first + maxRows) : clamp(at.before);
-    if (first >= last) return { from: first, total, rows: [] };
+    if (first >= last) return readLater(undefined, first, total, [], 0);
     const paths = this.#paths(taskId);
     const index = await open(paths.index, 'r');
-    let starts: number[];
-    let ends: number[];
+    let ends: RowEnds;
     try {
-      ({ starts, ends } = await readSpans(index, first, last));
+      ends = await readEnds(index, first, last);
     } finally {
       await index.close();
     }
-    // Keep rows from the window's near end while they fit; the first one always does.
-    let keepFirst = 0;
-    let keepLast = ends.length;
+    // Keep rows from the window's near end while they fit; the first one always does. Only the
+    // offsets walked are decoded: a window cut by bytes reads a few of its thousands of rows.
+    let keepFirst = first;
+    let keepLast = last;
     if (forward) {
-      keepLast = 1;
-      while (keepLast < ends.length && (ends[keepLast] ?? 0) - (starts[0] ?? 0) <= maxBytes) {
-        keepLast++;
-      }
+      const start = ends.endOf(first - 1);
+      keepLast = first + 1;
+      while (keepLast < last && ends.endOf(keepLast) - start <= maxBytes) keepLast++;
     } else {
-      keepFirst = ends.length - 1;
-      const end = ends[ends.length - 1] ?? 0;
-      while (keepFirst > 0 && end - (starts[keepFirst - 1] ?? 0) <= maxBytes) keepFirst--;
+      const end = ends.endOf(last - 1);
+      keepFirst = last - 1;
+      while (keepFirst > first && end - ends.endOf(keepFirst - 2) <= maxBytes) keepFirst--;
     }
-    const begin = starts[keepFirst] ?? 0;
-    const bytes = Buffer.alloc((ends[keepLast - 1] ?? 0) - begin);
-    const log = await open(paths.log, 'r');
-    try {
-      await log.read(bytes, 0, bytes.length, begin);
-    } finally {
-      await log.close();
-    }
-    const rows: string[] = [];
-    for (let row = keepFirst; row < keepLast; row++) {
-      rows.push(bytes.toString('utf8', (starts[row] ?? 0) - begin, (ends[row] ?? 0) - begin - 1));
-    }
-    return { from: first + keepFirst, total, rows };
+    const begin = ends.endOf(keepFirst - 1);
+    const offsets: number[] = [];
+    for (let row = keepFirst; row < keepLast; row++) offsets.push(ends.endOf(row) - begin);
+    return readLater(paths.log, keepFirst, total, offsets, begin);
   }
 
   /**
@@ -373,21 +365,69 @@ async function readEnd(index: FileHandle, row: number): Promise<number> {
   return Number(entry.readBigUInt64BE(0));
 }
 
-/** The start and end offsets of rows `first` … `last - 1`, from one read of the offsets file. */
-async function readSpans(
-  index: FileHandle,
-  first: number,
-  last: number,
-): Promise<{ starts: number[]; ends: number[] }> {
+/** Where rows end in the log (the offset past each row's newline), decoded as they are asked. */
+type RowEnds = { endOf(row: number): number };
+
+/**
+ * The end offsets of rows `first - 1` … `last - 1`, from one read of the offsets file; the end of
+ * row -1 is 0. Offsets are decoded from their two 32-bit halves when asked: a `BigInt` for each
+ * of a window's thousands of rows was a third of a log page's time on the request thread.
+ */
+async function readEnds(index: FileHandle, first: number, last: number): Promise<RowEnds> {
   const from = first === 0 ? 0 : first - 1;
   const entries = Buffer.alloc((last - from) * ENTRY_BYTES);
   await index.read(entries, 0, entries.length, from * ENTRY_BYTES);
-  const offsets = Array.from({ length: last - from }, (_, at) =>
-    Number(entries.readBigUInt64BE(at * ENTRY_BYTES)),
-  );
-  const ends = first === 0 ? offsets : offsets.slice(1);
-  const starts = first === 0 ? [0, ...offsets.slice(0, -1)] : offsets.slice(0, -1);
-  return { starts, ends };
+  return {
+    endOf: (row) => {
+      if (row < 0) return 0;
+      const at = (row - from) * ENTRY_BYTES;
+      return entries.readUInt32BE(at) * 2 ** 32 + entries.readUInt32BE(at + 4);
+    },
+  };
+}
+
+/**
+ * A window whose rows are read from the log and decoded when first asked for: `offsets` are
+ * where each row ends after `start`, past its newline. `span` places the rows in the log, which
+ * within an attempt is only appended to, so the span and the rows' place name the rows for good,
+ * and a page built from them before reads none of their bytes.
+ */
+function readLater(
+  path: string | undefined,
+  from: number,
+  total: number,
+  offsets: readonly number[],
+  start: number,
+) {
+  const length = offsets.at(-1) ?? 0;
+  let rows: Promise<string[]> | undefined;
+  const read = async (): Promise<string[]> => {
+    if (path === undefined || length === 0) return [];
+    const bytes = Buffer.allocUnsafe(length);
+    const log = await open(path, 'r');
+    try {
+      await log.read(bytes, 0, length, start);
+    } finally {
+      await log.close();
+    }
+    const decoded: string[] = [];
+    let at = 0;
+    for (const end of offsets) {
+      decoded.push(bytes.toString('utf8', at, end - 1));
+      at = end;
+    }
+    return decoded;
+  };
+  return {
+    from,
+    total,
+    count: offsets.length,
+    span: { start, end: start + length },
+    readRows: (): Promise<string[]> => {
+      rows ??= read();
+      return rows;
+    },
+  };
 }
 
 function readEndSync(fd: number, row: number): number {

@@ -40,22 +40,31 @@ describe('windows of a task log', () => {
           const all = await store.readRows(task, 0, contents.length);
           const where = forward ? { from: row } : { before: row };
           const window = await store.readWindow(task, where, maxRows, maxBytes);
+          // Rows appended between a window and the reading of its rows are not among them.
+          await store.append(task, contents.length, [{ time: at, content: 'later' }]);
+          const rows = await window.readRows();
           expect(window.total).toBe(contents.length);
-          expect(window.rows).toEqual(all.slice(window.from, window.from + window.rows.length));
-          expect(window.rows.length).toBeLessThanOrEqual(maxRows);
-          const size = window.rows.reduce((sum, line) => sum + stored(line), 0);
-          if (window.rows.length > 1) expect(size).toBeLessThanOrEqual(maxBytes);
+          expect(rows).toEqual(all.slice(window.from, window.from + rows.length));
+          expect(rows.length).toBeLessThanOrEqual(maxRows);
+          const size = rows.reduce((sum, line) => sum + stored(line), 0);
+          if (rows.length > 1) expect(size).toBeLessThanOrEqual(maxBytes);
+          // Its place in the stored bytes (an empty window has none): after every row before
+          // it, as long as its rows.
+          expect(window.count).toBe(rows.length);
+          const before = all.slice(0, window.from).reduce((sum, line) => sum + stored(line), 0);
+          if (window.count > 0) expect(window.span).toEqual({ start: before, end: before + size });
           const edge = Math.min(row, contents.length);
           if (forward) {
             expect(window.from).toBe(edge);
-            if (edge < contents.length) expect(window.rows.length).toBeGreaterThan(0);
+            if (edge < contents.length) expect(rows.length).toBeGreaterThan(0);
           } else {
-            expect(window.from + window.rows.length).toBe(edge);
-            if (edge > 0) expect(window.rows.length).toBeGreaterThan(0);
+            expect(window.from + rows.length).toBe(edge);
+            if (edge > 0) expect(rows.length).toBeGreaterThan(0);
           }
           // The raw log is every stored row, each with its newline, streamed.
           const raw = await text(await store.rawLog(task));
-          expect(raw).toBe(all.map((line) => `${line}\n`).join(''));
+          const now = await store.readRows(task, 0, contents.length + 1);
+          expect(raw).toBe(now.map((line) => `${line}\n`).join(''));
         },
       ),
       { numRuns: 150 },

@@ -8,7 +8,7 @@ import type { Annotation, RunAnnotation } from './annotations/annotation.types.t
 import type { WorkflowRun } from './ci.types.ts';
 import type { CiJobStore, JobStep, JobView } from './ci-job.store.ts';
 import { type CommitCheck, commitChecks } from './commit-checks.ts';
-import type { TaskLogs } from './logs/task-logs.ts';
+import type { LogWindow, TaskLogs } from './logs/task-logs.ts';
 import type { RunFilter, WorkflowRunStore } from './workflow-run.store.ts';
 
 export type { Annotation, CommitCheck, JobStep, JobView, RunAnnotation, RunFilter };
@@ -16,8 +16,8 @@ export type { Annotation, CommitCheck, JobStep, JobView, RunAnnotation, RunFilte
 /** The most annotations a run's or a commit's page lists (a job keeps at most 150). */
 const MAX_LISTED_ANNOTATIONS = 300;
 
-/** Rows of a job's log: rows `from` … `from + rows.length - 1` of `total`. */
-export type LogTail = { readonly from: number; readonly total: number; readonly rows: string[] };
+/** Rows of a job's log: rows `from` … `from + count - 1` of `total` (`LogWindow`). */
+export type LogTail = LogWindow;
 
 /**
  * Reading runs, jobs and logs of a repository the viewer may see (private ones are 404 to
@@ -144,9 +144,21 @@ export class RunQueryService {
     bounds: { readonly maxRows: number; readonly maxBytes: number },
   ): Promise<LogTail> {
     await this.getJob(viewer, owner, name, jobId);
+    return this.logWindowOf({ id: jobId }, at, bounds);
+  }
+
+  /**
+   * A window of the log of a job the caller has already found visible (`getJob`), as
+   * `jobLogWindow` reads it: a page that found its job reads it once, not twice.
+   */
+  async logWindowOf(
+    job: { readonly id: number },
+    at: { readonly from?: number; readonly before?: number },
+    bounds: { readonly maxRows: number; readonly maxBytes: number },
+  ): Promise<LogTail> {
     const where =
       at.from !== undefined ? { from: at.from } : { before: at.before ?? Number.MAX_SAFE_INTEGER };
-    return this.#logs.readWindow(jobId, where, bounds.maxRows, bounds.maxBytes);
+    return this.#logs.readWindow(job.id, where, bounds.maxRows, bounds.maxBytes);
   }
 
   /** A job's whole log as stored lines (time, space, content), streamed from storage. */

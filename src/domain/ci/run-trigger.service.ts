@@ -2,7 +2,7 @@ import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { mergeBase } from '../../git/diff.ts';
 import { readCommit } from '../../git/read-objects.ts';
 import { findBranch, type RefChange } from '../../git/refs.ts';
-import { changedPaths, readWorkflowFiles, type WorkflowFile } from '../../git/workflow-files.ts';
+import { changedPaths, readWorkflowFiles } from '../../git/workflow-files.ts';
 import { errorMessage } from '../../lib/thrown.ts';
 import { Invalid } from '../errors.ts';
 import type { Push } from '../repos/push-events.ts';
@@ -14,6 +14,7 @@ import { calledWorkflowLoader } from './called-workflows.ts';
 import type { WorkflowRun } from './ci.types.ts';
 import { fileName, githubContext } from './event-payloads.ts';
 import { type ForkPullGate, groupOf } from './fork-approval.ts';
+import { type ParsedFile, parseFile, parseFiles } from './parsed-files.ts';
 import type { PullTrigger } from './pull-trigger.ts';
 import type { RunLifecycle } from './run-lifecycle.ts';
 import type { ScheduleRecords } from './schedule.service.ts';
@@ -94,7 +95,7 @@ export class RunTriggerService {
     if (!tip) return;
     await schedules.record(
       push.repo.id,
-      await readWorkflowFiles(catFiles, repos.handle(push.repo), tip),
+      await parseFiles(await readWorkflowFiles(catFiles, repos.handle(push.repo), tip)),
     );
   }
 
@@ -155,13 +156,13 @@ export class RunTriggerService {
     budget: JobBudget,
     event: {
       compareTo: () => Promise<string | undefined>;
-      onFiles?: (files: readonly WorkflowFile[]) => Promise<void>;
+      onFiles?: (files: readonly ParsedFile[]) => Promise<void>;
       describe: (title: string, changed: readonly string[]) => Triggered;
     },
   ): Promise<WorkflowRun[]> {
     const { repos, catFiles } = this.#deps;
     const handle = repos.handle(repo);
-    const files = await readWorkflowFiles(catFiles, handle, sha);
+    const files = await parseFiles(await readWorkflowFiles(catFiles, handle, sha));
     await event.onFiles?.(files);
     if (files.length === 0) return [];
     const base = await event.compareTo();
@@ -172,7 +173,7 @@ export class RunTriggerService {
     const { run, github, matches } = event.describe(commit.message.split('\n')[0] ?? '', changed);
     const runs: WorkflowRun[] = [];
     for (const file of files) {
-      const name = fileName(file);
+      const { name } = file;
       const started = await this.#startRun(
         repo,
         file,
@@ -210,7 +211,7 @@ export class RunTriggerService {
     const github = { ...githubContext(repo, ref, sha, actor, payload), event_name: 'schedule' };
     return this.#startRun(
       repo,
-      file,
+      parseFile(file),
       {
         repoId,
         workflowName: workflowFile,
@@ -281,9 +282,12 @@ export class RunTriggerService {
       (candidate) => fileName(candidate) === request.workflowFile,
     );
     if (file === undefined) throw new Invalid(`no workflow file named ${request.workflowFile}`);
+    const parsedFile = parseFile(file);
     let declared: ReturnType<typeof dispatchInputs>;
     try {
-      declared = dispatchInputs(parseWorkflow(request.workflowFile, file.content).triggers);
+      const { parsed } = parsedFile;
+      if ('error' in parsed) throw parsed.error;
+      declared = dispatchInputs(parsed.workflow.triggers);
     } catch (error) {
       throw new Invalid(`${request.workflowFile}: ${errorMessage(error)}`);
     }
@@ -309,7 +313,7 @@ export class RunTriggerService {
     };
     return this.#startRun(
       repo,
-      file,
+      parsedFile,
       {
         repoId: repo.id,
         workflowName: request.workflowFile,
@@ -331,7 +335,7 @@ export class RunTriggerService {
 
   async #startRun(
     repo: Repository,
-    file: WorkflowFile,
+    { file, parsed }: ParsedFile,
     base: NewRun,
     github: Record<string, unknown>,
     matches: (triggers: Triggers) => boolean,
@@ -342,7 +346,8 @@ export class RunTriggerService {
     let plan: { run: NewRun; jobs: ExpandedJob[]; cancelGroup: boolean };
     const vars = (await variables?.variablesForRepo(repo.id, repo.owner.id)) ?? {};
     try {
-      const workflow = parseWorkflow(fileName(file), file.content);
+      if ('error' in parsed) throw parsed.error;
+      const { workflow } = parsed;
       if (!matches(workflow.triggers)) return undefined;
       const contexts = { github, vars, inputs };
       const load = calledWorkflowLoader({

@@ -1,9 +1,7 @@
-import type { WorkflowFile } from '../../git/workflow-files.ts';
-import { fileName } from './event-payloads.ts';
+import type { ParsedFile } from './parsed-files.ts';
 import type { ScheduleStore } from './schedule.store.ts';
 import { cronMatches, parseCron } from './workflow/cron.ts';
 import { scheduleCrons } from './workflow/triggers.ts';
-import { parseWorkflow } from './workflow/workflow-parse.ts';
 
 /** What the schedule needs from the run trigger: starting one workflow of a repository. */
 export type ScheduledRunStarter = (repoId: string, workflowFile: string) => Promise<unknown>;
@@ -19,15 +17,18 @@ export class ScheduleRecords {
     this.#store = store;
   }
 
-  /** Records the schedules of the default branch's workflow files, replacing earlier ones. */
-  async record(repoId: string, files: readonly WorkflowFile[]): Promise<void> {
-    const rows = files.flatMap((file) => {
+  /**
+   * Records the schedules of the default branch's workflow files (parsed once for the push),
+   * replacing earlier ones.
+   */
+  async record(repoId: string, files: readonly ParsedFile[]): Promise<void> {
+    const rows = files.flatMap(({ name, parsed }) => {
+      // A workflow that does not parse schedules nothing; its push already recorded why.
+      if (!('workflow' in parsed)) return [];
       try {
-        const name = fileName(file);
-        const crons = scheduleCrons(parseWorkflow(name, file.content).triggers).filter(isCron);
+        const crons = scheduleCrons(parsed.workflow.triggers).filter(isCron);
         return crons.length === 0 ? [] : [{ workflowFile: name, crons }];
       } catch {
-        // A workflow that does not parse schedules nothing; its push already recorded why.
         return [];
       }
     });

@@ -15,10 +15,15 @@ export const REFUSAL_PACE: PaceLimits = { perSecond: 50, burst: 50, maxWaitMs: 1
  * stored log is capped at 64 MiB by default (`service.ci.log-max-bytes-per-task`): a runner that
  * stays within it waits a few seconds at most over a whole job, and one flooding past it is held
  * to this rate instead of the hundreds of megabytes a second loopback carries.
+ *
+ * The burst is two batches of the size runners send at most (500 rows of 1 KB): each batch is a
+ * few milliseconds of the request thread, decoded and appended in one go, and a burst of 16 MiB
+ * let a flooding runner's first 32 batches through back to back, which held the thread for tens
+ * of milliseconds at a time. Past the burst the batches come spaced by the rate.
  */
 export const LOG_UPLOAD_PACE: PaceLimits = {
   perSecond: 4 * MIB,
-  burst: 16 * MIB,
+  burst: 1 * MIB,
   maxWaitMs: 10_000,
 };
 

@@ -6,8 +6,19 @@ export type LogRow = { readonly time: Date; readonly content: string };
 /** How far one append may take a task's log: its stored bytes and rows after the append. */
 export type AppendLimit = { readonly bytes: number; readonly rows: number };
 
-/** A window of a log's stored lines, and where it starts in a log of `total` rows. */
-export type LogWindow = { from: number; total: number; rows: string[] };
+/**
+ * A window of a log for a page: `count` rows from row `from` of `total`. `span` is where their
+ * bytes lie in the log as stored, which within an attempt is only appended to: the same span at
+ * the same row names the same rows, and a page built from them before needs not read them
+ * (`readRows` reads and decodes them once, when first called).
+ */
+export type LogWindow = {
+  readonly from: number;
+  readonly total: number;
+  readonly count: number;
+  readonly span: { readonly start: number; readonly end: number };
+  readRows(): Promise<string[]>;
+};
 
 /**
  * Where the logs of CI tasks are kept, row by row. The domain decides what is written (caps,

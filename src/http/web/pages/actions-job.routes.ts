@@ -73,7 +73,7 @@ export function registerActionsJobRoutes(
     const before = from === undefined ? rowOf(request.query, 'before') : undefined;
     const at = from !== undefined ? { from } : before !== undefined ? { before } : {};
     const [window, frame, annotations] = await Promise.all([
-      runs.jobLogWindow(viewer, owner, name, job.id, at, {
+      runs.logWindowOf(job, at, {
         maxRows: LOG_PAGE_LIMITS.rows,
         maxBytes: LOG_PAGE_LIMITS.readBytes,
       }),

@@ -11,7 +11,6 @@ import { commitsUrl, commitUrl, srcUrl } from '../paths.ts';
 import { commitCheck, commitList } from '../views/commit-list.ts';
 import {
   DIFF_RENDER_LIMITS,
-  diffFileList,
   keptDiffFiles,
   loadDiffHref,
   loadedFiles,
@@ -130,7 +129,6 @@ export function registerHistoryRoutes(
         </div>
       </section>
       ${only ? html`<p class="mb-3"><a href="${here}">${icon('arrow-left')} All files of this commit</a></p>` : null}
-      ${diffFileList(diff)}
       ${keptDiffFiles(prepared, links, `${here} ${only ? 'one file' : 'all files'}`)}`;
       return pages.send(request, reply, {
         title: `${title} · ${repo.owner.handle}/${repo.name}@${commit.sha.slice(0, 7)}`,

@@ -122,7 +122,15 @@ describe('jobLog', () => {
         async (limits, contents, before, newestFirst) => {
           const rows = contents.map((content) => `2026-01-01T00:00:00.000Z ${content}`);
           const total = before + rows.length + (newestFirst ? 0 : 7);
-          const window = { from: before, total, rows };
+          // Limits given explicitly: never kept, so the span is never read.
+          const span = { start: 0, end: bytes(rows) };
+          const window = {
+            from: before,
+            total,
+            count: rows.length,
+            span,
+            readRows: async () => rows,
+          };
           const links = { page: '/job', raw: '/job/logs' };
           // As sent: the rows are kept encoded, standing in the markup's text as tokens.
           const markup = toBytes(

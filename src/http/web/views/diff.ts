@@ -148,15 +148,16 @@ export function diffFiles(
 const keptLayouts = new WeakMap<readonly BuiltFile[], { key: string; markup: Html }>();
 
 /**
- * `diffFiles` without review rows, kept encoded while the prepared diff's rows are kept
- * (`prepareDiff` keeps them with git's answer): every view of a commit seen before sends the
- * same bytes instead of laying out, escaping and encoding its hundred files again on the request
- * thread. `key` names the links (the same key must mean the same links).
+ * The file list (`diffFileList`) and `diffFiles` without review rows, kept encoded while the
+ * prepared diff's rows are kept (`prepareDiff` keeps them with git's answer): every view of a
+ * commit seen before sends the same bytes instead of laying out, escaping and encoding its
+ * hundred files and their list again on the request thread. `key` names the links (the same key
+ * must mean the same links).
  */
 export function keptDiffFiles(prepared: PreparedDiff, links: DiffLinks, key: string): Html {
   const kept = keptLayouts.get(prepared.files);
   if (kept?.key === key) return kept.markup;
-  const markup = encoded(diffFiles(prepared, links));
+  const markup = encoded(html`${diffFileList(prepared.diff)}${diffFiles(prepared, links)}`);
   keptLayouts.set(prepared.files, { key, markup });
   return markup;
 }

@@ -41,8 +41,8 @@ export type BuiltPage = {
  * Built rows of log pages, 8 MiB of them at most, the least recently shown forgotten first.
  * Invariant: a stored row never changes within an attempt of its job (logs are only appended
  * to; a re-run removes the log and starts a new attempt), so the rows of a page are a function
- * of the job, its attempt, the window's place and the sections that number them, which the key
- * holds; the window's length in characters and its ends are in it too, as a guard. A running
+ * of the job, its attempt, the window's place (in rows, and in bytes of the stored log) and the
+ * sections that number them, which the key holds. A running
  * job's page, reloaded while its log grows, has another window or other sections, so another
  * key.
  */
@@ -51,26 +51,27 @@ export const builtPages = pureCache(
   new SizedLru<string, BuiltPage>(8 * 1024 * 1024),
 );
 
-/** What the rows of a page of a log are built from, as a key of `builtPages`. */
+/**
+ * What the rows of a page of a log are built from, as a key of `builtPages`: the window's place
+ * in rows and in stored bytes stands for its rows (never decoded to make the key, so a page seen
+ * before reads none of them).
+ */
 export function builtKey(
   job: JobView,
   window: LogTail,
   sections: readonly LogSection[],
   options: { readonly newestFirst: boolean },
 ): string {
-  let chars = 0;
-  for (const row of window.rows) chars += row.length;
-  const ends = `${window.rows[0]?.slice(0, 64) ?? ''}\u0000${window.rows.at(-1)?.slice(-64) ?? ''}`;
   const parts = sections.map((section) => `${section.key}:${section.start}:${section.end}`);
   return [
     job.id,
     job.attempt,
     job.startedAt?.getTime() ?? '',
     window.from,
-    window.rows.length,
+    window.count,
+    window.span.start,
+    window.span.end,
     options.newestFirst,
-    chars,
     parts.join(','),
-    ends,
   ].join('|');
 }

@@ -4,6 +4,10 @@ import type { JobView } from '../../../domain/ci/run-query.service.ts';
 import { toBytes } from '../html.ts';
 import { jobLog, LOG_PAGE_LIMITS } from './job-log.ts';
 
+const stamp = '2026-01-01T00:00:00.000Z ';
+
+let generated = 0;
+
 /** Rows drawn from a few texts, so that pages often coincide. */
 const row = fc.constantFrom('a', 'b <&', '\u001b[31mred', '::error::x');
 
@@ -28,8 +32,12 @@ const views = fc
       { minLength: 1, maxLength: 12 },
     ),
   })
-  .map(({ logs, pages }) =>
-    pages.map((page) => {
+  .map(({ logs, pages }) => {
+    // Jobs of one generated value are jobs of no other: kept pages outlive a run of the
+    // property, and two runs' logs for one job would break the rule every kept page relies on.
+    generated += 2;
+    const jobs = generated;
+    return pages.map((page) => {
       const log = logs[(page.id - 1) * 2 + page.attempt] ?? [];
       const from = Math.min(page.from, log.length);
       const rows = log.slice(from, from + page.length);
@@ -48,7 +56,7 @@ const views = fc
         return step;
       });
       const job = {
-        id: page.id,
+        id: jobs + page.id,
         attempt: page.attempt,
         runId: 1,
         name: 'job',
@@ -56,14 +64,20 @@ const views = fc
         startedAt: new Date(1000),
         steps,
       } as unknown as JobView;
+      // Where the rows lie in the log as stored, one line each.
+      const stored = (contents: readonly string[]) =>
+        contents.reduce((sum, content) => sum + Buffer.byteLength(`${stamp}${content}\n`), 0);
+      const start = stored(log.slice(0, from));
       const window = {
         from,
         total: log.length,
-        rows: rows.map((content) => `2026-01-01T00:00:00.000Z ${content}`),
+        count: rows.length,
+        span: { start, end: start + stored(rows) },
+        readRows: async () => rows.map((content) => `${stamp}${content}`),
       };
       return { job, window, newestFirst: page.newestFirst };
-    }),
-  );
+    });
+  });
 
 const links = { page: '/job', raw: '/job/logs' };
 

@@ -131,7 +131,8 @@ async function renderRows(
   const budget = new RenderBudget(limits.htmlBytes);
   const pause = pacer();
   const rows = new Map<number, Html>();
-  const count = window.rows.length;
+  const lines = await window.readRows();
+  const count = lines.length;
   let from = newestFirst ? window.from + count : window.from;
   let to = from;
   for (let at = 0; at < count; at++) {
@@ -140,7 +141,7 @@ async function renderRows(
     const section = sectionOf(row);
     const number = row - (section?.start ?? 0) + 1;
     const id = `step-${section?.key ?? 'log'}-L${number}`;
-    const content = contentOf(window.rows[index] ?? '');
+    const content = contentOf(lines[index] ?? '');
     // A workflow command for an annotation reads as what it says, not as the command.
     const command = content.includes('::') ? parseAnnotationCommand(content) : undefined;
     const { text, left } = cutText(command?.message ?? content, limits.lineChars);
