@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import type { Connection, ServerChannel, Session } from 'ssh2';
 import { DomainError } from '../domain/errors.ts';
 import type { SshLog } from './git-commands.ts';
+import { sendWritesPerTick } from './socket-writes.ts';
 import { authenticate, connectionThrottle, greeting, type SshAuthServices } from './ssh-auth.ts';
 import { type SshCommandTable, splitCommand } from './ssh-commands.ts';
 import { sshProtocol } from './ssh-protocol.ts';
@@ -87,6 +88,7 @@ export function createSshServer(parts: SshServerParts): SshServer {
       peers.delete(key);
       if (closing && peers.size === 0) drained?.();
     });
+    sendWritesPerTick(socket);
     try {
       ssh.take(socket);
     } catch (error) {
