@@ -1,5 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 
 /**
@@ -27,6 +27,14 @@ export type PushRuleFiles = {
 };
 
 const SEPARATOR = '\u001f';
+/**
+ * How many pushes may verify signatures at once (each starts ssh-keygen once per signed commit,
+ * one after the other): one a core, at most four, so a burst of signed pushes cannot take every
+ * core from the server.
+ */
+export const SIGNATURE_CHECKS_AT_ONCE = Math.min(4, availableParallelism());
+/** The lock files behind that bound, shared by every push under one repository root. */
+const SIGNATURE_SLOTS_DIR = '.signature-slots';
 /** Nothing a field holds may end its line or split it. */
 const UNSAFE_CHARS = ['\n', '\r', SEPARATOR, '\0'];
 
@@ -39,6 +47,7 @@ const UNSAFE_CHARS = ['\n', '\r', SEPARATOR, '\0'];
 export async function writePushRules(
   rules: readonly PushRule[],
   allowedSigners: string | undefined,
+  repoPath: string,
 ): Promise<PushRuleFiles | undefined> {
   if (rules.length === 0) return undefined;
   const lines = rules.map((rule) => {
@@ -60,6 +69,21 @@ export async function writePushRules(
     const signersFile = path.join(dir, 'allowed-signers');
     await writeFile(signersFile, allowedSigners, { mode: 0o600 });
     env.KILN_ALLOWED_SIGNERS = signersFile;
+    Object.assign(env, await signatureSlotsEnv(repoPath));
   }
   return { env, dispose: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The hook's bound on signature checks at once (kiln-hooks/pre-receive): a directory of lock
+ * files under the repository root (`<root>/<owner>/<name>.git`), made on first use. The name
+ * starts with a dot, which no owner's can.
+ */
+async function signatureSlotsEnv(repoPath: string): Promise<Record<string, string>> {
+  const dir = path.join(path.dirname(path.dirname(repoPath)), SIGNATURE_SLOTS_DIR);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return {
+    KILN_SIGNATURE_SLOTS: dir,
+    KILN_SIGNATURE_SLOT_COUNT: String(SIGNATURE_CHECKS_AT_ONCE),
+  };
 }
