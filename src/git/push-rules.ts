@@ -1,6 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
+import { sha256Hex } from '../lib/crypto.ts';
+import type { SizedLru } from '../lib/sized-lru.ts';
 
 /**
  * What the pre-receive hook checks in the commits of a push (kiln-hooks/pre-receive), beyond
@@ -22,9 +24,12 @@ export type PushRule = {
 /** The hook's files for one push: where they are and the environment that names them. */
 export type PushRuleFiles = {
   readonly env: Record<string, string>;
-  /** Removes the files; call once receive-pack has exited. */
+  /** Keeps the signatures the hook found good, then removes the files; once receive-pack has exited. */
   dispose(): Promise<void>;
 };
+
+/** Where signature verdicts are kept between pushes: key set → newline-ended commit ids. */
+export type SignatureVerdicts = SizedLru<string, string>;
 
 const SEPARATOR = '\u001f';
 /**
@@ -35,6 +40,8 @@ const SEPARATOR = '\u001f';
 export const SIGNATURE_CHECKS_AT_ONCE = Math.min(4, availableParallelism());
 /** The lock files behind that bound, shared by every push under one repository root. */
 const SIGNATURE_SLOTS_DIR = '.signature-slots';
+/** Most commit ids kept good under one key set: the newest, past the 41 characters of each. */
+const VERDICTS_PER_KEY_SET = 10_000;
 /** Nothing a field holds may end its line or split it. */
 const UNSAFE_CHARS = ['\n', '\r', SEPARATOR, '\0'];
 
@@ -48,6 +55,7 @@ export async function writePushRules(
   rules: readonly PushRule[],
   allowedSigners: string | undefined,
   repoPath: string,
+  verdicts?: SignatureVerdicts,
 ): Promise<PushRuleFiles | undefined> {
   if (rules.length === 0) return undefined;
   const lines = rules.map((rule) => {
@@ -71,7 +79,23 @@ export async function writePushRules(
     env.KILN_ALLOWED_SIGNERS = signersFile;
     Object.assign(env, await signatureSlotsEnv(repoPath));
   }
-  return { env, dispose: () => rm(dir, { recursive: true, force: true }) };
+  const remove = () => rm(dir, { recursive: true, force: true });
+  if (allowedSigners === undefined || !verdicts) return { env, dispose: remove };
+  // Invariant: a verdict holds for the exact key set it was reached under, so adding or removing
+  // any key starts over; the hook trusts only ids found good before under this very list.
+  const keySet = sha256Hex(allowedSigners);
+  env.KILN_SIGNATURES_GOOD = path.join(dir, 'signatures-good');
+  env.KILN_SIGNATURES_FOUND = path.join(dir, 'signatures-found');
+  await writeFile(env.KILN_SIGNATURES_GOOD, verdicts.get(keySet) ?? '', { mode: 0o600 });
+  return {
+    env,
+    async dispose() {
+      const found = await readFile(env.KILN_SIGNATURES_FOUND ?? '', 'utf8').catch(() => '');
+      const ids = found.split('\n').filter((id) => /^[0-9a-f]{40,64}$/.test(id));
+      if (ids.length > 0) keepVerdicts(verdicts, keySet, ids);
+      await remove();
+    },
+  };
 }
 
 /**
@@ -86,4 +110,12 @@ async function signatureSlotsEnv(repoPath: string): Promise<Record<string, strin
     KILN_SIGNATURE_SLOTS: dir,
     KILN_SIGNATURE_SLOT_COUNT: String(SIGNATURE_CHECKS_AT_ONCE),
   };
+}
+
+/** Adds `ids` to the good ones of `keySet`, keeping the newest `VERDICTS_PER_KEY_SET`. */
+function keepVerdicts(verdicts: SignatureVerdicts, keySet: string, ids: readonly string[]): void {
+  const known = (verdicts.get(keySet) ?? '').split('\n').filter(Boolean);
+  const kept = [...new Set([...known, ...ids])].slice(-VERDICTS_PER_KEY_SET);
+  const text = `${kept.join('\n')}\n`;
+  verdicts.set(keySet, text, text.length);
 }

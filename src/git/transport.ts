@@ -313,6 +313,7 @@ export async function receivePack(
     options.pushRules ?? [],
     options.allowedSigners,
     repo.path,
+    repo.caches.signatureVerdicts,
   );
   let proc: GitProcess;
   try {

@@ -4,18 +4,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SizedLru } from '../lib/sized-lru.ts';
 import { KILN_HOOKS_DIR } from './kiln-hooks.ts';
-import { writePushRules } from './push-rules.ts';
+import { type SignatureVerdicts, writePushRules } from './push-rules.ts';
 
 const run = promisify(execFile);
 const EMAIL = 'signer@example.test';
 
 /**
- * The pre-receive hook's bound on signature checks at once, driven directly: several pushes of
- * signed commits arrive together, and an `ssh-keygen` on PATH in front of the real one counts how
- * many verifications run at the same moment.
+ * The pre-receive hook's signature checks, driven directly: how many run at once when several
+ * pushes of signed commits arrive together, and which commits are asked about again. An
+ * `ssh-keygen` on PATH in front of the real one counts the checks and how many overlap.
  */
-describe('signature checks at once', () => {
+describe('signature checks of pushes', () => {
   let dir: string;
   let repo: string;
   let bin: string;
@@ -61,7 +62,11 @@ describe('signature checks at once', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   /** `pushes` hooks at once over the same three signed commits; their codes and the counts. */
-  async function hooksAtOnce(pushes: number, env: (ruleEnv: Record<string, string>) => object) {
+  async function hooksAtOnce(
+    pushes: number,
+    env: (ruleEnv: Record<string, string>) => object,
+    kept?: { verdicts: SignatureVerdicts; signers: string },
+  ) {
     const log = path.join(dir, `log-${Math.random().toString(36).slice(2)}`);
     await mkdir(log);
     const files = await writePushRules(
@@ -74,8 +79,9 @@ describe('signature checks at once', () => {
           unprotectedFiles: '',
         },
       ],
-      signers,
+      kept?.signers ?? signers,
       repo,
+      kept?.verdicts,
     );
     try {
       const codes = await Promise.all(
@@ -93,7 +99,8 @@ describe('signature checks at once', () => {
           return new Promise<number | null>((resolve) => hook.once('exit', resolve));
         }),
       );
-      const counts = (await readFile(`${log}.counts`, 'utf8')).trim().split('\n').map(Number);
+      const counted = await readFile(`${log}.counts`, 'utf8').catch(() => '');
+      const counts = counted.trim().split('\n').filter(Boolean).map(Number);
       return { codes, counts };
     } finally {
       await files?.dispose();
@@ -118,5 +125,29 @@ describe('signature checks at once', () => {
     }));
     expect(codes).toEqual(Array(6).fill(0));
     expect(Math.max(...counts)).toBeGreaterThan(2);
+  });
+
+  it('asks again for no commit found good under the same signers, and for all under others', async () => {
+    const verdicts: SignatureVerdicts = new SizedLru(1024 * 1024);
+    const first = await hooksAtOnce(1, (ruleEnv) => ruleEnv, { verdicts, signers });
+    expect(first.codes).toEqual([0]);
+    expect(first.counts.length).toBeGreaterThanOrEqual(3);
+    const again = await hooksAtOnce(2, (ruleEnv) => ruleEnv, { verdicts, signers });
+    expect(again.codes).toEqual([0, 0]);
+    expect(again.counts).toEqual([]);
+    const otherKeys = `${signers}other@example.test namespaces="git" ${signers.split(' ').slice(2).join(' ')}`;
+    const changed = await hooksAtOnce(1, (ruleEnv) => ruleEnv, { verdicts, signers: otherKeys });
+    expect(changed.codes).toEqual([0]);
+    expect(changed.counts.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('keeps no verdict for a refused commit', async () => {
+    const verdicts: SignatureVerdicts = new SizedLru(1024 * 1024);
+    const stranger = `stranger@example.test namespaces="git" ${signers.split(' ').slice(2).join(' ')}`;
+    const refused = await hooksAtOnce(1, (ruleEnv) => ruleEnv, { verdicts, signers: stranger });
+    expect(refused.codes).toEqual([1]);
+    const retried = await hooksAtOnce(1, (ruleEnv) => ruleEnv, { verdicts, signers: stranger });
+    expect(retried.codes).toEqual([1]);
+    expect(retried.counts.length).toBeGreaterThanOrEqual(1);
   });
 });
