@@ -1,18 +1,16 @@
 /**
  * Shared by the benches that serve git (not a bench itself: bench/run.ts skips `_*.ts`): their
  * command line, a synthetic repository of a given size seeded into Kiln, clones of it at once,
- * `git http-backend` behind a minimal Node server as the reference, the resident memory of a
- * server and the processes it started, and the figures' lines.
+ * and the figures' lines. The reference server is in `_http-backend.ts`, the memory sampling in
+ * `_process-memory.ts`.
  */
-import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { access, readdir, readFile, rm } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { access, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { residentBytes, type ServerProcess } from '../test/git/server-process.ts';
+import type { ServerProcess } from '../test/git/server-process.ts';
 import { type GitClient, importSyntheticHistory, repoUrl } from '../test/support/git.ts';
+import { descendants, isGit } from './_process-memory.ts';
 
 export const MB = 1024 * 1024;
 
@@ -38,138 +36,6 @@ export async function syntheticRepository(
   const packs = (await readdir(packDir)).filter((f) => f.endsWith('.pack'));
   const bytes = packs.reduce((sum, f) => sum + statSync(join(packDir, f)).size, 0);
   return { tip, bytes, packs: packs.length };
-}
-
-/**
- * `git http-backend` as CGI behind a plain Node HTTP server on 127.0.0.1, streaming both ways,
- * serving every repository under `projectRoot`. Git gets no global or system configuration, as
- * Kiln's git does not.
- */
-export function startHttpBackend(projectRoot: string): Promise<{ url: string; close: () => void }> {
-  const backend = http.createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://backend');
-    const cgi = spawn('git', ['http-backend'], {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_PROJECT_ROOT: projectRoot,
-        GIT_HTTP_EXPORT_ALL: '1',
-        REMOTE_USER: 'bench',
-        REMOTE_ADDR: '127.0.0.1',
-        REQUEST_METHOD: request.method ?? 'GET',
-        PATH_INFO: url.pathname,
-        QUERY_STRING: url.search.slice(1),
-        CONTENT_TYPE: request.headers['content-type'] ?? '',
-        HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
-        GIT_PROTOCOL: String(request.headers['git-protocol'] ?? ''),
-      },
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
-    request.pipe(cgi.stdin);
-    cgi.stdin.on('error', () => {});
-    let head: Buffer | undefined = Buffer.alloc(0);
-    cgi.stdout.on('data', (chunk: Buffer) => {
-      if (!head) {
-        if (!response.write(chunk)) cgi.stdout.pause();
-        return;
-      }
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      let status = 200;
-      for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
-        const colon = line.indexOf(':');
-        const name = line.slice(0, colon);
-        const value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else response.setHeader(name, value);
-      }
-      response.writeHead(status);
-      const rest = head.subarray(end + 4);
-      head = undefined;
-      if (!response.write(rest)) cgi.stdout.pause();
-    });
-    response.on('drain', () => cgi.stdout.resume());
-    cgi.stdout.on('end', () => response.end());
-  });
-  return new Promise((resolve) =>
-    backend.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `http://127.0.0.1:${(backend.address() as AddressInfo).port}`,
-        close: () => backend.close(),
-      }),
-    ),
-  );
-}
-
-/** Pids of the direct children of `pid` (Linux /proc), whichever of its threads started them. */
-async function children(pid: number): Promise<number[]> {
-  const found: number[] = [];
-  for (const task of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
-    const listed = await readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '');
-    found.push(...listed.split(' ').filter(Boolean).map(Number));
-  }
-  return found;
-}
-
-/** Pids of every descendant of `pid`: the processes a server runs. */
-export async function descendants(pid: number): Promise<number[]> {
-  const found: number[] = [];
-  for (const child of await children(pid)) {
-    found.push(child, ...(await descendants(child)));
-  }
-  return found;
-}
-
-/** Whether a process is git (any of its commands); false once it has gone. */
-export async function isGit(pid: number): Promise<boolean> {
-  const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
-  return comm.startsWith('git');
-}
-
-export type MemoryPeaks = {
-  /** The server process itself. */
-  server: number;
-  /** The server and its direct children that are not git (Kiln's git spawner), summed. */
-  node: number;
-  /** Every other process under the server (git), summed. */
-  git: number;
-  /** Every descendant of the server, git or not, summed. */
-  children: number;
-};
-
-/**
- * Samples the resident memory (VmRSS) of the server `pid` and its descendants every `intervalMs`
- * until the returned stop, which resolves to the peaks of each sum.
- */
-export function sampleMemory(pid: number, intervalMs = 10): () => Promise<MemoryPeaks> {
-  const peaks: MemoryPeaks = { server: 0, node: 0, git: 0, children: 0 };
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const server = (await residentBytes(pid)) ?? 0;
-      let node = server;
-      let git = 0;
-      for (const child of await children(pid)) {
-        const bytes = (await residentBytes(child)) ?? 0;
-        if (await isGit(child)) git += bytes;
-        else node += bytes;
-        // Below a helper everything is git, a process forked a moment ago (still a copy of its
-        // parent until it executes git) included.
-        for (const below of await descendants(child)) git += (await residentBytes(below)) ?? 0;
-      }
-      peaks.server = Math.max(peaks.server, server);
-      peaks.node = Math.max(peaks.node, node);
-      peaks.git = Math.max(peaks.git, git);
-      peaks.children = Math.max(peaks.children, node - server + git);
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
-    }
-  })();
-  return async () => {
-    running = false;
-    await loop;
-    return peaks;
-  };
 }
 
 /**

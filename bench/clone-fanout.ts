@@ -37,13 +37,12 @@ import {
   cloneAtOnce,
   cloneBenchArgs,
   MB,
-  type MemoryPeaks,
   printFigures,
-  sampleMemory,
   seedServedRepository,
-  startHttpBackend,
 } from './_git-serve.ts';
+import { startHttpBackend } from './_http-backend.ts';
 import { cpuUs } from './_http-load.ts';
+import { type MemoryPeaks, sampleMemory } from './_process-memory.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 

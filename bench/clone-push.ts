@@ -37,13 +37,9 @@ import {
   startServerProcess,
 } from '../test/git/server-process.ts';
 import { GitClient, repoUrl } from '../test/support/git.ts';
-import {
-  cloneBenchArgs,
-  MB,
-  sampleMemory,
-  startHttpBackend,
-  syntheticRepository,
-} from './_git-serve.ts';
+import { cloneBenchArgs, MB, syntheticRepository } from './_git-serve.ts';
+import { startHttpBackend } from './_http-backend.ts';
+import { sampleMemory } from './_process-memory.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 

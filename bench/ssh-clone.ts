@@ -35,9 +35,9 @@ import {
   cloneBenchArgs,
   MB,
   printFigures,
-  sampleMemory,
   seedServedRepository,
 } from './_git-serve.ts';
+import { sampleMemory } from './_process-memory.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
 

@@ -56,7 +56,7 @@ async function serve(configured: Config): Promise<void> {
     const extraCommands = config.lfs.enabled
       ? lfsSshCommands(app.services, httpBase, server.log)
       : undefined;
-    const { pushHintLines } = await import('../http/git/push-hints.ts');
+    const { pushHintLines } = await import('../domain/pulls/push-hints.ts');
     const webBase = httpBase?.replace(/\/+$/, '');
     const pushHints = webBase
       ? (suggestions: readonly PullSuggestion[]) => pushHintLines(suggestions, webBase)

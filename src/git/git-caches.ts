@@ -19,6 +19,7 @@ import type { RepoHandle } from './repo-paths.ts';
 
 /** Repositories whose facts are remembered; beyond this the oldest are forgotten. */
 const REMEMBERED_REPOSITORIES = 10_000;
+const SIGNATURE_VERDICTS_MAX_CHARS = 1024 * 1024;
 
 /** The caches of repositories' files. */
 export type GitCaches = {
@@ -39,6 +40,8 @@ export type GitCaches = {
   readonly handles: BoundedMap<string, RepoHandle>;
   /** The answers the cat-file processes keep, summed over the pool they are handed to. */
   readonly keptAnswers: KeptAnswersTally;
+  /** Commits whose signatures git found good, one list per key set (push-rules.ts). */
+  readonly signatureVerdicts: SizedLru<string, string>;
 };
 
 const repositories = `${withDigitGroups(REMEMBERED_REPOSITORIES)} repositories`;
@@ -93,9 +96,20 @@ export function gitCaches(
     },
     keptAnswers,
   );
+  const signatureVerdicts = new SizedLru<string, string>(SIGNATURE_VERDICTS_MAX_CHARS);
+  registry?.add(
+    {
+      name: 'git_signature_verdicts',
+      key: 'allowed signers (their hash); the commit ids found good under them',
+      freshness: 'immutable',
+      bound: '1 Mi characters of commit ids',
+    },
+    signatureVerdicts,
+  );
   return {
     handles,
     keptAnswers,
+    signatureVerdicts,
     refListings: readings('git_ref_listings', 'repository path'),
     existence: readings('git_repository_exists', 'repository path'),
     headStates: readings('git_head_states', 'repository path'),

@@ -309,7 +309,12 @@ export async function receivePack(
   };
   // Always: a repository made by an older Kiln gets the current hook before its next push.
   await ensureHooks(repo);
-  const ruleFiles = await writePushRules(options.pushRules ?? [], options.allowedSigners);
+  const ruleFiles = await writePushRules(
+    options.pushRules ?? [],
+    options.allowedSigners,
+    repo.path,
+    repo.caches.signatureVerdicts,
+  );
   let proc: GitProcess;
   try {
     proc = spawnGit(serviceCommand('git-receive-pack', repo, options), {

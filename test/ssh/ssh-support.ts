@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { pushHintLines } from '../../src/http/git/push-hints.ts';
+import { pushHintLines } from '../../src/domain/pulls/push-hints.ts';
 import { type ServedSsh, serveSsh } from '../../src/ssh/serve-ssh.ts';
 import { runScript, type ScriptResult } from '../support/doc-blocks.ts';
 import type { TestServer } from '../support/server.ts';

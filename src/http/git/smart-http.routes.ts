@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { Forbidden } from '../../domain/errors.ts';
+import { pushHintLines } from '../../domain/pulls/push-hints.ts';
 import { receivePush } from '../../domain/repos/push-reception.ts';
 import type { DomainServices } from '../../domain/services.ts';
 import type { User } from '../../domain/users/user.types.ts';
@@ -10,7 +11,6 @@ import { type BaseUrlConfig, baseUrlOf } from '../base-url.ts';
 import { gitErrorHandler } from '../errors/git-errors.ts';
 import { gitAccess } from './git-access.ts';
 import { prepareGitEdge } from './git-edge.ts';
-import { pushHintLines } from './push-hints.ts';
 import {
   assertServiceRequest,
   gitProtocolHeader,

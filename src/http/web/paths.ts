@@ -1,18 +1,9 @@
 import type { Repository } from '../../domain/repos/repo.types.ts';
+import { encodeSegments, repoUrl } from '../../domain/repos/web-addresses.ts';
 import type { MarkdownBase } from './markdown/links.ts';
 
-/** Percent-encodes each segment of a slash-separated name or path, keeping the slashes. */
-export function encodeSegments(path: string): string {
-  return path
-    .split('/')
-    .map((segment) => encodeURIComponent(segment))
-    .join('/');
-}
-
-/** `/repos/{owner}/{name}`, the root of every page about a repository. */
-export function repoUrl(repo: Repository): string {
-  return `/repos/${encodeURIComponent(repo.owner.handle)}/${encodeURIComponent(repo.name)}`;
-}
+// The shapes other edges point at too live with the domain; the web's pages link through here.
+export { compareUrl, encodeSegments, repoUrl } from '../../domain/repos/web-addresses.ts';
 
 function below(repo: Repository, kind: string, ref: string, path: string): string {
   const tail = path ? `/${encodeSegments(path)}` : '';
@@ -33,16 +24,6 @@ export function commitsUrl(repo: Repository, ref: string, path = ''): string {
 
 export function commitUrl(repo: Repository, sha: string): string {
   return `${repoUrl(repo)}/commit/${encodeURIComponent(sha)}`;
-}
-
-/**
- * `…/compare/{base}...{head}`: the compare page of two branches (the head as a pull names it).
- * The colon of `owner/repo:branch` stays as it is, as in GitHub's and Gitea's addresses: a path
- * may hold one, and git refuses it inside ref names, so it cannot be mistaken.
- */
-export function compareUrl(base: Repository, baseBranch: string, headRef: string): string {
-  const head = encodeSegments(headRef).replaceAll('%3A', ':');
-  return `${repoUrl(base)}/compare/${encodeSegments(baseBranch)}...${head}`;
 }
 
 /** A person's or organisation's page. */
