@@ -17,24 +17,26 @@ afterAll(async () => {
 const MiB = 1024 * 1024;
 
 /** Copies through a sink that keeps a copy of each chunk, as a socket would have sent it. */
-async function copied(paths: string[], start: number) {
+async function copied(paths: string[], start: number, length?: number) {
   const seen: Buffer[] = [];
   const buffers = new Set<ArrayBufferLike>();
-  await copyFiles(paths, start, async (bytes) => {
+  const sink = async (bytes: Buffer) => {
     buffers.add(bytes.buffer);
     seen.push(Buffer.from(bytes));
     await new Promise((resolve) => setImmediate(resolve));
-  });
+  };
+  await copyFiles(paths, start, sink, length);
   return { bytes: Buffer.concat(seen), buffers: buffers.size };
 }
 
 describe('copyFiles', () => {
-  it('hands files in order, from the offset, through two buffers whatever their size', async () => {
+  it('hands files in order, from the offset, at most the length, through two buffers', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.integer({ min: 0, max: 3 * MiB }), { minLength: 1, maxLength: 4 }),
         fc.nat(),
-        async (sizes, offsetSeed) => {
+        fc.option(fc.nat({ max: 8 * MiB }), { nil: undefined }),
+        async (sizes, offsetSeed, length) => {
           const contents = sizes.map((size) => randomBytes(size));
           const paths = await Promise.all(
             contents.map(async (content, i) => {
@@ -44,8 +46,10 @@ describe('copyFiles', () => {
             }),
           );
           const start = offsetSeed % ((contents[0]?.byteLength ?? 0) + 1);
-          const { bytes, buffers } = await copied(paths, start);
-          expect(bytes.equals(Buffer.concat(contents).subarray(start))).toBe(true);
+          const { bytes, buffers } = await copied(paths, start, length);
+          const all = Buffer.concat(contents);
+          const end = length === undefined ? all.byteLength : start + length;
+          expect(bytes.equals(all.subarray(start, end))).toBe(true);
           expect(buffers).toBeLessThanOrEqual(2);
         },
       ),
