@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { curlDownload, startBareFileServer } from './_bare-file-server.ts';
+import { cpuUs } from './_http-load.ts';
 import { spawnBenchKiln } from './_kiln.ts';
 import { median } from './_stats.ts';
 
@@ -198,7 +199,10 @@ try {
     get: [] as number[],
     cat: [] as number[],
     bare: [] as number[],
+    upCpu: [] as number[],
+    downCpu: [] as number[],
   };
+  const server = { pid: kiln.pid };
   const bare = await startBareFileServer(file);
   stops.push(bare.stop);
   const timed = async (into: number[], work: () => unknown) => {
@@ -212,7 +216,9 @@ try {
     const copy = join(dataDir, `copy-${round}.bin`);
     await timed(times.cp, () => spawnSync('cp', [file, copy]));
     const lean = tokens[2 * round] ?? '';
+    let cpu = cpuUs(server);
     await timed(times.lean, () => leanUpload(url, lean, `lean-${round}`, blocks, hash));
+    times.upCpu.push((cpuUs(server) - cpu) / 1000);
 
     const real = tokens[2 * round + 1] ?? '';
     Object.assign(process.env, {
@@ -233,7 +239,9 @@ try {
     const { signed_url } = await twirp(url, lean, 'GetSignedArtifactURL', {
       name: `lean-${round}`,
     });
+    cpu = cpuUs(server);
     times.get.push(await curlDownload(String(signed_url)));
+    times.downCpu.push((cpuUs(server) - cpu) / 1000);
     times.bare.push(await curlDownload(bare.url));
   }
   const mb = BYTES / 1024 / 1024;
@@ -247,7 +255,7 @@ try {
     times.bare,
   ].map(rate) as [number, number, number, number, number, number];
   console.log(
-    `upload ${lean.toFixed(0)} MB/s (real client ${real.toFixed(0)}), cp ${cp.toFixed(0)} MB/s; download ${get.toFixed(0)} MB/s (bare Node server ${plain.toFixed(0)}), read ${cat.toFixed(0)} MB/s`,
+    `upload ${lean.toFixed(0)} MB/s (real client ${real.toFixed(0)}), cp ${cp.toFixed(0)} MB/s; download ${get.toFixed(0)} MB/s (bare Node server ${plain.toFixed(0)}), read ${cat.toFixed(0)} MB/s; server CPU ${median(times.upCpu).toFixed(0)} ms per upload, ${median(times.downCpu).toFixed(0)} ms per download`,
   );
   const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
   console.log(

@@ -21,6 +21,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { cpuUs } from './_http-load.ts';
 import { spawnBenchKiln } from './_kiln.ts';
 import { median } from './_stats.ts';
 
@@ -111,6 +112,7 @@ try {
   const fetched = join(root, 'fetched.tzst');
   const restores: number[] = [];
   const serverParts: number[] = [];
+  const serverCpu: number[] = [];
   const leanRestores: number[] = [];
   const tars: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -126,10 +128,12 @@ try {
     rmSync(deps, { recursive: true, force: true });
     rmSync(fetched, { force: true });
     const leanStart = performance.now();
+    const used = cpuUs({ pid: kiln.pid });
     const found = await fetch(lookupUrl, { headers: { authorization: `Bearer ${token}` } });
     const { archiveLocation: link } = (await found.json()) as { archiveLocation: string };
     await timed('curl', ['-sS', '--fail', '-o', fetched, link]);
     serverParts.push(performance.now() - leanStart);
+    serverCpu.push((cpuUs({ pid: kiln.pid }) - used) / 1000);
     await timed('tar', ['-xf', fetched, '-P', '-C', workspace, '--use-compress-program', 'unzstd']);
     leanRestores.push(performance.now() - leanStart);
 
@@ -143,7 +147,7 @@ try {
     number,
   ];
   process.stderr.write(
-    `cache: restore of ${MEGABYTES} MB ${lean.toFixed(0)} ms (lookup and download ${part.toFixed(0)} ms; the toolkit's client ${real.toFixed(0)} ms), tar -x ${tar.toFixed(0)} ms\n`,
+    `cache: restore of ${MEGABYTES} MB ${lean.toFixed(0)} ms (lookup and download ${part.toFixed(0)} ms; the toolkit's client ${real.toFixed(0)} ms), tar -x ${tar.toFixed(0)} ms; server CPU ${median(serverCpu).toFixed(0)} ms per lookup and download\n`,
   );
   const ratio = (of: number) => Number((of / tar).toFixed(2));
   const figures = [

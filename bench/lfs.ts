@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { curlDownload, startBareFileServer } from './_bare-file-server.ts';
+import { cpuUs } from './_http-load.ts';
 import { spawnBenchKiln } from './_kiln.ts';
 import { median } from './_stats.ts';
 
@@ -124,6 +125,8 @@ try {
   const bare = await startBareFileServer(file);
   stops.push(bare.stop);
   const bareDownloads: number[] = [];
+  const server = { pid: kiln.pid };
+  const cpu = { up: [] as number[], down: [] as number[] };
   const uploads: number[] = [];
   const copies: number[] = [];
   const downloads: number[] = [];
@@ -134,6 +137,7 @@ try {
     if (copied.status !== 0) throw new Error(String(copied.stderr));
     copies.push(seconds(start));
 
+    let used = cpuUs(server);
     start = process.hrtime.bigint();
     const put = await curl([
       '-T',
@@ -145,6 +149,7 @@ try {
       `${url}${base}/objects/${oid}`,
     ]);
     uploads.push(seconds(start));
+    cpu.up.push((cpuUs(server) - used) / 1000);
     if (put !== 200) throw new Error(`upload answered ${put}`);
 
     // Read by `cat` in a process of its own, as `cp` copies and `curl` downloads: a read inside
@@ -159,6 +164,7 @@ try {
     if (read.status !== 0) throw new Error(String(read.stderr));
     reads.push(seconds(start));
 
+    used = cpuUs(server);
     start = process.hrtime.bigint();
     const get = await curl([
       '-H',
@@ -166,6 +172,7 @@ try {
       `${url}${base}/objects/${oid}`,
     ]);
     downloads.push(seconds(start));
+    cpu.down.push((cpuUs(server) - used) / 1000);
     if (get !== 200) throw new Error(`download answered ${get}`);
     bareDownloads.push(await curlDownload(bare.url));
   }
@@ -209,7 +216,7 @@ try {
   const read = mb / median(reads);
   const plain = mb / median(bareDownloads);
   console.log(
-    `upload ${upload.toFixed(0)} MB/s, cp ${copy.toFixed(0)} MB/s; download ${download.toFixed(0)} MB/s (bare Node server ${plain.toFixed(0)}), read ${read.toFixed(0)} MB/s; batch of 1: ${(single * 1000).toFixed(1)} ms, of 1,000: ${(many * 1000).toFixed(1)} ms`,
+    `upload ${upload.toFixed(0)} MB/s, cp ${copy.toFixed(0)} MB/s; download ${download.toFixed(0)} MB/s (bare Node server ${plain.toFixed(0)}), read ${read.toFixed(0)} MB/s; batch of 1: ${(single * 1000).toFixed(1)} ms, of 1,000: ${(many * 1000).toFixed(1)} ms; server CPU ${median(cpu.up).toFixed(0)} ms per upload, ${median(cpu.down).toFixed(0)} ms per download`,
   );
   console.log(
     JSON.stringify({
