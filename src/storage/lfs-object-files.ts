@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { Invalid, TooLarge } from '../domain/errors.ts';
 import { copyFiles } from './file-copy.ts';
+import { writeGathered } from './gathered-write.ts';
 
 const OID = /^[0-9a-f]{64}$/;
 
@@ -68,10 +68,12 @@ export class LfsObjectFiles {
       }
     }
     try {
-      await pipeline(
-        hashed(),
-        createWriteStream(temporary, { flags: 'wx', mode: 0o600, highWaterMark: 4 << 20 }),
-      );
+      const file = await open(temporary, 'wx', 0o600);
+      try {
+        await writeGathered(file, 0, hashed());
+      } finally {
+        await file.close();
+      }
       if (limits.maxSize !== undefined && received > limits.maxSize) {
         throw new TooLarge(`The object is larger than ${limits.maxSize} bytes.`);
       }
