@@ -152,3 +152,64 @@ export async function benchRunnerWithTask(app: BenchApp, url: string, repoId: st
     taskToken: fetched.task.secrets.GITHUB_TOKEN ?? '',
   };
 }
+
+/** A Kiln a bench started in a process of its own: what it printed once ready, and its pid. */
+export type ChildKiln<T> = {
+  readonly info: T;
+  readonly pid: number;
+  /** Ends the process (SIGTERM; a CPU profile asked for is written first) and waits for it. */
+  stop(): Promise<void>;
+};
+
+/**
+ * Starts `file --serve DIR` as Kiln's own process, with the node flags, preload and environment
+ * of the `kiln` launcher, as users deploy it: a client in the bench process then shares no heap,
+ * garbage collector or event loop with the server it measures. `args` go to the child too. The
+ * child prints one JSON line once it listens (see `serveUntilStopped`). `BENCH_CPU_PROF=DIR` profiles the child into DIR.
+ */
+export async function spawnBenchKiln<T>(
+  file: string,
+  dir: string,
+  args: readonly string[] = [],
+): Promise<ChildKiln<T>> {
+  const { spawn } = await import('node:child_process');
+  const { startEnv, startFlags } = await import('./_start-flags.ts');
+  const profile = process.env.BENCH_CPU_PROF;
+  const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+  const child = spawn(
+    process.execPath,
+    [...startFlags(), ...flags, file, ...args, '--serve', dir],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...startEnv() },
+    },
+  );
+  const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let said = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    said += chunk;
+  });
+  while (!said.includes('\n')) {
+    if (child.exitCode !== null) throw new Error(`the bench's Kiln exited ${child.exitCode}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return {
+    info: JSON.parse(said.slice(0, said.indexOf('\n'))) as T,
+    pid: child.pid ?? 0,
+    async stop() {
+      child.kill('SIGTERM');
+      await ended;
+    },
+  };
+}
+
+/**
+ * The child side of `spawnBenchKiln`: prints `info` as one JSON line and serves until SIGTERM,
+ * then closes and exits normally (so that `--cpu-prof` writes its profile).
+ */
+export async function serveUntilStopped(info: unknown, close: () => Promise<void>): Promise<never> {
+  process.stdout.write(`${JSON.stringify(info)}\n`);
+  await new Promise((resolve) => process.once('SIGTERM', resolve));
+  await close();
+  process.exit(0);
+}

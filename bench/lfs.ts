@@ -5,26 +5,26 @@
  * batch request naming 1,000 objects against one naming a single object (target ≤ 5 × its time:
  * one query per batch, not one per object).
  *
- * A real Kiln in-process (SQLite unless SERVICE_DATABASE_URL names PostgreSQL) on 127.0.0.1. The
- * object is random (git-lfs sends objects as they are). The transfers are made by `curl`, a
- * client in a process of its own as git-lfs is: a client inside the server's process put its
- * own buffers (1 MiB per read of the file sent, 64 KiB per chunk received) in the server's heap,
- * and the full garbage collections they set off were charged to the server. The baselines, `cp`
- * and reading the stored bytes with `cat`, run in processes of their own too. Medians over the
- * rounds.
+ * Kiln runs in a process of its own with the launcher's flags (`--serve`: SQLite unless
+ * SERVICE_DATABASE_URL names PostgreSQL) on 127.0.0.1. The object is random (git-lfs sends
+ * objects as they are). The transfers are made by `curl`, a client in a process of its own as
+ * git-lfs is. The baselines, `cp` and reading the stored bytes with `cat`, run in processes of
+ * their own too; a bare Node server streaming the same file is reported beside the download.
+ * Medians over the rounds.
  *
  *   node bench/lfs.ts [--megabytes 200] [--rounds 3] [--batches 50]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { startBenchKiln } from './_kiln.ts';
-import { seedBenchPerson } from './_seed.ts';
+import { curlDownload, startBareFileServer } from './_bare-file-server.ts';
+import { cpuUs } from './_http-load.ts';
+import { spawnBenchKiln } from './_kiln.ts';
 import { median } from './_stats.ts';
 
 const { values } = parseArgs({
@@ -32,17 +32,36 @@ const { values } = parseArgs({
     megabytes: { type: 'string', default: '200' },
     rounds: { type: 'string', default: '3' },
     batches: { type: 'string', default: '50' },
+    serve: { type: 'string' },
   },
 });
 const BYTES = Number(values.megabytes) * 1024 * 1024;
 const ROUNDS = Number(values.rounds);
 const BATCHES = Number(values.batches);
 
+type Served = { url: string; token: string; dataDir: string };
+
+if (values.serve !== undefined) {
+  const { startBenchKiln, serveUntilStopped } = await import('./_kiln.ts');
+  const { seedBenchPerson } = await import('./_seed.ts');
+  const { app, server, url } = await startBenchKiln({
+    dataDir: values.serve,
+    databaseUrl: process.env.SERVICE_DATABASE_URL,
+  });
+  const { user, token } = await seedBenchPerson(app.services);
+  await app.services.repos.create(user, { name: 'models', private: true });
+  const info: Served = { url, token, dataDir: join(values.serve, 'data') };
+  await serveUntilStopped(info, async () => {
+    await server.close();
+    await app.close();
+  });
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-lfs-'));
-const { app, server, url } = await startBenchKiln({
-  dataDir: dir,
-  databaseUrl: process.env.SERVICE_DATABASE_URL,
-});
+mkdirSync(join(dir, 'kiln'));
+const kiln = await spawnBenchKiln<Served>(import.meta.filename, join(dir, 'kiln'));
+const { url, token } = kiln.info;
+const stops: Array<() => void> = [];
 const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
 /** One request on a fresh connection; resolves with the status once the answer is read. */
@@ -90,9 +109,6 @@ function curl(args: string[]): Promise<number> {
 }
 
 try {
-  const { services } = app;
-  const { user, token } = await seedBenchPerson(services);
-  await services.repos.create(user, { name: 'models', private: true });
   const auth = { authorization: `Basic ${Buffer.from(`bench:${token}`).toString('base64')}` };
   const base = '/bench/models.git/info/lfs';
   const file = join(dir, 'payload.bin');
@@ -105,7 +121,12 @@ try {
     writeFileSync(file, part, { flag: 'a' });
   }
   const oid = hash.digest('hex');
-  const dataDir = join(dir, 'data');
+  const { dataDir } = kiln.info;
+  const bare = await startBareFileServer(file);
+  stops.push(bare.stop);
+  const bareDownloads: number[] = [];
+  const server = { pid: kiln.pid };
+  const cpu = { up: [] as number[], down: [] as number[] };
   const uploads: number[] = [];
   const copies: number[] = [];
   const downloads: number[] = [];
@@ -116,6 +137,7 @@ try {
     if (copied.status !== 0) throw new Error(String(copied.stderr));
     copies.push(seconds(start));
 
+    let used = cpuUs(server);
     start = process.hrtime.bigint();
     const put = await curl([
       '-T',
@@ -127,6 +149,7 @@ try {
       `${url}${base}/objects/${oid}`,
     ]);
     uploads.push(seconds(start));
+    cpu.up.push((cpuUs(server) - used) / 1000);
     if (put !== 200) throw new Error(`upload answered ${put}`);
 
     // Read by `cat` in a process of its own, as `cp` copies and `curl` downloads: a read inside
@@ -141,6 +164,7 @@ try {
     if (read.status !== 0) throw new Error(String(read.stderr));
     reads.push(seconds(start));
 
+    used = cpuUs(server);
     start = process.hrtime.bigint();
     const get = await curl([
       '-H',
@@ -148,7 +172,9 @@ try {
       `${url}${base}/objects/${oid}`,
     ]);
     downloads.push(seconds(start));
+    cpu.down.push((cpuUs(server) - used) / 1000);
     if (get !== 200) throw new Error(`download answered ${get}`);
+    bareDownloads.push(await curlDownload(bare.url));
   }
 
   const batch = (count: number) =>
@@ -188,8 +214,9 @@ try {
   const copy = mb / median(copies);
   const download = mb / median(downloads);
   const read = mb / median(reads);
+  const plain = mb / median(bareDownloads);
   console.log(
-    `upload ${upload.toFixed(0)} MB/s, cp ${copy.toFixed(0)} MB/s; download ${download.toFixed(0)} MB/s, read ${read.toFixed(0)} MB/s; batch of 1: ${(single * 1000).toFixed(1)} ms, of 1,000: ${(many * 1000).toFixed(1)} ms`,
+    `upload ${upload.toFixed(0)} MB/s, cp ${copy.toFixed(0)} MB/s; download ${download.toFixed(0)} MB/s (bare Node server ${plain.toFixed(0)}), read ${read.toFixed(0)} MB/s; batch of 1: ${(single * 1000).toFixed(1)} ms, of 1,000: ${(many * 1000).toFixed(1)} ms; server CPU ${median(cpu.up).toFixed(0)} ms per upload, ${median(cpu.down).toFixed(0)} ms per download`,
   );
   console.log(
     JSON.stringify({
@@ -209,6 +236,13 @@ try {
           pass: download / read >= 0.8,
         },
         {
+          name: `download of the same ${mb} MB from a bare Node server streaming the file ÷ reading the stored bytes, throughput`,
+          target: 'reported',
+          measured: Number((plain / read).toFixed(2)),
+          unit: 'ratio',
+          pass: true,
+        },
+        {
           name: 'LFS batch naming 1,000 objects ÷ one naming a single object, time',
           target: '≤ 5',
           measured: Number((many / single).toFixed(2)),
@@ -219,7 +253,7 @@ try {
     }),
   );
 } finally {
-  await server.close();
-  await app.close();
+  for (const stop of stops) stop();
+  await kiln.stop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -54,7 +54,7 @@ async function serve(configured: Config): Promise<void> {
     const wildcard = /^(0\.0\.0\.0|::|\[::\])$/.test(host);
     const httpBase = config.baseUrl?.href ?? (wildcard ? undefined : `http://${host}:${port}`);
     const extraCommands = config.lfs.enabled
-      ? lfsSshCommands(app.services, httpBase, server.log)
+      ? lfsSshCommands(app.services, httpBase, server.log, config.lfs)
       : undefined;
     const { pushHintLines } = await import('../domain/pulls/push-hints.ts');
     const webBase = httpBase?.replace(/\/+$/, '');

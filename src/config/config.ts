@@ -133,10 +133,14 @@ export type Config = {
     readonly retentionMs: number;
     readonly concurrency: number;
   };
-  /** Git LFS: whether it is served, and the largest object accepted (0: no limit). */
+  /**
+   * Git LFS: whether it is served, the largest object accepted (0: no limit), and whether SSH
+   * serves `git-lfs-transfer` (off: git-lfs uses `git-lfs-authenticate` and HTTP).
+   */
   readonly lfs: {
     readonly enabled: boolean;
     readonly maxFileSize: number;
+    readonly sshTransfer: boolean;
   };
   readonly housekeeping: {
     readonly enabled: boolean;
@@ -236,6 +240,7 @@ export function toConfig(values: ConfigValues): Config {
     lfs: Object.freeze({
       enabled: values['service.lfs.enabled'],
       maxFileSize: values['service.lfs.max-file-size'],
+      sshTransfer: values['service.lfs.ssh-transfer'],
     }),
     housekeeping: Object.freeze({
       enabled: values['service.housekeeping.enabled'],

@@ -529,6 +529,11 @@ export const configSchema = {
     description:
       'Largest Git LFS object accepted, in bytes; 0 for no limit. A larger object is refused in the batch answer (error 422 naming the limit), before any byte is sent.',
   }),
+  'service.lfs.ssh-transfer': booleanField({
+    default: true,
+    description:
+      'Whether the SSH server serves `git-lfs-transfer`, Git LFS over SSH alone (objects and locks on the SSH connection). Off: git-lfs falls back to `git-lfs-authenticate` and moves objects over HTTP, at the base URL (where a proxy in front of Kiln may serve or cache them).',
+  }),
   'service.housekeeping.enabled': booleanField({
     default: true,
     description:

@@ -16,7 +16,9 @@ export type LfsSshServices = LfsTransferServices & {
 
 /**
  * The LFS commands of the SSH server's table: `git-lfs-transfer` (lfs-transfer-session.ts),
- * which git-lfs tries first, and `git-lfs-authenticate`, its fallback for older clients.
+ * which git-lfs tries first, unless `settings.sshTransfer` is off, and `git-lfs-authenticate`,
+ * its fallback (for older clients, and for every client when the transfer is not served: git-lfs
+ * then moves objects over HTTP).
  *
  * The `git-lfs-authenticate <repo> <upload|download>` command:
  * git-lfs runs it to learn where the repository's LFS API is and with what to call it. The
@@ -28,11 +30,14 @@ export function lfsSshCommands(
   services: LfsSshServices,
   baseUrl: string | undefined,
   log: SshLog,
+  settings: { readonly sshTransfer: boolean } = { sshTransfer: true },
 ): Array<[string, SshCommand]> {
-  return [
-    ['git-lfs-transfer', lfsTransferCommand(services, log)],
-    ['git-lfs-authenticate', (context) => authenticate(services, baseUrl, context)],
+  const authenticating: [string, SshCommand] = [
+    'git-lfs-authenticate',
+    (context) => authenticate(services, baseUrl, context),
   ];
+  if (!settings.sshTransfer) return [authenticating];
+  return [['git-lfs-transfer', lfsTransferCommand(services, log)], authenticating];
 }
 
 async function authenticate(

@@ -98,17 +98,17 @@ export const verifyObject: TransferCommand = async (session, words) => {
 };
 
 /**
- * `get-object OID`: `status 200`, `size=N`, a delimiter, the bytes in data packets (one write
- * per 1 MiB read from storage, each waiting for the client's window), a flush.
+ * `get-object OID`: `status 200`, `size=N`, a delimiter, the bytes in data packets, a flush.
+ * The object is read in reused buffers and framed into one reused buffer per reply, each
+ * write waiting for the channel to take it: memory stays bounded whatever the object's size.
  */
 export const getObject: TransferCommand = async (session, words) => {
   await session.source.lines('flush');
   const { visible } = await session.access(false);
-  const { size, stream } = await session.services.lfs.open(visible.repo, words[0] ?? '');
+  const { size, copy } = await session.services.lfs.locate(visible.repo, words[0] ?? '');
   try {
-    await session.sink.replyWithData([`size=${size}`], stream);
+    await session.sink.replyWithCopy([`size=${size}`], (sink) => copy(0, sink));
   } catch {
-    stream.destroy();
     // Half an object has gone out: nothing after it could be read as a reply any more.
     throw new FramingError('the object could not be sent whole');
   }

@@ -21,7 +21,7 @@ import { lfsCommandTarget, type SshCommand, type SshCommandContext } from './ssh
 export type LfsTransferServices = {
   readonly repos: GitAccessRepos;
   readonly sshKeys: Pick<SshKeyService, 'identify'>;
-  readonly lfs: Pick<LfsService, 'batch' | 'upload' | 'verify' | 'open'>;
+  readonly lfs: Pick<LfsService, 'batch' | 'upload' | 'verify' | 'locate'>;
   readonly lfsLocks: Pick<LfsLockService, 'lock' | 'list' | 'verify' | 'unlock'>;
 };
 

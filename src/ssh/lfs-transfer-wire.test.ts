@@ -1,4 +1,4 @@
-import { PassThrough, Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodePktLines, MAX_PKT_PAYLOAD } from '../git/pkt-line.ts';
@@ -35,17 +35,33 @@ describe('the packets of git-lfs-transfer', () => {
     expect(await drain([Buffer.from('0000'), Buffer.from('0006ab')])).toEqual({ count: 2 });
   });
 
-  it('sends an object as data packets that give back its bytes', async () => {
+  it('sends an object as data packets that give back its bytes, framing into one buffer', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.integer({ min: 0, max: 200_000 }), { maxLength: 4 }),
         async (sizes) => {
           const chunks = sizes.map((size) => Buffer.alloc(size, size % 251));
-          const output = new PassThrough();
+          // A channel copies what it is given before it calls back, as ssh2's does.
           const written: Buffer[] = [];
-          output.on('data', (chunk: Buffer) => written.push(chunk));
+          const memory: ArrayBufferLike[] = [];
+          const output = new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              memory.push(chunk.buffer);
+              written.push(Buffer.from(chunk));
+              setImmediate(done);
+            },
+          });
           const sink = new PacketSink(output, new AbortController().signal);
-          await sink.replyWithData(['size=1'], Readable.from(chunks));
+          // Hands every chunk through one reused buffer, overwritten once the sink resolves.
+          const reused = Buffer.alloc(200_000);
+          await sink.replyWithCopy(['size=1'], async (send) => {
+            for (const chunk of chunks) {
+              chunk.copy(reused);
+              await send(reused.subarray(0, chunk.byteLength));
+              reused.fill(0xee);
+            }
+          });
+          await new Promise((resolve) => output.end(resolve));
           const packets = decodePktLines(Buffer.concat(written));
           expect(packets.slice(0, 3).map((packet) => packet.kind)).toEqual([
             'data',
@@ -59,9 +75,30 @@ describe('the packets of git-lfs-transfer', () => {
             return packet.payload;
           });
           expect(Buffer.concat(data).equals(Buffer.concat(chunks))).toBe(true);
+          // Between the head and the flush, a new framing buffer only for a larger chunk.
+          let largest = 0;
+          let growths = 0;
+          for (const size of sizes) {
+            if (size <= largest) continue;
+            largest = size;
+            growths += 1;
+          }
+          expect(new Set(memory.slice(1, -1)).size).toBe(growths);
         },
       ),
       { numRuns: 30 },
     );
+  });
+
+  it('stops waiting for a channel that closed without calling back', async () => {
+    const output = new Writable({ write: () => {} });
+    const aborted = new AbortController();
+    const sink = new PacketSink(output, aborted.signal);
+    const reply = sink.replyWithCopy(['size=3'], async (send) => {
+      const sent = send(Buffer.from('abc'));
+      aborted.abort();
+      await sent;
+    });
+    await expect(reply).rejects.toThrow('closed');
   });
 });

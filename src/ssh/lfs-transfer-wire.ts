@@ -129,22 +129,56 @@ export class PacketSink {
     return this.write(Buffer.concat(packets));
   }
 
-  /** `status 200`, the arguments, a delimiter, `body` as data packets, a flush. */
-  async replyWithData(args: readonly string[], body: AsyncIterable<Uint8Array>): Promise<void> {
+  /**
+   * Writes `bytes` and resolves once the channel has taken them (its write callback): only then
+   * may their memory be used again. Rejects when the session is aborted, since a channel that
+   * has closed never calls back.
+   */
+  #writeAndRelease(bytes: Buffer): Promise<void> {
+    const signal = this.#signal;
+    if (signal.aborted) return Promise.reject(new Error('the channel has closed'));
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(new Error('the channel has closed'));
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#output.write(bytes, (error) => {
+        signal.removeEventListener('abort', onAbort);
+        if (error) reject(error);
+        else resolve();
+      });
+    });
+  }
+
+  /**
+   * `status 200`, the arguments, a delimiter, the bytes `copy` hands over as data packets, a
+   * flush. Each chunk is framed into one buffer kept for the whole reply (grown only for a
+   * larger chunk) and written in one call, and the sink resolves once the channel has taken
+   * it: a reply of any size allocates one framed chunk, not one per chunk, and `copy` reads the
+   * next chunk while this one goes out.
+   */
+  async replyWithCopy(
+    args: readonly string[],
+    copy: (sink: (bytes: Buffer) => Promise<void>) => Promise<void>,
+  ): Promise<void> {
     const head = [encodePktLine('status 200\n'), ...args.map((arg) => encodePktLine(`${arg}\n`))];
     await this.write(Buffer.concat([...head, Buffer.from('0001')]));
-    for await (const chunk of body) await this.write(framed(chunk));
+    let framing = Buffer.alloc(0);
+    await copy(async (bytes) => {
+      if (bytes.byteLength === 0) return;
+      const size = framedSize(bytes.byteLength);
+      if (framing.byteLength < size) framing = Buffer.allocUnsafeSlow(size);
+      return this.#writeAndRelease(frameInto(bytes, framing));
+    });
     await this.write(Buffer.from('0000'));
   }
 }
 
-/**
- * `bytes` cut into data packets, in one buffer: one write per chunk read from storage (1 MiB)
- * rather than one per packet.
- */
-function framed(bytes: Uint8Array): Buffer {
-  const count = Math.ceil(bytes.byteLength / MAX_PKT_PAYLOAD);
-  const out = Buffer.allocUnsafe(bytes.byteLength + 4 * count);
+/** The bytes `count` bytes take as data packets, each with its 4-byte length. */
+function framedSize(count: number): number {
+  return count + 4 * Math.ceil(count / MAX_PKT_PAYLOAD);
+}
+
+/** `bytes` cut into data packets, written at the start of `out`; the part of `out` filled. */
+function frameInto(bytes: Uint8Array, out: Buffer): Buffer {
   let at = 0;
   for (let from = 0; from < bytes.byteLength; from += MAX_PKT_PAYLOAD) {
     const piece = bytes.subarray(from, from + MAX_PKT_PAYLOAD);
@@ -152,5 +186,5 @@ function framed(bytes: Uint8Array): Buffer {
     out.set(piece, at + 4);
     at += piece.byteLength + 4;
   }
-  return out;
+  return out.subarray(0, at);
 }

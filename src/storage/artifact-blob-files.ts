@@ -1,9 +1,10 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { constants, createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename as renameFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { errorCode } from '../lib/thrown.ts';
+import { copyFiles } from './file-copy.ts';
+import { writeGathered } from './gathered-write.ts';
 
 /** A blob's place: path segments of lower-case letters, digits and dashes only. */
 export type BlobKey = readonly string[];
@@ -43,7 +44,6 @@ export class BlobDirectory {
   ): Promise<number> {
     const path = this.#path(key);
     await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
-    await (await open(path, 'a')).close();
     let received = 0;
     async function* limited() {
       for await (const chunk of source) {
@@ -52,10 +52,13 @@ export class BlobDirectory {
         yield chunk;
       }
     }
-    // A write stream queues what arrives while a write is under way and writes it in one
-    // `writev`: far fewer calls than one positioned write per network chunk.
-    const sink = createWriteStream(path, { flags: 'r+', start: offset, highWaterMark: 4 << 20 });
-    await pipeline(limited(), sink);
+    // Created when missing and never truncated: parts of one blob may be written at once.
+    const file = await open(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    try {
+      await writeGathered(file, offset, limited());
+    } finally {
+      await file.close();
+    }
     return received;
   }
 
@@ -72,6 +75,15 @@ export class BlobDirectory {
   /** A stream of the blob at `key` (an `ENOENT` error on the stream when it is missing). */
   read(key: BlobKey): Readable {
     return createReadStream(this.#path(key), { highWaterMark: 1024 * 1024 });
+  }
+
+  /** The blobs at `keys` in order, to `sink` in two reused buffers (see `copyFiles`). */
+  copy(keys: readonly BlobKey[], sink: (bytes: Buffer) => Promise<void>): Promise<void> {
+    return copyFiles(
+      keys.map((key) => this.#path(key)),
+      0,
+      sink,
+    );
   }
 
   /** Moves the blob at `from` to `to`, replacing any there. */

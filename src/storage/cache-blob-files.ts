@@ -1,32 +1,23 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { constants } from 'node:fs';
 import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { Invalid } from '../domain/errors.ts';
 import { errorCode } from '../lib/thrown.ts';
+import { copyFiles } from './file-copy.ts';
+import { writeGathered } from './gathered-write.ts';
 
 /** A byte range of a stored archive, both ends included. */
 type ByteRange = { readonly start: number; readonly end: number };
 
-/** Fails a stream that carries more than `length` bytes, and counts what it carried. */
-class LengthGuard extends Transform {
-  seen = 0;
-  readonly #length: number;
-
-  constructor(length: number) {
-    super();
-    this.#length = length;
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (e?: Error) => void) {
-    this.seen += chunk.length;
-    if (this.seen > this.#length) {
-      done(new Invalid(`the body holds more than the ${this.#length} bytes its range names`));
-      return;
+/** The chunks of `source`, failing once they pass `length` bytes; `seen` counts them. */
+async function* guarded(source: Readable, length: number, counted: { seen: number }) {
+  for await (const chunk of source as AsyncIterable<Buffer>) {
+    counted.seen += chunk.byteLength;
+    if (counted.seen > length) {
+      throw new Invalid(`the body holds more than the ${length} bytes its range names`);
     }
-    done(undefined);
-    this.push(chunk);
+    yield chunk;
   }
 }
 
@@ -56,10 +47,10 @@ export class CacheBlobFiles {
     const path = this.#path(id);
     await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
     // Created without truncating, so that parallel first parts never erase each other.
-    await (await open(path, 'a', 0o600)).close();
-    const guard = new LengthGuard(length);
+    const file = await open(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    const guard = { seen: 0 };
     try {
-      await pipeline(source, guard, createWriteStream(path, { flags: 'r+', start: offset }));
+      await writeGathered(file, offset, guarded(source, length, guard));
     } catch (error) {
       // A client that goes away mid-part is the client's failure, not the server's.
       const code = errorCode(error);
@@ -67,6 +58,8 @@ export class CacheBlobFiles {
         throw new Invalid('the upload ended before its range did', { cause: error });
       }
       throw error;
+    } finally {
+      await file.close();
     }
     if (guard.seen !== length) {
       throw new Invalid(`the body holds ${guard.seen} bytes where its range names ${length}`);
@@ -83,12 +76,11 @@ export class CacheBlobFiles {
     }
   }
 
-  /** A stream of the archive or of a range of it. */
-  read(id: number, range?: ByteRange): Readable {
-    return createReadStream(this.#path(id), {
-      ...(range ? { start: range.start, end: range.end } : {}),
-      highWaterMark: 1024 * 1024,
-    });
+  /** The archive or a range of it, to `sink` in two reused buffers (see `copyFiles`). */
+  copy(id: number, range: ByteRange | undefined, sink: (bytes: Buffer) => Promise<void>) {
+    const start = range?.start ?? 0;
+    const length = range ? range.end - range.start + 1 : undefined;
+    return copyFiles([this.#path(id)], start, sink, length);
   }
 
   /** Deletes the archive, if any. */

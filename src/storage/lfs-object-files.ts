@@ -1,15 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { Invalid, TooLarge } from '../domain/errors.ts';
+import { copyFiles } from './file-copy.ts';
+import { writeGathered } from './gathered-write.ts';
 
 const OID = /^[0-9a-f]{64}$/;
-
-/** What one read of `copy` takes from the file: large reads, few system calls. */
-const COPY_CHUNK = 1024 * 1024;
 
 /** Temporary files of uploads; hidden, so a dump does not carry a half-written object. */
 const TEMPORARY = '.tmp';
@@ -70,10 +68,12 @@ export class LfsObjectFiles {
       }
     }
     try {
-      await pipeline(
-        hashed(),
-        createWriteStream(temporary, { flags: 'wx', mode: 0o600, highWaterMark: 4 << 20 }),
-      );
+      const file = await open(temporary, 'wx', 0o600);
+      try {
+        await writeGathered(file, 0, hashed());
+      } finally {
+        await file.close();
+      }
       if (limits.maxSize !== undefined && received > limits.maxSize) {
         throw new TooLarge(`The object is larger than ${limits.maxSize} bytes.`);
       }
@@ -100,33 +100,9 @@ export class LfsObjectFiles {
     });
   }
 
-  /**
-   * Hands the object's bytes from `start` to `sink` in two buffers used in turn: the next read
-   * fills one while `sink` writes the other, and a buffer is filled again only once `sink` has
-   * resolved for it. A 200 MB download then allocates 2 MiB instead of 200 MB of buffers, which
-   * in a server's heap set off a full garbage collection every few tens of megabytes.
-   */
-  async copy(oid: string, start: number, sink: (bytes: Buffer) => Promise<void>): Promise<void> {
-    const file = await open(this.#path(oid), 'r');
-    let buffer = Buffer.allocUnsafeSlow(COPY_CHUNK);
-    let spare = Buffer.allocUnsafeSlow(COPY_CHUNK);
-    let writing: Promise<void> | undefined;
-    try {
-      for (let position = start; ; [buffer, spare] = [spare, buffer]) {
-        const { bytesRead } = await file.read(buffer, 0, COPY_CHUNK, position);
-        // The other buffer's write ends before this one's begins: the bytes go out in order.
-        await writing;
-        if (bytesRead === 0) break;
-        position += bytesRead;
-        writing = sink(buffer.subarray(0, bytesRead));
-        // Failing while a read is in flight is seen at the next await, never as unhandled.
-        writing.catch(() => {});
-      }
-      await writing;
-    } finally {
-      await writing?.catch(() => {});
-      await file.close();
-    }
+  /** The object's bytes from `start`, to `sink` in two reused buffers (see `copyFiles`). */
+  copy(oid: string, start: number, sink: (bytes: Buffer) => Promise<void>): Promise<void> {
+    return copyFiles([this.#path(oid)], start, sink);
   }
 
   async hash(oid: string): Promise<string> {

@@ -37,11 +37,12 @@ const keys: Record<'owner' | 'reader' | 'stranger' | 'deploy' | 'writer', KeyPai
 /**
  * Sets the world up for the calling suite and gives what its tests use. With `pureSsh`, the SSH
  * edge knows no base URL, so `git-lfs-authenticate` cannot answer and whatever git-lfs does
- * goes over `git-lfs-transfer`.
+ * goes over `git-lfs-transfer`. `env` configures the server (`SERVICE_LFS_SSH_TRANSFER`, say).
  */
-export function useLfsSshWorld(options: { pureSsh?: boolean } = {}) {
+export function useLfsSshWorld(options: { pureSsh?: boolean; env?: Record<string, string> } = {}) {
   useWorld(
     {
+      ...(options.env ? { env: options.env } : {}),
       people: ['owner', 'reader', 'stranger'],
       repos: [
         { owner: 'owner', name: 'art', private: true },
@@ -63,6 +64,7 @@ export function useLfsSshWorld(options: { pureSsh?: boolean } = {}) {
           app.services,
           options.pureSsh ? undefined : kiln.url,
           kiln.server.log,
+          app.config.lfs,
         ),
       });
       for (const who of ['owner', 'reader', 'stranger'] as const) {

@@ -7,6 +7,7 @@ import type {
 import { Invalid } from '../../domain/errors.ts';
 import type { IncomingMessage } from '../../lib/node-http.ts';
 import { rfc3339 } from '../../lib/time.ts';
+import { sendObject } from '../git/lfs-download.ts';
 import { artifactFailure, bearerOf, sendArtifactError } from './artifact-requests.ts';
 import { ARTIFACT_CHUNK_BYTES, ARTIFACT_JSON_BYTES } from './body-limits.ts';
 
@@ -176,7 +177,8 @@ export function registerV4ArtifactRoutes(fastify: FastifyInstance, deps: V4Artif
       });
       scope.get<{ Querystring: Query }>('/kiln/artifacts/:blob', async (request, reply) => {
         const blob = await artifacts.readBlob(request.query);
-        return reply.type('application/zip').header('content-length', blob.size).send(blob.stream);
+        reply.type('application/zip').header('content-length', blob.size);
+        await sendObject(request, reply, blob.copy);
       });
     },
     { prefix: ARTIFACT_BLOB_PREFIX },

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { cacheControlFor } from '../plugins/private-answers.ts';
 
 /**
- * Writes an LFS object's answer past Fastify, with the head `reply` was given: `copy` hands the
+ * Writes a stored object's answer (an LFS object, an artifact's zip) past Fastify, with the head `reply` was given: `copy` hands the
  * bytes over in two reused buffers and each chunk's write must end before its buffer is filled
  * again, which a stream given to Fastify cannot tell it. (A stream allocates a buffer per read;
  * 200 MB of them set off a full garbage collection of the server's heap every few tens of
@@ -40,7 +40,7 @@ export async function sendObject(
       'request completed',
     );
   } catch (error) {
-    request.log.info({ req: request, err: error }, 'LFS download cut short');
+    request.log.info({ req: request, err: error }, 'download cut short');
     // The length announced will not be met: a reset tells the client at once.
     response.destroy();
   } finally {

@@ -17,6 +17,11 @@ export type ArtifactBytes = {
   ): Promise<number>;
   size(key: ArtifactBlobKey): Promise<number | undefined>;
   read(key: ArtifactBlobKey): Readable;
+  /**
+   * Hands the blobs at `keys`, one after the other, to `sink` in chunks whose memory is used
+   * again once `sink` resolves for them (so `sink` must be done with a chunk when it resolves).
+   */
+  copy(keys: readonly ArtifactBlobKey[], sink: (bytes: Buffer) => Promise<void>): Promise<void>;
   remove(key: ArtifactBlobKey): Promise<void>;
   /** The names in the folder at `key`, none when it does not exist. */
   list(key: ArtifactBlobKey): Promise<string[]>;

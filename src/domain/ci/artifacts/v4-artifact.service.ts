@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { Conflict, Invalid, NotFound, TooLarge, Unauthenticated } from '../../errors.ts';
 import type { RuntimeTokens } from '../runtime-token.ts';
 import type { TaskGrant } from '../task-token.ts';
@@ -222,23 +221,20 @@ export class V4ArtifactService {
     return artifact;
   }
 
-  /** The blob a signed download URL names: its size and a stream of its parts in order. */
-  async readBlob(
-    query: Record<string, string | undefined>,
-  ): Promise<{ size: number; stream: Readable }> {
+  /**
+   * The blob a signed download URL names: its size, and `copy`, which hands its parts in order
+   * to a sink in reused buffers (ArtifactBytes.copy).
+   */
+  async readBlob(query: Record<string, string | undefined>): Promise<{
+    size: number;
+    copy: (sink: (bytes: Buffer) => Promise<void>) => Promise<void>;
+  }> {
     const artifact = await this.#signed(query, 'download');
     const parts = (await this.#deps.store.listFiles(artifact.id)).filter((f) =>
       f.path.startsWith('part/'),
     );
-    const bytes = this.#deps.bytes;
     const size = parts.reduce((sum, part) => sum + part.size, 0);
-    const [only] = parts;
-    // Most blobs are one part (appended) or a few blocks; one part is its file's own stream.
-    if (parts.length === 1 && only)
-      return { size, stream: bytes.read(fileBlobKey(artifact.id, only.path)) };
-    async function* all() {
-      for (const part of parts) yield* bytes.read(fileBlobKey(artifact.id, part.path));
-    }
-    return { size, stream: Readable.from(all(), { objectMode: false }) };
+    const keys = parts.map((part) => fileBlobKey(artifact.id, part.path));
+    return { size, copy: (sink) => this.#deps.bytes.copy(keys, sink) };
   }
 }

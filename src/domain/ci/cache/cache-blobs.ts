@@ -18,8 +18,15 @@ export interface CacheBlobs {
   write(id: number, offset: number, length: number, source: Readable): Promise<void>;
   /** Bytes the archive holds so far (0 when nothing has been written). */
   size(id: number): Promise<number>;
-  /** A stream of the archive, or of `range` of it. */
-  read(id: number, range?: ByteRange): Readable;
+  /**
+   * Hands the archive, or `range` of it, to `sink` in chunks whose memory is used again once
+   * `sink` resolves for them (so `sink` must be done with a chunk when it resolves).
+   */
+  copy(
+    id: number,
+    range: ByteRange | undefined,
+    sink: (bytes: Buffer) => Promise<void>,
+  ): Promise<void>;
   /** Deletes the archive; nothing when it is already gone. */
   remove(id: number): Promise<void>;
   /** The ids of the archives kept in shard `shard` (0–255: the id modulo 256). */

@@ -186,7 +186,8 @@ export class CiCacheService {
   }
 
   /**
-   * The archive a signed link names: its size and a way to read it whole or in part. NotFound
+   * The archive a signed link names: its size, and `copy`, which hands it whole or a range of it
+   * to a sink in reused buffers (CacheBlobs.copy). NotFound
    * for a bad or expired signature as for a missing entry: the link is the only credential.
    */
   async download(link: CacheLink) {
@@ -195,7 +196,11 @@ export class CiCacheService {
       throw new NotFound('no such cache archive, or the link has expired');
     }
     const { blobs } = this.#deps;
-    return { size: entry.size, open: (range?: ByteRange) => blobs.read(entry.id, range) };
+    return {
+      size: entry.size,
+      copy: (range: ByteRange | undefined, sink: (bytes: Buffer) => Promise<void>) =>
+        blobs.copy(entry.id, range, sink),
+    };
   }
 
   /** A page of a repository's entries, most recently used first, and their count; for writers. */

@@ -4,6 +4,7 @@ import { DomainError, Unauthenticated } from '../../../domain/errors.ts';
 import { isRecord } from '../../../lib/narrow.ts';
 import { errorStatus } from '../../../lib/thrown.ts';
 import { statusOf } from '../../errors/error-table.ts';
+import { sendObject } from '../../git/lfs-download.ts';
 import {
   entryId,
   parseContentRange,
@@ -120,12 +121,14 @@ export function registerCacheRoutes(fastify: FastifyInstance, deps: CacheRouteDe
         if (range && (range.start > range.end || range.start >= archive.size)) {
           return reply.status(416).header('content-range', `bytes */${archive.size}`).send();
         }
-        if (!range) return reply.header('content-length', archive.size).send(archive.open());
-        return reply
-          .status(206)
-          .header('content-range', `bytes ${range.start}-${range.end}/${archive.size}`)
-          .header('content-length', range.end - range.start + 1)
-          .send(archive.open(range));
+        if (!range) reply.header('content-length', archive.size);
+        else {
+          reply
+            .status(206)
+            .header('content-range', `bytes ${range.start}-${range.end}/${archive.size}`)
+            .header('content-length', range.end - range.start + 1);
+        }
+        await sendObject(request, reply, (sink) => archive.copy(range, sink));
       });
     },
     { prefix: `${CACHE_PREFIX}/_apis/artifactcache` },
