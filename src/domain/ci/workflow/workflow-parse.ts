@@ -25,7 +25,11 @@ export type ParsedWorkflow = {
   readonly triggers: Triggers;
   /** `concurrency:` of the workflow (see `Concurrency`). */
   readonly concurrency: Concurrency | undefined;
-  readonly document: Document;
+  /**
+   * The file as written: `planJobs` writes each job's document from it. Only plain data is kept
+   * (no YAML `Document`), so a parsed workflow crosses from the parsing thread as it is.
+   */
+  readonly content: string;
   readonly jobs: Readonly<Record<string, Record<string, unknown>>>;
   /** `permissions:` of the workflow as written (permissions.ts reads it). */
   readonly permissions?: unknown;
@@ -67,7 +71,7 @@ export function parseWorkflow(fileName: string, content: string): ParsedWorkflow
     name: typeof root.name === 'string' && root.name !== '' ? root.name : fileName,
     triggers: readTriggers(root.on),
     concurrency,
-    document,
+    content,
     jobs,
     permissions: root.permissions,
   };
@@ -118,10 +122,12 @@ export function planJobs(workflow: ParsedWorkflow, contexts: ExpressionContexts)
       `the workflow makes ${total} jobs, more than the ${MAX_JOBS_PER_RUN} a run may have`,
     );
   }
+  // Parsed again rather than kept from `parseWorkflow`: a YAML `Document` cannot cross threads.
+  const document = yaml().parseDocument(workflow.content, { uniqueKeys: true });
   for (const [jobId, job] of Object.entries(workflow.jobs)) {
     const concurrency = readJobConcurrency(jobId, job.concurrency);
     const combinations = matrixError(jobId, () => expandMatrix(matrices.get(jobId)));
-    const template = jobTemplate(workflow.document, jobId);
+    const template = jobTemplate(document, jobId);
     for (const combination of combinations) {
       const scope = { ...contexts, matrix: combination };
       const label = combinationLabel(combination);
