@@ -8,6 +8,7 @@ import {
   readJobConcurrency,
 } from './concurrency.ts';
 import { type ExpressionContexts, interpolate, interpolateValue } from './interpolate.ts';
+import { keyLine } from './key-line.ts';
 import { checkedMatrixSize, combinationLabel, expandMatrix, MatrixError } from './matrix.ts';
 import { isRecord, readTriggers, type Triggers } from './triggers.ts';
 import { WorkflowError } from './workflow-error.ts';
@@ -232,26 +233,4 @@ function singleJobDocument(
     }
   }
   return document.toString();
-}
-
-/** The 1-based line of a key path in the document, when it can be found. */
-function keyLine(document: Document, content: string, path: string[]): number | undefined {
-  let node: unknown = document.contents;
-  let offset: number | undefined;
-  for (const key of path) {
-    if (!yaml().isMap(node)) return offset === undefined ? undefined : lineAt(content, offset);
-    const pair = node.items.find(
-      (item) => String((item.key as { value?: unknown })?.value) === key,
-    );
-    if (pair === undefined) return undefined;
-    offset = (pair.key as { range?: [number, number, number] }).range?.[0];
-    node = pair.value;
-  }
-  return offset === undefined ? undefined : lineAt(content, offset);
-}
-
-function lineAt(content: string, offset: number): number {
-  let line = 1;
-  for (let at = 0; at < offset && at < content.length; at++) if (content[at] === '\n') line++;
-  return line;
 }
