@@ -87,6 +87,41 @@ describe('workflowParserPool', () => {
     expect((await parser.parse('next.yml', good)).name).toBe('next.yml');
   }, 60_000);
 
+  it('answers any hostile file within the deadline, costing this thread little (generated)', async () => {
+    const parser = pool({ workers: 1, timeoutMs: 500 });
+    const repeat = (unit: string, bytes: number) => unit.repeat(Math.ceil(bytes / unit.length));
+    const shapes: Record<string, (bytes: number) => string> = {
+      keys: keyHeavy,
+      flows: flowHeavy,
+      nested: (bytes) =>
+        `on: push\nenv:\n  x: ${repeat('[', bytes / 2)}${repeat(']', bytes / 2)}\n${JOBS}`,
+      aliases: (bytes) =>
+        `on: push\nenv:\n  a: &a [${repeat('x, ', bytes / 2)}]\n  b: [${repeat('*a, ', 90)}]\n${JOBS}`,
+      scalars: (bytes) => `on: push\nenv:\n  x: "${repeat('\\u00e9', bytes)}"\n${JOBS}`,
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(shapes)),
+        fc.integer({ min: 16, max: 500 }),
+        async (shape, kib) => {
+          const text = (shapes[shape] ?? keyHeavy)(kib * 1024).slice(0, 512 * 1024);
+          const started = performance.now();
+          const cpu = process.threadCpuUsage();
+          const outcome = await parser.parse('x.yml', text).then(
+            (workflow) => workflow.name,
+            (error: unknown) => error,
+          );
+          const { user, system } = process.threadCpuUsage(cpu);
+          expect(outcome === 'x.yml' || outcome instanceof Error).toBe(true);
+          expect((user + system) / 1000).toBeLessThan(50);
+          // The deadline, plus a worker's start on a loaded machine when the last one was stopped.
+          expect(performance.now() - started).toBeLessThan(500 + 3000);
+        },
+      ),
+      { numRuns: 12 },
+    );
+  }, 120_000);
+
   it('answers a YAML error as the in-process parse throws it, line and all', async () => {
     const parser = pool();
     const text = 'on: push\njobs:\n  a: [\n';
