@@ -28,6 +28,7 @@ import { isUser } from '../domain/users/user.types.ts';
 import { TaskLogFiles } from '../storage/task-log-files.ts';
 import { buildCiArtifacts } from './ci-artifacts.ts';
 import type { CoreParts } from './parts.ts';
+import { sharedWorkflowParser } from './workflow-parser-pool.ts';
 
 export type CiParts = CoreParts & {
   /** Absolute data directory: task logs, artifacts and cache archives live under it. */
@@ -79,6 +80,7 @@ export function buildCi(parts: CiParts) {
     catFiles: git.catFiles,
     versions,
     lifecycle,
+    parser: sharedWorkflowParser(),
     forkGate: new ForkPullGate({
       userById: async (id) => {
         const account = await users.findById(id);

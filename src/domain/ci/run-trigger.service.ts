@@ -22,7 +22,8 @@ import { type TasksVersions, versionScopesOfRepo } from './tasks-version.ts';
 import { pullTriggered, pushTriggered, type Triggered } from './trigger-events.ts';
 import { type ExpandedJob, expandRun } from './workflow/call-expansion.ts';
 import { type DispatchInput, dispatchInputs, type Triggers } from './workflow/triggers.ts';
-import { concurrencyOf, parseWorkflow, WorkflowError } from './workflow/workflow-parse.ts';
+import { concurrencyOf, WorkflowError } from './workflow/workflow-parse.ts';
+import type { WorkflowParser } from './workflow/workflow-parser.ts';
 import type { NewRun, WorkflowRunStore } from './workflow-run.store.ts';
 
 export type RunTriggerDeps = {
@@ -33,6 +34,12 @@ export type RunTriggerDeps = {
   readonly lifecycle: RunLifecycle;
   /** Whether a pull request's runs wait for a writer's approval (fork-approval.ts). */
   readonly forkGate: Pick<ForkPullGate, 'mustAsk'>;
+  /**
+   * Parses and plans workflow files. INVARIANT: no workflow file a user pushes (or calls) is
+   * parsed on the request thread: the server's parser runs off it, bounded in time
+   * (src/wiring/workflow-parser-pool.ts); every parse and plan here goes through it.
+   */
+  readonly parser: WorkflowParser;
   /** Where the default branch's `on: schedule` crons are kept. */
   readonly schedules?: ScheduleRecords;
   /** What `${{ vars.* }}` reads in `concurrency` (CiVariableService); none without it. */
@@ -95,7 +102,10 @@ export class RunTriggerService {
     if (!tip) return;
     await schedules.record(
       push.repo.id,
-      await parseFiles(await readWorkflowFiles(catFiles, repos.handle(push.repo), tip)),
+      await parseFiles(
+        await readWorkflowFiles(catFiles, repos.handle(push.repo), tip),
+        this.#deps.parser,
+      ),
     );
   }
 
@@ -162,7 +172,10 @@ export class RunTriggerService {
   ): Promise<WorkflowRun[]> {
     const { repos, catFiles } = this.#deps;
     const handle = repos.handle(repo);
-    const files = await parseFiles(await readWorkflowFiles(catFiles, handle, sha));
+    const files = await parseFiles(
+      await readWorkflowFiles(catFiles, handle, sha),
+      this.#deps.parser,
+    );
     await event.onFiles?.(files);
     if (files.length === 0) return [];
     const base = await event.compareTo();
@@ -211,7 +224,7 @@ export class RunTriggerService {
     const github = { ...githubContext(repo, ref, sha, actor, payload), event_name: 'schedule' };
     return this.#startRun(
       repo,
-      parseFile(file),
+      await parseFile(file, this.#deps.parser),
       {
         repoId,
         workflowName: workflowFile,
@@ -248,13 +261,14 @@ export class RunTriggerService {
     const branch = await repos.defaultBranch(repo);
     const sha = await findBranch(handle, branch);
     if (sha === undefined) return [];
-    return (await readWorkflowFiles(catFiles, handle, sha)).flatMap((file) => {
-      try {
-        const inputs = dispatchInputs(parseWorkflow(fileName(file), file.content).triggers);
-        return inputs === undefined ? [] : [{ file: fileName(file), branch, inputs }];
-      } catch {
-        return [];
-      }
+    const files = await parseFiles(
+      await readWorkflowFiles(catFiles, handle, sha),
+      this.#deps.parser,
+    );
+    return files.flatMap(({ name, parsed }) => {
+      if ('error' in parsed) return [];
+      const inputs = dispatchInputs(parsed.workflow.triggers);
+      return inputs === undefined ? [] : [{ file: name, branch, inputs }];
     });
   }
 
@@ -282,7 +296,7 @@ export class RunTriggerService {
       (candidate) => fileName(candidate) === request.workflowFile,
     );
     if (file === undefined) throw new Invalid(`no workflow file named ${request.workflowFile}`);
-    const parsedFile = parseFile(file);
+    const parsedFile = await parseFile(file, this.#deps.parser);
     let declared: ReturnType<typeof dispatchInputs>;
     try {
       const { parsed } = parsedFile;
@@ -355,11 +369,16 @@ export class RunTriggerService {
         catFiles,
         findRepoByName: this.#deps.findRepoByName ?? (async () => undefined),
       });
-      const expanded = await expandRun(workflow, contexts, load, {
-        value: { repo, sha: base.sha },
-        identity: `${repo.id}:${file.path}@${base.sha}`,
-        label: file.path,
-      });
+      const expanded = await expandRun(
+        workflow,
+        contexts,
+        { load, parser: this.#deps.parser },
+        {
+          value: { repo, sha: base.sha },
+          identity: `${repo.id}:${file.path}@${base.sha}`,
+          label: file.path,
+        },
+      );
       // Groups of a run from a fork are its pull's own (`groupOf`, fork-approval.ts).
       const jobs = expanded.jobs.map((job) =>
         job.concurrency === undefined

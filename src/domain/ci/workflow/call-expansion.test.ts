@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expandRun, type WorkflowLoader } from './call-expansion.ts';
 import { decodePermissions } from './permissions.ts';
 import { parseWorkflow } from './workflow-parse.ts';
+import { inProcessWorkflowParser as parser } from './workflow-parser.ts';
 
 /** Serves `files` by path, counting reads. */
 function loaderOf(files: Record<string, string>): { load: WorkflowLoader; reads: () => number } {
@@ -20,7 +21,7 @@ const contexts = { github: { ref: 'refs/heads/main' }, vars: {}, inputs: {} };
 
 async function expand(main: string, files: Record<string, string>) {
   const { load } = loaderOf(files);
-  return expandRun(parseWorkflow('main.yml', main), contexts, load, ORIGIN);
+  return expandRun(parseWorkflow('main.yml', main), contexts, { load, parser }, ORIGIN);
 }
 
 const LIB = `on:
@@ -138,7 +139,7 @@ jobs:
     });
     const main = `on: push\njobs:\n${Array.from({ length: 300 }, (_, at) => `  c${at}:\n    uses: ./.gitea/workflows/l1.yml\n`).join('')}`;
     await expect(
-      expandRun(parseWorkflow('main.yml', main), contexts, load, ORIGIN),
+      expandRun(parseWorkflow('main.yml', main), contexts, { load, parser }, ORIGIN),
     ).rejects.toThrow('more than the 256 jobs a run may have');
     expect(reads()).toBeLessThan(300);
   });

@@ -23,9 +23,8 @@ import {
   needsOf,
   type ParsedWorkflow,
   type PlannedJob,
-  parseWorkflow,
-  planJobs,
 } from './workflow-parse.ts';
+import type { WorkflowParser } from './workflow-parser.ts';
 
 /** Workflows a run may chain: the run's own and three levels of calls below it (GitHub's four). */
 export const MAX_CALL_DEPTH = 4;
@@ -43,6 +42,9 @@ export type LoadedWorkflow = {
 
 /** Reads a called workflow for a call made from `origin`; throws `WorkflowError` when it cannot. */
 export type WorkflowLoader = (ref: CallRef, origin: unknown) => Promise<LoadedWorkflow>;
+
+/** What expanding a run reads with: the called files, and the parser that parses and plans them. */
+type Reading = { readonly load: WorkflowLoader; readonly parser: WorkflowParser };
 
 /** A job of the run: a planned job with its key in the run and its token's permissions. */
 export type ExpandedJob = PlannedJob & {
@@ -91,11 +93,11 @@ type Level = {
 export async function expandRun(
   workflow: ParsedWorkflow,
   contexts: ExpressionContexts,
-  load: WorkflowLoader,
+  reading: Reading,
   origin: { readonly value: unknown; readonly identity: string; readonly label: string },
 ): Promise<ExpandedRun> {
   const run: ExpandedRun = { jobs: [], calls: {} };
-  await expandLevel(run, load, {
+  await expandLevel(run, reading, {
     workflow,
     contexts,
     origin: origin.value,
@@ -110,7 +112,7 @@ export async function expandRun(
 }
 
 /** Expands one workflow of the chain; answers, per job id of it, the run keys it stands for. */
-async function expandLevel(run: ExpandedRun, load: WorkflowLoader, level: Level) {
+async function expandLevel(run: ExpandedRun, reading: Reading, level: Level) {
   const { workflow, prefix } = level;
   // Run keys join job ids with `/`: an id holding one could pass for a called workflow's job.
   const slashed = Object.keys(workflow.jobs).find((id) => id.includes('/'));
@@ -131,7 +133,7 @@ async function expandLevel(run: ExpandedRun, load: WorkflowLoader, level: Level)
     }
     const [id, job] = ready;
     pending.delete(id);
-    leaves.set(id, await expandCall(run, load, level, id, job, own, leaves));
+    leaves.set(id, await expandCall(run, reading, level, id, job, own, leaves));
     checkSize(run);
   }
   const waitFor = (job: Record<string, unknown>) => {
@@ -139,7 +141,9 @@ async function expandLevel(run: ExpandedRun, load: WorkflowLoader, level: Level)
     return needs.length === 0 ? level.rootNeeds : needs.flatMap((need) => leaves.get(need) ?? []);
   };
   const planned =
-    Object.keys(plain).length === 0 ? [] : planJobs({ ...workflow, jobs: plain }, level.contexts);
+    Object.keys(plain).length === 0
+      ? []
+      : await reading.parser.plan({ ...workflow, jobs: plain }, level.contexts);
   for (const job of planned) {
     const written = plain[job.jobId] as Record<string, unknown>;
     const permissions = jobPermissions(
@@ -173,7 +177,7 @@ function checkSize(run: ExpandedRun): void {
 
 async function expandCall(
   run: ExpandedRun,
-  load: WorkflowLoader,
+  reading: Reading,
   level: Level,
   id: string,
   job: Record<string, unknown>,
@@ -188,7 +192,7 @@ async function expandCall(
         `(${[...level.chain.map((c) => c.label), callLabel(ref)].join(' → ')})`,
     );
   }
-  const loaded = await load(ref, level.origin);
+  const loaded = await reading.load(ref, level.origin);
   if (level.chain.some((above) => above.identity === loaded.identity)) {
     throw new WorkflowError(
       `job "${id}": workflow call cycle: ${[...level.chain.map((c) => c.label), loaded.label].join(' → ')}`,
@@ -196,7 +200,7 @@ async function expandCall(
   }
   let called: ParsedWorkflow;
   try {
-    called = parseWorkflow(loaded.label, loaded.content);
+    called = await reading.parser.parse(loaded.label, loaded.content);
   } catch (error) {
     throw new WorkflowError(`${loaded.label}: ${errorMessage(error)}`);
   }
@@ -216,7 +220,7 @@ async function expandCall(
   const display =
     typeof job.name === 'string' ? String(interpolateValue(job.name, level.contexts)) : id;
   const before = run.jobs.length;
-  await expandLevel(run, load, {
+  await expandLevel(run, reading, {
     workflow: called,
     contexts: { ...level.contexts, inputs: known },
     origin: loaded.origin,

@@ -8,6 +8,7 @@ import {
   readJobConcurrency,
 } from './concurrency.ts';
 import { type ExpressionContexts, interpolate, interpolateValue } from './interpolate.ts';
+import { keyLine } from './key-line.ts';
 import { checkedMatrixSize, combinationLabel, expandMatrix, MatrixError } from './matrix.ts';
 import { isRecord, readTriggers, type Triggers } from './triggers.ts';
 import { WorkflowError } from './workflow-error.ts';
@@ -25,7 +26,11 @@ export type ParsedWorkflow = {
   readonly triggers: Triggers;
   /** `concurrency:` of the workflow (see `Concurrency`). */
   readonly concurrency: Concurrency | undefined;
-  readonly document: Document;
+  /**
+   * The file as written: `planJobs` writes each job's document from it. Only plain data is kept
+   * (no YAML `Document`), so a parsed workflow crosses from the parsing thread as it is.
+   */
+  readonly content: string;
   readonly jobs: Readonly<Record<string, Record<string, unknown>>>;
   /** `permissions:` of the workflow as written (permissions.ts reads it). */
   readonly permissions?: unknown;
@@ -67,7 +72,7 @@ export function parseWorkflow(fileName: string, content: string): ParsedWorkflow
     name: typeof root.name === 'string' && root.name !== '' ? root.name : fileName,
     triggers: readTriggers(root.on),
     concurrency,
-    document,
+    content,
     jobs,
     permissions: root.permissions,
   };
@@ -118,10 +123,12 @@ export function planJobs(workflow: ParsedWorkflow, contexts: ExpressionContexts)
       `the workflow makes ${total} jobs, more than the ${MAX_JOBS_PER_RUN} a run may have`,
     );
   }
+  // Parsed again rather than kept from `parseWorkflow`: a YAML `Document` cannot cross threads.
+  const document = yaml().parseDocument(workflow.content, { uniqueKeys: true });
   for (const [jobId, job] of Object.entries(workflow.jobs)) {
     const concurrency = readJobConcurrency(jobId, job.concurrency);
     const combinations = matrixError(jobId, () => expandMatrix(matrices.get(jobId)));
-    const template = jobTemplate(workflow.document, jobId);
+    const template = jobTemplate(document, jobId);
     for (const combination of combinations) {
       const scope = { ...contexts, matrix: combination };
       const label = combinationLabel(combination);
@@ -226,26 +233,4 @@ function singleJobDocument(
     }
   }
   return document.toString();
-}
-
-/** The 1-based line of a key path in the document, when it can be found. */
-function keyLine(document: Document, content: string, path: string[]): number | undefined {
-  let node: unknown = document.contents;
-  let offset: number | undefined;
-  for (const key of path) {
-    if (!yaml().isMap(node)) return offset === undefined ? undefined : lineAt(content, offset);
-    const pair = node.items.find(
-      (item) => String((item.key as { value?: unknown })?.value) === key,
-    );
-    if (pair === undefined) return undefined;
-    offset = (pair.key as { range?: [number, number, number] }).range?.[0];
-    node = pair.value;
-  }
-  return offset === undefined ? undefined : lineAt(content, offset);
-}
-
-function lineAt(content: string, offset: number): number {
-  let line = 1;
-  for (let at = 0; at < offset && at < content.length; at++) if (content[at] === '\n') line++;
-  return line;
 }

@@ -1,13 +1,13 @@
 import { Unavailable } from '../../../domain/errors.ts';
 import type { CacheRegistry } from '../../../lib/cache-registry.ts';
 import { contentHash } from '../../../lib/content-hash.ts';
+import { PoolFull, WorkerPool } from '../../../lib/worker-pool.ts';
 import { encoded, encodedBytes, type Html, trusted } from '../html.ts';
 import type { MarkdownBase } from '../markdown.ts';
 import { DocumentHashes } from './document-hashes.ts';
 import { type PlainReason, plainDocument, plainLines, plainNotice } from './plain-text.ts';
 import { RenderCache } from './render-cache.ts';
 import type { RenderJob, RenderTask } from './render-job.ts';
-import { PoolFull, WorkerPool } from './worker-pool.ts';
 
 /** The `service.render.*` settings. */
 export type RenderSettings = {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { PoolFull, WorkerPool } from '../../../lib/worker-pool.ts';
 import type { RenderJob } from './render-job.ts';
-import { PoolFull, WorkerPool } from './worker-pool.ts';
 
 const WORKER = new URL('./render-worker.ts', import.meta.url);
 const maxOutput = 1_000_000;

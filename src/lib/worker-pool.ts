@@ -28,7 +28,7 @@ export type WorkerPoolOptions = {
 /** Every worker is busy and the queue is full: the caller should come back later. */
 export class PoolFull extends Error {
   constructor() {
-    super('every render worker is busy');
+    super('every worker of the pool is busy');
     this.name = 'PoolFull';
   }
 }

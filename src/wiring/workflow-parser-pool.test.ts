@@ -1,0 +1,190 @@
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { WorkflowError } from '../domain/ci/workflow/workflow-error.ts';
+import { parseWorkflow, planJobs } from '../domain/ci/workflow/workflow-parse.ts';
+import { workflowParserPool } from './workflow-parser-pool.ts';
+
+const pools: { close(): Promise<void> }[] = [];
+afterAll(() => Promise.all(pools.map((pool) => pool.close())));
+
+function pool(options?: Parameters<typeof workflowParserPool>[0]) {
+  const made = workflowParserPool(options);
+  pools.push(made);
+  return made;
+}
+
+const JOBS = 'jobs:\n  a:\n    runs-on: x\n    steps: [{run: a}]\n';
+
+/** About `bytes` of flow mappings under `env:`: a second or so of YAML parsing. */
+function flowHeavy(bytes: number): string {
+  const items: string[] = [];
+  for (let size = 0, at = 0; size < bytes; at++) {
+    const item = `{a: ${at}, b: [c, d]}, `;
+    items.push(item);
+    size += item.length;
+  }
+  return `on: push\nenv:\n  x: [${items.join('')}]\n${JOBS}`;
+}
+
+/** About `bytes` of distinct keys in one mapping: checking them unique takes seconds. */
+function keyHeavy(bytes: number): string {
+  const lines: string[] = [];
+  for (let size = 0, at = 0; size < bytes; at++) {
+    const line = `  k${at}: v\n`;
+    lines.push(line);
+    size += line.length;
+  }
+  return `on: push\nenv:\n${lines.join('')}${JOBS}`;
+}
+
+/** Runs `work` with a timer due every 5 ms; answers the latest the timer ever fired. */
+async function latestTimerDuring(work: () => Promise<unknown>): Promise<number> {
+  let latest = 0;
+  let due = performance.now() + 5;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    latest = Math.max(latest, now - due);
+    due = now + 5;
+  }, 5);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return latest;
+}
+
+describe('workflowParserPool', () => {
+  it('keeps the event loop turning while a 500 KiB hostile workflow is parsed', async () => {
+    const parser = pool({ timeoutMs: 60_000 });
+    await parser.parse('warm.yml', `on: push\n${JOBS}`);
+    const text = flowHeavy(500 * 1024);
+    // In process this file holds the thread for about a second (more on a loaded machine).
+    const cpu = process.threadCpuUsage();
+    expect((await parser.parse('big.yml', text)).name).toBe('big.yml');
+    const { user, system } = process.threadCpuUsage(cpu);
+    // What this thread spent on the parse: sending the text and taking the answer.
+    expect((user + system) / 1000).toBeLessThan(50);
+    const latest = await latestTimerDuring(() => parser.parse('big.yml', text));
+    // The timer's lateness also counts the OS scheduler of a shared machine, hence the margin;
+    // a parse on this thread would make it late by the whole parse.
+    expect(latest).toBeLessThan(200);
+  }, 120_000);
+
+  it('abandons a parse past its deadline as a workflow error, and parses on with a new worker', async () => {
+    const parser = pool({ workers: 1, timeoutMs: 300 });
+    const good = `on: push\n${JOBS}`;
+    await parser.parse('warm.yml', good);
+    const started = performance.now();
+    const latest = await latestTimerDuring(async () => {
+      await expect(parser.parse('keys.yml', keyHeavy(500 * 1024))).rejects.toThrow(
+        new WorkflowError('the workflow took longer than 0.3 s to parse and was abandoned'),
+      );
+    });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(latest).toBeLessThan(50);
+    // The one worker was terminated with the parse: the next file is parsed by its replacement.
+    expect((await parser.parse('next.yml', good)).name).toBe('next.yml');
+  }, 60_000);
+
+  it('answers any hostile file within the deadline, costing this thread little (generated)', async () => {
+    const parser = pool({ workers: 1, timeoutMs: 500 });
+    const repeat = (unit: string, bytes: number) => unit.repeat(Math.ceil(bytes / unit.length));
+    const shapes: Record<string, (bytes: number) => string> = {
+      keys: keyHeavy,
+      flows: flowHeavy,
+      nested: (bytes) =>
+        `on: push\nenv:\n  x: ${repeat('[', bytes / 2)}${repeat(']', bytes / 2)}\n${JOBS}`,
+      aliases: (bytes) =>
+        `on: push\nenv:\n  a: &a [${repeat('x, ', bytes / 2)}]\n  b: [${repeat('*a, ', 90)}]\n${JOBS}`,
+      scalars: (bytes) => `on: push\nenv:\n  x: "${repeat('\\u00e9', bytes)}"\n${JOBS}`,
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(shapes)),
+        fc.integer({ min: 16, max: 500 }),
+        async (shape, kib) => {
+          const text = (shapes[shape] ?? keyHeavy)(kib * 1024).slice(0, 512 * 1024);
+          const started = performance.now();
+          const cpu = process.threadCpuUsage();
+          const outcome = await parser.parse('x.yml', text).then(
+            (workflow) => workflow.name,
+            (error: unknown) => error,
+          );
+          const { user, system } = process.threadCpuUsage(cpu);
+          expect(outcome === 'x.yml' || outcome instanceof Error).toBe(true);
+          expect((user + system) / 1000).toBeLessThan(50);
+          // The deadline, plus a worker's start on a loaded machine when the last one was stopped.
+          expect(performance.now() - started).toBeLessThan(500 + 3000);
+        },
+      ),
+      { numRuns: 12 },
+    );
+  }, 120_000);
+
+  it('answers a YAML error as the in-process parse throws it, line and all', async () => {
+    const parser = pool();
+    const text = 'on: push\njobs:\n  a: [\n';
+    const thrown = (() => {
+      try {
+        parseWorkflow('x.yml', text);
+      } catch (error) {
+        return error as WorkflowError;
+      }
+    })();
+    const error = await parser.parse('x.yml', text).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(WorkflowError);
+    expect((error as WorkflowError).message).toBe(thrown?.message);
+    expect((error as WorkflowError).line).toBe(thrown?.line);
+  });
+
+  it('gives the same parse and plan through the worker as in process (generated)', async () => {
+    const parser = pool();
+    const id = fc.constantFrom('build', 'test', 'lint', 'deploy');
+    const scalar = fc.oneof(
+      fc.constantFrom('x', 'y z', `\${{ github.sha }}`, '#', ''),
+      fc.integer(),
+    );
+    const job = fc.record({
+      name: fc.option(fc.constantFrom(`Build \${{ matrix.os }}`, 'plain', ''), { nil: undefined }),
+      runsOn: fc.constantFrom('linux', '[a, b]', `\${{ matrix.os }}`, '{labels: [x]}'),
+      matrix: fc.option(
+        fc.dictionary(fc.constantFrom('os', 'v'), fc.array(scalar, { maxLength: 3 })),
+        {
+          nil: undefined,
+        },
+      ),
+      needs: fc.option(id, { nil: undefined }),
+    });
+    const workflow = fc.dictionary(id, job, { minKeys: 1, maxKeys: 3 }).map((jobs) => {
+      const lines = ['name: ci', 'on: [push]', 'env: {A: "1"}', 'jobs:'];
+      for (const [jobId, spec] of Object.entries(jobs)) {
+        lines.push(`  ${jobId}:`, `    runs-on: ${spec.runsOn}`);
+        if (spec.name !== undefined) lines.push(`    name: ${JSON.stringify(spec.name)}`);
+        if (spec.needs !== undefined) lines.push(`    needs: ${spec.needs}`);
+        if (spec.matrix !== undefined)
+          lines.push(`    strategy: {matrix: ${JSON.stringify(spec.matrix)}}`);
+        lines.push('    steps:', '      - run: echo hi # a comment', '      - uses: a/b@v1');
+      }
+      return `${lines.join('\n')}\n`;
+    });
+    const contexts = { github: { sha: 'abc' }, vars: {}, inputs: {} };
+    const outcome = async (run: () => Promise<unknown>) => {
+      try {
+        return { value: await run() };
+      } catch (error) {
+        return { error: (error as Error).message };
+      }
+    };
+    await fc.assert(
+      fc.asyncProperty(workflow, async (text) => {
+        const local = await outcome(async () => planJobs(parseWorkflow('ci.yml', text), contexts));
+        const remote = await outcome(async () =>
+          parser.plan(await parser.parse('ci.yml', text), contexts),
+        );
+        expect(remote).toEqual(local);
+      }),
+      { numRuns: 40 },
+    );
+  }, 60_000);
+});
