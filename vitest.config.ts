@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './test/support/slowest-first.ts';
 
 /**
  * Test files run at once: one more than the cores. The black-box suites spend most of their time
@@ -17,6 +18,7 @@ export default defineConfig({
   test: {
     reporters: ['default', './test/support/slowest-files.ts'],
     maxWorkers: FILES_AT_ONCE,
+    sequence: { sequencer: SlowestFirst },
     projects: [
       {
         test: {
