@@ -43,20 +43,34 @@ export function recordDurations(measured: Readonly<Record<string, number>>): voi
 export default class SlowestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const durations = readDurations();
-    const recorded = (spec: TestSpecification): number => {
-      const seconds = durations[relative(root, spec.moduleId)];
-      return typeof seconds === 'number' ? seconds : Number.POSITIVE_INFINITY;
-    };
-    const base = await super.sort(files);
-    const position = new Map(base.map((spec, index) => [spec, index]));
-    return base.slice().sort((a, b) => {
-      if (a.project.name !== b.project.name) {
-        return (position.get(a) ?? 0) - (position.get(b) ?? 0);
-      }
-      const ra = recorded(a);
-      const rb = recorded(b);
-      if (ra !== rb) return rb > ra ? 1 : -1;
-      return (position.get(a) ?? 0) - (position.get(b) ?? 0);
-    });
+    return slowestFirst(
+      await super.sort(files),
+      (spec) => spec.project.name,
+      (spec) => durations[relative(root, spec.moduleId)],
+    );
   }
+}
+
+/**
+ * `files` (in Vitest's order) with each project's files reordered slowest first by `seconds`,
+ * those without a duration ahead of all others, ties in their given order.
+ */
+export function slowestFirst<T>(
+  files: readonly T[],
+  projectOf: (file: T) => string,
+  seconds: (file: T) => number | undefined,
+): T[] {
+  const position = new Map(files.map((file, index) => [file, index]));
+  const at = (file: T) => position.get(file) ?? 0;
+  const recorded = (file: T) => {
+    const value = seconds(file);
+    return typeof value === 'number' ? value : Number.POSITIVE_INFINITY;
+  };
+  return files.slice().sort((a, b) => {
+    if (projectOf(a) !== projectOf(b)) return at(a) - at(b);
+    const ra = recorded(a);
+    const rb = recorded(b);
+    if (ra !== rb) return rb > ra ? 1 : -1;
+    return at(a) - at(b);
+  });
 }
