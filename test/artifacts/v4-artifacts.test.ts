@@ -13,12 +13,14 @@ import { promisify } from 'node:util';
 import { DefaultArtifactClient } from '@actions/artifact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Result } from '../../src/gen/runner/v1/messages_pb.js';
+import { restoreEnvironmentAfterSuite } from '../support/environment.ts';
 import type { GitClient } from '../support/git.ts';
 import { apiCall } from '../support/http.ts';
 import type { TestServer } from '../support/server.ts';
 import { useWorld } from '../support/world.ts';
 import { type ClaimedTask, claimTask } from './support.ts';
 
+restoreEnvironmentAfterSuite();
 let kiln: TestServer;
 let git: GitClient;
 let dir: string;

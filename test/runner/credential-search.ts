@@ -4,7 +4,8 @@
  * system trees and dependency folders, within a time bound) and, for every process it can see,
  * `/proc/<pid>/cmdline`, `environ`, `maps`, the targets of `fd/*` and the readable memory. The
  * needles come reversed in NEEDLE_TOKEN and NEEDLE_PATH, so the step's own files hold neither.
- * It prints `FOUND <needle> in <where>` for each hit and one `SEARCHED …` line at the end.
+ * It prints `FOUND <needle> in <where>` for each hit and one `SEARCHED …` line at the end; it
+ * stops looking once it has found the token.
  */
 export const SEARCH_JS = String.raw`const fs = require('node:fs');
 const reverse = (s) => [...s].reverse().join('');
@@ -13,8 +14,15 @@ const needles = [
   ['path', Buffer.from(reverse(process.env.NEEDLE_PATH))],
 ];
 const found = new Set();
+// Once the token turns up the search has shown what it looks for: in an isolated job that is
+// the failure, and an unisolated one need not read every other file and process to prove it.
+let tokenFound = false;
 const check = (where, bytes) => {
-  for (const [name, needle] of needles) if (bytes.includes(needle)) found.add(name + ' in ' + where);
+  for (const [name, needle] of needles) {
+    if (!bytes.includes(needle)) continue;
+    found.add(name + ' in ' + where);
+    if (name === 'token') tokenFound = true;
+  }
 };
 const SKIP = new Set(['/proc', '/sys', '/dev', '/usr', '/lib', '/lib32', '/lib64', '/libx32',
   '/bin', '/sbin', '/boot', '/snap', '/var/cache', '/var/lib/apt', '/var/lib/dpkg']);
@@ -23,6 +31,7 @@ let filesDone = true;
 const fsDeadline = Date.now() + 25000;
 const queue = ['/'];
 while (queue.length > 0) {
+  if (tokenFound) break;
   if (Date.now() > fsDeadline) { filesDone = false; break; }
   const dir = queue.shift();
   let entries;
@@ -46,6 +55,7 @@ let memBytes = 0;
 const procDeadline = Date.now() + 20000;
 const CHUNK = 4 << 20;
 for (const pid of fs.readdirSync('/proc')) {
+  if (tokenFound) break;
   if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
   pids++;
   const base = '/proc/' + pid;
@@ -71,7 +81,7 @@ for (const pid of fs.readdirSync('/proc')) {
       try { read = fs.readSync(mem, buffer, 0, length, at); } catch { break; }
       memBytes += read;
       check(base + '/mem', buffer.subarray(0, read));
-      if (Date.now() > procDeadline) break;
+      if (Date.now() > procDeadline || tokenFound) break;
     }
   }
   fs.closeSync(mem);

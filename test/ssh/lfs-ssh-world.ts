@@ -26,13 +26,6 @@ let git: GitClient;
 let ssh: ServedSsh;
 let owner: Person;
 let reader: Person;
-const keys: Record<'owner' | 'reader' | 'stranger' | 'deploy' | 'writer', KeyPair> = {
-  owner: makeKeyPair(),
-  reader: makeKeyPair(),
-  stranger: makeKeyPair(),
-  deploy: makeKeyPair(),
-  writer: makeKeyPair(),
-};
 
 /**
  * Sets the world up for the calling suite and gives what its tests use. With `pureSsh`, the SSH
@@ -40,6 +33,15 @@ const keys: Record<'owner' | 'reader' | 'stranger' | 'deploy' | 'writer', KeyPai
  * goes over `git-lfs-transfer`. `env` configures the server (`SERVICE_LFS_SSH_TRANSFER`, say).
  */
 export function useLfsSshWorld(options: { pureSsh?: boolean; env?: Record<string, string> } = {}) {
+  // Made per suite, not per module: a later suite in the same worker process must not be handed
+  // the keys the earlier one removed when it finished.
+  const keys: Record<'owner' | 'reader' | 'stranger' | 'deploy' | 'writer', KeyPair> = {
+    owner: makeKeyPair(),
+    reader: makeKeyPair(),
+    stranger: makeKeyPair(),
+    deploy: makeKeyPair(),
+    writer: makeKeyPair(),
+  };
   useWorld(
     {
       ...(options.env ? { env: options.env } : {}),

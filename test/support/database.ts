@@ -31,6 +31,26 @@ async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> 
   }
 }
 
+/**
+ * Connections to the maintenance database for creating and dropping test databases, kept between
+ * the servers a test process starts (a new connection is a new PostgreSQL backend each time) and
+ * closed once idle, so nothing here keeps a test process alive.
+ */
+let adminPool: pg.Pool | undefined;
+function admins(): pg.Pool {
+  if (adminPool === undefined) {
+    adminPool = new pg.Pool({
+      connectionString: postgresAdminUrl,
+      max: 2,
+      idleTimeoutMillis: 2_000,
+      allowExitOnIdle: true,
+    });
+    // An idle connection the server drops (it is stopped when the run ends) is simply replaced.
+    adminPool.on('error', () => {});
+  }
+  return adminPool;
+}
+
 function databaseUrl(name: string): string {
   const url = new URL(postgresAdminUrl as string);
   url.pathname = `/${name}`;
@@ -81,13 +101,11 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   if (!postgresAdminUrl) return { url: undefined, drop: async () => {} };
   const from = options.migrated === true ? await migratedTemplate() : undefined;
   const name = `kiln_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin((admin) =>
-    admin.query(`create database ${name}${from === undefined ? '' : ` template ${from}`}`),
-  );
+  await admins().query(`create database ${name}${from === undefined ? '' : ` template ${from}`}`);
   return {
     url: databaseUrl(name),
     drop: async () => {
-      await withAdmin((admin) => admin.query(`drop database if exists ${name} with (force)`));
+      await admins().query(`drop database if exists ${name} with (force)`);
     },
   };
 }
