@@ -7,3 +7,17 @@ export function rfc3339(date: Date): string {
 
 /** Go's zero time, which Gitea emits for unset non-pointer times. */
 export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
+
+let lastMonotonic = 0;
+
+/**
+ * Now, but always later than the last time this returned in this process. Comments and reviews
+ * have random ids, so two made in the same millisecond (a reply posted by a script right after
+ * its parent) would sort by chance where pages sort by time then id; a strictly later time keeps
+ * them in the order they were made.
+ */
+export function monotonicNow(): Date {
+  const now = Math.max(Date.now(), lastMonotonic + 1);
+  lastMonotonic = now;
+  return new Date(now);
+}

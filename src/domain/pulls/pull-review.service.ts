@@ -1,4 +1,5 @@
 import { newId } from '../../lib/ids.ts';
+import { monotonicNow } from '../../lib/time.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { EventPublisher } from '../events.ts';
 import { mayAdministerRepo } from '../repos/repo.policy.ts';
@@ -95,7 +96,7 @@ export class PullReviewService {
     }
     const event = input.event ?? 'PENDING';
     const body = checkBody(input.body ?? '');
-    const now = new Date();
+    const now = monotonicNow();
     let review = await this.#deps.store.findPending(context.pull.id, actor.id);
     if (event !== 'PENDING') {
       // A pending review being submitted brings its own summary and comments to the check.

@@ -2,6 +2,7 @@ import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { diffCommits, mergeBase } from '../../git/diff.ts';
 import { isAncestor, resolveCommit } from '../../git/refs.ts';
 import { newId } from '../../lib/ids.ts';
+import { monotonicNow } from '../../lib/time.ts';
 import { Forbidden, Invalid, NotFound } from '../errors.ts';
 import type { EventPublisher } from '../events.ts';
 import type { RepoService } from '../repos/repo.service.ts';
@@ -129,7 +130,7 @@ export class ReviewCommentService {
           hunk: parent.diffHunk,
         }
       : await this.#anchor(context, input);
-    const now = new Date();
+    const now = monotonicNow();
     return this.#store.insert({
       id: newId(),
       pullId: context.pull.id,
