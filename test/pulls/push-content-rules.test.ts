@@ -164,6 +164,15 @@ describe('signed commits', () => {
     expect(borrowed.stderr).toContain('is protected from unverified commit');
   });
 
+  it("refuses an address that repeats another user's around a space, signed by someone else", async () => {
+    // The key is the owner's; the committer's address names alice twice. Read word by word,
+    // the address's two halves matched each other; the whole address must match the signer.
+    const alices = `${alice.user.handle}@example.test`;
+    const spoofed = await signedCommit('release/4', `${alices} ${alices}`);
+    expect(spoofed.code).not.toBe(0);
+    expect(spoofed.stderr).toContain('is protected from unverified commit');
+  });
+
   it('blocks merging into it, administrators too: Kiln does not sign merges', async () => {
     await world.pushBranch('to-release', { 'b.txt': 'b\n' });
     const pull = await world.openPull('to-release', 'release/2');
