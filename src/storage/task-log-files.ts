@@ -403,13 +403,21 @@ function readLater(
   let rows: Promise<string[]> | undefined;
   const read = async (): Promise<string[]> => {
     if (path === undefined || length === 0) return [];
-    const bytes = Buffer.allocUnsafe(length);
-    const log = await open(path, 'r');
+    // The offsets were read before the rows: a log removed or started afresh since (a re-run,
+    // retention) reads short or not at all, and shows no rows rather than whatever was there.
+    const bytes = Buffer.alloc(length);
+    let got = 0;
     try {
-      await log.read(bytes, 0, length, start);
-    } finally {
-      await log.close();
+      const log = await open(path, 'r');
+      try {
+        ({ bytesRead: got } = await log.read(bytes, 0, length, start));
+      } finally {
+        await log.close();
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+    if (got < length) return [];
     const decoded: string[] = [];
     let at = 0;
     for (const end of offsets) {
