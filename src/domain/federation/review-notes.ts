@@ -117,11 +117,17 @@ export class ReviewNotes {
     });
     if (!claimed) return;
     const id = `${proposer.from.id}#notes/${source.replace(':', '-')}`;
-    await this.#offers.send(
-      proposer.from,
-      proposer.to,
-      noteActivity('Create', id, proposer.from.id, proposer.to, note),
-    );
+    try {
+      await this.#offers.send(
+        proposer.from,
+        proposer.to,
+        noteActivity('Create', id, proposer.from.id, proposer.to, note),
+      );
+    } catch (error) {
+      // Not queued, so not sent: the claim goes, or later edits would update a note never seen.
+      await this.#sent.forget(source);
+      throw error;
+    }
   }
 
   /** The note of the comment `comment` replies to, when that one went out. */
