@@ -74,6 +74,8 @@ export function releaseStartUpGarbage() {
     let gc;
     try {
       gc = exposed ? globalThis.gc : runInNewContext('gc');
+    } catch {
+      // A V8 that does not take the flag at run time: the collection is only a saving.
     } finally {
       if (!exposed) setFlagsFromString('--no-expose-gc');
     }

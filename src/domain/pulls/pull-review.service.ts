@@ -212,7 +212,7 @@ export class PullReviewService {
   ): Promise<PullReview> {
     const commitId = await this.#deps.pulls.currentHead(context);
     const official = event !== 'COMMENT' && (await this.#deps.official(context, actor));
-    const at = Date.now();
+    const at = monotonicNow().getTime();
     const change = { state: event, body, commitId, official, at };
     if (!(await this.#deps.store.submit(review.id, change))) {
       throw new Invalid('only a pending review can be submitted');
