@@ -29,4 +29,25 @@ describe('parseFiles', () => {
       { numRuns: 60 },
     );
   });
+
+  it("parses no more once the event's budget is spent, and says so for each file left", async () => {
+    const slow = {
+      ...inProcessWorkflowParser,
+      parse: async (name: string, content: string) => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return inProcessWorkflowParser.parse(name, content);
+      },
+    };
+    const files = Array.from({ length: 6 }, (_, n) => ({
+      path: `.gitea/workflows/w${n}.yml`,
+      content: good,
+    }));
+    const parsed = await parseFiles(files, slow, 50);
+    const outcomes = parsed.map(({ parsed: one }) =>
+      'workflow' in one ? 'parsed' : one.error.message,
+    );
+    expect(outcomes.slice(0, 2)).toEqual(['parsed', 'parsed']);
+    expect(outcomes.at(-1)).toMatch(/^not parsed: .* took longer than 0.05 s/);
+    expect(outcomes.filter((one) => one === 'parsed').length).toBeLessThan(files.length);
+  });
 });

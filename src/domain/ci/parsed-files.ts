@@ -1,6 +1,6 @@
 import type { WorkflowFile } from '../../git/workflow-files.ts';
 import { fileName } from './event-payloads.ts';
-import type { ParsedWorkflow } from './workflow/workflow-parse.ts';
+import { type ParsedWorkflow, WorkflowError } from './workflow/workflow-parse.ts';
 import type { WorkflowParser } from './workflow/workflow-parser.ts';
 
 /** A workflow file and what parsing it gave: the workflow, or the error that names its line. */
@@ -23,14 +23,34 @@ export async function parseFile(file: WorkflowFile, parser: WorkflowParser): Pro
 }
 
 /**
+ * How long the workflow files of one event may take to parse in all. Each file has its own
+ * deadline in the parser, but a push may carry any number of files: without a budget for the
+ * whole event, a thousand slow files would hold the parser's few threads, which every push
+ * shares, for as many deadlines.
+ */
+export const EVENT_PARSE_BUDGET_MS = 10_000;
+
+/**
  * Each file parsed once for everything an event does with it (its schedules, its runs), one
- * after the other: the parser's threads are few and shared by every push.
+ * after the other: the parser's threads are few and shared by every push. Once the event's
+ * budget is spent the files left are not parsed; each gets an error saying so.
  */
 export async function parseFiles(
   files: readonly WorkflowFile[],
   parser: WorkflowParser,
+  budgetMs = EVENT_PARSE_BUDGET_MS,
 ): Promise<ParsedFile[]> {
   const parsed: ParsedFile[] = [];
-  for (const file of files) parsed.push(await parseFile(file, parser));
+  const until = performance.now() + budgetMs;
+  for (const file of files) {
+    if (performance.now() < until) parsed.push(await parseFile(file, parser));
+    else parsed.push({ file, name: fileName(file), parsed: { error: overBudget(budgetMs) } });
+  }
   return parsed;
+}
+
+function overBudget(budgetMs: number): WorkflowError {
+  return new WorkflowError(
+    `not parsed: this push's workflow files took longer than ${budgetMs / 1000} s to parse in all`,
+  );
 }
