@@ -6,6 +6,8 @@ import { apiCall, FediverseActor, startFederatedKiln } from './support.ts';
 /** A user of a test server, with a token (and a password to sign in on pages). */
 export type Account = { handle: string; token: string; password: string };
 
+type Json = Record<string, unknown>;
+
 /**
  * Two federated Kilns: `author` on B owns the public repository `tool` (one commit on `main`,
  * from the working copy `work`), `proposer` on A has forked it; `stranger` is a bare fediverse
@@ -62,9 +64,30 @@ export async function forkAcross(
     expect((await apiCall(a, proposer.token, 'POST', path, input)).status).toBe(202);
     return sha;
   };
+  /** Comments `body` on `line` of feature.txt in the upstream's pull 1, as its author. */
+  const commentUpstream = async (body: string, line: number) => {
+    const path = `/repos/${author.handle}/tool/pulls/1/comments`;
+    const made = await apiCall(b, author.token, 'POST', path, { body, path: 'feature.txt', line });
+    expect(made.status).toBe(201);
+  };
+  /** The notes A's first proposal holds, as A's API lists them. */
+  const proposalNotes = async () => {
+    const fork = `/repos/${proposer.handle}/tool/federation/pulls`;
+    const [proposal] = (await apiCall(a, proposer.token, 'GET', fork)).json as unknown as Json[];
+    const listed = await apiCall(
+      a,
+      proposer.token,
+      'GET',
+      `${fork}/${String(proposal?.id)}/comments`,
+    );
+    return listed.json as unknown as Json[];
+  };
   const close = async () => {
     await Promise.all([a.close(), b.close(), stranger.stop()]);
     await git.dispose();
   };
-  return { a, b, git, work, author, proposer, stranger, pushTo, proposeFeature, close };
+  return {
+    ...{ a, b, git, work, author, proposer, stranger },
+    ...{ pushTo, proposeFeature, commentUpstream, proposalNotes, close },
+  };
 }

@@ -72,27 +72,11 @@ describe('a proposal updated while the fork’s server is away', () => {
   }, 90_000);
 
   it('a comment sent while the fork’s server is away lands there once it is back, once', async () => {
-    const { a, b, author, proposer } = world;
-    const fork = `/repos/${proposer.handle}/tool/federation/pulls`;
-    const [proposal] = (await call(a, proposer.token, 'GET', fork)).json as unknown as Json[];
-    const notes = async () =>
-      (await call(a, proposer.token, 'GET', `${fork}/${String(proposal?.id)}/comments`))
-        .json as unknown as Json[];
+    const notes = world.proposalNotes;
     const before = (await notes()).length;
     const cutBefore = proxy.cut;
     proxy.takeDown();
-    const commented = await call(
-      b,
-      author.token,
-      'POST',
-      `/repos/${author.handle}/tool/pulls/1/comments`,
-      {
-        body: 'Sent while you were away',
-        path: 'feature.txt',
-        line: 1,
-      },
-    );
-    expect(commented.status).toBe(201);
+    await world.commentUpstream('Sent while you were away', 1);
     // B's delivery to A's inbox is cut, and waits in B's queue.
     expect(await eventually(async () => proxy.cut > cutBefore, 30_000)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -81,24 +81,10 @@ describe('a push to a proposed branch updates the pull request upstream', () => 
     };
     const inbox = `${a.url}/federation/users/${proposer.handle}/inbox`;
     expect((await stranger.send(inbox, forged)).status).toBeLessThan(300);
-    const commented = await call(
-      b,
-      author.token,
-      'POST',
-      `/repos/${author.handle}/tool/pulls/1/comments`,
-      {
-        body: 'Why **two** lines?',
-        path: 'feature.txt',
-        line: 2,
-      },
-    );
-    expect(commented.status).toBe(201);
+    await world.commentUpstream('Why **two** lines?', 2);
 
     const fork = `/repos/${proposer.handle}/tool/federation/pulls`;
-    const [proposal] = (await call(a, proposer.token, 'GET', fork)).json as unknown as Json[];
-    const notes = async () =>
-      (await call(a, proposer.token, 'GET', `${fork}/${String(proposal?.id)}/comments`))
-        .json as unknown as Json[];
+    const notes = world.proposalNotes;
     expect(await eventually(async () => (await notes()).length > 0, 30_000)).toBe(true);
     const [note, ...more] = await notes();
     expect(more).toEqual([]);
@@ -118,18 +104,10 @@ describe('a push to a proposed branch updates the pull request upstream', () => 
     expect(page).toContain('Why <strong>two</strong> lines?');
     expect(page).not.toContain('forged');
     // Raw markup in a remote note is sanitised as in a local comment, never passed through.
-    const hostile = await call(
-      b,
-      author.token,
-      'POST',
-      `/repos/${author.handle}/tool/pulls/1/comments`,
-      {
-        body: 'Look <img src=x onerror="alert(1)"> <script>alert(2)</script> [here](javascript:alert(3))',
-        path: 'feature.txt',
-        line: 1,
-      },
+    await world.commentUpstream(
+      'Look <img src=x onerror="alert(1)"> <script>alert(2)</script> [here](javascript:alert(3))',
+      1,
     );
-    expect(hostile.status).toBe(201);
     expect(await eventually(async () => (await notes()).length === 2, 30_000)).toBe(true);
     const after = await (await fetch(`${a.url}/${proposer.handle}/tool`)).text();
     expect(after).toContain('Look');
@@ -142,11 +120,7 @@ describe('a push to a proposed branch updates the pull request upstream', () => 
   it('replies, edits, deletions and review bodies upstream follow to the proposer’s server', async () => {
     const { a, b, author, proposer } = world;
     const repoPath = `/repos/${author.handle}/tool/pulls`;
-    const fork = `/repos/${proposer.handle}/tool/federation/pulls`;
-    const [proposal] = (await call(a, proposer.token, 'GET', fork)).json as unknown as Json[];
-    const notes = async () =>
-      (await call(a, proposer.token, 'GET', `${fork}/${String(proposal?.id)}/comments`))
-        .json as unknown as Json[];
+    const notes = world.proposalNotes;
     const noteSaying = async (body: string) => (await notes()).find((note) => note.body === body);
     const arrives = (body: string) =>
       eventually(async () => (await noteSaying(body)) !== undefined, 30_000);
