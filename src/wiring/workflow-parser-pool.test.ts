@@ -70,8 +70,10 @@ describe('workflowParserPool', () => {
           );
           const { user, system } = process.threadCpuUsage(cpu);
           expect(outcome === 'x.yml' || outcome instanceof Error).toBe(true);
-          // This thread's part: the text sent, the answer or the deadline's error taken.
-          expect((user + system) / 1000).toBeLessThan(50);
+          // This thread's part: the text sent, the answer or the deadline's error taken, and,
+          // after a deadline, starting the replacement worker (tens of milliseconds of its own).
+          // Parsing these files here costs from a second to many.
+          expect((user + system) / 1000).toBeLessThan(250);
         },
       ),
       { numRuns: 12 },
