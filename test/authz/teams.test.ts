@@ -117,8 +117,11 @@ const page =
 const url = (role: Role) =>
   repoUrl(kiln.url, ORG, REPO, { token: people[role].token, as: 'password' });
 /** git over HTTP hides a private repository behind the same refusal whatever the cause. */
+/** What git printed for each refusal in the current test, to say why a cell differs. */
+const gitSaid: string[] = [];
 const gitOutcome = (code: number, stderr: string): Outcome => {
   if (code === 0) return 'done';
+  gitSaid.push(stderr.trim());
   return /not found|404|Authentication failed/i.test(stderr) ? 'hidden' : 'refused';
 };
 
@@ -190,13 +193,14 @@ describe('teams: roles × actions', () => {
     it(name, async () => {
       const got: Record<string, Outcome> = {};
       const want: Record<string, Outcome> = {};
+      gitSaid.length = 0;
       for (const role of ROLE_NAMES) {
         const level = ROLES[role];
         got[role] = await action.run(role);
         if (atLeast(level, action.need)) want[role] = 'done';
         else want[role] = level === 'none' ? 'hidden' : 'refused';
       }
-      expect(got).toEqual(want);
+      expect(got, gitSaid.join('\n---\n')).toEqual(want);
     });
   }
 
