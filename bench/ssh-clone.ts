@@ -21,7 +21,7 @@ import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   cliUserWithToken,
@@ -37,6 +37,7 @@ import {
   printFigures,
   seedServedRepository,
 } from './_git-serve.ts';
+import { cpuSoFar, serverCpu } from './_process-cpu.ts';
 import { sampleMemory } from './_process-memory.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
 import { median } from './_stats.ts';
@@ -106,13 +107,25 @@ try {
     ssh: { url: `ssh://git@127.0.0.1:${port}/${OWNER}/served.git`, env: ssh, ms: [] as number[] },
     file: { url: `file://${served}`, env: {}, ms: [] as number[] },
   };
+  /** CPU per clone, in ms: the client's processes (reaped by this one) and the server's. */
+  const cpu = {
+    ssh: { client: [] as number[], node: [] as number[], git: [] as number[] },
+    file: { client: [] as number[], node: [] as number[], git: [] as number[] },
+  };
+  const serverPid = server.pid;
   const names = ['ssh', 'file'] as const;
   const clone = (name: (typeof names)[number], tag: string, count = 1) =>
     cloneAtOnce(git, root, { ...sides[name], tag, tip: repository.tip, count });
   for (const name of names) await clone(name, `warm-${name}`);
   for (let round = 0; round < args.rounds; round++) {
     for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+      const client = cpuSoFar('self').reaped;
+      const before = await serverCpu(serverPid);
       sides[name].ms.push(await clone(name, `${name}-${round}`));
+      const after = await serverCpu(serverPid);
+      cpu[name].client.push(cpuSoFar('self').reaped - client);
+      cpu[name].node.push(after.node - before.node);
+      cpu[name].git.push(after.git - before.git);
     }
     log(
       `round ${round + 1}: ssh ${sides.ssh.ms.at(-1)?.toFixed(0)} ms, file ${sides.file.ms.at(-1)?.toFixed(0)} ms`,
@@ -124,6 +137,19 @@ try {
   log(`${args.clones} SSH clones at once: ${fanMs.toFixed(0)} ms`);
 
   const ratio = Number((median(sides.ssh.ms) / median(sides.file.ms)).toFixed(3));
+  // Client and server share this machine's cores: a clone can take no less than all the CPU it
+  // costs spread over every core, whatever the server does with its own share.
+  const cpuOf = (name: (typeof names)[number]) => ({
+    client: median(cpu[name].client),
+    node: median(cpu[name].node),
+    git: median(cpu[name].git),
+  });
+  const sshCpu = cpuOf('ssh');
+  const fileCpu = cpuOf('file');
+  const cores = availableParallelism();
+  const floor = Number(
+    ((sshCpu.client + sshCpu.node + sshCpu.git) / cores / median(sides.file.ms)).toFixed(2),
+  );
   const rss = Number((peaks.node / MB).toFixed(1));
   const size = `${(repository.bytes / MB).toFixed(0)} MB`;
   const figures = [
@@ -133,6 +159,20 @@ try {
       measured: ratio,
       unit: 'ratio',
       pass: ratio <= RATIO_TARGET,
+    },
+    {
+      name: `the least that ratio can be with client and server on the same ${cores} cores: the SSH clone's CPU ÷ ${cores} ÷ the file:// clone's time`,
+      target: 'reported',
+      measured: floor,
+      unit: 'ratio',
+      pass: true,
+    },
+    {
+      name: "Kiln's node processes, CPU per SSH clone, median",
+      target: 'reported',
+      measured: sshCpu.node,
+      unit: 'ms',
+      pass: true,
     },
     {
       name: `Kiln's node processes (server and git spawner) during ${args.clones} SSH clones at once, RSS peak`,
@@ -145,6 +185,11 @@ try {
   printFigures(figures);
   process.stdout.write(
     `ssh ${sides.ssh.ms.map((ms) => ms.toFixed(0)).join(', ')} ms; file ${sides.file.ms.map((ms) => ms.toFixed(0)).join(', ')} ms; ${args.clones} at once ${fanMs.toFixed(0)} ms\n`,
+  );
+  const cpuLine = (c: typeof sshCpu) =>
+    `client ${c.client} ms, Kiln's node processes ${c.node} ms, git under Kiln ${c.git} ms`;
+  process.stdout.write(
+    `CPU per clone (medians): ssh: ${cpuLine(sshCpu)}; file://: ${cpuLine(fileCpu)}\n`,
   );
   process.stdout.write(`${JSON.stringify({ figures })}\n`);
   process.exitCode = figures.every((figure) => figure.pass) ? 0 : 1;

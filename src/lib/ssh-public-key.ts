@@ -1,7 +1,5 @@
 import { createHash, createPublicKey } from 'node:crypto';
-import { loadOnFirstUse } from './load-on-first-use.ts';
-
-const ssh2 = loadOnFirstUse<typeof import('ssh2')>('ssh2');
+import { ssh2 } from './ssh2-package.ts';
 
 /** The longest key text read: an RSA key of 16384 bits is under 3 KB in OpenSSH's form. */
 export const MAX_PUBLIC_KEY_TEXT = 16 * 1024;

@@ -1,10 +1,10 @@
-import ssh2 from 'ssh2';
 import { describe, expect, it } from 'vitest';
+import { ssh2 } from '../lib/ssh2-package.ts';
 import { makeOpensshPrivateKey } from './openssh-private-key.ts';
 
 /** The one key ssh2 reads out of `text`, or the error it gives. */
 function parse(text: string) {
-  const parsed = ssh2.utils.parseKey(text);
+  const parsed = ssh2().utils.parseKey(text);
   if (parsed instanceof Error) throw parsed;
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (!key) throw new Error('no key');

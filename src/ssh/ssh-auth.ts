@@ -1,10 +1,8 @@
 import type { AuthContext } from 'ssh2';
 import type { SshKeyService, SshPrincipal } from '../domain/keys/ssh-key.service.ts';
 import type { LoginThrottle } from '../domain/sessions/login-throttle.ts';
-import { loadOnFirstUse } from '../lib/load-on-first-use.ts';
 import { sshFingerprint } from '../lib/ssh-public-key.ts';
-
-const ssh2 = loadOnFirstUse<typeof import('ssh2')>('ssh2');
+import { ssh2 } from '../lib/ssh2-package.ts';
 
 /** The only user name git over SSH answers to, as in `git@host:owner/name.git`. */
 export const SSH_USER = 'git';

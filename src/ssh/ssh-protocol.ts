@@ -1,11 +1,7 @@
 import type { Socket } from 'node:net';
 import type { ClientInfo, Connection, Server } from 'ssh2';
-import { loadOnFirstUse } from '../lib/load-on-first-use.ts';
+import { ssh2 } from '../lib/ssh2-package.ts';
 import { KILN_VERSION } from '../version.ts';
-
-const ssh2 = loadOnFirstUse<typeof import('ssh2')>('ssh2');
-/** Whether ssh2's native ciphers (its optional compiled binding) were built on this machine. */
-const nativeCiphers = loadOnFirstUse<{ bindingAvailable: boolean }>('ssh2/lib/protocol/crypto.js');
 
 // Curve25519 first; NIST curves for clients without it. No SHA-1 key exchange or host keys.
 const ALGORITHMS = {
@@ -17,23 +13,12 @@ const ALGORITHMS = {
     'ecdh-sha2-nistp521',
   ],
   serverHostKey: ['ssh-ed25519', 'rsa-sha2-512', 'rsa-sha2-256'],
-  // AES-GCM is OpenSSL's, in native code whatever ssh2 was built with (see `ciphers`).
+  // ssh2 runs without its compiled addon (lib/ssh2-package.ts): AES-GCM and AES-CTR are still
+  // OpenSSL's, through node:crypto; ChaCha20-Poly1305 would be JavaScript, held a 5 MB clone to a
+  // tenth of the speed, and is not offered. The client's order decides among these: OpenSSH
+  // takes AES-CTR (with an HMAC over every packet, a third slower than AES-GCM on both ends).
   cipher: ['aes128-gcm@openssh.com', 'aes256-gcm@openssh.com', 'aes128-ctr', 'aes256-ctr'],
 } as const;
-
-/**
- * ChaCha20-Poly1305, the cipher OpenSSH clients ask for first, when ssh2 has it in native code:
- * there it is the cheapest of all for the server, and the client's pick. Without the binding it
- * is JavaScript, held a 5 MB clone to a tenth of the speed, and is not offered. The client's
- * order decides among the rest: OpenSSH takes AES-CTR (with an HMAC over every packet, a third
- * slower than AES-GCM on both ends) before AES-GCM, so a server without ChaCha20 gets CTR.
- */
-function ciphers(): Array<(typeof ALGORITHMS.cipher)[number] | 'chacha20-poly1305@openssh.com'> {
-  const chacha = nativeCiphers().bindingAvailable
-    ? (['chacha20-poly1305@openssh.com'] as const)
-    : [];
-  return [...chacha, ...ALGORITHMS.cipher];
-}
 
 /** The SSH protocol over sockets the listener has accepted. */
 export type SshProtocol = {
@@ -61,7 +46,7 @@ export function sshProtocol(
           algorithms: {
             kex: [...ALGORITHMS.kex],
             serverHostKey: [...ALGORITHMS.serverHostKey],
-            cipher: ciphers(),
+            cipher: [...ALGORITHMS.cipher],
           },
           ident: `Kiln_${KILN_VERSION}`,
         },

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import ssh2 from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ssh2 } from '../../src/lib/ssh2-package.ts';
 import { checkHostKey } from '../../src/ssh/host-key-check.ts';
 import { makeOpensshPrivateKey } from '../../src/ssh/openssh-private-key.ts';
 
@@ -21,7 +21,7 @@ function keygen(name: string, args: string[]): Buffer {
 
 /** Whether ssh2, which serves the key, reads `bytes` as one private key. */
 function ssh2Reads(bytes: Buffer): boolean {
-  const parsed = ssh2.utils.parseKey(bytes);
+  const parsed = ssh2().utils.parseKey(bytes);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   return !(key instanceof Error) && key !== undefined && key.isPrivateKey();
 }
