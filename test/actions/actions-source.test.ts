@@ -125,7 +125,7 @@ describe('the actions source', () => {
       source(people.stranger.user.handle, 'thing'),
       await git.tempDir(),
     ]);
-    expect(refused.stderr).toMatch(/not found|404/i);
+    expect(refused.stderr).toMatch(/not found|returned error: 404\b/i);
     await git.fails(['clone', '-q', source('actions', 'hidden'), await git.tempDir()]);
     const work = await git.clone(source('actions', 'checkout'));
     await git.commit(work, { 'index.js': 'evil()' });
@@ -133,7 +133,7 @@ describe('the actions source', () => {
       ['push', '-q', source('actions', 'checkout'), 'HEAD:refs/tags/v1'],
       { cwd: work },
     );
-    expect(push.stderr).toMatch(/not found|404/i);
+    expect(push.stderr).toMatch(/not found|returned error: 404\b/i);
   });
 });
 

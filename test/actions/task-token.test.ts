@@ -146,7 +146,7 @@ describe('the task token', () => {
       },
     );
     expect(pushElsewhere.code).not.toBe(0);
-    expect(pushElsewhere.stderr).toMatch(/403/);
+    expect(pushElsewhere.stderr).toMatch(/returned error: 403\b/);
     const releaseOn = (repo: string) =>
       apiCall(kiln.url, `/repos/${user.handle}/${repo}/releases`, {
         method: 'POST',
@@ -166,7 +166,7 @@ describe('the task token', () => {
     await runner.run(task, { steps: [{ lines: ['done'], result: Result.SUCCESS }] });
     const after = await git.run(['ls-remote', asTask(name)]);
     expect(after.code).not.toBe(0);
-    expect(after.stderr).toMatch(/Authentication failed|401|could not read/i);
+    expect(after.stderr).toMatch(/Authentication failed|returned error: 401\b|could not read/i);
     const late = await apiCall(kiln.url, `/repos/${user.handle}/${name}/releases`, {
       method: 'POST',
       token: taskToken,
@@ -208,7 +208,7 @@ describe('the task token', () => {
       cwd: clone,
     });
     expect(push.code).not.toBe(0);
-    expect(push.stderr).toMatch(/403/);
+    expect(push.stderr).toMatch(/returned error: 403\b/);
     const release = await apiCall(kiln.url, `/repos/${owner.handle}/${name}/releases`, {
       method: 'POST',
       token: taskToken,

@@ -122,7 +122,11 @@ const gitSaid: string[] = [];
 const gitOutcome = (code: number, stderr: string): Outcome => {
   if (code === 0) return 'done';
   gitSaid.push(stderr.trim());
-  return /not found|404|Authentication failed/i.test(stderr) ? 'hidden' : 'refused';
+  // Whole phrases: git's lines quote the URL, whose port may hold any digits (a bare `404` once
+  // matched port 40412 and read every refusal as hidden).
+  return /not found|returned error: 404\b|Authentication failed/i.test(stderr)
+    ? 'hidden'
+    : 'refused';
 };
 
 /** An MCP tool called as the role, in memory: done, or refused as missing or as not allowed. */
