@@ -1,17 +1,26 @@
 /**
  * Shared by the transfer benches (not a bench itself: bench/run.ts skips `_*.ts`): a bare Node
  * HTTP server in a process of its own that answers every GET with one file, read in 1 MiB
- * chunks and piped to the response. What any Node server reaches on this machine, reported
+ * chunks and piped to the response, and reads every PUT's body to the end and drops it. What any Node server reaches on this machine, reported
  * beside Kiln's downloads so a baseline that no socket reaches (`cat` within the page cache)
  * is read for what it is.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 
 const SERVER = `
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 const path = process.argv[1];
 const server = createServer((request, response) => {
+  if (request.method === 'PUT') {
+    request.resume();
+    request.once('end', () => response.writeHead(204).end());
+    return;
+  }
   response.writeHead(200, { 'content-length': statSync(path).size });
   createReadStream(path, { highWaterMark: 1 << 20 }).pipe(response);
 });
@@ -36,6 +45,91 @@ export async function startBareFileServer(
   return { url: `http://127.0.0.1:${said.trim()}/`, stop: () => child.kill('SIGTERM') };
 }
 
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
+
+/** A port free right now on 127.0.0.1, for servers that take theirs from a configuration. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+/**
+ * nginx, one process in the foreground, serving `path` with `sendfile` (the kernel copies the
+ * page cache into the socket, no copy in user space at all) and taking WebDAV `PUT`s under
+ * `/put/` into files of its own (written to a temporary file, then renamed, as Kiln does, but
+ * hashing nothing): the most an HTTP server in C gets through a socket on this machine,
+ * reported beside Kiln's transfers. Undefined without nginx.
+ */
+export async function startNginxFileServer(
+  path: string,
+): Promise<{ url: string; putUrl: (name: string) => string; stop: () => void } | undefined> {
+  if (NGINX === undefined) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-nginx-'));
+  const port = await freePort();
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((kind) => `  ${kind}_temp_path ${join(dir, kind)};`)
+    .join('\n');
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `daemon off;
+master_process off;
+worker_processes 1;
+pid ${join(dir, 'nginx.pid')};
+error_log ${join(dir, 'error.log')} warn;
+events {}
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+${temp}
+  server {
+    listen 127.0.0.1:${port};
+    root ${dirname(path)};
+    location /put/ {
+      root ${dir};
+      dav_methods PUT;
+      create_full_put_path on;
+      client_max_body_size 0;
+      client_body_buffer_size 1m;
+    }
+  }
+}
+`,
+  );
+  const child = spawn(
+    NGINX,
+    ['-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const url = `http://127.0.0.1:${port}/${basename(path)}`;
+  for (let tries = 0; ; tries++) {
+    const ok = await fetch(url, { method: 'HEAD' }).then(
+      (answer) => answer.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (child.exitCode !== null || tries > 100) {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      return undefined;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return {
+    url,
+    putUrl: (name) => `http://127.0.0.1:${port}/put/${name}`,
+    stop: () => {
+      child.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Wall time in seconds of `curl` downloading `url` to nowhere; throws unless it answered 200. */
 export async function curlDownload(url: string, headers: readonly string[] = []): Promise<number> {
   const started = process.hrtime.bigint();
@@ -51,5 +145,22 @@ export async function curlDownload(url: string, headers: readonly string[] = [])
     child.once('close', () => resolve(out));
   });
   if (status !== '200') throw new Error(`download answered ${status}`);
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** Wall time in seconds of `curl` PUTting `file` to `url`; throws unless it answered 201 or 204. */
+export async function curlUpload(url: string, file: string): Promise<number> {
+  const started = process.hrtime.bigint();
+  const status = await new Promise<string>((resolve, reject) => {
+    const args = ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-T', file, url];
+    const child = spawn('curl', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('close', () => resolve(out));
+  });
+  if (status !== '201' && status !== '204') throw new Error(`upload answered ${status}`);
   return Number(process.hrtime.bigint() - started) / 1e9;
 }

@@ -22,7 +22,12 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { curlDownload, startBareFileServer } from './_bare-file-server.ts';
+import {
+  curlDownload,
+  curlUpload,
+  startBareFileServer,
+  startNginxFileServer,
+} from './_bare-file-server.ts';
 import { cpuUs } from './_http-load.ts';
 import { spawnBenchKiln } from './_kiln.ts';
 import { median } from './_stats.ts';
@@ -199,12 +204,17 @@ try {
     get: [] as number[],
     cat: [] as number[],
     bare: [] as number[],
+    nginxGet: [] as number[],
+    nginxPut: [] as number[],
+    barePut: [] as number[],
     upCpu: [] as number[],
     downCpu: [] as number[],
   };
   const server = { pid: kiln.pid };
   const bare = await startBareFileServer(file);
   stops.push(bare.stop);
+  const nginx = await startNginxFileServer(file);
+  if (nginx) stops.push(nginx.stop);
   const timed = async (into: number[], work: () => unknown) => {
     const start = process.hrtime.bigint();
     await work();
@@ -243,6 +253,11 @@ try {
     times.get.push(await curlDownload(String(signed_url)));
     times.downCpu.push((cpuUs(server) - cpu) / 1000);
     times.bare.push(await curlDownload(bare.url));
+    times.barePut.push(await curlUpload(`${bare.url}up`, file));
+    if (nginx) {
+      times.nginxGet.push(await curlDownload(nginx.url));
+      times.nginxPut.push(await curlUpload(nginx.putUrl(`up-${round}.bin`), file));
+    }
   }
   const mb = BYTES / 1024 / 1024;
   const rate = (list: number[]) => mb / median(list);
@@ -254,8 +269,12 @@ try {
     times.cat,
     times.bare,
   ].map(rate) as [number, number, number, number, number, number];
+  const barePut = rate(times.barePut);
+  const [nginxGet, nginxPut] = nginx ? [rate(times.nginxGet), rate(times.nginxPut)] : [];
+  const nginxSaid = (value: number | undefined, what: string) =>
+    value ? `, ${what} ${value.toFixed(0)}` : '';
   console.log(
-    `upload ${lean.toFixed(0)} MB/s (real client ${real.toFixed(0)}), cp ${cp.toFixed(0)} MB/s; download ${get.toFixed(0)} MB/s (bare Node server ${plain.toFixed(0)}), read ${cat.toFixed(0)} MB/s; server CPU ${median(times.upCpu).toFixed(0)} ms per upload, ${median(times.downCpu).toFixed(0)} ms per download`,
+    `upload ${lean.toFixed(0)} MB/s (real client ${real.toFixed(0)}, bare Node server dropping it ${barePut.toFixed(0)}${nginxSaid(nginxPut, 'nginx PUT')}), cp ${cp.toFixed(0)} MB/s; download ${get.toFixed(0)} MB/s (bare Node server ${plain.toFixed(0)}${nginxSaid(nginxGet, 'nginx with sendfile')}), read ${cat.toFixed(0)} MB/s; server CPU ${median(times.upCpu).toFixed(0)} ms per upload, ${median(times.downCpu).toFixed(0)} ms per download`,
   );
   const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
   console.log(
@@ -289,6 +308,31 @@ try {
           unit: 'ratio',
           pass: true,
         },
+        {
+          name: `upload of the same ${mb} MB to a bare Node server that reads it and drops it ÷ cp, throughput`,
+          target: 'reported',
+          measured: ratio(barePut, cp),
+          unit: 'ratio',
+          pass: true,
+        },
+        ...(nginxGet && nginxPut
+          ? [
+              {
+                name: `upload of the same ${mb} MB to nginx (WebDAV PUT) ÷ cp, throughput`,
+                target: 'reported',
+                measured: ratio(nginxPut, cp),
+                unit: 'ratio',
+                pass: true,
+              },
+              {
+                name: `download of the same ${mb} MB from nginx with sendfile ÷ reading the stored bytes, throughput`,
+                target: 'reported',
+                measured: ratio(nginxGet, cat),
+                unit: 'ratio',
+                pass: true,
+              },
+            ]
+          : []),
       ],
     }),
   );

@@ -22,7 +22,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { curlDownload, startBareFileServer } from './_bare-file-server.ts';
+import {
+  curlDownload,
+  curlUpload,
+  startBareFileServer,
+  startNginxFileServer,
+} from './_bare-file-server.ts';
 import { cpuUs } from './_http-load.ts';
 import { spawnBenchKiln } from './_kiln.ts';
 import { median } from './_stats.ts';
@@ -125,6 +130,11 @@ try {
   const bare = await startBareFileServer(file);
   stops.push(bare.stop);
   const bareDownloads: number[] = [];
+  const nginx = await startNginxFileServer(file);
+  if (nginx) stops.push(nginx.stop);
+  const nginxDownloads: number[] = [];
+  const nginxUploads: number[] = [];
+  const bareUploads: number[] = [];
   const server = { pid: kiln.pid };
   const cpu = { up: [] as number[], down: [] as number[] };
   const uploads: number[] = [];
@@ -182,6 +192,11 @@ try {
     cpu.down.push((cpuUs(server) - used) / 1000);
     if (get !== 200) throw new Error(`download answered ${get}`);
     bareDownloads.push(await curlDownload(bare.url));
+    bareUploads.push(await curlUpload(`${bare.url}up`, file));
+    if (nginx) {
+      nginxDownloads.push(await curlDownload(nginx.url));
+      nginxUploads.push(await curlUpload(nginx.putUrl(`up-${round}.bin`), file));
+    }
   }
 
   const batch = (count: number) =>
@@ -223,8 +238,11 @@ try {
   const read = mb / median(reads);
   const plain = mb / median(bareDownloads);
   const hashing = mb / median(hashes);
+  const bareUp = mb / median(bareUploads);
+  const nginxRate = nginx ? mb / median(nginxDownloads) : undefined;
+  const nginxUpRate = nginx ? mb / median(nginxUploads) : undefined;
   console.log(
-    `upload ${upload.toFixed(0)} MB/s, cp ${copy.toFixed(0)} MB/s; download ${download.toFixed(0)} MB/s (bare Node server ${plain.toFixed(0)}), read ${read.toFixed(0)} MB/s; SHA-256 alone ${hashing.toFixed(0)} MB/s; batch of 1: ${(single * 1000).toFixed(1)} ms, of 1,000: ${(many * 1000).toFixed(1)} ms; server CPU ${median(cpu.up).toFixed(0)} ms per upload, ${median(cpu.down).toFixed(0)} ms per download`,
+    `upload ${upload.toFixed(0)} MB/s (bare Node server dropping it ${bareUp.toFixed(0)}${nginxUpRate ? `, nginx PUT ${nginxUpRate.toFixed(0)}` : ''}), cp ${copy.toFixed(0)} MB/s; download ${download.toFixed(0)} MB/s (bare Node server ${plain.toFixed(0)}${nginxRate ? `, nginx with sendfile ${nginxRate.toFixed(0)}` : ''}), read ${read.toFixed(0)} MB/s; SHA-256 alone ${hashing.toFixed(0)} MB/s; batch of 1: ${(single * 1000).toFixed(1)} ms, of 1,000: ${(many * 1000).toFixed(1)} ms; server CPU ${median(cpu.up).toFixed(0)} ms per upload, ${median(cpu.down).toFixed(0)} ms per download`,
   );
   console.log(
     JSON.stringify({
@@ -244,6 +262,13 @@ try {
           pass: true,
         },
         {
+          name: `upload of the same ${mb} MB to a bare Node server that reads it and drops it ÷ cp, throughput`,
+          target: 'reported',
+          measured: Number((bareUp / copy).toFixed(2)),
+          unit: 'ratio',
+          pass: true,
+        },
+        {
           name: `LFS download of ${mb} MB ÷ reading the stored bytes, throughput`,
           target: '≥ 0.8',
           measured: Number((download / read).toFixed(2)),
@@ -257,6 +282,24 @@ try {
           unit: 'ratio',
           pass: true,
         },
+        ...(nginxRate && nginxUpRate
+          ? [
+              {
+                name: `upload of the same ${mb} MB to nginx (WebDAV PUT, nothing hashed) ÷ cp, throughput`,
+                target: 'reported',
+                measured: Number((nginxUpRate / copy).toFixed(2)),
+                unit: 'ratio',
+                pass: true,
+              },
+              {
+                name: `download of the same ${mb} MB from nginx with sendfile ÷ reading the stored bytes, throughput`,
+                target: 'reported',
+                measured: Number((nginxRate / read).toFixed(2)),
+                unit: 'ratio',
+                pass: true,
+              },
+            ]
+          : []),
         {
           name: 'LFS batch naming 1,000 objects ÷ one naming a single object, time',
           target: '≤ 5',

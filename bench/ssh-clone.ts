@@ -20,7 +20,6 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -30,6 +29,7 @@ import {
   startServerProcess,
 } from '../test/git/server-process.ts';
 import { GitClient } from '../test/support/git.ts';
+import { freePort } from './_bare-file-server.ts';
 import {
   cloneAtOnce,
   cloneBenchArgs,
@@ -61,15 +61,6 @@ const watchdog = setTimeout(
 );
 watchdog.unref();
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-/** A port free right now on 127.0.0.1, for the SSH server (its line is not read here). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return typeof address === 'object' && address ? address.port : 0;
-}
 
 try {
   const port = await freePort();
