@@ -15,6 +15,8 @@ export type Config = {
     readonly requestTimeoutMs: number;
     readonly headersTimeoutMs: number;
     readonly keepAliveTimeoutMs: number;
+    /** A connection silent both ways this long, mid-request or mid-answer, is closed. */
+    readonly idleTimeoutMs: number;
   };
   /** The built-in SSH server (git over SSH). */
   readonly ssh: {
@@ -162,6 +164,7 @@ export function toConfig(values: ConfigValues): Config {
       requestTimeoutMs: values['service.http.request-timeout'],
       headersTimeoutMs: values['service.http.headers-timeout'],
       keepAliveTimeoutMs: values['service.http.keep-alive-timeout'],
+      idleTimeoutMs: values['service.http.idle-timeout'],
     }),
     ssh: Object.freeze({
       enabled: values['service.ssh.enabled'],

@@ -55,6 +55,12 @@ export const configSchema = {
     minMs: 1000,
     description: 'How long an idle keep-alive connection stays open.',
   }),
+  'service.http.idle-timeout': durationField({
+    default: 600_000,
+    minMs: 1000,
+    description:
+      'How long a connection may carry nothing either way in the middle of a request or its answer (a client that stops reading a download, say) before it is closed; also the longest a drain on SIGTERM waits for such a client.',
+  }),
   'service.ssh.enabled': booleanField({
     default: true,
     description:

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -84,6 +85,9 @@ export async function buildServer(
     bodyLimit: config.http.bodyLimitBytes,
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    // Without it a client that stops reading an answer holds its connection, the answer's buffers
+    // and a drain on SIGTERM for as long as it likes: no byte moves, so no other timeout fires.
+    connectionTimeout: config.http.idleTimeoutMs,
     routerOptions: { maxParamLength: 1000, ignoreDuplicateSlashes: false },
     return503OnClosing: true,
     // Node enforces the headers and request timeouts only when it checks its connections, every
@@ -139,6 +143,9 @@ export async function buildServer(
   // connection open once answered, and closing waits for every connection: with the usual
   // keep-alive timeout, as long as a minute. While draining, an answered connection that falls
   // idle is closed at once instead (Node times idle connections out by this value).
+  // Node closes a connection silent for `connectionTimeout` itself only when no request, answer
+  // or server listener takes the timeout over; closed here, it goes whatever else heard it.
+  server.server.on('timeout', (socket: Socket) => socket.destroy());
   server.addHook('preClose', (done) => {
     server.server.keepAliveTimeout = 1;
     server.server.keepAliveTimeoutBuffer = 0;
