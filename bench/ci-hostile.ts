@@ -11,12 +11,12 @@
  *
  *   node bench/ci-hostile.ts [--seconds 10]
  *
- * Kiln is a real `node src/main.ts serve` child process on SQLite (the hostile suites'
- * harness), bot protection off so that every request does its work (metering would answer most
- * of a single address's page requests with 429). Pages are requested by 4 keep-alive clients in
- * a worker thread (bench/_page-clients.ts), runner-protocol bodies by clients in another
- * (bench/_runner-clients.ts), pushes in a third (bench/_push-clients.ts), so that building and
- * sending the load never delays the probe.
+ * Kiln is a real `serve` child process, started with the `kiln` launcher's flags and preload,
+ * on SQLite (the hostile suites' harness), bot protection off so that every request does its
+ * work (metering would answer most of a single address's page requests with 429). Pages are
+ * requested by 4 keep-alive clients in a worker thread (bench/_page-clients.ts), runner-protocol
+ * bodies by clients in another (bench/_runner-clients.ts), pushes in a third
+ * (bench/_push-clients.ts), so that building and sending the load never delays the probe.
  * The probe asks one request after another, 10 ms apart. The log
  * is seeded through the store on the shared data directory (what 10,000 UpdateLog rows would
  * write), the diff with real git. `CI_HOSTILE_NODE_OPTIONS` is handed to the server as
@@ -45,6 +45,7 @@ import { unaryCaller } from './_kiln.ts';
 import { pageClients } from './_page-clients.ts';
 import { pushClients } from './_push-clients.ts';
 import { runnerClients } from './_runner-clients.ts';
+import { startEnv, startFlags } from './_start-flags.ts';
 
 const { values: args } = parseArgs({
   options: { seconds: { type: 'string', default: '10' }, phases: { type: 'string' } },
@@ -97,7 +98,13 @@ try {
     kind: 'instance',
   });
   const nodeOptions = process.env.CI_HOSTILE_NODE_OPTIONS;
-  const kiln = await deployment.start(nodeOptions ? { NODE_OPTIONS: nodeOptions } : undefined);
+  // Started as the `kiln` launcher starts it (its V8 flags, preload and environment), unless
+  // CI_HOSTILE_PLAIN_NODE=1 asks for a plain `node` for comparison.
+  const launcher = process.env.CI_HOSTILE_PLAIN_NODE !== '1';
+  const kiln = await deployment.start(
+    { ...(launcher ? startEnv() : {}), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    launcher ? startFlags() : [],
+  );
   const url = kiln.url;
   const unary = unaryCaller(url, new Agent({ keepAlive: true }));
   const origin = repoUrl(url, user.handle, 'ci', { token, as: 'password' });

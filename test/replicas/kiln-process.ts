@@ -38,8 +38,11 @@ export type Deployment = {
   readonly databaseUrl: string | undefined;
   /** The environment every process of this deployment starts with. */
   env(extra?: Record<string, string>): Record<string, string>;
-  /** Starts one more `serve` process on the shared state. */
-  start(extra?: Record<string, string>): Promise<KilnProcess>;
+  /**
+   * Starts one more `serve` process on the shared state, with `nodeArgs` before the script
+   * (a bench passes the launcher's flags and preload, bench/_start-flags.ts).
+   */
+  start(extra?: Record<string, string>, nodeArgs?: readonly string[]): Promise<KilnProcess>;
   /**
    * Kiln built in this process on the shared state, not listening: for making test data through
    * the domain services and for reading what the servers left behind.
@@ -54,9 +57,12 @@ async function waitForExit(child: ChildProcess): Promise<void> {
   await new Promise((resolve) => child.once('exit', resolve));
 }
 
-/** Starts `node src/main.ts serve` with exactly `env` (plus PATH and HOME). */
-export async function startKilnProcess(env: Record<string, string>): Promise<KilnProcess> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
+/** Starts `node [nodeArgs] src/main.ts serve` with exactly `env` (plus PATH and HOME). */
+export async function startKilnProcess(
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<KilnProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, MAIN, 'serve'], {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
@@ -142,8 +148,8 @@ export async function createDeployment(
     dataDir,
     databaseUrl: db.url,
     env,
-    async start(extra) {
-      const kiln = await startKilnProcess(env(extra));
+    async start(extra, nodeArgs) {
+      const kiln = await startKilnProcess(env(extra), nodeArgs);
       processes.push(kiln);
       return kiln;
     },
