@@ -25,6 +25,7 @@ import { buildPulls, subscribePulls } from './wiring/pulls.ts';
 import { buildRepos } from './wiring/repos.ts';
 import { buildRunners } from './wiring/runners.ts';
 import { buildWebhooks, subscribeWebhooks } from './wiring/webhooks.ts';
+import { workflowParserPool } from './wiring/workflow-parser-pool.ts';
 
 export { lfsService } from './wiring/lfs.ts';
 export type { GitContext };
@@ -110,12 +111,16 @@ export async function createApp(config: Config): Promise<App> {
     protectedBranches: repoParts.protectedBranches,
     caches: caches.registry,
   });
+  // Workflow files are parsed on a few threads of this app's own, started with the first push
+  // and stopped when idle or when the app closes.
+  const workflowParser = workflowParserPool();
   const ci = buildCi({
     ...core,
     dataDir,
     repos,
     repoStore: repoParts.repoStore,
     branchPushes: pullParts.branchPushes,
+    workflowParser,
   });
   const runners = buildRunners(database, admins, orgs, caches.registry);
   const federation = await buildFederation({
@@ -188,7 +193,12 @@ export async function createApp(config: Config): Promise<App> {
       // have settled may the database and the git pools close under them.
       await Promise.all([services.pushHandling.settle(), services.pullMerges.settle()]);
       await webhookNotifier.settle();
-      await Promise.all([background?.stop(), housekeeping.service.close(), webhookWorker.stop()]);
+      await Promise.all([
+        background?.stop(),
+        housekeeping.service.close(),
+        webhookWorker.stop(),
+        workflowParser.close(),
+      ]);
       await federation?.stop();
       await services.ciLogs.closeAll();
       await Promise.all([git.catFiles.closeAll(), git.refUpdates.closeAll()]);

@@ -20,6 +20,7 @@ import { ScheduleStore } from '../domain/ci/schedule.store.ts';
 import { TaskDispatchService } from '../domain/ci/task-dispatch.service.ts';
 import { TaskReportService } from '../domain/ci/task-report.service.ts';
 import { TasksVersions } from '../domain/ci/tasks-version.ts';
+import type { WorkflowParser } from '../domain/ci/workflow/workflow-parser.ts';
 import type { EventBus } from '../domain/events.ts';
 import type { BranchPushStore } from '../domain/pulls/branch-push.store.ts';
 import type { RepoService } from '../domain/repos/repo.service.ts';
@@ -28,7 +29,6 @@ import { isUser } from '../domain/users/user.types.ts';
 import { TaskLogFiles } from '../storage/task-log-files.ts';
 import { buildCiArtifacts } from './ci-artifacts.ts';
 import type { CoreParts } from './parts.ts';
-import { sharedWorkflowParser } from './workflow-parser-pool.ts';
 
 export type CiParts = CoreParts & {
   /** Absolute data directory: task logs, artifacts and cache archives live under it. */
@@ -37,6 +37,8 @@ export type CiParts = CoreParts & {
   readonly repoStore: RepoStore;
   /** Who last pushed a branch, which fork approvals ask. */
   readonly branchPushes: BranchPushStore;
+  /** Where workflow files are parsed and planned: off the request thread (the app owns it). */
+  readonly workflowParser: WorkflowParser;
 };
 
 /**
@@ -80,7 +82,7 @@ export function buildCi(parts: CiParts) {
     catFiles: git.catFiles,
     versions,
     lifecycle,
-    parser: sharedWorkflowParser(),
+    parser: parts.workflowParser,
     forkGate: new ForkPullGate({
       userById: async (id) => {
         const account = await users.findById(id);

@@ -96,17 +96,6 @@ export function workflowParserPool(
   };
 }
 
-let shared: WorkflowParser | undefined;
-
-/**
- * The process's workflow parser, made on first use: every server of the process (one, or a
- * test's several) shares its few threads, which stop when idle, so none needs closing.
- */
-export function sharedWorkflowParser(): WorkflowParser {
-  shared ??= workflowParserPool();
-  return shared;
-}
-
 /** The error the worker caught, as the caller would have caught it on its own thread. */
 function revive(answer: WorkflowAnswer): Error {
   if (!('error' in answer)) return new WorkflowError('the workflow worker answered nothing');
