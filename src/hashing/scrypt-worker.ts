@@ -3,8 +3,8 @@
  * priority than the thread that answers requests, one job at a time.
  */
 import { scryptSync } from 'node:crypto';
-import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
+import { yieldToRequestThread } from '../lib/thread-priority.ts';
 
 /** One hash to compute. */
 export type HashJob = {
@@ -17,20 +17,9 @@ export type HashJob = {
 /** The hash, or why scrypt refused (parameters out of range). */
 export type HashReply = { readonly hash: Uint8Array } | { readonly error: string };
 
-/**
- * Niceness of a hashing thread. On Linux a thread has its own (`setPriority` without a pid
- * changes only the calling thread), so on a machine with every core busy a flood of sign-ins
- * waits for the CPU instead of the pages.
- */
-const HASH_NICENESS = 10;
-
 const port = parentPort;
 if (port) {
-  try {
-    setPriority(HASH_NICENESS);
-  } catch {
-    // Not permitted (some containers): hashing still runs off the event loop, only less politely.
-  }
+  yieldToRequestThread();
   port.on('message', (job: HashJob) => {
     let reply: HashReply;
     try {

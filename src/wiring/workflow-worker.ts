@@ -3,10 +3,10 @@
  * workflow-parser-pool.ts for the rule). It loads the YAML library before it says it is ready,
  * so the pool's time budget never pays for module loading, then answers one job at a time.
  */
-import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { WorkflowError } from '../domain/ci/workflow/workflow-error.ts';
 import { parseWorkflow, planJobs } from '../domain/ci/workflow/workflow-parse.ts';
+import { yieldToRequestThread } from '../lib/thread-priority.ts';
 import type { WorkflowAnswer, WorkflowJob } from './workflow-parser-pool.ts';
 
 function answer(job: WorkflowJob): WorkflowAnswer {
@@ -22,16 +22,9 @@ function answer(job: WorkflowJob): WorkflowAnswer {
   }
 }
 
-/** Niceness of a workflow thread: a busy one yields the CPU to the thread that answers requests. */
-const WORKFLOW_NICENESS = 10;
-
 const port = parentPort;
 if (port) {
-  try {
-    setPriority(WORKFLOW_NICENESS);
-  } catch {
-    // Not permitted (some containers): parsing is still bounded in time, only less polite.
-  }
+  yieldToRequestThread();
   await import('yaml');
   port.on('message', (job: WorkflowJob) => {
     port.postMessage({ ok: true, output: answer(job) });

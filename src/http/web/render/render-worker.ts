@@ -3,8 +3,8 @@
  * content-renderer.ts for the rule). It loads both before it says it is ready, so the pool's
  * time budget never pays for module loading, then answers one job at a time.
  */
-import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
+import { yieldToRequestThread } from '../../../lib/thread-priority.ts';
 import { highlightLines, loadHighlighter } from '../highlight.ts';
 import { loadMarkdown, renderMarkdown } from '../markdown.ts';
 import type { RenderJob } from './render-job.ts';
@@ -24,19 +24,9 @@ async function markup(job: RenderJob): Promise<string> {
   return (await highlightLines(job.fileName, job.text)).join('\n');
 }
 
-/**
- * Niceness of a render thread. On Linux a thread has its own (`setPriority` without a pid changes
- * only the calling thread), so a busy worker yields the CPU to the thread that answers requests.
- */
-const RENDER_NICENESS = 10;
-
 const port = parentPort;
 if (port) {
-  try {
-    setPriority(RENDER_NICENESS);
-  } catch {
-    // Not permitted (some containers): rendering is still bounded, only less polite.
-  }
+  yieldToRequestThread();
   await Promise.all([loadHighlighter(), loadMarkdown()]);
   port.on('message', (job: RenderJob) => {
     render(job).then(
