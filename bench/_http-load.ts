@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { cpuSoFar } from './_process-cpu.ts';
 import { startEnv } from './_start-flags.ts';
 import { median } from './_stats.ts';
 
@@ -31,9 +32,8 @@ export const children = new Set<ChildProcess>();
 
 /** CPU time (user + system) a process has used, in microseconds, from /proc. */
 export function cpuUs(child: { readonly pid?: number | undefined }): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  if (child.pid === undefined) throw new Error('the process has no pid (it never started)');
+  return cpuSoFar(child.pid).own * 1000;
 }
 
 /** Resident memory of a process, in megabytes. */

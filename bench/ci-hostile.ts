@@ -24,7 +24,6 @@
  * so that it writes its profile.
  */
 
-import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -43,6 +42,7 @@ import { GitClient, repoUrl } from '../test/support/git.ts';
 import { giveUpAfter } from './_give-up.ts';
 import { unaryCaller } from './_kiln.ts';
 import { pageClients } from './_page-clients.ts';
+import { cpuSoFar } from './_process-cpu.ts';
 import { pushClients } from './_push-clients.ts';
 import { runnerClients } from './_runner-clients.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
@@ -71,12 +71,6 @@ async function probe(url: string, ms: number): Promise<number[]> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return latencies;
-}
-
-/** CPU time (user and system, ms) the server process has used, from /proc (Linux). */
-function serverCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 const logRows = (count: number, bytes: number) =>
@@ -320,11 +314,11 @@ try {
     },
   ];
   for (const phase of phases.filter((p) => !ONLY || ONLY.includes(p.key))) {
-    const cpuBefore = serverCpuMs(kiln.pid);
+    const cpuBefore = cpuSoFar(kiln.pid).own;
     const [what, latencies] = await Promise.all([phase.run(PHASE_MS), probe(url, PHASE_MS)]);
     // Whatever the input left running is let finish before the next phase's probe.
     await probe(url, 2000);
-    const cpu = serverCpuMs(kiln.pid) - cpuBefore;
+    const cpu = cpuSoFar(kiln.pid).own - cpuBefore;
     const p99 = quantile(latencies, 0.99);
     const ratio = p99 / idle;
     lines.push(
