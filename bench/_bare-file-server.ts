@@ -5,11 +5,12 @@
  * beside Kiln's downloads so a baseline that no socket reaches (`cat` within the page cache)
  * is read for what it is.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { freePort } from '../test/support/free-port.ts';
+import { NGINX, startNginx } from '../test/support/nginx.ts';
 
 const SERVER = `
 import { createServer } from 'node:http';
@@ -45,17 +46,6 @@ export async function startBareFileServer(
   return { url: `http://127.0.0.1:${said.trim()}/`, stop: () => child.kill('SIGTERM') };
 }
 
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
-
-/** A port free right now on 127.0.0.1, for servers that take theirs from a configuration. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return typeof address === 'object' && address ? address.port : 0;
-}
-
 /**
  * nginx, one process in the foreground, serving `path` with `sendfile` (the kernel copies the
  * page cache into the socket, no copy in user space at all) and taking WebDAV `PUT`s under
@@ -69,59 +59,23 @@ export async function startNginxFileServer(
   if (NGINX === undefined) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-nginx-'));
   const port = await freePort();
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
-    .map((kind) => `  ${kind}_temp_path ${join(dir, kind)};`)
-    .join('\n');
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    `daemon off;
-master_process off;
-worker_processes 1;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'error.log')} warn;
-events {}
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-${temp}
-  server {
-    listen 127.0.0.1:${port};
-    root ${dirname(path)};
+  const server = `    root ${dirname(path)};
     location /put/ {
       root ${dir};
       dav_methods PUT;
       create_full_put_path on;
       client_max_body_size 0;
       client_body_buffer_size 1m;
-    }
-  }
-}
-`,
-  );
-  const child = spawn(
-    NGINX,
-    ['-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const url = `http://127.0.0.1:${port}/${basename(path)}`;
-  for (let tries = 0; ; tries++) {
-    const ok = await fetch(url, { method: 'HEAD' }).then(
-      (answer) => answer.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (child.exitCode !== null || tries > 100) {
-      child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      return undefined;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    }`;
+  let child: ChildProcess;
+  try {
+    child = await startNginx(dir, port, { http: '  sendfile on;\n  tcp_nopush on;', server });
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
   }
   return {
-    url,
+    url: `http://127.0.0.1:${port}/${basename(path)}`,
     putUrl: (name) => `http://127.0.0.1:${port}/put/${name}`,
     stop: () => {
       child.kill('SIGTERM');

@@ -6,21 +6,11 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { App } from '../src/app.ts';
+import { freePort } from '../test/support/free-port.ts';
 import { startEnv, startFlags } from './_start-flags.ts';
-
-/** A port free on 127.0.0.1 right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Where the servers live: a temporary root, and the children to kill when done. */
 export type ServerPlace = { readonly root: string; readonly children: Set<ChildProcess> };

@@ -28,8 +28,8 @@ import {
   serverEnv,
   startServerProcess,
 } from '../test/git/server-process.ts';
+import { freePort } from '../test/support/free-port.ts';
 import { GitClient } from '../test/support/git.ts';
-import { freePort } from './_bare-file-server.ts';
 import {
   cloneAtOnce,
   cloneBenchArgs,

@@ -6,19 +6,19 @@
  * Needs the nginx binary (`.ci/run` installs it); elsewhere the suite is skipped, except under CI
  * where a missing nginx fails it.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR } from '../../src/domain/runners/runner.policy.ts';
+import { freePort } from '../support/free-port.ts';
+import { NGINX, startNginx } from '../support/nginx.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { runnerClients, runnerHeaders } from './fixtures.ts';
 
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
 if (NGINX === undefined && process.env.CI) throw new Error('nginx is missing; .ci/run installs it');
 
 /** The ```nginx block of docs/runners.md, pointed at `upstream`. */
@@ -32,63 +32,6 @@ function documentedSnippet(upstream: string): string {
   );
   if (pointed === block) throw new Error('the nginx block no longer proxies to 127.0.0.1:3000');
   return pointed;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-/** nginx in the foreground, one process, everything it writes inside `dir`. */
-async function startNginx(dir: string, port: number, snippet: string): Promise<ChildProcess> {
-  for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp));
-  const config = join(dir, 'nginx.conf');
-  writeFileSync(
-    config,
-    `daemon off;
-master_process off;
-worker_processes 1;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'error.log')} warn;
-events {}
-http {
-  access_log off;
-  client_body_temp_path ${join(dir, 'body')};
-  proxy_temp_path ${join(dir, 'proxy')};
-  fastcgi_temp_path ${join(dir, 'fastcgi')};
-  uwsgi_temp_path ${join(dir, 'uwsgi')};
-  scgi_temp_path ${join(dir, 'scgi')};
-  server {
-    listen 127.0.0.1:${port};
-${snippet}
-  }
-}
-`,
-  );
-  const child = spawn(NGINX as string, ['-p', dir, '-e', join(dir, 'error.log'), '-c', config], {
-    stdio: 'ignore',
-  });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const up = await new Promise<boolean>((resolve) => {
-      const probe = request({ host: '127.0.0.1', port, path: '/', method: 'GET' }, (response) => {
-        response.resume();
-        resolve(true);
-      });
-      probe.on('error', () => resolve(false));
-      probe.end();
-    });
-    if (up) return child;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      const log = existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log')) : '';
-      throw new Error(`nginx did not start: ${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** One raw POST with a chunked body and no Content-Length, as older runners send it. */
@@ -128,7 +71,7 @@ describe.skipIf(NGINX === undefined)('runners behind the documented nginx snippe
     kiln = await startTestServer();
     dir = mkdtempSync(join(tmpdir(), 'kiln-nginx-'));
     port = await freePort();
-    nginx = await startNginx(dir, port, documentedSnippet(kiln.url));
+    nginx = await startNginx(dir, port, { server: documentedSnippet(kiln.url) });
     clients = runnerClients({ url: `http://127.0.0.1:${port}` });
   });
   afterAll(async () => {

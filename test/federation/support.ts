@@ -7,18 +7,12 @@ import {
   signRequest,
   verifyRequest,
 } from '@fedify/fedify';
+import { freePort } from '../support/free-port.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-export const AP = 'application/activity+json';
+export { freePort };
 
-/** A port nobody listens on right now (Kiln must know its own URL before it starts). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export const AP = 'application/activity+json';
 
 /** Kiln with federation on, at a base URL of its own on 127.0.0.1. */
 export async function startFederatedKiln(env: Record<string, string> = {}): Promise<TestServer> {
