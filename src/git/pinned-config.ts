@@ -66,19 +66,24 @@ const NEUTRAL: readonly (readonly [key: string, value: string])[] = [
 
 /** The keys above, lowercased: a caller's own `-c` may not set them again. */
 const PINNED_KEYS = new Set(NEUTRAL.map(([key]) => key.toLowerCase()));
+/** Made once: every git Kiln starts (each page, each push) begins with these. */
+const PINNED_ARGS: readonly string[] = Object.freeze([
+  '--no-pager',
+  ...NEUTRAL.flatMap(([key, value]) => ['-c', `${key}=${value}`]),
+]);
 
 /**
  * The arguments every git starts with (before the caller's): `--no-pager` and a `-c` for each
  * pinned key. Throws when the caller's arguments would set a pinned key again (a later `-c` wins).
  */
-export function pinnedConfigArgs(callerArgs: readonly string[]): string[] {
+export function pinnedConfigArgs(callerArgs: readonly string[]): readonly string[] {
   requireRunnableHooks();
   for (let i = 0; i < callerArgs.length - 1; i++) {
     if (callerArgs[i] !== '-c') continue;
     const key = callerArgs[i + 1]!.split('=')[0]!.toLowerCase();
     if (PINNED_KEYS.has(key)) throw new Error(`git config ${key} is pinned and may not be set`);
   }
-  return ['--no-pager', ...NEUTRAL.flatMap(([key, value]) => ['-c', `${key}=${value}`])];
+  return PINNED_ARGS;
 }
 
 /** The config keys pinned on every git's command line (tests and docs). */
