@@ -1,8 +1,13 @@
-import { readdir, utimes } from 'node:fs/promises';
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runGit } from './command.ts';
-import { countObjectFiles, maintainRepository } from './housekeeping.ts';
+import {
+  countObjectFiles,
+  estimateObjectFiles,
+  maintainRepository,
+  SAMPLED_FAN_OUT_DIRS,
+} from './housekeeping.ts';
 import { objectsDir } from './object-store.ts';
 import type { RepoHandle } from './repo-paths.ts';
 import { RepoPaths } from './repo-paths.ts';
@@ -56,6 +61,32 @@ describe('countObjectFiles', () => {
     await commits(repo, 3);
     await unreachable(repo, 'loose', 0);
     expect(await countObjectFiles(repo)).toEqual({ packs: 3, looseObjects: 1 });
+  });
+});
+
+describe('estimateObjectFiles', () => {
+  /** `perDir` files in each of the fan-out directories `dirs` (names need not be objects). */
+  const looseFiles = async (dirs: readonly string[], perDir: number) => {
+    for (const dir of dirs) {
+      const at = path.join(objectsDir(repo.path), dir);
+      await mkdir(at, { recursive: true });
+      for (let i = 0; i < perDir; i++) await writeFile(path.join(at, `${i}`.padStart(38, '0')), '');
+    }
+  };
+  const fanOut = (count: number) =>
+    Array.from({ length: count }, (_, i) => i.toString(16).padStart(2, '0'));
+
+  it('counts exactly while there are few fan-out directories', async () => {
+    await commits(repo, 2);
+    await looseFiles(fanOut(SAMPLED_FAN_OUT_DIRS), 3);
+    expect(await estimateObjectFiles(repo)).toEqual(await countObjectFiles(repo));
+  });
+
+  it('extrapolates from a sample of the directories past that', async () => {
+    await looseFiles(fanOut(200), 2);
+    const estimate = await estimateObjectFiles(repo);
+    expect(estimate.looseObjects).toBe(400);
+    expect(estimate.packs).toBe((await countObjectFiles(repo)).packs);
   });
 });
 

@@ -3,6 +3,7 @@ import type { Config } from '../../config/config.ts';
 import { GitError } from '../../git/git-error.ts';
 import {
   countObjectFiles,
+  estimateObjectFiles,
   MAINTENANCE_STEP_TIMEOUT_MS,
   type MaintenanceKind,
   maintainRepository,
@@ -93,7 +94,7 @@ export class HousekeepingService {
   }
 
   async #consider(repo: RepoHandle): Promise<void> {
-    const counts = await countObjectFiles(repo);
+    const counts = await estimateObjectFiles(repo);
     const { packThreshold, looseThreshold } = this.#deps.settings;
     if (
       counts.packs <= packThreshold &&
