@@ -140,7 +140,7 @@ export class Federation {
       config.federation.blockedHosts,
       () => this.instances.blockedHosts(),
     );
-    this.queue = new KyselyMessageQueue(queueStore);
+    this.queue = new KyselyMessageQueue(queueStore, { report: deps.report });
     this.blocks = new BlocksService({
       store: new BlocksStore(db),
       hosts: this.hosts,

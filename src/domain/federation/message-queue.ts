@@ -14,7 +14,15 @@ export type QueueOptions = {
   /** First retry delay; each further failure doubles it, up to `maxBackoffMs`. */
   readonly backoffMs?: number;
   readonly maxBackoffMs?: number;
+  /** Hears a claim or release the database refused; the listener carries on after a poll. */
+  readonly report?: (error: unknown) => void;
 };
+
+/** The rows the queue keeps (`QueueStore`; a stand-in in tests). */
+export type MessageStore = Pick<
+  QueueStore,
+  'insertMany' | 'listRunAts' | 'claim' | 'delete' | 'release'
+>;
 
 /**
  * Fedify's message queue over Kiln's own database, durable and shared by replicas. A message is
@@ -24,20 +32,22 @@ export type QueueOptions = {
  */
 export class KyselyMessageQueue implements MessageQueue {
   readonly nativeRetrial = true;
-  readonly #store: QueueStore;
+  readonly #store: MessageStore;
   readonly #pollIntervalMs: number;
   readonly #leaseMs: number;
   readonly #backoffMs: number;
   readonly #maxBackoffMs: number;
+  readonly #report: (error: unknown) => void;
   /** Wakes local listeners at once when this process enqueues. */
   readonly #wakers = new Set<() => void>();
 
-  constructor(store: QueueStore, options: QueueOptions = {}) {
+  constructor(store: MessageStore, options: QueueOptions = {}) {
     this.#store = store;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.#leaseMs = options.leaseMs ?? 60_000;
     this.#backoffMs = options.backoffMs ?? 5_000;
     this.#maxBackoffMs = options.maxBackoffMs ?? 3_600_000;
+    this.#report = options.report ?? (() => {});
   }
 
   async enqueue(message: unknown, options?: MessageQueueEnqueueOptions): Promise<void> {
@@ -69,18 +79,32 @@ export class KyselyMessageQueue implements MessageQueue {
   ): Promise<void> {
     const { signal } = options;
     while (!signal?.aborted) {
-      const claimed = await this.claim();
-      if (!claimed) {
-        await this.#idle(signal);
-        continue;
-      }
       try {
-        await handler(JSON.parse(claimed.message));
-        await this.#store.delete(claimed.id);
-      } catch {
-        const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (claimed.attempts - 1));
-        await this.#store.release(claimed, Date.now() + delay);
+        const claimed = await this.claim();
+        if (claimed) await this.#run(claimed, handler);
+        else await this.#idle(signal);
+      } catch (error) {
+        // A claim or release the database refused (a dropped connection, a server out of
+        // connection slots) must not end the loop: nothing starts another listener, so this
+        // process would never run a message again. A message whose release failed is held
+        // until its lease runs out, then claimed again.
+        this.#report(error);
+        await this.#idle(signal);
       }
+    }
+  }
+
+  /** Runs one claimed message: deleted once its handler returns, handed back if it throws. */
+  async #run(
+    claimed: ClaimedMessage,
+    handler: (message: unknown) => Promise<void> | void,
+  ): Promise<void> {
+    try {
+      await handler(JSON.parse(claimed.message));
+      await this.#store.delete(claimed.id);
+    } catch {
+      const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (claimed.attempts - 1));
+      await this.#store.release(claimed, Date.now() + delay);
     }
   }
 
