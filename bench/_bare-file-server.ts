@@ -1,9 +1,10 @@
 /**
  * Shared by the transfer benches (not a bench itself: bench/run.ts skips `_*.ts`): a bare Node
  * HTTP server in a process of its own that answers every GET with one file, read in 1 MiB
- * chunks and piped to the response, and reads every PUT's body to the end and drops it. What any Node server reaches on this machine, reported
- * beside Kiln's downloads so a baseline that no socket reaches (`cat` within the page cache)
- * is read for what it is.
+ * chunks and piped to the response, and reads every PUT's body to the end and drops it, or under
+ * `/write/` writes it to a file of its own with Kiln's gathered writes (src/storage). What any
+ * Node server reaches on this machine, reported beside Kiln's transfers so a baseline that no
+ * socket reaches (`cat` or `cp` within the page cache) is read for what it is.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,11 +13,23 @@ import { basename, dirname, join } from 'node:path';
 import { freePort } from '../test/support/free-port.ts';
 import { NGINX, startNginx } from '../test/support/nginx.ts';
 
+const GATHERED_WRITE = new URL('../src/storage/gathered-write.ts', import.meta.url).href;
+
 const SERVER = `
 import { createServer } from 'node:http';
-import { createReadStream, statSync } from 'node:fs';
-const path = process.argv[1];
-const server = createServer((request, response) => {
+import { createReadStream, constants, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { writeGathered } from '${GATHERED_WRITE}';
+const [path, writes] = process.argv.slice(1);
+let written = 0;
+const server = createServer(async (request, response) => {
+  if (request.method === 'PUT' && request.url.startsWith('/write/')) {
+    const file = await open(writes + '/' + written++, constants.O_RDWR | constants.O_CREAT, 0o600);
+    await writeGathered(file, 0, request);
+    await file.close();
+    response.writeHead(201).end();
+    return;
+  }
   if (request.method === 'PUT') {
     request.resume();
     request.once('end', () => response.writeHead(204).end());
@@ -28,11 +41,12 @@ const server = createServer((request, response) => {
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
-/** Starts the server for `path`; its URL and how to stop it. */
+/** Starts the server for `path`; its URL and how to stop it (which removes what it wrote). */
 export async function startBareFileServer(
   path: string,
 ): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SERVER, path], {
+  const writes = mkdtempSync(join(tmpdir(), 'kiln-bench-bare-'));
+  const child = spawn(process.execPath, ['--input-type=module', '-e', SERVER, path, writes], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let said = '';
@@ -43,7 +57,13 @@ export async function startBareFileServer(
     if (child.exitCode !== null) throw new Error('the bare file server did not start');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return { url: `http://127.0.0.1:${said.trim()}/`, stop: () => child.kill('SIGTERM') };
+  return {
+    url: `http://127.0.0.1:${said.trim()}/`,
+    stop: () => {
+      child.kill('SIGTERM');
+      rmSync(writes, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
