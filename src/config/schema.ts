@@ -59,7 +59,7 @@ export const configSchema = {
     default: 600_000,
     minMs: 1000,
     description:
-      'How long a connection may carry nothing either way in the middle of a request or its answer (a client that stops reading a download, say) before it is closed; also the longest a drain on SIGTERM waits for such a client.',
+      'How long a client may leave a connection silent in the middle of a request or its answer (it stops reading a download, or stops sending a body Kiln is ready to read) before it is closed; also the longest a drain on SIGTERM waits for such a client. Silence on the server’s side (git checking a large push) is not counted.',
   }),
   'service.ssh.enabled': booleanField({
     default: true,

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Socket } from 'node:net';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -31,6 +30,7 @@ import { registerMetrics } from './plugins/metrics.ts';
 import { registerPrivateAnswers } from './plugins/private-answers.ts';
 import { recordRoutes } from './plugins/route-catalog.ts';
 import { lazySchemaCompilers } from './plugins/schema-compilers.ts';
+import { closeSilentClients } from './silent-clients.ts';
 import { Pages } from './web/page.ts';
 import { viewerFromSession } from './web/session-cookie.ts';
 import { webPlugin } from './web/web.plugin.ts';
@@ -144,8 +144,9 @@ export async function buildServer(
   // keep-alive timeout, as long as a minute. While draining, an answered connection that falls
   // idle is closed at once instead (Node times idle connections out by this value).
   // Node closes a connection silent for `connectionTimeout` itself only when no request, answer
-  // or server listener takes the timeout over; closed here, it goes whatever else heard it.
-  server.server.on('timeout', (socket: Socket) => socket.destroy());
+  // or server listener takes the timeout over; here it goes whatever else heard it, when the
+  // silence is the client's.
+  closeSilentClients(server.server, config.http.idleTimeoutMs);
   server.addHook('preClose', (done) => {
     server.server.keepAliveTimeout = 1;
     server.server.keepAliveTimeoutBuffer = 0;

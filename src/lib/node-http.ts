@@ -13,4 +13,4 @@ export const http: typeof NodeHttp = process.getBuiltinModule('node:http');
 /** `http.Agent`, as a type. */
 export type HttpAgent = NodeHttp.Agent;
 
-export type { IncomingMessage, Server } from 'node:http';
+export type { IncomingMessage, Server, ServerResponse } from 'node:http';
