@@ -9,6 +9,10 @@
  * 5. repeated GETs of a commit page whose diff is over 16 MiB;
  * 6. pushes of a workflow whose matrix has 10,000 combinations (last: it leaves jobs behind).
  *
+ * Beside them, contrasts with nothing hostile in them: the same page clients on an ordinary page,
+ * the same push client pushing an ordinary workflow to Kiln, and the same pushes to a bare
+ * repository on disk that Kiln never sees (what the push load alone costs the probe here).
+ *
  *   node bench/ci-hostile.ts [--seconds 10]
  *
  * Kiln is a real `serve` child process, started with the `kiln` launcher's flags and preload,
@@ -273,6 +277,24 @@ try {
       key: 'diff-page',
       name: '(vi) GETs of a commit page with a 16 MiB diff',
       run: asking(commitPage),
+    },
+    {
+      key: 'push-elsewhere',
+      name: 'contrast: the same pushes to a bare repository on disk (file://), Kiln not involved',
+      contrast: true,
+      run: async (ms) => {
+        const bare = await git.tempDir('elsewhere-');
+        await git.ok(['init', '-q', '--bare', bare]);
+        await git.ok(['push', '-q', bare, 'HEAD:refs/heads/main'], { cwd: work });
+        const pushes = await pushClients({
+          dir: work,
+          origin: bare,
+          path: '.gitea/workflows/plain.yml',
+          content: plainWorkflow,
+          ms,
+        });
+        return `${pushes} pushes`;
+      },
     },
     {
       key: 'plain-push',
