@@ -49,6 +49,8 @@ describe('Pace', () => {
           }
         }
       }),
+      // A whole burst after an idle spell, where rounding once made a wait of 1e-14 ms.
+      { examples: [[{ perSecond: 6455, burst: 993, maxWaitMs: 0 }, [[993, 103]]]] },
     );
   });
 

@@ -34,10 +34,12 @@ export class Pace {
    */
   reserve(units: number, now = performance.now()): number | undefined {
     if (!(units >= 0)) units = 0;
-    const due = Math.max(this.#due, now) + units * this.#msPerUnit;
-    const waitMs = Math.max(0, due - this.#burstMs - now);
+    const ahead = Math.max(this.#due - now, 0) + units * this.#msPerUnit;
+    // Measured from now, not as an instant less now: `now + x - burst - now` is not exactly
+    // `x - burst` in floating point, and a whole burst after an idle spell must start at once.
+    const waitMs = Math.max(0, ahead - this.#burstMs);
     if (waitMs > this.#maxWaitMs) return undefined;
-    this.#due = due;
+    this.#due = now + ahead;
     return waitMs;
   }
 
