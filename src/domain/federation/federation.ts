@@ -4,7 +4,6 @@ import type { Db } from '../../db/database.ts';
 import type { Dialect } from '../../db/migration.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import type { CacheRegistry } from '../../lib/cache-registry.ts';
-import { isLoopbackUrl } from '../../lib/host-allowlist.ts';
 import type { RemotePullService } from '../pulls/remote-pulls.service.ts';
 import type { Release } from '../releases/release.types.ts';
 import type { ProtectedBranchService } from '../repos/protected-branch.service.ts';
@@ -19,10 +18,9 @@ import { ActorResolver } from './actor-resolver.ts';
 import { ActorUrls } from './actor-urls.ts';
 import { BlocksService } from './blocks.service.ts';
 import { BlocksStore } from './blocks.store.ts';
-import { Delivery } from './delivery.ts';
 import { type FederatedPulls, federatedPulls } from './federated-pulls.ts';
 import { federationDb } from './federation.tables.ts';
-import { fedify } from './fedify.ts';
+import { type FederationNetwork, federationNetwork } from './federation-network.ts';
 import { FollowersStore } from './followers.store.ts';
 import { FollowingService } from './following.service.ts';
 import { HostPolicy } from './host-policy.ts';
@@ -39,10 +37,8 @@ import { Publisher } from './publisher.ts';
 import { QueueStore } from './queue.store.ts';
 import { QueueWorker } from './queue-worker.ts';
 import { RemoteActors } from './remote-actors.ts';
-import { RemoteDocuments } from './remote-documents.ts';
 import { RemoteForksService, type RemoteUpstream } from './remote-forks.service.ts';
 import { RemoteStarsStore } from './remote-stars.store.ts';
-import { createSafeFetch } from './safe-fetch.ts';
 import { SentNotesStore } from './sent-notes.store.ts';
 import { Withdrawal } from './withdrawal.ts';
 
@@ -83,7 +79,7 @@ export class Federation {
   readonly urls: ActorUrls;
   readonly hosts: HostPolicy;
   readonly actors: LocalActors;
-  readonly documents: RemoteDocuments;
+  readonly documents: FederationNetwork['documents'];
   readonly inbox: InboxService;
   /** Blocks of remote actors and servers (site-wide and per repository). */
   readonly blocks: BlocksService;
@@ -149,16 +145,17 @@ export class Federation {
     });
     this.proposalGate = proposalGate({ blocks: this.blocks, repos: deps.repos });
     this.outbox = new OutboxStore(db);
-    // Invariant: federation reaches this machine's loopback addresses only when the instance's
-    // own base URL is loopback (as `serve` derives it when service.base-url is unset). Then only
-    // someone on this machine can reach the instance at all, so it can make Kiln fetch nothing
-    // they could not fetch themselves; a public base URL keeps loopback refused.
-    const loopbackOnly = isLoopbackUrl(baseUrl);
-    const fetch = createSafeFetch({
-      allowPrivateAddresses: config.federation.allowPrivateAddresses,
-      allowLoopback: loopbackOnly,
-    });
     const keys = new ActorKeys(new ActorKeysStore(db), secretKey);
+    const network = federationNetwork({
+      config,
+      baseUrl,
+      keys,
+      urls: this.urls,
+      kv: this.kv,
+      hosts: this.hosts,
+      userAgent: deps.userAgent,
+    });
+    this.documents = network.documents;
     this.actors = new LocalActors({
       users: deps.users,
       repos: deps.repos,
@@ -175,14 +172,6 @@ export class Federation {
       perActorPerMinute: config.federation.inboxLimitPerActor,
       perHostPerMinute: config.federation.inboxLimitPerHost,
     });
-    const instanceKeyId = new URL(`${this.urls.instance()}#main-key`);
-    this.documents = new RemoteDocuments(this.kv, fetch, deps.userAgent, async (request) => {
-      const { signRequest } = await fedify();
-      const { privateKey } = (await keys.get('instance')).rsa;
-      return signRequest(request, privateKey, instanceKeyId, {
-        spec: 'draft-cavage-http-signatures-12',
-      });
-    });
     const remote = new RemoteActors(this.documents);
     this.following = new FollowingService({
       actors: this.actors,
@@ -190,7 +179,7 @@ export class Federation {
       resolver: new ActorResolver({
         documents: this.documents,
         hosts: this.hosts,
-        allowHttp: config.federation.allowPrivateAddresses || loopbackOnly,
+        allowHttp: network.allowHttp,
       }),
       kv: this.kv,
       queue: this.queue,
@@ -242,17 +231,9 @@ export class Federation {
       outbox: this.outbox,
       queue: this.queue,
     });
-    const delivery = new Delivery({
-      keys,
-      kv: this.kv,
-      fetch,
-      hosts: this.hosts,
-      giveUpAfterMs: config.federation.giveUpAfterMs,
-      userAgent: deps.userAgent,
-    });
     this.#worker = new QueueWorker({
       queue: this.queue,
-      delivery,
+      delivery: network.delivery,
       instances: this.instances,
       publisher: this.#publisher,
       pulls: this.pulls,
