@@ -15,7 +15,7 @@ export type Config = {
     readonly requestTimeoutMs: number;
     readonly headersTimeoutMs: number;
     readonly keepAliveTimeoutMs: number;
-    /** A connection silent both ways this long, mid-request or mid-answer, is closed. */
+    /** A connection its client leaves silent this long, mid-request or mid-answer, is closed. */
     readonly idleTimeoutMs: number;
   };
   /** The built-in SSH server (git over SSH). */

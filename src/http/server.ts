@@ -139,14 +139,14 @@ export async function buildServer(
   const pages = new Pages({ services: app.services, config: app.config, caches: app.caches });
   // After in-flight requests have finished: the render workers go with the server.
   server.addHook('onClose', () => pages.renderer.close());
-  // A request in flight when draining starts (a render may take seconds) leaves its keep-alive
-  // connection open once answered, and closing waits for every connection: with the usual
-  // keep-alive timeout, as long as a minute. While draining, an answered connection that falls
-  // idle is closed at once instead (Node times idle connections out by this value).
   // Node closes a connection silent for `connectionTimeout` itself only when no request, answer
   // or server listener takes the timeout over; here it goes whatever else heard it, when the
   // silence is the client's.
   closeSilentClients(server.server, config.http.idleTimeoutMs);
+  // A request in flight when draining starts (a render may take seconds) leaves its keep-alive
+  // connection open once answered, and closing waits for every connection: with the usual
+  // keep-alive timeout, as long as a minute. While draining, an answered connection that falls
+  // idle is closed at once instead (Node times idle connections out by this value).
   server.addHook('preClose', (done) => {
     server.server.keepAliveTimeout = 1;
     server.server.keepAliveTimeoutBuffer = 0;

@@ -78,10 +78,10 @@ export async function answerDirectly(
 ): Promise<void> {
   const socket = request.raw.socket;
   reply.hijack();
-  // Git's writes into the socket are not Node's: to Node the connection looks silent for as long
-  // as a clone takes, and the idle timeout (`service.http.idle-timeout`) would cut a long one.
-  // (A client that stops reading then holds git, blocked on the full socket, not Node.)
-  socket.setTimeout(0);
+  // Git's writes into the socket are not Node's: to Node the connection looks silent, with
+  // nothing of its own queued, for as long as a clone takes, which the idle timeout counts as the
+  // server's silence (silent-clients.ts). A client that stops reading holds git, blocked on the
+  // full socket, not Node.
   // Past Fastify's onSend hooks: the private-answer rule is applied here instead.
   const cacheControl = cacheControlFor(request.viewer, headers['Cache-Control']);
   const all = cacheControl === undefined ? headers : { ...headers, 'Cache-Control': cacheControl };
