@@ -37,18 +37,26 @@ async function entries(dir: string): Promise<string[]> {
 }
 
 /**
- * Counts packs and loose objects by listing directories, without starting git: cheap enough to
- * run after every push. Only fan-out directories that exist are listed.
+ * Counts packs and loose objects by listing directories, without starting git. Only fan-out
+ * directories that exist are listed; with `sampledDirs`, at most that many of them, and loose
+ * objects are extrapolated over the rest (see `estimateObjectFiles`).
  */
-export async function countObjectFiles(repo: RepoHandle): Promise<ObjectCounts> {
+export async function countObjectFiles(
+  repo: RepoHandle,
+  sampledDirs = Number.POSITIVE_INFINITY,
+): Promise<ObjectCounts> {
   const objects = objectsDir(repo.path);
   const packs = (await entries(path.join(objects, 'pack'))).filter((name) =>
     name.endsWith('.pack'),
   ).length;
-  let looseObjects = 0;
-  for (const dir of await entries(objects)) {
-    if (LOOSE_DIR.test(dir)) looseObjects += (await entries(path.join(objects, dir))).length;
-  }
+  const fanOut = (await entries(objects)).filter((dir) => LOOSE_DIR.test(dir));
+  const sample = fanOut.slice(0, sampledDirs);
+  let sampled = 0;
+  for (const dir of sample) sampled += (await entries(path.join(objects, dir))).length;
+  const looseObjects =
+    sample.length === fanOut.length
+      ? sampled
+      : Math.round((sampled / sample.length) * fanOut.length);
   return { packs, looseObjects };
 }
 
@@ -64,20 +72,8 @@ export const SAMPLED_FAN_OUT_DIRS = 16;
  * full the store is, as `git gc --auto` judges it from one directory. Small stores, the only
  * ones near a low threshold with few directories, are counted exactly.
  */
-export async function estimateObjectFiles(repo: RepoHandle): Promise<ObjectCounts> {
-  const objects = objectsDir(repo.path);
-  const packs = (await entries(path.join(objects, 'pack'))).filter((name) =>
-    name.endsWith('.pack'),
-  ).length;
-  const fanOut = (await entries(objects)).filter((dir) => LOOSE_DIR.test(dir));
-  const sample = fanOut.slice(0, SAMPLED_FAN_OUT_DIRS);
-  let sampled = 0;
-  for (const dir of sample) sampled += (await entries(path.join(objects, dir))).length;
-  const looseObjects =
-    sample.length === fanOut.length
-      ? sampled
-      : Math.round((sampled / sample.length) * fanOut.length);
-  return { packs, looseObjects };
+export function estimateObjectFiles(repo: RepoHandle): Promise<ObjectCounts> {
+  return countObjectFiles(repo, SAMPLED_FAN_OUT_DIRS);
 }
 
 /**
