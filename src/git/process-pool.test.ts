@@ -77,3 +77,42 @@ describe('ProcessPool.closeAll', () => {
     await expect(pool.use(repo, async () => undefined)).rejects.toThrow(/closed/);
   });
 });
+
+describe('ProcessPool idle closing', () => {
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  let idlePool: ProcessPool<StuckProcess>;
+  const made: StuckProcess[] = [];
+  beforeEach(() => {
+    made.length = 0;
+    idlePool = new ProcessPool(
+      (handle) => {
+        const process = new StuckProcess(handle);
+        made.push(process);
+        return process;
+      },
+      { idleMs: 40 },
+    );
+  });
+  afterEach(() => idlePool.closeAll(10));
+
+  it('keeps a process through a use longer than the idle time, then closes it once idle', async () => {
+    await idlePool.use(repo, async () => undefined);
+    await idlePool.use(repo, () => wait(120));
+    expect(made).toHaveLength(1);
+    expect(made[0]?.closeCalls).toBe(0);
+    await wait(150);
+    expect(made[0]?.closeCalls).toBe(1);
+    expect(idlePool.size).toBe(0);
+  });
+
+  it('counts idle time from the end of the last use', async () => {
+    for (let use = 0; use < 6; use++) {
+      await idlePool.use(repo, async () => undefined);
+      await wait(15);
+    }
+    expect(made).toHaveLength(1);
+    expect(made[0]?.closeCalls).toBe(0);
+    await wait(150);
+    expect(made[0]?.closeCalls).toBe(1);
+  });
+});

@@ -53,7 +53,16 @@ export class ProcessPool<P extends PooledProcess> {
   readonly #states = new WeakMap<P, string>();
   /** Map order is recency order: a process is moved to the end whenever it is used. */
   readonly #processes = new Map<string, P>();
+  /** The key last moved to the end, which needs no moving: most uses are of the same one. */
+  #newest: string | undefined;
+  /**
+   * One timer per process, made once and restarted after each use: a timer made and cleared on
+   * every use outlived young collections and left garbage for the full ones, request after
+   * request. It finds its process busy when a use is still running, and leaves it be.
+   */
   readonly #idleTimers = new Map<P, NodeJS.Timeout>();
+  /** Uses running on each process (`use` between acquiring and its work's end). */
+  readonly #inUse = new Map<P, number>();
   /** Processes asked to close (idle, evicted, displaced) and not gone yet, with their exits. */
   readonly #retiring = new Map<P, Promise<void>>();
   #closed = false;
@@ -78,9 +87,13 @@ export class ProcessPool<P extends PooledProcess> {
   /** Runs `work` on the repository's process, starting one when none is usable. */
   async use<T>(repo: RepoHandle, work: (process: P) => Promise<T>): Promise<T> {
     const process = await this.#acquire(repo);
+    this.#inUse.set(process, (this.#inUse.get(process) ?? 0) + 1);
     try {
       return await work(process);
     } finally {
+      const left = (this.#inUse.get(process) ?? 1) - 1;
+      if (left > 0) this.#inUse.set(process, left);
+      else this.#inUse.delete(process);
       this.#scheduleIdle(process);
     }
   }
@@ -125,6 +138,7 @@ export class ProcessPool<P extends PooledProcess> {
     const process = this.#start(repo, (gone) => this.#forget(gone));
     if (state !== undefined) this.#states.set(process, state);
     this.#processes.set(repo.key, process);
+    this.#newest = repo.key;
     return process;
   }
 
@@ -142,22 +156,32 @@ export class ProcessPool<P extends PooledProcess> {
   #touch(key: string): P | undefined {
     const process = this.#processes.get(key);
     if (!process) return undefined;
-    this.#processes.delete(key);
-    if (!process.usable) return undefined;
-    this.#processes.set(key, process);
-    const timer = this.#idleTimers.get(process);
-    if (timer) clearTimeout(timer);
-    this.#idleTimers.delete(process);
+    if (!process.usable) {
+      this.#forget(process);
+      return undefined;
+    }
+    if (this.#newest !== key) {
+      this.#processes.delete(key);
+      this.#processes.set(key, process);
+      this.#newest = key;
+    }
     return process;
   }
 
   #scheduleIdle(process: P): void {
     if (process.pendingCount > 0 || !process.usable || this.#idleMs <= 0) return;
-    const previous = this.#idleTimers.get(process);
-    if (previous) clearTimeout(previous);
-    const timer = setTimeout(() => void this.#retire(process), this.#idleMs);
-    timer.unref();
-    this.#idleTimers.set(process, timer);
+    const timer = this.#idleTimers.get(process);
+    if (timer) {
+      timer.refresh();
+      return;
+    }
+    const made = setTimeout(() => {
+      // Busy when the timer ran out: the use still running restarts it when it ends.
+      if (this.#inUse.has(process) || process.pendingCount > 0) return;
+      void this.#retire(process);
+    }, this.#idleMs);
+    made.unref();
+    this.#idleTimers.set(process, made);
   }
 
   #retire(process: P): Promise<void> {
@@ -179,5 +203,6 @@ export class ProcessPool<P extends PooledProcess> {
     const timer = this.#idleTimers.get(process);
     if (timer) clearTimeout(timer);
     this.#idleTimers.delete(process);
+    this.#inUse.delete(process);
   }
 }
