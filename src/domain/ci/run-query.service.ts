@@ -82,7 +82,7 @@ export class RunQueryService {
    * repository the caller has already found visible to the viewer.
    */
   async commitChecks(repo: Repository, shas: readonly string[]): Promise<Map<string, CommitCheck>> {
-    return commitChecks(await this.#runs.listForShas(repo.id, shas));
+    return commitChecks(await this.#runs.verdictsForShas(repo.id, shas));
   }
 
   /** @throws NotFound for an unknown run number. */

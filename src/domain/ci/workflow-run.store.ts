@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { Tables, WorkflowRunsTable } from '../../db/tables.ts';
 import { newId } from '../../lib/ids.ts';
 import type { CiTask, WorkflowRun, WorkflowRunStatus } from './ci.types.ts';
@@ -162,12 +163,26 @@ export type Supersedes = {
   readonly concurrencyGroup: string | undefined;
 };
 
+/** What a run adds to its commit's check. */
+export type RunVerdict = Pick<WorkflowRun, 'sha' | 'workflowFile' | 'number' | 'status'>;
+
 /** Queries over `workflow_runs` (jobs are in ci-job.store.ts). */
 export class WorkflowRunStore {
   readonly #db: Kysely<Tables>;
+  // A commit's page asks for its one commit's verdicts on every view.
+  readonly #verdictsAtOne;
 
   constructor(db: Kysely<Tables>) {
     this.#db = db;
+    this.#verdictsAtOne = prepared(db, (p: { repoId: string; sha: string }) =>
+      this.#verdicts().where('repo_id', '=', p.repoId).where('sha', '=', p.sha),
+    );
+  }
+
+  #verdicts() {
+    return this.#db
+      .selectFrom('workflow_runs')
+      .select(['sha', 'workflow_file as workflowFile', 'number', 'status']);
   }
 
   /** See `createRun`. */
@@ -227,6 +242,21 @@ export class WorkflowRunStore {
       .where('sha', 'in', [...new Set(shas)].slice(0, 500))
       .execute();
     return rows.map(toRun);
+  }
+
+  /**
+   * What commit checks are made of (`commitChecks`), for the runs of a repository at any of
+   * these commits (at most 500): four columns, none of the run's settings parsed.
+   */
+  async verdictsForShas(repoId: string, shas: readonly string[]): Promise<RunVerdict[]> {
+    const unique = [...new Set(shas)].slice(0, 500);
+    const [only] = unique;
+    if (only === undefined) return [];
+    const rows =
+      unique.length === 1
+        ? await this.#verdictsAtOne({ repoId, sha: only })
+        : await this.#verdicts().where('repo_id', '=', repoId).where('sha', 'in', unique).execute();
+    return rows.map((row) => ({ ...row, number: Number(row.number) }));
   }
 
   /** Each run's workflow file and name, newest run first. */

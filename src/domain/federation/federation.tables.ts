@@ -53,5 +53,7 @@ export type FederationDb = Kysely<FederationTables>;
 
 /** Narrows Kiln's database handle to the federation tables. */
 export function federationDb(db: Db): FederationDb {
-  return db.withTables<FederationTables>() as unknown as FederationDb;
+  // A cast, not `withTables()`: that makes a second handle over the same connections, one that
+  // SQLite's direct path for prepared queries (db/prepared.ts) does not know.
+  return db as unknown as FederationDb;
 }

@@ -1,3 +1,4 @@
+import { prepared } from '../../db/prepared.ts';
 import type { FederationDb } from './federation.tables.ts';
 
 /** A remote actor following a local one, with where to deliver to it. */
@@ -14,9 +15,17 @@ export type Follower = {
  */
 export class FollowersStore {
   readonly #db: FederationDb;
+  // Every view of a public repository's code shows its count.
+  readonly #count;
 
   constructor(db: FederationDb) {
     this.#db = db;
+    this.#count = prepared(db, (p: { actor: string }) =>
+      db
+        .selectFrom('federation_followers')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('actor', '=', p.actor),
+    );
   }
 
   async add(actor: string, follower: Follower): Promise<void> {
@@ -59,12 +68,8 @@ export class FollowersStore {
   }
 
   async count(actor: string): Promise<number> {
-    const row = await this.#db
-      .selectFrom('federation_followers')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('actor', '=', actor)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+    const [row] = await this.#count({ actor });
+    return Number(row?.n ?? 0);
   }
 
   /** A page of follower ids, oldest first. */

@@ -1,5 +1,6 @@
 import type { KvKey, KvStore, KvStoreSetOptions } from '@fedify/fedify';
 import { sql } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { FederationDb } from './federation.tables.ts';
 
 /**
@@ -22,17 +23,18 @@ function ttlMs(options: KvStoreSetOptions | undefined): number | null {
  */
 export class KyselyKvStore implements KvStore {
   readonly #db: FederationDb;
+  // Read on every repository page (is it a fork of one elsewhere?) and by every delivery.
+  readonly #get;
 
   constructor(db: FederationDb) {
     this.#db = db;
+    this.#get = prepared(db, (p: { key: string }) =>
+      db.selectFrom('federation_kv').select(['value', 'expires_at']).where('key', '=', p.key),
+    );
   }
 
   async get<T = unknown>(key: KvKey): Promise<T | undefined> {
-    const row = await this.#db
-      .selectFrom('federation_kv')
-      .select(['value', 'expires_at'])
-      .where('key', '=', encodeKey(key))
-      .executeTakeFirst();
+    const [row] = await this.#get({ key: encodeKey(key) });
     if (!row) return undefined;
     if (row.expires_at !== null && Number(row.expires_at) <= Date.now()) {
       await this.delete(key);

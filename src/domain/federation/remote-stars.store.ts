@@ -1,3 +1,4 @@
+import { prepared } from '../../db/prepared.ts';
 import type { FederationDb } from './federation.tables.ts';
 
 /**
@@ -6,9 +7,17 @@ import type { FederationDb } from './federation.tables.ts';
  */
 export class RemoteStarsStore {
   readonly #db: FederationDb;
+  // Every view of a public repository's code shows its count.
+  readonly #count;
 
   constructor(db: FederationDb) {
     this.#db = db;
+    this.#count = prepared(db, (p: { repoId: string }) =>
+      db
+        .selectFrom('federation_stars')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('repo_id', '=', p.repoId),
+    );
   }
 
   async add(repoId: string, actor: string, host: string): Promise<void> {
@@ -33,12 +42,8 @@ export class RemoteStarsStore {
   }
 
   async count(repoId: string): Promise<number> {
-    const row = await this.#db
-      .selectFrom('federation_stars')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('repo_id', '=', repoId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+    const [row] = await this.#count({ repoId });
+    return Number(row?.n ?? 0);
   }
 
   /** Star counts of several repositories at once (absent: none). */
