@@ -9,8 +9,9 @@
  * 5. repeated GETs of a commit page whose diff is over 16 MiB;
  * 6. pushes of a workflow whose matrix has 10,000 combinations (last: it leaves jobs behind).
  *
- * Beside them, contrasts with nothing hostile in them: the same page clients on an ordinary page,
- * the same push client pushing an ordinary workflow to Kiln, and the same pushes to a bare
+ * Beside them, contrasts with nothing hostile in them: the same page clients on an ordinary page
+ * and on a raw file as large as the commit page's answer (what sending those bytes alone costs
+ * the probe), the same push client pushing an ordinary workflow to Kiln, and the same pushes to a bare
  * repository on disk that Kiln never sees (what the push load alone costs the probe here).
  *
  *   node bench/ci-hostile.ts [--seconds 10]
@@ -25,9 +26,11 @@
  * is seeded through the store on the shared data directory (what 10,000 UpdateLog rows would
  * write), the diff with real git. `CI_HOSTILE_NODE_OPTIONS` is handed to the server as
  * NODE_OPTIONS (`--cpu-prof --cpu-prof-dir=/tmp/prof`); the server is then stopped, not killed,
- * so that it writes its profile.
+ * so that it writes its profile. `CI_HOSTILE_NODE_ARGS` adds flags NODE_OPTIONS refuses
+ * (`--trace-gc-nvp`), and `CI_HOSTILE_SERVER_OUT=file` keeps what the server printed.
  */
 
+import { writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -96,12 +99,13 @@ try {
     kind: 'instance',
   });
   const nodeOptions = process.env.CI_HOSTILE_NODE_OPTIONS;
+  const nodeArgs = (process.env.CI_HOSTILE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
   // Started as the `kiln` launcher starts it (its V8 flags, preload and environment), unless
   // CI_HOSTILE_PLAIN_NODE=1 asks for a plain `node` for comparison.
   const launcher = process.env.CI_HOSTILE_PLAIN_NODE !== '1';
   const kiln = await deployment.start(
     { ...(launcher ? startEnv() : {}), ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
-    launcher ? startFlags() : [],
+    [...(launcher ? startFlags() : []), ...nodeArgs],
   );
   const url = kiln.url;
   const unary = unaryCaller(url, new Agent({ keepAlive: true }));
@@ -168,6 +172,11 @@ try {
   const base = `/repos/${user.handle}/ci`;
   const jobPage = `${base}/actions/runs/1/jobs/${logTask}`;
   const commitPage = `${base}/commit/${big}`;
+  // A plain file as large as the commit page's answer, for a contrast of the same bytes.
+  const pageBytes = (await (await fetch(url + commitPage)).arrayBuffer()).byteLength;
+  await git.commit(work, { 'same-size.txt': 'x'.repeat(pageBytes) }, 'a file of the page size');
+  await push(work);
+  const sameSizeRaw = `${base}/raw/main/same-size.txt`;
 
   // Bodies made before their phase.
   const huge = Buffer.from(
@@ -269,6 +278,12 @@ try {
       run: asking(base),
     },
     {
+      key: 'same-size',
+      name: 'contrast: GETs of a raw file as large as the commit page, by the same 4 clients',
+      contrast: true,
+      run: asking(sameSizeRaw),
+    },
+    {
       key: 'log-page',
       name: '(iv) GETs of a job log page, 10,000 rows of 64 KiB',
       run: asking(jobPage),
@@ -367,6 +382,8 @@ try {
   process.stdout.write(`${JSON.stringify({ figures })}\n`);
   // A profiled server writes its profile only when it exits on its own.
   if (nodeOptions) await kiln.stop();
+  const serverOut = process.env.CI_HOSTILE_SERVER_OUT;
+  if (serverOut) writeFileSync(serverOut, kiln.stdout());
 } finally {
   await git.dispose();
   await deployment.dispose();
