@@ -23,7 +23,7 @@ export type GitLoadTarget = {
 };
 
 /** The clients' niceness in `remoteGitLoad`: the lowest priority there is. */
-const CLIENT_NICENESS = 19;
+export const CLIENT_NICENESS = 19;
 
 /** How many clients clone and how many push, at the same time. */
 const CLONERS = 3;

@@ -3,12 +3,18 @@
  * runner clients (_page-clients.ts, _runner-clients.ts). Starting git forks the process that
  * starts it, and the calling thread waits while the kernel copies its page tables: from the
  * bench's main thread, which also holds an app and the probe, each commit and push held the
- * probe's own event loop for tens of milliseconds, so the figure measured the bench.
+ * probe's own event loop for tens of milliseconds, so the figure measured the bench. The thread
+ * runs at the lowest priority, as the clone and push clients of bench/_git-load.ts do: a push's
+ * client side (pack-objects, the HTTP helper) runs on the pusher's machine in a real
+ * installation, and here it took the two cores from Kiln's request thread (pushed to a bare
+ * repository on disk that Kiln never saw, it alone cost the probe 4.3-5.5 × idle).
  *
  *   const pushes = await pushClients({ dir, origin, files: (n) => ({ … }), ms });
  */
+import { setPriority } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { GitClient } from '../test/support/git.ts';
+import { CLIENT_NICENESS } from './_git-load.ts';
 
 type Load = {
   /** A work tree whose commits go to `origin`'s main. */
@@ -49,6 +55,11 @@ async function run({ dir, origin, path, content, ms }: Load): Promise<number> {
 }
 
 if (!isMainThread && parentPort) {
+  try {
+    setPriority(CLIENT_NICENESS);
+  } catch {
+    // Not permitted: the client then shares the cores as it is.
+  }
   parentPort.postMessage(await run(workerData as Load));
   process.exit(0);
 }
