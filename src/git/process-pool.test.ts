@@ -90,17 +90,17 @@ describe('ProcessPool idle closing', () => {
         made.push(process);
         return process;
       },
-      { idleMs: 40 },
+      { idleMs: 200 },
     );
   });
   afterEach(() => idlePool.closeAll(10));
 
   it('keeps a process through a use longer than the idle time, then closes it once idle', async () => {
     await idlePool.use(repo, async () => undefined);
-    await idlePool.use(repo, () => wait(120));
+    await idlePool.use(repo, () => wait(500));
     expect(made).toHaveLength(1);
     expect(made[0]?.closeCalls).toBe(0);
-    await wait(150);
+    await wait(600);
     expect(made[0]?.closeCalls).toBe(1);
     expect(idlePool.size).toBe(0);
   });
@@ -108,11 +108,11 @@ describe('ProcessPool idle closing', () => {
   it('counts idle time from the end of the last use', async () => {
     for (let use = 0; use < 6; use++) {
       await idlePool.use(repo, async () => undefined);
-      await wait(15);
+      await wait(50);
     }
     expect(made).toHaveLength(1);
     expect(made[0]?.closeCalls).toBe(0);
-    await wait(150);
+    await wait(600);
     expect(made[0]?.closeCalls).toBe(1);
   });
 });

@@ -176,9 +176,11 @@ export class ProcessPool<P extends PooledProcess> {
       return;
     }
     const made = setTimeout(() => {
-      // Busy when the timer ran out: the use still running restarts it when it ends.
-      if (this.#inUse.has(process) || process.pendingCount > 0) return;
-      void this.#retire(process);
+      // Busy when the timer ran out: the use still running restarts it when it ends, and work
+      // sent outside a use is given another period.
+      if (this.#inUse.has(process)) return;
+      if (process.pendingCount > 0) made.refresh();
+      else void this.#retire(process);
     }, this.#idleMs);
     made.unref();
     this.#idleTimers.set(process, made);
