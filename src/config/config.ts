@@ -72,6 +72,12 @@ export type Config = {
     readonly maxQueued: number;
     readonly queueTimeoutMs: number;
   };
+  /** Raw files past 1 MiB, streamed from git: how many at once, how many may wait, how long. */
+  readonly raw: {
+    readonly maxConcurrent: number;
+    readonly maxQueued: number;
+    readonly queueTimeoutMs: number;
+  };
   readonly render: {
     readonly workers: number;
     readonly timeoutMs: number;
@@ -218,6 +224,11 @@ export function toConfig(values: ConfigValues): Config {
       maxConcurrent: values['service.archive.max-concurrent'],
       maxQueued: values['service.archive.max-queued'],
       queueTimeoutMs: values['service.archive.queue-timeout'],
+    }),
+    raw: Object.freeze({
+      maxConcurrent: values['service.raw.max-concurrent'],
+      maxQueued: values['service.raw.max-queued'],
+      queueTimeoutMs: values['service.raw.queue-timeout'],
     }),
     render: Object.freeze({
       workers: values['service.render.workers'],

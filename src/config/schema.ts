@@ -290,6 +290,27 @@ export const configSchema = {
     description:
       'Longest wait for a free archive build before the answer is `503` with `Retry-After`.',
   }),
+  'service.raw.max-concurrent': integerField({
+    default: 16,
+    min: 1,
+    max: 1000,
+    description:
+      'Raw files over 1 MiB one process sends at once, each streamed by a git of its own for as long as its client reads; the raw view is not metered, so this bounds its cost.',
+  }),
+  'service.raw.max-queued': integerField({
+    default: 32,
+    min: 0,
+    max: 10_000,
+    description:
+      'Requests for large raw files that may wait for a free stream; beyond that they are answered `503` with `Retry-After` at once.',
+  }),
+  'service.raw.queue-timeout': durationField({
+    default: 10_000,
+    minMs: 1000,
+    maxMs: 600_000,
+    description:
+      'Longest wait for a free stream of a large raw file before the answer is `503` with `Retry-After`.',
+  }),
   'service.render.workers': integerField({
     default: 2,
     min: 1,

@@ -111,7 +111,11 @@ export function buildRepos(parts: RepoParts) {
       catFiles: git.catFiles,
     }),
     commitStatuses: new CommitStatusService(repos, git.catFiles),
-    code: new CodeService(repos, git.catFiles, parts.lfs),
+    code: new CodeService(repos, git.catFiles, parts.lfs, {
+      maxActive: config.raw.maxConcurrent,
+      maxWaiting: config.raw.maxQueued,
+      maxWaitMs: config.raw.queueTimeoutMs,
+    }),
     archives: new ArchiveService({
       repos,
       catFiles: git.catFiles,

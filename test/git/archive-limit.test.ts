@@ -3,10 +3,10 @@
  * most `service.archive.max-concurrent` at once, a bounded few wait, and the rest are answered
  * 503 with `Retry-After` — on the page route and on the API twin alike — until a build ends.
  */
-import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import { noise } from '../support/git.ts';
+import { stalledDownload } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { commitTo, makeRepo } from '../web/fixtures.ts';
 
@@ -29,21 +29,9 @@ afterAll(async () => {
   await kiln?.close();
 });
 
-/** Starts a download and stops reading once the head has arrived. */
-function stalledDownload(path: string): Promise<{ response: IncomingMessage; req: ClientRequest }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${kiln.url}${path}`, (response) => {
-      response.pause();
-      resolve({ response, req });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 describe('archive builds', () => {
   it('beyond the limit are refused with 503 and Retry-After until one ends', async () => {
-    const first = await stalledDownload(ARCHIVE);
+    const first = await stalledDownload(`${kiln.url}${ARCHIVE}`);
     expect(first.response.statusCode).toBe(200);
 
     const page = await fetch(`${kiln.url}${ARCHIVE}`);

@@ -1,3 +1,5 @@
+import { type ClientRequest, type IncomingMessage, request } from 'node:http';
+
 /** Authorization header values for each form SPEC.md accepts. */
 export const auth = {
   token: (token: string) => ({ authorization: `token ${token}` }),
@@ -104,4 +106,21 @@ export async function apiCall(base: string, path: string, call: ApiCall = {}) {
     text,
     body: text ? (JSON.parse(text) as Json) : undefined,
   };
+}
+
+/**
+ * Starts a GET of `url` and stops reading once the head has arrived: the server is left with an
+ * answer nobody reads (what holds a slot of a bounded download). `req.destroy()` lets go.
+ */
+export function stalledDownload(
+  url: string,
+): Promise<{ response: IncomingMessage; req: ClientRequest }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, (response) => {
+      response.pause();
+      resolve({ response, req });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

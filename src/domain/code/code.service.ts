@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+import { streamBlob } from '../../git/blob-download.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { streamCommitChanges } from '../../git/commit-download.ts';
 import { diffCommits } from '../../git/diff.ts';
@@ -5,6 +7,8 @@ import { log } from '../../git/log.ts';
 import { readCommit, readTree } from '../../git/read-objects.ts';
 import { listRefs, type RefListing } from '../../git/refs.ts';
 import type { RepoHandle } from '../../git/repo-paths.ts';
+import { ConcurrencyGate, type GateLimits } from '../../lib/concurrency-gate.ts';
+import { Unavailable } from '../errors.ts';
 import type { RepoService } from '../repos/repo.service.ts';
 import type { Repository, VisibleRepo } from '../repos/repo.types.ts';
 import type { User } from '../users/user.types.ts';
@@ -37,12 +41,25 @@ export class CodeService {
   readonly #repos: RepoService;
   readonly #pool: CatFilePool;
   readonly #lfs: LfsPointers | undefined;
+  /** Raw files streamed from a git of their own, each for as long as its client reads. */
+  readonly #largeFiles: ConcurrencyGate;
+  readonly #retryAfterSeconds: number;
 
-  /** With `lfs`, files stored with Git LFS are shown and served as their objects. */
-  constructor(repos: RepoService, pool: CatFilePool, lfs?: LfsPointers) {
+  /**
+   * With `lfs`, files stored with Git LFS are shown and served as their objects. `largeFiles`
+   * bounds the raw files past MAX_INLINE_BYTES streamed at once (the raw view is not metered).
+   */
+  constructor(
+    repos: RepoService,
+    pool: CatFilePool,
+    lfs: LfsPointers | undefined,
+    largeFiles: GateLimits,
+  ) {
     this.#repos = repos;
     this.#pool = pool;
     this.#lfs = lfs;
+    this.#largeFiles = new ConcurrencyGate(largeFiles);
+    this.#retryAfterSeconds = Math.max(1, Math.ceil(largeFiles.maxWaitMs / 1000));
   }
 
   /** The repository and the viewer's access; NotFound when missing or not visible. */
@@ -102,9 +119,35 @@ export class CodeService {
     return fileView(this.#source(visible), item);
   }
 
-  /** A file's bytes for the raw view (file-contents.ts). */
+  /**
+   * A file's bytes for the raw view (file-contents.ts). A large file's stream holds one of the
+   * `largeFiles` slots until it closes, sent or dropped.
+   *
+   * @throws Unavailable when every slot is taken and the wait for one is full or too long.
+   */
   async raw(visible: VisibleRepo, item: TreeItem): Promise<RawFile> {
-    return rawFile(this.#source(visible), item);
+    const handle = this.#handle(visible);
+    return rawFile(this.#source(visible), item, (sha) => this.#streamLarge(handle, sha));
+  }
+
+  async #streamLarge(handle: RepoHandle, sha: string): Promise<Readable> {
+    const release = await this.#largeFiles.enter();
+    if (!release) {
+      throw new Unavailable(
+        'Too many large files are being sent right now; please try again shortly.',
+        {
+          details: { retryAfterSeconds: this.#retryAfterSeconds },
+        },
+      );
+    }
+    try {
+      const stream = await streamBlob(handle, sha);
+      stream.once('close', release);
+      return stream;
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   /** The README among a directory's entries, if it has one: markdown first, then plain text. */

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { readBlob } from '../../git/read-objects.ts';
 import type { RepoHandle } from '../../git/repo-paths.ts';
@@ -13,10 +14,11 @@ import { isMarkdownName, looksBinary, pickReadme } from './ref-path.ts';
  * server holds in memory; files stored with Git LFS are shown as their objects.
  */
 
-/** Files above this many bytes are not shown inline (the raw view still serves them). */
+/**
+ * Files above this many bytes are not shown inline, and the raw view streams them from git
+ * rather than holding them in memory while a client reads.
+ */
 export const MAX_INLINE_BYTES = 1024 * 1024;
-/** The raw view serves files up to this size. */
-export const MAX_RAW_BYTES = 64 * 1024 * 1024;
 const MAX_README_BYTES = 512 * 1024;
 
 /** Where a file's blob is read from, and the LFS store its pointers resolve in. */
@@ -56,25 +58,29 @@ export async function fileView(source: BlobSource, item: TreeItem): Promise<File
 }
 
 /**
- * A file's bytes for the raw view, up to MAX_RAW_BYTES; a file stored with Git LFS is its
- * object, streamed (`stream`) when larger than a page would read.
+ * A file's bytes for the raw view, whatever its size: up to MAX_INLINE_BYTES in memory, beyond
+ * that streamed (`stream`) through `streamLarge(blob id)`; a file stored with Git LFS is its
+ * object, streamed from its file past the same size. Whether it is binary is judged from its
+ * first bytes.
  */
-export async function rawFile(source: BlobSource, item: TreeItem): Promise<RawFile> {
+export async function rawFile(
+  source: BlobSource,
+  item: TreeItem,
+  streamLarge: (sha: string) => Promise<Readable>,
+): Promise<RawFile> {
   if (item.kind !== 'file' && item.kind !== 'symlink') throw missing('file');
   const blob = await browse(() =>
-    readBlob(source.pool, source.handle, item.sha, { maxBytes: MAX_RAW_BYTES }),
+    readBlob(source.pool, source.handle, item.sha, { maxBytes: MAX_INLINE_BYTES }),
   );
   const stored =
     item.kind === 'file' && source.lfs
       ? await lfsRawFile(source.lfs, source.repo, blob, MAX_INLINE_BYTES)
       : undefined;
   if (stored) return stored;
-  return {
-    content: blob.content,
-    sizeBytes: blob.sizeBytes,
-    truncated: blob.truncated,
-    binary: looksBinary(blob.content),
-  };
+  const binary = looksBinary(blob.content);
+  if (!blob.truncated) return { content: blob.content, sizeBytes: blob.sizeBytes, binary };
+  const stream = await browse(() => streamLarge(blob.sha));
+  return { content: Buffer.alloc(0), sizeBytes: blob.sizeBytes, binary, stream };
 }
 
 /** The README among a directory's entries, if it has one: markdown first, then plain text. */

@@ -8,11 +8,13 @@ import { looksBinary } from './ref-path.ts';
 /** What resolving Git LFS pointers takes. */
 export type LfsPointers = Pick<LfsService, 'resolvePointer' | 'readHead' | 'open'>;
 
-/** A file's bytes for the raw view: in memory, or a stream of a large LFS object. */
+/**
+ * A file's bytes for the raw view: in memory, or a stream when larger than a page would hold
+ * (a large LFS object from its file, a large blob from git); `content` is then empty.
+ */
 export type RawFile = {
   readonly content: Buffer;
   readonly sizeBytes: number;
-  readonly truncated: boolean;
   readonly binary: boolean;
   readonly stream?: Readable;
 };
@@ -61,11 +63,10 @@ export async function lfsRawFile(
     return {
       content: Buffer.alloc(0),
       sizeBytes: stored.size,
-      truncated: false,
       binary: true,
       stream,
     };
   }
   const content = await lfs.readHead(stored.oid, maxInline);
-  return { content, sizeBytes: stored.size, truncated: false, binary: looksBinary(content) };
+  return { content, sizeBytes: stored.size, binary: looksBinary(content) };
 }

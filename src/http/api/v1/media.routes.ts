@@ -1,17 +1,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { TooLarge } from '../../../domain/errors.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { errorResponses } from '../../../present/schemas/common.ts';
 import { Type } from '../../../present/schemas/type.ts';
 import { viewerUser } from '../../auth/viewer.ts';
+import { RAW_POLICY, withoutBody } from '../../raw-answers.ts';
 import { repoParamsWith } from './params.ts';
 
 const Params = repoParamsWith({ '*': Type.String({ maxLength: 4096 }) });
 const Query = Type.Object({ ref: Type.Optional(Type.String({ maxLength: 1024 })) });
 
 /** Served bytes are never a document a browser runs, whatever they hold. */
-const RAW_POLICY = "default-src 'none'; sandbox";
 
 /**
  * `GET /repos/{owner}/{name}/media/{path}?ref=`, as Gitea serves it: a file's bytes at a
@@ -42,9 +41,6 @@ export function registerMediaRoutes(
       const location = await code.locate(visible, `${ref}/${path}`);
       const item = await code.stat(visible, location);
       const file = await code.raw(visible, item);
-      if (file.truncated) {
-        throw new TooLarge('This file is too large to serve here; clone the repository instead.');
-      }
       // Bytes, not a JSON shape: sent through the untyped reply, as archives are.
       const bytes: FastifyReply = reply;
       bytes
@@ -52,6 +48,7 @@ export function registerMediaRoutes(
         .header('X-Content-Type-Options', 'nosniff')
         .header('Content-Length', String(file.sizeBytes))
         .type(file.binary ? 'application/octet-stream' : 'text/plain; charset=utf-8');
+      if (file.stream && request.method === 'HEAD') return bytes.send(withoutBody(file.stream));
       return bytes.send(file.stream ?? file.content);
     },
   );

@@ -4,6 +4,7 @@ import { mayPush } from '../../../domain/repos/repo.policy.ts';
 import type { DomainServices } from '../../../domain/services.ts';
 import { viewerUser } from '../../auth/viewer.ts';
 import { sendErrorPage } from '../../errors/web-errors.ts';
+import { RAW_POLICY, withoutBody } from '../../raw-answers.ts';
 import { html } from '../html.ts';
 import type { Pages } from '../page.ts';
 import { type PageRequest, RepoParams, RepoRestParams } from '../page-params.ts';
@@ -21,7 +22,6 @@ export type CodeRouteDeps = RepoPageDeps & {
 };
 
 /** A sandbox for served file bytes: even a browser that renders them runs nothing. */
-const RAW_POLICY = "default-src 'none'; sandbox";
 
 /**
  * The code of a repository: its home (default branch root, README, clone URL), directories and
@@ -109,15 +109,6 @@ export function registerCodeRoutes(
       if (location.path === '') return reply.callNotFound();
       const item = await code.stat(visible, location);
       const file = await code.raw(visible, item);
-      if (file.truncated) {
-        return sendErrorPage(
-          pages,
-          request,
-          reply,
-          413,
-          'This file is too large to serve here; clone the repository instead.',
-        );
-      }
       reply
         .header('Content-Security-Policy', RAW_POLICY)
         .header('X-Content-Type-Options', 'nosniff')
@@ -133,13 +124,15 @@ export function registerCodeRoutes(
             'Content-Disposition',
             `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(item.name)}`,
           );
-        // A large Git LFS object streams from its file, never whole in memory.
-        if (file.stream) {
-          return reply.header('Content-Length', String(file.sizeBytes)).send(file.stream);
-        }
-        return reply.send(file.content);
+      } else {
+        reply.type('text/plain; charset=utf-8');
       }
-      return reply.type('text/plain; charset=utf-8').send(file.content);
+      // A large file streams (from git, or from its LFS object), never whole in memory.
+      if (file.stream) {
+        reply.header('Content-Length', String(file.sizeBytes));
+        return reply.send(request.method === 'HEAD' ? withoutBody(file.stream) : file.stream);
+      }
+      return reply.send(file.content);
     },
   );
 }
