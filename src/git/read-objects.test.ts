@@ -109,11 +109,14 @@ describe('readBlob', () => {
     );
   });
 
-  it('caps the bytes and says so', async () => {
+  it('does not read a blob past the cap, and says so', async () => {
     const blob = await readBlob(pool, repo, 'main', { path: 'README.md', maxBytes: 2 });
-    expect(blob.content.toString()).toBe('# ');
+    expect(blob.content.length).toBe(0);
     expect(blob.sizeBytes).toBe(4);
     expect(blob.truncated).toBe(true);
+    const exact = await readBlob(pool, repo, 'main', { path: 'README.md', maxBytes: 4 });
+    expect(exact.content.toString()).toBe('# r\n');
+    expect(exact.truncated).toBe(false);
   });
 
   it('answers NotFound for directories and missing files', async () => {

@@ -19,9 +19,9 @@ export interface Tree {
 export interface Blob {
   readonly sha: string;
   readonly sizeBytes: number;
-  /** The first `maxBytes` bytes of the blob. */
+  /** The blob's bytes; none when it is larger than the read allowed (`truncated`). */
   readonly content: Buffer;
-  /** Whether `content` is shorter than the blob. */
+  /** Whether the blob was larger than the read allowed, and so not read. */
   readonly truncated: boolean;
 }
 
@@ -86,8 +86,12 @@ export async function readTree(
 }
 
 /**
- * A file's bytes, by blob id or by revision and path, capped at `maxBytes` (default 1 MiB). The
- * size is always the blob's full size; `truncated` says whether bytes were left out.
+ * A file's bytes, by blob id or by revision and path, when it has at most `maxBytes` (default
+ * 1 MiB). A larger blob is not read: cat-file would pass every byte of it through the
+ * repository's shared process, holding every other read of the repository behind it (and a
+ * blob of gigabytes past its timeout), whatever part of it was kept. It comes back with its size,
+ * no bytes and `truncated`; blob-download.ts streams a large blob, or reads its head, from a git
+ * of its own.
  *
  * @throws NotFound when there is no such file.
  */
@@ -97,19 +101,18 @@ export async function readBlob(
   revision: string,
   options: { path?: string; maxBytes?: number } = {},
 ): Promise<Blob> {
-  const data = await pool.contents(
-    repo,
-    objectName(revision, options.path),
-    options.maxBytes ?? DEFAULT_MAX_BLOB_BYTES,
-  );
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BLOB_BYTES;
+  const info = await pool.info(repo, objectName(revision, options.path));
+  if (info?.type !== 'blob')
+    throw new NotFound('file not found', { details: { revision, path: options.path } });
+  if (info.sizeBytes > maxBytes) {
+    return { sha: info.sha, sizeBytes: info.sizeBytes, content: Buffer.alloc(0), truncated: true };
+  }
+  // By the id just found: the same blob even if the revision moved meanwhile.
+  const data = await pool.contents(repo, info.sha, maxBytes);
   if (data?.type !== 'blob')
     throw new NotFound('file not found', { details: { revision, path: options.path } });
-  return {
-    sha: data.sha,
-    sizeBytes: data.sizeBytes,
-    content: data.content,
-    truncated: data.truncated,
-  };
+  return { sha: data.sha, sizeBytes: data.sizeBytes, content: data.content, truncated: false };
 }
 
 /**

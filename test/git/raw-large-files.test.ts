@@ -38,7 +38,12 @@ beforeAll(async () => {
   const repo = await makeRepo(kiln, user, 'files');
   await commitTo(kiln, repo, {
     branch: 'main',
-    files: { 'big.txt': text, 'noise.bin': binary, 'small.txt': small },
+    files: {
+      'big.txt': text,
+      'noise.bin': binary,
+      'small.txt': small,
+      'docs/README.md': `# Start of a long read-me\n\n${'filler words here\n'.repeat(40_000)}`,
+    },
   });
 }, 60_000);
 afterAll(async () => {
@@ -68,6 +73,12 @@ describe('large raw files', () => {
       expect((await head.arrayBuffer()).byteLength).toBe(0);
     }
   }, 60_000);
+
+  it('past the README bound still show the start of a README', async () => {
+    const page = await fetch(`${kiln.url}/repos/keeper/files/src/main/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Start of a long read-me');
+  });
 
   it('beyond the limit are refused with 503 and Retry-After until one ends; small ones pass', async () => {
     // The streams of the test before give their slot back as they close, a moment after the

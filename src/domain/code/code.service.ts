@@ -26,7 +26,7 @@ import { locateSpec, statLocation } from './code-location.ts';
 import { browse, itemKind, missing } from './code-reads.ts';
 import { type BlobSource, fileView, rawFile, readmeAmong, readmeText } from './file-contents.ts';
 import type { LfsPointers, RawFile } from './lfs-files.ts';
-import { looksLikeSha } from './ref-path.ts';
+import { BINARY_SNIFF_BYTES, looksLikeSha } from './ref-path.ts';
 
 /** Bounds of the commit page's diff; beyond them the page says it is cut. */
 export const COMMIT_DIFF_LIMITS = { maxFiles: 300, maxLines: 5000 } as const;
@@ -130,20 +130,18 @@ export class CodeService {
     return rawFile(this.#source(visible), item, (sha) => this.#streamLarge(handle, sha));
   }
 
-  async #streamLarge(handle: RepoHandle, sha: string): Promise<Readable> {
+  async #streamLarge(handle: RepoHandle, sha: string): Promise<{ head: Buffer; stream: Readable }> {
     const release = await this.#largeFiles.enter();
     if (!release) {
       throw new Unavailable(
         'Too many large files are being sent right now; please try again shortly.',
-        {
-          details: { retryAfterSeconds: this.#retryAfterSeconds },
-        },
+        { details: { retryAfterSeconds: this.#retryAfterSeconds } },
       );
     }
     try {
-      const stream = await streamBlob(handle, sha);
-      stream.once('close', release);
-      return stream;
+      const blob = await streamBlob(handle, sha, BINARY_SNIFF_BYTES);
+      blob.stream.once('close', release);
+      return blob;
     } catch (error) {
       release();
       throw error;

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { readBlobHead } from '../../git/blob-download.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { readBlob } from '../../git/read-objects.ts';
 import type { RepoHandle } from '../../git/repo-paths.ts';
@@ -59,14 +60,14 @@ export async function fileView(source: BlobSource, item: TreeItem): Promise<File
 
 /**
  * A file's bytes for the raw view, whatever its size: up to MAX_INLINE_BYTES in memory, beyond
- * that streamed (`stream`) through `streamLarge(blob id)`; a file stored with Git LFS is its
- * object, streamed from its file past the same size. Whether it is binary is judged from its
- * first bytes.
+ * that streamed (`stream`) through `streamLarge(blob id)`, which also hands over its first bytes
+ * to judge whether it is binary; a file stored with Git LFS is its object, streamed from its
+ * file past the same size.
  */
 export async function rawFile(
   source: BlobSource,
   item: TreeItem,
-  streamLarge: (sha: string) => Promise<Readable>,
+  streamLarge: (sha: string) => Promise<{ head: Buffer; stream: Readable }>,
 ): Promise<RawFile> {
   if (item.kind !== 'file' && item.kind !== 'symlink') throw missing('file');
   const blob = await browse(() =>
@@ -77,10 +78,11 @@ export async function rawFile(
       ? await lfsRawFile(source.lfs, source.repo, blob, MAX_INLINE_BYTES)
       : undefined;
   if (stored) return stored;
-  const binary = looksBinary(blob.content);
-  if (!blob.truncated) return { content: blob.content, sizeBytes: blob.sizeBytes, binary };
-  const stream = await browse(() => streamLarge(blob.sha));
-  return { content: Buffer.alloc(0), sizeBytes: blob.sizeBytes, binary, stream };
+  if (!blob.truncated) {
+    return { content: blob.content, sizeBytes: blob.sizeBytes, binary: looksBinary(blob.content) };
+  }
+  const { head, stream } = await browse(() => streamLarge(blob.sha));
+  return { content: Buffer.alloc(0), sizeBytes: blob.sizeBytes, binary: looksBinary(head), stream };
 }
 
 /** The README among a directory's entries, if it has one: markdown first, then plain text. */
@@ -99,6 +101,9 @@ export async function readmeText(
   const blob = await browse(() =>
     readBlob(source.pool, source.handle, entry.item.sha, { maxBytes: MAX_README_BYTES }),
   );
-  if (looksBinary(blob.content)) return undefined;
-  return { ...entry, text: blob.content.toString('utf8') };
+  const content = blob.truncated
+    ? await browse(() => readBlobHead(source.handle, blob.sha, MAX_README_BYTES))
+    : blob.content;
+  if (looksBinary(content)) return undefined;
+  return { ...entry, text: content.toString('utf8') };
 }

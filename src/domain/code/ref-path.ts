@@ -34,11 +34,14 @@ export function looksLikeSha(segment: string): boolean {
   return ABBREVIATED_SHA.test(segment);
 }
 
+/** How many of a file's first bytes `looksBinary` reads. */
+export const BINARY_SNIFF_BYTES = 8000;
+
 /**
  * Whether bytes look binary: a NUL in the first 8 000 bytes, as git's own heuristic has it.
  */
 export function looksBinary(content: Buffer): boolean {
-  return content.subarray(0, 8000).includes(0);
+  return content.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
 const README = /^readme(\.(md|markdown|mdown|txt|rst))?$/i;
