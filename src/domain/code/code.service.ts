@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { streamBlob } from '../../git/blob-download.ts';
+import { readBlobHead, streamBlob } from '../../git/blob-download.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { streamCommitChanges } from '../../git/commit-download.ts';
 import { diffCommits } from '../../git/diff.ts';
@@ -130,14 +130,22 @@ export class CodeService {
     return rawFile(this.#source(visible), item, (sha) => this.#streamLarge(handle, sha));
   }
 
-  async #streamLarge(handle: RepoHandle, sha: string): Promise<{ head: Buffer; stream: Readable }> {
+  /** A slot of `largeFiles`, for a git reading a large blob; its release is the caller's. */
+  async #largeFileSlot(): Promise<() => void> {
     const release = await this.#largeFiles.enter();
     if (!release) {
       throw new Unavailable(
-        'Too many large files are being sent right now; please try again shortly.',
-        { details: { retryAfterSeconds: this.#retryAfterSeconds } },
+        'Too many large files are being read right now; please try again shortly.',
+        {
+          details: { retryAfterSeconds: this.#retryAfterSeconds },
+        },
       );
     }
+    return release;
+  }
+
+  async #streamLarge(handle: RepoHandle, sha: string): Promise<{ head: Buffer; stream: Readable }> {
+    const release = await this.#largeFileSlot();
     try {
       const blob = await streamBlob(handle, sha, BINARY_SNIFF_BYTES);
       blob.stream.once('close', release);
@@ -148,14 +156,31 @@ export class CodeService {
     }
   }
 
+  async #headOfLarge(handle: RepoHandle, sha: string, bytes: number): Promise<Buffer> {
+    const release = await this.#largeFileSlot();
+    try {
+      return await readBlobHead(handle, sha, bytes);
+    } finally {
+      release();
+    }
+  }
+
   /** The README among a directory's entries, if it has one: markdown first, then plain text. */
   readmeOf(items: readonly TreeItem[]): ReadmeEntry | undefined {
     return readmeAmong(items);
   }
 
-  /** A README's text (its first part), unless it is binary. */
+  /**
+   * A README's text (its first part), unless it is binary. The first part of a large one is
+   * read by a git of its own, in a `largeFiles` slot.
+   *
+   * @throws Unavailable when the README is large and no slot frees in time.
+   */
   async readme(visible: VisibleRepo, entry: ReadmeEntry): Promise<Readme | undefined> {
-    return readmeText(this.#source(visible), entry);
+    const handle = this.#handle(visible);
+    return readmeText(this.#source(visible), entry, (sha, bytes) =>
+      this.#headOfLarge(handle, sha, bytes),
+    );
   }
 
   /** The newest commit of a location's ref. */

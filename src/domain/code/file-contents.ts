@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { readBlobHead } from '../../git/blob-download.ts';
 import type { CatFilePool } from '../../git/cat-file-pool.ts';
 import { readBlob } from '../../git/read-objects.ts';
 import type { RepoHandle } from '../../git/repo-paths.ts';
@@ -93,16 +92,20 @@ export function readmeAmong(items: readonly TreeItem[]): ReadmeEntry | undefined
   return item && { item, markdown: isMarkdownName(item.name) };
 }
 
-/** A README's text (its first MAX_README_BYTES), unless it is binary. */
+/**
+ * A README's text (its first MAX_README_BYTES), unless it is binary; a larger README's first
+ * part comes from `headOfLarge`, never through the repository's shared cat-file process.
+ */
 export async function readmeText(
   source: Pick<BlobSource, 'pool' | 'handle'>,
   entry: ReadmeEntry,
+  headOfLarge: (sha: string, bytes: number) => Promise<Buffer>,
 ): Promise<Readme | undefined> {
   const blob = await browse(() =>
     readBlob(source.pool, source.handle, entry.item.sha, { maxBytes: MAX_README_BYTES }),
   );
   const content = blob.truncated
-    ? await browse(() => readBlobHead(source.handle, blob.sha, MAX_README_BYTES))
+    ? await browse(() => headOfLarge(blob.sha, MAX_README_BYTES))
     : blob.content;
   if (looksBinary(content)) return undefined;
   return { ...entry, text: content.toString('utf8') };
