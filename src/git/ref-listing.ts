@@ -24,12 +24,20 @@ function tagTarget(content: Buffer): { sha: string; type: string } | undefined {
   return { sha: object.slice('object '.length), type: type.slice('type '.length) };
 }
 
+/**
+ * Largest tag object read through cat-file. Its message can be any size, and every byte of an
+ * object asked for passes the repository's shared process, however few are kept; past this,
+ * the listing is left to `for-each-ref` in a process of its own.
+ */
+const MAX_TAG_OBJECT_BYTES = 64 * 1024;
+const TOO_LARGE = Symbol('a tag object too large to read here');
+
 async function tagInfo(
   pool: CatFilePool,
   repo: RepoHandle,
   ref: string,
   sha: string,
-): Promise<TagInfo | undefined> {
+): Promise<TagInfo | undefined | typeof TOO_LARGE> {
   const name = ref.slice('refs/tags/'.length);
   const info = await pool.info(repo, sha);
   // Names an object the repository lacks: git leaves such a broken ref out too.
@@ -38,6 +46,7 @@ async function tagInfo(
     const commitSha = info.type === 'commit' ? sha : undefined;
     return { name, ref, sha, commitSha, annotated: false };
   }
+  if (info.sizeBytes > MAX_TAG_OBJECT_BYTES) return TOO_LARGE;
   // One level, as for-each-ref's `%(*objectname)`: a tag of a tag names no commit.
   const tag = await pool.contents(repo, sha, 256);
   const target = tag && tagTarget(tag.content);
@@ -53,7 +62,8 @@ const MAX_TAG_LOOKUPS = 100;
 
 /**
  * Branches and tags, each sorted by name; an empty repository has neither. Undefined when the
- * repository has more tags than are worth looking up one by one (MAX_TAG_LOOKUPS).
+ * repository has more tags than are worth looking up one by one (MAX_TAG_LOOKUPS), or a tag
+ * object too large to read through cat-file (MAX_TAG_OBJECT_BYTES).
  */
 export async function listRefsFromFiles(
   pool: CatFilePool,
@@ -70,5 +80,6 @@ export async function listRefsFromFiles(
       .filter((ref) => ref.startsWith('refs/tags/'))
       .map((ref) => tagInfo(pool, repo, ref, values.get(ref)!)),
   );
-  return { branches, tags: tags.filter((tag) => tag !== undefined) };
+  if (tags.includes(TOO_LARGE)) return undefined;
+  return { branches, tags: tags.filter((tag) => tag !== undefined && tag !== TOO_LARGE) };
 }

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Conflict, Invalid, NotFound } from '../domain/errors.ts';
+import { listRefsFromFiles } from './ref-listing.ts';
 import {
   createTag,
   deleteRef,
@@ -45,6 +46,21 @@ describe('listRefs', () => {
     expect(tags).toEqual([
       { name: 'light', ref: 'refs/tags/light', sha: one, commitSha: one, annotated: false },
       { name: 'v1.0', ref: 'refs/tags/v1.0', sha: tagObject, commitSha: two, annotated: true },
+    ]);
+  });
+});
+
+describe('listRefsFromFiles', () => {
+  it('leaves a repository with a tag object too large for cat-file to for-each-ref', async () => {
+    const one = await commitFiles(fixture.repo.path, { branch: 'main', files: { a: '1' } });
+    await git(['tag', '-a', '-m', 'small', 'v1', one], { gitDir: fixture.repo.path });
+    expect((await listRefsFromFiles(fixture.pool, fixture.repo))?.tags).toHaveLength(1);
+    await git(['tag', '-a', '-m', 'm'.repeat(100_000), 'v2', one], { gitDir: fixture.repo.path });
+    expect(await listRefsFromFiles(fixture.pool, fixture.repo)).toBeUndefined();
+    const { tags } = await listRefs(fixture.repo, fixture.pool);
+    expect(tags.map((tag) => [tag.name, tag.commitSha])).toEqual([
+      ['v1', one],
+      ['v2', one],
     ]);
   });
 });
