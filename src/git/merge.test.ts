@@ -183,13 +183,20 @@ describe('mergeBranches racing other writers', () => {
       parents: [base],
     });
     // Race an update with the merge: either the merge starts on the new tip, or its
-    // compare-and-swap fails and it merges once more on the new tip.
-    const [merge] = await Promise.all([
+    // compare-and-swap fails and it merges once more on the new tip, or it lands first and the
+    // update is the one refused. Whichever: no move of the branch is lost.
+    const [merge, raced] = await Promise.all([
       mergeBranches(repo, { baseBranch: 'main', headSha: head, author, message: 'm' }, processes()),
-      updateRef(repo, 'refs/heads/main', other, base),
+      updateRef(repo, 'refs/heads/main', other, base).then(
+        () => 'moved' as const,
+        (error: unknown) => {
+          if (!(error instanceof Conflict)) throw error;
+          return 'refused' as const;
+        },
+      ),
     ]);
     const commit = await readCommit(pool, repo, merge);
-    expect(commit.parents[1]).toBe(head);
+    expect(commit.parents).toEqual([raced === 'moved' ? other : base, head]);
     expect(await findBranch(repo, 'main')).toBe(merge);
   });
 });
