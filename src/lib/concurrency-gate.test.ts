@@ -52,3 +52,13 @@ describe('ConcurrencyGate', () => {
     expect(order).toEqual([1, 2, 3]);
   });
 });
+
+describe('ConcurrencyGate.retryAfterSeconds', () => {
+  it('is the longest wait in whole seconds, at least one', () => {
+    const gate = (maxWaitMs: number) =>
+      new ConcurrencyGate({ maxActive: 1, maxWaiting: 0, maxWaitMs });
+    expect(gate(10_000).retryAfterSeconds).toBe(10);
+    expect(gate(2_500).retryAfterSeconds).toBe(3);
+    expect(gate(0).retryAfterSeconds).toBe(1);
+  });
+});

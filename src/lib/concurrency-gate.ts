@@ -42,6 +42,11 @@ export class ConcurrencyGate {
     return this.#waiting.length;
   }
 
+  /** What to tell one turned away about when to come back: the longest wait, in whole seconds. */
+  get retryAfterSeconds(): number {
+    return Math.max(1, Math.ceil(this.#limits.maxWaitMs / 1000));
+  }
+
   /** A slot (its release function), or undefined when the gate is full and so is its queue. */
   enter(): Promise<Release | undefined> {
     if (this.#active < this.#limits.maxActive) return Promise.resolve(this.#take());

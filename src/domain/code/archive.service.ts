@@ -27,7 +27,6 @@ export class ArchiveService {
   readonly #repos: Pick<RepoService, 'get' | 'handle'>;
   readonly #catFiles: CatFilePool;
   readonly #gate: ConcurrencyGate;
-  readonly #retryAfterSeconds: number;
 
   constructor(deps: {
     repos: Pick<RepoService, 'get' | 'handle'>;
@@ -37,7 +36,6 @@ export class ArchiveService {
     this.#repos = deps.repos;
     this.#catFiles = deps.catFiles;
     this.#gate = new ConcurrencyGate(deps.limits);
-    this.#retryAfterSeconds = Math.ceil(deps.limits.maxWaitMs / 1000);
   }
 
   /** The repository whose archive `viewer` asks for: NotFound when missing or not readable. */
@@ -55,7 +53,7 @@ export class ArchiveService {
     if (!release) {
       throw new Unavailable(
         'Too many archives are being built right now; please try again shortly.',
-        { details: { retryAfterSeconds: this.#retryAfterSeconds } },
+        { details: { retryAfterSeconds: this.#gate.retryAfterSeconds } },
       );
     }
     try {

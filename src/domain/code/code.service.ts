@@ -43,7 +43,6 @@ export class CodeService {
   readonly #lfs: LfsPointers | undefined;
   /** Raw files streamed from a git of their own, each for as long as its client reads. */
   readonly #largeFiles: ConcurrencyGate;
-  readonly #retryAfterSeconds: number;
 
   /**
    * With `lfs`, files stored with Git LFS are shown and served as their objects. `largeFiles`
@@ -59,7 +58,6 @@ export class CodeService {
     this.#pool = pool;
     this.#lfs = lfs;
     this.#largeFiles = new ConcurrencyGate(largeFiles);
-    this.#retryAfterSeconds = Math.max(1, Math.ceil(largeFiles.maxWaitMs / 1000));
   }
 
   /** The repository and the viewer's access; NotFound when missing or not visible. */
@@ -137,7 +135,7 @@ export class CodeService {
       throw new Unavailable(
         'Too many large files are being read right now; please try again shortly.',
         {
-          details: { retryAfterSeconds: this.#retryAfterSeconds },
+          details: { retryAfterSeconds: this.#largeFiles.retryAfterSeconds },
         },
       );
     }

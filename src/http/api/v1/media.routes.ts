@@ -10,8 +10,6 @@ import { repoParamsWith } from './params.ts';
 const Params = repoParamsWith({ '*': Type.String({ maxLength: 4096 }) });
 const Query = Type.Object({ ref: Type.Optional(Type.String({ maxLength: 1024 })) });
 
-/** Served bytes are never a document a browser runs, whatever they hold. */
-
 /**
  * `GET /repos/{owner}/{name}/media/{path}?ref=`, as Gitea serves it: a file's bytes at a
  * branch, tag or commit (the default branch without `ref`), and for a file stored with Git

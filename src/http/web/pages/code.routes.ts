@@ -21,8 +21,6 @@ export type CodeRouteDeps = RepoPageDeps & {
   readonly services: Pick<DomainServices, 'pullSuggestions' | 'lfs'>;
 };
 
-/** A sandbox for served file bytes: even a browser that renders them runs nothing. */
-
 /**
  * The code of a repository: its home (default branch root, README, clone URL), directories and
  * files at `/src/{ref}/{path}`, and the raw bytes at `/raw/{ref}/{path}`.
